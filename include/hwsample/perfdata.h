@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perf.data (PERFILE2) writing and reading, and PERF_RECORD_SAMPLE parsing.
+ *
+ * Writer: records stream into the data section as they come; the file header, attr
+ * section (with ids) and the header features are written by __close(). A run stopped by
+ * SIGINT/SIGTERM therefore still ends in a complete file once __close() runs. Pipe mode
+ * (path "-" or a non-seekable fd) writes the 16-byte pipe header, then HEADER_ATTR and
+ * HEADER_FEATURE records before the data.
+ *
+ * Reader: file mode and pipe mode, either endianness (records are byte-swapped to host
+ * order before they are handed out), old 72-byte headers and short attrs. Memory stays
+ * bounded: records are read through a window, never the whole file.
+ * A reader error names the byte offset and record type (hws_perf_reader__errmsg()).
+ */
+#ifndef HWSAMPLE_PERFDATA_H
+#define HWSAMPLE_PERFDATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+
+#include <hwsample/backend.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef HWS_API
+#define HWS_API __attribute__((visibility("default")))
+#endif
+
+/* perf's user record types (>= 64) */
+enum hws_user_record_type {
+	HWS_RECORD_HEADER_ATTR = 64,
+	HWS_RECORD_HEADER_EVENT_TYPE = 65,
+	HWS_RECORD_HEADER_TRACING_DATA = 66,
+	HWS_RECORD_HEADER_BUILD_ID = 67,
+	HWS_RECORD_FINISHED_ROUND = 68,
+	HWS_RECORD_ID_INDEX = 69,
+	HWS_RECORD_AUXTRACE_INFO = 70,
+	HWS_RECORD_AUXTRACE = 71,
+	HWS_RECORD_AUXTRACE_ERROR = 72,
+	HWS_RECORD_THREAD_MAP = 73,
+	HWS_RECORD_CPU_MAP = 74,
+	HWS_RECORD_STAT_CONFIG = 75,
+	HWS_RECORD_STAT = 76,
+	HWS_RECORD_STAT_ROUND = 77,
+	HWS_RECORD_EVENT_UPDATE = 78,
+	HWS_RECORD_TIME_CONV = 79,
+	HWS_RECORD_HEADER_FEATURE = 80,
+	HWS_RECORD_COMPRESSED = 81,
+	HWS_RECORD_FINISHED_INIT = 82,
+	HWS_RECORD__MAX = 96,
+};
+
+/* Header feature bits (HEADER_*). */
+enum hws_feature {
+	HWS_FEAT_TRACING_DATA = 1,
+	HWS_FEAT_BUILD_ID = 2,
+	HWS_FEAT_HOSTNAME = 3,
+	HWS_FEAT_OSRELEASE = 4,
+	HWS_FEAT_VERSION = 5,
+	HWS_FEAT_ARCH = 6,
+	HWS_FEAT_NRCPUS = 7,
+	HWS_FEAT_CPUDESC = 8,
+	HWS_FEAT_CPUID = 9,
+	HWS_FEAT_TOTAL_MEM = 10,
+	HWS_FEAT_CMDLINE = 11,
+	HWS_FEAT_EVENT_DESC = 12,
+	HWS_FEAT_CPU_TOPOLOGY = 13,
+	HWS_FEAT_NUMA_TOPOLOGY = 14,
+	HWS_FEAT_BRANCH_STACK = 15,
+	HWS_FEAT_PMU_MAPPINGS = 16,
+	HWS_FEAT_GROUP_DESC = 17,
+	HWS_FEAT_AUXTRACE = 18,
+	HWS_FEAT_STAT = 19,
+	HWS_FEAT_CACHE = 20,
+	HWS_FEAT_SAMPLE_TIME = 21,
+	HWS_FEAT_MEM_TOPOLOGY = 22,
+	HWS_FEAT_CLOCKID = 23,
+	HWS_FEAT_DIR_FORMAT = 24,
+	HWS_FEAT_BPF_PROG_INFO = 25,
+	HWS_FEAT_BPF_BTF = 26,
+	HWS_FEAT_COMPRESSED = 27,
+	HWS_FEAT_CPU_PMU_CAPS = 28,
+	HWS_FEAT_CLOCK_DATA = 29,
+	HWS_FEAT_HYBRID_TOPOLOGY = 30,
+	HWS_FEAT_PMU_CAPS = 31,
+	HWS_FEAT__MAX = 256,
+};
+
+/* ---------------------------------------------------------------- record parsing */
+
+/*
+ * hws_sample__parse() - split PERF_RECORD_SAMPLE @rec (header included, @size bytes, host
+ * byte order) by @attr's sample_type and read_format, in the kernel's real field order.
+ * Return: 0 or HWS_E_BADREC if a field runs past @size. Never reads past @size.
+ */
+HWS_API int hws_sample__parse(const struct perf_event_attr *attr, const void *rec, size_t size,
+			      struct hws_record_sample *out);
+
+/* The sample_id trailer of a non-sample record (sample_id_all). */
+struct hws_sample_id {
+	uint32_t pid, tid, cpu;
+	uint64_t time, id, stream_id;
+	uint64_t fields; /* HWS_SF_TIME | HWS_SF_CPU | HWS_SF_PID | HWS_SF_ID */
+};
+
+/* Parse the trailer of a non-sample record. 0, or HWS_E_BADREC. */
+HWS_API int hws_sample_id__parse(const struct perf_event_attr *attr, const void *rec,
+				 size_t size, struct hws_sample_id *out);
+
+/* Sample id (PERF_SAMPLE_IDENTIFIER / ID) of any record, or -1 if it has none. */
+HWS_API int64_t hws_record__id(const struct perf_event_attr *attr, const void *rec, size_t size);
+
+/* Name of a record type ("SAMPLE", "MMAP2", "AUXTRACE", ...). Never NULL. */
+HWS_API const char *hws_record__type_name(uint32_t type);
+
+/* ---------------------------------------------------------------- writer */
+
+struct hws_perf_writer;
+
+/*
+ * hws_perf_writer__new() - create @path ("-" = stdout, pipe mode). Returns NULL with errno.
+ * @pipe_mode forces pipe mode for a regular file.
+ */
+HWS_API struct hws_perf_writer *hws_perf_writer__new(const char *path, bool pipe_mode);
+HWS_API struct hws_perf_writer *hws_perf_writer__new_fd(int fd, bool pipe_mode);
+
+/* Add an event. @ids are the sample ids of its fds. Must be called before the first
+ * __write in pipe mode. Returns the attr index or -errno. */
+HWS_API int hws_perf_writer__add_attr(struct hws_perf_writer *w, const struct perf_event_attr *attr,
+				      const char *name, const uint64_t *ids, size_t nr_ids);
+/* Add more ids to attr @idx (file mode only; e.g. ids of fds opened later). */
+HWS_API int hws_perf_writer__add_ids(struct hws_perf_writer *w, int idx, const uint64_t *ids,
+				     size_t nr_ids);
+
+/* Append bytes that hold whole records (or an AUXTRACE record followed by its payload). */
+HWS_API int hws_perf_writer__write(struct hws_perf_writer *w, const void *buf, size_t len);
+
+/* Set the raw payload of header feature @feat (copied). */
+HWS_API int hws_perf_writer__set_feature(struct hws_perf_writer *w, int feat, const void *data,
+					 size_t len);
+/* Set a string feature (HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID) in perf's
+ * {u32 len; char[len]} format, len padded to 64 as perf does. */
+HWS_API int hws_perf_writer__set_string(struct hws_perf_writer *w, int feat, const char *s);
+
+/*
+ * hws_perf_writer__add_host_features() - fill HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS,
+ * CPUDESC, CPUID, TOTAL_MEM, CMDLINE (@argc/@argv), NUMA_TOPOLOGY, PMU_MAPPINGS, PMU_CAPS,
+ * CPU_TOPOLOGY, CLOCKID (@clockid, -1 = not used) from this machine (uname, /proc,
+ * sysfs under hws_sysfs_root()). EVENT_DESC is built from the attrs at __close().
+ */
+HWS_API int hws_perf_writer__add_host_features(struct hws_perf_writer *w, int argc,
+					       char *const *argv, int clockid);
+
+/* Bytes written so far (data section). */
+HWS_API uint64_t hws_perf_writer__data_size(const struct hws_perf_writer *w);
+
+/* Finish the file (header, attrs, ids, features) and close it. Frees @w, NULL-safe.
+ * Returns 0 or -errno. */
+HWS_API int hws_perf_writer__close(struct hws_perf_writer *w);
+
+/* ---------------------------------------------------------------- reader */
+
+struct hws_perf_reader;
+
+struct hws_perf_evattr {
+	struct perf_event_attr attr; /* normalized: size == sizeof(attr), missing tail zero */
+	const char *name;	     /* EVENT_DESC name, or a generated one ("cycles", "raw 0x1cd") */
+	const char *pmu_name;	     /* PMU_MAPPINGS name for attr.type, or NULL */
+	const uint64_t *ids;
+	size_t nr_ids;
+};
+
+/* A record as handed out by hws_perf_reader__next(). Valid until the next call. */
+struct hws_perf_record {
+	const struct perf_event_header *hdr; /* host byte order */
+	uint64_t file_offset;		     /* where the record starts in the file/stream */
+	const void *payload;		     /* AUXTRACE: the AUX bytes that follow; else NULL */
+	uint64_t payload_size;
+	int attr_idx;			     /* event of a SAMPLE (or sample_id record), -1 if unknown */
+};
+
+/* Open @path ("-" = stdin). Returns NULL and sets *err (negative) on failure. */
+HWS_API struct hws_perf_reader *hws_perf_reader__open(const char *path, int *err);
+HWS_API struct hws_perf_reader *hws_perf_reader__open_fd(int fd, int *err);
+HWS_API void hws_perf_reader__close(struct hws_perf_reader *r); /* NULL-safe */
+
+HWS_API bool hws_perf_reader__is_pipe(const struct hws_perf_reader *r);
+HWS_API bool hws_perf_reader__needs_swap(const struct hws_perf_reader *r);
+
+/* Events. In pipe mode the list grows as HEADER_ATTR records are read. */
+HWS_API int hws_perf_reader__nr_attrs(const struct hws_perf_reader *r);
+HWS_API const struct hws_perf_evattr *hws_perf_reader__attr(const struct hws_perf_reader *r,
+							     int idx);
+/* Index of the event owning sample id @id, or -1. */
+HWS_API int hws_perf_reader__attr_by_id(const struct hws_perf_reader *r, uint64_t id);
+
+/*
+ * hws_perf_reader__next() - next record of the data section.
+ * Return: 1 with *rec filled, 0 at the end, negative on error (see __errmsg()).
+ * User records the reader itself consumes (HEADER_ATTR, HEADER_FEATURE, ...) are still
+ * handed out so callers can count them.
+ */
+HWS_API int hws_perf_reader__next(struct hws_perf_reader *r, struct hws_perf_record *rec);
+
+/* Last error as text: "offset 0x1234: record SAMPLE (type 9) size 0: ..." */
+HWS_API const char *hws_perf_reader__errmsg(const struct hws_perf_reader *r);
+
+/* Header features (file mode: after open; pipe mode: as HEADER_FEATURE records pass). */
+HWS_API bool hws_perf_reader__has_feature(const struct hws_perf_reader *r, int feat);
+/* Raw feature payload in host order where perf defines it as numbers. NULL if absent. */
+HWS_API const void *hws_perf_reader__feature(const struct hws_perf_reader *r, int feat,
+					     size_t *len);
+/* String features (HOSTNAME, OSRELEASE, VERSION, ARCH, CPUDESC, CPUID); NULL if absent. */
+HWS_API const char *hws_perf_reader__string(const struct hws_perf_reader *r, int feat);
+/* NRCPUS: available/online, 0 if absent. */
+HWS_API int hws_perf_reader__nr_cpus(const struct hws_perf_reader *r, uint32_t *online);
+/* PMU_MAPPINGS name of a PMU type, or NULL. */
+HWS_API const char *hws_perf_reader__pmu_name(const struct hws_perf_reader *r, uint32_t type);
+/* PMU_CAPS: value of @cap for PMU @pmu, or NULL. */
+HWS_API const char *hws_perf_reader__pmu_cap(const struct hws_perf_reader *r, const char *pmu,
+					     const char *cap);
+/* NUMA node of @cpu from NUMA_TOPOLOGY, -1 if unknown. */
+HWS_API int hws_perf_reader__cpu_node(const struct hws_perf_reader *r, int cpu);
+/* What decoders need to know about the recording host (owned by the reader). */
+HWS_API const struct hws_file_info *hws_perf_reader__file_info(struct hws_perf_reader *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
