@@ -1,27 +1,143 @@
 // SPDX-License-Identifier: MIT
-/* hwsample command line: placeholder until the record path lands. */
+/*
+ * hwsample entry point: global options (-v, --backend-dir, --help, --version), then a
+ * subcommand. Anything that is not a subcommand name means "record" (perf's habit of
+ * `hwsample -b sw -- prog`).
+ */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include <hwsample/registry.h>
+#include "cli.h"
+
+static const char usage_text[] =
+	"usage: hwsample [-v] [--backend-dir DIR] [record] [OPTIONS] [-- PROG [ARGS]]\n"
+	"       hwsample dump   -i FILE [--json|--csv] [--raw]\n"
+	"       hwsample report -i FILE\n"
+	"       hwsample list\n"
+	"       hwsample c2c record|report ...\n"
+	"\n"
+	"Examples:\n"
+	"  hwsample -b sw -e cpu-clock,page-faults -F 4000 -- ./prog\n"
+	"  hwsample -b ibs_op l3missonly=1 -- ./prog\n"
+	"  hwsample -b arm_spe load_filter=1 min_latency=64 -a sleep 5\n"
+	"  hwsample -b intel_pebs -e MEM_TRANS_RETIRED.LOAD_LATENCY ldlat=30 -- ./prog\n"
+	"  hwsample report -i hwsample.data\n"
+	"\n"
+	"'hwsample CMD --help' describes each subcommand.\n"
+	"Exit codes: 0 ok, 1 runtime error, 2 usage error, 3 not supported here,\n"
+	"4 permission denied.\n";
+
+struct hws_registry *hws_cli__registry(struct hws_cli *cli)
+{
+	char err[1024] = "";
+	int n;
+
+	if (cli->reg)
+		return cli->reg;
+	cli->reg = hws_registry__new();
+	if (!cli->reg) {
+		fprintf(stderr, "hwsample: out of memory\n");
+		return NULL;
+	}
+#ifdef HWS_STATIC_BACKENDS
+	n = hws_registry__add_static(cli->reg, err, sizeof(err));
+#else
+	n = hws_registry__load_default(cli->reg, cli->backend_dir, err, sizeof(err));
+#endif
+	if (n < 0 || hws_registry__count(cli->reg) == 0) {
+		fprintf(stderr, "hwsample: %s\n", *err ? err : "no backends available");
+		hws_registry__delete(cli->reg);
+		cli->reg = NULL;
+	}
+	return cli->reg;
+}
+
+int hws_cli__exit_code(int err)
+{
+	if (err >= 0)
+		return HWS_EXIT_OK;
+	switch (err) {
+	case -EACCES:
+	case -EPERM:
+		return HWS_EXIT_PERM;
+	case -ENOENT:
+	case -ENODEV:
+	case -EOPNOTSUPP:
+	case HWS_E_NO_PMU:
+	case HWS_E_UNSUPPORTED:
+		return HWS_EXIT_UNSUPPORTED;
+	case -EINVAL:
+	case HWS_E_UNKNOWN_CONTROL:
+	case HWS_E_CONTROL_RANGE:
+	case HWS_E_UNKNOWN_EVENT:
+	case HWS_E_BAD_ARG:
+	case HWS_E_BAD_CONFIG:
+	case HWS_E_NO_BACKEND:
+		return HWS_EXIT_USAGE;
+	default:
+		return HWS_EXIT_ERROR;
+	}
+}
+
+struct subcmd {
+	const char *name;
+	int (*fn)(struct hws_cli *, int, char **);
+};
 
 int main(int argc, char **argv)
 {
-	char err[512] = "";
-	struct hws_registry *reg = hws_registry__new();
-	int n;
+	struct hws_cli cli = { 0 };
+	const struct subcmd cmds[] = {
+		{ "record", cmd_record }, { "dump", cmd_dump }, { "report", cmd_report },
+		{ "list", cmd_list },	  { "c2c", cmd_c2c },
+	};
+	int i = 1, ret;
 
-#ifdef HWS_STATIC_BACKENDS
-	n = hws_registry__add_static(reg, err, sizeof(err));
-#else
-	n = hws_registry__load_default(reg, NULL, err, sizeof(err));
-#endif
-	if (n < 0) {
-		fprintf(stderr, "hwsample: %s\n", err);
-		return 1;
+	for (; i < argc; i++) {
+		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
+			cli.verbose++;
+		} else if (!strcmp(argv[i], "-vv")) {
+			cli.verbose += 2;
+		} else if (!strcmp(argv[i], "--backend-dir") && i + 1 < argc) {
+			cli.backend_dir = argv[++i];
+		} else if (!strncmp(argv[i], "--backend-dir=", 14)) {
+			cli.backend_dir = argv[i] + 14;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage_text, stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "--version")) {
+			printf("hwsample %s\n", HWS_VERSION);
+			return 0;
+		} else {
+			break;
+		}
 	}
-	for (int i = 0; i < hws_registry__count(reg); i++)
-		printf("%s\n", hws_registry__at(reg, i)->ops->name);
-	hws_registry__delete(reg);
-	return 0;
+	if (cli.verbose)
+		hws_set_log_level(HWS_LOG_WARN + cli.verbose);
+
+	const struct subcmd *c = NULL;
+	if (i < argc) {
+		for (size_t k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++)
+			if (!strcmp(argv[i], cmds[k].name))
+				c = &cmds[k];
+	}
+	if (c) {
+		i++;
+	} else {
+		if (i >= argc) {
+			fputs(usage_text, stderr);
+			return HWS_EXIT_USAGE;
+		}
+		c = &cmds[0]; /* record */
+	}
+	if (!c->fn) {
+		fprintf(stderr, "hwsample: '%s' is not built into this hwsample\n", c->name);
+		return HWS_EXIT_UNSUPPORTED;
+	}
+	/* argv[i - 1] becomes the subcommand's argv[0] */
+	ret = c->fn(&cli, argc - i + 1, argv + i - 1);
+	hws_registry__delete(cli.reg);
+	return ret;
 }

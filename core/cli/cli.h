@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The hwsample program. main.c dispatches to one cmd_<name>() per subcommand, each in its
+ * own file (cmd_record.c, cmd_dump.c, ...). Subcommands are weak references so the CLI
+ * builds while a subcommand is still being written.
+ *
+ * Exit codes (documented in --help and the man page):
+ *   0 success, 1 runtime error (I/O, kernel refused, corrupt file), 2 usage error
+ *   (bad option, unknown control, bad config), 3 not supported here (no PMU, kernel too
+ *   old), 4 permission denied.
+ */
+#ifndef HWS_CLI_H
+#define HWS_CLI_H
+
+#include <stdio.h>
+
+#include <hwsample/registry.h>
+
+enum {
+	HWS_EXIT_OK = 0,
+	HWS_EXIT_ERROR = 1,
+	HWS_EXIT_USAGE = 2,
+	HWS_EXIT_UNSUPPORTED = 3,
+	HWS_EXIT_PERM = 4,
+};
+
+struct hws_cli {
+	const char *backend_dir; /* --backend-dir */
+	int verbose;		 /* -v count */
+	struct hws_registry *reg;
+};
+
+/* Load backends once (dlopen, or static in hwsample-static). Prints the error and returns
+ * NULL on failure. */
+struct hws_registry *hws_cli__registry(struct hws_cli *cli);
+
+/* Map an error code to the exit code above. */
+int hws_cli__exit_code(int err);
+
+int cmd_record(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));
+int cmd_dump(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));
+int cmd_report(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));
+int cmd_list(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));
+int cmd_c2c(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));
+
+#endif
