@@ -1,0 +1,963 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Process maps and ELF symbol lookup (see include/hwsample/symbols.h).
+ *
+ * Invariants:
+ *  - each process's maps are sorted by start and never overlap: a new mapping cuts the old
+ *    ones it covers (as mmap(MAP_FIXED) does in the kernel);
+ *  - a file (struct dso) is interned once by path; its symbols, program headers and libelf /
+ *    libdw handles exist only while it is "loaded"; at most max_files are loaded, the least
+ *    recently used one is unloaded first, so name pointers handed out are only valid until
+ *    the next lookup;
+ *  - a file that failed to load is not retried (state DSO_FAILED);
+ *  - a dso's symbol array is sorted by start address, one entry per address (global binding
+ *    wins over weak over local), sizes of size-0 functions extend to the next symbol.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <libelf.h>
+
+#include <hwsample/errors.h>
+#include <hwsample/symbols.h>
+
+#include "internal.h"
+
+#define MAX_LOADS 16		 /* PT_LOAD segments kept per file */
+#define MAX_SYMS (8u << 20)	 /* symbols per file (bounded memory) */
+#define MAX_MAPS_PER_PROC 65536u /* mappings per process */
+#define KERNEL_PID ((uint32_t)-1)
+
+enum dso_state { DSO_UNLOADED = 0, DSO_LOADED, DSO_FAILED, DSO_SPECIAL };
+
+struct sym {
+	uint64_t start;
+	uint64_t size;
+	uint32_t name; /* offset into dso->names */
+	uint8_t kind;  /* enum hws_sym_kind */
+	uint8_t bind_rank;
+};
+
+struct load_seg {
+	uint64_t off, vaddr, filesz, memsz;
+};
+
+struct dso {
+	char *path;
+	struct dso *hnext;
+	int state;
+	uint64_t lru;
+	struct sym *syms;
+	size_t nr_syms;
+	char *names;
+	size_t names_len;
+	struct load_seg loads[MAX_LOADS];
+	int nr_loads;
+	int fd, dbg_fd;
+	Elf *elf, *dbg_elf;
+	Dwarf *dw;
+	int dw_state; /* 0 not tried, 1 open, -1 none */
+};
+
+struct map {
+	uint64_t start, end, pgoff;
+	struct dso *dso;
+};
+
+struct proc {
+	uint32_t pid;
+	char comm[32];
+	struct proc *hnext;
+	struct map *maps;
+	size_t nr, alloc;
+};
+
+struct hws_symbols {
+	struct hws_symbols_opts opts;
+	struct proc **procs;
+	size_t nr_procs, proc_buckets;
+	struct dso **dsos;
+	size_t nr_dsos, dso_buckets;
+	struct dso **loaded; /* max_files entries */
+	size_t nr_loaded;
+	uint64_t tick;
+	struct dso *kallsyms; /* DSO_LOADED when in use, else NULL */
+	struct hws_symbols_stats st;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static uint64_t hash_u32(uint32_t v)
+{
+	uint64_t h = v * 0x9E3779B97F4A7C15ULL;
+
+	return h ^ (h >> 29);
+}
+
+struct hws_symbols *hws_symbols__new(const struct hws_symbols_opts *opts)
+{
+	struct hws_symbols *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	if (opts) {
+		size_t n = opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts);
+		memcpy(&s->opts, opts, n);
+	}
+	s->opts.sz = sizeof(s->opts);
+	if (!s->opts.max_files)
+		s->opts.max_files = 64;
+	s->proc_buckets = 256;
+	s->dso_buckets = 256;
+	s->procs = calloc(s->proc_buckets, sizeof(*s->procs));
+	s->dsos = calloc(s->dso_buckets, sizeof(*s->dsos));
+	s->loaded = calloc(s->opts.max_files, sizeof(*s->loaded));
+	if (!s->procs || !s->dsos || !s->loaded) {
+		hws_symbols__delete(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	elf_version(EV_CURRENT);
+	return s;
+}
+
+static void dso_unload(struct dso *d)
+{
+	if (d->dw)
+		dwarf_end(d->dw);
+	if (d->dbg_elf)
+		elf_end(d->dbg_elf);
+	if (d->elf)
+		elf_end(d->elf);
+	if (d->dbg_fd > 0)
+		close(d->dbg_fd);
+	if (d->fd > 0)
+		close(d->fd);
+	free(d->syms);
+	free(d->names);
+	d->dw = NULL;
+	d->dbg_elf = d->elf = NULL;
+	d->dbg_fd = d->fd = -1;
+	d->syms = NULL;
+	d->names = NULL;
+	d->nr_syms = d->names_len = 0;
+	d->nr_loads = 0;
+	d->dw_state = 0;
+	if (d->state == DSO_LOADED)
+		d->state = DSO_UNLOADED;
+}
+
+static void dso_free(struct dso *d)
+{
+	dso_unload(d);
+	free(d->path);
+	free(d);
+}
+
+void hws_symbols__delete(struct hws_symbols *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; s->procs && i < s->proc_buckets; i++) {
+		struct proc *p = s->procs[i], *n;
+		for (; p; p = n) {
+			n = p->hnext;
+			free(p->maps);
+			free(p);
+		}
+	}
+	for (size_t i = 0; s->dsos && i < s->dso_buckets; i++) {
+		struct dso *d = s->dsos[i], *n;
+		for (; d; d = n) {
+			n = d->hnext;
+			dso_free(d);
+		}
+	}
+	if (s->kallsyms)
+		dso_free(s->kallsyms);
+	free(s->procs);
+	free(s->dsos);
+	free(s->loaded);
+	free(s);
+}
+
+/* ------------------------------------------------------------------ tables */
+
+static int rehash_procs(struct hws_symbols *s)
+{
+	size_t nb = s->proc_buckets * 2;
+	struct proc **t = calloc(nb, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->proc_buckets; i++) {
+		struct proc *p = s->procs[i], *n;
+		for (; p; p = n) {
+			size_t h = hash_u32(p->pid) & (nb - 1);
+			n = p->hnext;
+			p->hnext = t[h];
+			t[h] = p;
+		}
+	}
+	free(s->procs);
+	s->procs = t;
+	s->proc_buckets = nb;
+	return 0;
+}
+
+static struct proc *proc_find(struct hws_symbols *s, uint32_t pid)
+{
+	struct proc *p = s->procs[hash_u32(pid) & (s->proc_buckets - 1)];
+
+	for (; p; p = p->hnext)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+static struct proc *proc_get(struct hws_symbols *s, uint32_t pid)
+{
+	struct proc *p = proc_find(s, pid);
+	size_t h;
+
+	if (p)
+		return p;
+	if (s->nr_procs >= s->proc_buckets * 2 && rehash_procs(s))
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	h = hash_u32(pid) & (s->proc_buckets - 1);
+	p->hnext = s->procs[h];
+	s->procs[h] = p;
+	s->nr_procs++;
+	s->st.procs++;
+	return p;
+}
+
+static bool special_path(const char *path)
+{
+	return path[0] != '/' || !strncmp(path, "//anon", 6) || !strncmp(path, "/dev/", 5) ||
+	       !strncmp(path, "/memfd:", 7) || !strncmp(path, "/SYSV", 5) ||
+	       strstr(path, " (deleted)");
+}
+
+static struct dso *dso_get(struct hws_symbols *s, const char *path)
+{
+	uint64_t hv = hash_str(path);
+	struct dso *d = s->dsos[hv & (s->dso_buckets - 1)];
+
+	for (; d; d = d->hnext)
+		if (!strcmp(d->path, path))
+			return d;
+	if (s->nr_dsos >= s->dso_buckets * 2) {
+		size_t nb = s->dso_buckets * 2;
+		struct dso **t = calloc(nb, sizeof(*t));
+		if (!t)
+			return NULL;
+		for (size_t i = 0; i < s->dso_buckets; i++) {
+			struct dso *x = s->dsos[i], *n;
+			for (; x; x = n) {
+				n = x->hnext;
+				x->hnext = t[hash_str(x->path) & (nb - 1)];
+				t[hash_str(x->path) & (nb - 1)] = x;
+			}
+		}
+		free(s->dsos);
+		s->dsos = t;
+		s->dso_buckets = nb;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	d->path = strdup(path);
+	if (!d->path) {
+		free(d);
+		return NULL;
+	}
+	d->fd = d->dbg_fd = -1;
+	d->state = (s->opts.no_elf || special_path(path)) ? DSO_SPECIAL : DSO_UNLOADED;
+	d->hnext = s->dsos[hv & (s->dso_buckets - 1)];
+	s->dsos[hv & (s->dso_buckets - 1)] = d;
+	s->nr_dsos++;
+	return d;
+}
+
+int hws_symbols__comm(struct hws_symbols *s, uint32_t pid, uint32_t tid, const char *comm,
+		      bool exec)
+{
+	struct proc *p = proc_get(s, pid);
+
+	if (!p)
+		return -ENOMEM;
+	if (exec && pid == tid) {
+		/* exec replaced the address space: the new MMAP records follow */
+		p->nr = 0;
+	}
+	if (pid == tid || !p->comm[0])
+		snprintf(p->comm, sizeof(p->comm), "%s", comm);
+	return 0;
+}
+
+int hws_symbols__fork(struct hws_symbols *s, uint32_t pid, uint32_t ppid)
+{
+	struct proc *parent, *child;
+
+	if (pid == ppid)
+		return 0; /* a new thread shares the maps */
+	parent = proc_find(s, ppid);
+	child = proc_get(s, pid);
+	if (!child)
+		return -ENOMEM;
+	child->nr = 0;
+	if (!parent || !parent->nr)
+		return 0;
+	if (child->alloc < parent->nr) {
+		struct map *m = realloc(child->maps, parent->nr * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		child->maps = m;
+		child->alloc = parent->nr;
+	}
+	memcpy(child->maps, parent->maps, parent->nr * sizeof(*child->maps));
+	child->nr = parent->nr;
+	memcpy(child->comm, parent->comm, sizeof(child->comm));
+	return 0;
+}
+
+const char *hws_symbols__pid_comm(struct hws_symbols *s, uint32_t pid)
+{
+	struct proc *p = proc_find(s, pid);
+
+	return p && p->comm[0] ? p->comm : NULL;
+}
+
+/* First map whose end is above @addr. */
+static size_t map_lower(const struct proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (p->maps[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int hws_symbols__mmap(struct hws_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
+		      uint64_t pgoff, const char *filename)
+{
+	struct map nm, left = { 0 }, right = { 0 };
+	bool has_left = false, has_right = false;
+	struct proc *p;
+	size_t i, j, add;
+
+	if (!len || start + len < start)
+		return 0;
+	p = proc_get(s, pid);
+	if (!p)
+		return -ENOMEM;
+	nm.start = start;
+	nm.end = start + len;
+	nm.pgoff = pgoff;
+	nm.dso = dso_get(s, filename && *filename ? filename : "//anon");
+	if (!nm.dso)
+		return -ENOMEM;
+
+	i = map_lower(p, nm.start);
+	for (j = i; j < p->nr && p->maps[j].start < nm.end; j++) {
+		const struct map *m = &p->maps[j];
+		if (m->start < nm.start) {
+			left = *m;
+			left.end = nm.start;
+			has_left = true;
+		}
+		if (m->end > nm.end) {
+			right = *m;
+			right.pgoff += nm.end - m->start;
+			right.start = nm.end;
+			has_right = true;
+		}
+	}
+	add = 1 + has_left + has_right;
+	if (p->nr - (j - i) + add > MAX_MAPS_PER_PROC)
+		return 0; /* drop: bounded memory */
+	if (p->nr - (j - i) + add > p->alloc) {
+		size_t na = p->alloc ? p->alloc * 2 : 16;
+		struct map *m;
+		while (na < p->nr - (j - i) + add)
+			na *= 2;
+		m = realloc(p->maps, na * sizeof(*m));
+		if (!m)
+			return -ENOMEM;
+		p->maps = m;
+		p->alloc = na;
+	}
+	memmove(&p->maps[i + add], &p->maps[j], (p->nr - j) * sizeof(*p->maps));
+	p->nr = p->nr - (j - i) + add;
+	if (has_left)
+		p->maps[i++] = left;
+	p->maps[i++] = nm;
+	if (has_right)
+		p->maps[i] = right;
+	s->st.maps++;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ ELF loading */
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->bind_rank != y->bind_rank)
+		return x->bind_rank - y->bind_rank;
+	if ((x->size != 0) != (y->size != 0))
+		return x->size ? -1 : 1;
+	return 0;
+}
+
+/* Sort, drop duplicates, give size-0 functions the room up to the next symbol. */
+static void syms_finish(struct dso *d, uint64_t last_size)
+{
+	size_t n = 0;
+
+	if (!d->nr_syms)
+		return;
+	qsort(d->syms, d->nr_syms, sizeof(*d->syms), sym_cmp);
+	for (size_t i = 0; i < d->nr_syms; i++) {
+		if (n && d->syms[n - 1].start == d->syms[i].start)
+			continue;
+		d->syms[n++] = d->syms[i];
+	}
+	d->nr_syms = n;
+	for (size_t i = 0; i < n; i++) {
+		struct sym *y = &d->syms[i];
+		if (y->size)
+			continue;
+		if (i + 1 < n)
+			y->size = d->syms[i + 1].start - y->start;
+		else
+			y->size = last_size;
+	}
+}
+
+static int names_add(struct dso *d, size_t *alloc, const char *name, uint32_t *off)
+{
+	size_t l = strlen(name) + 1;
+
+	if (d->names_len + l > UINT32_MAX)
+		return -E2BIG;
+	if (d->names_len + l > *alloc) {
+		size_t na = *alloc ? *alloc * 2 : 4096;
+		char *p;
+		while (na < d->names_len + l)
+			na *= 2;
+		p = realloc(d->names, na);
+		if (!p)
+			return -ENOMEM;
+		d->names = p;
+		*alloc = na;
+	}
+	memcpy(d->names + d->names_len, name, l);
+	*off = (uint32_t)d->names_len;
+	d->names_len += l;
+	return 0;
+}
+
+static Elf_Scn *find_symtab(Elf *elf, GElf_Shdr *out)
+{
+	Elf_Scn *scn = NULL, *dyn = NULL;
+	GElf_Shdr sh, dsh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB) {
+			*out = sh;
+			return scn;
+		}
+		if (sh.sh_type == SHT_DYNSYM && !dyn) {
+			dyn = scn;
+			dsh = sh;
+		}
+	}
+	if (dyn)
+		*out = dsh;
+	return dyn;
+}
+
+static bool has_section(Elf *elf, uint32_t type, const char *name)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+		if (!gelf_getshdr(scn, &sh) || (type && sh.sh_type != type))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || (n && !strcmp(n, name)))
+			return true;
+	}
+	return false;
+}
+
+/* NT_GNU_BUILD_ID as hex, or 0. */
+static int build_id_hex(Elf *elf, char *out, size_t len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		size_t off = 0, noff, doff;
+		GElf_Nhdr nh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		while (data && (noff = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
+			size_t n = 0;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz && nh.n_descsz * 2 < len) {
+				const unsigned char *b = (const unsigned char *)data->d_buf + doff;
+				for (size_t k = 0; k < nh.n_descsz; k++)
+					n += (size_t)snprintf(out + n, len - n, "%02x", b[k]);
+				return (int)n;
+			}
+			off = noff;
+		}
+	}
+	return 0;
+}
+
+static Elf *open_elf(const char *path, int *fdp)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+
+	*fdp = -1;
+	if (fd < 0)
+		return NULL;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(fd);
+		return NULL;
+	}
+	*fdp = fd;
+	return elf;
+}
+
+static int read_syms(struct dso *d, Elf *elf)
+{
+	size_t alloc_names = 0, n, cap = 0;
+	Elf_Data *data;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	scn = find_symtab(elf, &sh);
+	if (!scn || !sh.sh_entsize)
+		return 0;
+	data = elf_getdata(scn, NULL);
+	if (!data)
+		return 0;
+	n = sh.sh_size / sh.sh_entsize;
+	if (n > MAX_SYMS)
+		n = MAX_SYMS;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Sym es;
+		const char *name;
+		int type;
+		struct sym *y;
+
+		if (!gelf_getsym(data, (int)i, &es))
+			break;
+		type = GELF_ST_TYPE(es.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT)
+			continue;
+		if (es.st_shndx == SHN_UNDEF || !es.st_value)
+			continue;
+		name = elf_strptr(elf, sh.sh_link, es.st_name);
+		if (!name || !*name)
+			continue;
+		if (d->nr_syms == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			y = realloc(d->syms, nc * sizeof(*y));
+			if (!y)
+				return -ENOMEM;
+			d->syms = y;
+			cap = nc;
+		}
+		y = &d->syms[d->nr_syms];
+		y->start = es.st_value;
+		y->size = es.st_size;
+		y->kind = type == STT_OBJECT ? HWS_SYM_OBJECT : HWS_SYM_FUNC;
+		y->bind_rank = GELF_ST_BIND(es.st_info) == STB_GLOBAL ? 0 :
+			       GELF_ST_BIND(es.st_info) == STB_WEAK   ? 1 : 2;
+		if (names_add(d, &alloc_names, name, &y->name))
+			return -ENOMEM;
+		d->nr_syms++;
+	}
+	syms_finish(d, 0);
+	return 0;
+}
+
+static void make_room(struct hws_symbols *s)
+{
+	size_t victim = 0;
+
+	if (s->nr_loaded < s->opts.max_files)
+		return;
+	for (size_t i = 1; i < s->nr_loaded; i++)
+		if (s->loaded[i]->lru < s->loaded[victim]->lru)
+			victim = i;
+	dso_unload(s->loaded[victim]);
+	s->st.files_unloaded++;
+	s->loaded[victim] = s->loaded[--s->nr_loaded];
+}
+
+static int dso_load(struct hws_symbols *s, struct dso *d)
+{
+	char bid[128], dbg[512];
+	GElf_Ehdr eh;
+	size_t nph;
+
+	d->lru = ++s->tick;
+	if (d->state != DSO_UNLOADED)
+		return d->state == DSO_LOADED ? 0 : -ENOENT;
+	make_room(s);
+	d->elf = open_elf(d->path, &d->fd);
+	if (!d->elf || !gelf_getehdr(d->elf, &eh))
+		goto fail;
+	if (!elf_getphdrnum(d->elf, &nph)) {
+		for (size_t i = 0; i < nph && d->nr_loads < MAX_LOADS; i++) {
+			GElf_Phdr ph;
+			if (!gelf_getphdr(d->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			d->loads[d->nr_loads++] = (struct load_seg){ ph.p_offset, ph.p_vaddr,
+								     ph.p_filesz, ph.p_memsz };
+		}
+	}
+	/* Separate debuginfo (Debian -dbgsym) when the file has no full symtab or no DWARF. */
+	if ((!has_section(d->elf, SHT_SYMTAB, NULL) ||
+	     (s->opts.srcline && !has_section(d->elf, 0, ".debug_info"))) &&
+	    build_id_hex(d->elf, bid, sizeof(bid)) > 2) {
+		snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug", bid, bid + 2);
+		d->dbg_elf = open_elf(dbg, &d->dbg_fd);
+	}
+	if (read_syms(d, d->dbg_elf && has_section(d->dbg_elf, SHT_SYMTAB, NULL) ? d->dbg_elf :
+										    d->elf))
+		goto fail;
+	d->state = DSO_LOADED;
+	s->loaded[s->nr_loaded++] = d;
+	s->st.files_loaded++;
+	return 0;
+fail:
+	dso_unload(d);
+	d->state = DSO_FAILED;
+	s->st.files_failed++;
+	pr_debug("symbols: cannot load %s\n", d->path);
+	return -ENOENT;
+}
+
+/* Symbol containing @addr, or NULL. */
+static const struct sym *sym_find(const struct dso *d, uint64_t addr, bool data)
+{
+	size_t lo = 0, hi = d->nr_syms;
+	const struct sym *best = NULL;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (d->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* lo = first symbol above addr; look back a few for an enclosing one */
+	for (size_t k = 0; k < 8 && lo > k; k++) {
+		const struct sym *y = &d->syms[lo - 1 - k];
+		if (addr - y->start < y->size || (addr == y->start)) {
+			if (!best || (data && y->kind == HWS_SYM_OBJECT &&
+				      best->kind != HWS_SYM_OBJECT))
+				best = y;
+			if (!data || y->kind == HWS_SYM_OBJECT)
+				break;
+		}
+	}
+	return best;
+}
+
+static void fill_sym(struct hws_symbols *s, struct dso *d, uint64_t vaddr, bool data,
+		     struct hws_symbol *out)
+{
+	const struct sym *y = d->nr_syms ? sym_find(d, vaddr, data) : NULL;
+
+	if (y) {
+		out->name = d->names + y->name;
+		out->offset = vaddr - y->start;
+		out->size = y->size;
+		out->kind = y->kind;
+	}
+	if (!s->opts.srcline || d->state != DSO_LOADED || d->dw_state < 0)
+		return;
+	if (!d->dw_state) {
+		d->dw = d->dbg_elf ? dwarf_begin_elf(d->dbg_elf, DWARF_C_READ, NULL) : NULL;
+		if (!d->dw)
+			d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+		d->dw_state = d->dw ? 1 : -1;
+		if (!d->dw)
+			return;
+	}
+	Dwarf_Die cu;
+	if (dwarf_addrdie(d->dw, vaddr, &cu)) {
+		Dwarf_Line *l = dwarf_getsrc_die(&cu, vaddr);
+		int line = 0;
+		if (l && !dwarf_lineno(l, &line)) {
+			out->srcfile = dwarf_linesrc(l, NULL, NULL);
+			out->line = line > 0 ? (uint32_t)line : 0;
+		}
+	}
+}
+
+/* ELF vaddr of @addr inside map @m, computed through the PT_LOAD that maps the map's first
+ * file byte (so .bss beyond the file end works too). false if no segment fits. */
+static bool map_to_vaddr(const struct dso *d, const struct map *m, uint64_t addr, uint64_t *vaddr)
+{
+	for (int i = 0; i < d->nr_loads; i++) {
+		const struct load_seg *g = &d->loads[i];
+		uint64_t seg_page = g->off & ~0xfffULL;
+		uint64_t bias, v;
+
+		if (m->pgoff < seg_page || m->pgoff >= g->off + (g->filesz ? g->filesz : 1))
+			continue;
+		/* memory address of file offset X in this map: m->start + X - m->pgoff */
+		bias = m->start - m->pgoff + g->off - g->vaddr;
+		v = addr - bias;
+		for (int k = 0; k < d->nr_loads; k++) {
+			const struct load_seg *h = &d->loads[k];
+			if (v >= (h->vaddr & ~0xfffULL) && v < h->vaddr + h->memsz) {
+				*vaddr = v;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+static int kernel_resolve(struct hws_symbols *s, uint64_t addr, struct hws_symbol *out)
+{
+	out->dso = "[kernel]";
+	out->dso_addr = addr;
+	if (!s->kallsyms)
+		return 0;
+	fill_sym(s, s->kallsyms, addr, false, out);
+	return out->name != NULL;
+}
+
+int hws_symbols__resolve(struct hws_symbols *s, uint32_t pid, uint64_t addr, bool data,
+			 struct hws_symbol *out)
+{
+	struct proc *p;
+	const struct map *m = NULL;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->dso_addr = addr;
+	s->st.lookups++;
+	if ((int64_t)addr < 0)
+		return kernel_resolve(s, addr, out);
+	p = proc_find(s, pid);
+	if (!p || !p->nr)
+		return 0;
+	i = map_lower(p, addr);
+	if (i < p->nr && p->maps[i].start <= addr)
+		m = &p->maps[i];
+	if (m) {
+		out->dso = m->dso->path;
+		out->dso_addr = addr - m->start + m->pgoff;
+	}
+	if (!m || m->dso->state == DSO_SPECIAL) {
+		/* anonymous memory right after a file's mappings may be its .bss */
+		if (!data)
+			return 0;
+		while (i > 0) {
+			const struct map *pm = &p->maps[--i];
+			uint64_t v;
+			if (pm->dso->state == DSO_SPECIAL) {
+				if (m || addr - pm->end > (1ULL << 30))
+					return 0;
+				continue;
+			}
+			if (dso_load(s, pm->dso) || !map_to_vaddr(pm->dso, pm, addr, &v))
+				return 0;
+			fill_sym(s, pm->dso, v, true, out);
+			if (out->name) {
+				out->dso = pm->dso->path;
+				out->dso_addr = v;
+			}
+			return out->name != NULL;
+		}
+		return 0;
+	}
+	if (dso_load(s, m->dso))
+		return 0;
+	if (!map_to_vaddr(m->dso, m, addr, &out->dso_addr))
+		return 0;
+	fill_sym(s, m->dso, out->dso_addr, data, out);
+	return out->name != NULL;
+}
+
+int hws_symbols__resolve_file(struct hws_symbols *s, const char *path, uint64_t vaddr, bool data,
+			      struct hws_symbol *out)
+{
+	struct dso *d;
+
+	memset(out, 0, sizeof(*out));
+	out->dso_addr = vaddr;
+	s->st.lookups++;
+	d = dso_get(s, path);
+	if (!d)
+		return -ENOMEM;
+	out->dso = d->path;
+	if (dso_load(s, d))
+		return 0;
+	fill_sym(s, d, vaddr, data, out);
+	return out->name != NULL;
+}
+
+/* ------------------------------------------------------------------ kallsyms */
+
+int hws_symbols__use_kallsyms(struct hws_symbols *s, const char *path)
+{
+	size_t alloc_names = 0, cap = 0;
+	struct dso *d;
+	char line[512];
+	bool nonzero = false;
+	FILE *f;
+	int err = 0;
+
+	if (s->kallsyms) {
+		dso_free(s->kallsyms);
+		s->kallsyms = NULL;
+	}
+	if (!path)
+		return 0;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	d = calloc(1, sizeof(*d));
+	if (!d) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	d->fd = d->dbg_fd = -1;
+	d->path = strdup("[kernel.kallsyms]");
+	while (d->path && fgets(line, sizeof(line), f)) {
+		char name[256], type;
+		unsigned long long a;
+		struct sym *y;
+
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3)
+			continue;
+		switch (type) {
+		case 't': case 'T': case 'w': case 'W':
+		case 'd': case 'D': case 'b': case 'B': case 'r': case 'R':
+			break;
+		default:
+			continue;
+		}
+		if (a)
+			nonzero = true;
+		if (d->nr_syms >= MAX_SYMS)
+			break;
+		if (d->nr_syms == cap) {
+			size_t nc = cap ? cap * 2 : 4096;
+			y = realloc(d->syms, nc * sizeof(*y));
+			if (!y) {
+				err = -ENOMEM;
+				break;
+			}
+			d->syms = y;
+			cap = nc;
+		}
+		y = &d->syms[d->nr_syms];
+		y->start = a;
+		y->size = 0;
+		y->kind = strchr("tTwW", type) ? HWS_SYM_FUNC : HWS_SYM_OBJECT;
+		y->bind_rank = isupper((unsigned char)type) ? 0 : 2;
+		if (names_add(d, &alloc_names, name, &y->name)) {
+			err = -ENOMEM;
+			break;
+		}
+		d->nr_syms++;
+	}
+	fclose(f);
+	if (!d->path)
+		err = -ENOMEM;
+	if (!err && !nonzero)
+		err = -EPERM; /* kptr_restrict: all addresses are 0 */
+	if (err) {
+		dso_free(d);
+		return err;
+	}
+	syms_finish(d, 4096);
+	d->state = DSO_SPECIAL; /* never unloaded by the LRU */
+	s->kallsyms = d;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ formatting */
+
+int hws_symbol__format(const struct hws_symbol *sym, bool with_dso, struct hws_strbuf *sb)
+{
+	const char *base = NULL;
+	int err;
+
+	if (sym->dso) {
+		base = strrchr(sym->dso, '/');
+		base = base ? base + 1 : sym->dso;
+	}
+	if (sym->name)
+		err = sym->offset ? hws_strbuf__addf(sb, "%s+0x%" PRIx64, sym->name, sym->offset) :
+				    hws_strbuf__addstr(sb, sym->name);
+	else if (base)
+		err = hws_strbuf__addf(sb, "[%s]+0x%" PRIx64, base, sym->dso_addr);
+	else
+		err = hws_strbuf__addstr(sb, "[unknown]");
+	if (!err && sym->srcfile)
+		err = hws_strbuf__addf(sb, " (%s:%u)", sym->srcfile, sym->line);
+	if (!err && with_dso && base && sym->name)
+		err = hws_strbuf__addf(sb, " [%s]", base);
+	return err;
+}
+
+void hws_symbols__stats(const struct hws_symbols *s, struct hws_symbols_stats *st)
+{
+	*st = s->st;
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Symbolization of code and data addresses of a recording.
+ *
+ * struct hws_symbols keeps a process table built from the side-band records of a perf.data
+ * file (COMM, FORK, EXIT, MMAP, MMAP2) and resolves (pid, address) to the mapped file and the
+ * ELF symbol containing it: functions (STT_FUNC) for code and global variables (STT_OBJECT)
+ * for data, plus source file:line through libdw when the file (or its separate debuginfo under
+ * /usr/lib/debug/.build-id) has DWARF. Kernel addresses resolve through /proc/kallsyms only
+ * when the caller says the recording host is this host (hws_symbols__use_kallsyms()), else
+ * they are "[kernel]" without a name.
+ *
+ * Memory stays bounded: at most opts.max_files ELF files are kept loaded (least recently used
+ * ones are unloaded), a file's symbol table is read once per load, and the process table only
+ * grows with the side-band records of the file.
+ *
+ * Not thread-safe: one struct hws_symbols per thread.
+ */
+#ifndef HWSAMPLE_SYMBOLS_H
+#define HWSAMPLE_SYMBOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hwsample/strbuf.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef HWS_API
+#define HWS_API __attribute__((visibility("default")))
+#endif
+
+struct hws_symbols;
+
+struct hws_symbols_opts {
+	size_t sz;	    /* sizeof(struct hws_symbols_opts) */
+	uint32_t max_files; /* ELF files kept loaded at once; 0 = 64 */
+	bool srcline;	    /* look up source file:line (libdw); slower */
+	bool no_elf;	    /* never open ELF files (maps only) */
+};
+
+enum hws_sym_kind {
+	HWS_SYM_NONE = 0, /* no symbol: only the map (or nothing) is known */
+	HWS_SYM_FUNC,	  /* STT_FUNC / STT_GNU_IFUNC, kallsyms t/T/w/W */
+	HWS_SYM_OBJECT,	  /* STT_OBJECT / STT_TLS, kallsyms d/D/b/B/r/R */
+};
+
+/* The result of a lookup. The strings are owned by the struct hws_symbols and are valid
+ * until the next hws_symbols__resolve() or __delete() (a lookup may unload a file). */
+struct hws_symbol {
+	const char *dso;     /* mapped file, "[kernel]", "[vdso]", "[heap]", "//anon"...; NULL if
+			      * no map covers the address */
+	const char *name;    /* symbol name, NULL if none */
+	const char *srcfile; /* source file, NULL unless opts.srcline and DWARF had it */
+	uint64_t offset;     /* address - symbol start */
+	uint64_t size;	     /* symbol size (0 if unknown) */
+	uint64_t dso_addr;   /* the address as the file sees it (ELF vaddr), or the address */
+	uint32_t line;	     /* source line, 0 if unknown */
+	uint8_t kind;	     /* enum hws_sym_kind */
+};
+
+/**
+ * hws_symbols__new() - empty process table and file cache.
+ * @opts: may be NULL (defaults).
+ * Return: the object, or NULL with errno set. Free with hws_symbols__delete().
+ */
+HWS_API struct hws_symbols *hws_symbols__new(const struct hws_symbols_opts *opts);
+HWS_API void hws_symbols__delete(struct hws_symbols *syms); /* NULL-safe */
+
+/**
+ * hws_symbols__use_kallsyms() - resolve kernel addresses with a kallsyms file.
+ * @path: normally "/proc/kallsyms"; NULL turns kernel names off ("[kernel]" only).
+ * Call it only when the recording host is the running host (hostname and osrelease match).
+ * Return: 0, or negative errno if the file cannot be read or shows no addresses
+ * (kptr_restrict); kernel names stay off then.
+ */
+HWS_API int hws_symbols__use_kallsyms(struct hws_symbols *syms, const char *path);
+
+/* Side-band records. Return 0 or -ENOMEM. */
+HWS_API int hws_symbols__comm(struct hws_symbols *syms, uint32_t pid, uint32_t tid,
+			      const char *comm, bool exec);
+HWS_API int hws_symbols__fork(struct hws_symbols *syms, uint32_t pid, uint32_t ppid);
+/**
+ * hws_symbols__mmap() - a mapping of @pid (MMAP / MMAP2). A new mapping replaces the parts
+ * of older ones it overlaps, as in the kernel. @pid (u32)-1 means the kernel map.
+ */
+HWS_API int hws_symbols__mmap(struct hws_symbols *syms, uint32_t pid, uint64_t start,
+			      uint64_t len, uint64_t pgoff, const char *filename);
+
+/* Comm of @pid (its main thread's last COMM), NULL if unknown. Owned by @syms. */
+HWS_API const char *hws_symbols__pid_comm(struct hws_symbols *syms, uint32_t pid);
+
+/**
+ * hws_symbols__resolve() - symbolize @addr in process @pid.
+ * @data: true for a data address (prefers variables), false for code.
+ * Return: 1 if a symbol name was found, 0 if only the map (or nothing) is known; *out is
+ * filled in both cases.
+ */
+HWS_API int hws_symbols__resolve(struct hws_symbols *syms, uint32_t pid, uint64_t addr, bool data,
+				 struct hws_symbol *out);
+
+/**
+ * hws_symbols__resolve_file() - symbolize ELF virtual address @vaddr of file @path
+ * (no process table involved). Same return and lifetime rules as hws_symbols__resolve().
+ */
+HWS_API int hws_symbols__resolve_file(struct hws_symbols *syms, const char *path, uint64_t vaddr,
+				      bool data, struct hws_symbol *out);
+
+/**
+ * hws_symbol__format() - append "name+0xoff" (or "[dso]+0xaddr" / "[unknown]") to @sb,
+ * with " (file:line)" when known. @with_dso adds " [dso basename]".
+ */
+HWS_API int hws_symbol__format(const struct hws_symbol *sym, bool with_dso, struct hws_strbuf *sb);
+
+/* Counters for tests and -v: files loaded, unloaded, lookups. */
+struct hws_symbols_stats {
+	uint64_t files_loaded, files_unloaded, files_failed, lookups, procs, maps;
+};
+HWS_API void hws_symbols__stats(const struct hws_symbols *syms, struct hws_symbols_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

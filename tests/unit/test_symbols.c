@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: MIT
+/*
+ * core/symbols.c against binutils: a small program with functions, initialized and .bss
+ * globals is compiled at run time (non-PIE and PIE, with -g); every function/variable `nm`
+ * lists must resolve to itself (or an alias at the same address), source lines must match
+ * `addr2line`, and a live PIE process resolved through its /proc/PID/maps (as MMAP2 records
+ * would describe it) must give the names of the addresses it prints. Also: map replacement,
+ * fork, kallsyms, the LRU file bound.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <hwsample/symbols.h>
+
+#include "tests.h"
+
+static char dir[] = "/tmp/hws-test-symbols-XXXXXX";
+
+static const char prog_src[] =
+	"#include <stdio.h>\n"
+	"#include <unistd.h>\n"
+	"int g_init = 5;\n"
+	"long g_bss_arr[4096];\n"
+	"static double s_local[16] = { 1.0 };\n"
+	"__attribute__((noinline)) int f_one(int x)\n"
+	"{\n"
+	"	return x * g_init + (int)s_local[x & 15];\n"
+	"}\n"
+	"__attribute__((noinline)) long f_two(long y)\n"
+	"{\n"
+	"	g_bss_arr[y & 4095] += y;\n"
+	"	return g_bss_arr[(y + 1) & 4095];\n"
+	"}\n"
+	"int main(int argc, char **argv)\n"
+	"{\n"
+	"	printf(\"%p %p %p\\n\", (void *)f_two, (void *)&g_bss_arr[100], (void *)&g_init);\n"
+	"	fflush(stdout);\n"
+	"	if (argc > 1)\n"
+	"		pause();\n"
+	"	return f_one(argc) + (int)f_two(argc);\n"
+	"}\n";
+
+static int run(const char *cmd)
+{
+	int rc = system(cmd);
+
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/* Resolve every sized FUNC/OBJECT nm lists, in the middle of its range. */
+static void check_against_nm(struct hws_symbols *syms, const char *bin, int *nfunc, int *nobj)
+{
+	char cmd[512], line[512];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "nm -S --defined-only %s", bin);
+	f = popen(cmd, "r");
+	__T("popen nm", f != NULL);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a, sz;
+		char type, name[256];
+		struct hws_symbol sym;
+		bool func;
+		uint64_t q;
+
+		if (sscanf(line, "%llx %llx %c %255s", &a, &sz, &type, name) != 4 || !sz)
+			continue;
+		if (strchr("tT", type))
+			func = true;
+		else if (strchr("dDbB", type))
+			func = false;
+		else
+			continue;
+		q = a + sz / 2;
+		if (hws_symbols__resolve_file(syms, bin, q, !func, &sym) != 1) {
+			fprintf(stderr, "FAIL: %s %s at 0x%" PRIx64 " not resolved\n", bin, name, q);
+			tests_failed++;
+			continue;
+		}
+		/* an alias at the same address is fine (nm lists both) */
+		if (strcmp(sym.name, name) && q - sym.offset != a) {
+			fprintf(stderr, "FAIL: %s 0x%" PRIx64 ": got %s+0x%" PRIx64 " want %s\n", bin,
+				q, sym.name, sym.offset, name);
+			tests_failed++;
+		}
+		T_EQ_U64("offset", sym.offset, q - a);
+		if (func)
+			(*nfunc)++;
+		else
+			(*nobj)++;
+	}
+	pclose(f);
+}
+
+static uint64_t nm_addr(const char *bin, const char *want)
+{
+	char cmd[512], line[512];
+	uint64_t r = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "nm --defined-only %s", bin);
+	f = popen(cmd, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long a;
+		char type, name[256];
+		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 && !strcmp(name, want))
+			r = a;
+	}
+	if (f)
+		pclose(f);
+	return r;
+}
+
+static void test_nm(const char *bin)
+{
+	struct hws_symbols *syms = hws_symbols__new(NULL);
+	int nfunc = 0, nobj = 0;
+
+	check_against_nm(syms, bin, &nfunc, &nobj);
+	__T("several functions checked", nfunc >= 3);
+	__T("several objects checked", nobj >= 3);
+	hws_symbols__delete(syms);
+}
+
+static void test_srcline(const char *bin)
+{
+	struct hws_symbols_opts o = { .sz = sizeof(o), .srcline = true };
+	struct hws_symbols *syms = hws_symbols__new(&o);
+	uint64_t a = nm_addr(bin, "f_two");
+	char cmd[512], want[512] = "", got[600];
+	struct hws_symbol sym;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "addr2line -e %s 0x%" PRIx64, bin, a);
+	f = popen(cmd, "r");
+	if (f && fgets(want, sizeof(want), f))
+		want[strcspn(want, "\n")] = 0;
+	if (f)
+		pclose(f);
+	__T("addr2line output", strchr(want, ':') != NULL);
+	__T("resolve f_two", hws_symbols__resolve_file(syms, bin, a, false, &sym) == 1);
+	T_EQ_STR("name", sym.name, "f_two");
+	snprintf(got, sizeof(got), "%s:%u", sym.srcfile ? sym.srcfile : "?", sym.line);
+	T_EQ_STR("source line like addr2line", got, want);
+	hws_symbols__delete(syms);
+}
+
+/* A live PIE process: its /proc maps as MMAP2 would give them. */
+static void test_live(const char *bin)
+{
+	struct hws_symbols *syms = hws_symbols__new(NULL);
+	unsigned long long fn = 0, bss = 0, init = 0;
+	int pfd[2];
+	pid_t pid;
+	char line[1024];
+	FILE *f;
+
+	if (pipe(pfd))
+		return;
+	pid = fork();
+	if (!pid) {
+		dup2(pfd[1], 1);
+		execl(bin, bin, "wait", (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	f = fdopen(pfd[0], "r");
+	__T("child prints addresses",
+	    f && fgets(line, sizeof(line), f) && sscanf(line, "%llx %llx %llx", &fn, &bss, &init) == 3);
+	snprintf(line, sizeof(line), "/proc/%d/maps", (int)pid);
+	FILE *m = fopen(line, "r");
+	while (m && fgets(line, sizeof(line), m)) {
+		unsigned long long s, e, off;
+		char perms[8], path[512] = "";
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %511[^\n]", &s, &e, perms, &off, path) < 4)
+			continue;
+		char *p = path;
+		while (*p == ' ')
+			p++;
+		hws_symbols__mmap(syms, (uint32_t)pid, s, e - s, off, *p ? p : "//anon");
+	}
+	if (m)
+		fclose(m);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	if (f)
+		fclose(f);
+
+	struct hws_symbol sym;
+	__T("f_two resolves", hws_symbols__resolve(syms, (uint32_t)pid, fn + 2, false, &sym) == 1);
+	T_EQ_STR("f_two", sym.name, "f_two");
+	T_EQ_U64("f_two offset", sym.offset, 2);
+	__T("dso is the program", sym.dso && strstr(sym.dso, "prog_pie"));
+	__T("bss global resolves", hws_symbols__resolve(syms, (uint32_t)pid, bss, true, &sym) == 1);
+	T_EQ_STR("g_bss_arr", sym.name, "g_bss_arr");
+	T_EQ_U64("g_bss_arr[100] offset", sym.offset, 800);
+	__T("data global resolves", hws_symbols__resolve(syms, (uint32_t)pid, init, true, &sym) == 1);
+	T_EQ_STR("g_init", sym.name, "g_init");
+	/* libc function through the same maps */
+	__T("unknown pid", hws_symbols__resolve(syms, 1u << 30, fn, false, &sym) == 0);
+	__T("unknown pid has no dso", sym.dso == NULL);
+	hws_symbols__delete(syms);
+}
+
+static void test_maps(void)
+{
+	struct hws_symbols *syms = hws_symbols__new(NULL);
+	struct hws_symbol sym;
+
+	hws_symbols__mmap(syms, 100, 0x10000, 0x40000, 0x1000, "/nonexistent/a");
+	hws_symbols__mmap(syms, 100, 0x20000, 0x10000, 0x0, "/nonexistent/b");
+	hws_symbols__resolve(syms, 100, 0x18000, false, &sym);
+	T_EQ_STR("left part kept", sym.dso, "/nonexistent/a");
+	T_EQ_U64("left dso_addr", sym.dso_addr, 0x9000);
+	hws_symbols__resolve(syms, 100, 0x20010, false, &sym);
+	T_EQ_STR("new map", sym.dso, "/nonexistent/b");
+	T_EQ_U64("new dso_addr", sym.dso_addr, 0x10);
+	hws_symbols__resolve(syms, 100, 0x30000, false, &sym);
+	T_EQ_STR("right part kept", sym.dso, "/nonexistent/a");
+	T_EQ_U64("right pgoff moved", sym.dso_addr, 0x21000);
+	hws_symbols__resolve(syms, 100, 0x50000, false, &sym);
+	__T("past the end", sym.dso == NULL);
+
+	hws_symbols__comm(syms, 100, 100, "parent", false);
+	hws_symbols__fork(syms, 200, 100);
+	hws_symbols__resolve(syms, 200, 0x20010, false, &sym);
+	T_EQ_STR("fork copies maps", sym.dso, "/nonexistent/b");
+	T_EQ_STR("fork copies comm", hws_symbols__pid_comm(syms, 200), "parent");
+	hws_symbols__comm(syms, 200, 200, "child", true);
+	hws_symbols__resolve(syms, 200, 0x20010, false, &sym);
+	__T("exec drops maps", sym.dso == NULL);
+	T_EQ_STR("exec comm", hws_symbols__pid_comm(syms, 200), "child");
+	hws_symbols__resolve(syms, 100, 0x20010, false, &sym);
+	T_EQ_STR("parent untouched", sym.dso, "/nonexistent/b");
+	/* a map covering several old ones */
+	hws_symbols__mmap(syms, 100, 0x0, 0x100000, 0, "/nonexistent/c");
+	hws_symbols__resolve(syms, 100, 0x30000, false, &sym);
+	T_EQ_STR("covering map", sym.dso, "/nonexistent/c");
+	struct hws_symbols_stats st;
+	hws_symbols__stats(syms, &st);
+	T_EQ_U64("maps added", st.maps, 3);
+	hws_symbols__delete(syms);
+}
+
+static void test_kallsyms(void)
+{
+	struct hws_symbols *syms = hws_symbols__new(NULL);
+	char path[300];
+	struct hws_symbol sym;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	f = fopen(path, "w");
+	fputs("ffffffff81000000 T _stext\n"
+	      "ffffffff81000100 t helper\n"
+	      "ffffffff81000200 A absolute\n"
+	      "ffffffff81000300 T do_work\n"
+	      "ffffffff82000000 D jiffies_x\n"
+	      "ffffffffc0000000 t mod_fn\t[mymod]\n", f);
+	fclose(f);
+	hws_symbols__resolve(syms, 1, 0xffffffff81000150ULL, false, &sym);
+	T_EQ_STR("kernel without kallsyms", sym.dso, "[kernel]");
+	__T("no kernel name", sym.name == NULL);
+	__T("use kallsyms", hws_symbols__use_kallsyms(syms, path) == 0);
+	__T("kernel fn", hws_symbols__resolve(syms, 1, 0xffffffff81000150ULL, false, &sym) == 1);
+	T_EQ_STR("helper", sym.name, "helper");
+	T_EQ_U64("helper off", sym.offset, 0x50);
+	hws_symbols__resolve(syms, 1, 0xffffffff81000310ULL, false, &sym);
+	T_EQ_STR("do_work (absolute symbol skipped)", sym.name, "do_work");
+	hws_symbols__resolve(syms, 1, 0xffffffffc0000008ULL, false, &sym);
+	T_EQ_STR("module", sym.name, "mod_fn");
+	f = fopen(path, "w");
+	fputs("0000000000000000 T _stext\n0000000000000000 t helper\n", f);
+	fclose(f);
+	__T("kptr_restrict detected", hws_symbols__use_kallsyms(syms, path) == -EPERM);
+	__T("names off again", hws_symbols__resolve(syms, 1, 0xffffffff81000150ULL, false, &sym) == 0);
+	hws_symbols__delete(syms);
+}
+
+static void test_lru(const char *a, const char *b)
+{
+	struct hws_symbols_opts o = { .sz = sizeof(o), .max_files = 1 };
+	struct hws_symbols *syms = hws_symbols__new(&o);
+	uint64_t fa = nm_addr(a, "f_one"), fb = nm_addr(b, "f_two");
+	struct hws_symbols_stats st;
+	struct hws_symbol sym;
+
+	for (int i = 0; i < 4; i++) {
+		__T("a", hws_symbols__resolve_file(syms, a, fa, false, &sym) == 1);
+		T_EQ_STR("a name", sym.name, "f_one");
+		__T("b", hws_symbols__resolve_file(syms, b, fb, false, &sym) == 1);
+		T_EQ_STR("b name", sym.name, "f_two");
+	}
+	hws_symbols__stats(syms, &st);
+	T_EQ_U64("loads with max_files=1", st.files_loaded, 8);
+	T_EQ_U64("unloads", st.files_unloaded, 7);
+	__T("missing file", hws_symbols__resolve_file(syms, "/nonexistent", 1, false, &sym) == 0);
+	hws_symbols__delete(syms);
+}
+
+int main(void)
+{
+	char src[300], nopie[300], pie[300], cmd[1600];
+	FILE *f;
+
+	if (!mkdtemp(dir))
+		TEST_SKIP("mkdtemp failed");
+	snprintf(src, sizeof(src), "%s/prog.c", dir);
+	snprintf(nopie, sizeof(nopie), "%s/prog_nopie", dir);
+	snprintf(pie, sizeof(pie), "%s/prog_pie", dir);
+	f = fopen(src, "w");
+	fputs(prog_src, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "cc -g -O1 -fno-pie -no-pie -o %s %s && cc -g -O1 -fPIE -pie -o %s %s", nopie,
+		 src, pie, src);
+	if (run(cmd))
+		TEST_SKIP("no C compiler");
+
+	test_nm(nopie);
+	test_nm(pie);
+	test_srcline(nopie);
+	test_srcline(pie);
+	test_live(pie);
+	test_maps();
+	test_kallsyms();
+	test_lru(nopie, pie);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	run(cmd);
+	TEST_END();
+}
