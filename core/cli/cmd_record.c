@@ -1,0 +1,840 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hwsample [record]: encode events with a backend, open them in one of perf's four modes,
+ * drain the rings into a perf.data file until the workload ends or SIGINT/SIGTERM arrives,
+ * then finish the file and print a summary with the loss of every event and CPU.
+ *
+ * Invariants:
+ *  - Nothing is opened or written before every argument and event has been validated.
+ *  - Once the output file exists, every exit path goes through finish(): the file is always
+ *    completed (header, attrs, features) so perf and hwsample can read it.
+ *  - Signal handlers only set flags; all work happens in the main loop.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hwsample/perfdata.h>
+#include <hwsample/session.h>
+#include <hwsample/strbuf.h>
+#include <hwsample/synth.h>
+
+#include "cli.h"
+
+#define MAX_EVENTS 32
+#define MAX_CONTROLS 64
+#define MAX_PIDS 64
+
+static const char record_usage[] =
+	"usage: hwsample [record] [-b BACKEND|PMU] [-e EVENT[,EVENT...]] [KEY=VALUE ...]\n"
+	"                [-F FREQ | -c PERIOD] [-a | -C CPUS | -p PID | --per-thread]\n"
+	"                [-m PAGES[,AUXPAGES]] [-o FILE] [--overwrite] [-S] [-d] [--phys-data]\n"
+	"                [--no-inherit] [--dry-run] [-q] [--] [PROG [ARGS...]]\n"
+	"\n"
+	"  -b NAME        backend (sw, amd_ibs, arm_spe, intel_pebs), a PMU it serves\n"
+	"                 (ibs_op, ibs_fetch, arm_spe_0, cpu), or 'auto' (the best one here)\n"
+	"  -e EVENTS      comma-separated events of that backend (sw: cpu-clock, page-faults,\n"
+	"                 ..., or tracepoints sys:name)\n"
+	"  KEY=VALUE      backend controls, e.g. l3missonly=1, load_filter=1, ldlat=30\n"
+	"  -F FREQ        samples per second (frequency mode)\n"
+	"  -c PERIOD      one sample every PERIOD events\n"
+	"  -a             all CPUs (system-wide)\n"
+	"  -C LIST        only these CPUs, e.g. 0-3,8\n"
+	"  -p PID[,PID]   attach to existing processes\n"
+	"  --per-thread   one ring per thread instead of per CPU (no inherit)\n"
+	"  -m P[,A]       ring pages per CPU (power of two; rounded up as perf does), AUX pages\n"
+	"  -o FILE        output (default hwsample.data; '-' = stdout, pipe mode)\n"
+	"  --overwrite    flight recorder: rings keep the newest data; dumped on SIGUSR2 and at exit\n"
+	"  -S             AUX snapshot mode: AUX area free-runs, SIGUSR2 takes a snapshot\n"
+	"  -d             sample data addresses (software events: faulting address)\n"
+	"  --phys-data    sample physical addresses where the backend can\n"
+	"  --dry-run      print every perf_event_attr that would be opened, open nothing\n"
+	"  -q             no summary\n"
+	"\n"
+	"Examples:\n"
+	"  hwsample -b sw -e cpu-clock,page-faults -F 4000 -- ./prog\n"
+	"  hwsample -b sw -e sched:sched_switch -a sleep 1\n"
+	"  hwsample -b ibs_op l3missonly=1 -- ./prog\n"
+	"  hwsample -b arm_spe load_filter=1 min_latency=64 -a sleep 5\n"
+	"  hwsample --dry-run -b sw -e page-faults -c 1 -- true\n";
+
+struct record {
+	const char *backend;
+	char *events[MAX_EVENTS];
+	int nr_events;
+	struct hws_control controls[MAX_CONTROLS];
+	int nr_controls;
+	uint64_t freq, period;
+	bool system_wide, per_thread, no_inherit, overwrite, snapshot, dry_run, quiet;
+	bool data_addr, phys_data;
+	const char *cpu_list;
+	pid_t pids[MAX_PIDS];
+	int nr_pids;
+	unsigned int pages, aux_pages;
+	const char *output;
+	char **argv; /* workload */
+	int argc;
+
+	struct hws_session *sess;
+	struct hws_perf_writer *w;
+	pid_t child;
+	int cork_fd;
+	int exec_status_fd;
+	uint64_t bytes;
+	int write_err;
+	bool wrote_since_round;
+};
+
+static volatile sig_atomic_t done_sig, child_exited, snapshot_req;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGCHLD)
+		child_exited = 1;
+	else if (sig == SIGUSR2)
+		snapshot_req = 1;
+	else
+		done_sig = sig;
+}
+
+static int parse_u64(const char *opt, const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-' || *s == '+' || isspace((unsigned char)*s)) {
+		fprintf(stderr, "hwsample: %s '%s': expected a positive whole number\n", opt,
+			s ? s : "");
+		return -1;
+	}
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end) {
+		fprintf(stderr, "hwsample: %s '%s': expected a positive whole number\n", opt, s);
+		return -1;
+	}
+	if (v == 0 || v > max) {
+		fprintf(stderr, "hwsample: %s %s: out of range, valid 1..%" PRIu64 "\n", opt, s, max);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static unsigned int round_pow2(uint64_t v)
+{
+	unsigned int p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+static int parse_pages(struct record *r, const char *arg)
+{
+	char buf[64], *comma;
+	uint64_t v;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	comma = strchr(buf, ',');
+	if (comma)
+		*comma++ = 0;
+	if (*buf) {
+		if (parse_u64("-m", buf, 1u << 20, &v))
+			return -1;
+		r->pages = round_pow2(v);
+		if (r->pages != v)
+			fprintf(stderr, "hwsample: rounding -m %s up to %u pages (a power of two, "
+				"as the kernel requires)\n", buf, r->pages);
+	}
+	if (comma && *comma) {
+		if (parse_u64("-m (AUX pages)", comma, 1u << 22, &v))
+			return -1;
+		r->aux_pages = round_pow2(v);
+		if (r->aux_pages != v)
+			fprintf(stderr, "hwsample: rounding AUX pages %s up to %u\n", comma,
+				r->aux_pages);
+	}
+	return 0;
+}
+
+static int max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	int v = 100000;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 100000;
+		fclose(f);
+	}
+	return v;
+}
+
+static int parse_args(struct record *r, int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_ARG()                                                                          \
+	do {                                                                                \
+		if (!val) {                                                                 \
+			fprintf(stderr, "hwsample: option %s needs an argument\n", a);     \
+			return -1;                                                          \
+		}                                                                           \
+		i++;                                                                        \
+	} while (0)
+
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(record_usage, stdout);
+			exit(0);
+		} else if (!strcmp(a, "-b") || !strcmp(a, "--backend")) {
+			NEED_ARG();
+			r->backend = val;
+		} else if (!strcmp(a, "-e") || !strcmp(a, "--event")) {
+			NEED_ARG();
+			char *copy = strdup(val), *save = NULL;
+			for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+				if (r->nr_events == MAX_EVENTS) {
+					fprintf(stderr, "hwsample: too many events (max %d)\n", MAX_EVENTS);
+					free(copy);
+					return -1;
+				}
+				r->events[r->nr_events++] = strdup(t);
+			}
+			free(copy);
+		} else if (!strcmp(a, "-F") || !strcmp(a, "--freq")) {
+			NEED_ARG();
+			uint64_t max = (uint64_t)max_sample_rate();
+			if (parse_u64("-F", val, UINT32_MAX, &r->freq))
+				return -1;
+			if (r->freq > max) {
+				fprintf(stderr,
+					"hwsample: -F %s exceeds the kernel's limit of %" PRIu64
+					" samples/s (kernel.perf_event_max_sample_rate); lower -F or "
+					"raise it: sysctl kernel.perf_event_max_sample_rate=%s\n",
+					val, max, val);
+				return -1;
+			}
+		} else if (!strcmp(a, "-c") || !strcmp(a, "--count")) {
+			NEED_ARG();
+			if (parse_u64("-c", val, (uint64_t)INT64_MAX, &r->period))
+				return -1;
+		} else if (!strcmp(a, "-a") || !strcmp(a, "--all-cpus")) {
+			r->system_wide = true;
+		} else if (!strcmp(a, "-C") || !strcmp(a, "--cpu")) {
+			NEED_ARG();
+			r->cpu_list = val;
+		} else if (!strcmp(a, "-p") || !strcmp(a, "--pid")) {
+			NEED_ARG();
+			char *copy = strdup(val), *save = NULL;
+			for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+				uint64_t p;
+				if (parse_u64("-p", t, INT32_MAX, &p) || r->nr_pids == MAX_PIDS) {
+					free(copy);
+					return -1;
+				}
+				r->pids[r->nr_pids++] = (pid_t)p;
+			}
+			free(copy);
+		} else if (!strcmp(a, "--per-thread")) {
+			r->per_thread = true;
+		} else if (!strcmp(a, "--no-inherit")) {
+			r->no_inherit = true;
+		} else if (!strcmp(a, "-m") || !strcmp(a, "--mmap-pages")) {
+			NEED_ARG();
+			if (parse_pages(r, val))
+				return -1;
+		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+			NEED_ARG();
+			r->output = val;
+		} else if (!strcmp(a, "--overwrite")) {
+			r->overwrite = true;
+		} else if (!strcmp(a, "-S") || !strcmp(a, "--snapshot")) {
+			r->snapshot = true;
+		} else if (!strcmp(a, "-d") || !strcmp(a, "--data")) {
+			r->data_addr = true;
+		} else if (!strcmp(a, "--phys-data")) {
+			r->phys_data = true;
+		} else if (!strcmp(a, "--dry-run")) {
+			r->dry_run = true;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			r->quiet = true;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "hwsample: unknown option '%s' (see hwsample record --help)\n", a);
+			return -1;
+		} else if (strchr(a, '=') && a[0] != '=' && a[0] != '.' && a[0] != '/') {
+			if (r->nr_controls == MAX_CONTROLS) {
+				fprintf(stderr, "hwsample: too many controls (max %d)\n", MAX_CONTROLS);
+				return -1;
+			}
+			char *k = strdup(a), *eq = strchr(k, '=');
+			*eq = 0;
+			r->controls[r->nr_controls].key = k;
+			r->controls[r->nr_controls].value = eq + 1;
+			r->nr_controls++;
+		} else {
+			break; /* the workload */
+		}
+#undef NEED_ARG
+	}
+	r->argv = argv + i;
+	r->argc = argc - i;
+	if (r->freq && r->period) {
+		fprintf(stderr, "hwsample: give either -F FREQ or -c PERIOD, not both\n");
+		return -1;
+	}
+	if ((r->system_wide || r->cpu_list) && r->nr_pids) {
+		fprintf(stderr, "hwsample: -p cannot be combined with -a or -C\n");
+		return -1;
+	}
+	if (r->per_thread && (r->system_wide || r->cpu_list)) {
+		fprintf(stderr, "hwsample: --per-thread cannot be combined with -a or -C\n");
+		return -1;
+	}
+	if (!r->argc && !r->nr_pids && !r->system_wide && !r->cpu_list) {
+		fprintf(stderr, "hwsample: nothing to record: give a program (-- PROG ARGS), "
+			"-p PID, -a or -C CPUS\n");
+		return -1;
+	}
+	return 0;
+}
+
+static uint32_t kernel_version(void)
+{
+	const char *env = getenv("HWS_KERNEL_VERSION");
+	struct utsname u;
+	unsigned int a = 0, b = 0, c = 0;
+
+	if (env && *env)
+		sscanf(env, "%u.%u.%u", &a, &b, &c);
+	else if (!uname(&u))
+		sscanf(u.release, "%u.%u.%u", &a, &b, &c);
+	return HWS_KERNEL_VERSION(a, b, c);
+}
+
+/* -b: a backend name, a PMU a backend serves, or auto. */
+static struct hws_backend *pick_backend(struct record *r, struct hws_registry *reg,
+					const char **pmu)
+{
+	const char *name = r->backend;
+	struct hws_backend *b, *best = NULL;
+	char why[512];
+	int best_score = 0;
+
+	*pmu = NULL;
+	if (!name && r->nr_events)
+		name = "sw"; /* events without -b: tried below against every backend */
+	if (!name || !strcmp(name, "auto")) {
+		for (int i = 0; i < hws_registry__count(reg); i++) {
+			b = hws_registry__at(reg, i);
+			int score = b->ops->detect(b->priv, why, sizeof(why));
+			if (score > best_score) {
+				best_score = score;
+				best = b;
+			}
+		}
+		if (!best)
+			fprintf(stderr, "hwsample: no usable backend on this machine (see hwsample list)\n");
+		else if (!r->quiet && !r->dry_run)
+			fprintf(stderr, "hwsample: using backend %s\n", best->ops->name);
+		return best;
+	}
+	b = hws_registry__find(reg, name);
+	if (!b) {
+		fprintf(stderr, "hwsample: no backend or PMU named '%s'; available backends:", name);
+		for (int i = 0; i < hws_registry__count(reg); i++)
+			fprintf(stderr, " %s", hws_registry__at(reg, i)->ops->name);
+		fprintf(stderr, " (and the PMUs they serve: see hwsample list)\n");
+		return NULL;
+	}
+	if (strcmp(name, b->ops->name))
+		*pmu = name;
+	return b;
+}
+
+static int write_record(void *ctx, int cpu, const struct perf_event_header *h)
+{
+	struct record *r = ctx;
+	int ret = hws_perf_writer__write(r->w, h, h->size);
+
+	if (ret < 0) {
+		r->write_err = ret;
+		return ret;
+	}
+	r->bytes += h->size;
+	r->wrote_since_round = true;
+	return 0;
+}
+
+static int write_synth(void *ctx, const void *rec, size_t len)
+{
+	return write_record(ctx, -1, rec);
+}
+
+static int finished_round(struct record *r)
+{
+	struct perf_event_header h = { .type = HWS_RECORD_FINISHED_ROUND, .misc = 0,
+				       .size = sizeof(h) };
+
+	if (!r->wrote_since_round || r->write_err)
+		return 0;
+	r->wrote_since_round = false;
+	return hws_perf_writer__write(r->w, &h, sizeof(h));
+}
+
+static int start_workload(struct record *r, char *err, size_t errlen)
+{
+	int cork[2], status[2];
+
+	if (pipe2(cork, O_CLOEXEC) || pipe2(status, O_CLOEXEC)) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -errno;
+	}
+	r->child = fork();
+	if (r->child < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		return -errno;
+	}
+	if (r->child == 0) {
+		char c;
+		int e;
+
+		close(cork[1]);
+		close(status[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		/* wait until the parent has opened the events */
+		if (read(cork[0], &c, 1) != 1)
+			_exit(127);
+		execvp(r->argv[0], r->argv);
+		e = errno;
+		if (write(status[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(cork[0]);
+	close(status[1]);
+	r->cork_fd = cork[1];
+	r->exec_status_fd = status[0];
+	return 0;
+}
+
+static int go_workload(struct record *r, char *err, size_t errlen)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (write(r->cork_fd, "x", 1) != 1) {
+		snprintf(err, errlen, "cannot start the workload: %s", strerror(errno));
+		return -errno;
+	}
+	close(r->cork_fd);
+	r->cork_fd = -1;
+	n = read(r->exec_status_fd, &e, sizeof(e));
+	close(r->exec_status_fd);
+	r->exec_status_fd = -1;
+	if (n == sizeof(e)) {
+		snprintf(err, errlen, "cannot run '%s': %s", r->argv[0], strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+static void print_dry_run(struct record *r)
+{
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	int n = hws_session__nr_events(r->sess);
+
+	for (int e = 0; e < n; e++) {
+		hws_strbuf__addf(&sb, "event %d: %s (pmu %s, backend %s)\n", e,
+				 hws_session__event_name(r->sess, e), hws_session__event_pmu(r->sess, e),
+				 hws_session__event_backend(r->sess, e));
+		hws_attr__print(hws_session__attr(r->sess, e), &sb, "  ");
+	}
+	hws_strbuf__addf(&sb, "mode: %s\n",
+			 r->system_wide ? "system-wide (-a)"
+			 : r->cpu_list	? "cpu list (-C)"
+			 : r->per_thread ? "per-thread"
+					 : "default (per-CPU rings, target threads, inherit)");
+	hws_strbuf__addf(&sb, "mmap pages: %u per ring\n", hws_session__mmap_pages(r->sess));
+	fwrite(sb.buf, 1, sb.len, stdout);
+	hws_strbuf__release(&sb);
+}
+
+static void human_bytes(uint64_t b, char *buf, size_t len)
+{
+	if (b >= 10ull << 20)
+		snprintf(buf, len, "%.1f MB", b / 1048576.0);
+	else
+		snprintf(buf, len, "%.1f KB", b / 1024.0);
+}
+
+static void print_summary(struct record *r, uint64_t file_size)
+{
+	int ne = hws_session__nr_events(r->sess), ns = hws_session__nr_cpu_slots(r->sess);
+	uint64_t tot_samples = 0, tot_lost = 0, tot_lsamp = 0, tot_thr = 0, tot_aux_t = 0, tot_aux_c = 0;
+	char sz[32];
+
+	fprintf(stderr, "[ hwsample: recorded %s ]\n", r->output);
+	for (int e = 0; e < ne; e++) {
+		uint64_t es = 0;
+		fprintf(stderr, "  %-28s", hws_session__event_name(r->sess, e));
+		for (int sl = 0; sl < ns; sl++) {
+			const struct hws_loss_stats *st = hws_session__stats(r->sess, e, sl);
+			if (!st)
+				continue;
+			es += st->samples;
+			tot_lost += st->lost;
+			tot_lsamp += st->lost_samples;
+			tot_thr += st->throttle;
+			tot_aux_t += st->aux_truncated;
+			tot_aux_c += st->aux_collision;
+		}
+		tot_samples += es;
+		fprintf(stderr, " %10" PRIu64 " samples  (", es);
+		int first = 1;
+		for (int sl = 0; sl < ns; sl++) {
+			const struct hws_loss_stats *st = hws_session__stats(r->sess, e, sl);
+			if (!st || (!st->samples && !st->lost && !st->throttle))
+				continue;
+			int cpu = hws_session__slot_cpu(r->sess, sl);
+			if (cpu >= 0)
+				fprintf(stderr, "%scpu%d %" PRIu64, first ? "" : ", ", cpu, st->samples);
+			else
+				fprintf(stderr, "%scpu? %" PRIu64, first ? "" : ", ", st->samples);
+			if (st->lost)
+				fprintf(stderr, " lost %" PRIu64, st->lost);
+			if (st->throttle)
+				fprintf(stderr, " throttled %" PRIu64, st->throttle);
+			first = 0;
+		}
+		fprintf(stderr, "%s)\n", first ? "none" : "");
+	}
+	human_bytes(file_size, sz, sizeof(sz));
+	fprintf(stderr,
+		"  total %" PRIu64 " samples, lost %" PRIu64 " records, lost samples %" PRIu64
+		", throttled %" PRIu64 " times",
+		tot_samples, tot_lost, tot_lsamp, tot_thr);
+	if (tot_aux_t || tot_aux_c)
+		fprintf(stderr, ", AUX truncated %" PRIu64 " collisions %" PRIu64, tot_aux_t, tot_aux_c);
+	fprintf(stderr, "; ring max fill %u%%; %s written\n", hws_session__max_fill_pct(r->sess), sz);
+	if (hws_session__ring_errors(r->sess))
+		fprintf(stderr, "  WARNING: %" PRIu64 " malformed ring records skipped\n",
+			hws_session__ring_errors(r->sess));
+	if (tot_lost)
+		fprintf(stderr, "  WARNING: %" PRIu64 " records were lost because the ring was full: "
+			"use a larger -m (now %u pages) or a lower -F/-c rate\n",
+			tot_lost, hws_session__mmap_pages(r->sess));
+	if (tot_thr)
+		fprintf(stderr, "  WARNING: the kernel throttled sampling %" PRIu64 " times "
+			"(kernel.perf_event_max_sample_rate): lower -F or raise the limit\n", tot_thr);
+	if (strcmp(r->output, "-"))
+		fprintf(stderr, "  next: hwsample report -i %s   (or: perf report -i %s)\n", r->output,
+			r->output);
+}
+
+static int drain(struct record *r)
+{
+	int64_t n = r->overwrite ? 0 : hws_session__read(r->sess, write_record, r);
+
+	if (n < 0)
+		return (int)n;
+	return finished_round(r);
+}
+
+int cmd_record(struct hws_cli *cli, int argc, char **argv)
+{
+	struct record rec = { .output = "hwsample.data", .cork_fd = -1, .exec_status_fd = -1 };
+	struct record *r = &rec;
+	struct hws_registry *reg;
+	struct hws_backend *b;
+	const char *pmu = NULL;
+	char err[2048] = "";
+	int ret, exit_code = HWS_EXIT_ERROR;
+
+	if (parse_args(r, argc, argv))
+		return HWS_EXIT_USAGE;
+	reg = hws_cli__registry(cli);
+	if (!reg)
+		return HWS_EXIT_ERROR;
+	b = pick_backend(r, reg, &pmu);
+	if (!b)
+		return HWS_EXIT_USAGE;
+	if (!r->dry_run) {
+		char why[512] = "";
+		if (b->ops->detect(b->priv, why, sizeof(why)) <= 0) {
+			fprintf(stderr, "hwsample: backend %s is not usable here: %s\n", b->ops->name, why);
+			return HWS_EXIT_UNSUPPORTED;
+		}
+	}
+
+	struct hws_session_opts so = {
+		.sz = sizeof(so),
+		.per_thread = r->per_thread,
+		.system_wide = r->system_wide,
+		.cpu_list = r->cpu_list,
+		.no_inherit = r->no_inherit,
+		.mmap_pages = r->pages,
+		.aux_pages = r->aux_pages,
+		.overwrite = r->overwrite,
+		.aux_snapshot = r->snapshot,
+		.want_data_mmaps = r->data_addr,
+	};
+	/* encode every event */
+	static struct hws_event_desc all[64];
+	const char *owner[64];
+	int base_of[64], nall = 0;
+	int nreq = r->nr_events ? r->nr_events : 1;
+	for (int i = 0; i < nreq; i++) {
+		struct hws_event_desc descs[8];
+		struct hws_event_request req = {
+			.sz = sizeof(req),
+			.pmu = pmu,
+			.event = r->nr_events ? r->events[i] : NULL,
+			.controls = r->controls,
+			.nr_controls = (uint32_t)r->nr_controls,
+			.kernel_version = kernel_version(),
+			.period = r->period,
+			.freq = r->freq,
+			.flags = (r->per_thread ? HWS_REQ_PER_THREAD : 0) |
+				 (r->system_wide || r->cpu_list ? HWS_REQ_SYSTEM_WIDE : 0) |
+				 (r->phys_data ? HWS_REQ_PHYS_ADDR : 0) |
+				 (r->dry_run ? HWS_REQ_DRY_RUN : 0),
+		};
+		struct hws_backend *eb = b;
+		int n = b->ops->encode(b->priv, &req, descs, 8, err, sizeof(err));
+		if (n < 0 && !r->backend) {
+			/* no -b: try the event on every other backend */
+			for (int k = 0; k < hws_registry__count(reg) && n < 0; k++) {
+				struct hws_backend *o = hws_registry__at(reg, k);
+				char e2[512];
+				if (o == b)
+					continue;
+				int m = o->ops->encode(o->priv, &req, descs, 8, e2, sizeof(e2));
+				if (m > 0) {
+					n = m;
+					eb = o;
+				}
+			}
+		}
+		if (n <= 0) {
+			fprintf(stderr, "hwsample: %s\n", *err ? err : "backend produced no event");
+			return n < 0 ? hws_cli__exit_code(n) : HWS_EXIT_ERROR;
+		}
+		int base = nall;
+		for (int k = 0; k < n; k++) {
+			if (nall == 64) {
+				fprintf(stderr, "hwsample: too many events (max 64)\n");
+				return HWS_EXIT_USAGE;
+			}
+			if (r->data_addr)
+				descs[k].attr.sample_type |= PERF_SAMPLE_ADDR;
+			all[nall] = descs[k];
+			owner[nall] = eb->ops->name;
+			base_of[nall] = base;
+			nall++;
+		}
+	}
+
+	if (!r->dry_run) {
+		struct sigaction sa = { .sa_handler = on_signal };
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGCHLD, &sa, NULL);
+		sigaction(SIGUSR2, &sa, NULL);
+		if (r->argc) {
+			ret = start_workload(r, err, sizeof(err));
+			if (ret)
+				goto fail;
+			r->pids[r->nr_pids++] = r->child;
+		}
+	} else if (r->argc) {
+		r->pids[r->nr_pids++] = getpid(); /* stands for the workload: nothing is opened */
+	}
+	so.pids = r->pids;
+	so.nr_pids = r->nr_pids;
+	so.enable_on_exec = r->argc > 0;
+	r->sess = hws_session__new(&so);
+	if (!r->sess) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (int k = 0; k < nall; k++) {
+		ret = hws_session__add_event(r->sess, &all[k], owner[k], base_of[k]);
+		if (ret < 0)
+			goto fail;
+	}
+	if (r->dry_run) {
+		ret = hws_session__prepare(r->sess, err, sizeof(err));
+		if (ret)
+			goto fail;
+		print_dry_run(r);
+		exit_code = HWS_EXIT_OK;
+		goto out;
+	}
+	ret = hws_session__open(r->sess, err, sizeof(err));
+	if (ret)
+		goto fail;
+
+	/* output file: keep a previous one as .old, as perf does */
+	if (strcmp(r->output, "-")) {
+		char old[PATH_MAX];
+		struct stat st;
+		snprintf(old, sizeof(old), "%s.old", r->output);
+		if (!stat(r->output, &st) && S_ISREG(st.st_mode))
+			rename(r->output, old);
+	}
+	r->w = hws_perf_writer__new(r->output, false);
+	if (!r->w) {
+		ret = -errno;
+		snprintf(err, sizeof(err), "cannot create %s: %s", r->output, strerror(errno));
+		goto fail;
+	}
+	for (int e = 0; e < hws_session__nr_events(r->sess); e++) {
+		size_t nids;
+		const uint64_t *ids = hws_session__ids(r->sess, e, &nids);
+		ret = hws_perf_writer__add_attr(r->w, hws_session__attr(r->sess, e),
+						hws_session__event_name(r->sess, e), ids, nids);
+		if (ret < 0) {
+			snprintf(err, sizeof(err), "writing the event list: %s", strerror(-ret));
+			goto fail;
+		}
+	}
+
+	/* side-band for what already exists */
+	{
+		size_t nids;
+		const uint64_t *ids = hws_session__ids(r->sess, 0, &nids);
+		uint64_t id0 = nids ? ids[0] : 0;
+		const struct perf_event_attr *a0 = hws_session__attr(r->sess, 0);
+		hws_synth__kernel_mmap(a0, id0, write_synth, r);
+		if (r->system_wide || r->cpu_list)
+			hws_synth__threads(a0, id0, -1, r->data_addr, write_synth, r);
+		else if (!r->argc)
+			for (int i = 0; i < r->nr_pids; i++)
+				hws_synth__threads(a0, id0, r->pids[i], r->data_addr, write_synth, r);
+		finished_round(r);
+	}
+
+	if (r->argc) {
+		ret = go_workload(r, err, sizeof(err));
+		if (ret)
+			goto fail;
+	} else {
+		hws_session__enable(r->sess);
+	}
+
+	/* main loop */
+	while (!done_sig && !r->write_err) {
+		int p = hws_session__poll(r->sess, 200);
+		if (drain(r) < 0)
+			break;
+		if (snapshot_req) {
+			snapshot_req = 0;
+			if (r->overwrite) {
+				hws_session__read_overwrite(r->sess, write_record, r);
+				finished_round(r);
+			}
+		}
+		if (r->argc && child_exited) {
+			int st;
+			if (waitpid(r->child, &st, WNOHANG) == r->child) {
+				r->child = 0;
+				break;
+			}
+			child_exited = 0;
+		}
+		if (!r->argc && r->nr_pids) {
+			bool alive = false;
+			for (int i = 0; i < r->nr_pids; i++)
+				alive |= !kill(r->pids[i], 0) || errno != ESRCH;
+			if (!alive)
+				break;
+		}
+		if (p == -EHOSTDOWN && !r->system_wide && !r->cpu_list)
+			break;
+	}
+
+	hws_session__disable(r->sess);
+	if (r->overwrite)
+		hws_session__read_overwrite(r->sess, write_record, r);
+	drain(r);
+	if (r->child > 0) {
+		kill(r->child, SIGTERM);
+		waitpid(r->child, NULL, 0);
+		r->child = 0;
+	}
+
+	{
+		char *argv_copy[256];
+		int n = argc < 255 ? argc : 255;
+		for (int i = 0; i < n; i++)
+			argv_copy[i] = argv[i];
+		argv_copy[n] = NULL;
+		hws_perf_writer__add_host_features(r->w, n, argv_copy, -1);
+	}
+	uint64_t fsize = hws_perf_writer__data_size(r->w);
+	ret = hws_perf_writer__close(r->w);
+	r->w = NULL;
+	if (ret < 0) {
+		snprintf(err, sizeof(err), "finishing %s: %s", r->output, strerror(-ret));
+		goto fail;
+	}
+	if (r->write_err) {
+		snprintf(err, sizeof(err), "writing %s failed (%s): the file holds what was written "
+			 "before the error", r->output, strerror(-r->write_err));
+		ret = r->write_err;
+		goto fail;
+	}
+	{
+		struct stat st;
+		if (strcmp(r->output, "-") && !stat(r->output, &st))
+			fsize = (uint64_t)st.st_size;
+	}
+	if (!r->quiet)
+		print_summary(r, fsize);
+	if (done_sig && !r->quiet)
+		fprintf(stderr, "  (stopped by signal %d; the file is complete)\n", (int)done_sig);
+	exit_code = HWS_EXIT_OK;
+	goto out;
+
+fail:
+	fprintf(stderr, "hwsample: %s\n", *err ? err : "recording failed");
+	exit_code = hws_cli__exit_code(ret);
+	if (r->w) {
+		hws_perf_writer__close(r->w);
+		r->w = NULL;
+	}
+	if (r->child > 0) {
+		if (r->cork_fd >= 0)
+			close(r->cork_fd); /* child exits without exec */
+		kill(r->child, SIGTERM);
+		waitpid(r->child, NULL, 0);
+	}
+out:
+	hws_session__delete(r->sess);
+	for (int i = 0; i < r->nr_events; i++)
+		free(r->events[i]);
+	for (int i = 0; i < r->nr_controls; i++)
+		free((char *)r->controls[i].key);
+	return exit_code;
+}
