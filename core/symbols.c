@@ -946,6 +946,8 @@ int hws_symbol__format(const struct hws_symbol *sym, bool with_dso, struct hws_s
 	if (sym->name)
 		err = sym->offset ? hws_strbuf__addf(sb, "%s+0x%" PRIx64, sym->name, sym->offset) :
 				    hws_strbuf__addstr(sb, sym->name);
+	else if (base && base[0] == '[')
+		err = hws_strbuf__addstr(sb, base); /* [kernel], [vdso], [heap], [stack] */
 	else if (base)
 		err = hws_strbuf__addf(sb, "[%s]+0x%" PRIx64, base, sym->dso_addr);
 	else
