@@ -48,6 +48,8 @@ struct hws_ring_stats {
 	uint64_t skipped_bytes; /* bytes dropped while resyncing or catching up */
 	uint64_t overruns;    /* times the producer was more than a buffer ahead */
 	uint64_t max_fill;    /* highest head - tail seen, bytes */
+	/* appended: */
+	uint64_t lost;	      /* sum of PERF_RECORD_LOST.lost over the records handed out */
 };
 
 /*
