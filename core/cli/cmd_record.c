@@ -569,6 +569,8 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 	const char *pmu = NULL;
 	char err[2048] = "";
 	int ret, exit_code = HWS_EXIT_ERROR;
+	bool runtime_err = false, started = false, moved_old = false;
+	char old_path[PATH_MAX] = "";
 
 	if (parse_args(r, argc, argv))
 		return HWS_EXIT_USAGE;
@@ -697,15 +699,15 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 
 	/* output file: keep a previous one as .old, as perf does */
 	if (strcmp(r->output, "-")) {
-		char old[PATH_MAX];
 		struct stat st;
-		snprintf(old, sizeof(old), "%s.old", r->output);
+		snprintf(old_path, sizeof(old_path), "%s.old", r->output);
 		if (!stat(r->output, &st) && S_ISREG(st.st_mode))
-			rename(r->output, old);
+			moved_old = !rename(r->output, old_path);
 	}
 	r->w = hws_perf_writer__new(r->output, false);
 	if (!r->w) {
 		ret = -errno;
+		runtime_err = true;
 		snprintf(err, sizeof(err), "cannot create %s: %s", r->output, strerror(errno));
 		goto fail;
 	}
@@ -735,13 +737,18 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 		finished_round(r);
 	}
 
+	/* per-task events on a workload start at its exec (enable_on_exec); everything else
+	 * is enabled here, before the workload is released */
+	if (!r->argc || r->system_wide || r->cpu_list)
+		hws_session__enable(r->sess);
 	if (r->argc) {
 		ret = go_workload(r, err, sizeof(err));
-		if (ret)
+		if (ret) {
+			runtime_err = true;
 			goto fail;
-	} else {
-		hws_session__enable(r->sess);
+		}
 	}
+	started = true;
 
 	/* main loop */
 	while (!done_sig && !r->write_err) {
@@ -819,10 +826,16 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 
 fail:
 	fprintf(stderr, "hwsample: %s\n", *err ? err : "recording failed");
-	exit_code = hws_cli__exit_code(ret);
+	exit_code = runtime_err ? HWS_EXIT_ERROR : hws_cli__exit_code(ret);
 	if (r->w) {
 		hws_perf_writer__close(r->w);
 		r->w = NULL;
+		/* nothing was recorded: leave no file, and put back the one we moved */
+		if (!started && strcmp(r->output, "-")) {
+			unlink(r->output);
+			if (moved_old)
+				rename(old_path, r->output);
+		}
 	}
 	if (r->child > 0) {
 		if (r->cork_fd >= 0)
