@@ -20,6 +20,9 @@
  *    published (store-release) and then a PERF_RECORD_AUX {aux_offset, aux_size, flags}
  *    is written into the event's data ring. Snapshot (overwrite) mode free-runs over the
  *    area; head_mod makes aux_head wrap modulo the size (SPE snapshot style).
+ *    Simplification: when no byte fits, the kernel disables the event and emits nothing;
+ *    the sim keeps going and emits a size-0 TRUNCATED record (the event is "re-enabled"
+ *    at once), so every loss is announced by a TRUNCATED record at its position.
  *
  * Memory of the control page and areas is page-aligned and zeroed, as a fresh mmap is.
  * Thread use: one producer thread calls ksim_* writers, one reader thread reads through
@@ -96,13 +99,18 @@ static inline void ksim_ring__fini(struct ksim_ring *k)
 static inline void ksim__copy_in(unsigned char *area, uint64_t mask, uint64_t pos,
 				 const void *src, uint64_t len)
 {
-	uint64_t off = pos & mask, first = mask + 1 - off;
+	const unsigned char *p = src;
 
-	if (first > len)
-		first = len;
-	memcpy(area + off, src, first);
-	if (len > first)
-		memcpy(area, (const unsigned char *)src + first, len - first);
+	while (len) {
+		uint64_t off = pos & mask, n = mask + 1 - off;
+
+		if (n > len)
+			n = len;
+		memcpy(area + off, p, n);
+		p += n;
+		pos += n;
+		len -= n;
+	}
 }
 
 /* CIRC_SPACE(head, tail, size) of include/linux/circ_buf.h */
