@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Installs the Debian 12 packages hwsample needs to build, test and benchmark, if missing.
+# Sourced by scripts/run and scripts/test; safe to run again.
+set -euo pipefail
+HWS_PACKAGES=(
+	build-essential cmake pkg-config git
+	libpfm4-dev libtraceevent-dev libelf-dev libdw-dev libinih-dev
+	linux-perf            # the independent oracle for tests, and the benchmark peer
+	clang llvm            # libFuzzer builds of the fuzz targets
+	jq time bc procps util-linux passwd   # test helpers (jq, /usr/bin/time, runuser, useradd)
+)
+hws_install_deps() {
+	local missing=()
+	for p in "${HWS_PACKAGES[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "hwsample: missing packages: ${missing[*]}; run as root or install them" >&2
+		return 1
+	fi
+	echo "hwsample: installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
