@@ -351,8 +351,8 @@ static size_t read_file(const char *name, uint8_t *buf, size_t len)
 	if (dir)
 		snprintf(path, sizeof(path), "%s/60secs/%s", dir, name);
 	else
-		snprintf(path, sizeof(path), "%.*s/fixtures/60secs/%s",
-			 (int)(strlen(__FILE__) - 22), __FILE__, name);
+		snprintf(path, sizeof(path), "%.*s/tests/fixtures/60secs/%s",
+			 (int)(strstr(__FILE__, "/tests/unit/") - __FILE__), __FILE__, name);
 	f = fopen(path, "rb");
 	if (!f)
 		return 0;

@@ -289,7 +289,8 @@ int main(void)
 	if (s)
 		snprintf(src_dir, sizeof(src_dir), "%s", s);
 	else /* __FILE__ is <src>/tests/unit/test_ibs_encode.c */
-		snprintf(src_dir, sizeof(src_dir), "%.*s", (int)(strlen(__FILE__) - 27), __FILE__);
+		snprintf(src_dir, sizeof(src_dir), "%.*s",
+			 (int)(strstr(__FILE__, "/tests/unit/") - __FILE__), __FILE__);
 	ops = hws_backend_entry_amd_ibs(hws_host__get());
 	priv = calloc(1, ops->priv_size);
 	if (!priv || ops->init(priv, hws_host__get()))
