@@ -1,0 +1,1771 @@
+// SPDX-License-Identifier: MIT
+/*
+ * perf.data reader: file mode (PERFILE2, old 72-byte headers, PERFFILE v1) and pipe mode,
+ * either byte order.
+ *
+ * Invariants:
+ *  - Memory is bounded whatever the input: records are read through a window (grown only
+ *    to hold one record, <= 64 KiB, or one read chunk), AUXTRACE / TRACING_DATA payloads
+ *    above MAX_PAYLOAD are skipped (payload NULL, payload_size still set), a feature larger
+ *    than MAX_FEATURE is ignored, at most MAX_ATTRS events and MAX_IDS ids are kept.
+ *  - Every length read from the input is checked against what is left of its container
+ *    (record, feature, file) before it is used; no loop runs more often than the input has
+ *    bytes, so a corrupt file ends in an error, never a hang or an over-read.
+ *  - Records handed out are copied into an 8-aligned buffer and are in host byte order.
+ *    Byte swapping follows perf's intent: u64 fields swapped as u64, u32/u16 fields as
+ *    such (pid/tid, cpu/res keep their place), RAW/AUX/stack/string bytes unchanged, RAW's
+ *    u32 size swapped; attr flag bitfields are bit-reversed per byte (perf swap_bitfield).
+ *  - The first error sticks: __next() keeps returning it; errmsg names offset and record.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hwsample/perfdata.h>
+
+#include "internal.h"
+#include "perfdata_int.h"
+
+#define WINDOW_SIZE (1u << 20)
+#define MAX_RECORD (1u << 16)
+#define MAX_PAYLOAD (64ull << 20)
+#define MAX_FEATURE (64ull << 20)
+#define MAX_ATTRS 4096
+#define MAX_IDS (1u << 22)
+#define MAX_CPUS 65536
+
+struct rattr {
+	struct hws_perf_evattr ev;
+	char *name;
+	bool gen_name; /* generated from the attr, EVENT_DESC / EVENT_UPDATE may replace it */
+	uint64_t *ids;
+};
+
+struct idmap {
+	uint64_t id;
+	int idx;
+};
+
+struct rfeat {
+	uint8_t *data; /* len + 1 bytes, the extra byte is 0 */
+	size_t len;
+};
+
+struct pmu_map {
+	uint32_t type;
+	const char *name;
+};
+
+struct pmu_cap {
+	const char *pmu, *name, *value;
+};
+
+struct hws_perf_reader {
+	int fd;
+	bool own_fd;
+	bool pipe;   /* pipe-mode format (16-byte header, attrs as records) */
+	bool stream; /* the fd cannot seek: read() sequentially */
+	bool swap;
+	int err;
+	char errmsg[320];
+
+	uint8_t *win;
+	size_t win_cap;
+	uint64_t win_off;
+	size_t win_len;
+
+	uint64_t file_size;
+	uint64_t pos;
+	uint64_t data_end;
+
+	uint64_t *rec; /* one record, 8-aligned */
+	uint8_t *payload;
+	size_t payload_cap;
+
+	struct rattr *attrs;
+	int nr_attrs;
+	struct idmap *ids;
+	size_t nr_ids;
+	int id_pos_attr; /* attr whose sample_type locates ids (perf: the first) */
+
+	struct rfeat feats[HWS_FEAT__MAX];
+	uint64_t features[4];
+
+	struct pmu_map *pmus;
+	size_t nr_pmus;
+	struct pmu_cap *caps;
+	size_t nr_caps;
+	int16_t *cpu_node;
+	int nr_cpu_node;
+
+	struct hws_file_info fi;
+	struct hws_time_conv tc;
+	bool have_tc;
+	uint64_t *aux_priv;
+	uint8_t *tracing;
+	uint64_t tracing_size;
+};
+
+/* ---------------------------------------------------------------- errors */
+
+__attribute__((format(printf, 5, 6))) static int fail(struct hws_perf_reader *r, int err,
+						      uint64_t off,
+						      const struct perf_event_header *h,
+						      const char *fmt, ...)
+{
+	char msg[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (h)
+		snprintf(r->errmsg, sizeof(r->errmsg),
+			 "offset %#llx: record %s (type %u) size %u: %s", (unsigned long long)off,
+			 hws_record__type_name(h->type), h->type, h->size, msg);
+	else
+		snprintf(r->errmsg, sizeof(r->errmsg), "offset %#llx: %s",
+			 (unsigned long long)off, msg);
+	r->err = err;
+	return err;
+}
+
+/* ---------------------------------------------------------------- input window */
+
+/* Make [off, off + len) available; *p points at it. HWS_E_TRUNCATED if the input ends
+ * first (*got says how many bytes there were). */
+static int fetch(struct hws_perf_reader *r, uint64_t off, size_t len, const uint8_t **p,
+		 size_t *got)
+{
+	*got = 0;
+	if (off >= r->win_off && off - r->win_off <= r->win_len &&
+	    r->win_len - (off - r->win_off) >= len) {
+		*p = r->win + (off - r->win_off);
+		*got = len;
+		return 0;
+	}
+	if (len > r->win_cap) {
+		size_t cap = r->win_cap;
+		uint8_t *n;
+
+		while (cap < len)
+			cap *= 2;
+		n = realloc(r->win, cap);
+		if (!n)
+			return -ENOMEM;
+		r->win = n;
+		r->win_cap = cap;
+	}
+	if (r->stream) {
+		size_t keep;
+
+		if (off < r->win_off)
+			return -ESPIPE;
+		if (off - r->win_off >= r->win_len) {
+			/* skip forward: discard everything, then read and drop the gap */
+			uint64_t gap = off - (r->win_off + r->win_len);
+
+			r->win_off += r->win_len;
+			r->win_len = 0;
+			while (gap) {
+				ssize_t n = read(r->fd, r->win,
+						 gap < r->win_cap ? (size_t)gap : r->win_cap);
+
+				if (n < 0 && errno == EINTR)
+					continue;
+				if (n < 0)
+					return -errno;
+				if (n == 0)
+					return HWS_E_TRUNCATED;
+				gap -= (uint64_t)n;
+				r->win_off += (uint64_t)n;
+			}
+		} else {
+			keep = r->win_len - (size_t)(off - r->win_off);
+			memmove(r->win, r->win + (off - r->win_off), keep);
+			r->win_off = off;
+			r->win_len = keep;
+		}
+		while (r->win_len < len) {
+			ssize_t n = read(r->fd, r->win + r->win_len, r->win_cap - r->win_len);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				return -errno;
+			if (n == 0) {
+				*got = r->win_len;
+				return HWS_E_TRUNCATED;
+			}
+			r->win_len += (size_t)n;
+		}
+	} else {
+		size_t want = r->win_cap;
+
+		if (off >= r->file_size)
+			return HWS_E_TRUNCATED;
+		if (want > r->file_size - off)
+			want = (size_t)(r->file_size - off);
+		r->win_off = off;
+		r->win_len = 0;
+		while (r->win_len < want) {
+			ssize_t n = pread(r->fd, r->win + r->win_len, want - r->win_len,
+					  (off_t)(off + r->win_len));
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				return -errno;
+			if (n == 0)
+				break;
+			r->win_len += (size_t)n;
+		}
+		if (r->win_len < len) {
+			*got = r->win_len;
+			return HWS_E_TRUNCATED;
+		}
+	}
+	*p = r->win + (off - r->win_off);
+	*got = len;
+	return 0;
+}
+
+/* Copy @len bytes at @off into @dst (any size, chunked through the window). */
+static int copy_in(struct hws_perf_reader *r, uint64_t off, void *dst, uint64_t len)
+{
+	while (len) {
+		size_t n = len > WINDOW_SIZE ? WINDOW_SIZE : (size_t)len, got;
+		const uint8_t *p;
+		int err = fetch(r, off, n, &p, &got);
+
+		if (err)
+			return err;
+		if (dst) {
+			memcpy(dst, p, n);
+			dst = (uint8_t *)dst + n;
+		}
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- attrs and ids */
+
+static int cmp_id(const void *a, const void *b)
+{
+	const struct idmap *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int add_ids(struct hws_perf_reader *r, int idx, const uint8_t *ids, uint64_t n)
+{
+	struct rattr *a = &r->attrs[idx];
+	struct idmap *m;
+	uint64_t *ai;
+
+	if (!n)
+		return 0;
+	if (n > MAX_IDS || r->nr_ids + n > MAX_IDS)
+		return HWS_E_TOO_BIG;
+	m = realloc(r->ids, (r->nr_ids + n) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	r->ids = m;
+	ai = realloc(a->ids, (a->ev.nr_ids + n) * sizeof(*ai));
+	if (!ai)
+		return -ENOMEM;
+	a->ids = ai;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t id = pd_get64(ids + 8 * i);
+
+		if (r->swap)
+			id = bswap_64(id);
+		ai[a->ev.nr_ids + i] = id;
+		m[r->nr_ids + i].id = id;
+		m[r->nr_ids + i].idx = idx;
+	}
+	a->ev.nr_ids += n;
+	a->ev.ids = ai;
+	r->nr_ids += n;
+	qsort(r->ids, r->nr_ids, sizeof(*r->ids), cmp_id);
+	return 0;
+}
+
+/* Add an attr from @buf (@asz bytes on disk, file byte order; @buf is modified). */
+static int add_attr(struct hws_perf_reader *r, uint8_t *buf, size_t asz)
+{
+	struct rattr *a, *na;
+	size_t keep;
+
+	if (r->nr_attrs >= MAX_ATTRS)
+		return HWS_E_TOO_BIG;
+	if (r->swap)
+		hws__swap_attr(buf, asz, 1);
+	na = realloc(r->attrs, sizeof(*na) * (size_t)(r->nr_attrs + 1));
+	if (!na)
+		return -ENOMEM;
+	r->attrs = na;
+	for (int i = 0; i < r->nr_attrs; i++)
+		na[i].ev.ids = na[i].ids;
+	a = &na[r->nr_attrs];
+	memset(a, 0, sizeof(*a));
+	keep = asz < sizeof(a->ev.attr) ? asz : sizeof(a->ev.attr);
+	memcpy(&a->ev.attr, buf, keep);
+	for (size_t i = keep; i < asz; i++)
+		if (buf[i]) {
+			pr_debug("perfdata: attr %d: ignoring non-zero bytes past %zu\n",
+				 r->nr_attrs, keep);
+			break;
+		}
+	a->ev.attr.size = sizeof(a->ev.attr);
+	return r->nr_attrs++;
+}
+
+int hws_perf_reader__attr_by_id(const struct hws_perf_reader *r, uint64_t id)
+{
+	size_t lo = 0, hi;
+
+	if (!r)
+		return -1;
+	hi = r->nr_ids;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (r->ids[mid].id == id)
+			return r->ids[mid].idx;
+		if (r->ids[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static const char *const hw_names[] = {
+	"cycles", "instructions", "cache-references", "cache-misses", "branches",
+	"branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend",
+	"ref-cycles",
+};
+
+static const char *const sw_names[] = {
+	"cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations",
+	"minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
+	"bpf-output", "cgroup-switches",
+};
+
+/* Names: EVENT_DESC by index (as perf does), else generated from the attr. */
+static int name_attrs(struct hws_perf_reader *r)
+{
+	for (int i = 0; i < r->nr_attrs; i++) {
+		struct rattr *a = &r->attrs[i];
+		const struct perf_event_attr *at = &a->ev.attr;
+		char buf[128];
+
+		a->ev.pmu_name = hws_perf_reader__pmu_name(r, at->type);
+		if (a->name)
+			continue;
+		if (at->type == PERF_TYPE_HARDWARE && (at->config & 0xffffffff) < 10)
+			snprintf(buf, sizeof(buf), "%s", hw_names[at->config & 0xffffffff]);
+		else if (at->type == PERF_TYPE_SOFTWARE && at->config < 12)
+			snprintf(buf, sizeof(buf), "%s", sw_names[at->config]);
+		else if (at->type == PERF_TYPE_TRACEPOINT)
+			snprintf(buf, sizeof(buf), "tracepoint %llu", (unsigned long long)at->config);
+		else if (a->ev.pmu_name && at->type > PERF_TYPE_BREAKPOINT)
+			snprintf(buf, sizeof(buf), "%s/config=%#llx/", a->ev.pmu_name,
+				 (unsigned long long)at->config);
+		else
+			snprintf(buf, sizeof(buf), "raw %#llx", (unsigned long long)at->config);
+		a->name = strdup(buf);
+		if (!a->name)
+			return -ENOMEM;
+		a->gen_name = true;
+	}
+	for (int i = 0; i < r->nr_attrs; i++)
+		r->attrs[i].ev.name = r->attrs[i].name;
+	return 0;
+}
+
+static void set_attr_name(struct hws_perf_reader *r, int idx, const char *name, size_t max)
+{
+	char *n;
+
+	if (idx < 0 || idx >= r->nr_attrs || !max)
+		return;
+	n = strndup(name, max);
+	if (!n)
+		return;
+	free(r->attrs[idx].name);
+	r->attrs[idx].name = n;
+	r->attrs[idx].ev.name = n;
+	r->attrs[idx].gen_name = false;
+}
+
+/* ---------------------------------------------------------------- feature byte swap */
+
+struct fcur {
+	uint8_t *p;
+	size_t left;
+	int to_host;
+};
+
+static int f_u32(struct fcur *c, uint32_t *v)
+{
+	uint32_t x;
+
+	if (c->left < 4)
+		return HWS_E_BADREC;
+	x = pd_get32(c->p);
+	pd_swap32(c->p);
+	if (v)
+		*v = c->to_host ? bswap_32(x) : x;
+	c->p += 4;
+	c->left -= 4;
+	return 0;
+}
+
+static int f_u64(struct fcur *c, uint64_t *v)
+{
+	uint64_t x;
+
+	if (c->left < 8)
+		return HWS_E_BADREC;
+	x = pd_get64(c->p);
+	pd_swap64(c->p);
+	if (v)
+		*v = c->to_host ? bswap_64(x) : x;
+	c->p += 8;
+	c->left -= 8;
+	return 0;
+}
+
+static int f_u16(struct fcur *c, uint16_t *v)
+{
+	uint16_t x;
+
+	if (c->left < 2)
+		return HWS_E_BADREC;
+	memcpy(&x, c->p, 2);
+	pd_swap16(c->p);
+	if (v)
+		*v = c->to_host ? bswap_16(x) : x;
+	c->p += 2;
+	c->left -= 2;
+	return 0;
+}
+
+static int f_skip(struct fcur *c, uint64_t n)
+{
+	if (n > c->left)
+		return HWS_E_BADREC;
+	c->p += n;
+	c->left -= n;
+	return 0;
+}
+
+static int f_str(struct fcur *c)
+{
+	uint32_t len;
+
+	return f_u32(c, &len) ? HWS_E_BADREC : f_skip(c, len);
+}
+
+/* u32 nr; nr strings */
+static int f_strlist(struct fcur *c)
+{
+	uint32_t nr;
+
+	if (f_u32(c, &nr))
+		return HWS_E_BADREC;
+	for (uint32_t i = 0; i < nr; i++)
+		if (f_str(c))
+			return HWS_E_BADREC;
+	return 0;
+}
+
+static void f_rest32(struct fcur *c)
+{
+	while (c->left >= 4)
+		f_u32(c, NULL);
+}
+
+static void f_rest64(struct fcur *c)
+{
+	while (c->left >= 8)
+		f_u64(c, NULL);
+}
+
+static int swap_cpu_map(struct fcur *c)
+{
+	uint16_t type, nr, lsz;
+
+	if (f_u16(c, &type))
+		return HWS_E_BADREC;
+	switch (type) {
+	case 0: /* cpus: u16 nr, u16 cpu[] */
+		if (f_u16(c, &nr))
+			return HWS_E_BADREC;
+		for (uint16_t i = 0; i < nr; i++)
+			if (f_u16(c, NULL))
+				return HWS_E_BADREC;
+		return 0;
+	case 1: /* mask: u16 nr, u16 long_size, then u32[] (4) or u64[] at 8-aligned offset */
+		if (f_u16(c, &nr) || f_u16(c, &lsz))
+			return HWS_E_BADREC;
+		if (lsz == 8) {
+			if (f_skip(c, 2))
+				return HWS_E_BADREC;
+			f_rest64(c);
+		} else {
+			f_rest32(c);
+		}
+		return 0;
+	case 2: /* range: u8 any_cpu, u8 pad, u16 start, u16 end */
+		if (f_skip(c, 2) || f_u16(c, NULL) || f_u16(c, NULL))
+			return HWS_E_BADREC;
+		return 0;
+	default:
+		return HWS_E_BADREC;
+	}
+}
+
+void hws__swap_attr(void *attr, size_t avail, int to_host)
+{
+	static const struct {
+		uint8_t off, len;
+	} fields[] = {
+		{ 8, 8 },   { 16, 8 },	{ 24, 8 },  { 32, 8 },	{ 48, 4 },  { 52, 4 },
+		{ 56, 8 },  { 64, 8 },	{ 72, 8 },  { 80, 8 },	{ 88, 4 },  { 92, 4 },
+		{ 96, 8 },  { 104, 4 }, { 108, 2 }, { 110, 2 }, { 112, 4 }, { 116, 4 },
+		{ 120, 8 }, { 128, 8 }, { 136, 8 },
+	};
+	uint8_t *a = attr;
+	uint32_t size;
+
+	if (avail < 8)
+		return;
+	size = pd_get32(a + 4);
+	pd_swap32(a);
+	pd_swap32(a + 4);
+	if (to_host)
+		size = bswap_32(size);
+	if (size == 0)
+		size = PERF_ATTR_SIZE_VER0;
+	if (size > avail)
+		size = (uint32_t)avail;
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		if (fields[i].off + fields[i].len > size)
+			continue;
+		if (fields[i].len == 8)
+			pd_swap64(a + fields[i].off);
+		else if (fields[i].len == 4)
+			pd_swap32(a + fields[i].off);
+		else
+			pd_swap16(a + fields[i].off);
+	}
+	/* flags bitfield: bit order reverses with byte order (perf swap_bitfield) */
+	if (size >= 48) {
+		for (int i = 40; i < 48; i++) {
+			uint8_t b = a[i];
+
+			b = (uint8_t)((b >> 4) | (b << 4));
+			b = (uint8_t)(((b & 0xcc) >> 2) | ((b & 0x33) << 2));
+			b = (uint8_t)(((b & 0xaa) >> 1) | ((b & 0x55) << 1));
+			a[i] = b;
+		}
+	}
+}
+
+int hws__swap_feature(int feat, void *buf, size_t len, int to_host)
+{
+	struct fcur c = { buf, len, to_host };
+	uint32_t nr, n2;
+
+	switch (feat) {
+	case -HWS_RECORD_CPU_MAP:
+		return swap_cpu_map(&c);
+	case HWS_FEAT_HOSTNAME:
+	case HWS_FEAT_OSRELEASE:
+	case HWS_FEAT_VERSION:
+	case HWS_FEAT_ARCH:
+	case HWS_FEAT_CPUDESC:
+	case HWS_FEAT_CPUID:
+		return f_str(&c);
+	case HWS_FEAT_NRCPUS:
+	case HWS_FEAT_COMPRESSED:
+		f_rest32(&c);
+		return 0;
+	case HWS_FEAT_TOTAL_MEM:
+	case HWS_FEAT_CLOCKID:
+	case HWS_FEAT_AUXTRACE:
+	case HWS_FEAT_SAMPLE_TIME:
+	case HWS_FEAT_MEM_TOPOLOGY:
+	case HWS_FEAT_DIR_FORMAT:
+		f_rest64(&c);
+		return 0;
+	case HWS_FEAT_CMDLINE:
+		return f_strlist(&c);
+	case HWS_FEAT_EVENT_DESC: {
+		uint32_t asz;
+
+		if (f_u32(&c, &nr) || f_u32(&c, &asz) || asz < 8)
+			return HWS_E_BADREC;
+		for (uint32_t i = 0; i < nr; i++) {
+			if (c.left < asz)
+				return HWS_E_BADREC;
+			hws__swap_attr(c.p, asz, to_host);
+			if (f_skip(&c, asz) || f_u32(&c, &n2) || f_str(&c))
+				return HWS_E_BADREC;
+			if (n2 > c.left / 8)
+				return HWS_E_BADREC;
+			for (uint32_t j = 0; j < n2; j++)
+				f_u64(&c, NULL);
+		}
+		return 0;
+	}
+	case HWS_FEAT_CPU_TOPOLOGY:
+		/* package and core lists; the per-CPU ids after them are u32s (die lists, if
+		 * any, come after the per-CPU part and need nr_cpus: left as u32s, a gap) */
+		if (f_strlist(&c) || f_strlist(&c))
+			return HWS_E_BADREC;
+		f_rest32(&c);
+		return 0;
+	case HWS_FEAT_NUMA_TOPOLOGY:
+		if (f_u32(&c, &nr))
+			return HWS_E_BADREC;
+		for (uint32_t i = 0; i < nr; i++)
+			if (f_u32(&c, NULL) || f_u64(&c, NULL) || f_u64(&c, NULL) || f_str(&c))
+				return HWS_E_BADREC;
+		return 0;
+	case HWS_FEAT_PMU_MAPPINGS:
+		if (f_u32(&c, &nr))
+			return HWS_E_BADREC;
+		for (uint32_t i = 0; i < nr; i++)
+			if (f_u32(&c, NULL) || f_str(&c))
+				return HWS_E_BADREC;
+		return 0;
+	case HWS_FEAT_GROUP_DESC:
+		if (f_u32(&c, &nr))
+			return HWS_E_BADREC;
+		for (uint32_t i = 0; i < nr; i++)
+			if (f_str(&c) || f_u32(&c, NULL) || f_u32(&c, NULL))
+				return HWS_E_BADREC;
+		return 0;
+	case HWS_FEAT_CACHE:
+		if (f_u32(&c, NULL) || f_u32(&c, &nr))
+			return HWS_E_BADREC;
+		for (uint32_t i = 0; i < nr; i++)
+			if (f_u32(&c, NULL) || f_u32(&c, NULL) || f_u32(&c, NULL) ||
+			    f_u32(&c, NULL) || f_str(&c) || f_str(&c) || f_str(&c))
+				return HWS_E_BADREC;
+		return 0;
+	case HWS_FEAT_CLOCK_DATA:
+		if (f_u32(&c, NULL) || f_u32(&c, NULL))
+			return HWS_E_BADREC;
+		f_rest64(&c);
+		return 0;
+	case HWS_FEAT_CPU_PMU_CAPS:
+		if (f_u32(&c, &nr))
+			return HWS_E_BADREC;
+		for (uint32_t i = 0; i < nr; i++)
+			if (f_str(&c) || f_str(&c))
+				return HWS_E_BADREC;
+		return 0;
+	case HWS_FEAT_HYBRID_TOPOLOGY:
+		if (f_u32(&c, &nr))
+			return HWS_E_BADREC;
+		for (uint32_t i = 0; i < nr; i++)
+			if (f_str(&c) || f_str(&c))
+				return HWS_E_BADREC;
+		return 0;
+	case HWS_FEAT_PMU_CAPS:
+		if (f_u32(&c, &nr))
+			return HWS_E_BADREC;
+		for (uint32_t i = 0; i < nr; i++) {
+			if (f_u32(&c, &n2))
+				return HWS_E_BADREC;
+			for (uint32_t j = 0; j < n2; j++)
+				if (f_str(&c) || f_str(&c))
+					return HWS_E_BADREC;
+			if (f_str(&c))
+				return HWS_E_BADREC;
+		}
+		return 0;
+	case HWS_FEAT_BUILD_ID:
+		/* a list of BUILD_ID records: header {u32 type; u16 misc; u16 size}, pid */
+		while (c.left >= 12) {
+			uint16_t sz;
+
+			f_u32(&c, NULL);
+			f_u16(&c, NULL);
+			f_u16(&c, &sz);
+			f_u32(&c, NULL);
+			if (sz < 12 || f_skip(&c, sz - 12u))
+				return HWS_E_BADREC;
+		}
+		return 0;
+	default:
+		return 0; /* TRACING_DATA, BPF_*, STAT, BRANCH_STACK...: left as bytes */
+	}
+}
+
+/* ---------------------------------------------------------------- features */
+
+/* Cursor over a host-order feature payload (read only). */
+struct rcur {
+	const uint8_t *p;
+	size_t left;
+};
+
+static int r_u32(struct rcur *c, uint32_t *v)
+{
+	if (c->left < 4)
+		return HWS_E_BADREC;
+	*v = pd_get32(c->p);
+	c->p += 4;
+	c->left -= 4;
+	return 0;
+}
+
+static int r_u64(struct rcur *c, uint64_t *v)
+{
+	if (c->left < 8)
+		return HWS_E_BADREC;
+	*v = pd_get64(c->p);
+	c->p += 8;
+	c->left -= 8;
+	return 0;
+}
+
+/* A feature string: pointer into the payload; may be unterminated inside len, so it is
+ * copied into @out (NUL-terminated, truncated to @outlen). */
+static int r_str(struct rcur *c, const char **s, size_t *slen)
+{
+	uint32_t len;
+
+	if (r_u32(c, &len) || len > c->left)
+		return HWS_E_BADREC;
+	*s = (const char *)c->p;
+	*slen = strnlen(*s, len);
+	c->p += len;
+	c->left -= len;
+	return 0;
+}
+
+static char *r_strdup(struct rcur *c)
+{
+	const char *s;
+	size_t n;
+
+	if (r_str(c, &s, &n))
+		return NULL;
+	return strndup(s, n);
+}
+
+static int parse_pmu_mappings(struct hws_perf_reader *r, const struct rfeat *f)
+{
+	struct rcur c = { f->data, f->len };
+	uint32_t nr;
+
+	if (r_u32(&c, &nr) || nr > c.left / 8)
+		return HWS_E_BADREC;
+	r->pmus = calloc(nr + 1, sizeof(*r->pmus));
+	if (!r->pmus)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nr; i++) {
+		uint32_t type;
+		char *n;
+
+		if (r_u32(&c, &type))
+			return HWS_E_BADREC;
+		n = r_strdup(&c);
+		if (!n)
+			return HWS_E_BADREC;
+		r->pmus[r->nr_pmus].type = type;
+		r->pmus[r->nr_pmus++].name = n;
+	}
+	return 0;
+}
+
+static int add_cap(struct hws_perf_reader *r, const char *pmu, struct rcur *c, size_t max)
+{
+	char *n = r_strdup(c), *v = n ? r_strdup(c) : NULL;
+
+	if (!n || !v || r->nr_caps >= max) {
+		free(n);
+		free(v);
+		return HWS_E_BADREC;
+	}
+	r->caps[r->nr_caps].pmu = pmu;
+	r->caps[r->nr_caps].name = n;
+	r->caps[r->nr_caps++].value = v;
+	return 0;
+}
+
+static const char cpu_pmu[] = "cpu"; /* CPU_PMU_CAPS entries point here (not freed) */
+
+static int parse_caps(struct hws_perf_reader *r)
+{
+	const struct rfeat *pc = &r->feats[HWS_FEAT_PMU_CAPS];
+	const struct rfeat *cc = &r->feats[HWS_FEAT_CPU_PMU_CAPS];
+	size_t max = (pc->len + cc->len) / 8 + 1;
+	uint32_t nr, nc;
+	struct rcur c;
+
+	if (!pc->data && !cc->data)
+		return 0;
+	r->caps = calloc(max, sizeof(*r->caps));
+	if (!r->caps)
+		return -ENOMEM;
+	if (cc->data) {
+		c.p = cc->data;
+		c.left = cc->len;
+		if (!r_u32(&c, &nc))
+			for (uint32_t i = 0; i < nc; i++)
+				if (add_cap(r, cpu_pmu, &c, max))
+					break;
+	}
+	if (pc->data) {
+		c.p = pc->data;
+		c.left = pc->len;
+		if (r_u32(&c, &nr))
+			return HWS_E_BADREC;
+		for (uint32_t i = 0; i < nr; i++) {
+			size_t first = r->nr_caps;
+			char *pmu;
+
+			if (r_u32(&c, &nc) || nc > c.left / 8)
+				return HWS_E_BADREC;
+			for (uint32_t j = 0; j < nc; j++)
+				if (add_cap(r, NULL, &c, max))
+					return HWS_E_BADREC;
+			pmu = r_strdup(&c);
+			if (!pmu)
+				return HWS_E_BADREC;
+			if (first == r->nr_caps) {
+				free(pmu);
+				continue;
+			}
+			/* the first cap of a PMU owns the name string (freed via it) */
+			for (size_t k = first; k < r->nr_caps; k++)
+				r->caps[k].pmu = pmu;
+		}
+	}
+	return 0;
+}
+
+static void cpulist_apply(struct hws_perf_reader *r, const char *s, size_t len, int node)
+{
+	const char *end = s + len;
+
+	while (s < end && *s) {
+		char *e;
+		long a = strtol(s, &e, 10), b;
+
+		if (e == s || e > end)
+			break;
+		b = a;
+		if (e < end && *e == '-') {
+			const char *t = e + 1;
+
+			b = strtol(t, &e, 10);
+			if (e == t || e > end)
+				break;
+		}
+		for (long cpu = a < 0 ? 0 : a; cpu <= b && cpu < MAX_CPUS; cpu++) {
+			if (cpu >= r->nr_cpu_node) {
+				int n = (int)cpu + 64;
+				int16_t *m = realloc(r->cpu_node, sizeof(*m) * (size_t)n);
+
+				if (!m)
+					return;
+				for (int i = r->nr_cpu_node; i < n; i++)
+					m[i] = -1;
+				r->cpu_node = m;
+				r->nr_cpu_node = n;
+			}
+			r->cpu_node[cpu] = (int16_t)node;
+		}
+		if (e >= end || *e != ',')
+			break;
+		s = e + 1;
+	}
+}
+
+static int parse_numa(struct hws_perf_reader *r, const struct rfeat *f)
+{
+	struct rcur c = { f->data, f->len };
+	uint32_t nr;
+
+	if (r_u32(&c, &nr))
+		return HWS_E_BADREC;
+	for (uint32_t i = 0; i < nr; i++) {
+		uint32_t node;
+		uint64_t t, fr;
+		const char *s;
+		size_t n;
+
+		if (r_u32(&c, &node) || r_u64(&c, &t) || r_u64(&c, &fr) || r_str(&c, &s, &n))
+			return HWS_E_BADREC;
+		if (node < 32768)
+			cpulist_apply(r, s, n, (int)node);
+	}
+	return 0;
+}
+
+static int parse_event_desc(struct hws_perf_reader *r, const struct rfeat *f)
+{
+	struct rcur c = { f->data, f->len };
+	uint32_t nr, asz;
+
+	if (r_u32(&c, &nr) || r_u32(&c, &asz) || asz > c.left)
+		return HWS_E_BADREC;
+	for (uint32_t i = 0; i < nr; i++) {
+		uint32_t nids;
+		const char *s;
+		size_t n;
+
+		if (asz > c.left)
+			return HWS_E_BADREC;
+		c.p += asz;
+		c.left -= asz;
+		if (r_u32(&c, &nids) || r_str(&c, &s, &n) || nids > c.left / 8)
+			return HWS_E_BADREC;
+		c.p += (size_t)nids * 8;
+		c.left -= (size_t)nids * 8;
+		if ((int)i < r->nr_attrs && n && (!r->attrs[i].name || r->attrs[i].gen_name))
+			set_attr_name(r, (int)i, s, n);
+	}
+	return 0;
+}
+
+/* Store a feature payload (file order in @data, swapped here). Takes ownership. */
+static void store_feature(struct hws_perf_reader *r, int feat, uint8_t *data, size_t len)
+{
+	if (r->swap && hws__swap_feature(feat, data, len, 1))
+		pr_debug("perfdata: feature %d: malformed, partly swapped\n", feat);
+	free(r->feats[feat].data);
+	r->feats[feat].data = data;
+	r->feats[feat].len = len;
+	data[len] = 0;
+	r->features[feat / 64] |= 1ULL << (feat % 64);
+}
+
+/* Interpret the features the reader uses itself. Malformed ones are ignored. */
+static void digest_features(struct hws_perf_reader *r)
+{
+	if (r->feats[HWS_FEAT_PMU_MAPPINGS].data && !r->pmus &&
+	    parse_pmu_mappings(r, &r->feats[HWS_FEAT_PMU_MAPPINGS]))
+		pr_debug("perfdata: malformed PMU_MAPPINGS\n");
+	if (!r->caps && parse_caps(r))
+		pr_debug("perfdata: malformed PMU_CAPS\n");
+	if (r->feats[HWS_FEAT_NUMA_TOPOLOGY].data && !r->cpu_node &&
+	    parse_numa(r, &r->feats[HWS_FEAT_NUMA_TOPOLOGY]))
+		pr_debug("perfdata: malformed NUMA_TOPOLOGY\n");
+	if (r->feats[HWS_FEAT_EVENT_DESC].data &&
+	    parse_event_desc(r, &r->feats[HWS_FEAT_EVENT_DESC]))
+		pr_debug("perfdata: malformed EVENT_DESC\n");
+	if (r->feats[HWS_FEAT_TRACING_DATA].data && !r->tracing) {
+		r->fi.tracing_data = r->feats[HWS_FEAT_TRACING_DATA].data;
+		r->fi.tracing_data_size = r->feats[HWS_FEAT_TRACING_DATA].len;
+	}
+	name_attrs(r);
+}
+
+static int read_features(struct hws_perf_reader *r, const struct hws_file_header *h)
+{
+	struct hws_file_section *secs;
+	uint64_t off = h->data.offset + h->data.size;
+	int nr = 0, n = 0, err = 0;
+
+	for (int f = 0; f < HWS_FEAT__MAX; f++)
+		nr += (h->adds_features[f / 64] >> (f % 64)) & 1;
+	if (!nr)
+		return 0;
+	if (off > r->file_size || (uint64_t)nr * sizeof(*secs) > r->file_size - off) {
+		pr_warn("perfdata: feature index past the end of the file, features ignored\n");
+		return 0;
+	}
+	secs = calloc((size_t)nr, sizeof(*secs));
+	if (!secs)
+		return -ENOMEM;
+	err = copy_in(r, off, secs, (uint64_t)nr * sizeof(*secs));
+	if (err)
+		goto out;
+	for (int f = 0; f < HWS_FEAT__MAX; f++) {
+		struct hws_file_section s;
+		uint8_t *d;
+
+		if (!((h->adds_features[f / 64] >> (f % 64)) & 1))
+			continue;
+		s = secs[n++];
+		if (r->swap) {
+			s.offset = bswap_64(s.offset);
+			s.size = bswap_64(s.size);
+		}
+		if (f == 0 || s.offset > r->file_size || s.size > r->file_size - s.offset) {
+			pr_debug("perfdata: feature %d: section outside the file\n", f);
+			continue;
+		}
+		if (s.size > MAX_FEATURE) {
+			pr_warn("perfdata: feature %d: %llu bytes, ignored\n", f,
+				(unsigned long long)s.size);
+			continue;
+		}
+		d = malloc((size_t)s.size + 1);
+		if (!d) {
+			err = -ENOMEM;
+			goto out;
+		}
+		err = copy_in(r, s.offset, d, s.size);
+		if (err) {
+			free(d);
+			err = 0;
+			continue;
+		}
+		store_feature(r, f, d, (size_t)s.size);
+	}
+out:
+	free(secs);
+	return err;
+}
+
+/* ---------------------------------------------------------------- open */
+
+static int read_file_attrs(struct hws_perf_reader *r, const struct hws_file_header *h)
+{
+	uint64_t off = h->attrs.offset, end;
+	uint8_t buf[4096];
+
+	if (h->attrs.offset > r->file_size || h->attrs.size > r->file_size - h->attrs.offset)
+		return fail(r, HWS_E_BAD_FILE, 0, NULL, "attr section outside the file");
+	end = h->attrs.offset + h->attrs.size;
+	while (off < end) {
+		struct hws_file_section ids;
+		uint32_t asz;
+		uint64_t nids;
+		uint8_t *idbuf;
+		int idx, err;
+
+		if (end - off < PERF_ATTR_SIZE_VER0 + sizeof(ids))
+			return fail(r, HWS_E_BAD_FILE, off, NULL, "short attr in the attr section");
+		err = copy_in(r, off, buf, PERF_ATTR_SIZE_VER0);
+		if (err)
+			return fail(r, HWS_E_BAD_FILE, off, NULL, "cannot read attr");
+		asz = pd_get32(buf + 4);
+		if (r->swap)
+			asz = bswap_32(asz);
+		if (asz == 0)
+			asz = PERF_ATTR_SIZE_VER0;
+		if (asz < PERF_ATTR_SIZE_VER0 || asz > sizeof(buf) || end - off < asz + sizeof(ids))
+			return fail(r, HWS_E_BAD_FILE, off, NULL, "attr size %u is invalid", asz);
+		if (copy_in(r, off, buf, asz) || copy_in(r, off + asz, &ids, sizeof(ids)))
+			return fail(r, HWS_E_BAD_FILE, off, NULL, "cannot read attr");
+		if (r->swap) {
+			ids.offset = bswap_64(ids.offset);
+			ids.size = bswap_64(ids.size);
+		}
+		idx = add_attr(r, buf, asz);
+		if (idx < 0)
+			return fail(r, idx, off, NULL, "too many attrs");
+		nids = ids.size / 8;
+		if (ids.offset > r->file_size || ids.size > r->file_size - ids.offset)
+			return fail(r, HWS_E_BAD_FILE, off, NULL, "attr %d: ids outside the file",
+				    idx);
+		if (nids > MAX_IDS)
+			return fail(r, HWS_E_TOO_BIG, off, NULL, "attr %d: too many ids", idx);
+		idbuf = malloc(nids * 8 + 1);
+		if (!idbuf)
+			return -ENOMEM;
+		err = copy_in(r, ids.offset, idbuf, nids * 8);
+		if (!err)
+			err = add_ids(r, idx, idbuf, nids);
+		free(idbuf);
+		if (err)
+			return fail(r, err, ids.offset, NULL, "attr %d: cannot read ids", idx);
+		/* perf walks the section by each attr's own size */
+		off += asz + sizeof(ids);
+	}
+	return 0;
+}
+
+/* Detect PERFFILE (v1) endianness by attr_size as perf does. */
+static int v1_endian(uint64_t attr_size, bool *swap)
+{
+	static const uint64_t sizes[] = { PERF_ATTR_SIZE_VER0 + 16, PERF_ATTR_SIZE_VER1 + 16,
+					  PERF_ATTR_SIZE_VER2 + 16, PERF_ATTR_SIZE_VER3 + 16 };
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		if (attr_size == sizes[i]) {
+			*swap = false;
+			return 0;
+		}
+		if (bswap_64(attr_size) == sizes[i]) {
+			*swap = true;
+			return 0;
+		}
+	}
+	return HWS_E_BAD_FILE;
+}
+
+static int open_header(struct hws_perf_reader *r)
+{
+	struct hws_file_header h;
+	const uint8_t *p;
+	size_t got;
+	uint64_t magic, hsize;
+	int err;
+
+	err = fetch(r, 0, 16, &p, &got);
+	if (err)
+		return fail(r, err == HWS_E_TRUNCATED ? HWS_E_BAD_FILE : err, 0, NULL,
+			    "file too short for a perf.data header (%zu bytes)", got);
+	magic = pd_get64(p);
+	hsize = pd_get64(p + 8);
+	if (magic == PERF_MAGIC2) {
+		r->swap = false;
+	} else if (magic == bswap_64(PERF_MAGIC2)) {
+		r->swap = true;
+	} else if (magic == PERF_MAGIC1 || magic == bswap_64(PERF_MAGIC1)) {
+		r->swap = false; /* decided below from attr_size */
+	} else {
+		return fail(r, HWS_E_BAD_FILE, 0, NULL, "bad magic %#llx: not a perf.data file",
+			    (unsigned long long)magic);
+	}
+	if (r->swap)
+		hsize = bswap_64(hsize);
+	if (hsize == PERF_PIPE_HEADER_SIZE && magic != PERF_MAGIC1 &&
+	    magic != bswap_64(PERF_MAGIC1)) {
+		r->pipe = true;
+		r->pos = PERF_PIPE_HEADER_SIZE;
+		r->data_end = r->stream ? UINT64_MAX : r->file_size;
+		return 0;
+	}
+	if (r->stream)
+		return fail(r, HWS_E_BAD_FILE, 0, NULL,
+			    "file-mode perf.data on a pipe: save it to a file first");
+	if (hsize != PERF_FILE_HEADER_SIZE && hsize != PERF_FILE_HEADER_SIZE_OLD &&
+	    !(magic == PERF_MAGIC1 || magic == bswap_64(PERF_MAGIC1)))
+		return fail(r, HWS_E_BAD_FILE, 8, NULL, "header size %llu is invalid",
+			    (unsigned long long)hsize);
+	memset(&h, 0, sizeof(h));
+	if (hsize > sizeof(h))
+		hsize = sizeof(h);
+	if (copy_in(r, 0, &h, hsize < PERF_FILE_HEADER_SIZE_OLD ? PERF_FILE_HEADER_SIZE_OLD : hsize))
+		return fail(r, HWS_E_BAD_FILE, 0, NULL, "file too short for its header");
+	if (magic == PERF_MAGIC1 || magic == bswap_64(PERF_MAGIC1)) {
+		if (v1_endian(h.attr_size, &r->swap))
+			return fail(r, HWS_E_BAD_FILE, 16, NULL, "PERFFILE v1: unknown attr_size");
+		hsize = PERF_FILE_HEADER_SIZE_OLD;
+		memset(h.adds_features, 0, sizeof(h.adds_features));
+	}
+	if (r->swap)
+		pd_swap64_array(&h, sizeof(h) / 8);
+	if (hsize == PERF_FILE_HEADER_SIZE_OLD)
+		memset(h.adds_features, 0, sizeof(h.adds_features));
+	if (h.attr_size == 0)
+		return fail(r, HWS_E_BAD_FILE, 16, NULL, "attr_size is 0");
+	if ((h.attrs.size && h.attrs.offset < hsize) || (h.data.size && h.data.offset < hsize))
+		return fail(r, HWS_E_BAD_FILE, 24, NULL, "sections overlap the file header");
+	if (h.attrs.size && h.data.size && h.attrs.offset < h.data.offset + h.data.size &&
+	    h.data.offset < h.attrs.offset + h.attrs.size)
+		return fail(r, HWS_E_BAD_FILE, 24, NULL, "attr and data sections overlap");
+	if (h.data.offset > r->file_size)
+		return fail(r, HWS_E_TRUNCATED, 40, NULL, "data section starts past the end (%#llx)",
+			    (unsigned long long)h.data.offset);
+	if (h.data.size == 0)
+		pr_warn("perfdata: data size is 0: was the recording stopped properly?\n");
+	if (h.data.offset + h.data.size < h.data.offset)
+		return fail(r, HWS_E_BAD_FILE, 48, NULL, "data size overflows");
+	err = read_file_attrs(r, &h);
+	if (err)
+		return err;
+	r->pos = h.data.offset;
+	r->data_end = h.data.offset + h.data.size;
+	err = read_features(r, &h);
+	if (err)
+		return fail(r, err, h.data.offset + h.data.size, NULL, "cannot read features");
+	if (r->nr_attrs == 0)
+		pr_debug("perfdata: file has no attrs\n");
+	return 0;
+}
+
+static const char *fi_pmu_cap(const struct hws_file_info *fi, const char *pmu, const char *cap)
+{
+	return hws_perf_reader__pmu_cap(fi->pmu_cap_ctx, pmu, cap);
+}
+
+static uint64_t fi_cpu_midr(const struct hws_file_info *fi, int cpu)
+{
+	(void)cpu;
+	if (fi->cpuid && !strncmp(fi->cpuid, "0x", 2))
+		return strtoull(fi->cpuid, NULL, 16);
+	return 0;
+}
+
+struct hws_perf_reader *hws_perf_reader__open_fd(int fd, int *errp)
+{
+	struct hws_perf_reader *r;
+	struct stat st;
+	int err;
+
+	if (fd < 0 || fstat(fd, &st)) {
+		if (errp)
+			*errp = -EBADF;
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		goto nomem;
+	r->fd = fd;
+	r->stream = !S_ISREG(st.st_mode) || lseek(fd, 0, SEEK_CUR) < 0;
+	r->pipe = r->stream;
+	r->file_size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : UINT64_MAX;
+	r->win_cap = WINDOW_SIZE;
+	r->win = malloc(r->win_cap);
+	r->rec = malloc(MAX_RECORD + 16);
+	if (!r->win || !r->rec)
+		goto nomem_free;
+	r->fi.sz = sizeof(r->fi);
+	r->fi.pmu_cap = fi_pmu_cap;
+	r->fi.pmu_cap_ctx = r;
+	r->fi.cpu_midr = fi_cpu_midr;
+	err = open_header(r);
+	if (err)
+		goto err_out;
+	digest_features(r);
+	return r;
+
+nomem_free:
+	hws_perf_reader__close(r);
+nomem:
+	if (errp)
+		*errp = -ENOMEM;
+	return NULL;
+err_out:
+	pr_debug("perfdata: %s\n", r->errmsg);
+	if (errp)
+		*errp = err;
+	/* keep the message reachable for callers that want it: log at warn level */
+	pr_warn("perfdata: %s\n", r->errmsg);
+	hws_perf_reader__close(r);
+	return NULL;
+}
+
+struct hws_perf_reader *hws_perf_reader__open(const char *path, int *errp)
+{
+	struct hws_perf_reader *r;
+	int fd, err;
+
+	if (!path) {
+		if (errp)
+			*errp = -EINVAL;
+		return NULL;
+	}
+	if (!strcmp(path, "-"))
+		return hws_perf_reader__open_fd(STDIN_FILENO, errp);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		if (errp)
+			*errp = err;
+		return NULL;
+	}
+	r = hws_perf_reader__open_fd(fd, errp);
+	if (!r) {
+		close(fd);
+		return NULL;
+	}
+	r->own_fd = true;
+	return r;
+}
+
+void hws_perf_reader__close(struct hws_perf_reader *r)
+{
+	if (!r)
+		return;
+	if (r->own_fd)
+		close(r->fd);
+	for (int i = 0; i < r->nr_attrs; i++) {
+		free(r->attrs[i].name);
+		free(r->attrs[i].ids);
+	}
+	free(r->attrs);
+	free(r->ids);
+	for (int f = 0; f < HWS_FEAT__MAX; f++)
+		free(r->feats[f].data);
+	for (size_t i = 0; i < r->nr_pmus; i++)
+		free((char *)r->pmus[i].name);
+	free(r->pmus);
+	for (size_t i = 0; i < r->nr_caps; i++) {
+		free((char *)r->caps[i].name);
+		free((char *)r->caps[i].value);
+		if (r->caps[i].pmu && r->caps[i].pmu != cpu_pmu &&
+		    (i + 1 == r->nr_caps || r->caps[i + 1].pmu != r->caps[i].pmu))
+			free((char *)r->caps[i].pmu);
+	}
+	free(r->caps);
+	free(r->cpu_node);
+	free(r->aux_priv);
+	free(r->tracing);
+	free(r->payload);
+	free(r->win);
+	free(r->rec);
+	free(r);
+}
+
+/* ---------------------------------------------------------------- records */
+
+static int record_attr(struct hws_perf_reader *r, const uint8_t *rec)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	const struct perf_event_attr *a0;
+	int64_t id;
+
+	if (r->nr_attrs == 0)
+		return -1;
+	if (h->type != PERF_RECORD_SAMPLE && (h->type >= HWS_RECORD_HEADER_ATTR))
+		return -1;
+	a0 = &r->attrs[0].ev.attr;
+	if (h->type != PERF_RECORD_SAMPLE && !a0->sample_id_all)
+		return -1;
+	if (r->nr_attrs == 1)
+		return 0;
+	id = hws_record__id(a0, rec, h->size);
+	if (id == -1 && !(a0->sample_type & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)))
+		return -1;
+	if (r->swap)
+		id = (int64_t)bswap_64((uint64_t)id);
+	return hws_perf_reader__attr_by_id(r, (uint64_t)id);
+}
+
+static uint8_t *grow_payload(struct hws_perf_reader *r, size_t need)
+{
+	if (need > r->payload_cap) {
+		uint8_t *n = realloc(r->payload, need);
+
+		if (!n)
+			return NULL;
+		r->payload = n;
+		r->payload_cap = need;
+	}
+	return r->payload;
+}
+
+/* Read @size payload bytes at @off; skip them when above MAX_PAYLOAD. */
+static int read_payload(struct hws_perf_reader *r, uint64_t off, uint64_t size,
+			struct hws_perf_record *out)
+{
+	int err;
+
+	out->payload_size = size;
+	out->payload = NULL;
+	if (!r->stream && (off > r->data_end || size > r->data_end - off ||
+			 size > r->file_size - (off < r->file_size ? off : r->file_size)))
+		return HWS_E_TRUNCATED;
+	if (size > MAX_PAYLOAD) {
+		pr_warn("perfdata: %llu-byte payload at %#llx skipped\n", (unsigned long long)size,
+			(unsigned long long)off);
+		return r->stream ? copy_in(r, off, NULL, size) : 0;
+	}
+	if (r->stream) {
+		/* grow as the bytes arrive so a lying size cannot make us allocate */
+		uint64_t done = 0;
+
+		while (done < size) {
+			size_t n = size - done > WINDOW_SIZE ? WINDOW_SIZE : (size_t)(size - done);
+
+			if (!grow_payload(r, (size_t)(done + n)))
+				return -ENOMEM;
+			err = copy_in(r, off + done, r->payload + done, n);
+			if (err)
+				return err;
+			done += n;
+		}
+	} else {
+		if (!grow_payload(r, size ? (size_t)size : 1))
+			return -ENOMEM;
+		err = copy_in(r, off, r->payload, size);
+		if (err)
+			return err;
+	}
+	out->payload = r->payload;
+	return 0;
+}
+
+/* What the reader itself takes from a user record. Errors here are not fatal. */
+static int consume(struct hws_perf_reader *r, uint8_t *rec, struct hws_perf_record *out)
+{
+	struct perf_event_header *h = (void *)rec;
+	size_t sz = h->size;
+
+	switch (h->type) {
+	case HWS_RECORD_HEADER_ATTR: {
+		uint32_t asz;
+		int idx;
+
+		if (sz < 8 + PERF_ATTR_SIZE_VER0)
+			return HWS_E_BADREC;
+		/* the record was swapped already: re-swap the attr part back for add_attr */
+		asz = pd_get32(rec + 12);
+		if (asz == 0)
+			asz = PERF_ATTR_SIZE_VER0;
+		if (asz < PERF_ATTR_SIZE_VER0 || asz > sz - 8)
+			return HWS_E_BADREC;
+		{
+			bool sw = r->swap;
+			uint8_t abuf[4096];
+			int err;
+
+			if (asz > sizeof(abuf))
+				return HWS_E_BADREC;
+			memcpy(abuf, rec + 8, asz);
+			r->swap = false;
+			idx = add_attr(r, abuf, asz);
+			if (idx >= 0) {
+				uint64_t n = (sz - 8 - asz) / 8;
+
+				err = add_ids(r, idx, rec + 8 + asz, n);
+				if (err)
+					idx = err;
+			}
+			r->swap = sw;
+		}
+		if (idx < 0)
+			return idx;
+		name_attrs(r);
+		return 0;
+	}
+	case HWS_RECORD_HEADER_FEATURE: {
+		uint64_t feat;
+		uint8_t *d;
+
+		if (sz < 16)
+			return HWS_E_BADREC;
+		feat = pd_get64(rec + 8);
+		if (feat == 0 || feat >= HWS_FEAT__MAX)
+			return HWS_E_BADREC;
+		d = malloc(sz - 16 + 1);
+		if (!d)
+			return -ENOMEM;
+		memcpy(d, rec + 16, sz - 16);
+		/* already swapped with the record */
+		{
+			bool sw = r->swap;
+
+			r->swap = false;
+			store_feature(r, (int)feat, d, sz - 16);
+			r->swap = sw;
+		}
+		if (feat == HWS_FEAT_PMU_MAPPINGS) {
+			for (size_t i = 0; i < r->nr_pmus; i++)
+				free((char *)r->pmus[i].name);
+			free(r->pmus);
+			r->pmus = NULL;
+			r->nr_pmus = 0;
+		}
+		digest_features(r);
+		return 0;
+	}
+	case HWS_RECORD_AUXTRACE_INFO: {
+		size_t n = sz >= 16 ? (sz - 16) / 8 : 0;
+		uint64_t *p;
+
+		if (sz < 16)
+			return HWS_E_BADREC;
+		p = malloc(n * 8 + 8);
+		if (!p)
+			return -ENOMEM;
+		memcpy(p, rec + 16, n * 8);
+		free(r->aux_priv);
+		r->aux_priv = p;
+		r->fi.auxtrace_type = pd_get32(rec + 8);
+		r->fi.nr_auxtrace_priv = (uint32_t)n;
+		r->fi.auxtrace_priv = p;
+		return 0;
+	}
+	case HWS_RECORD_TIME_CONV:
+		if (sz < 32)
+			return HWS_E_BADREC;
+		memset(&r->tc, 0, sizeof(r->tc));
+		r->tc.time_shift = pd_get64(rec + 8);
+		r->tc.time_mult = pd_get64(rec + 16);
+		r->tc.time_zero = pd_get64(rec + 24);
+		if (sz >= 56) {
+			r->tc.time_cycles = pd_get64(rec + 32);
+			r->tc.time_mask = pd_get64(rec + 40);
+			r->tc.cap_user_time_zero = rec[48];
+			r->tc.cap_user_time_short = rec[49];
+		} else {
+			r->tc.cap_user_time_zero = 1;
+		}
+		r->have_tc = true;
+		r->fi.time_conv = &r->tc;
+		return 0;
+	case HWS_RECORD_HEADER_TRACING_DATA:
+		if (out->payload) {
+			uint8_t *t = malloc(out->payload_size + 1);
+
+			if (!t)
+				return -ENOMEM;
+			memcpy(t, out->payload, out->payload_size);
+			free(r->tracing);
+			r->tracing = t;
+			r->tracing_size = out->payload_size;
+			r->fi.tracing_data = t;
+			r->fi.tracing_data_size = out->payload_size;
+		}
+		return 0;
+	case HWS_RECORD_EVENT_UPDATE:
+		/* NAME (type 2): {u64 type; u64 id; char name[]} */
+		if (sz > 24 && pd_get64(rec + 8) == 2) {
+			int idx = hws_perf_reader__attr_by_id(r, pd_get64(rec + 16));
+
+			set_attr_name(r, idx, (const char *)rec + 24, sz - 24);
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+int hws_perf_reader__next(struct hws_perf_reader *r, struct hws_perf_record *out)
+{
+	struct perf_event_header h;
+	const uint8_t *p;
+	uint8_t *rec;
+	size_t got;
+	int err, idx = -1;
+
+	if (!r || !out)
+		return -EINVAL;
+	if (r->err)
+		return r->err;
+	memset(out, 0, sizeof(*out));
+	if (r->pos >= r->data_end)
+		return 0;
+	if (!r->stream && r->data_end - r->pos < sizeof(h)) {
+		if (r->data_end > r->file_size && r->pos >= r->file_size)
+			return fail(r, HWS_E_TRUNCATED, r->pos, NULL,
+				    "file truncated: data section ends at %#llx, file at %#llx",
+				    (unsigned long long)r->data_end,
+				    (unsigned long long)r->file_size);
+		return fail(r, HWS_E_BADREC, r->pos, NULL,
+			    "%llu stray bytes at the end of the data section",
+			    (unsigned long long)(r->data_end - r->pos));
+	}
+	err = fetch(r, r->pos, sizeof(h), &p, &got);
+	if (err) {
+		if (err == HWS_E_TRUNCATED && r->stream && got == 0)
+			return 0; /* clean end of stream */
+		return fail(r, err, r->pos, NULL, "file truncated inside a record header");
+	}
+	memcpy(&h, p, sizeof(h));
+	if (r->swap) {
+		h.type = bswap_32(h.type);
+		h.misc = bswap_16(h.misc);
+		h.size = bswap_16(h.size);
+	}
+	if (h.size < sizeof(h))
+		return fail(r, HWS_E_BADREC, r->pos, &h, "record size below the 8-byte header");
+	if (h.type >= HWS_RECORD__MAX)
+		return fail(r, HWS_E_BADREC, r->pos, &h, "unknown record type");
+	if (!r->stream && h.size > r->data_end - r->pos) {
+		if (r->pos + h.size > r->file_size)
+			return fail(r, HWS_E_TRUNCATED, r->pos, &h, "file truncated inside the record");
+		return fail(r, HWS_E_BADREC, r->pos, &h, "record runs past the data section");
+	}
+	err = fetch(r, r->pos, h.size, &p, &got);
+	if (err)
+		return fail(r, err, r->pos, &h, "file truncated inside the record (%zu of %u bytes)",
+			    got, h.size);
+	rec = (uint8_t *)r->rec;
+	memcpy(rec, p, h.size);
+	memcpy(rec, &h, sizeof(h));
+	if (r->swap) {
+		idx = record_attr(r, rec);
+		err = hws__swap_record(rec, h.size,
+				       idx >= 0 ? &r->attrs[idx].ev.attr : NULL, 1);
+		if (err)
+			return fail(r, err, r->pos, &h, "cannot byte-swap the record");
+	} else {
+		idx = record_attr(r, rec);
+	}
+	out->hdr = (const struct perf_event_header *)rec;
+	out->file_offset = r->pos;
+	out->attr_idx = idx;
+
+	/* records followed by bytes not counted in header.size */
+	if (h.type == HWS_RECORD_AUXTRACE || h.type == HWS_RECORD_HEADER_TRACING_DATA) {
+		uint64_t psz;
+
+		if (h.type == HWS_RECORD_AUXTRACE) {
+			if (h.size < 16)
+				return fail(r, HWS_E_BADREC, r->pos, &h, "AUXTRACE record too short");
+			psz = pd_get64(rec + 8);
+		} else {
+			if (h.size < 12)
+				return fail(r, HWS_E_BADREC, r->pos, &h, "TRACING_DATA too short");
+			psz = (pd_get32(rec + 8) + 7ULL) & ~7ULL;
+		}
+		err = read_payload(r, r->pos + h.size, psz, out);
+		if (err)
+			return fail(r, err, r->pos, &h, "payload of %llu bytes %s",
+				    (unsigned long long)psz,
+				    err == HWS_E_TRUNCATED ? "runs past the end" : "unreadable");
+		if (h.type == HWS_RECORD_HEADER_TRACING_DATA && out->payload)
+			out->payload_size = pd_get32(rec + 8);
+		r->pos += psz;
+	}
+	r->pos += h.size;
+
+	if (h.type >= HWS_RECORD_HEADER_ATTR) {
+		err = consume(r, rec, out);
+		if (err == -ENOMEM)
+			return fail(r, err, out->file_offset, &h, "out of memory");
+		if (err == HWS_E_TOO_BIG)
+			return fail(r, err, out->file_offset, &h, "too many events or ids");
+		if (err)
+			pr_debug("perfdata: offset %#llx: malformed %s record ignored\n",
+				 (unsigned long long)out->file_offset, hws_record__type_name(h.type));
+	}
+	return 1;
+}
+
+/* ---------------------------------------------------------------- accessors */
+
+const char *hws_perf_reader__errmsg(const struct hws_perf_reader *r)
+{
+	return r && r->errmsg[0] ? r->errmsg : "no error";
+}
+
+bool hws_perf_reader__is_pipe(const struct hws_perf_reader *r)
+{
+	return r && r->pipe;
+}
+
+bool hws_perf_reader__needs_swap(const struct hws_perf_reader *r)
+{
+	return r && r->swap;
+}
+
+int hws_perf_reader__nr_attrs(const struct hws_perf_reader *r)
+{
+	return r ? r->nr_attrs : 0;
+}
+
+const struct hws_perf_evattr *hws_perf_reader__attr(const struct hws_perf_reader *r, int idx)
+{
+	if (!r || idx < 0 || idx >= r->nr_attrs)
+		return NULL;
+	return &r->attrs[idx].ev;
+}
+
+bool hws_perf_reader__has_feature(const struct hws_perf_reader *r, int feat)
+{
+	if (!r || feat < 0 || feat >= HWS_FEAT__MAX)
+		return false;
+	return (r->features[feat / 64] >> (feat % 64)) & 1;
+}
+
+const void *hws_perf_reader__feature(const struct hws_perf_reader *r, int feat, size_t *len)
+{
+	if (!hws_perf_reader__has_feature(r, feat))
+		return NULL;
+	if (len)
+		*len = r->feats[feat].len;
+	return r->feats[feat].data;
+}
+
+const char *hws_perf_reader__string(const struct hws_perf_reader *r, int feat)
+{
+	const struct rfeat *f;
+	uint32_t len;
+
+	switch (feat) {
+	case HWS_FEAT_HOSTNAME:
+	case HWS_FEAT_OSRELEASE:
+	case HWS_FEAT_VERSION:
+	case HWS_FEAT_ARCH:
+	case HWS_FEAT_CPUDESC:
+	case HWS_FEAT_CPUID:
+		break;
+	default:
+		return NULL;
+	}
+	if (!hws_perf_reader__has_feature(r, feat))
+		return NULL;
+	f = &r->feats[feat];
+	if (f->len < 4)
+		return NULL;
+	len = pd_get32(f->data);
+	if (len > f->len - 4)
+		return NULL;
+	/* NUL-terminated: data[len] is 0 (store_feature); a string without NUL in its
+	 * @len bytes runs into the next bytes of this feature at most */
+	if (!memchr(f->data + 4, 0, len))
+		return NULL;
+	return (const char *)f->data + 4;
+}
+
+int hws_perf_reader__nr_cpus(const struct hws_perf_reader *r, uint32_t *online)
+{
+	size_t len;
+	const uint8_t *p = hws_perf_reader__feature(r, HWS_FEAT_NRCPUS, &len);
+
+	if (online)
+		*online = 0;
+	if (!p || len < 8)
+		return 0;
+	if (online)
+		*online = pd_get32(p + 4);
+	return (int)(pd_get32(p) & 0x7fffffff);
+}
+
+const char *hws_perf_reader__pmu_name(const struct hws_perf_reader *r, uint32_t type)
+{
+	if (!r)
+		return NULL;
+	for (size_t i = 0; i < r->nr_pmus; i++)
+		if (r->pmus[i].type == type)
+			return r->pmus[i].name;
+	return NULL;
+}
+
+const char *hws_perf_reader__pmu_cap(const struct hws_perf_reader *r, const char *pmu,
+				     const char *cap)
+{
+	if (!r || !pmu || !cap)
+		return NULL;
+	for (size_t i = 0; i < r->nr_caps; i++)
+		if (r->caps[i].pmu && !strcmp(r->caps[i].pmu, pmu) &&
+		    !strcmp(r->caps[i].name, cap))
+			return r->caps[i].value;
+	return NULL;
+}
+
+int hws_perf_reader__cpu_node(const struct hws_perf_reader *r, int cpu)
+{
+	if (!r || cpu < 0 || cpu >= r->nr_cpu_node)
+		return -1;
+	return r->cpu_node[cpu];
+}
+
+const struct hws_file_info *hws_perf_reader__file_info(struct hws_perf_reader *r)
+{
+	uint32_t onl;
+
+	if (!r)
+		return NULL;
+	r->fi.nr_cpus = (uint32_t)hws_perf_reader__nr_cpus(r, &onl);
+	r->fi.arch = hws_perf_reader__string(r, HWS_FEAT_ARCH);
+	r->fi.cpuid = hws_perf_reader__string(r, HWS_FEAT_CPUID);
+	r->fi.cpudesc = hws_perf_reader__string(r, HWS_FEAT_CPUDESC);
+	return &r->fi;
+}

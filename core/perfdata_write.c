@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: MIT
+/*
+ * perf.data writer (PERFILE2, file and pipe mode).
+ *
+ * File layout written by hws_perf_writer__close():
+ *   [file header, 104 B][data section ...][feature index + payloads][ids][attrs]
+ * The data section starts right after the header so records can stream in before the set
+ * of events (and their ids) is final; features must follow the data section (perf finds
+ * them at data.offset + data.size); attrs and ids may live anywhere after that.
+ * A placeholder header (no attrs, data.size 0) is written at creation, so a file whose
+ * writer never reached __close() is recognisably incomplete rather than garbage.
+ *
+ * Pipe mode: the 16-byte pipe header, then one HEADER_ATTR record per event and one
+ * HEADER_FEATURE record per feature are emitted before the first data byte (or at close
+ * when nothing was written); after that no event can be added.
+ *
+ * Invariants: the writer only ever appends to the data section; every write is retried on
+ * EINTR and short writes; the first error sticks (w->err) and is returned by __close().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <hwsample/perfdata.h>
+
+#include "internal.h"
+#include "perfdata_int.h"
+
+#define NAME_ALIGN 64
+#define MAX_ATTRS 4096
+
+struct wattr {
+	struct perf_event_attr attr;
+	char *name;
+	uint64_t *ids;
+	size_t nr_ids;
+};
+
+struct wfeat {
+	void *data;
+	size_t len;
+};
+
+struct hws_perf_writer {
+	int fd;
+	bool own_fd;
+	bool pipe;
+	bool pipe_started;
+	int err;
+	uint64_t pos;	    /* current write position (file offset / bytes of the stream) */
+	uint64_t data_off;  /* file mode: data section start */
+	uint64_t data_size; /* bytes appended by __write */
+	struct wattr *attrs;
+	int nr_attrs;
+	struct wfeat feats[HWS_FEAT__MAX];
+};
+
+static int write_all(struct hws_perf_writer *w, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	if (w->err)
+		return w->err;
+	while (len) {
+		ssize_t n = write(w->fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			w->err = -errno;
+			return w->err;
+		}
+		if (n == 0) {
+			w->err = -EIO;
+			return w->err;
+		}
+		p += n;
+		len -= (size_t)n;
+		w->pos += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int write_header(struct hws_perf_writer *w, const struct hws_file_header *h)
+{
+	return pwrite_all(w->fd, h, sizeof(*h), 0);
+}
+
+struct hws_perf_writer *hws_perf_writer__new_fd(int fd, bool pipe_mode)
+{
+	struct hws_perf_writer *w;
+	struct stat st;
+	int err;
+
+	if (fd < 0)
+		return errno = EBADF, NULL;
+	if (fstat(fd, &st))
+		return NULL;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return errno = ENOMEM, NULL;
+	w->fd = fd;
+	w->pipe = pipe_mode || !S_ISREG(st.st_mode) || lseek(fd, 0, SEEK_CUR) < 0;
+	if (!w->pipe) {
+		struct hws_file_header h;
+
+		memset(&h, 0, sizeof(h));
+		h.magic = PERF_MAGIC2;
+		h.size = sizeof(h);
+		h.attr_size = sizeof(struct perf_event_attr) + sizeof(struct hws_file_section);
+		h.data.offset = sizeof(h);
+		if (ftruncate(fd, 0) && errno != EINVAL) {
+			err = -errno;
+			goto err_out;
+		}
+		err = write_header(w, &h);
+		if (err)
+			goto err_out;
+		if (lseek(fd, sizeof(h), SEEK_SET) < 0) {
+			err = -errno;
+			goto err_out;
+		}
+		w->pos = sizeof(h);
+		w->data_off = sizeof(h);
+	}
+	return w;
+err_out:
+	free(w);
+	return errno = -err, NULL;
+}
+
+struct hws_perf_writer *hws_perf_writer__new(const char *path, bool pipe_mode)
+{
+	struct hws_perf_writer *w;
+	int fd, err;
+
+	if (!path)
+		return errno = EINVAL, NULL;
+	if (!strcmp(path, "-"))
+		return hws_perf_writer__new_fd(STDOUT_FILENO, true);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return NULL;
+	w = hws_perf_writer__new_fd(fd, pipe_mode);
+	if (!w) {
+		err = errno;
+		close(fd);
+		return errno = err, NULL;
+	}
+	w->own_fd = true;
+	return w;
+}
+
+int hws_perf_writer__add_attr(struct hws_perf_writer *w, const struct perf_event_attr *attr,
+			      const char *name, const uint64_t *ids, size_t nr_ids)
+{
+	struct wattr *a, *na;
+
+	if (!w || !attr || (nr_ids && !ids))
+		return -EINVAL;
+	if (w->pipe_started)
+		return -EBUSY;
+	if (w->nr_attrs >= MAX_ATTRS || nr_ids > (1u << 24))
+		return -E2BIG;
+	na = realloc(w->attrs, sizeof(*na) * (size_t)(w->nr_attrs + 1));
+	if (!na)
+		return -ENOMEM;
+	w->attrs = na;
+	a = &na[w->nr_attrs];
+	memset(a, 0, sizeof(*a));
+	memcpy(&a->attr, attr, attr->size && attr->size < sizeof(*attr) ? attr->size : sizeof(*attr));
+	a->attr.size = sizeof(a->attr);
+	if (name) {
+		a->name = strdup(name);
+		if (!a->name)
+			return -ENOMEM;
+	}
+	if (nr_ids) {
+		a->ids = malloc(nr_ids * sizeof(*ids));
+		if (!a->ids) {
+			free(a->name);
+			return -ENOMEM;
+		}
+		memcpy(a->ids, ids, nr_ids * sizeof(*ids));
+		a->nr_ids = nr_ids;
+	}
+	return w->nr_attrs++;
+}
+
+int hws_perf_writer__add_ids(struct hws_perf_writer *w, int idx, const uint64_t *ids,
+			     size_t nr_ids)
+{
+	struct wattr *a;
+	uint64_t *n;
+
+	if (!w || idx < 0 || idx >= w->nr_attrs || (nr_ids && !ids))
+		return -EINVAL;
+	if (w->pipe_started)
+		return -EBUSY;
+	a = &w->attrs[idx];
+	if (a->nr_ids + nr_ids > (1u << 24))
+		return -E2BIG;
+	n = realloc(a->ids, (a->nr_ids + nr_ids) * sizeof(*n) + 1);
+	if (!n)
+		return -ENOMEM;
+	memcpy(n + a->nr_ids, ids, nr_ids * sizeof(*n));
+	a->ids = n;
+	a->nr_ids += nr_ids;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- features */
+
+int hws_perf_writer__set_feature(struct hws_perf_writer *w, int feat, const void *data,
+				 size_t len)
+{
+	void *p;
+
+	if (!w || feat <= 0 || feat >= HWS_FEAT__MAX || (len && !data))
+		return -EINVAL;
+	if (w->pipe_started)
+		return -EBUSY;
+	p = malloc(len ? len : 1);
+	if (!p)
+		return -ENOMEM;
+	if (len)
+		memcpy(p, data, len);
+	free(w->feats[feat].data);
+	w->feats[feat].data = p;
+	w->feats[feat].len = len;
+	return 0;
+}
+
+int hws_perf_writer__set_string(struct hws_perf_writer *w, int feat, const char *s)
+{
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	err = hws__put_string(&sb, s);
+	if (!err)
+		err = hws_perf_writer__set_feature(w, feat, sb.buf, sb.len);
+	hws_strbuf__release(&sb);
+	return err;
+}
+
+/* {u32 len; char str[len]} with len = strlen + 1 rounded up to 64, zero padded. */
+int hws__put_string(struct hws_strbuf *sb, const char *s)
+{
+	static const char zero[NAME_ALIGN];
+	size_t len = strlen(s) + 1, olen = (len + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
+	uint32_t l = (uint32_t)olen;
+	int err;
+
+	if (olen > UINT32_MAX)
+		return -E2BIG;
+	err = hws_strbuf__add(sb, &l, 4);
+	if (!err)
+		err = hws_strbuf__add(sb, s, len);
+	if (!err)
+		err = hws_strbuf__add(sb, zero, olen - len);
+	return err;
+}
+
+int hws__put_u32(struct hws_strbuf *sb, uint32_t v)
+{
+	return hws_strbuf__add(sb, &v, 4);
+}
+
+int hws__put_u64(struct hws_strbuf *sb, uint64_t v)
+{
+	return hws_strbuf__add(sb, &v, 8);
+}
+
+/* Default display name of an event without one. */
+static void attr_name(const struct wattr *a, char *buf, size_t len)
+{
+	if (a->name)
+		snprintf(buf, len, "%s", a->name);
+	else
+		snprintf(buf, len, "raw 0x%llx", (unsigned long long)a->attr.config);
+}
+
+static int build_event_desc(struct hws_perf_writer *w, struct hws_strbuf *sb)
+{
+	int err = hws__put_u32(sb, (uint32_t)w->nr_attrs);
+
+	if (!err)
+		err = hws__put_u32(sb, sizeof(struct perf_event_attr));
+	for (int i = 0; !err && i < w->nr_attrs; i++) {
+		const struct wattr *a = &w->attrs[i];
+		char name[256];
+
+		attr_name(a, name, sizeof(name));
+		err = hws_strbuf__add(sb, &a->attr, sizeof(a->attr));
+		if (!err)
+			err = hws__put_u32(sb, (uint32_t)a->nr_ids);
+		if (!err)
+			err = hws__put_string(sb, name);
+		if (!err && a->nr_ids)
+			err = hws_strbuf__add(sb, a->ids, a->nr_ids * sizeof(uint64_t));
+	}
+	return err;
+}
+
+/* Fill EVENT_DESC unless the caller set it. */
+static int prepare_features(struct hws_perf_writer *w)
+{
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	int err;
+
+	if (w->feats[HWS_FEAT_EVENT_DESC].data || !w->nr_attrs)
+		return 0;
+	err = build_event_desc(w, &sb);
+	if (!err)
+		err = hws_perf_writer__set_feature(w, HWS_FEAT_EVENT_DESC, sb.buf, sb.len);
+	hws_strbuf__release(&sb);
+	return err;
+}
+
+/* ---------------------------------------------------------------- pipe mode */
+
+static int pipe_start(struct hws_perf_writer *w)
+{
+	struct {
+		uint64_t magic, size;
+	} ph = { PERF_MAGIC2, PERF_PIPE_HEADER_SIZE };
+	struct perf_event_header eh;
+	int err;
+
+	if (w->pipe_started)
+		return 0;
+	err = prepare_features(w);
+	if (err)
+		return w->err = err;
+	w->pipe_started = true;
+	err = write_all(w, &ph, sizeof(ph));
+	for (int i = 0; !err && i < w->nr_attrs; i++) {
+		const struct wattr *a = &w->attrs[i];
+		size_t sz = sizeof(eh) + sizeof(a->attr) + a->nr_ids * 8;
+
+		if (sz > UINT16_MAX)
+			return w->err = -E2BIG;
+		eh.type = HWS_RECORD_HEADER_ATTR;
+		eh.misc = 0;
+		eh.size = (uint16_t)sz;
+		err = write_all(w, &eh, sizeof(eh));
+		if (!err)
+			err = write_all(w, &a->attr, sizeof(a->attr));
+		if (!err && a->nr_ids)
+			err = write_all(w, a->ids, a->nr_ids * 8);
+	}
+	for (int f = 1; !err && f < HWS_FEAT__MAX; f++) {
+		static const char zero[8];
+		const struct wfeat *ft = &w->feats[f];
+		size_t pad, sz;
+		uint64_t id = (uint64_t)f;
+
+		/* TRACING_DATA travels as its own record type, BUILD_ID as records. */
+		if (!ft->data || f == HWS_FEAT_TRACING_DATA || f == HWS_FEAT_BUILD_ID)
+			continue;
+		pad = (8 - ft->len % 8) % 8;
+		sz = sizeof(eh) + 8 + ft->len + pad;
+		if (sz > UINT16_MAX) {
+			pr_warn("perfdata: feature %d too large for pipe mode, dropped\n", f);
+			continue;
+		}
+		eh.type = HWS_RECORD_HEADER_FEATURE;
+		eh.misc = 0;
+		eh.size = (uint16_t)sz;
+		err = write_all(w, &eh, sizeof(eh));
+		if (!err)
+			err = write_all(w, &id, 8);
+		if (!err)
+			err = write_all(w, ft->data, ft->len);
+		if (!err && pad)
+			err = write_all(w, zero, pad);
+	}
+	if (!err) {
+		eh.type = HWS_RECORD_FINISHED_INIT;
+		eh.misc = 0;
+		eh.size = sizeof(eh);
+		err = write_all(w, &eh, sizeof(eh));
+	}
+	return err;
+}
+
+int hws_perf_writer__write(struct hws_perf_writer *w, const void *buf, size_t len)
+{
+	int err;
+
+	if (!w || (len && !buf))
+		return -EINVAL;
+	if (w->pipe) {
+		err = pipe_start(w);
+		if (err)
+			return err;
+	}
+	err = write_all(w, buf, len);
+	if (!err)
+		w->data_size += len;
+	return err;
+}
+
+uint64_t hws_perf_writer__data_size(const struct hws_perf_writer *w)
+{
+	return w ? w->data_size : 0;
+}
+
+/* ---------------------------------------------------------------- close */
+
+static int finish_file(struct hws_perf_writer *w)
+{
+	struct hws_file_section *secs = NULL;
+	struct hws_file_header h;
+	uint64_t off, feat_off;
+	int nr = 0, err, n;
+
+	err = prepare_features(w);
+	if (err)
+		return err;
+	for (int f = 1; f < HWS_FEAT__MAX; f++)
+		nr += w->feats[f].data != NULL;
+
+	memset(&h, 0, sizeof(h));
+	h.magic = PERF_MAGIC2;
+	h.size = sizeof(h);
+	h.attr_size = sizeof(struct perf_event_attr) + sizeof(struct hws_file_section);
+	h.data.offset = w->data_off;
+	h.data.size = w->data_size;
+
+	/* Features: index right after the data, then the payloads in bit order. */
+	feat_off = w->data_off + w->data_size;
+	secs = calloc((size_t)nr + 1, sizeof(*secs));
+	if (!secs)
+		return -ENOMEM;
+	off = feat_off + (uint64_t)nr * sizeof(*secs);
+	n = 0;
+	for (int f = 1; f < HWS_FEAT__MAX; f++) {
+		const struct wfeat *ft = &w->feats[f];
+
+		if (!ft->data)
+			continue;
+		h.adds_features[f / 64] |= 1ULL << (f % 64);
+		secs[n].offset = off;
+		secs[n].size = ft->len;
+		err = pwrite_all(w->fd, ft->data, ft->len, off);
+		if (err)
+			goto out;
+		off += ft->len;
+		n++;
+	}
+	err = pwrite_all(w->fd, secs, (size_t)nr * sizeof(*secs), feat_off);
+	if (err)
+		goto out;
+
+	/* ids of each attr, then the attr array with its ids sections. */
+	for (int i = 0; i < w->nr_attrs; i++) {
+		struct wattr *a = &w->attrs[i];
+
+		err = pwrite_all(w->fd, a->ids, a->nr_ids * 8, off);
+		if (err)
+			goto out;
+		/* stash the ids offset in the pad of our array (re-computed below) */
+		off += a->nr_ids * 8;
+	}
+	h.attrs.offset = off;
+	h.attrs.size = (uint64_t)w->nr_attrs * h.attr_size;
+	{
+		uint64_t ids_off = h.attrs.offset;
+
+		for (int i = w->nr_attrs - 1; i >= 0; i--)
+			ids_off -= w->attrs[i].nr_ids * 8;
+		for (int i = 0; i < w->nr_attrs; i++) {
+			struct wattr *a = &w->attrs[i];
+			struct hws_file_section ids = { ids_off, a->nr_ids * 8 };
+
+			err = pwrite_all(w->fd, &a->attr, sizeof(a->attr), off);
+			if (!err)
+				err = pwrite_all(w->fd, &ids, sizeof(ids), off + sizeof(a->attr));
+			if (err)
+				goto out;
+			off += h.attr_size;
+			ids_off += a->nr_ids * 8;
+		}
+	}
+	if (ftruncate(w->fd, (off_t)off) && errno != EINVAL) {
+		err = -errno;
+		goto out;
+	}
+	/* The header last: until now the file says "no attrs, empty data". */
+	err = write_header(w, &h);
+out:
+	free(secs);
+	return err;
+}
+
+int hws_perf_writer__close(struct hws_perf_writer *w)
+{
+	int err;
+
+	if (!w)
+		return 0;
+	err = w->err;
+	if (!err) {
+		if (w->pipe)
+			err = pipe_start(w);
+		else
+			err = finish_file(w);
+	}
+	if (w->own_fd && close(w->fd) && !err)
+		err = -errno;
+	for (int i = 0; i < w->nr_attrs; i++) {
+		free(w->attrs[i].name);
+		free(w->attrs[i].ids);
+	}
+	free(w->attrs);
+	for (int f = 0; f < HWS_FEAT__MAX; f++)
+		free(w->feats[f].data);
+	free(w);
+	return err;
+}

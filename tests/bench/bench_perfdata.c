@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: MIT
+/*
+ * perf.data reader/writer tool for tests and timing (built, not run by ctest).
+ *
+ *   bench_perfdata records FILE   one line per record: "0xOFFSET 0xSIZE TYPE" (as the
+ *                                 "event: N" lines of `perf report -D`)
+ *   bench_perfdata samples FILE   one line per SAMPLE: "0xOFFSET pid tid time ip period addr
+ *                                 cpu" (the fields of perf report -D's PERF_RECORD_SAMPLE line)
+ *   bench_perfdata stats FILE     per-type counts, named as `perf report --stats` names them
+ *   bench_perfdata bench FILE     read + parse every record, print records/s and MB/s
+ *   bench_perfdata write FILE N   write N synthetic samples with the writer, print MB/s
+ *   bench_perfdata synth FILE|-   write a small file with 3 events (different sample_types,
+ *                                 IDENTIFIER, sample_id_all, ids), COMM/MMAP2 side-band and
+ *                                 samples, via the writer ("-" or synth-pipe: pipe mode)
+ * FILE "-" reads stdin (pipe mode). Exit 1 with "error: <errmsg>" on a reader error, after
+ * printing what was decoded before it.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <hwsample/perfdata.h>
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int do_write(const char *path, long n)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+				     .config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 1000,
+				     .sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+						    PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+						    PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU,
+				     .sample_id_all = 1 };
+	uint64_t id = 42, rec[7];
+	struct hws_perf_writer *w = hws_perf_writer__new(path, false);
+	double t0 = now(), dt;
+	int err;
+
+	if (!w || hws_perf_writer__add_attr(w, &a, "cpu-clock", &id, 1) < 0)
+		return 1;
+	hws_perf_writer__add_host_features(w, 0, NULL, -1);
+	for (long i = 0; i < n; i++) {
+		struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
+					       sizeof(rec) };
+
+		memcpy(&rec[0], &h, 8);
+		rec[1] = id;
+		rec[2] = 0x400000 + (uint64_t)i;
+		rec[3] = (1ULL << 32) | 1;
+		rec[4] = (uint64_t)i * 1000;
+		rec[5] = 0x7f0000000000ULL + (uint64_t)i * 64;
+		rec[6] = (uint64_t)(i & 3);
+		if (hws_perf_writer__write(w, rec, sizeof(rec)))
+			return 1;
+	}
+	err = hws_perf_writer__close(w);
+	dt = now() - t0;
+	printf("wrote %ld samples (%.1f MB) in %.3f s: %.0f MB/s\n", n, n * 56.0 / 1e6, dt,
+	       n * 56.0 / 1e6 / dt);
+	return err ? 1 : 0;
+}
+
+static void put(struct hws_perf_writer *w, uint64_t *rec, size_t n, uint32_t type)
+{
+	struct perf_event_header h = { type, PERF_RECORD_MISC_USER, (uint16_t)(n * 8) };
+
+	memcpy(rec, &h, 8);
+	hws_perf_writer__write(w, rec, n * 8);
+}
+
+static int do_synth(const char *path, bool pipe)
+{
+	static const uint64_t base = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	struct perf_event_attr a[3];
+	const char *names[3] = { "cpu-clock", "page-faults", "dummy:u" };
+	uint64_t ids[3][2] = { { 101, 102 }, { 201, 202 }, { 301, 302 } }, rec[32];
+	struct hws_perf_writer *w = hws_perf_writer__new(path, pipe);
+	char *args[] = { "bench_perfdata", "synth" };
+
+	if (!w)
+		return 1;
+	memset(a, 0, sizeof(a));
+	for (int i = 0; i < 3; i++) {
+		a[i].type = PERF_TYPE_SOFTWARE;
+		a[i].size = sizeof(a[i]);
+		a[i].sample_id_all = 1;
+		a[i].sample_period = 1000 * (i + 1);
+		a[i].disabled = 1;
+		a[i].exclude_kernel = i == 2;
+	}
+	a[0].config = PERF_COUNT_SW_CPU_CLOCK;
+	a[0].sample_type = base | PERF_SAMPLE_ADDR;
+	a[1].config = PERF_COUNT_SW_PAGE_FAULTS;
+	a[1].sample_type = base | PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT;
+	a[2].config = PERF_COUNT_SW_DUMMY;
+	a[2].sample_type = base;
+	a[2].mmap = a[2].comm = a[2].mmap2 = 1;
+	for (int i = 0; i < 3; i++)
+		if (hws_perf_writer__add_attr(w, &a[i], names[i], ids[i], 2) < 0)
+			return 1;
+	hws_perf_writer__add_host_features(w, 2, args, -1);
+
+	/* COMM 4242/4242 "synth" + trailer TID TIME CPU IDENTIFIER (attr 2 side-band) */
+	memset(rec, 0, sizeof(rec));
+	rec[1] = (4242ULL << 32) | 4242;
+	memcpy(&rec[2], "synth\0\0", 8);
+	rec[3] = (4242ULL << 32) | 4242;
+	rec[4] = 1000;
+	rec[5] = 0;
+	rec[6] = 301;
+	put(w, rec, 7, PERF_RECORD_COMM);
+	/* MMAP2 of /bin/synth */
+	memset(rec, 0, sizeof(rec));
+	rec[1] = (4242ULL << 32) | 4242;
+	rec[2] = 0x400000;
+	rec[3] = 0x10000;
+	rec[4] = 0;
+	rec[8] = (5ULL << 32) | 2; /* prot r-x? flags */
+	memcpy(&rec[9], "/bin/synth\0\0\0\0\0", 16);
+	rec[11] = (4242ULL << 32) | 4242;
+	rec[12] = 2000;
+	rec[13] = 1;
+	rec[14] = 302;
+	put(w, rec, 15, PERF_RECORD_MMAP2);
+	for (int i = 0; i < 30; i++) {
+		int e = i % 3;
+		size_t n = 0;
+
+		memset(rec, 0, sizeof(rec));
+		rec[++n] = ids[e][i & 1];
+		rec[++n] = 0x400100 + (uint64_t)i * 4;
+		rec[++n] = (4242ULL << 32) | (4242 + (uint64_t)(i & 1));
+		rec[++n] = 3000 + (uint64_t)i * 10;
+		if (e < 2)
+			rec[++n] = 0x7ffd0000 + (uint64_t)i * 8;
+		rec[++n] = (uint64_t)(i & 1);
+		rec[++n] = a[e].sample_period;
+		if (e == 1) {
+			rec[++n] = 0x42 + (uint64_t)i; /* weight */
+			rec[++n] = 0x29080142ULL;	/* data_src */
+		}
+		put(w, rec, n + 1, PERF_RECORD_SAMPLE);
+		if (i % 10 == 9) {
+			put(w, rec, 1, HWS_RECORD_FINISHED_ROUND);
+		}
+	}
+	return hws_perf_writer__close(w) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct hws_perf_reader *r;
+	struct hws_perf_record rec;
+	uint64_t counts[HWS_RECORD__MAX] = { 0 }, total = 0, bytes = 0, bad = 0;
+	const char *mode;
+	double t0;
+	int err, ret;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: %s records|samples|stats|bench|write FILE [N]\n", argv[0]);
+		return 2;
+	}
+	mode = argv[1];
+	if (!strcmp(mode, "synth") || !strcmp(mode, "synth-pipe"))
+		return do_synth(argv[2], mode[5] == '-');
+	if (!strcmp(mode, "write"))
+		return do_write(argv[2], argc > 3 ? atol(argv[3]) : 1000000);
+	r = hws_perf_reader__open(argv[2], &err);
+	if (!r) {
+		fprintf(stderr, "error: cannot open %s: %d\n", argv[2], err);
+		return 1;
+	}
+	t0 = now();
+	while ((ret = hws_perf_reader__next(r, &rec)) > 0) {
+		const struct perf_event_header *h = rec.hdr;
+
+		counts[h->type]++;
+		total++;
+		bytes += h->size + rec.payload_size;
+		if (!strcmp(mode, "records")) {
+			printf("%#" PRIx64 " %#x %u\n", rec.file_offset, h->size, h->type);
+		} else if (h->type == PERF_RECORD_SAMPLE &&
+			   (!strcmp(mode, "samples") || !strcmp(mode, "bench"))) {
+			const struct hws_perf_evattr *ev = hws_perf_reader__attr(r, rec.attr_idx);
+			struct hws_record_sample s;
+
+			if (!ev || hws_sample__parse(&ev->attr, h, h->size, &s)) {
+				bad++;
+				if (mode[0] == 's')
+					printf("%#" PRIx64 " unparsed\n", rec.file_offset);
+				continue;
+			}
+			if (mode[0] == 's') {
+				/* perf -D prints "[cpu] [time] offset": the token before the
+				 * offset is the time, else the cpu, else nothing */
+				char pre[32] = "-";
+
+				if (s.sample_type & PERF_SAMPLE_TIME)
+					snprintf(pre, sizeof(pre), "%" PRIu64, s.time);
+				else if (s.sample_type & PERF_SAMPLE_CPU)
+					snprintf(pre, sizeof(pre), "%u", s.cpu);
+				printf("%#" PRIx64 " %s %d %d %#" PRIx64 " %" PRIu64 " %#" PRIx64 "\n",
+				       rec.file_offset, pre, (int)s.pid, (int)s.tid, s.ip, s.period,
+				       s.addr);
+			}
+		}
+	}
+	if (!strcmp(mode, "stats")) {
+		printf("TOTAL %" PRIu64 "\n", total);
+		for (int t = 0; t < HWS_RECORD__MAX; t++)
+			if (counts[t])
+				printf("%s %" PRIu64 "\n", hws_record__type_name((uint32_t)t), counts[t]);
+	} else if (!strcmp(mode, "bench")) {
+		double dt = now() - t0;
+
+		printf("%" PRIu64 " records, %" PRIu64 " unparsed samples, %.1f MB in %.3f s: "
+		       "%.0f krec/s %.0f MB/s\n",
+		       total, bad, bytes / 1e6, dt, total / dt / 1e3, bytes / 1e6 / dt);
+	}
+	if (ret < 0) {
+		fflush(stdout);
+		fprintf(stderr, "error: %s\n", hws_perf_reader__errmsg(r));
+	}
+	hws_perf_reader__close(r);
+	return ret < 0 ? 1 : 0;
+}
