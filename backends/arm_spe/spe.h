@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Arm SPE backend: private declarations shared by spe.c, spe_encode.c, spe_pkt.c and
+ * spe_decode.c. Nothing here is visible outside the backend.
+ *
+ * Invariants:
+ *  - spe_pkt__get() is pure: it reads at most @len bytes, never allocates, and returns the
+ *    packet length (> 0), HWS_E_NEED_MORE (the packet may continue in the next chunk) or
+ *    HWS_E_BADREC (no packet starts with this header byte).
+ *  - A record is the run of packets ending with END or TIMESTAMP; PAD and alignment
+ *    packets before a record's first real packet do not belong to it.
+ *  - struct spe_stream is the per-AUX-stream state the core allocates zeroed
+ *    (aux_stream_size); it holds the bytes of a record split across chunks, bounded by
+ *    SPE_REC_MAX.
+ * Packet facts: ../shared/reference/perf-facts.md section 3 (Arm ARM D10 packet format).
+ */
+#ifndef HWS_ARM_SPE_H
+#define HWS_ARM_SPE_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include <hwsample/backend.h>
+
+enum spe_pkt_type {
+	SPE_PKT_BAD = 0,
+	SPE_PKT_PAD,
+	SPE_PKT_END,
+	SPE_PKT_TIMESTAMP,
+	SPE_PKT_ADDRESS,
+	SPE_PKT_COUNTER,
+	SPE_PKT_CONTEXT,
+	SPE_PKT_OP_TYPE,
+	SPE_PKT_EVENTS,
+	SPE_PKT_DATA_SOURCE,
+	SPE_PKT_ALIGN, /* extended header with h1 == 0: pad to a 2^(n+1) boundary */
+};
+
+/* ADDRESS packet index */
+enum { SPE_ADDR_PC = 0, SPE_ADDR_TGT = 1, SPE_ADDR_VA = 2, SPE_ADDR_PA = 3, SPE_ADDR_PBT = 4 };
+/* COUNTER packet index */
+enum { SPE_CNT_TOTAL = 0, SPE_CNT_ISSUE = 1, SPE_CNT_XLAT = 2 };
+/* OP_TYPE class (header bits 1:0) */
+enum { SPE_OP_OTHER = 0, SPE_OP_LDST = 1, SPE_OP_BRANCH = 2 };
+
+/* EVENTS payload bits */
+enum spe_event_bit {
+	SPE_EV_EXCEPTION = 0,
+	SPE_EV_RETIRED = 1,
+	SPE_EV_L1D_ACCESS = 2,
+	SPE_EV_L1D_REFILL = 3,
+	SPE_EV_TLB_ACCESS = 4,
+	SPE_EV_TLB_WALK = 5,
+	SPE_EV_NOT_TAKEN = 6,
+	SPE_EV_MISPRED = 7,
+	SPE_EV_LLC_ACCESS = 8,
+	SPE_EV_LLC_REFILL = 9,
+	SPE_EV_REMOTE = 10,
+	SPE_EV_ALIGNMENT = 11,
+	SPE_EV_TRANSACTIONAL = 16,
+	SPE_EV_SVE_PARTIAL = 17,
+	SPE_EV_SVE_EMPTY = 18,
+	SPE_EV_L2D_ACCESS = 19,
+	SPE_EV_L2D_MISS = 20,
+	SPE_EV_HITM = 21, /* cache data modified */
+	SPE_EV_RECENT_FETCH = 22,
+	SPE_EV_SNOOPED = 23,
+	SPE_EV_STREAMING_SVE = 24,
+	SPE_EV_SMCU = 25,
+};
+
+struct spe_pkt {
+	uint8_t type;	     /* enum spe_pkt_type */
+	uint8_t index;	     /* address/counter/context index, op class, events size */
+	uint8_t hdr_len;     /* 1 or 2 */
+	uint8_t payload_len; /* 0, 1, 2, 4, 8 */
+	uint16_t len;	     /* total bytes consumed */
+	uint8_t hdr0, hdr1;
+	uint64_t payload;
+};
+
+/*
+ * spe_pkt__get() - decode one packet at @buf (@len bytes available). @pos is the position of
+ * @buf[0] in the AUX stream, used only by alignment packets (pad to the next 2^n boundary).
+ */
+int spe_pkt__get(const uint8_t *buf, size_t len, uint64_t pos, struct spe_pkt *p);
+/* perf 6.1 `perf report -D` text of a packet ("PC 0x... el2 ns=1"), for dumps and diffs. */
+void spe_pkt__desc(const struct spe_pkt *p, char *buf, size_t len);
+/* Short name of a packet type ("ADDR", "LAT", ...). Never NULL. */
+const char *spe_pkt__name(unsigned int type);
+
+/* Fields of one decoded record (everything the packets said). */
+struct spe_record {
+	uint32_t present; /* SPE_HAVE_* */
+	uint32_t nr_packets;
+	uint64_t pc, tgt, pbt, va, pa; /* raw ADDRESS payloads */
+	uint64_t ts;
+	uint64_t context;
+	uint64_t events;
+	uint64_t source;
+	uint16_t lat[3];
+	uint8_t ctx_index;
+	uint8_t op_class;
+	uint8_t op_payload;
+	uint8_t source_len;
+	uint8_t events_len;
+};
+
+enum spe_have {
+	SPE_HAVE_PC = 1U << 0,
+	SPE_HAVE_TGT = 1U << 1,
+	SPE_HAVE_VA = 1U << 2,
+	SPE_HAVE_PA = 1U << 3,
+	SPE_HAVE_PBT = 1U << 4,
+	SPE_HAVE_TS = 1U << 5,
+	SPE_HAVE_CONTEXT = 1U << 6,
+	SPE_HAVE_EVENTS = 1U << 7,
+	SPE_HAVE_SOURCE = 1U << 8,
+	SPE_HAVE_OP = 1U << 9,
+	SPE_HAVE_LAT_TOTAL = 1U << 10,
+	SPE_HAVE_LAT_ISSUE = 1U << 11,
+	SPE_HAVE_LAT_XLAT = 1U << 12,
+};
+
+/* Add one packet to @r. Returns 1 if the packet ends the record (END / TIMESTAMP). */
+int spe_record__add(struct spe_record *r, const struct spe_pkt *p);
+
+#define SPE_REC_MAX 4096 /* longest record kept across chunks (PMSIDR.MaxSize <= 2 KiB) */
+
+struct spe_stream {
+	uint64_t pos;	     /* AUX stream position of the next byte of the next chunk */
+	uint32_t buf_len;    /* bytes in @buf (partial record split across chunks) */
+	uint32_t buf_parsed; /* bytes of @buf already decoded into @rec */
+	uint8_t in_record;   /* a record has started (first non-PAD packet seen) */
+	uint8_t resync;	     /* a bad packet was seen: drop the record in progress */
+	uint8_t midr_cpu_valid;
+	uint8_t pad0;
+	uint32_t midr_cpu;
+	uint64_t midr;
+	uint64_t nr_records, nr_bad, nr_dropped, nr_gaps;
+	struct spe_record rec;
+	uint8_t buf[SPE_REC_MAX + 64];
+};
+
+/* Per-instance state (priv). */
+struct spe_priv {
+	const struct hws_host *host;
+	/* raw_json needs the stream position of the record it re-parses */
+	const void *last_raw;
+	uint64_t last_raw_pos;
+	uint64_t nr_records, nr_bad, nr_dropped;
+};
+
+/* spe_decode.c */
+int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
+		   const struct hws_aux_chunk *chunk, hws_sample_fn emit, void *ctx);
+int spe_aux_flush(void *priv, void *stream, const struct hws_file_info *fi, hws_sample_fn emit,
+		  void *ctx);
+int spe_raw_json(void *priv, const struct hws_file_info *fi, const struct hws_sample *s,
+		 struct hws_strbuf *out);
+/* perf_mem_data_src value perf would give this record on a CPU with @midr (0 = none). */
+uint64_t spe_data_src(const struct spe_record *r, uint64_t midr);
+/* MIDR of @cpu from AUXTRACE_INFO v2 metadata, the file's cpu_midr or HEADER_CPUID. 0 if none. */
+uint64_t spe_file_midr(const struct hws_file_info *fi, uint32_t cpu);
+/* Fill @s from @r (not time/cpu/pid: those need the chunk and the file). */
+void spe_record__to_sample(const struct spe_record *r, uint64_t midr, struct hws_sample *s,
+			   const struct hws_host *host);
+/* perf's TSC -> perf time conversion */
+uint64_t spe_tsc_to_perf_time(uint64_t cyc, const struct hws_time_conv *tc);
+
+/* spe_encode.c */
+int spe_detect(void *priv, char *why, size_t len);
+int spe_encode(void *priv, const struct hws_event_request *req, struct hws_event_desc *out,
+	       int max, char *err, size_t errlen);
+int spe_controls(void *priv, const char *pmu, struct hws_control_info *out, int max);
+
+#endif

@@ -1,0 +1,886 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Arm SPE AUX stream decoding: packets -> records -> struct hws_sample.
+ *
+ * Invariants:
+ *  - One struct spe_stream per AUX stream (core-allocated, zeroed at stream start). Chunks
+ *    of a stream arrive in order; a record (packets up to END or TIMESTAMP) may be split
+ *    across chunks, even inside a packet. Its bytes are then gathered in stream->buf so the
+ *    sample's raw pointer always shows the whole record; a record that fits in one chunk
+ *    points into the chunk (no copy).
+ *  - PAD and alignment packets before a record's first packet are skipped, not part of it.
+ *  - A bad packet inside a record drops that record (counted) and the decoder resyncs at
+ *    the next END/TIMESTAMP; a bad byte between records is skipped and counted.
+ *  - chunk->gap drops any partial record: data before it was lost.
+ *  - A record left incomplete at the end of the stream is dropped (as perf does).
+ *  - Nothing here allocates; nothing reads past a chunk or the stream buffer.
+ *
+ * Data source (the DATA_SOURCE packet is IMPLEMENTATION DEFINED): decoded per MIDR with the
+ * "common" Neoverse/Cortex table and the AmpereOne table (perf-facts.md section 3); other
+ * CPUs get perf's generic decode from the EVENTS packet, and the raw value stays in --raw.
+ * The perf_mem_data_src value follows perf 6.1 for the CPUs that perf knows, so the file
+ * reads the same in perf-compatible output.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spe.h"
+
+/* ---------------------------------------------------------------- perf_mem_data_src */
+
+#define DS_OP_NA 0x1ULL
+#define DS_OP_LOAD 0x2ULL
+#define DS_OP_STORE 0x4ULL
+#define DS_LVL_NA 0x1ULL
+#define DS_LVL_HIT 0x2ULL
+#define DS_LVL_MISS 0x4ULL
+#define DS_LVL_L1 0x8ULL
+#define DS_LVL_L2 0x20ULL
+#define DS_LVL_L3 0x40ULL
+#define DS_LVL_LOC_RAM 0x80ULL
+#define DS_SNOOP_NA 0x1ULL
+#define DS_SNOOP_NONE 0x2ULL
+#define DS_SNOOP_HIT 0x4ULL
+#define DS_TLB_HIT 0x2ULL
+#define DS_TLB_MISS 0x4ULL
+#define DS_TLB_WK 0x20ULL
+#define DS_LNUM_L1 1ULL
+#define DS_LNUM_L2 2ULL
+#define DS_LNUM_L3 3ULL
+#define DS_LNUM_RAM 0xdULL
+#define DS_LNUM_NA 0xfULL
+#define DS_SNOOPX_PEER 0x2ULL
+
+#define DS_OP(x) ((uint64_t)(x) << 0)
+#define DS_LVL(x) ((uint64_t)(x) << 5)
+#define DS_SNOOP(x) ((uint64_t)(x) << 19)
+#define DS_TLB(x) ((uint64_t)(x) << 26)
+#define DS_LNUM(x) ((uint64_t)(x) << 33)
+#define DS_REMOTE(x) ((uint64_t)(x) << 37)
+#define DS_SNOOPX(x) ((uint64_t)(x) << 38)
+
+/* "common" data source codes (Neoverse N1/N2/V1/V2, Cortex A720/A725/X1C/X3/X925) */
+enum {
+	DS_COMMON_L1D = 0x0,
+	DS_COMMON_L2 = 0x8,
+	DS_COMMON_PEER_CORE = 0x9,
+	DS_COMMON_LOCAL_CLUSTER = 0xa,
+	DS_COMMON_SYS_CACHE = 0xb,
+	DS_COMMON_PEER_CLUSTER = 0xc,
+	DS_COMMON_REMOTE = 0xd,
+	DS_COMMON_DRAM = 0xe,
+};
+
+enum ds_table { DS_TABLE_GENERIC = 0, DS_TABLE_COMMON, DS_TABLE_AMPEREONE };
+
+/* MIDR match ignoring variant (23:20) and revision (3:0), like perf's MIDR_ALL_VERSIONS */
+#define MIDR_MODEL_MASK 0xff0ffff0ULL
+
+static const struct {
+	uint32_t midr;
+	uint8_t table;
+	const char *name;
+} midr_tables[] = {
+	{ 0x410fd0c0, DS_TABLE_COMMON, "neoverse-n1" },
+	{ 0x410fd490, DS_TABLE_COMMON, "neoverse-n2" },
+	{ 0x410fd400, DS_TABLE_COMMON, "neoverse-v1" },
+	{ 0x410fd4f0, DS_TABLE_COMMON, "neoverse-v2" },
+	{ 0x410fd810, DS_TABLE_COMMON, "cortex-a720" },
+	{ 0x410fd870, DS_TABLE_COMMON, "cortex-a725" },
+	{ 0x410fd4c0, DS_TABLE_COMMON, "cortex-x1c" },
+	{ 0x410fd4e0, DS_TABLE_COMMON, "cortex-x3" },
+	{ 0x410fd850, DS_TABLE_COMMON, "cortex-x925" },
+	{ 0xc00fac30, DS_TABLE_AMPEREONE, "ampereone" },
+	{ 0xc00fac40, DS_TABLE_AMPEREONE, "ampereone-ac04" },
+};
+
+static int midr_table(uint64_t midr)
+{
+	for (size_t i = 0; i < sizeof(midr_tables) / sizeof(midr_tables[0]); i++)
+		if ((midr & MIDR_MODEL_MASK) == midr_tables[i].midr)
+			return midr_tables[i].table;
+	return DS_TABLE_GENERIC;
+}
+
+static const char *midr_name(uint64_t midr)
+{
+	for (size_t i = 0; i < sizeof(midr_tables) / sizeof(midr_tables[0]); i++)
+		if ((midr & MIDR_MODEL_MASK) == midr_tables[i].midr)
+			return midr_tables[i].name;
+	return NULL;
+}
+
+static int rec_is_store(const struct spe_record *r)
+{
+	return (r->present & SPE_HAVE_OP) && r->op_class == SPE_OP_LDST && (r->op_payload & 1);
+}
+
+static int rec_is_load(const struct spe_record *r)
+{
+	return (r->present & SPE_HAVE_OP) && r->op_class == SPE_OP_LDST && !(r->op_payload & 1);
+}
+
+static uint64_t ds_common(const struct spe_record *r, uint64_t source)
+{
+	if (rec_is_store(r)) /* Neoverse SPE says nothing about where a store went */
+		return DS_LVL(DS_LVL_NA) | DS_LNUM(DS_LNUM_NA) | DS_SNOOP(DS_SNOOP_NA);
+	switch (source) {
+	case DS_COMMON_L1D:
+		return DS_LVL(DS_LVL_L1 | DS_LVL_HIT) | DS_LNUM(DS_LNUM_L1) | DS_SNOOP(DS_SNOOP_NONE);
+	case DS_COMMON_L2:
+		return DS_LVL(DS_LVL_L2 | DS_LVL_HIT) | DS_LNUM(DS_LNUM_L2) | DS_SNOOP(DS_SNOOP_NONE);
+	case DS_COMMON_PEER_CORE:
+		return DS_LVL(DS_LVL_L2 | DS_LVL_HIT) | DS_LNUM(DS_LNUM_L2) | DS_SNOOPX(DS_SNOOPX_PEER);
+	case DS_COMMON_LOCAL_CLUSTER:
+	case DS_COMMON_PEER_CLUSTER:
+		return DS_LVL(DS_LVL_L3 | DS_LVL_HIT) | DS_LNUM(DS_LNUM_L3) | DS_SNOOPX(DS_SNOOPX_PEER);
+	case DS_COMMON_SYS_CACHE:
+		return DS_LVL(DS_LVL_L3 | DS_LVL_HIT) | DS_LNUM(DS_LNUM_L3) | DS_SNOOP(DS_SNOOP_HIT);
+	case DS_COMMON_REMOTE:
+		return DS_LVL(DS_LVL_NA) | DS_LNUM(DS_LNUM_NA) | DS_REMOTE(1) |
+		       DS_SNOOPX(DS_SNOOPX_PEER);
+	case DS_COMMON_DRAM:
+		return DS_LVL(DS_LVL_LOC_RAM | DS_LVL_HIT) | DS_LNUM(DS_LNUM_RAM) |
+		       DS_SNOOP(DS_SNOOP_NONE);
+	default:
+		return 0;
+	}
+}
+
+/* AmpereOne codes mapped onto the common ones */
+static int ampereone_to_common(uint64_t source, uint64_t *common)
+{
+	static const int8_t map[10] = {
+		[0] = DS_COMMON_PEER_CORE,  /* local chip cache or device */
+		[1] = -1, [2] = -1, [4] = -1, [6] = -1,
+		[3] = DS_COMMON_SYS_CACHE,  /* SLC */
+		[5] = DS_COMMON_REMOTE,	    /* remote chip cache */
+		[7] = DS_COMMON_DRAM,	    /* DDR */
+		[8] = DS_COMMON_L1D,
+		[9] = DS_COMMON_L2,
+	};
+
+	if (source >= sizeof(map) || map[source] < 0)
+		return -1;
+	*common = (uint64_t)map[source];
+	return 0;
+}
+
+static uint64_t ds_generic(const struct spe_record *r)
+{
+	uint64_t ev = r->events, v = 0;
+
+	if (ev & ((1ULL << SPE_EV_LLC_ACCESS) | (1ULL << SPE_EV_LLC_REFILL)))
+		v = DS_LVL(DS_LVL_L3 | ((ev & (1ULL << SPE_EV_LLC_REFILL)) ? DS_LVL_MISS : DS_LVL_HIT));
+	else if (ev & ((1ULL << SPE_EV_L1D_ACCESS) | (1ULL << SPE_EV_L1D_REFILL)))
+		v = DS_LVL(DS_LVL_L1 | ((ev & (1ULL << SPE_EV_L1D_REFILL)) ? DS_LVL_MISS : DS_LVL_HIT));
+	if (ev & (1ULL << SPE_EV_REMOTE))
+		v |= DS_REMOTE(1);
+	return v;
+}
+
+uint64_t spe_data_src(const struct spe_record *r, uint64_t midr)
+{
+	uint64_t v, common;
+
+	if (rec_is_load(r))
+		v = DS_OP(DS_OP_LOAD);
+	else if (rec_is_store(r))
+		v = DS_OP(DS_OP_STORE);
+	else
+		return 0;
+
+	switch (midr_table(midr)) {
+	case DS_TABLE_COMMON:
+		if (r->present & SPE_HAVE_SOURCE)
+			v |= ds_common(r, r->source);
+		else if (rec_is_store(r))
+			v |= ds_common(r, 0);
+		break;
+	case DS_TABLE_AMPEREONE:
+		if (rec_is_store(r))
+			v |= ds_common(r, 0);
+		else if ((r->present & SPE_HAVE_SOURCE) && !ampereone_to_common(r->source, &common))
+			v |= ds_common(r, common);
+		break;
+	default:
+		v |= ds_generic(r);
+		break;
+	}
+	if (r->events & ((1ULL << SPE_EV_TLB_ACCESS) | (1ULL << SPE_EV_TLB_WALK)))
+		v |= DS_TLB(DS_TLB_WK |
+			    ((r->events & (1ULL << SPE_EV_TLB_WALK)) ? DS_TLB_MISS : DS_TLB_HIT));
+	return v;
+}
+
+/* ---------------------------------------------------------------- addresses, time */
+
+static uint64_t addr_ip(uint64_t v)
+{
+	uint64_t ns = v >> 63, el = (v >> 61) & 3, a = v & (uint64_t)((1ULL << 56) - 1);
+
+	if (ns && (el == 1 || el == 2))
+		a |= 0xffULL << 56;
+	return a;
+}
+
+static uint64_t addr_va(uint64_t v)
+{
+	uint64_t a = v & (uint64_t)((1ULL << 56) - 1);
+
+	if (((a >> 52) & 0xf) == 0xf)
+		a |= 0xffULL << 56;
+	return a;
+}
+
+uint64_t spe_tsc_to_perf_time(uint64_t cyc, const struct hws_time_conv *tc)
+{
+	uint64_t quot, rem;
+
+	if (tc->cap_user_time_short)
+		cyc = tc->time_cycles + ((cyc - tc->time_cycles) & tc->time_mask);
+	quot = tc->time_shift < 64 ? cyc >> tc->time_shift : 0;
+	rem = tc->time_shift < 64 ? cyc & ((1ULL << tc->time_shift) - 1) : cyc;
+	return tc->time_zero + quot * tc->time_mult +
+	       (tc->time_shift < 64 ? (rem * tc->time_mult) >> tc->time_shift : 0);
+}
+
+/* ---------------------------------------------------------------- MIDR */
+
+#define SPE_V2_CPU_MAGIC 0x1010101010101010ULL
+
+static uint64_t v2_midr(const uint64_t *priv, uint32_t nr, uint32_t cpu, int *found)
+{
+	uint64_t hdr_size, nr_cpus, off;
+
+	*found = 0;
+	if (nr < 4 || priv[0] < 2)
+		return 0;
+	hdr_size = priv[1];
+	nr_cpus = priv[3];
+	off = hdr_size; /* global header size in u64s, counted from priv[0] */
+	if (hdr_size < 4 || off > nr)
+		return 0;
+	for (uint64_t i = 0; i < nr_cpus && off + 3 <= nr; i++) {
+		uint64_t nparams = priv[off + 2];
+
+		if (priv[off] != SPE_V2_CPU_MAGIC || off + 3 + nparams > nr)
+			return 0;
+		if (priv[off + 1] == cpu && nparams >= 1) {
+			*found = 1;
+			return priv[off + 3];
+		}
+		off += 3 + nparams;
+	}
+	return 0;
+}
+
+uint64_t spe_file_midr(const struct hws_file_info *fi, uint32_t cpu)
+{
+	uint64_t midr;
+	int found;
+
+	if (!fi)
+		return 0;
+	if (fi->auxtrace_priv && fi->nr_auxtrace_priv > 2) {
+		midr = v2_midr(fi->auxtrace_priv, fi->nr_auxtrace_priv, cpu, &found);
+		if (found)
+			return midr;
+	}
+	if (fi->sz >= offsetof(struct hws_file_info, cpu_midr) + sizeof(fi->cpu_midr) &&
+	    fi->cpu_midr && cpu != UINT32_MAX) {
+		midr = fi->cpu_midr(fi, (int)cpu);
+		if (midr)
+			return midr;
+	}
+	if (fi->cpuid && fi->cpuid[0])
+		return strtoull(fi->cpuid, NULL, 16);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- record -> sample */
+
+void spe_record__to_sample(const struct spe_record *r, uint64_t midr, struct hws_sample *s,
+			   const struct hws_host *host)
+{
+	uint64_t ev = r->events, ds;
+	uint32_t flags = 0;
+
+	if (r->present & SPE_HAVE_PC) {
+		s->ip = addr_ip(r->pc);
+		s->ip_precise = 1;
+		s->cpumode = ((r->pc >> 61) & 3) ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
+		s->fields |= HWS_SF_IP;
+	}
+	if (r->present & SPE_HAVE_VA) {
+		s->addr = addr_va(r->va);
+		s->fields |= HWS_SF_ADDR;
+	}
+	if (r->present & SPE_HAVE_PA) {
+		s->phys_addr = r->pa & (uint64_t)((1ULL << 56) - 1);
+		s->fields |= HWS_SF_PHYS_ADDR;
+	}
+	if (r->present & SPE_HAVE_LAT_TOTAL) {
+		s->lat_total = r->lat[SPE_CNT_TOTAL];
+		s->weight = r->lat[SPE_CNT_TOTAL];
+		s->fields |= HWS_SF_LAT_TOTAL | HWS_SF_WEIGHT;
+	}
+	if (r->present & SPE_HAVE_LAT_ISSUE) {
+		s->lat_issue = r->lat[SPE_CNT_ISSUE];
+		s->fields |= HWS_SF_LAT_ISSUE;
+	}
+	if (r->present & SPE_HAVE_LAT_XLAT) {
+		s->lat_xlat = r->lat[SPE_CNT_XLAT];
+		s->fields |= HWS_SF_LAT_XLAT;
+	}
+
+	ds = spe_data_src(r, midr);
+	if (ds) {
+		if (host && host->data_src_normalize)
+			host->data_src_normalize(ds, s);
+		/* a remote hit whose level SPE does not name */
+		if ((ds >> 37) & 1 && s->mem_level == HWS_MEM_UNKNOWN &&
+		    midr_table(midr) != DS_TABLE_GENERIC)
+			s->mem_level = HWS_MEM_REMOTE_CACHE;
+	}
+	if (ev & (1ULL << SPE_EV_HITM))
+		s->snoop = HWS_SNOOP_HITM;
+
+	if (r->present & SPE_HAVE_OP) {
+		uint8_t v = r->op_payload;
+
+		switch (r->op_class) {
+		case SPE_OP_LDST:
+			s->op = (v & 1) ? HWS_OP_STORE : HWS_OP_LOAD;
+			if ((v & 0xe2) == 0x02) { /* atomic / exclusive / acquire-release form */
+				if (v & 0x04)
+					flags |= HWS_OPF_ATOMIC | HWS_OPF_LOCK;
+				if (v & 0x08)
+					flags |= HWS_OPF_EXCL;
+			}
+			if ((v & 0x0a) == 0x08)
+				flags |= HWS_OPF_SVE;
+			if ((v & 0xfe) == 0x04)
+				flags |= HWS_OPF_SIMD;
+			break;
+		case SPE_OP_BRANCH:
+			s->op = HWS_OP_BRANCH;
+			if (v & 1)
+				flags |= HWS_OPF_BR_COND;
+			if (v & 2)
+				flags |= HWS_OPF_BR_IND;
+			if (((v >> 3) & 3) == 1)
+				flags |= HWS_OPF_BR_CALL;
+			if (((v >> 3) & 3) == 2)
+				flags |= HWS_OPF_BR_RET;
+			if (ev & (1ULL << SPE_EV_NOT_TAKEN))
+				flags |= HWS_OPF_BR_NOT_TAKEN;
+			else if (r->present & SPE_HAVE_EVENTS)
+				flags |= HWS_OPF_BR_TAKEN;
+			if (ev & (1ULL << SPE_EV_MISPRED))
+				flags |= HWS_OPF_BR_MISPRED;
+			break;
+		default:
+			s->op = HWS_OP_OTHER;
+			if ((v & 0x89) == 0x08)
+				flags |= HWS_OPF_SVE;
+			break;
+		}
+		s->fields |= HWS_SF_OP;
+	}
+	if (ev & (1ULL << SPE_EV_REMOTE))
+		flags |= HWS_OPF_REMOTE;
+	s->op_flags |= flags;
+	if (r->present & SPE_HAVE_TGT) {
+		s->branch_target = addr_ip(r->tgt);
+		s->fields |= HWS_SF_BRANCH;
+	}
+}
+
+/* ---------------------------------------------------------------- stream */
+
+struct decode_ctx {
+	struct spe_priv *priv;
+	struct spe_stream *st;
+	const struct hws_file_info *fi;
+	const struct hws_aux_chunk *chunk;
+	hws_sample_fn emit;
+	void *ctx;
+};
+
+static void stream_reset(struct spe_stream *st)
+{
+	st->buf_len = 0;
+	st->buf_parsed = 0;
+	st->in_record = 0;
+	memset(&st->rec, 0, sizeof(st->rec));
+}
+
+static int emit_record(struct decode_ctx *dc, const uint8_t *raw, uint32_t raw_len,
+		       uint64_t raw_pos)
+{
+	struct spe_stream *st = dc->st;
+	const struct hws_aux_chunk *ch = dc->chunk;
+	const struct spe_record *r = &st->rec;
+	struct hws_sample s;
+
+	if (st->resync) {
+		st->resync = 0;
+		st->nr_dropped++;
+		dc->priv->nr_dropped++;
+		return 0;
+	}
+	if (!st->midr_cpu_valid || st->midr_cpu != ch->cpu) {
+		st->midr = spe_file_midr(dc->fi, ch->cpu);
+		st->midr_cpu = ch->cpu;
+		st->midr_cpu_valid = 1;
+	}
+	memset(&s, 0, sizeof(s));
+	s.sz = sizeof(s);
+	s.backend = "arm_spe";
+	spe_record__to_sample(r, st->midr, &s, dc->priv->host);
+	if (ch->cpu != UINT32_MAX) {
+		s.cpu = ch->cpu;
+		s.fields |= HWS_SF_CPU;
+	}
+	if (r->present & SPE_HAVE_CONTEXT) {
+		/* Linux writes the task's pid (the thread id) to CONTEXTIDR */
+		s.pid = (uint32_t)r->context;
+		s.tid = (uint32_t)r->context;
+		s.fields |= HWS_SF_PID;
+	} else if (ch->tid != UINT32_MAX && ch->tid != 0) {
+		s.pid = ch->tid;
+		s.tid = ch->tid;
+		s.fields |= HWS_SF_PID;
+	}
+	if ((r->present & SPE_HAVE_TS) && dc->fi && dc->fi->time_conv) {
+		s.time = spe_tsc_to_perf_time(r->ts, dc->fi->time_conv);
+		s.fields |= HWS_SF_TIME;
+	}
+	if (ch->attr && !ch->attr->freq && ch->attr->sample_period) {
+		s.period = ch->attr->sample_period;
+		s.fields |= HWS_SF_PERIOD;
+	}
+	s.raw = raw;
+	s.raw_size = raw_len;
+	s.fields |= HWS_SF_RAW;
+	st->nr_records++;
+	dc->priv->nr_records++;
+	dc->priv->last_raw = raw;
+	dc->priv->last_raw_pos = raw_pos;
+	return dc->emit ? dc->emit(dc->ctx, &s) : 0;
+}
+
+static void note_bad(struct decode_ctx *dc)
+{
+	struct spe_stream *st = dc->st;
+
+	st->nr_bad++;
+	dc->priv->nr_bad++;
+	/* inside a record: drop it; what follows up to its END/TS is not trusted */
+	if (st->in_record)
+		st->resync = 1;
+	stream_reset(st);
+}
+
+static int buf_append(struct spe_stream *st, const uint8_t *p, size_t n)
+{
+	if (st->buf_len + n > SPE_REC_MAX)
+		return -1;
+	memcpy(st->buf + st->buf_len, p, n);
+	st->buf_len += (uint32_t)n;
+	return 0;
+}
+
+static void too_long(struct decode_ctx *dc)
+{
+	struct spe_stream *st = dc->st;
+
+	stream_reset(st);
+	st->resync = 1; /* the rest of the record is dropped (and counted) at its END/TS */
+}
+
+int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
+		   const struct hws_aux_chunk *chunk, hws_sample_fn emit, void *ctx)
+{
+	struct decode_ctx dc = { priv, stream, fi, chunk, emit, ctx };
+	struct spe_stream *st = stream;
+	const uint8_t *d = chunk->data;
+	size_t n = (size_t)chunk->size, i = 0;
+	size_t rec_start = 0;	   /* chunk index of the record start (unbuffered) */
+	int buffered = st->buf_len > 0; /* record bytes live in st->buf */
+	uint64_t base = chunk->offset;
+	struct spe_pkt p;
+	int r, ret;
+
+	if (chunk->gap) {
+		st->nr_gaps++;
+		stream_reset(st);
+		st->resync = 0;
+		buffered = 0;
+	}
+	if (!d || !n)
+		return 0;
+
+	/* 1. finish a packet split across the previous chunk and this one */
+	while (st->buf_len > st->buf_parsed && i < n) {
+		size_t added = 0;
+
+		do {
+			if (buf_append(st, d + i, 1)) {
+				too_long(&dc);
+				buffered = 0;
+				r = 0;
+				break;
+			}
+			i++;
+			added++;
+			r = spe_pkt__get(st->buf + st->buf_parsed, st->buf_len - st->buf_parsed,
+					 st->pos + st->buf_parsed, &p);
+		} while (r == HWS_E_NEED_MORE && i < n);
+		if (r == 0)
+			break;
+		if (r == HWS_E_NEED_MORE)
+			return 0; /* whole chunk swallowed by this packet */
+		if (r < 0) {
+			/* skip the first byte of the broken packet, re-read what we took */
+			i -= added;
+			note_bad(&dc);
+			buffered = 0;
+			break;
+		}
+		if (p.type == SPE_PKT_PAD || p.type == SPE_PKT_ALIGN) {
+			if (!st->in_record) {
+				stream_reset(st);
+				buffered = 0;
+				break;
+			}
+		} else if (!st->in_record) {
+			st->in_record = 1;
+			memset(&st->rec, 0, sizeof(st->rec));
+		}
+		buffered = 1;
+		st->buf_parsed = st->buf_len;
+		if (spe_record__add(&st->rec, &p)) {
+			ret = emit_record(&dc, st->buf, st->buf_len, st->pos);
+			stream_reset(st);
+			buffered = 0;
+			if (ret)
+				return ret;
+		}
+	}
+	/* 2. packets wholly inside this chunk */
+	while (i < n) {
+		r = spe_pkt__get(d + i, n - i, base + i, &p);
+		if (r == HWS_E_NEED_MORE)
+			break;
+		if (r < 0) {
+			note_bad(&dc);
+			buffered = 0;
+			i++;
+			continue;
+		}
+		if (!st->in_record) {
+			if (p.type == SPE_PKT_PAD || p.type == SPE_PKT_ALIGN) {
+				i += (size_t)r;
+				continue;
+			}
+			st->in_record = 1;
+			memset(&st->rec, 0, sizeof(st->rec));
+			rec_start = i;
+			buffered = 0;
+		}
+		if (buffered && buf_append(st, d + i, (size_t)r)) {
+			too_long(&dc);
+			buffered = 0;
+			i += (size_t)r;
+			continue;
+		}
+		if (spe_record__add(&st->rec, &p)) {
+			i += (size_t)r;
+			if (buffered)
+				ret = emit_record(&dc, st->buf, st->buf_len, st->pos);
+			else
+				ret = emit_record(&dc, d + rec_start, (uint32_t)(i - rec_start),
+						  base + rec_start);
+			stream_reset(st);
+			buffered = 0;
+			if (ret)
+				return ret;
+			continue;
+		}
+		i += (size_t)r;
+	}
+
+	/* 3. keep the unfinished record (and a trailing partial packet) for the next chunk */
+	if (st->in_record && buffered) {
+		/* complete packets are already in buf; add the partial one */
+		st->buf_parsed = st->buf_len;
+		if (buf_append(st, d + i, n - i))
+			too_long(&dc);
+	} else if (st->in_record || i < n) {
+		size_t from = st->in_record ? rec_start : i;
+
+		st->buf_len = 0;
+		st->pos = base + from;
+		st->buf_parsed = (uint32_t)(i - from);
+		if (buf_append(st, d + from, n - from))
+			too_long(&dc);
+	} else {
+		st->buf_len = 0;
+		st->buf_parsed = 0;
+	}
+	return 0;
+}
+
+int spe_aux_flush(void *priv, void *stream, const struct hws_file_info *fi, hws_sample_fn emit,
+		  void *ctx)
+{
+	struct spe_stream *st = stream;
+	struct spe_priv *sp = priv;
+
+	if (st->in_record || st->buf_len) {
+		st->nr_dropped++;
+		sp->nr_dropped++;
+	}
+	stream_reset(st);
+	st->resync = 0;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- raw JSON */
+
+static const char *const ev_names[32] = {
+	[0] = "EXCEPTION-GEN", [1] = "RETIRED",	      [2] = "L1D-ACCESS",
+	[3] = "L1D-REFILL",    [4] = "TLB-ACCESS",    [5] = "TLB-REFILL",
+	[6] = "NOT-TAKEN",     [7] = "MISPRED",	      [8] = "LLC-ACCESS",
+	[9] = "LLC-REFILL",    [10] = "REMOTE-ACCESS", [11] = "ALIGNMENT",
+	[16] = "TXN",	       [17] = "SVE-PARTIAL-PRED", [18] = "SVE-EMPTY-PRED",
+	[19] = "L2D-ACCESS",   [20] = "L2D-MISS",     [21] = "CACHE-DATA-MODIFIED",
+	[22] = "RECENTLY-FETCHED", [23] = "DATA-SNOOPED", [24] = "STREAMING-SVE",
+	[25] = "SMCU",
+};
+
+/* perf 6.1 `perf report -D` text of one packet (its own words, so dumps can be diffed). */
+void spe_pkt__desc(const struct spe_pkt *p, char *buf, size_t len)
+{
+	uint64_t v = p->payload;
+	size_t n = 0;
+	int err = 0;
+
+#define OUT(...)                                                                         \
+	do {                                                                             \
+		if (n < len)                                                             \
+			n += (size_t)snprintf(buf + n, len - n, __VA_ARGS__);            \
+	} while (0)
+
+	buf[0] = 0;
+	switch (p->type) {
+	case SPE_PKT_PAD:
+	case SPE_PKT_ALIGN:
+		OUT("PAD");
+		break;
+	case SPE_PKT_END:
+		OUT("END");
+		break;
+	case SPE_PKT_TIMESTAMP:
+		OUT("TS %" PRId64, (int64_t)v);
+		break;
+	case SPE_PKT_DATA_SOURCE:
+		OUT("DATA-SOURCE %" PRId64, (int64_t)v);
+		break;
+	case SPE_PKT_EVENTS: {
+		static const int shown[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 17, 18 };
+
+		OUT("EV");
+		for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
+			if (v & (1ULL << shown[i]))
+				OUT(" %s", ev_names[shown[i]]);
+		break;
+	}
+	case SPE_PKT_OP_TYPE:
+		switch (p->index) {
+		case SPE_OP_OTHER:
+			if ((v & 0x89) == 0x08) {
+				OUT("SVE-OTHER EVLEN %d", 32 << ((v >> 4) & 7));
+				if (v & 2)
+					OUT(" FP");
+				if (v & 4)
+					OUT(" PRED");
+			} else {
+				OUT("OTHER %s", (v & 1) ? "COND-SELECT" : "INSN-OTHER");
+			}
+			break;
+		case SPE_OP_LDST:
+			OUT("%s", (v & 1) ? "ST" : "LD");
+			if ((v & 0xe2) == 0x02) {
+				if (v & 0x04)
+					OUT(" AT");
+				if (v & 0x08)
+					OUT(" EXCL");
+				if (v & 0x10)
+					OUT(" AR");
+			}
+			switch (v & 0xfe) {
+			case 0x04:
+				OUT(" SIMD-FP");
+				break;
+			case 0x00:
+				OUT(" GP-REG");
+				break;
+			case 0x10:
+				OUT(" UNSPEC-REG");
+				break;
+			case 0x30:
+				OUT(" NV-SYSREG");
+				break;
+			default:
+				break;
+			}
+			if ((v & 0x0a) == 0x08) {
+				OUT(" EVLEN %d", 32 << ((v >> 4) & 7));
+				if (v & 4)
+					OUT(" PRED");
+				if (v & 0x80)
+					OUT(" SG");
+			}
+			break;
+		case SPE_OP_BRANCH:
+			OUT("B");
+			if (v & 1)
+				OUT(" COND");
+			if ((v & 0xfe) == 0x02)
+				OUT(" IND");
+			break;
+		default:
+			err = 1;
+			break;
+		}
+		break;
+	case SPE_PKT_ADDRESS:
+		switch (p->index) {
+		case SPE_ADDR_PC:
+		case SPE_ADDR_TGT:
+			OUT("%s 0x%" PRIx64 " el%d ns=%d", p->index == SPE_ADDR_TGT ? "TGT" : "PC",
+			    (uint64_t)(v & (uint64_t)((1ULL << 56) - 1)), (int)((v >> 61) & 3), (int)(v >> 63));
+			break;
+		case SPE_ADDR_VA:
+			OUT("VA 0x%" PRIx64, v);
+			break;
+		case SPE_ADDR_PA:
+			OUT("PA 0x%" PRIx64 " ns=%d ch=%d pat=%x", (uint64_t)(v & (uint64_t)((1ULL << 56) - 1)),
+			    (int)(v >> 63), (int)((v >> 62) & 1), (unsigned int)((v >> 56) & 0xf));
+			break;
+		default:
+			err = 1;
+			break;
+		}
+		break;
+	case SPE_PKT_CONTEXT:
+		OUT("CONTEXT 0x%" PRIx64 " el%d", v, p->index + 1);
+		break;
+	case SPE_PKT_COUNTER:
+		OUT("LAT %d ", (int)(uint16_t)v);
+		if (p->index == SPE_CNT_TOTAL)
+			OUT("TOT");
+		else if (p->index == SPE_CNT_ISSUE)
+			OUT("ISSUE");
+		else if (p->index == SPE_CNT_XLAT)
+			OUT("XLAT");
+		break;
+	default:
+		err = 1;
+		break;
+	}
+	if (err) {
+		n = 0;
+		OUT("%s 0x%" PRIx64 " (%d)", spe_pkt__name(p->type), v, p->index);
+	}
+#undef OUT
+}
+
+int spe_raw_json(void *priv, const struct hws_file_info *fi, const struct hws_sample *s,
+		 struct hws_strbuf *out)
+{
+	struct spe_priv *sp = priv;
+	const struct hws_host *h = sp->host;
+	const uint8_t *b = s->raw;
+	uint64_t pos = (s->raw == sp->last_raw) ? sp->last_raw_pos : 0;
+	struct spe_record rec;
+	size_t i = 0;
+	char desc[160];
+	int first = 1, ret = 0;
+	uint64_t midr;
+
+	memset(&rec, 0, sizeof(rec));
+	ret |= h->strbuf_addf(out, "{\"packets\":[");
+	while (b && i < s->raw_size) {
+		struct spe_pkt p;
+		int r = spe_pkt__get(b + i, s->raw_size - i, pos + i, &p);
+
+		if (r <= 0) {
+			ret |= h->strbuf_addf(out, "%s{\"type\":\"BAD\",\"byte\":%u}", first ? "" : ",",
+					      b[i]);
+			first = 0;
+			i++;
+			continue;
+		}
+		spe_record__add(&rec, &p);
+		spe_pkt__desc(&p, desc, sizeof(desc));
+		ret |= h->strbuf_addf(out, "%s{\"type\":\"%s\",\"index\":%u,\"len\":%d,",
+				      first ? "" : ",", spe_pkt__name(p.type), p.index, r);
+		if (p.payload_len)
+			ret |= h->strbuf_addf(out, "\"payload\":\"0x%" PRIx64 "\",", p.payload);
+		ret |= h->strbuf_addf(out, "\"desc\":");
+		ret |= h->strbuf_add_json_str(out, desc);
+		ret |= h->strbuf_addf(out, "}");
+		first = 0;
+		i += (size_t)r;
+	}
+	ret |= h->strbuf_addf(out, "],\"events\":[");
+	first = 1;
+	for (int bit = 0; bit < 64; bit++) {
+		if (!(rec.events & (1ULL << bit)))
+			continue;
+		if (bit < 32 && ev_names[bit])
+			ret |= h->strbuf_addf(out, "%s\"%s\"", first ? "" : ",", ev_names[bit]);
+		else
+			ret |= h->strbuf_addf(out, "%s\"EV%d\"", first ? "" : ",", bit);
+		first = 0;
+	}
+	ret |= h->strbuf_addf(out, "]");
+	if (rec.present & SPE_HAVE_EVENTS)
+		ret |= h->strbuf_addf(out, ",\"events_raw\":\"0x%" PRIx64 "\"", rec.events);
+	if (rec.present & SPE_HAVE_OP)
+		ret |= h->strbuf_addf(out, ",\"op_class\":%u,\"op_raw\":\"0x%x\"", rec.op_class,
+				      rec.op_payload);
+	if (rec.present & SPE_HAVE_SOURCE)
+		ret |= h->strbuf_addf(out, ",\"source\":%" PRIu64, rec.source);
+	if (rec.present & SPE_HAVE_CONTEXT)
+		ret |= h->strbuf_addf(out, ",\"context\":%" PRIu64 ",\"context_el\":%u", rec.context,
+				      rec.ctx_index + 1);
+	if (rec.present & SPE_HAVE_TS)
+		ret |= h->strbuf_addf(out, ",\"ts\":%" PRIu64, rec.ts);
+	if (rec.present & SPE_HAVE_PC)
+		ret |= h->strbuf_addf(out, ",\"pc_el\":%u,\"pc_ns\":%u",
+				      (unsigned int)((rec.pc >> 61) & 3),
+				      (unsigned int)(rec.pc >> 63));
+	if (rec.present & SPE_HAVE_PBT)
+		ret |= h->strbuf_addf(out, ",\"prev_branch_target\":\"0x%" PRIx64 "\"",
+				      addr_ip(rec.pbt));
+	midr = spe_file_midr(fi, (s->fields & HWS_SF_CPU) ? s->cpu : UINT32_MAX);
+	if (midr) {
+		const char *nm = midr_name(midr);
+
+		ret |= h->strbuf_addf(out, ",\"midr\":\"0x%" PRIx64 "\",\"ds_table\":\"%s\"", midr,
+				      midr_table(midr) == DS_TABLE_COMMON	 ? "common"
+				      : midr_table(midr) == DS_TABLE_AMPEREONE ? "ampereone"
+									  : "generic");
+		if (nm)
+			ret |= h->strbuf_addf(out, ",\"cpu_model\":\"%s\"", nm);
+	}
+	ret |= h->strbuf_addf(out, "}");
+	return ret ? ret : 0;
+}
