@@ -525,7 +525,7 @@ static void *aux_producer(void *arg)
 		while (t->pace && t->a.head - __atomic_load_n(&t->k.pc->aux_tail,
 							      __ATOMIC_ACQUIRE) >
 					  t->a.size / 2)
-			sched_yield();
+			usleep(20);
 		for (i = 0; i < n; i++)
 			buf[i] = ksim_aux__word(seq + i);
 		/* words are numbered by the hardware's own count: what does not fit is lost
@@ -593,7 +593,7 @@ static void run_threaded(bool pace)
 	word_seq_cb_bad = 0;
 	ksim_ring__init(&t->k, 1 << 20, false, false);
 	ksim_aux__init(&t->a, t->k.pc, 16384, false, &t->k);
-	t->total_words = 400000;
+	t->total_words = 200000;
 	t->pace = pace;
 	r = hws_ring__new(t->k.pc, t->k.data, t->k.size, false);
 	x = hws_aux__new(t->k.pc, t->a.base, t->a.size, false);

@@ -273,7 +273,7 @@ static void *fwd_producer(void *arg)
 	for (seq = 0; seq < c->n; seq++) {
 		while (c->pace && c->k.head - __atomic_load_n(&c->k.pc->data_tail, __ATOMIC_ACQUIRE) >
 					  c->k.size / 4 * 3)
-			sched_yield();
+			usleep(20);
 		put(&c->k, seq);
 	}
 	/* the end: keep producing until one record lands, so no loss stays unreported */
@@ -330,7 +330,11 @@ static void run_threaded_forward(uint64_t ring_size, uint64_t n, bool slow, bool
 			hws_ring__read_done(r);
 			bad += pending != 0;
 		} else {
-			got += drain_check(r, &expect, &lost_seen, &lrec, &bad);
+			uint64_t g = drain_check(r, &expect, &lost_seen, &lrec, &bad);
+
+			got += g;
+			if (!g)
+				sched_yield(); /* nothing there: let the producer run */
 		}
 		if (slow && (++rounds % 8) == 0)
 			usleep(200);
@@ -351,7 +355,7 @@ static void run_threaded_forward(uint64_t ring_size, uint64_t n, bool slow, bool
 		__T("threaded slow: the producer did lose records", c.k.dropped > 0);
 	if (pace) {
 		T_EQ_U64("threaded paced: no loss", c.k.dropped, 0);
-		__T("threaded paced: many wraps", c.k.head > 50 * ring_size);
+		__T("threaded paced: many wraps", c.k.head > 100 * ring_size);
 	}
 	printf("  forward size %llu n %llu slow %d: got %llu lost %llu copied %llu max_fill %llu "
 	       "%.3fs\n",
@@ -494,7 +498,7 @@ static void test_backward_threaded(void)
 	ksim_ring__init(&c.k, 16384, true, true);
 	r = hws_ring__new(c.k.pc, c.k.data, c.k.size, true);
 	pthread_create(&th, NULL, bwd_producer, &c);
-	for (dumps = 0; dumps < 200; dumps++) {
+	for (dumps = 0; dumps < 100; dumps++) {
 		uint64_t expect = UINT64_MAX, pending = 0;
 
 		usleep(100);
@@ -668,9 +672,9 @@ int main(void)
 	RUN(test_exact_fill());
 	RUN(test_wrap());
 	RUN(test_lost_exact());
-	RUN(run_threaded_forward(16384, 200000, false, false, true));
-	RUN(run_threaded_forward(65536, 200000, false, false, false));
-	RUN(run_threaded_forward(4096, 100000, true, true, false));
+	RUN(run_threaded_forward(16384, 60000, false, false, true));
+	RUN(run_threaded_forward(65536, 100000, false, false, false));
+	RUN(run_threaded_forward(4096, 50000, true, true, false));
 	RUN(test_backward());
 	RUN(test_backward_threaded());
 	RUN(test_bad_headers());
