@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `hwsample dump`: one line per decoded sample (text, JSON or CSV) from a perf.data file or
+ * pipe. Output is built in a capped buffer and written in large chunks. On a corrupt or
+ * truncated file everything decoded before the bad record is written first, then the error
+ * (with the byte offset and record type) goes to stderr and the exit code is 1. Loss
+ * counters are summarized on stderr so they are never silent and never mix with the data.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hwsample/decode.h>
+#include <hwsample/errors.h>
+#include <hwsample/output.h>
+#include <hwsample/perfdata.h>
+
+#include "cli.h"
+
+#define FLUSH_AT (1u << 20)
+
+static const char dump_usage[] =
+	"usage: hwsample dump [-i FILE] [--json|--csv] [--raw] [--limit N] [--sym|--no-sym]\n"
+	"                     [--srcline]\n"
+	"\n"
+	"Print every decoded sample of a perf.data file (written by hwsample or perf record).\n"
+	"\n"
+	"  -i, --input FILE   input file (default hwsample.data; \"-\" reads a pipe on stdin)\n"
+	"      --json         one JSON object per line: time, cpu, pid, tid, event, backend,\n"
+	"                     period, ip, precise, addr, phys_addr, op, lat_total, lat_issue,\n"
+	"                     lat_xlat, lat_miss, lat_ins, mem_level, snoop, tlb, data_src,\n"
+	"                     branch_target (only the fields the sample has)\n"
+	"      --csv          the same columns as CSV, with a header row\n"
+	"      --raw          add the decoded vendor fields (IBS registers, SPE packets, ...)\n"
+	"      --limit N      stop after N samples\n"
+	"      --sym          add symbols to JSON/CSV (sym, dso, data_sym, data_dso)\n"
+	"      --no-sym       no symbols in text output\n"
+	"      --srcline      add source file:line to symbols (needs debug info)\n"
+	"  -h, --help         this text\n"
+	"\n"
+	"Examples:\n"
+	"  hwsample dump -i hwsample.data\n"
+	"  hwsample dump -i perf.data --json --raw | jq 'select(.lat_total > 100)'\n"
+	"  perf record -o - -e cpu-clock -- ./prog | hwsample dump -i - --csv > samples.csv\n"
+	"\n"
+	"Exit codes: 0 ok, 1 unreadable or corrupt input (samples before the error are\n"
+	"printed), 2 usage error.\n";
+
+struct dump_ctx {
+	struct hws_output_opts out;
+	struct hws_strbuf sb;
+	struct hws_decoder *dec;
+	uint64_t limit, n;
+	int werr;
+};
+
+static int flush_out(struct dump_ctx *c)
+{
+	if (c->sb.len && fwrite(c->sb.buf, 1, c->sb.len, stdout) != c->sb.len)
+		c->werr = errno ? -errno : -EIO;
+	hws_strbuf__reset(&c->sb);
+	return c->werr;
+}
+
+static int raw_cb(void *ctx, const struct hws_sample *s, struct hws_strbuf *sb)
+{
+	return hws_decoder__raw_json(ctx, s, sb);
+}
+
+static int dump_cb(void *ctx, const struct hws_sample *s)
+{
+	struct dump_ctx *c = ctx;
+	int err;
+
+	if (c->limit && c->n >= c->limit)
+		return 1;
+	err = hws_output__sample(&c->out, s, &c->sb);
+	if (err == HWS_E_TOO_BIG) {
+		if (flush_out(c))
+			return 2;
+		err = hws_output__sample(&c->out, s, &c->sb);
+	}
+	if (err)
+		return 2;
+	c->n++;
+	if (c->sb.len >= FLUSH_AT && flush_out(c))
+		return 2;
+	return 0;
+}
+
+static void loss_summary(struct hws_decoder *d)
+{
+	struct hws_decode_counts t;
+
+	hws_decoder__counts(d, HWS_DECODE_ALL, HWS_DECODE_ALL, &t);
+	if (t.lost || t.lost_samples || t.throttle || t.aux_truncated || t.aux_partial ||
+	    t.aux_collision || t.errors)
+		fprintf(stderr,
+			"hwsample dump: loss: %" PRIu64 " records lost, %" PRIu64
+			" samples dropped by the PMU, %" PRIu64 " throttles, AUX %" PRIu64
+			" truncated / %" PRIu64 " partial / %" PRIu64 " collisions, %" PRIu64
+			" undecodable records (hwsample report shows them per event and CPU)\n",
+			t.lost, t.lost_samples, t.throttle, t.aux_truncated, t.aux_partial,
+			t.aux_collision, t.errors);
+	if (t.skipped)
+		fprintf(stderr, "hwsample dump: %" PRIu64 " records skipped by the backend "
+			"(no valid sample)\n", t.skipped);
+}
+
+int cmd_dump(struct hws_cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' }, { "json", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, 'c' },	   { "raw", no_argument, NULL, 'r' },
+		{ "limit", required_argument, NULL, 'l' }, { "sym", no_argument, NULL, 's' },
+		{ "no-sym", no_argument, NULL, 'S' },	   { "srcline", no_argument, NULL, 'L' },
+		{ "help", no_argument, NULL, 'h' },	   { NULL, 0, NULL, 0 },
+	};
+	struct hws_decoder_opts dopts = { .sz = sizeof(dopts) };
+	struct dump_ctx c = { .out = { .sz = sizeof(c.out) } };
+	const char *path = "hwsample.data";
+	struct hws_perf_reader *r = NULL;
+	int sym = -1, o, err = 0, rc, ret = HWS_EXIT_OK;
+	char ebuf[256];
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'i': path = optarg; break;
+		case 'j': c.out.format = HWS_OUT_JSON; break;
+		case 'c': c.out.format = HWS_OUT_CSV; break;
+		case 'r': c.out.raw = true; break;
+		case 's': sym = 1; break;
+		case 'S': sym = 0; break;
+		case 'L': dopts.srcline = true; break;
+		case 'l': {
+			char *end;
+			errno = 0;
+			c.limit = strtoull(optarg, &end, 0);
+			if (errno || *end || optarg[0] == '-') {
+				fprintf(stderr, "hwsample dump: --limit wants a number, not '%s'\n",
+					optarg);
+				return HWS_EXIT_USAGE;
+			}
+			break;
+		}
+		case 'h':
+			fputs(dump_usage, stdout);
+			return HWS_EXIT_OK;
+		default:
+			fputs(dump_usage, stderr);
+			return HWS_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "hwsample dump: unexpected argument '%s'\n%s", argv[optind],
+			dump_usage);
+		return HWS_EXIT_USAGE;
+	}
+	if (sym < 0)
+		sym = c.out.format == HWS_OUT_TEXT;
+	dopts.no_sideband = !sym;
+
+	r = hws_perf_reader__open(path, &err);
+	if (!r) {
+		fprintf(stderr, "hwsample dump: %s: %s\n", path, hws_strerror(err, ebuf, sizeof(ebuf)));
+		return HWS_EXIT_ERROR;
+	}
+	c.dec = hws_decoder__new(r, hws_cli__registry(cli), &dopts);
+	if (!c.dec) {
+		fprintf(stderr, "hwsample dump: out of memory\n");
+		hws_perf_reader__close(r);
+		return HWS_EXIT_ERROR;
+	}
+	hws_strbuf__init(&c.sb, 16u << 20);
+	c.out.symbols = sym;
+	c.out.syms = sym ? hws_decoder__symbols(c.dec) : NULL;
+	c.out.raw_json = raw_cb;
+	c.out.raw_ctx = c.dec;
+	hws_output__header(&c.out, &c.sb);
+
+	rc = hws_decoder__run(c.dec, dump_cb, &c);
+	flush_out(&c);
+	fflush(stdout);
+	if (rc < 0) {
+		fprintf(stderr, "hwsample dump: %s: %s\n", path, hws_decoder__errmsg(c.dec));
+		fprintf(stderr, "hwsample dump: %" PRIu64 " samples decoded before the error\n",
+			c.n);
+		ret = HWS_EXIT_ERROR;
+	} else if (rc == 2 || c.werr) {
+		if (c.werr != -EPIPE)
+			fprintf(stderr, "hwsample dump: write error: %s\n",
+				hws_strerror(c.werr ? c.werr : -ENOMEM, ebuf, sizeof(ebuf)));
+		ret = HWS_EXIT_ERROR;
+	}
+	if (rc >= 0 && rc != 1)
+		loss_summary(c.dec);
+	else if (rc < 0)
+		loss_summary(c.dec);
+	hws_strbuf__release(&c.sb);
+	hws_decoder__delete(c.dec);
+	hws_perf_reader__close(r);
+	return ret;
+}

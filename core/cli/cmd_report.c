@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `hwsample report`: decode a perf.data file, aggregate (core/report.c) and print the report
+ * on stdout: samples and loss per event and CPU, top functions / code addresses, top data
+ * objects / addresses, data-source and latency histograms as bar charts. A corrupt file
+ * still gets the report of what was decoded before the error, then the error and exit 1.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hwsample/decode.h>
+#include <hwsample/errors.h>
+#include <hwsample/perfdata.h>
+#include <hwsample/report.h>
+
+#include "cli.h"
+
+static const char report_usage[] =
+	"usage: hwsample report [-i FILE] [--stdio] [--sort samples|period|latency] [--top N]\n"
+	"                       [--ascii|--unicode] [--no-sym] [--srcline]\n"
+	"\n"
+	"Summarize a perf.data file: samples and loss per event and CPU, top functions and\n"
+	"code addresses, top data objects and addresses, data-source (level x snoop, TLB, op)\n"
+	"and latency histograms (log2 buckets, in cycles), drawn as bar charts.\n"
+	"\n"
+	"  -i, --input FILE   input file (default hwsample.data; \"-\" reads a pipe on stdin)\n"
+	"      --stdio        text report on stdout (the default and only mode)\n"
+	"  -s, --sort KEY     order of the top tables: samples (default), period, latency\n"
+	"  -t, --top N        rows per top table (default 20)\n"
+	"      --ascii        '#' bars (default when the locale is not UTF-8)\n"
+	"      --unicode      Unicode block bars\n"
+	"      --no-sym       addresses only, no symbol lookup\n"
+	"      --srcline      add source file:line (needs debug info)\n"
+	"  -h, --help         this text\n"
+	"\n"
+	"Examples:\n"
+	"  hwsample report -i hwsample.data\n"
+	"  hwsample report -i perf.data --sort latency --top 10\n"
+	"\n"
+	"Exit codes: 0 ok, 1 unreadable or corrupt input (the report of what was decoded\n"
+	"before the error is still printed), 2 usage error.\n";
+
+static bool utf8_locale(void)
+{
+	const char *cs;
+
+	setlocale(LC_CTYPE, "");
+	cs = nl_langinfo(CODESET);
+	return cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
+}
+
+int cmd_report(struct hws_cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' }, { "stdio", no_argument, NULL, 'o' },
+		{ "sort", required_argument, NULL, 's' },  { "top", required_argument, NULL, 't' },
+		{ "ascii", no_argument, NULL, 'a' },	   { "unicode", no_argument, NULL, 'u' },
+		{ "no-sym", no_argument, NULL, 'S' },	   { "srcline", no_argument, NULL, 'L' },
+		{ "help", no_argument, NULL, 'h' },	   { NULL, 0, NULL, 0 },
+	};
+	struct hws_decoder_opts dopts = { .sz = sizeof(dopts) };
+	struct hws_report_opts ropts = { .sz = sizeof(ropts) };
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	const char *path = "hwsample.data";
+	struct hws_perf_reader *r = NULL;
+	struct hws_decoder *d = NULL;
+	struct hws_report *rep = NULL;
+	int o, err = 0, rc, ret = HWS_EXIT_OK, bars = -1;
+	bool nosym = false;
+	char ebuf[256];
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "i:s:t:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'i': path = optarg; break;
+		case 'o': break;
+		case 'a': bars = 0; break;
+		case 'u': bars = 1; break;
+		case 'S': nosym = true; break;
+		case 'L': dopts.srcline = true; break;
+		case 's':
+			if (!strcmp(optarg, "samples"))
+				ropts.sort = HWS_REPORT_SORT_SAMPLES;
+			else if (!strcmp(optarg, "period"))
+				ropts.sort = HWS_REPORT_SORT_PERIOD;
+			else if (!strcmp(optarg, "latency") || !strcmp(optarg, "lat"))
+				ropts.sort = HWS_REPORT_SORT_LATENCY;
+			else {
+				fprintf(stderr, "hwsample report: --sort takes samples, period or "
+					"latency, not '%s'\n", optarg);
+				return HWS_EXIT_USAGE;
+			}
+			break;
+		case 't': {
+			char *end;
+			unsigned long v;
+			errno = 0;
+			v = strtoul(optarg, &end, 0);
+			if (errno || *end || !v || v > 100000 || optarg[0] == '-') {
+				fprintf(stderr, "hwsample report: --top wants 1..100000, not '%s'\n",
+					optarg);
+				return HWS_EXIT_USAGE;
+			}
+			ropts.top = (uint32_t)v;
+			break;
+		}
+		case 'h':
+			fputs(report_usage, stdout);
+			return HWS_EXIT_OK;
+		default:
+			fputs(report_usage, stderr);
+			return HWS_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "hwsample report: unexpected argument '%s'\n%s", argv[optind],
+			report_usage);
+		return HWS_EXIT_USAGE;
+	}
+	ropts.ascii = bars < 0 ? !utf8_locale() : !bars;
+	dopts.no_sideband = nosym;
+
+	r = hws_perf_reader__open(path, &err);
+	if (!r) {
+		fprintf(stderr, "hwsample report: %s: %s\n", path,
+			hws_strerror(err, ebuf, sizeof(ebuf)));
+		return HWS_EXIT_ERROR;
+	}
+	d = hws_decoder__new(r, hws_cli__registry(cli), &dopts);
+	rep = hws_report__new(&ropts);
+	if (!d || !rep) {
+		fprintf(stderr, "hwsample report: out of memory\n");
+		ret = HWS_EXIT_ERROR;
+		goto out;
+	}
+	rc = hws_decoder__run(d, hws_report__sample_fn, rep);
+	err = hws_report__add_decoder_counts(rep, d);
+	if (!err)
+		err = hws_report__render(rep, nosym ? NULL : hws_decoder__symbols(d), &sb);
+	if (sb.len)
+		fwrite(sb.buf, 1, sb.len, stdout);
+	fflush(stdout);
+	if (rc < 0) {
+		fprintf(stderr, "hwsample report: %s: %s\n", path, hws_decoder__errmsg(d));
+		fprintf(stderr, "hwsample report: the report covers the records before the error\n");
+		ret = HWS_EXIT_ERROR;
+	} else if (rc || err) {
+		fprintf(stderr, "hwsample report: %s\n",
+			hws_strerror(err ? err : -ENOMEM, ebuf, sizeof(ebuf)));
+		ret = HWS_EXIT_ERROR;
+	}
+out:
+	hws_strbuf__release(&sb);
+	hws_report__delete(rep);
+	hws_decoder__delete(d);
+	hws_perf_reader__close(r);
+	return ret;
+}

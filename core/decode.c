@@ -1,0 +1,788 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The decode pipeline (see include/hwsample/decode.h).
+ *
+ * Invariants:
+ *  - records are processed in file order, one at a time; nothing read from a record is kept
+ *    past its processing except counters and the side-band tables in struct hws_symbols;
+ *  - per-event state (backend, counters) exists for every attr the reader knows; it grows
+ *    as pipe-mode HEADER_ATTR records add events (ensure_events());
+ *  - counters are kept per (event slot, CPU slot): event slot 0 / CPU slot 0 are "unknown",
+ *    event i is slot i + 1, CPU c is slot c + 1; CPUs at or above MAX_CPU count as unknown,
+ *    so a corrupt cpu field never makes the table grow without bound;
+ *  - AUX streams are indexed by the AUXTRACE idx (< MAX_AUX_STREAMS); each has
+ *    aux_stream_size zeroed bytes allocated on first use and the next expected offset;
+ *  - a reader error ends the run for good (d->dead); a callback stop does not.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include <hwsample/decode.h>
+#include <hwsample/errors.h>
+
+#include "internal.h"
+
+#define MAX_CPU 4096
+#define MAX_AUX_STREAMS 4096
+#define NR_TYPES 128
+
+#define AUX_FLAG_TRUNCATED 0x01
+#define AUX_FLAG_OVERWRITE 0x02
+#define AUX_FLAG_PARTIAL 0x04
+#define AUX_FLAG_COLLISION 0x08
+
+#define MISC_COMM_EXEC (1U << 13)
+#define MISC_EXACT_IP (1U << 14)
+
+struct ev_state {
+	struct hws_backend *backend;
+	bool matched;
+	struct hws_decode_counts *cpus; /* [nr_cpu_slots] */
+	size_t nr_cpu_slots;
+};
+
+struct aux_stream {
+	void *state;
+	struct hws_backend *backend;
+	int ev;
+	uint64_t next_offset;
+	bool started;
+};
+
+struct hws_decoder {
+	struct hws_decoder_opts opts;
+	struct hws_perf_reader *r;
+	struct hws_registry *reg;
+	struct hws_symbols *syms;
+	struct ev_state *evs; /* [nr_evs], slot 0 = unknown event */
+	size_t nr_evs;
+	struct aux_stream *streams;
+	size_t nr_streams;
+	uint8_t *aux_gap; /* per CPU slot: an AUX record said data was lost */
+	int max_cpu_seen; /* highest CPU slot used */
+	uint64_t nr_records[NR_TYPES];
+	bool host_checked;
+	bool dead;
+	bool flushed;
+	int err;
+	char errmsg[512];
+	/* AUX emit context */
+	hws_sample_fn fn;
+	void *ctx;
+	struct aux_stream *cur_stream;
+	uint32_t cur_cpu;
+};
+
+struct hws_decoder *hws_decoder__new(struct hws_perf_reader *r, struct hws_registry *reg,
+				     const struct hws_decoder_opts *opts)
+{
+	struct hws_decoder *d;
+	struct hws_symbols_opts so = { .sz = sizeof(so) };
+
+	if (!r) {
+		errno = EINVAL;
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return NULL;
+	if (opts) {
+		size_t n = opts->sz < sizeof(d->opts) ? opts->sz : sizeof(d->opts);
+		memcpy(&d->opts, opts, n);
+	}
+	d->opts.sz = sizeof(d->opts);
+	d->r = r;
+	d->reg = reg;
+	so.srcline = d->opts.srcline;
+	so.max_files = d->opts.max_files;
+	d->syms = hws_symbols__new(&so);
+	d->aux_gap = calloc(MAX_CPU + 1, 1);
+	if (!d->syms || !d->aux_gap) {
+		hws_decoder__delete(d);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return d;
+}
+
+void hws_decoder__delete(struct hws_decoder *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->nr_evs; i++)
+		free(d->evs[i].cpus);
+	for (size_t i = 0; i < d->nr_streams; i++)
+		free(d->streams[i].state);
+	free(d->evs);
+	free(d->streams);
+	free(d->aux_gap);
+	hws_symbols__delete(d->syms);
+	free(d);
+}
+
+static void set_err(struct hws_decoder *d, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_err(struct hws_decoder *d, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	d->err = err;
+	va_start(ap, fmt);
+	vsnprintf(d->errmsg, sizeof(d->errmsg), fmt, ap);
+	va_end(ap);
+}
+
+/* Make sure there is a slot for every event the reader knows; pick their backends. */
+static int ensure_events(struct hws_decoder *d)
+{
+	int n = hws_perf_reader__nr_attrs(d->r);
+	size_t want = (size_t)(n < 0 ? 0 : n) + 1;
+
+	if (want <= d->nr_evs)
+		return 0;
+	struct ev_state *e = realloc(d->evs, want * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	memset(e + d->nr_evs, 0, (want - d->nr_evs) * sizeof(*e));
+	d->evs = e;
+	for (size_t i = d->nr_evs ? d->nr_evs : 1; i < want; i++) {
+		const struct hws_perf_evattr *ea = hws_perf_reader__attr(d->r, (int)i - 1);
+		if (ea && d->reg)
+			e[i].backend = hws_registry__match(d->reg, &ea->attr, ea->pmu_name);
+		e[i].matched = true;
+		if (ea)
+			pr_debug("decode: event %zu '%s' (type %u, pmu %s) -> backend %s\n", i - 1,
+				 ea->name ? ea->name : "?", ea->attr.type,
+				 ea->pmu_name ? ea->pmu_name : "-",
+				 e[i].backend ? e[i].backend->ops->name : "none");
+	}
+	d->nr_evs = want;
+	return 0;
+}
+
+/* Counters of event @ev (-1 unknown) on @cpu ((u32)-1 or >= MAX_CPU: unknown). NULL on OOM. */
+static struct hws_decode_counts *counts(struct hws_decoder *d, int ev, uint32_t cpu)
+{
+	size_t es = ev >= 0 && (size_t)ev + 1 < d->nr_evs ? (size_t)ev + 1 : 0;
+	size_t cs = cpu < MAX_CPU ? (size_t)cpu + 1 : 0;
+	struct ev_state *e;
+
+	if (!d->nr_evs && ensure_events(d))
+		return NULL;
+	if (!d->nr_evs)
+		return NULL;
+	e = &d->evs[es];
+	if (cs >= e->nr_cpu_slots) {
+		size_t n = e->nr_cpu_slots ? e->nr_cpu_slots : 8;
+		struct hws_decode_counts *c;
+		while (n <= cs)
+			n *= 2;
+		if (n > MAX_CPU + 1)
+			n = MAX_CPU + 1;
+		c = realloc(e->cpus, n * sizeof(*c));
+		if (!c)
+			return NULL;
+		memset(c + e->nr_cpu_slots, 0, (n - e->nr_cpu_slots) * sizeof(*c));
+		e->cpus = c;
+		e->nr_cpu_slots = n;
+	}
+	if ((int)cs > d->max_cpu_seen)
+		d->max_cpu_seen = (int)cs;
+	return &e->cpus[cs];
+}
+
+static struct hws_decode_counts dummy_counts; /* target when allocation fails */
+
+static struct hws_decode_counts *counts_or_dummy(struct hws_decoder *d, int ev, uint32_t cpu)
+{
+	struct hws_decode_counts *c = counts(d, ev, cpu);
+
+	return c ? c : &dummy_counts;
+}
+
+/* Kernel symbols only when the recording host is this host. */
+static void check_host(struct hws_decoder *d)
+{
+	const char *host, *rel;
+	struct utsname u;
+
+	d->host_checked = true;
+	if (d->opts.no_kallsyms || d->opts.no_sideband || uname(&u))
+		return;
+	host = hws_perf_reader__string(d->r, HWS_FEAT_HOSTNAME);
+	rel = hws_perf_reader__string(d->r, HWS_FEAT_OSRELEASE);
+	if (!host || !rel || strcmp(host, u.nodename) || strcmp(rel, u.release))
+		return;
+	if (hws_symbols__use_kallsyms(d->syms, d->opts.kallsyms ? d->opts.kallsyms :
+								  "/proc/kallsyms"))
+		pr_debug("decode: kallsyms not usable, kernel addresses stay [kernel]\n");
+}
+
+static const struct perf_event_attr *ev_attr(struct hws_decoder *d, int ev)
+{
+	const struct hws_perf_evattr *ea = ev >= 0 ? hws_perf_reader__attr(d->r, ev) : NULL;
+
+	return ea ? &ea->attr : NULL;
+}
+
+/* Event and CPU of a non-sample record from its sample_id trailer. */
+static void record_ev_cpu(struct hws_decoder *d, const struct hws_perf_record *rec, int *ev,
+			  uint32_t *cpu)
+{
+	const struct perf_event_attr *attr;
+	struct hws_sample_id sid;
+
+	*cpu = (uint32_t)-1;
+	if (*ev < 0)
+		*ev = rec->attr_idx;
+	if (*ev < 0 && hws_perf_reader__nr_attrs(d->r) == 1)
+		*ev = 0;
+	attr = ev_attr(d, *ev >= 0 ? *ev : 0);
+	if (!attr || !attr->sample_id_all)
+		return;
+	if (!hws_sample_id__parse(attr, rec->hdr, rec->hdr->size, &sid) &&
+	    (sid.fields & HWS_SF_CPU))
+		*cpu = sid.cpu;
+}
+
+static void fill_generic(const struct hws_record_sample *rs, struct hws_sample *s)
+{
+	uint64_t st = rs->sample_type;
+
+	s->cpumode = (uint8_t)(rs->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+	if (st & PERF_SAMPLE_TIME) {
+		s->time = rs->time;
+		s->fields |= HWS_SF_TIME;
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		s->cpu = rs->cpu;
+		s->fields |= HWS_SF_CPU;
+	}
+	if (st & PERF_SAMPLE_TID) {
+		s->pid = rs->pid;
+		s->tid = rs->tid;
+		s->fields |= HWS_SF_PID;
+	}
+	if (st & PERF_SAMPLE_PERIOD) {
+		s->period = rs->period;
+		s->fields |= HWS_SF_PERIOD;
+	}
+	if (st & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)) {
+		s->id = rs->id;
+		s->fields |= HWS_SF_ID;
+	}
+	if (st & PERF_SAMPLE_IP) {
+		s->ip = rs->ip;
+		s->ip_precise = (rs->misc & MISC_EXACT_IP) ? 1 : 0;
+		s->fields |= HWS_SF_IP;
+	}
+	if (st & PERF_SAMPLE_ADDR) {
+		s->addr = rs->addr;
+		s->fields |= HWS_SF_ADDR;
+	}
+	if (st & PERF_SAMPLE_PHYS_ADDR) {
+		s->phys_addr = rs->phys_addr;
+		s->fields |= HWS_SF_PHYS_ADDR;
+	}
+	if (st & PERF_SAMPLE_DATA_PAGE_SIZE) {
+		s->data_page_size = rs->data_page_size;
+		s->fields |= HWS_SF_DATA_PAGE_SIZE;
+	}
+	if (st & PERF_SAMPLE_CODE_PAGE_SIZE) {
+		s->code_page_size = rs->code_page_size;
+		s->fields |= HWS_SF_CODE_PAGE_SIZE;
+	}
+	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
+		s->weight = rs->weight;
+		s->fields |= HWS_SF_WEIGHT;
+		/* perf's reading: WEIGHT (low 32 bits) / WEIGHT_STRUCT var1 = latency, var2 =
+		 * instruction latency. A zero weight means "not measured". */
+		if ((uint32_t)rs->weight) {
+			s->lat_total = (uint32_t)rs->weight;
+			s->fields |= HWS_SF_LAT_TOTAL;
+		}
+		if ((st & PERF_SAMPLE_WEIGHT_STRUCT) && (uint16_t)(rs->weight >> 32)) {
+			s->lat_ins = (uint16_t)(rs->weight >> 32);
+			s->fields |= HWS_SF_LAT_INS;
+		}
+	}
+	if ((st & PERF_SAMPLE_DATA_SRC) && rs->data_src)
+		hws_data_src__normalize(rs->data_src, s);
+	if ((st & PERF_SAMPLE_RAW) && rs->raw) {
+		s->raw = rs->raw;
+		s->raw_size = rs->raw_size;
+		s->fields |= HWS_SF_RAW;
+	}
+}
+
+static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, hws_sample_fn fn,
+		     void *ctx)
+{
+	const struct hws_perf_evattr *ea;
+	struct hws_record_sample rs;
+	struct hws_decode_counts *c;
+	struct hws_backend *b;
+	struct hws_sample s;
+	int ev = rec->attr_idx, rc;
+
+	if (!d->host_checked)
+		check_host(d);
+	if (ev < 0 && hws_perf_reader__nr_attrs(d->r) == 1)
+		ev = 0;
+	ea = ev >= 0 ? hws_perf_reader__attr(d->r, ev) : NULL;
+	if (!ea) {
+		counts_or_dummy(d, -1, (uint32_t)-1)->errors++;
+		return 0;
+	}
+	memset(&rs, 0, sizeof(rs));
+	if (hws_sample__parse(&ea->attr, rec->hdr, rec->hdr->size, &rs)) {
+		counts_or_dummy(d, ev, (uint32_t)-1)->errors++;
+		pr_debug("decode: offset 0x%" PRIx64 ": malformed SAMPLE of event %d\n",
+			 rec->file_offset, ev);
+		return 0;
+	}
+	rs.attr = &ea->attr;
+	rs.pmu_name = ea->pmu_name;
+	rs.misc = rec->hdr->misc;
+	b = d->evs[ev + 1].backend;
+
+	memset(&s, 0, sizeof(s));
+	s.sz = sizeof(s);
+	s.attr_idx = (uint32_t)ev;
+	s.event = ea->name;
+	s.backend = b ? b->ops->name : "none";
+	fill_generic(&rs, &s);
+	c = counts_or_dummy(d, ev, (ea->attr.sample_type & PERF_SAMPLE_CPU) ? rs.cpu : (uint32_t)-1);
+	if (b && b->ops->decode) {
+		rc = b->ops->decode(b->priv, hws_perf_reader__file_info(d->r), &rs, &s);
+		if (rc == HWS_DECODE_SKIP) {
+			c->skipped++;
+			return 0;
+		}
+		if (rc) {
+			c->errors++;
+			return 0;
+		}
+		/* the backend may not take the identity of the sample */
+		s.sz = sizeof(s);
+		s.attr_idx = (uint32_t)ev;
+		s.event = ea->name;
+		s.backend = b->ops->name;
+	}
+	c->samples++;
+	c->period += (s.fields & HWS_SF_PERIOD) ? s.period : 1;
+	return fn ? fn(ctx, &s) : 0;
+}
+
+static int aux_emit(void *ctx, const struct hws_sample *in)
+{
+	struct hws_decoder *d = ctx;
+	struct aux_stream *st = d->cur_stream;
+	const struct hws_perf_evattr *ea = hws_perf_reader__attr(d->r, st->ev);
+	struct hws_sample s = *in;
+	struct hws_decode_counts *c;
+
+	s.sz = sizeof(s);
+	s.attr_idx = (uint32_t)st->ev;
+	s.event = ea ? ea->name : "aux";
+	s.backend = st->backend->ops->name;
+	c = counts_or_dummy(d, st->ev, (s.fields & HWS_SF_CPU) ? s.cpu : d->cur_cpu);
+	c->samples++;
+	c->period += (s.fields & HWS_SF_PERIOD) ? s.period : 1;
+	return d->fn ? d->fn(d->ctx, &s) : 0;
+}
+
+/* Event whose backend decodes AUX data: the first one with aux_decode. */
+static int aux_event(struct hws_decoder *d)
+{
+	for (size_t i = 1; i < d->nr_evs; i++) {
+		struct hws_backend *b = d->evs[i].backend;
+		if (b && (b->ops->caps & HWS_CAP_AUX) && b->ops->aux_decode)
+			return (int)i - 1;
+	}
+	return -1;
+}
+
+static int do_auxtrace(struct hws_decoder *d, const struct hws_perf_record *rec)
+{
+	const uint8_t *p = (const uint8_t *)rec->hdr;
+	struct hws_aux_chunk ch = { 0 };
+	struct aux_stream *st;
+	struct hws_backend *b;
+	uint64_t size, offset, reference;
+	uint32_t idx, tid, cpu;
+	uint32_t gslot;
+	int ev, rc;
+
+	if (rec->hdr->size < 48) {
+		counts_or_dummy(d, -1, (uint32_t)-1)->errors++;
+		return 0;
+	}
+	memcpy(&size, p + 8, 8);
+	memcpy(&offset, p + 16, 8);
+	memcpy(&reference, p + 24, 8);
+	memcpy(&idx, p + 32, 4);
+	memcpy(&tid, p + 36, 4);
+	memcpy(&cpu, p + 40, 4);
+	ev = aux_event(d);
+	counts_or_dummy(d, ev, cpu)->auxtrace_bytes += rec->payload_size;
+	if (ev < 0)
+		return 0;
+	if (idx >= MAX_AUX_STREAMS) {
+		counts_or_dummy(d, ev, cpu)->errors++;
+		return 0;
+	}
+	if (idx >= d->nr_streams) {
+		size_t n = d->nr_streams ? d->nr_streams : 8;
+		struct aux_stream *s2;
+		while (n <= idx)
+			n *= 2;
+		s2 = realloc(d->streams, n * sizeof(*s2));
+		if (!s2)
+			return -ENOMEM;
+		memset(s2 + d->nr_streams, 0, (n - d->nr_streams) * sizeof(*s2));
+		d->streams = s2;
+		d->nr_streams = n;
+	}
+	b = d->evs[ev + 1].backend;
+	st = &d->streams[idx];
+	if (!st->started) {
+		st->state = calloc(1, b->ops->aux_stream_size ? b->ops->aux_stream_size : 1);
+		if (!st->state)
+			return -ENOMEM;
+		st->backend = b;
+		st->ev = ev;
+	}
+	gslot = cpu < MAX_CPU ? cpu + 1 : 0;
+	ch.data = rec->payload;
+	ch.size = rec->payload_size < size ? rec->payload_size : size;
+	ch.offset = offset;
+	ch.reference = reference;
+	ch.idx = idx;
+	ch.cpu = cpu;
+	ch.tid = tid;
+	ch.attr = ev_attr(d, ev);
+	ch.gap = d->aux_gap[gslot] || (st->started && offset != st->next_offset);
+	d->aux_gap[gslot] = 0;
+	if (ch.gap)
+		counts_or_dummy(d, ev, cpu)->aux_gaps++;
+	st->started = true;
+	st->next_offset = offset + size;
+	d->cur_stream = st;
+	d->cur_cpu = cpu;
+	rc = b->ops->aux_decode(b->priv, st->state, hws_perf_reader__file_info(d->r), &ch,
+				aux_emit, d);
+	if (rc < 0) {
+		counts_or_dummy(d, ev, cpu)->errors++;
+		pr_debug("decode: offset 0x%" PRIx64 ": AUX decode error %d\n", rec->file_offset,
+			 rc);
+		return 0;
+	}
+	return rc;
+}
+
+static int aux_flush_all(struct hws_decoder *d)
+{
+	for (size_t i = 0; i < d->nr_streams; i++) {
+		struct aux_stream *st = &d->streams[i];
+		int rc;
+
+		if (!st->started || !st->backend->ops->aux_flush)
+			continue;
+		d->cur_stream = st;
+		d->cur_cpu = (uint32_t)-1;
+		rc = st->backend->ops->aux_flush(st->backend->priv, st->state,
+						 hws_perf_reader__file_info(d->r), aux_emit, d);
+		if (rc > 0)
+			return rc;
+	}
+	return 0;
+}
+
+static const char *rec_str(const struct hws_perf_record *rec, size_t off, char *buf, size_t len)
+{
+	size_t sz = rec->hdr->size, n;
+	const char *s = (const char *)rec->hdr + off;
+
+	if (off >= sz)
+		return "";
+	n = strnlen(s, sz - off);
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	return buf;
+}
+
+static void do_sideband(struct hws_decoder *d, const struct hws_perf_record *rec)
+{
+	const uint8_t *p = (const uint8_t *)rec->hdr;
+	uint32_t type = rec->hdr->type, size = rec->hdr->size, pid, tid;
+	uint64_t addr, len, pgoff;
+	char name[4096];
+
+	if (d->opts.no_sideband)
+		return;
+	switch (type) {
+	case PERF_RECORD_COMM:
+		if (size < 16)
+			return;
+		memcpy(&pid, p + 8, 4);
+		memcpy(&tid, p + 12, 4);
+		hws_symbols__comm(d->syms, pid, tid, rec_str(rec, 16, name, 64),
+				  (rec->hdr->misc & MISC_COMM_EXEC) != 0);
+		return;
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2: {
+		size_t fo = type == PERF_RECORD_MMAP ? 40 : 72;
+		if (size < fo)
+			return;
+		memcpy(&pid, p + 8, 4);
+		memcpy(&addr, p + 16, 8);
+		memcpy(&len, p + 24, 8);
+		memcpy(&pgoff, p + 32, 8);
+		hws_symbols__mmap(d->syms, pid, addr, len, pgoff,
+				  rec_str(rec, fo, name, sizeof(name)));
+		return;
+	}
+	case PERF_RECORD_FORK: {
+		uint32_t ppid;
+		if (size < 24)
+			return;
+		memcpy(&pid, p + 8, 4);
+		memcpy(&ppid, p + 12, 4);
+		hws_symbols__fork(d->syms, pid, ppid);
+		return;
+	}
+	default:
+		return;
+	}
+}
+
+static void do_loss(struct hws_decoder *d, const struct hws_perf_record *rec)
+{
+	const uint8_t *p = (const uint8_t *)rec->hdr;
+	uint32_t size = rec->hdr->size, cpu;
+	struct hws_decode_counts *c;
+	uint64_t a, b, fl;
+	int ev = -1;
+
+	switch (rec->hdr->type) {
+	case PERF_RECORD_LOST:
+		if (size < 24)
+			break;
+		memcpy(&a, p + 8, 8); /* id */
+		memcpy(&b, p + 16, 8);
+		ev = hws_perf_reader__attr_by_id(d->r, a);
+		record_ev_cpu(d, rec, &ev, &cpu);
+		c = counts_or_dummy(d, ev, cpu);
+		c->lost += b;
+		c->lost_records++;
+		return;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (size < 16)
+			break;
+		memcpy(&a, p + 8, 8);
+		record_ev_cpu(d, rec, &ev, &cpu);
+		counts_or_dummy(d, ev, cpu)->lost_samples += a;
+		return;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		if (size < 32)
+			break;
+		memcpy(&a, p + 16, 8); /* id */
+		ev = hws_perf_reader__attr_by_id(d->r, a);
+		record_ev_cpu(d, rec, &ev, &cpu);
+		c = counts_or_dummy(d, ev, cpu);
+		if (rec->hdr->type == PERF_RECORD_THROTTLE)
+			c->throttle++;
+		else
+			c->unthrottle++;
+		return;
+	case PERF_RECORD_AUX:
+		if (size < 32)
+			break;
+		memcpy(&b, p + 16, 8); /* aux_size */
+		memcpy(&fl, p + 24, 8);
+		record_ev_cpu(d, rec, &ev, &cpu);
+		c = counts_or_dummy(d, ev, cpu);
+		c->aux_records++;
+		c->aux_bytes += b;
+		c->aux_truncated += !!(fl & AUX_FLAG_TRUNCATED);
+		c->aux_partial += !!(fl & AUX_FLAG_PARTIAL);
+		c->aux_collision += !!(fl & AUX_FLAG_COLLISION);
+		c->aux_overwrite += !!(fl & AUX_FLAG_OVERWRITE);
+		if (fl & (AUX_FLAG_TRUNCATED | AUX_FLAG_PARTIAL))
+			d->aux_gap[cpu < MAX_CPU ? cpu + 1 : 0] = 1;
+		return;
+	default:
+		return;
+	}
+	counts_or_dummy(d, -1, (uint32_t)-1)->errors++;
+}
+
+int hws_decoder__run(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
+{
+	struct hws_perf_record rec;
+	int rc;
+
+	if (d->dead)
+		return d->err ? d->err : -EINVAL;
+	d->fn = fn;
+	d->ctx = ctx;
+	for (;;) {
+		rc = hws_perf_reader__next(d->r, &rec);
+		if (rc < 0) {
+			d->dead = true;
+			set_err(d, rc, "%s", hws_perf_reader__errmsg(d->r));
+			return rc;
+		}
+		if (rc == 0)
+			break;
+		if (ensure_events(d)) {
+			d->dead = true;
+			set_err(d, -ENOMEM, "out of memory");
+			return -ENOMEM;
+		}
+		d->nr_records[rec.hdr->type < NR_TYPES ? rec.hdr->type : 0]++;
+		switch (rec.hdr->type) {
+		case PERF_RECORD_SAMPLE:
+			rc = do_sample(d, &rec, fn, ctx);
+			break;
+		case HWS_RECORD_AUXTRACE:
+			if (!d->host_checked)
+				check_host(d);
+			rc = do_auxtrace(d, &rec);
+			break;
+		case PERF_RECORD_LOST:
+		case PERF_RECORD_LOST_SAMPLES:
+		case PERF_RECORD_THROTTLE:
+		case PERF_RECORD_UNTHROTTLE:
+		case PERF_RECORD_AUX:
+			do_loss(d, &rec);
+			rc = 0;
+			break;
+		default:
+			do_sideband(d, &rec);
+			rc = 0;
+			break;
+		}
+		if (rc < 0) {
+			d->dead = true;
+			set_err(d, rc, "offset 0x%" PRIx64 ": record %s: %s", rec.file_offset,
+				hws_record__type_name(rec.hdr->type), strerror(-rc));
+			return rc;
+		}
+		if (rc)
+			return rc;
+	}
+	if (!d->flushed) {
+		d->flushed = true;
+		rc = aux_flush_all(d);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+const char *hws_decoder__errmsg(const struct hws_decoder *d)
+{
+	return d->errmsg;
+}
+
+int hws_decoder__nr_events(const struct hws_decoder *d)
+{
+	int n = hws_perf_reader__nr_attrs(d->r);
+
+	return n < 0 ? 0 : n;
+}
+
+const char *hws_decoder__event_name(const struct hws_decoder *d, int ev)
+{
+	const struct hws_perf_evattr *ea;
+
+	if (ev == HWS_DECODE_UNKNOWN)
+		return "unknown";
+	ea = ev >= 0 ? hws_perf_reader__attr(d->r, ev) : NULL;
+	return ea ? (ea->name ? ea->name : "?") : NULL;
+}
+
+const struct hws_backend *hws_decoder__event_backend(const struct hws_decoder *d, int ev)
+{
+	if (ev < 0 || (size_t)ev + 1 >= d->nr_evs)
+		return NULL;
+	return d->evs[ev + 1].backend;
+}
+
+int hws_decoder__nr_cpus(const struct hws_decoder *d)
+{
+	return d->max_cpu_seen; /* slot c+1 used -> c+1 CPUs */
+}
+
+static void add_counts(struct hws_decode_counts *o, const struct hws_decode_counts *c)
+{
+	const uint64_t *src = (const uint64_t *)c;
+	uint64_t *dst = (uint64_t *)o;
+
+	for (size_t i = 0; i < sizeof(*c) / sizeof(uint64_t); i++)
+		dst[i] += src[i];
+}
+
+int hws_decoder__counts(const struct hws_decoder *d, int ev, int cpu,
+			struct hws_decode_counts *out)
+{
+	size_t e0, e1;
+
+	memset(out, 0, sizeof(*out));
+	if (ev == HWS_DECODE_ALL) {
+		e0 = 0;
+		e1 = d->nr_evs;
+	} else if (ev == HWS_DECODE_UNKNOWN) {
+		e0 = 0;
+		e1 = d->nr_evs ? 1 : 0;
+	} else if (ev >= 0 && ev < hws_decoder__nr_events(d)) {
+		e0 = (size_t)ev + 1;
+		e1 = e0 + 1 <= d->nr_evs ? e0 + 1 : e0;
+	} else {
+		return -EINVAL;
+	}
+	for (size_t e = e0; e < e1; e++) {
+		const struct ev_state *es = &d->evs[e];
+		for (size_t c = 0; c < es->nr_cpu_slots; c++) {
+			if (cpu == HWS_DECODE_ALL || (cpu == HWS_DECODE_UNKNOWN && c == 0) ||
+			    (cpu >= 0 && c == (size_t)cpu + 1))
+				add_counts(out, &es->cpus[c]);
+		}
+	}
+	return 0;
+}
+
+uint64_t hws_decoder__nr_records(const struct hws_decoder *d, uint32_t type)
+{
+	return d->nr_records[type < NR_TYPES ? type : 0];
+}
+
+struct hws_symbols *hws_decoder__symbols(struct hws_decoder *d)
+{
+	return d->syms;
+}
+
+const struct hws_file_info *hws_decoder__file_info(struct hws_decoder *d)
+{
+	return hws_perf_reader__file_info(d->r);
+}
+
+int hws_decoder__raw_json(struct hws_decoder *d, const struct hws_sample *s,
+			  struct hws_strbuf *sb)
+{
+	const struct hws_backend *b = hws_decoder__event_backend(d, (int)s->attr_idx);
+
+	if (!b || !b->ops->raw_json)
+		return -ENOENT;
+	return b->ops->raw_json(b->priv, hws_perf_reader__file_info(d->r), s, sb);
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `hwsample report`: aggregation of decoded samples and its terminal rendering.
+ *
+ * struct hws_report takes samples one by one (hws_report__add(), usable directly as the
+ * decoder's hws_sample_fn through hws_report__sample_fn()) and keeps:
+ *  - per (pid, ip) and per (pid, data address) tallies (samples, period, latency sum), in
+ *    hash tables bounded by opts.max_keys (what does not fit is counted as "other");
+ *  - the data-source matrix (mem_level x snoop), TLB and op counts;
+ *  - log2 histograms of lat_total, lat_issue, lat_xlat, lat_miss, lat_ins.
+ * Per-event/CPU sample and loss counters come from the decoder (hws_report__add_counts()).
+ * hws_report__render() writes every section into a struct hws_strbuf, with bar charts in
+ * Unicode blocks or ASCII; symbols are looked up at render time, so adding samples stays
+ * cheap. Not thread-safe.
+ */
+#ifndef HWSAMPLE_REPORT_H
+#define HWSAMPLE_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hwsample/decode.h>
+#include <hwsample/sample.h>
+#include <hwsample/strbuf.h>
+#include <hwsample/symbols.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef HWS_API
+#define HWS_API __attribute__((visibility("default")))
+#endif
+
+struct hws_report;
+
+enum hws_report_sort {
+	HWS_REPORT_SORT_SAMPLES = 0, /* default */
+	HWS_REPORT_SORT_PERIOD,
+	HWS_REPORT_SORT_LATENCY,     /* sum of lat_total */
+};
+
+/* Sections, for hws_report_opts::sections (0 = all). */
+enum hws_report_section {
+	HWS_REPORT_COUNTS = 1U << 0,   /* samples and loss per event and CPU */
+	HWS_REPORT_TOP_CODE = 1U << 1, /* top functions and code addresses */
+	HWS_REPORT_TOP_DATA = 1U << 2, /* top data objects and data addresses */
+	HWS_REPORT_DATA_SRC = 1U << 3, /* mem_level x snoop, TLB, op */
+	HWS_REPORT_LATENCY = 1U << 4,  /* latency histograms */
+};
+
+struct hws_report_opts {
+	size_t sz;	   /* sizeof(struct hws_report_opts) */
+	uint32_t top;	   /* rows of the top tables; 0 = 20 */
+	int sort;	   /* enum hws_report_sort */
+	bool ascii;	   /* ASCII bars ('#') instead of Unicode blocks */
+	uint32_t width;	   /* bar width in characters; 0 = 30 */
+	uint32_t sections; /* HWS_REPORT_* mask; 0 = all */
+	size_t max_keys;   /* distinct (pid, address) keys kept per table; 0 = 4M */
+};
+
+/* Number of log2 latency buckets: bucket 0 holds 0, bucket k holds [2^(k-1), 2^k). */
+#define HWS_REPORT_LAT_BUCKETS 33
+
+HWS_API struct hws_report *hws_report__new(const struct hws_report_opts *opts);
+HWS_API void hws_report__delete(struct hws_report *rep); /* NULL-safe */
+
+/* Account one sample. Return 0 or -ENOMEM. */
+HWS_API int hws_report__add(struct hws_report *rep, const struct hws_sample *s);
+/* hws_sample_fn adapter: @ctx is the struct hws_report. Stops the run on -ENOMEM. */
+HWS_API int hws_report__sample_fn(void *ctx, const struct hws_sample *s);
+
+/**
+ * hws_report__add_counts() - one row of the samples/loss table.
+ * @cpu: CPU number, or HWS_DECODE_UNKNOWN. Strings are copied.
+ */
+HWS_API int hws_report__add_counts(struct hws_report *rep, const char *event, const char *backend,
+				   int cpu, const struct hws_decode_counts *c);
+/* Every (event, CPU) row of a finished decoder, unknown event/CPU included when non-zero. */
+HWS_API int hws_report__add_decoder_counts(struct hws_report *rep, const struct hws_decoder *d);
+
+/* Aggregates, for tests and other front ends (c2c). */
+HWS_API uint64_t hws_report__nr_samples(const struct hws_report *rep);
+/* Samples with HWS_SF_DATA_SRC at this level and snoop result. */
+HWS_API uint64_t hws_report__data_src(const struct hws_report *rep, unsigned int level,
+				      unsigned int snoop);
+/* Latency histogram bucket of @field (HWS_SF_LAT_TOTAL ... HWS_SF_LAT_INS). */
+HWS_API uint64_t hws_report__lat_bucket(const struct hws_report *rep, uint64_t field,
+					unsigned int bucket);
+/* Samples counted for (pid, ip) / (pid, addr); kernel addresses ignore pid. */
+HWS_API uint64_t hws_report__ip_samples(const struct hws_report *rep, uint32_t pid, uint64_t ip);
+HWS_API uint64_t hws_report__addr_samples(const struct hws_report *rep, uint32_t pid,
+					  uint64_t addr);
+
+/**
+ * hws_report__render() - write the report.
+ * @syms: symbol tables (usually hws_decoder__symbols()); NULL prints addresses only.
+ * Return: 0, or a negative error (-ENOMEM, HWS_E_TOO_BIG) with @sb holding what fitted.
+ */
+HWS_API int hws_report__render(struct hws_report *rep, struct hws_symbols *syms,
+			       struct hws_strbuf *sb);
+
+/**
+ * hws_report__bar() - append a bar of @value / @max scaled to @width characters
+ * (Unicode eighth blocks, or '#' when @ascii), padded with spaces to @width.
+ */
+HWS_API int hws_report__bar(struct hws_strbuf *sb, uint64_t value, uint64_t max, unsigned int width,
+			    bool ascii);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Report aggregation (core/report.c) on hand-built samples: tallies per (pid, ip) and
+ * (pid, addr) with kernel addresses merged across processes, data-source matrix, log2
+ * latency buckets, the key bound, bar drawing, the loss table, sort orders and symbol
+ * grouping in the rendered text.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hwsample/report.h>
+
+#include "tests.h"
+
+static struct hws_sample mk(uint32_t pid, uint64_t ip, uint64_t addr, uint32_t lat,
+			    unsigned int level, unsigned int snoop)
+{
+	struct hws_sample s = { .sz = sizeof(s) };
+
+	s.fields = HWS_SF_PID | HWS_SF_IP | HWS_SF_PERIOD;
+	s.pid = pid;
+	s.tid = pid;
+	s.ip = ip;
+	s.period = 10;
+	if (addr) {
+		s.fields |= HWS_SF_ADDR;
+		s.addr = addr;
+	}
+	if (lat) {
+		s.fields |= HWS_SF_LAT_TOTAL;
+		s.lat_total = lat;
+	}
+	if (level) {
+		s.fields |= HWS_SF_DATA_SRC | HWS_SF_OP;
+		s.mem_level = (uint8_t)level;
+		s.snoop = (uint8_t)snoop;
+		s.tlb = HWS_TLB_L1_HIT;
+		s.op = HWS_OP_LOAD;
+	}
+	return s;
+}
+
+static int count_lines_with(const char *text, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+static void test_aggregation(void)
+{
+	struct hws_report *r = hws_report__new(NULL);
+	struct hws_sample s;
+
+	for (int i = 0; i < 5; i++) {
+		s = mk(1, 0x401000, 0x601000, 3, HWS_MEM_L1, HWS_SNOOP_NONE);
+		hws_report__add(r, &s);
+	}
+	s = mk(2, 0x401000, 0, 0, 0, 0); /* same ip, other process */
+	hws_report__add(r, &s);
+	s = mk(1, 0xffffffff81000000ULL, 0, 200, HWS_MEM_LOCAL_DRAM, HWS_SNOOP_HITM);
+	hws_report__add(r, &s);
+	s = mk(2, 0xffffffff81000000ULL, 0, 0, 0, 0); /* kernel: merged across pids */
+	hws_report__add(r, &s);
+	s = mk(3, 0x1234, 0, 0, 0, 0);
+	s.lat_xlat = 1000;
+	s.fields |= HWS_SF_LAT_XLAT;
+	hws_report__add(r, &s);
+
+	T_EQ_U64("samples", hws_report__nr_samples(r), 9);
+	T_EQ_U64("pid 1 ip", hws_report__ip_samples(r, 1, 0x401000), 5);
+	T_EQ_U64("pid 2 ip", hws_report__ip_samples(r, 2, 0x401000), 1);
+	T_EQ_U64("kernel ip merged", hws_report__ip_samples(r, 77, 0xffffffff81000000ULL), 2);
+	T_EQ_U64("addr", hws_report__addr_samples(r, 1, 0x601000), 5);
+	T_EQ_U64("addr other pid", hws_report__addr_samples(r, 2, 0x601000), 0);
+	T_EQ_U64("ds l1/none", hws_report__data_src(r, HWS_MEM_L1, HWS_SNOOP_NONE), 5);
+	T_EQ_U64("ds dram/hitm", hws_report__data_src(r, HWS_MEM_LOCAL_DRAM, HWS_SNOOP_HITM), 1);
+	T_EQ_U64("ds l2", hws_report__data_src(r, HWS_MEM_L2, HWS_SNOOP_NONE), 0);
+	/* 3 -> bucket 2 ([2,3]), 200 -> bucket 8 ([128,255]), 1000 -> bucket 10 ([512,1023]) */
+	T_EQ_U64("lat 3", hws_report__lat_bucket(r, HWS_SF_LAT_TOTAL, 2), 5);
+	T_EQ_U64("lat 200", hws_report__lat_bucket(r, HWS_SF_LAT_TOTAL, 8), 1);
+	T_EQ_U64("lat bucket 1 empty", hws_report__lat_bucket(r, HWS_SF_LAT_TOTAL, 1), 0);
+	T_EQ_U64("xlat 1000", hws_report__lat_bucket(r, HWS_SF_LAT_XLAT, 10), 1);
+	T_EQ_U64("xlat not in total", hws_report__lat_bucket(r, HWS_SF_LAT_TOTAL, 10), 0);
+
+	struct hws_decode_counts c = { .samples = 8, .period = 80, .lost = 17, .lost_records = 2,
+				       .throttle = 1 };
+	hws_report__add_counts(r, "cpu-clock", "sw", 0, &c);
+	struct hws_decode_counts c2 = { .samples = 1, .period = 10, .lost_samples = 4 };
+	hws_report__add_counts(r, "cpu-clock", "sw", 1, &c2);
+
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	__T("render", hws_report__render(r, NULL, &sb) == 0);
+	const char *t = sb.buf;
+	__T("header", strstr(t, "# hwsample report: 9 samples, total period 90") != NULL);
+	__T("counts row cpu 0", strstr(t, "cpu-clock                sw            0          8") != NULL);
+	__T("total row", strstr(t, "total") != NULL);
+	__T("loss summary", strstr(t, "loss: 17 records lost (2 LOST records), 4 samples dropped by "
+				      "the PMU, 1 throttles") != NULL);
+	__T("top code section", strstr(t, "== Top code addresses (by samples, top 4 of 4) ==") != NULL);
+	__T("top data section", strstr(t, "== Top data addresses (by samples, top 1 of 1) ==") != NULL);
+	__T("top ip first", strstr(t, "           5  55.6%") != NULL);
+	__T("data source section", strstr(t, "== Data source (6 samples with a data source) ==") != NULL);
+	__T("latency section", strstr(t, "== Latency lat_total (cycles): 6 samples, min 3, mean 35.8, max 200 ==") != NULL);
+	__T("xlat section", strstr(t, "== Latency lat_xlat (cycles)") != NULL);
+	__T("no lat_miss section", strstr(t, "lat_miss") == NULL);
+	__T("bucket rows 2-3 .. 128-255", strstr(t, "2-3") && strstr(t, "128-255") && strstr(t, "64-127"));
+	__T("unicode bars", strstr(t, "█") != NULL);
+
+	/* sort by latency: the kernel ip (200) comes first */
+	hws_report__delete(r);
+	struct hws_report_opts o = { .sz = sizeof(o), .sort = HWS_REPORT_SORT_LATENCY, .ascii = true,
+				     .sections = HWS_REPORT_TOP_CODE };
+	r = hws_report__new(&o);
+	s = mk(1, 0x1000, 0, 1, 0, 0);
+	for (int i = 0; i < 10; i++)
+		hws_report__add(r, &s);
+	s = mk(1, 0x2000, 0, 500, 0, 0);
+	hws_report__add(r, &s);
+	hws_strbuf__reset(&sb);
+	hws_report__render(r, NULL, &sb);
+	const char *a = strstr(sb.buf, "Top code addresses");
+	__T("sorted by latency", a && strstr(a, "0x0000000000002000") &&
+				     strstr(a, "0x0000000000002000") < strstr(a, "0x0000000000001000"));
+	__T("ascii bars only", strstr(sb.buf, "█") == NULL && strstr(sb.buf, "###") != NULL);
+	__T("sections: no data source", strstr(sb.buf, "Data source") == NULL);
+	hws_report__delete(r);
+	hws_strbuf__release(&sb);
+}
+
+static void test_bound(void)
+{
+	struct hws_report_opts o = { .sz = sizeof(o), .max_keys = 100, .top = 5 };
+	struct hws_report *r = hws_report__new(&o);
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+
+	for (uint64_t i = 0; i < 1000; i++) {
+		struct hws_sample s = mk(1, 0x1000 + i * 4, 0, 0, 0, 0);
+		__T("add", hws_report__add(r, &s) == 0);
+	}
+	T_EQ_U64("samples", hws_report__nr_samples(r), 1000);
+	T_EQ_U64("first key kept", hws_report__ip_samples(r, 1, 0x1000), 1);
+	T_EQ_U64("key 999 not kept", hws_report__ip_samples(r, 1, 0x1000 + 999 * 4), 0);
+	hws_report__render(r, NULL, &sb);
+	__T("other row", strstr(sb.buf, "900  (table full: not itemized)") != NULL);
+	__T("top 5 shown", strstr(sb.buf, "top 5 of 100") != NULL);
+	hws_strbuf__release(&sb);
+	hws_report__delete(r);
+}
+
+static void test_symbols_grouping(void)
+{
+	struct hws_symbols *syms = hws_symbols__new(NULL);
+	struct hws_report *r = hws_report__new(NULL);
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	char kpath[] = "/tmp/hws-test-report-XXXXXX";
+	FILE *f;
+	int fd = mkstemp(kpath);
+
+	f = fdopen(fd, "w");
+	fputs("ffffffff81000000 T k_alpha\nffffffff81000100 T k_beta\n", f);
+	fclose(f);
+	__T("kallsyms", hws_symbols__use_kallsyms(syms, kpath) == 0);
+	unlink(kpath);
+	for (int i = 0; i < 3; i++) {
+		struct hws_sample s = mk(1, 0xffffffff81000000ULL + (uint64_t)i * 16, 0, 0, 0, 0);
+		hws_report__add(r, &s);
+	}
+	struct hws_sample s = mk(1, 0xffffffff81000104ULL, 0, 0, 0, 0);
+	hws_report__add(r, &s);
+	hws_report__render(r, syms, &sb);
+	__T("grouped by function", strstr(sb.buf, "== Top functions (by samples, top 2 of 2) ==") != NULL);
+	__T("k_alpha has 3", strstr(sb.buf, "           3  75.0%") != NULL);
+	__T("k_alpha label", count_lines_with(sb.buf, "k_alpha") == 4); /* 1 group + 3 addrs */
+	__T("offset shown", strstr(sb.buf, "k_beta+0x4") != NULL);
+	hws_strbuf__release(&sb);
+	hws_report__delete(r);
+	hws_symbols__delete(syms);
+}
+
+static void test_bar(void)
+{
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+
+	hws_report__bar(&sb, 5, 10, 4, true);
+	T_EQ_STR("ascii half", sb.buf, "##  ");
+	hws_strbuf__reset(&sb);
+	hws_report__bar(&sb, 1, 1000, 4, true);
+	T_EQ_STR("tiny non-zero still visible", sb.buf, "#   ");
+	hws_strbuf__reset(&sb);
+	hws_report__bar(&sb, 0, 10, 3, false);
+	T_EQ_STR("zero", sb.buf, "   ");
+	hws_strbuf__reset(&sb);
+	hws_report__bar(&sb, 9, 16, 2, false); /* 9/16 of 16 eighths = 9: one full + 1/8 */
+	T_EQ_STR("eighths", sb.buf, "█▏");
+	hws_strbuf__reset(&sb);
+	hws_report__bar(&sb, 20, 10, 2, false);
+	T_EQ_STR("clamped", sb.buf, "██");
+	hws_strbuf__release(&sb);
+}
+
+int main(void)
+{
+	test_aggregation();
+	test_bound();
+	test_symbols_grouping();
+	test_bar();
+	TEST_END();
+}
