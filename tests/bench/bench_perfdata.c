@@ -12,6 +12,7 @@
  *   bench_perfdata synth FILE|-   write a small file with 3 events (different sample_types,
  *                                 IDENTIFIER, sample_id_all, ids), COMM/MMAP2 side-band and
  *                                 samples, via the writer ("-" or synth-pipe: pipe mode)
+ * Offsets are printed as perf prints them: in pipe mode without the 16-byte pipe header.
  * FILE "-" reads stdin (pipe mode). Exit 1 with "error: <errmsg>" on a reader error, after
  * printing what was decoded before it.
  */
@@ -183,6 +184,9 @@ int main(int argc, char **argv)
 	t0 = now();
 	while ((ret = hws_perf_reader__next(r, &rec)) > 0) {
 		const struct perf_event_header *h = rec.hdr;
+
+		if (hws_perf_reader__is_pipe(r))
+			rec.file_offset -= 16;
 
 		counts[h->type]++;
 		total++;
