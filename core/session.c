@@ -25,6 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <hwsample/aux.h>
 #include <hwsample/ring.h>
 #include <hwsample/session.h>
 #include <hwsample/strbuf.h>
@@ -49,6 +50,9 @@ struct sess_ring {
 	size_t len;
 	struct hws_ring *ring;
 	int owner_event;
+	void *aux_base; /* AUX area of the owner fd, when it is an AUX event */
+	size_t aux_len;
+	struct hws_aux *aux;
 };
 
 struct id_entry {
@@ -86,6 +90,9 @@ struct hws_session {
 	long page_size;
 	void *copybuf; /* overwrite mode: records of one ring, reversed */
 	size_t copybuf_len;
+	unsigned int aux_pages;
+	hws_aux_fn aux_fn; /* receives AUXTRACE records */
+	void *aux_ctx;
 };
 
 static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
@@ -179,6 +186,9 @@ void hws_session__delete(struct hws_session *s)
 	if (!s)
 		return;
 	for (int k = 0; k < s->nr_rings; k++) {
+		hws_aux__delete(s->rings[k].aux);
+		if (s->rings[k].aux_base)
+			munmap(s->rings[k].aux_base, s->rings[k].aux_len);
 		hws_ring__delete(s->rings[k].ring);
 		if (s->rings[k].base)
 			munmap(s->rings[k].base, s->rings[k].len);
@@ -256,6 +266,17 @@ int hws_session__prepare(struct hws_session *s, char *err, size_t errlen)
 		return HWS_E_BAD_ARG;
 	}
 	s->pages = pages;
+	s->aux_pages = o->aux_pages ? o->aux_pages : HWS_SESSION_DEFAULT_AUX_PAGES;
+	if (s->aux_pages & (s->aux_pages - 1)) {
+		snprintf(err, errlen, "internal: AUX pages %u not a power of two", s->aux_pages);
+		return -EINVAL;
+	}
+	if (any_aux(s) && o->overwrite) {
+		snprintf(err, errlen, "--overwrite works on the data rings only; for AUX events "
+			 "(%s) use -S: the AUX area free-runs and SIGUSR2 takes a snapshot",
+			 s->ev[0].desc.name);
+		return HWS_E_BAD_ARG;
+	}
 	for (int e = 0; e < s->nr_events; e++) {
 		if (s->ev[e].desc.attr.sample_type & PERF_SAMPLE_ADDR)
 			want_addr = true;
@@ -288,6 +309,9 @@ int hws_session__prepare(struct hws_session *s, char *err, size_t errlen)
 			a->watermark = 0;
 			a->wakeup_watermark = 0;
 		}
+		if (s->ev[e].desc.flags & HWS_EVF_AUX)
+			a->aux_watermark = hws_aux__default_watermark(
+				(size_t)s->aux_pages * (size_t)s->page_size, o->aux_snapshot);
 		if (e == 0) {
 			/* side-band on the first event, as perf */
 			a->mmap = 1;
@@ -456,6 +480,44 @@ static int map_ring(struct hws_session *s, struct sess_ring *r, char *err, size_
 		snprintf(err, errlen, "ring reader setup failed: %s", strerror(errno));
 		return -errno;
 	}
+	return 0;
+}
+
+/* AUX area of an AUX event's ring: aux_offset/aux_size go into the control page, then the
+ * same fd is mapped at aux_offset. Read-only (free-running) in snapshot mode. */
+static int map_aux(struct hws_session *s, struct sess_ring *r, int idx, pid_t tid, char *err,
+		   size_t errlen)
+{
+	struct perf_event_mmap_page *pc = r->base;
+	struct hws_mmap_sizes sz;
+	int prot = PROT_READ | (s->opts.aux_snapshot ? 0 : PROT_WRITE);
+	int ret = hws_aux__mmap_sizes((size_t)s->page_size, s->pages, s->aux_pages, &sz);
+
+	if (ret) {
+		snprintf(err, errlen, "AUX area of %u pages is too large", s->aux_pages);
+		return ret;
+	}
+	pc->aux_offset = sz.aux_offset;
+	pc->aux_size = sz.aux_len;
+	r->aux_len = sz.aux_len;
+	r->aux_base = mmap(NULL, sz.aux_len, prot, MAP_SHARED, r->fd, (off_t)sz.aux_offset);
+	if (r->aux_base == MAP_FAILED) {
+		int e = errno;
+		r->aux_base = NULL;
+		if (e == EPERM || e == ENOMEM)
+			snprintf(err, errlen,
+				 "cannot map a %u-page AUX area: the locked-memory limit refuses it "
+				 "(kernel.perf_event_mlock_kb, 'ulimit -l'); use a smaller -m ,AUXPAGES "
+				 "or raise the limit",
+				 s->aux_pages);
+		else
+			snprintf(err, errlen, "mmap of the AUX area failed: %s", strerror(e));
+		return -e;
+	}
+	r->aux = hws_aux__new(pc, r->aux_base, r->aux_len, s->opts.aux_snapshot);
+	if (!r->aux)
+		return -errno;
+	hws_aux__set_stream(r->aux, (uint32_t)idx, (uint32_t)r->cpu, (uint32_t)tid);
 	return 0;
 }
 
@@ -634,6 +696,12 @@ int hws_session__open(struct hws_session *s, char *err, size_t errlen)
 		ret = map_ring(s, r, err, errlen);
 		if (ret)
 			return ret;
+		if (s->ev[owner_e].desc.flags & HWS_EVF_AUX) {
+			ret = map_aux(s, r, s->nr_rings - 1, o->per_thread ? s->threads[k] : -1, err,
+				      errlen);
+			if (ret)
+				return ret;
+		}
 		/* everything else on this CPU / thread writes into the owner's ring */
 		for (int e = 0; e < s->nr_events; e++) {
 			for (int t = 0; t < s->nr_threads; t++) {
@@ -724,8 +792,9 @@ static struct hws_loss_stats *stats_at(struct hws_session *s, int e, int cpu)
  * sample_id_all, so: SAMPLE -> id is the first u64 of the body; other records -> id is the
  * last u64, CPU the u32 at end-16. PERF_RECORD_LOST carries its id in the body.
  */
-static void account(struct hws_session *s, int ring_cpu, const struct perf_event_header *h)
+static void account(struct hws_session *s, struct sess_ring *r, const struct perf_event_header *h)
 {
+	int ring_cpu = r->cpu;
 	const uint64_t *body = (const uint64_t *)(h + 1);
 	size_t words = (h->size - sizeof(*h)) / 8;
 	uint64_t id;
@@ -787,6 +856,8 @@ static void account(struct hws_session *s, int ring_cpu, const struct perf_event
 	case PERF_RECORD_AUX:
 		if (words >= 3) {
 			uint64_t f = body[2];
+			if (r->aux)
+				hws_aux__note_aux_record(r->aux, body[0], body[1], f);
 			st->aux_records++;
 			st->aux_truncated += !!(f & PERF_AUX_FLAG_TRUNCATED);
 			st->aux_overwrite += !!(f & PERF_AUX_FLAG_OVERWRITE);
@@ -811,7 +882,7 @@ int64_t hws_session__read(struct hws_session *s, hws_record_fn fn, void *ctx)
 		if (!hws_ring__read_init(r->ring))
 			continue;
 		while ((h = hws_ring__read_event(r->ring))) {
-			account(s, r->cpu, h);
+			account(s, r, h);
 			total += h->size;
 			ret = fn ? fn(ctx, r->cpu, h) : 0;
 			hws_ring__consume(r->ring);
@@ -821,8 +892,74 @@ int64_t hws_session__read(struct hws_session *s, hws_record_fn fn, void *ctx)
 		hws_ring__read_done(r->ring);
 		if (ret < 0)
 			return ret;
+		if (r->aux && !s->opts.aux_snapshot && s->aux_fn) {
+			ret = hws_aux__drain(r->aux, 0, s->aux_fn, s->aux_ctx);
+			if (ret < 0)
+				return ret;
+		}
 	}
 	return total;
+}
+
+void hws_session__set_aux_writer(struct hws_session *s, hws_aux_fn fn, void *ctx)
+{
+	s->aux_fn = fn;
+	s->aux_ctx = ctx;
+}
+
+int hws_session__aux_snapshot(struct hws_session *s)
+{
+	int n = 0;
+
+	for (int k = 0; k < s->nr_rings; k++) {
+		struct sess_ring *r = &s->rings[k];
+		int ret;
+
+		if (!r->aux || !s->aux_fn)
+			continue;
+		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1);
+		ret = s->opts.aux_snapshot ? hws_aux__snapshot(r->aux, 0, 0, s->aux_fn, s->aux_ctx)
+					   : hws_aux__drain(r->aux, 0, s->aux_fn, s->aux_ctx);
+		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
+		if (ret < 0)
+			return ret;
+		n += ret;
+	}
+	return n;
+}
+
+bool hws_session__has_aux(const struct hws_session *s)
+{
+	return any_aux(s);
+}
+
+void hws_session__aux_stats(const struct hws_session *s, struct hws_aux_stats *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (int k = 0; k < s->nr_rings; k++) {
+		const struct hws_aux_stats *a;
+		if (!s->rings[k].aux)
+			continue;
+		a = hws_aux__stats(s->rings[k].aux);
+		sum->bytes += a->bytes;
+		sum->chunks += a->chunks;
+		sum->aux_records += a->aux_records;
+		sum->truncated += a->truncated;
+		sum->partial += a->partial;
+		sum->collision += a->collision;
+		sum->overwrite += a->overwrite;
+		sum->gaps += a->gaps;
+		sum->overruns += a->overruns;
+		sum->lost_bytes += a->lost_bytes;
+		sum->snapshots += a->snapshots;
+		if (a->max_fill > sum->max_fill)
+			sum->max_fill = a->max_fill;
+	}
+}
+
+const struct perf_event_mmap_page *hws_session__control_page(const struct hws_session *s)
+{
+	return s->nr_rings ? s->rings[0].base : NULL;
 }
 
 int64_t hws_session__read_overwrite(struct hws_session *s, hws_record_fn fn, void *ctx)
@@ -868,7 +1005,7 @@ int64_t hws_session__read_overwrite(struct hws_session *s, hws_record_fn fn, voi
 		}
 		for (size_t i = nrec; i-- > 0 && ret >= 0;) {
 			h = (const struct perf_event_header *)((char *)s->copybuf + offs[i]);
-			account(s, r->cpu, h);
+			account(s, r, h);
 			total += h->size;
 			ret = fn ? fn(ctx, r->cpu, h) : 0;
 		}

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <hwsample/aux.h>
 #include <hwsample/perfdata.h>
 #include <hwsample/session.h>
 #include <hwsample/strbuf.h>
@@ -384,6 +385,78 @@ static int write_record(void *ctx, int cpu, const struct perf_event_header *h)
 	return 0;
 }
 
+static int write_auxtrace(void *ctx, const struct hws_aux_out *out)
+{
+	struct record *r = ctx;
+	static const uint64_t zeros[1];
+	int ret = hws_perf_writer__write(r->w, &out->ev, sizeof(out->ev));
+
+	if (!ret && out->len[0])
+		ret = hws_perf_writer__write(r->w, out->data[0], out->len[0]);
+	if (!ret && out->len[1])
+		ret = hws_perf_writer__write(r->w, out->data[1], out->len[1]);
+	if (!ret && out->pad)
+		ret = hws_perf_writer__write(r->w, zeros, out->pad);
+	if (ret < 0) {
+		r->write_err = ret;
+		return ret;
+	}
+	r->bytes += sizeof(out->ev) + out->len[0] + out->len[1] + out->pad;
+	r->wrote_since_round = true;
+	return 0;
+}
+
+/* AUX sessions: AUXTRACE_INFO (from the backend) and TIME_CONV (from the mmap page), which
+ * perf needs before the first AUXTRACE record to decode the AUX data. */
+static int write_aux_headers(struct record *r, struct hws_registry *reg)
+{
+	const struct perf_event_mmap_page *pc = hws_session__control_page(r->sess);
+
+	for (int e = 0; e < hws_session__nr_events(r->sess); e++) {
+		struct hws_backend *b = hws_registry__find(reg, hws_session__event_backend(r->sess, e));
+		struct {
+			struct perf_event_header h;
+			uint32_t type, reserved;
+			uint64_t priv[64];
+		} info;
+		int n;
+
+		if (!(hws_session__event_flags(r->sess, e) & HWS_EVF_AUX) || !b ||
+		    !HWS_OPS_HAS(b->ops, auxtrace_info))
+			continue;
+		memset(&info, 0, sizeof(info));
+		n = b->ops->auxtrace_info(b->priv, hws_session__attr(r->sess, e), !r->per_thread,
+					  &info.type, info.priv, 64);
+		if (n < 0)
+			return n;
+		info.h.type = HWS_RECORD_AUXTRACE_INFO;
+		info.h.size = (uint16_t)(16 + 8 * n);
+		if (hws_perf_writer__write(r->w, &info, info.h.size) < 0)
+			return -EIO;
+		break; /* one per file, as perf */
+	}
+	if (pc && pc->cap_user_time_zero) {
+		struct {
+			struct perf_event_header h;
+			uint64_t time_shift, time_mult, time_zero, time_cycles, time_mask;
+			uint8_t cap_user_time_zero, cap_user_time_short, reserved[6];
+		} tc;
+		memset(&tc, 0, sizeof(tc));
+		tc.h.type = HWS_RECORD_TIME_CONV;
+		tc.h.size = sizeof(tc);
+		tc.time_shift = pc->time_shift;
+		tc.time_mult = pc->time_mult;
+		tc.time_zero = pc->time_zero;
+		tc.time_cycles = pc->time_cycles;
+		tc.time_mask = pc->time_mask;
+		tc.cap_user_time_zero = 1;
+		tc.cap_user_time_short = pc->cap_user_time_short;
+		if (hws_perf_writer__write(r->w, &tc, sizeof(tc)) < 0)
+			return -EIO;
+	}
+	return 0;
+}
+
 static int write_synth(void *ctx, const void *rec, size_t len)
 {
 	return write_record(ctx, -1, rec);
@@ -536,6 +609,19 @@ static void print_summary(struct record *r, uint64_t file_size)
 	if (tot_aux_t || tot_aux_c)
 		fprintf(stderr, ", AUX truncated %" PRIu64 " collisions %" PRIu64, tot_aux_t, tot_aux_c);
 	fprintf(stderr, "; ring max fill %u%%; %s written\n", hws_session__max_fill_pct(r->sess), sz);
+	if (hws_session__has_aux(r->sess)) {
+		struct hws_aux_stats as;
+		hws_session__aux_stats(r->sess, &as);
+		fprintf(stderr,
+			"  AUX: %" PRIu64 " bytes in %" PRIu64 " chunks, %" PRIu64 " PERF_RECORD_AUX: "
+			"truncated %" PRIu64 ", partial %" PRIu64 ", collision %" PRIu64
+			", gaps %" PRIu64 ", overruns %" PRIu64 "%s\n",
+			as.bytes, as.chunks, as.aux_records, as.truncated, as.partial, as.collision,
+			as.gaps, as.overruns, r->snapshot ? " (snapshot mode)" : "");
+		if (as.truncated || as.overruns)
+			fprintf(stderr, "  WARNING: AUX data was lost: use more AUX pages (-m ,N) or a "
+				"longer sampling interval\n");
+	}
 	if (hws_session__ring_errors(r->sess))
 		fprintf(stderr, "  WARNING: %" PRIu64 " malformed ring records skipped\n",
 			hws_session__ring_errors(r->sess));
@@ -722,6 +808,16 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 		}
 	}
 
+	if (hws_session__has_aux(r->sess)) {
+		hws_session__set_aux_writer(r->sess, write_auxtrace, r);
+		ret = write_aux_headers(r, reg);
+		if (ret < 0) {
+			snprintf(err, sizeof(err), "writing the AUX headers: %s", strerror(-ret));
+			runtime_err = true;
+			goto fail;
+		}
+	}
+
 	/* side-band for what already exists */
 	{
 		size_t nids;
@@ -757,10 +853,11 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 			break;
 		if (snapshot_req) {
 			snapshot_req = 0;
-			if (r->overwrite) {
+			if (r->overwrite)
 				hws_session__read_overwrite(r->sess, write_record, r);
-				finished_round(r);
-			}
+			if (r->snapshot)
+				hws_session__aux_snapshot(r->sess);
+			finished_round(r);
 		}
 		if (r->argc && child_exited) {
 			int st;
@@ -785,6 +882,9 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 	if (r->overwrite)
 		hws_session__read_overwrite(r->sess, write_record, r);
 	drain(r);
+	if (r->snapshot)
+		hws_session__aux_snapshot(r->sess); /* the final snapshot, at exit */
+	finished_round(r);
 	if (r->child > 0) {
 		kill(r->child, SIGTERM);
 		waitpid(r->child, NULL, 0);

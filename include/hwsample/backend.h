@@ -245,7 +245,18 @@ struct hws_backend_ops {
 	/* optional: append the decoded vendor fields of @s as one JSON object ("{...}"). */
 	int (*raw_json)(void *priv, const struct hws_file_info *fi, const struct hws_sample *s,
 			struct hws_strbuf *out);
+	/* optional (AUX backends), present when size covers it (HWS_OPS_HAS): perf's
+	 * PERF_RECORD_AUXTRACE_INFO for an event this backend encoded: *type (perf's auxtrace
+	 * type, e.g. 4 = ARM_SPE) and the private u64 words. @per_cpu: per-CPU mmaps.
+	 * Returns the number of words written (<= max) or negative. */
+	int (*auxtrace_info)(void *priv, const struct perf_event_attr *attr, int per_cpu,
+			     uint32_t *type, uint64_t *words, int max);
 };
+
+/* True if @ops (as the plugin built it) has member @m: callbacks appended after the
+ * minimum version-1 layout must be checked with this before use. */
+#define HWS_OPS_HAS(ops, m)                                                              \
+	((ops)->size >= offsetof(struct hws_backend_ops, m) + sizeof((ops)->m) && (ops)->m)
 
 /*
  * The one exported symbol. In a module build it is hws_backend_entry; in a static build

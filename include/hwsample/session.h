@@ -25,6 +25,7 @@
 #include <sys/types.h>
 #include <linux/perf_event.h>
 
+#include <hwsample/aux.h>
 #include <hwsample/backend.h>
 
 #ifdef __cplusplus
@@ -99,10 +100,17 @@ HWS_API int hws_session__poll(struct hws_session *s, int timeout_ms);
 /* Called for each record drained. @cpu is the ring's CPU (-1 in per-thread mode).
  * Return 0 to go on; a negative value stops the drain and is returned. */
 typedef int (*hws_record_fn)(void *ctx, int cpu, const struct perf_event_header *hdr);
-/* Called for each AUX chunk as a ready PERF_RECORD_AUXTRACE record: @hdr (48 bytes incl.
- * perf_event_header) followed by @data1/@len1 and @data2/@len2 and @pad zero bytes. */
-typedef int (*hws_auxtrace_fn)(void *ctx, const void *hdr, size_t hdr_len, const void *data1,
-			       size_t len1, const void *data2, size_t len2, size_t pad);
+/* Where AUX data goes: every chunk drained by hws_session__read() (or taken by
+ * hws_session__aux_snapshot()) is handed to @fn as a ready PERF_RECORD_AUXTRACE record. */
+HWS_API void hws_session__set_aux_writer(struct hws_session *s, hws_aux_fn fn, void *ctx);
+/* Pause every AUX event, take what its area holds (-S: the free-running snapshot; else
+ * drain), resume. Returns records handed out or negative. */
+HWS_API int hws_session__aux_snapshot(struct hws_session *s);
+HWS_API bool hws_session__has_aux(const struct hws_session *s);
+/* Sum of every AUX engine's counters (TRUNCATED, PARTIAL, COLLISION, gaps, bytes...). */
+HWS_API void hws_session__aux_stats(const struct hws_session *s, struct hws_aux_stats *sum);
+/* Control page of the first ring (time_* fields for PERF_RECORD_TIME_CONV), or NULL. */
+HWS_API const struct perf_event_mmap_page *hws_session__control_page(const struct hws_session *s);
 
 /* Drain every forward ring once. Returns bytes drained or negative. */
 HWS_API int64_t hws_session__read(struct hws_session *s, hws_record_fn fn, void *ctx);
