@@ -357,6 +357,11 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 	s.event = ea->name;
 	s.backend = b ? b->ops->name : "none";
 	fill_generic(&rs, &s);
+	if (!(s.fields & HWS_SF_PERIOD) && !ea->attr.freq && ea->attr.sample_period) {
+		/* fixed period (-c): the kernel does not write it, perf shows the attr's */
+		s.period = ea->attr.sample_period;
+		s.fields |= HWS_SF_PERIOD;
+	}
 	c = counts_or_dummy(d, ev, (ea->attr.sample_type & PERF_SAMPLE_CPU) ? rs.cpu : (uint32_t)-1);
 	if (b && b->ops->decode) {
 		rc = b->ops->decode(b->priv, hws_perf_reader__file_info(d->r), &rs, &s);

@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# hwsample dump against the real perf on perf's own recordings:
+#  1. file mode: `perf record -e cpu-clock,page-faults -d --sample-cpu` of a demo workload;
+#     every sample of `hwsample dump --csv` (time, cpu, pid, tid, event, period, ip, addr)
+#     equals `perf script -F ...` sample by sample (as a sorted multiset: perf script sorts by
+#     time, dump keeps file order), and --json has the same samples;
+#  2. pipe mode: `perf record -o - | tee | hwsample dump -i -` equals `perf script -i -` of
+#     the same bytes;
+#  3. the perf_data_converter fixtures with samples decode to the same count as perf script.
+. "$(dirname "$0")/lib/common.sh"
+need_perf
+perf version >/dev/null 2>&1 || skip "perf does not run"
+W=${HWS_WORKLOADS:-}/memdemo
+[ -x "$W" ] || skip "workload $W not built"
+
+# perf script -> "time cpu pid tid event period ip addr" (hex without 0x, time in ns)
+perf_norm() {
+	perf script "$@" -F pid,tid,cpu,time,period,event,addr,ip --ns 2>/dev/null | awk '{
+		split($1, pt, "/"); cpu = $2; gsub(/[\[\]]/, "", cpu);
+		t = $3; sub(/:$/, "", t); split(t, ts, "."); t = ts[1] ts[2]; sub(/^0+/, "", t);
+		ev = $5; sub(/:$/, "", ev);
+		addr = $6; ip = $7; sub(/^0+/, "", addr); sub(/^0+/, "", ip);
+		if (addr == "") addr = "0"; if (ip == "") ip = "0";
+		printf "%s %d %s %s %s %s %s %s\n", t, cpu, pt[1], pt[2], ev, $4, ip, addr }'
+}
+# hwsample dump --csv -> same
+hws_norm() {
+	awk -F, 'NR > 1 {
+		ip = $8; addr = $10; sub(/^0x/, "", ip); sub(/^0x/, "", addr);
+		sub(/^0+/, "", ip); sub(/^0+/, "", addr);
+		if (addr == "") addr = "0"; if (ip == "") ip = "0";
+		printf "%s %d %s %s %s %s %s %s\n", $1, $2, $3, $4, $5, $7, ip, addr }'
+}
+
+# 1. file mode
+perf record -q -e cpu-clock/period=200000/ -e page-faults/period=1/ -d --sample-cpu \
+	-o "$TMP/f.data" -- "$W" >/dev/null 2>"$TMP/rec.err" ||
+	skip "perf record failed: $(head -c 300 "$TMP/rec.err")"
+perf_norm -i "$TMP/f.data" | sort >"$TMP/perf.txt"
+"$HWS_BIN" dump -i "$TMP/f.data" --csv >"$TMP/hws.csv" 2>"$TMP/hws.err"
+eq "dump exit code" "$?" 0
+hws_norm <"$TMP/hws.csv" | sort >"$TMP/hws.txt"
+n=$(wc -l <"$TMP/perf.txt")
+check "perf script has samples of both events ($n)" \
+	test "$n" -gt 100 -a "$(grep -c ' page-faults' "$TMP/perf.txt")" -gt 10
+eq "dump sample count = perf script" "$(wc -l <"$TMP/hws.txt")" "$n"
+check "dump samples = perf script samples (time cpu pid tid event period ip addr)" \
+	cmp -s "$TMP/perf.txt" "$TMP/hws.txt"
+if ! cmp -s "$TMP/perf.txt" "$TMP/hws.txt"; then
+	diff "$TMP/perf.txt" "$TMP/hws.txt" | head -5 >&2
+fi
+# JSON: same samples, every line valid
+"$HWS_BIN" dump -i "$TMP/f.data" --json >"$TMP/hws.json"
+eq "json lines" "$(wc -l <"$TMP/hws.json")" "$n"
+if command -v jq >/dev/null; then
+	jq -r '[.time, .cpu, .pid, .tid, .event, .period, .ip, .addr] | @tsv' "$TMP/hws.json" |
+		awk -F'\t' '{ ip = $7; addr = $8; sub(/^0x/, "", ip); sub(/^0x/, "", addr);
+			sub(/^0+/, "", ip); sub(/^0+/, "", addr); if (addr == "") addr = "0";
+			if (ip == "") ip = "0";
+			printf "%s %d %s %s %s %s %s %s\n", $1, $2, $3, $4, $5, $6, ip, addr }' |
+		sort >"$TMP/hws_json.txt"
+	check "json samples = perf script samples" cmp -s "$TMP/perf.txt" "$TMP/hws_json.txt"
+fi
+# --limit
+eq "--limit 7" "$("$HWS_BIN" dump -i "$TMP/f.data" --json --limit 7 | wc -l)" 7
+# text mode symbolizes the workload's functions like perf script does
+perf script -i "$TMP/f.data" -F sym 2>/dev/null | awk '{print $1}' | sort | uniq -c |
+	sort -rn | awk '$2 ~ /^(chase|stream|touch)$/ {print $2; exit}' >"$TMP/perf_top"
+top=$(cat "$TMP/perf_top")
+if [ -n "$top" ]; then
+	check "text dump names $top like perf script" grep -q " $top+0x" <("$HWS_BIN" dump -i "$TMP/f.data")
+fi
+
+# 2. pipe mode through a real pipe
+perf record -q -e cpu-clock/period=200000/ -e page-faults/period=1/ -d --sample-cpu -o - \
+	-- "$W" 2>/dev/null | tee "$TMP/p.data" | "$HWS_BIN" dump -i - --csv >"$TMP/hwsp.csv"
+eq "pipe dump exit code" "${PIPESTATUS[2]}" 0
+perf_norm -i - <"$TMP/p.data" | sort >"$TMP/perfp.txt"
+hws_norm <"$TMP/hwsp.csv" | sort >"$TMP/hwsp.txt"
+check "pipe mode has samples" test "$(wc -l <"$TMP/perfp.txt")" -gt 100
+check "pipe dump samples = perf script -i - samples" cmp -s "$TMP/perfp.txt" "$TMP/hwsp.txt"
+
+# 3. recorded elsewhere (other kernels, other machines): sample counts
+FIX=${HWS_FIXTURES:-}/perf_data_converter
+for f in "$FIX"/perf.data.lost_samples-4.4 "$FIX"/perf.data.weight_struct; do
+	[ -f "$f" ] || continue
+	want=$(perf script -i "$f" -F ip 2>/dev/null | wc -l)
+	got=$("$HWS_BIN" dump -i "$f" --csv 2>/dev/null | tail -n +2 | wc -l)
+	eq "$(basename "$f"): samples" "$got" "$want"
+done
+
+echo "dump_vs_perf: $CHECKS checks, $FAILS failed"
+[ "$FAILS" = 0 ]
