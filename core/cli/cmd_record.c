@@ -31,6 +31,7 @@
 #include <hwsample/session.h>
 #include <hwsample/strbuf.h>
 #include <hwsample/synth.h>
+#include <hwsample/tracing.h>
 
 #include "cli.h"
 
@@ -891,6 +892,18 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 		r->child = 0;
 	}
 
+	{
+		/* tracepoint formats, so perf script and hwsample dump can name the fields */
+		const struct perf_event_attr *attrs[64];
+		int na = hws_session__nr_events(r->sess);
+		void *td = NULL;
+		size_t tdlen = 0;
+		for (int e = 0; e < na && e < 64; e++)
+			attrs[e] = hws_session__attr(r->sess, e);
+		if (!hws_tracing_data__build(attrs, na < 64 ? na : 64, &td, &tdlen) && tdlen)
+			hws_perf_writer__set_feature(r->w, HWS_FEAT_TRACING_DATA, td, tdlen);
+		free(td);
+	}
 	{
 		char *argv_copy[256];
 		int n = argc < 255 ? argc : 255;

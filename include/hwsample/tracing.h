@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tracepoint formats for perf.data: HEADER_TRACING_DATA in perf's layout (the same bytes
+ * `perf record` stores, so perf script can format hwsample's tracepoint samples), built
+ * from tracefs for the tracepoint events of a recording.
+ */
+#ifndef HWSAMPLE_TRACING_H
+#define HWSAMPLE_TRACING_H
+
+#include <stddef.h>
+#include <linux/perf_event.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef HWS_API
+#define HWS_API __attribute__((visibility("default")))
+#endif
+
+/*
+ * hws_tracing_data__build() - HEADER_TRACING_DATA payload for the PERF_TYPE_TRACEPOINT
+ * events among @attrs. *buf is malloc'ed (caller frees); *len 0 when there are none.
+ * Returns 0 or negative errno (tracefs unreadable).
+ */
+HWS_API int hws_tracing_data__build(const struct perf_event_attr *const *attrs, int nr, void **buf,
+				    size_t *len);
+
+/* tracefs mount point in use ("/sys/kernel/tracing" or the debugfs one), mounting tracefs
+ * if needed; NULL if none. */
+HWS_API const char *hws_tracefs__dir(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
