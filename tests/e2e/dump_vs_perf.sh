@@ -64,13 +64,15 @@ if command -v jq >/dev/null; then
 fi
 # --limit
 eq "--limit 7" "$("$HWS_BIN" dump -i "$TMP/f.data" --json --limit 7 | wc -l)" 7
-# text mode symbolizes the workload's functions like perf script does
-perf script -i "$TMP/f.data" -F sym 2>/dev/null | awk '{print $1}' | sort | uniq -c |
-	sort -rn | awk '$2 ~ /^(chase|stream|touch)$/ {print $2; exit}' >"$TMP/perf_top"
-top=$(cat "$TMP/perf_top")
-if [ -n "$top" ]; then
-	check "text dump names $top like perf script" grep -q " $top+0x" <("$HWS_BIN" dump -i "$TMP/f.data")
-fi
+# symbols: per-function sample counts of the workload's functions equal perf script's
+perf script -i "$TMP/f.data" -F ip,sym 2>/dev/null | awk '$2 ~ /^(main|chase|stream|touch)$/ {print $2}' |
+	sort | uniq -c >"$TMP/perf_syms"
+"$HWS_BIN" dump -i "$TMP/f.data" --json --sym | jq -r '.sym // empty' | sed 's/+0x.*//' |
+	awk '$1 ~ /^(main|chase|stream|touch)$/' | sort | uniq -c >"$TMP/hws_syms"
+check "workload functions found" test "$(wc -l <"$TMP/perf_syms")" -ge 2
+check "per-function counts = perf script ($(tr -s ' \n' ' ' <"$TMP/perf_syms"))" \
+	cmp -s "$TMP/perf_syms" "$TMP/hws_syms"
+check "text dump shows symbols" grep -q " touch+0x" <("$HWS_BIN" dump -i "$TMP/f.data")
 
 # 2. pipe mode through a real pipe
 perf record -q -e cpu-clock/period=200000/ -e page-faults/period=1/ -d --sample-cpu -o - \
