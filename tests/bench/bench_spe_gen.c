@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench_spe_gen: write a perf.data holding random but well-formed Arm SPE records, for the
+ * differential test against perf (tests/e2e/spe_vs_perf.sh) and the benchmark
+ * (scripts/bench-spe).
+ *
+ *   bench_spe_gen -o FILE [-n RECORDS] [-s SEED] [-m MIDR] [-c CPUS] [--v2] [--no-split]
+ *                 [--max-chunk BYTES]
+ *
+ * The file has: AUXTRACE_INFO (ARM_SPE, v1 {PMU type, per-cpu-mmaps} or --v2 per-CPU
+ * metadata), TIME_CONV, one arm_spe_0 attr (id 1), headers ARCH=aarch64, CPUID=MIDR,
+ * NRCPUS, PMU_MAPPINGS; then AUXTRACE records (48-byte header + payload padded to 8) for
+ * CPUS streams, records spread round-robin in random runs, each stream cut into chunks at
+ * random packet boundaries (so records span chunks).
+ *
+ * Every packet type appears: PC/TGT/VA/PA/PBT addresses (short and extended headers),
+ * the three latency counters (short and extended), CONTEXT, OP_TYPE of all three classes,
+ * EVENTS of 1/2/4 bytes, DATA_SOURCE of 1/2 bytes, PAD, alignment, END and TIMESTAMP.
+ * The AUXTRACE offset field counts padded bytes and the payload's file offset is kept
+ * congruent to it modulo 16, so alignment packets mean the same to perf (which aligns on
+ * the buffer address) and to hwsample (which aligns on the stream position).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hwsample/perfdata.h>
+
+#define PMU_TYPE 9
+#define FILE_HDR 104 /* the writer starts the data section right after the header */
+
+static uint64_t rng;
+
+static uint64_t rnd(void)
+{
+	/* xorshift64* */
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 2685821657736338717ULL;
+}
+
+static unsigned int rn(unsigned int n)
+{
+	return (unsigned int)(rnd() % n);
+}
+
+struct stream {
+	uint8_t *buf;
+	size_t len, cap;
+	size_t *cuts; /* allowed chunk boundaries (packet starts) */
+	size_t nr_cuts, cap_cuts;
+	size_t nocut_end; /* no cut before this offset (right after alignment packets) */
+	uint64_t ts;
+};
+
+static void put(struct stream *s, const void *p, size_t n)
+{
+	if (s->len + n > s->cap) {
+		s->cap = (s->cap + n) * 2;
+		s->buf = realloc(s->buf, s->cap);
+		if (!s->buf) {
+			perror("realloc");
+			exit(1);
+		}
+	}
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+}
+
+static void mark_cut(struct stream *s)
+{
+	/* cut only at 8-byte multiples: AUXTRACE payloads are padded to 8 bytes, and the
+	 * stream offsets must stay the ones the alignment packets were placed for */
+	if (s->len < s->nocut_end || s->len % 8)
+		return;
+	if (s->nr_cuts == s->cap_cuts) {
+		s->cap_cuts = s->cap_cuts ? s->cap_cuts * 2 : 1024;
+		s->cuts = realloc(s->cuts, s->cap_cuts * sizeof(*s->cuts));
+		if (!s->cuts) {
+			perror("realloc");
+			exit(1);
+		}
+	}
+	s->cuts[s->nr_cuts++] = s->len;
+}
+
+static void pkt(struct stream *s, const uint8_t *hdr, size_t hl, uint64_t v, size_t pl)
+{
+	uint8_t b[16];
+
+	mark_cut(s);
+	memcpy(b, hdr, hl);
+	for (size_t i = 0; i < pl; i++)
+		b[hl + i] = (uint8_t)(v >> (8 * i));
+	put(s, b, hl + pl);
+	if (rn(8) == 0) { /* stray PADs inside records */
+		uint8_t z[3] = { 0 };
+
+		mark_cut(s);
+		put(s, z, 1 + rn(3));
+	}
+}
+
+static void addr(struct stream *s, unsigned int idx, uint64_t v)
+{
+	if (rn(6) == 0) { /* extended header form */
+		uint8_t h[2] = { (uint8_t)(0x20 | (idx >> 3)), (uint8_t)(0xb0 | (idx & 7)) };
+
+		pkt(s, h, 2, v, 8);
+	} else {
+		uint8_t h = (uint8_t)(0xb0 | idx);
+
+		pkt(s, &h, 1, v, 8);
+	}
+}
+
+static void counter(struct stream *s, unsigned int idx, uint64_t v)
+{
+	if (rn(6) == 0) {
+		uint8_t h[2] = { 0x20, (uint8_t)(0x98 | idx) };
+
+		pkt(s, h, 2, v, 2);
+	} else {
+		uint8_t h = (uint8_t)(0x98 | idx);
+
+		pkt(s, &h, 1, v, 2);
+	}
+}
+
+static uint64_t code_addr(unsigned int el)
+{
+	uint64_t a = el ? 0xffff800008000000ULL + (rnd() & 0xffffffULL) * 4
+			: 0x0000aaaa00400000ULL + (rnd() & 0xffffffULL) * 4;
+	return (a & ((1ULL << 56) - 1)) | ((uint64_t)el << 61) | (1ULL << 63);
+}
+
+static void one_record(struct stream *s)
+{
+	static const uint8_t ldst_ops[] = { 0x00, 0x01, 0x04, 0x05, 0x10, 0x11, 0x30, 0x31,
+					    0x02, 0x03, 0x06, 0x07, 0x0a, 0x0e, 0x16, 0x1e,
+					    0x08, 0x09, 0x0c, 0x88, 0x8d, 0x28, 0x14, 0x20, 0x25 };
+	static const uint8_t ds_codes[] = { 0x0, 0x8, 0x9, 0xa, 0xb, 0xc, 0xd, 0xe, 0x3, 0x7 };
+	unsigned int el = rn(3) == 0 ? 2 : rn(2) ? 0 : 1;
+	unsigned int cls = rn(10) < 6 ? 1 : rn(2) ? 2 : 0;
+	uint8_t h;
+
+	/* alignment packet between records, sometimes */
+	if (rn(20) == 0) {
+		uint8_t a[2] = { (uint8_t)(0x20 | rn(4)), 0x00 }, z = 0;
+		size_t al = 1u << ((a[0] & 3) + 1), n = al - (s->len & (al - 1));
+
+		mark_cut(s);
+		if (n < 2) { /* the 2-byte header must fit before the boundary */
+			put(s, &z, 1);
+			n = al - (s->len & (al - 1));
+		}
+		put(s, a, 2);
+		for (; n > 2; n--)
+			put(s, &z, 1);
+		/* perf wants the whole alignment (up to 16 B) in one buffer */
+		s->nocut_end = s->len + 32;
+	}
+	addr(s, 0, code_addr(el));
+	if (rn(4)) {
+		h = rn(2) ? 0x65 : 0x64;
+		pkt(s, &h, 1, 100 + rn(50), 4);
+	}
+	h = (uint8_t)(0x48 | cls);
+	if (cls == 1) {
+		pkt(s, &h, 1, ldst_ops[rn(sizeof(ldst_ops))], 1);
+	} else if (cls == 2) {
+		pkt(s, &h, 1, rn(32), 1);
+	} else {
+		uint8_t v = (uint8_t)rn(256);
+
+		/* perf 6.1 aliases SVE-other (bit 16) with LD: keep SVE-other out of the
+		 * differential set, the unit tests cover it */
+		if ((v & 0x89) == 0x08)
+			v |= 0x80;
+		pkt(s, &h, 1, v, 1);
+	}
+	{
+		unsigned int sz = rn(3); /* 1, 2 or 4 bytes */
+		uint64_t ev = rnd() & (sz == 0 ? 0xffULL : sz == 1 ? 0xffffULL : 0x3ffffffULL);
+
+		h = (uint8_t)(0x42 | (sz << 4));
+		pkt(s, &h, 1, ev | 0x2, 1u << sz);
+	}
+	if (rn(3))
+		counter(s, 1, rn(4096));
+	counter(s, 0, rn(4096));
+	if (cls == 1) {
+		uint64_t va = rn(8) == 0 ? 0xffff000012340000ULL + rn(1 << 20) * 8
+					 : 0x0000ffff80000000ULL + rn(1 << 24) * 8;
+
+		addr(s, 2, (va & ((1ULL << 56) - 1)) | ((uint64_t)rn(256) << 56));
+		counter(s, 2, rn(64));
+		if (rn(3))
+			addr(s, 3, (0x80000000ULL + rn(1 << 24) * 8) | (1ULL << 63) |
+					   ((uint64_t)rn(2) << 62) | ((uint64_t)rn(16) << 56));
+		if (rn(5)) {
+			h = rn(4) ? 0x43 : 0x53;
+			pkt(s, &h, 1, ds_codes[rn(sizeof(ds_codes))], h == 0x43 ? 1 : 2);
+		}
+	} else if (cls == 2) {
+		addr(s, 1, code_addr(el));
+		if (rn(4) == 0)
+			addr(s, 4, code_addr(el));
+	}
+	if (rn(10)) {
+		s->ts += 1 + rn(5000);
+		h = 0x71;
+		pkt(s, &h, 1, s->ts, 8);
+	} else {
+		h = 0x01;
+		pkt(s, &h, 1, 0, 0);
+	}
+	mark_cut(s);
+}
+
+/* ---------------------------------------------------------------- output buffering */
+
+static struct hws_perf_writer *w;
+static uint8_t *obuf;
+static size_t olen;
+#define OBUF (1u << 20)
+
+static void oflush(void)
+{
+	if (olen && hws_perf_writer__write(w, obuf, olen)) {
+		fprintf(stderr, "bench_spe_gen: write failed\n");
+		exit(1);
+	}
+	olen = 0;
+}
+
+static void out(const void *p, size_t n)
+{
+	if (olen + n > OBUF)
+		oflush();
+	if (n > OBUF) {
+		if (hws_perf_writer__write(w, p, n))
+			exit(1);
+		return;
+	}
+	memcpy(obuf + olen, p, n);
+	olen += n;
+}
+
+static uint64_t data_pos(void)
+{
+	return hws_perf_writer__data_size(w) + olen;
+}
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static void put_u64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+static void emit_chunk(const uint8_t *d, size_t n, uint64_t *soff, uint32_t cpu)
+{
+	uint8_t h[48], z[8] = { 0 };
+	size_t padded = (n + 7) & ~(size_t)7;
+
+	/* payload file offset == stream offset (mod 16): perf aligns on addresses */
+	if ((FILE_HDR + data_pos() + 48) % 16 != *soff % 16) {
+		uint8_t fr[8] = { 0 };
+
+		put_u32(fr, 68); /* FINISHED_ROUND */
+		fr[6] = 8;
+		out(fr, 8);
+	}
+	memset(h, 0, sizeof(h));
+	put_u32(h, 71); /* AUXTRACE */
+	h[6] = 48;
+	put_u64(h + 8, padded);
+	put_u64(h + 16, *soff);
+	put_u64(h + 24, 0);
+	put_u32(h + 32, cpu); /* idx */
+	put_u32(h + 36, (uint32_t)-1);
+	put_u32(h + 40, cpu);
+	out(h, 48);
+	out(d, n);
+	out(z, padded - n);
+	*soff += padded;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: bench_spe_gen -o FILE [-n RECORDS] [-s SEED] [-m MIDR] [-c CPUS] "
+			"[--v2] [--no-split] [--max-chunk BYTES]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = NULL;
+	unsigned long long nrec = 1000, seed = 1, midr = 0x410fd0c0, max_chunk = 4096;
+	unsigned int ncpus = 2;
+	int v2 = 0, split = 1;
+	struct stream *st;
+	struct perf_event_attr attr;
+	uint64_t id = 1, *soff;
+	char cpuid[64];
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			path = argv[++i];
+		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
+			nrec = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "-s") && i + 1 < argc)
+			seed = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "-m") && i + 1 < argc)
+			midr = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "-c") && i + 1 < argc)
+			ncpus = (unsigned int)strtoul(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--max-chunk") && i + 1 < argc)
+			max_chunk = strtoull(argv[++i], NULL, 0);
+		else if (!strcmp(argv[i], "--v2"))
+			v2 = 1;
+		else if (!strcmp(argv[i], "--no-split"))
+			split = 0;
+		else
+			usage();
+	}
+	if (!path || !ncpus || ncpus > 64 || max_chunk < 64)
+		usage();
+	rng = seed * 0x9e3779b97f4a7c15ULL + 1;
+	obuf = malloc(OBUF);
+	st = calloc(ncpus, sizeof(*st));
+	soff = calloc(ncpus, sizeof(*soff));
+	if (!obuf || !st || !soff)
+		return 1;
+	for (unsigned int c = 0; c < ncpus; c++)
+		st[c].ts = 1000000 + c * 7;
+	for (unsigned long long r = 0; r < nrec;) {
+		unsigned int c = rn(ncpus), run = 1 + rn(8);
+
+		for (unsigned int k = 0; k < run && r < nrec; k++, r++)
+			one_record(&st[c]);
+	}
+
+	w = hws_perf_writer__new(path, false);
+	if (!w) {
+		fprintf(stderr, "bench_spe_gen: %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PMU_TYPE;
+	attr.config = 0x1; /* ts_enable */
+	attr.sample_period = 1024;
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			   PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PHYS_ADDR |
+			   PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT; /* so perf script -F accepts them */
+	attr.sample_id_all = 1;
+	if (hws_perf_writer__add_attr(w, &attr, "arm_spe_0//", &id, 1) < 0)
+		return 1;
+	snprintf(cpuid, sizeof(cpuid), "0x%016llx", midr);
+	hws_perf_writer__set_string(w, HWS_FEAT_ARCH, "aarch64");
+	hws_perf_writer__set_string(w, HWS_FEAT_CPUID, cpuid);
+	hws_perf_writer__set_string(w, HWS_FEAT_HOSTNAME, "spe-gen");
+	{
+		uint32_t nrcpus[2] = { ncpus, ncpus };
+
+		hws_perf_writer__set_feature(w, HWS_FEAT_NRCPUS, nrcpus, sizeof(nrcpus));
+	}
+	{
+		/* PMU_MAPPINGS: {u32 nr; {u32 type; u32 len; char name[len]}} */
+		uint8_t pm[128];
+		size_t n = 0;
+		const char *names[2] = { "arm_spe_0", "software" };
+		uint32_t types[2] = { PMU_TYPE, 1 };
+
+		put_u32(pm, 2);
+		n = 4;
+		for (int i = 0; i < 2; i++) {
+			put_u32(pm + n, types[i]);
+			put_u32(pm + n + 4, 16);
+			memset(pm + n + 8, 0, 16);
+			memcpy(pm + n + 8, names[i], strlen(names[i]));
+			n += 8 + 16;
+		}
+		hws_perf_writer__set_feature(w, HWS_FEAT_PMU_MAPPINGS, pm, n);
+	}
+
+	/* TIME_CONV first: perf copies it when it reads AUXTRACE_INFO.
+	 * shift 10, mult 25600: shift 10, mult 1600 (40 MHz counter -> ns), zero */
+	{
+		uint8_t tc[56];
+
+		memset(tc, 0, sizeof(tc));
+		put_u32(tc, 79);
+		tc[6] = 56;
+		put_u64(tc + 8, 10);
+		put_u64(tc + 16, 25600);
+		put_u64(tc + 24, 1000000000ULL);
+		put_u64(tc + 32, 0);
+		put_u64(tc + 40, ~0ULL);
+		tc[48] = 1;
+		tc[49] = 0;
+		out(tc, 56);
+	}
+
+	/* AUXTRACE_INFO */
+	{
+		uint8_t rec[16 + 8 * (4 + 64 * 7)];
+		size_t n = 0;
+
+		memset(rec, 0, sizeof(rec));
+		put_u32(rec, 70);
+		put_u32(rec + 8, 4); /* PERF_AUXTRACE_ARM_SPE */
+		if (!v2) {
+			put_u64(rec + 16, PMU_TYPE);
+			put_u64(rec + 24, 1); /* per-cpu mmaps */
+			n = 32;
+		} else {
+			put_u64(rec + 16, 2); /* version */
+			put_u64(rec + 24, 4); /* header size in u64s */
+			put_u64(rec + 32, PMU_TYPE);
+			put_u64(rec + 40, ncpus);
+			n = 48;
+			for (unsigned int c = 0; c < ncpus; c++) {
+				put_u64(rec + n, 0x1010101010101010ULL);
+				put_u64(rec + n + 8, c);
+				put_u64(rec + n + 16, 4);
+				/* odd CPUs are a Cortex-A53 (no common DS table) */
+				put_u64(rec + n + 24, (c & 1) ? 0x410fd034 : midr);
+				put_u64(rec + n + 32, PMU_TYPE);
+				put_u64(rec + n + 40, 1024);
+				put_u64(rec + n + 48, 0x3ffffff);
+				n += 56;
+			}
+		}
+		rec[6] = (uint8_t)n;
+		rec[7] = (uint8_t)(n >> 8);
+		out(rec, n);
+	}
+	/* AUXTRACE chunks: interleave the streams, cut at random packet starts */
+	{
+		size_t *pos = calloc(ncpus, sizeof(*pos)), *ci = calloc(ncpus, sizeof(*ci));
+		unsigned int left = ncpus;
+
+		while (left) {
+			unsigned int c = rn(ncpus);
+			size_t end, target;
+
+			if (pos[c] >= st[c].len)
+				continue;
+			target = pos[c] + 64 + rn((unsigned int)max_chunk - 63);
+			end = st[c].len;
+			if (split && target < st[c].len) {
+				/* last allowed cut <= target */
+				while (ci[c] < st[c].nr_cuts && st[c].cuts[ci[c]] <= target)
+					ci[c]++;
+				for (size_t k = ci[c]; k-- > 0;) {
+					if (st[c].cuts[k] <= pos[c])
+						break;
+					end = st[c].cuts[k];
+					break;
+				}
+			} else if (!split) {
+				end = st[c].len;
+			}
+			if (end <= pos[c])
+				end = st[c].len;
+			emit_chunk(st[c].buf + pos[c], end - pos[c], &soff[c], c);
+			pos[c] = end;
+			if (pos[c] >= st[c].len)
+				left--;
+		}
+		free(pos);
+		free(ci);
+	}
+	oflush();
+	if (hws_perf_writer__close(w)) {
+		fprintf(stderr, "bench_spe_gen: close failed\n");
+		return 1;
+	}
+	for (unsigned int c = 0; c < ncpus; c++) {
+		free(st[c].buf);
+		free(st[c].cuts);
+	}
+	free(st);
+	free(soff);
+	free(obuf);
+	return 0;
+}
