@@ -21,9 +21,7 @@
 
 #include <hwsample/backend.h>
 
-struct sw_priv {
-	const struct hws_host *host;
-};
+#include "sw.h"
 
 struct sw_event {
 	const char *name;
@@ -265,6 +263,19 @@ static int sw_decode(void *priv, const struct hws_file_info *fi, const struct hw
 	return 0;
 }
 
+static int sw_raw_json(void *priv, const struct hws_file_info *fi, const struct hws_sample *s,
+		       struct hws_strbuf *out)
+{
+	if (!s->raw)
+		return ((struct sw_priv *)priv)->host->strbuf_addf(out, "{}");
+	return sw_tp_json(priv, fi, s, out);
+}
+
+static void sw_fini(void *priv)
+{
+	sw_tp_fini(priv);
+}
+
 static int sw_controls(void *priv, const char *pmu, struct hws_control_info *out, int max)
 {
 	return 0;
@@ -281,11 +292,13 @@ static const struct hws_backend_ops sw_ops = {
 	.caps = HWS_CAP_SOFTWARE | HWS_CAP_DATA_ADDR,
 	.priv_size = sizeof(struct sw_priv),
 	.init = sw_init,
+	.fini = sw_fini,
 	.detect = sw_detect,
 	.encode = sw_encode,
 	.match = sw_match,
 	.decode = sw_decode,
 	.controls = sw_controls,
+	.raw_json = sw_raw_json,
 };
 
 HWS_BACKEND_DEFINE(sw_ops)

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Tracepoint samples: the RAW payload decoded with libtraceevent, using the formats the
+ * file carries in HEADER_TRACING_DATA (written by hwsample or by perf). The blob is parsed
+ * here (layout in core/tracing.c), bounds-checked at every step: a short or corrupt blob
+ * makes tracepoint decoding unavailable for that file, never a crash.
+ *
+ * One parsed handle is cached per blob (keyed by its address and size); it is rebuilt when
+ * another file is decoded. libtraceevent allocates it (the one allocation this backend does,
+ * once per file), freed at fini().
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <traceevent/event-parse.h>
+
+#include "sw.h"
+
+struct cur {
+	const uint8_t *p, *end;
+	int swap;
+};
+
+static int need(struct cur *c, size_t n)
+{
+	return (size_t)(c->end - c->p) >= n;
+}
+
+static int get32(struct cur *c, uint32_t *v)
+{
+	if (!need(c, 4))
+		return -1;
+	memcpy(v, c->p, 4);
+	if (c->swap)
+		*v = __builtin_bswap32(*v);
+	c->p += 4;
+	return 0;
+}
+
+static int get64(struct cur *c, uint64_t *v)
+{
+	if (!need(c, 8))
+		return -1;
+	memcpy(v, c->p, 8);
+	if (c->swap)
+		*v = __builtin_bswap64(*v);
+	c->p += 8;
+	return 0;
+}
+
+/* NUL-terminated string inside the blob */
+static const char *get_str(struct cur *c)
+{
+	const uint8_t *z = memchr(c->p, 0, (size_t)(c->end - c->p));
+	const char *s = (const char *)c->p;
+
+	if (!z)
+		return NULL;
+	c->p = z + 1;
+	return s;
+}
+
+static int get_blob(struct cur *c, uint64_t size, const char **data)
+{
+	if (size > (uint64_t)(c->end - c->p))
+		return -1;
+	*data = (const char *)c->p;
+	c->p += size;
+	return 0;
+}
+
+static struct tep_handle *parse_tracing_data(const void *blob, size_t len)
+{
+	static const char magic[10] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	struct cur c = { blob, (const uint8_t *)blob + len, 0 };
+	struct tep_handle *tep;
+	const char *version, *data;
+	uint32_t n, page_size;
+	uint64_t size;
+	uint8_t big, long_size;
+
+	if (!need(&c, 10) || memcmp(c.p, magic, 10))
+		return NULL;
+	c.p += 10;
+	version = get_str(&c);
+	if (!version || !need(&c, 2))
+		return NULL;
+	big = c.p[0];
+	long_size = c.p[1];
+	c.p += 2;
+	c.swap = big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	if (get32(&c, &page_size) || (long_size != 4 && long_size != 8))
+		return NULL;
+	tep = tep_alloc();
+	if (!tep)
+		return NULL;
+	tep_set_file_bigendian(tep, big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
+									    : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(tep, long_size);
+	tep_set_page_size(tep, (int)page_size);
+
+	/* header_page, header_event */
+	for (int i = 0; i < 2; i++) {
+		const char *name = get_str(&c);
+		if (!name || get64(&c, &size) || get_blob(&c, size, &data))
+			goto bad;
+		if (i == 0 && size)
+			tep_parse_header_page(tep, (char *)data, size, long_size);
+	}
+	/* ftrace formats */
+	if (get32(&c, &n))
+		goto bad;
+	for (uint32_t i = 0; i < n; i++) {
+		if (get64(&c, &size) || get_blob(&c, size, &data))
+			goto bad;
+		tep_parse_event(tep, data, size, "ftrace");
+	}
+	/* event formats by system */
+	uint32_t nsys;
+	if (get32(&c, &nsys))
+		goto bad;
+	for (uint32_t s = 0; s < nsys; s++) {
+		const char *sys = get_str(&c);
+		if (!sys || get32(&c, &n))
+			goto bad;
+		for (uint32_t i = 0; i < n; i++) {
+			if (get64(&c, &size) || get_blob(&c, size, &data))
+				goto bad;
+			tep_parse_event(tep, data, size, sys);
+		}
+	}
+	/* kallsyms, printk formats: optional for field decoding */
+	if (!get32(&c, &n) && !get_blob(&c, n, &data) && !get32(&c, &n) && !get_blob(&c, n, &data) &&
+	    n) {
+		char *copy = malloc((size_t)n + 1);
+		if (copy) {
+			memcpy(copy, data, n);
+			copy[n] = 0;
+			tep_parse_printk_formats(tep, copy);
+			free(copy);
+		}
+	}
+	return tep;
+bad:
+	tep_free(tep);
+	return NULL;
+}
+
+static struct tep_handle *tep_for(struct sw_priv *p, const struct hws_file_info *fi)
+{
+	if (!fi || !fi->tracing_data || !fi->tracing_data_size)
+		return NULL;
+	if (p->tp_blob == fi->tracing_data && p->tp_len == fi->tracing_data_size)
+		return p->tep;
+	if (p->tep)
+		tep_free(p->tep);
+	p->tp_blob = fi->tracing_data;
+	p->tp_len = fi->tracing_data_size;
+	p->tep = parse_tracing_data(fi->tracing_data, (size_t)fi->tracing_data_size);
+	if (!p->tep)
+		p->host->log(HWS_LOG_WARN, "sw: the file's tracing data (%llu bytes) cannot be "
+			     "parsed: tracepoint fields are not decoded\n",
+			     (unsigned long long)fi->tracing_data_size);
+	return p->tep;
+}
+
+const char *sw_tp_event_name(struct sw_priv *p, const struct hws_file_info *fi, const void *raw,
+			     uint32_t raw_size, char *buf, size_t len)
+{
+	struct tep_handle *tep = tep_for(p, fi);
+	struct tep_event *ev;
+	uint16_t id;
+
+	if (!tep || raw_size < 2)
+		return NULL;
+	memcpy(&id, raw, 2);
+	ev = tep_find_event(tep, id);
+	if (!ev)
+		return NULL;
+	snprintf(buf, len, "%s:%s", ev->system, ev->name);
+	return buf;
+}
+
+int sw_tp_json(struct sw_priv *p, const struct hws_file_info *fi, const struct hws_sample *s,
+	       struct hws_strbuf *out)
+{
+	struct tep_handle *tep = tep_for(p, fi);
+	const uint8_t *raw = s->raw;
+	struct tep_format_field *f;
+	struct tep_event *ev;
+	uint16_t id;
+	int first = 1;
+
+	if (!tep || !raw || s->raw_size < 2)
+		return p->host->strbuf_addf(out, "{}");
+	memcpy(&id, raw, 2);
+	ev = tep_find_event(tep, id);
+	if (!ev)
+		return p->host->strbuf_addf(out, "{\"tracepoint_id\":%u}", id);
+	p->host->strbuf_addf(out, "{\"tracepoint\":\"%s:%s\"", ev->system, ev->name);
+	for (f = ev->format.fields; f; f = f->next) {
+		int off = f->offset, size = f->size;
+
+		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+			/* __data_loc: u32 = len << 16 | offset (relative to the field end if RELATIVE) */
+			uint32_t loc;
+			if (off < 0 || (uint32_t)off + 4 > s->raw_size)
+				continue;
+			memcpy(&loc, raw + off, 4);
+			size = (int)(loc >> 16);
+			off = (int)(loc & 0xffff) + ((f->flags & TEP_FIELD_IS_RELATIVE) ? off + 4 : 0);
+		}
+		if (off < 0 || size < 0 || (uint64_t)off + (uint64_t)size > s->raw_size)
+			continue;
+		p->host->strbuf_addf(out, ",");
+		p->host->strbuf_add_json_str(out, f->name);
+		p->host->strbuf_addf(out, ":");
+		if (f->flags & TEP_FIELD_IS_STRING) {
+			char str[512];
+			int n = size < (int)sizeof(str) - 1 ? size : (int)sizeof(str) - 1;
+			memcpy(str, raw + off, (size_t)n);
+			str[n] = 0;
+			p->host->strbuf_add_json_str(out, str);
+		} else if (!(f->flags & TEP_FIELD_IS_ARRAY) && (size == 1 || size == 2 || size == 4 ||
+								 size == 8)) {
+			unsigned long long v = tep_read_number(tep, raw + off, size);
+			if (f->flags & TEP_FIELD_IS_SIGNED) {
+				long long sv = size == 1 ? (int8_t)v : size == 2 ? (int16_t)v
+							: size == 4 ? (int32_t)v : (long long)v;
+				p->host->strbuf_addf(out, "%lld", sv);
+			} else {
+				p->host->strbuf_addf(out, "%llu", v);
+			}
+		} else {
+			p->host->strbuf_addf(out, "\"");
+			for (int i = 0; i < size && i < 256; i++)
+				p->host->strbuf_addf(out, "%02x", raw[off + i]);
+			p->host->strbuf_addf(out, "\"");
+		}
+		first = 0;
+	}
+	(void)first;
+	return p->host->strbuf_addf(out, "}");
+}
+
+void sw_tp_fini(struct sw_priv *p)
+{
+	if (p->tep)
+		tep_free(p->tep);
+	p->tep = NULL;
+}
