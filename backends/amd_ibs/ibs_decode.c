@@ -530,10 +530,12 @@ static int decode_op(const struct ibs_cpu *cpu, const struct ibs_raw *r, struct 
 			s->op_flags |= HWS_OPF_BR_MISPRED;
 		if (OP_RETURN(data))
 			s->op_flags |= HWS_OPF_BR_RET;
+		/* HWS_SF_BRANCH says the target is known: IbsBrTarget present and non-zero
+		 * (perf's rule too); taken/mispredicted/return are in op_flags regardless. */
 		if (r->br_target >= 0 && r->reg[r->br_target]) {
 			s->branch_target = r->reg[r->br_target];
+			s->fields |= HWS_SF_BRANCH;
 		}
-		s->fields |= HWS_SF_BRANCH;
 	}
 	return 0;
 }

@@ -337,6 +337,8 @@ static void test_op_variants(void)
 	set_reg(b, 2, (1ULL << 37) | (1ULL << 35));
 	T_EQ_U64("7 regs ok", (uint64_t)decode(b, 4 + 8 * 7, "ibs_op", &f.fi, &s), 0);
 	T_EQ_U64("7 regs: no target", s.branch_target, 0);
+	__T("7 regs: no HWS_SF_BRANCH", !(s.fields & HWS_SF_BRANCH));
+	__T("7 regs: still taken", s.op == HWS_OP_BRANCH && (s.op_flags & HWS_OPF_BR_TAKEN));
 }
 
 /* ---- the real records of tests/fixtures/60secs ---- */
