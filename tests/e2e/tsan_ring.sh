@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The ring reader and the AUX engine under ThreadSanitizer: tests/unit/test_ring.c and
 # test_aux.c are compiled with core/ring.c core/aux.c core/errors.c and `cc -fsanitize=thread`
-# directly (no CMake, no other core code) and run; any TSAN report fails the test
+# directly (no CMake, no other core code; -DHWS_TEST_STANDALONE leaves out the perf.data
+# cross-check, which needs the file writer) and run; any TSAN report fails the test
 # (halt_on_error, exitcode 66). Exit 0 on success, 77 if the compiler cannot build TSAN
 # binaries here.
 set -u
@@ -12,6 +13,7 @@ trap 'rm -rf "$out"' EXIT
 cc=${CC:-cc}
 
 flags=(-std=gnu11 -O1 -g -fsanitize=thread -fno-omit-frame-pointer -D_GNU_SOURCE
+       -DHWS_TEST_STANDALONE
        -Wall -Wextra -Wno-unused-parameter
        -I"$src/include" -I"$src/core" -I"$src/tests")
 core=("$src/core/ring.c" "$src/core/aux.c" "$src/core/errors.c")

@@ -16,6 +16,9 @@
 
 #include <hwsample/aux.h>
 #include <hwsample/ring.h>
+#ifndef HWS_TEST_STANDALONE
+#include <hwsample/perfdata.h>
+#endif
 
 #include "tests.h"
 #include "kernel_sim.h"
@@ -656,6 +659,163 @@ static void run_threaded(bool pace)
 	free(t);
 }
 
+/* ---------------------------------------------------------------- perf reads our records */
+
+#ifndef HWS_TEST_STANDALONE
+struct file_ctx {
+	struct hws_perf_writer *w;
+	unsigned nr;
+	struct hws_auxtrace_event ev[64];
+	unsigned char *bytes; /* every payload byte written, padding included, in order */
+	uint64_t nbytes;
+	int err;
+};
+
+static int file_cb(void *ctx, const struct hws_aux_out *o)
+{
+	static const unsigned char zero[8];
+	struct file_ctx *f = ctx;
+
+	if (f->nr >= 64)
+		return -ENOSPC;
+	f->ev[f->nr++] = o->ev;
+	/* exactly what the session does: record, piece 1, piece 2, padding */
+	f->err |= hws_perf_writer__write(f->w, &o->ev, sizeof(o->ev));
+	f->err |= hws_perf_writer__write(f->w, o->data[0], o->len[0]);
+	if (o->len[1])
+		f->err |= hws_perf_writer__write(f->w, o->data[1], o->len[1]);
+	if (o->pad)
+		f->err |= hws_perf_writer__write(f->w, zero, o->pad);
+	memcpy(f->bytes + f->nbytes, o->data[0], o->len[0]);
+	memcpy(f->bytes + f->nbytes + o->len[0], o->data[1] ? o->data[1] : zero, o->len[1]);
+	memset(f->bytes + f->nbytes + o->len[0] + o->len[1], 0, o->pad);
+	f->nbytes += o->ev.size;
+	return 0;
+}
+
+/*
+ * A perf.data file holding PERF_RECORD_AUX records and the AUXTRACE records the engine
+ * made (wrap into two pieces, padding, gap splits): the real perf lists every AUXTRACE
+ * with our size/offset/ref/idx/tid/cpu and walks past each payload (a wrong size or
+ * padding would derail it), and our own reader gets the payload bytes back.
+ */
+static void test_perf_file(void)
+{
+	static struct file_ctx f;
+	struct perf_event_attr attr;
+	struct ksim_ring k;
+	struct ksim_aux a;
+	struct ksim_aux_rec rec;
+	struct hws_aux *x;
+	struct hws_perf_reader *rd;
+	struct hws_perf_record pr;
+	char path[] = "/tmp/hws-test-aux-XXXXXX", cmd[512], line[512];
+	uint64_t bias = 0, off = 0;
+	unsigned seen = 0, aux_lines = 0, trunc_lines = 0, i, got = 0;
+	int fd, err = 0, rc;
+	FILE *pp;
+
+	if (system("perf --version >/dev/null 2>&1") != 0) {
+		printf("  perf not installed: perf cross-check skipped\n");
+		return;
+	}
+	fd = mkstemp(path);
+	close(fd);
+	memset(&f, 0, sizeof(f));
+	f.bytes = calloc(1, 1 << 20);
+	f.w = hws_perf_writer__new(path, false);
+	__T("perf file: writer", f.w != NULL);
+	if (!f.w)
+		return;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_DUMMY;
+	attr.sample_type = PERF_SAMPLE_IP;
+	hws_perf_writer__add_attr(f.w, &attr, "dummy", (const uint64_t[]){ 1 }, 1);
+
+	ksim_ring__init(&k, 4096, false, false);
+	ksim_aux__init(&a, k.pc, 8192, false, NULL);
+	x = hws_aux__new(k.pc, a.base, 8192, false);
+	hws_aux__set_stream(x, 2, (uint32_t)-1, 4242); /* per-thread mode */
+	for (int round = 0; round < 12; round++) {
+		uint64_t flags = round == 3 ? PERF_AUX_FLAG_TRUNCATED :
+				 round == 7 ? PERF_AUX_FLAG_PARTIAL | PERF_AUX_FLAG_COLLISION : 0;
+
+		hw_write_after_loss(&a, 150 + 37 * round, round == 4 ? 9 : 0, flags, &rec, &bias);
+		hws_perf_writer__write(f.w, &rec, sizeof(rec));
+		hws_aux__note_aux_record(x, rec.aux_offset, rec.aux_size, rec.flags);
+		hw_write_after_loss(&a, 70, 0, 0, &rec, &bias);
+		hws_perf_writer__write(f.w, &rec, sizeof(rec));
+		hws_aux__note_aux_record(x, rec.aux_offset, rec.aux_size, rec.flags);
+		hws_aux__drain(x, 1000 + round, file_cb, &f);
+	}
+	/* an odd-sized tail chunk (padding) */
+	memset(a.base + (a.head & a.mask), 0x3c, 5);
+	a.head += 5;
+	__atomic_store_n(&k.pc->aux_head, a.head, __ATOMIC_RELEASE);
+	hws_aux__drain(x, 7777, file_cb, &f);
+	T_EQ_U64("perf file: writes ok", f.err, 0);
+	T_EQ_U64("perf file: close", hws_perf_writer__close(f.w), 0);
+	__T("perf file: some chunks wrapped", f.nr > 12);
+
+	snprintf(cmd, sizeof(cmd), "perf report -D --no-itrace -i %s 2>&1", path);
+	pp = popen(cmd, "r");
+	while (pp && fgets(line, sizeof(line), pp)) {
+		const char *p = strstr(line, "PERF_RECORD_AUXTRACE size:");
+		unsigned long long sz, of, ref;
+		unsigned idx;
+		int tid, cpu;
+
+		if (strstr(line, "PERF_RECORD_AUX offset:")) {
+			aux_lines++;
+			trunc_lines += strstr(line, "[T") != NULL;
+		}
+		if (!p)
+			continue;
+		if (sscanf(p, "PERF_RECORD_AUXTRACE size: %llx offset: %llx ref: %llx idx: %u "
+			      "tid: %d cpu: %d",
+			   &sz, &of, &ref, &idx, &tid, &cpu) != 6 || seen >= f.nr) {
+			err++;
+			continue;
+		}
+		err += sz != f.ev[seen].size || of != f.ev[seen].offset ||
+		       ref != f.ev[seen].reference || idx != 2 || tid != 4242 || cpu != -1;
+		seen++;
+	}
+	rc = pp ? pclose(pp) : -1;
+	T_EQ_U64("perf report -D: exit 0", rc, 0);
+	T_EQ_U64("perf report -D: every AUXTRACE record, fields as written", seen, f.nr);
+	T_EQ_U64("perf report -D: no mismatch", err, 0);
+	T_EQ_U64("perf report -D: PERF_RECORD_AUX records", aux_lines, 24);
+	T_EQ_U64("perf report -D: one TRUNCATED", trunc_lines, 1);
+
+	/* our reader: the payload bytes */
+	rd = hws_perf_reader__open(path, &rc);
+	__T("reader: open", rd != NULL);
+	err = 0;
+	while (rd && hws_perf_reader__next(rd, &pr) == 1) {
+		if (pr.hdr->type != HWS_PERF_RECORD_AUXTRACE)
+			continue;
+		got++;
+		if (pr.payload_size != f.ev[got - 1].size ||
+		    memcmp(pr.payload, f.bytes + off, pr.payload_size))
+			err++;
+		off += pr.payload_size;
+	}
+	hws_perf_reader__close(rd);
+	T_EQ_U64("reader: AUXTRACE records", got, f.nr);
+	T_EQ_U64("reader: payloads byte for byte", err, 0);
+	for (i = 0; i < f.nr; i++)
+		__T("records 8-byte sized", (f.ev[i].size & 7) == 0);
+	unlink(path);
+	free(f.bytes);
+	hws_aux__delete(x);
+	ksim_aux__fini(&a);
+	ksim_ring__fini(&k);
+}
+#endif
+
 #define RUN(fn)                                                                          \
 	do {                                                                             \
 		double _t = now_s();                                                     \
@@ -675,5 +835,8 @@ int main(void)
 	RUN(test_snapshot_heuristic());
 	RUN(run_threaded(true));
 	RUN(run_threaded(false));
+#ifndef HWS_TEST_STANDALONE
+	RUN(test_perf_file());
+#endif
 	TEST_END();
 }
