@@ -810,6 +810,20 @@ static int add_cap(struct hws_perf_reader *r, const char *pmu, struct rcur *c, s
 
 static const char cpu_pmu[] = "cpu"; /* CPU_PMU_CAPS entries point here (not freed) */
 
+static void free_caps(struct hws_perf_reader *r)
+{
+	for (size_t i = 0; i < r->nr_caps; i++) {
+		free((char *)r->caps[i].name);
+		free((char *)r->caps[i].value);
+		if (r->caps[i].pmu && r->caps[i].pmu != cpu_pmu &&
+		    (i + 1 == r->nr_caps || r->caps[i + 1].pmu != r->caps[i].pmu))
+			free((char *)r->caps[i].pmu);
+	}
+	free(r->caps);
+	r->caps = NULL;
+	r->nr_caps = 0;
+}
+
 static int parse_caps(struct hws_perf_reader *r)
 {
 	const struct rfeat *pc = &r->feats[HWS_FEAT_PMU_CAPS];
@@ -1249,7 +1263,6 @@ nomem:
 		*errp = -ENOMEM;
 	return NULL;
 err_out:
-	pr_debug("perfdata: %s\n", r->errmsg);
 	if (errp)
 		*errp = err;
 	/* keep the message reachable for callers that want it: log at warn level */
@@ -1303,14 +1316,7 @@ void hws_perf_reader__close(struct hws_perf_reader *r)
 	for (size_t i = 0; i < r->nr_pmus; i++)
 		free((char *)r->pmus[i].name);
 	free(r->pmus);
-	for (size_t i = 0; i < r->nr_caps; i++) {
-		free((char *)r->caps[i].name);
-		free((char *)r->caps[i].value);
-		if (r->caps[i].pmu && r->caps[i].pmu != cpu_pmu &&
-		    (i + 1 == r->nr_caps || r->caps[i + 1].pmu != r->caps[i].pmu))
-			free((char *)r->caps[i].pmu);
-	}
-	free(r->caps);
+	free_caps(r);
 	free(r->cpu_node);
 	free(r->aux_priv);
 	free(r->tracing);
@@ -1463,6 +1469,8 @@ static int consume(struct hws_perf_reader *r, uint8_t *rec, struct hws_perf_reco
 			store_feature(r, (int)feat, d, sz - 16);
 			r->swap = sw;
 		}
+		if (feat == HWS_FEAT_PMU_CAPS || feat == HWS_FEAT_CPU_PMU_CAPS)
+			free_caps(r);
 		if (feat == HWS_FEAT_PMU_MAPPINGS) {
 			for (size_t i = 0; i < r->nr_pmus; i++)
 				free((char *)r->pmus[i].name);
