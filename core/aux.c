@@ -91,6 +91,17 @@ struct hws_aux *hws_aux__new(struct perf_event_mmap_page *pc, void *aux_base, si
 	return a;
 }
 
+struct hws_aux *hws_aux__new_tracker(void)
+{
+	struct hws_aux *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return errno = ENOMEM, NULL;
+	a->cpu = (uint32_t)-1;
+	a->tid = (uint32_t)-1;
+	return a;
+}
+
 void hws_aux__delete(struct hws_aux *a)
 {
 	free(a);
@@ -225,7 +236,7 @@ int hws_aux__drain(struct hws_aux *a, uint64_t reference, hws_aux_fn fn, void *c
 	uint64_t head, pos, fill;
 	int n = 0, err;
 
-	if (a->snapshot)
+	if (a->snapshot || !a->base)
 		return -EINVAL;
 	head = load_head(a);
 	fill = head - a->prev;
@@ -287,10 +298,13 @@ static bool area_has_wrapped(const struct hws_aux *a, uint64_t head)
 int hws_aux__snapshot(struct hws_aux *a, uint64_t reference, size_t max_size, hws_aux_fn fn,
 		      void *ctx)
 {
-	uint64_t head = load_head(a), old = a->prev, len;
+	uint64_t head, old = a->prev, len;
 	bool gap;
 	int err;
 
+	if (!a->base)
+		return -EINVAL;
+	head = load_head(a);
 	if (!a->wrapped && area_has_wrapped(a, head)) {
 		a->wrapped = true;
 		a->stats.wrapped = 1;
@@ -327,8 +341,43 @@ int hws_aux__snapshot(struct hws_aux *a, uint64_t reference, size_t max_size, hw
 	return 1;
 }
 
+int hws_aux__chunk_gap(struct hws_aux *a, uint64_t offset, uint64_t size, uint64_t *inside)
+{
+	bool gap = a->gap_next || (a->have_last && offset != a->last_end);
+	uint64_t end = offset + size;
+
+	if (inside)
+		*inside = UINT64_MAX;
+	/* gaps at or before the chunk start: resync at its first byte */
+	while (a->nr_gaps && a->gaps[0] - a->prev <= offset - a->prev) {
+		gap = true;
+		a->nr_gaps--;
+		memmove(&a->gaps[0], &a->gaps[1], a->nr_gaps * sizeof(a->gaps[0]));
+	}
+	/* gaps strictly inside (chunks perf wrote are not split at gaps) */
+	while (a->nr_gaps && a->gaps[0] - a->prev < end - a->prev) {
+		if (inside && *inside == UINT64_MAX)
+			*inside = a->gaps[0];
+		a->stats.late_gaps++;
+		a->nr_gaps--;
+		memmove(&a->gaps[0], &a->gaps[1], a->nr_gaps * sizeof(a->gaps[0]));
+	}
+	a->prev = end;
+	a->last_end = end;
+	a->have_last = true;
+	a->gap_next = false;
+	pop_gaps(a);
+	a->stats.chunks++;
+	a->stats.bytes += size;
+	if (gap)
+		a->stats.gaps++;
+	return gap;
+}
+
 uint64_t hws_aux__fill(const struct hws_aux *a)
 {
+	if (!a->pc)
+		return 0;
 	return __atomic_load_n(&a->pc->aux_head, __ATOMIC_ACQUIRE) -
 	       __atomic_load_n(&a->pc->aux_tail, __ATOMIC_RELAXED);
 }

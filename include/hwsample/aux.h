@@ -159,6 +159,27 @@ HWS_API int hws_aux__drain(struct hws_aux *a, uint64_t reference, hws_aux_fn fn,
 HWS_API int hws_aux__snapshot(struct hws_aux *a, uint64_t reference, size_t max_size,
 			      hws_aux_fn fn, void *ctx);
 
+/* ---------------------------------------------------------------- file side */
+
+/*
+ * hws_aux__new_tracker() - the same gap rule for a decoder reading a file, per AUX stream
+ * (AUXTRACE idx): no area, no head/tail. Feed it the stream's PERF_RECORD_AUX records with
+ * hws_aux__note_aux_record() in file order and call hws_aux__chunk_gap() for each of its
+ * AUXTRACE records. Free with hws_aux__delete(). NULL with errno ENOMEM.
+ */
+HWS_API struct hws_aux *hws_aux__new_tracker(void);
+
+/*
+ * hws_aux__chunk_gap() - AUXTRACE chunk [@offset, @offset + @size) of the stream arrives.
+ * Returns 1 if the decoder must resync at its first byte (struct hws_aux_chunk::gap): a
+ * noted gap at or before @offset, a truncation that ended where this chunk starts, or an
+ * @offset that is not where the previous chunk ended (snapshots, lost chunks); else 0.
+ * *@inside (may be NULL) gets the first noted gap strictly inside the chunk, or UINT64_MAX:
+ * files hwsample writes never have one (the drain splits there), perf's may.
+ */
+HWS_API int hws_aux__chunk_gap(struct hws_aux *a, uint64_t offset, uint64_t size,
+			       uint64_t *inside);
+
 /* Bytes between aux_tail and aux_head now (non-snapshot). */
 HWS_API uint64_t hws_aux__fill(const struct hws_aux *a);
 HWS_API const struct hws_aux_stats *hws_aux__stats(const struct hws_aux *a);

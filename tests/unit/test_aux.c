@@ -502,6 +502,35 @@ static void test_snapshot_heuristic(void)
 	ksim_ring__fini(&k);
 }
 
+/* File side: chunks as perf writes them (not split at gaps). */
+static void test_tracker(void)
+{
+	struct hws_aux *t = hws_aux__new_tracker();
+	uint64_t inside;
+
+	hws_aux__note_aux_record(t, 0, 800, PERF_AUX_FLAG_TRUNCATED);
+	hws_aux__note_aux_record(t, 800, 400, 0);
+	T_EQ_U64("tracker: first chunk clean", hws_aux__chunk_gap(t, 0, 1200, &inside), 0);
+	T_EQ_U64("tracker: truncation inside the chunk reported", inside, 800);
+	T_EQ_U64("tracker: contiguous chunk", hws_aux__chunk_gap(t, 1200, 100, &inside), 0);
+	__T("tracker: nothing inside", inside == UINT64_MAX);
+	hws_aux__note_aux_record(t, 1300, 50, PERF_AUX_FLAG_TRUNCATED);
+	T_EQ_U64("tracker: chunk ending at the truncation", hws_aux__chunk_gap(t, 1300, 50, NULL),
+		 0);
+	T_EQ_U64("tracker: chunk after it: gap", hws_aux__chunk_gap(t, 1350, 50, &inside), 1);
+	T_EQ_U64("tracker: offset jump: gap", hws_aux__chunk_gap(t, 5000, 50, &inside), 1);
+	hws_aux__note_aux_record(t, 5050, 64, PERF_AUX_FLAG_PARTIAL);
+	T_EQ_U64("tracker: PARTIAL chunk: gap", hws_aux__chunk_gap(t, 5050, 64, NULL), 1);
+	T_EQ_U64("tracker: late PARTIAL marks the next", hws_aux__note_aux_record(t, 5000, 8,
+										    PERF_AUX_FLAG_PARTIAL),
+		 0);
+	T_EQ_U64("tracker: ... next chunk gap", hws_aux__chunk_gap(t, 5114, 8, NULL), 1);
+	T_EQ_U64("tracker: no area to drain", hws_aux__drain(t, 0, collect_cb, NULL),
+		 (uint64_t)-EINVAL);
+	T_EQ_U64("tracker: gaps", hws_aux__stats(t)->gaps, 4);
+	hws_aux__delete(t);
+}
+
 /* ---------------------------------------------------------------- threaded */
 
 struct thr_ctx {
@@ -666,6 +695,7 @@ struct file_ctx {
 	struct hws_perf_writer *w;
 	unsigned nr;
 	struct hws_auxtrace_event ev[64];
+	bool gap[64];
 	unsigned char *bytes; /* every payload byte written, padding included, in order */
 	uint64_t nbytes;
 	int err;
@@ -678,6 +708,7 @@ static int file_cb(void *ctx, const struct hws_aux_out *o)
 
 	if (f->nr >= 64)
 		return -ENOSPC;
+	f->gap[f->nr] = o->gap;
 	f->ev[f->nr++] = o->ev;
 	/* exactly what the session does: record, piece 1, piece 2, padding */
 	f->err |= hws_perf_writer__write(f->w, &o->ev, sizeof(o->ev));
@@ -710,7 +741,8 @@ static void test_perf_file(void)
 	struct hws_perf_reader *rd;
 	struct hws_perf_record pr;
 	char path[] = "/tmp/hws-test-aux-XXXXXX", cmd[512], line[512];
-	uint64_t bias = 0, off = 0;
+	uint64_t bias = 0, off = 0, gaps_differ = 0, gaps_inside = 0, gaps_engine = 0;
+	struct hws_aux *tr;
 	unsigned seen = 0, aux_lines = 0, trunc_lines = 0, i, got = 0;
 	int fd, err = 0, rc;
 	FILE *pp;
@@ -790,13 +822,25 @@ static void test_perf_file(void)
 	T_EQ_U64("perf report -D: PERF_RECORD_AUX records", aux_lines, 24);
 	T_EQ_U64("perf report -D: one TRUNCATED", trunc_lines, 1);
 
-	/* our reader: the payload bytes */
+	/* our reader: the payload bytes; the file-side tracker finds the same gaps */
 	rd = hws_perf_reader__open(path, &rc);
 	__T("reader: open", rd != NULL);
 	err = 0;
+	tr = hws_aux__new_tracker();
 	while (rd && hws_perf_reader__next(rd, &pr) == 1) {
+		const uint64_t *q = (const uint64_t *)(pr.hdr + 1);
+		uint64_t inside;
+
+		if (pr.hdr->type == PERF_RECORD_AUX) {
+			hws_aux__note_aux_record(tr, q[0], q[1], q[2]);
+			continue;
+		}
 		if (pr.hdr->type != HWS_PERF_RECORD_AUXTRACE)
 			continue;
+		gaps_differ += hws_aux__chunk_gap(tr, q[1], pr.payload_size, &inside) !=
+			       f.gap[got];
+		gaps_inside += inside != UINT64_MAX;
+		gaps_engine += f.gap[got];
 		got++;
 		if (pr.payload_size != f.ev[got - 1].size ||
 		    memcmp(pr.payload, f.bytes + off, pr.payload_size))
@@ -806,6 +850,10 @@ static void test_perf_file(void)
 	hws_perf_reader__close(rd);
 	T_EQ_U64("reader: AUXTRACE records", got, f.nr);
 	T_EQ_U64("reader: payloads byte for byte", err, 0);
+	T_EQ_U64("tracker: same gap flags as the engine", gaps_differ, 0);
+	T_EQ_U64("tracker: no gap inside a chunk", gaps_inside, 0);
+	T_EQ_U64("engine: gaps for the TRUNCATED and PARTIAL records", gaps_engine, 2);
+	hws_aux__delete(tr);
 	for (i = 0; i < f.nr; i++)
 		__T("records 8-byte sized", (f.ev[i].size & 7) == 0);
 	unlink(path);
@@ -833,6 +881,7 @@ int main(void)
 	RUN(test_snapshot(false));
 	RUN(test_snapshot(true));
 	RUN(test_snapshot_heuristic());
+	RUN(test_tracker());
 	RUN(run_threaded(true));
 	RUN(run_threaded(false));
 #ifndef HWS_TEST_STANDALONE
