@@ -37,7 +37,7 @@
 
 #include "internal.h"
 
-#define GAP_MAX 64
+#define GAP_MAX	       64
 #define SNAPSHOT_PROBE 512 /* perf arm-spe: bytes at the end of the area checked for data */
 
 struct hws_aux {
@@ -46,11 +46,11 @@ struct hws_aux {
 	uint64_t size;
 	uint64_t mask;
 	bool snapshot;
-	bool wrapped;	  /* snapshot: the area has been filled once (sticky) */
-	bool gap_next;	  /* the next chunk starts after a discontinuity */
+	bool wrapped;  /* snapshot: the area has been filled once (sticky) */
+	bool gap_next; /* the next chunk starts after a discontinuity */
 	bool warned;
 	uint32_t idx, cpu, tid;
-	uint64_t prev;	  /* stream position handed out so far */
+	uint64_t prev;	   /* stream position handed out so far */
 	uint64_t last_end; /* end of the last chunk handed out (snapshot continuity) */
 	bool have_last;
 	unsigned int nr_gaps;
@@ -181,8 +181,9 @@ uint64_t hws_aux__note_aux_record(struct hws_aux *a, uint64_t aux_offset, uint64
 			add_gap(a, aux_offset + aux_size);
 	}
 	if ((flags & HWS_AUX_FLAG_TRUNCATED) && !a->warned) {
-		pr_warn("aux: idx %u: AUX data truncated (buffer full): try a bigger -m ,AUXPAGES\n",
-			a->idx);
+		pr_warn(
+		    "aux: idx %u: AUX data truncated (buffer full): try a bigger -m ,AUXPAGES\n",
+		    a->idx);
 		a->warned = true;
 	}
 	return flags & ~known;
@@ -214,8 +215,8 @@ static int emit(struct hws_aux *a, uint64_t from, uint64_t to, uint64_t referenc
 		out.data[0] = a->base + off;
 		out.len[0] = len;
 	}
-	out.pad = (HWS_AUXTRACE_ALIGN - (len & (HWS_AUXTRACE_ALIGN - 1))) &
-		  (HWS_AUXTRACE_ALIGN - 1);
+	out.pad =
+	    (HWS_AUXTRACE_ALIGN - (len & (HWS_AUXTRACE_ALIGN - 1))) & (HWS_AUXTRACE_ALIGN - 1);
 	out.ev.size = len + out.pad;
 	out.gap = gap;
 	out.snapshot = snapshot;

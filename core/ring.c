@@ -49,11 +49,11 @@ struct hws_ring {
 	bool warned_overrun;
 	bool warned_lost;
 	bool warned_bad;
-	uint64_t start;	 /* next record (free-running) */
-	uint64_t end;	 /* end of the readable window */
-	uint64_t prev;	 /* backward: head at the previous read */
-	uint64_t head;	 /* backward: head snapshotted by read_init */
-	bool full;	 /* backward: the window is a whole buffer (last record may overshoot) */
+	uint64_t start; /* next record (free-running) */
+	uint64_t end;	/* end of the readable window */
+	uint64_t prev;	/* backward: head at the previous read */
+	uint64_t head;	/* backward: head snapshotted by read_init */
+	bool full;	/* backward: the window is a whole buffer (last record may overshoot) */
 	struct hws_ring_stats stats;
 	unsigned char bounce[RING_BOUNCE_SIZE];
 };
@@ -168,9 +168,10 @@ static void bad_header(struct hws_ring *r, const struct perf_event_header *h)
 	r->stats.bad_headers++;
 	r->stats.skipped_bytes += r->end - r->start;
 	if (!r->warned_bad) {
-		pr_warn("ring: bad record header (type %u size %u) at 0x%llx: dropping %llu bytes\n",
-			h ? h->type : 0, h ? h->size : 0, (unsigned long long)r->start,
-			(unsigned long long)(r->end - r->start));
+		pr_warn(
+		    "ring: bad record header (type %u size %u) at 0x%llx: dropping %llu bytes\n",
+		    h ? h->type : 0, h ? h->size : 0, (unsigned long long)r->start,
+		    (unsigned long long)(r->end - r->start));
 		r->warned_bad = true;
 	}
 	r->start = r->end;

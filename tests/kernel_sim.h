@@ -70,8 +70,7 @@ static inline void *ksim_zalloc(size_t len)
 }
 
 /* @size: data area bytes (power of two). Returns 0 or -1. */
-static inline int ksim_ring__init(struct ksim_ring *k, uint64_t size, bool backward,
-				  bool overwrite)
+static inline int ksim_ring__init(struct ksim_ring *k, uint64_t size, bool backward, bool overwrite)
 {
 	memset(k, 0, sizeof(*k));
 	k->pc = ksim_zalloc(KSIM_PAGE);
@@ -96,8 +95,8 @@ static inline void ksim_ring__fini(struct ksim_ring *k)
 	k->data = NULL;
 }
 
-static inline void ksim__copy_in(unsigned char *area, uint64_t mask, uint64_t pos,
-				 const void *src, uint64_t len)
+static inline void ksim__copy_in(unsigned char *area, uint64_t mask, uint64_t pos, const void *src,
+				 uint64_t len)
 {
 	const unsigned char *p = src;
 
@@ -269,9 +268,9 @@ struct ksim_aux {
 	struct perf_event_mmap_page *pc; /* shared with the event's ksim_ring */
 	unsigned char *base;
 	uint64_t size, mask;
-	bool overwrite;	  /* snapshot / read-only AUX mapping */
-	bool head_mod;	  /* aux_head reported modulo size (SPE-style snapshot head) */
-	uint64_t head;	  /* kernel's rb->aux_head, free-running */
+	bool overwrite;		/* snapshot / read-only AUX mapping */
+	bool head_mod;		/* aux_head reported modulo size (SPE-style snapshot head) */
+	uint64_t head;		/* kernel's rb->aux_head, free-running */
 	struct ksim_ring *ring; /* where PERF_RECORD_AUX goes (may be NULL) */
 	/* producer-side totals */
 	uint64_t bytes_written;
@@ -287,8 +286,8 @@ struct ksim_aux_rec {
 	uint64_t flags;
 };
 
-static inline int ksim_aux__init(struct ksim_aux *a, struct perf_event_mmap_page *pc,
-				 uint64_t size, bool overwrite, struct ksim_ring *ring)
+static inline int ksim_aux__init(struct ksim_aux *a, struct perf_event_mmap_page *pc, uint64_t size,
+				 bool overwrite, struct ksim_ring *ring)
 {
 	memset(a, 0, sizeof(*a));
 	a->base = ksim_zalloc(size);

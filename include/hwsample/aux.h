@@ -49,7 +49,7 @@ extern "C" {
 
 /* perf's PERF_RECORD_AUXTRACE (user type 71), tools/lib/perf/include/perf/event.h. */
 #define HWS_PERF_RECORD_AUXTRACE 71
-#define HWS_AUXTRACE_ALIGN 8
+#define HWS_AUXTRACE_ALIGN	 8
 
 struct hws_auxtrace_event {
 	struct perf_event_header header; /* type 71, misc 0, size 48 (payload not counted) */
@@ -63,10 +63,10 @@ struct hws_auxtrace_event {
 };
 
 /* PERF_AUX_FLAG_* (uapi); repeated so older headers still build. */
-#define HWS_AUX_FLAG_TRUNCATED 0x01ULL
-#define HWS_AUX_FLAG_OVERWRITE 0x02ULL
-#define HWS_AUX_FLAG_PARTIAL 0x04ULL
-#define HWS_AUX_FLAG_COLLISION 0x08ULL
+#define HWS_AUX_FLAG_TRUNCATED	     0x01ULL
+#define HWS_AUX_FLAG_OVERWRITE	     0x02ULL
+#define HWS_AUX_FLAG_PARTIAL	     0x04ULL
+#define HWS_AUX_FLAG_COLLISION	     0x08ULL
 #define HWS_AUX_FLAG_PMU_FORMAT_MASK 0xff00ULL
 
 /* One record for the output file, handed to hws_aux_fn. */
@@ -84,21 +84,21 @@ struct hws_aux_out {
 typedef int (*hws_aux_fn)(void *ctx, const struct hws_aux_out *out);
 
 struct hws_aux_stats {
-	uint64_t bytes;	       /* AUX bytes handed out (padding excluded) */
-	uint64_t chunks;       /* AUXTRACE records handed out */
-	uint64_t aux_records;  /* PERF_RECORD_AUX noted */
-	uint64_t aux_bytes;    /* sum of their aux_size */
-	uint64_t truncated;    /* records with PERF_AUX_FLAG_TRUNCATED (perf: total_aux_lost) */
-	uint64_t overwrite;    /* ... OVERWRITE */
-	uint64_t partial;      /* ... PARTIAL (perf: total_aux_partial) */
-	uint64_t collision;    /* ... COLLISION (perf: total_aux_collision) */
-	uint64_t gaps;	       /* chunks handed out with gap set */
-	uint64_t late_gaps;    /* gaps noted after the data was already handed out */
-	uint64_t overruns;     /* head more than a buffer ahead of the tail (data lost) */
-	uint64_t lost_bytes;   /* bytes lost to overruns (known exactly) */
-	uint64_t max_fill;     /* highest aux_head - aux_tail seen */
-	uint64_t snapshots;    /* hws_aux__snapshot() calls that produced data */
-	uint64_t wrapped;      /* 1 once a snapshot found the free-running area wrapped */
+	uint64_t bytes;	      /* AUX bytes handed out (padding excluded) */
+	uint64_t chunks;      /* AUXTRACE records handed out */
+	uint64_t aux_records; /* PERF_RECORD_AUX noted */
+	uint64_t aux_bytes;   /* sum of their aux_size */
+	uint64_t truncated;   /* records with PERF_AUX_FLAG_TRUNCATED (perf: total_aux_lost) */
+	uint64_t overwrite;   /* ... OVERWRITE */
+	uint64_t partial;     /* ... PARTIAL (perf: total_aux_partial) */
+	uint64_t collision;   /* ... COLLISION (perf: total_aux_collision) */
+	uint64_t gaps;	      /* chunks handed out with gap set */
+	uint64_t late_gaps;   /* gaps noted after the data was already handed out */
+	uint64_t overruns;    /* head more than a buffer ahead of the tail (data lost) */
+	uint64_t lost_bytes;  /* bytes lost to overruns (known exactly) */
+	uint64_t max_fill;    /* highest aux_head - aux_tail seen */
+	uint64_t snapshots;   /* hws_aux__snapshot() calls that produced data */
+	uint64_t wrapped;     /* 1 once a snapshot found the free-running area wrapped */
 };
 
 struct hws_aux;
@@ -129,8 +129,8 @@ HWS_API void hws_aux__set_stream(struct hws_aux *a, uint32_t idx, uint32_t cpu, 
  * noted before its data was drained (else late_gaps++ and the next chunk gets gap).
  * Returns the flags bits it does not know (0 normally).
  */
-HWS_API uint64_t hws_aux__note_aux_record(struct hws_aux *a, uint64_t aux_offset,
-					  uint64_t aux_size, uint64_t flags);
+HWS_API uint64_t hws_aux__note_aux_record(struct hws_aux *a, uint64_t aux_offset, uint64_t aux_size,
+					  uint64_t flags);
 
 /*
  * hws_aux__drain() - hand out everything between the last position and aux_head (load-
@@ -156,8 +156,8 @@ HWS_API int hws_aux__drain(struct hws_aux *a, uint64_t reference, hws_aux_fn fn,
  * its head passes size; a free-running head that is reduced modulo size (SPE style) is
  * handled by the sticky "wrapped" state.
  */
-HWS_API int hws_aux__snapshot(struct hws_aux *a, uint64_t reference, size_t max_size,
-			      hws_aux_fn fn, void *ctx);
+HWS_API int hws_aux__snapshot(struct hws_aux *a, uint64_t reference, size_t max_size, hws_aux_fn fn,
+			      void *ctx);
 
 /* ---------------------------------------------------------------- file side */
 
@@ -177,8 +177,7 @@ HWS_API struct hws_aux *hws_aux__new_tracker(void);
  * *@inside (may be NULL) gets the first noted gap strictly inside the chunk, or UINT64_MAX:
  * files hwsample writes never have one (the drain splits there), perf's may.
  */
-HWS_API int hws_aux__chunk_gap(struct hws_aux *a, uint64_t offset, uint64_t size,
-			       uint64_t *inside);
+HWS_API int hws_aux__chunk_gap(struct hws_aux *a, uint64_t offset, uint64_t size, uint64_t *inside);
 
 /* Bytes between aux_tail and aux_head now (non-snapshot). */
 HWS_API uint64_t hws_aux__fill(const struct hws_aux *a);

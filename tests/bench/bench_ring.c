@@ -40,7 +40,7 @@
 #include "kernel_sim.h"
 
 #define NR_TEMPLATES 4096
-#define OUT_SIZE (8u << 20)
+#define OUT_SIZE     (8u << 20)
 
 static unsigned char *templates;
 static uint64_t tpl_off[NR_TEMPLATES], tpl_size[NR_TEMPLATES];
@@ -261,7 +261,10 @@ int main(int argc, char **argv)
 			consume_every = strtoull(optarg, NULL, 0);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-s RING_BYTES] [-t TOTAL_MIB] [-r RUNS] [-c CONSUME_BYTES]\n", argv[0]);
+			fprintf(stderr,
+				"usage: %s [-s RING_BYTES] [-t TOTAL_MIB] [-r RUNS] [-c "
+				"CONSUME_BYTES]\n",
+				argv[0]);
 			return 2;
 		}
 	}
@@ -288,13 +291,12 @@ int main(int argc, char **argv)
 	       (unsigned long long)ring, (unsigned long long)(total >> 20), runs,
 	       sysconf(_SC_NPROCESSORS_ONLN));
 	printf("memcpy            %8.0f MiB/s\n", best_m / (1 << 20));
-	printf("memcpy per record %8.0f MiB/s (same record sizes, no ring)\n",
-	       best_mr / (1 << 20));
+	printf("memcpy per record %8.0f MiB/s (same record sizes, no ring)\n", best_mr / (1 << 20));
 	printf("drain reader-only %8.0f MiB/s\n", best_r / (1 << 20));
 	printf("producer alone    %8.0f MiB/s (ceiling of the concurrent figure)\n",
 	       best_p / (1 << 20));
-	printf("drain concurrent  %8.0f MiB/s (%.0f%% of the producer alone)\n",
-	       best_c / (1 << 20), 100 * best_c / best_p);
+	printf("drain concurrent  %8.0f MiB/s (%.0f%% of the producer alone)\n", best_c / (1 << 20),
+	       100 * best_c / best_p);
 	printf("ratio concurrent %.2f\n", best_c / best_m);
 	printf("ratio reader-only %.2f\n", best_r / best_m);
 	return 0;

@@ -305,11 +305,12 @@ static void test_flags(void)
 	hw_write_after_loss(&a, 10, 0, 0x0100, &rec[4], &bias);
 
 	for (i = 0; i < 5; i++)
-		T_EQ_U64("no unknown flags",
-			 hws_aux__note_aux_record(x, rec[i].aux_offset, rec[i].aux_size,
-						  rec[i].flags),
-			 0);
-	T_EQ_U64("unknown flag bits returned", hws_aux__note_aux_record(x, a.head, 0, 0x10000), 0x10000);
+		T_EQ_U64(
+		    "no unknown flags",
+		    hws_aux__note_aux_record(x, rec[i].aux_offset, rec[i].aux_size, rec[i].flags),
+		    0);
+	T_EQ_U64("unknown flag bits returned", hws_aux__note_aux_record(x, a.head, 0, 0x10000),
+		 0x10000);
 	n = hws_aux__drain(x, 0, collect_cb, &c);
 	T_EQ_U64("split in three at the two gaps", n, 3);
 	T_EQ_U64("A: offset", c.c[0].ev.offset, 0);
@@ -521,9 +522,8 @@ static void test_tracker(void)
 	T_EQ_U64("tracker: offset jump: gap", hws_aux__chunk_gap(t, 5000, 50, &inside), 1);
 	hws_aux__note_aux_record(t, 5050, 64, PERF_AUX_FLAG_PARTIAL);
 	T_EQ_U64("tracker: PARTIAL chunk: gap", hws_aux__chunk_gap(t, 5050, 64, NULL), 1);
-	T_EQ_U64("tracker: late PARTIAL marks the next", hws_aux__note_aux_record(t, 5000, 8,
-										    PERF_AUX_FLAG_PARTIAL),
-		 0);
+	T_EQ_U64("tracker: late PARTIAL marks the next",
+		 hws_aux__note_aux_record(t, 5000, 8, PERF_AUX_FLAG_PARTIAL), 0);
 	T_EQ_U64("tracker: ... next chunk gap", hws_aux__chunk_gap(t, 5114, 8, NULL), 1);
 	T_EQ_U64("tracker: no area to drain", hws_aux__drain(t, 0, collect_cb, NULL),
 		 (uint64_t)-EINVAL);
@@ -554,9 +554,9 @@ static void *aux_producer(void *arg)
 		n = 1 + ((x >> 33) % 256);
 		if (n > t->total_words - seq)
 			n = t->total_words - seq;
-		while (t->pace && t->a.head - __atomic_load_n(&t->k.pc->aux_tail,
-							      __ATOMIC_ACQUIRE) >
-					  t->a.size / 2)
+		while (t->pace &&
+		       t->a.head - __atomic_load_n(&t->k.pc->aux_tail, __ATOMIC_ACQUIRE) >
+			   t->a.size / 2)
 			usleep(20);
 		for (i = 0; i < n; i++)
 			buf[i] = ksim_aux__word(seq + i);
@@ -764,15 +764,16 @@ static void test_perf_file(void)
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_DUMMY;
 	attr.sample_type = PERF_SAMPLE_IP;
-	hws_perf_writer__add_attr(f.w, &attr, "dummy", (const uint64_t[]){ 1 }, 1);
+	hws_perf_writer__add_attr(f.w, &attr, "dummy", (const uint64_t[]){1}, 1);
 
 	ksim_ring__init(&k, 4096, false, false);
 	ksim_aux__init(&a, k.pc, 8192, false, NULL);
 	x = hws_aux__new(k.pc, a.base, 8192, false);
 	hws_aux__set_stream(x, 2, (uint32_t)-1, 4242); /* per-thread mode */
 	for (int round = 0; round < 12; round++) {
-		uint64_t flags = round == 3 ? PERF_AUX_FLAG_TRUNCATED :
-				 round == 7 ? PERF_AUX_FLAG_PARTIAL | PERF_AUX_FLAG_COLLISION : 0;
+		uint64_t flags = round == 3   ? PERF_AUX_FLAG_TRUNCATED
+				 : round == 7 ? PERF_AUX_FLAG_PARTIAL | PERF_AUX_FLAG_COLLISION
+					      : 0;
 
 		hw_write_after_loss(&a, 150 + 37 * round, round == 4 ? 9 : 0, flags, &rec, &bias);
 		hws_perf_writer__write(f.w, &rec, sizeof(rec));
@@ -805,9 +806,11 @@ static void test_perf_file(void)
 		}
 		if (!p)
 			continue;
-		if (sscanf(p, "PERF_RECORD_AUXTRACE size: %llx offset: %llx ref: %llx idx: %u "
-			      "tid: %d cpu: %d",
-			   &sz, &of, &ref, &idx, &tid, &cpu) != 6 || seen >= f.nr) {
+		if (sscanf(p,
+			   "PERF_RECORD_AUXTRACE size: %llx offset: %llx ref: %llx idx: %u "
+			   "tid: %d cpu: %d",
+			   &sz, &of, &ref, &idx, &tid, &cpu) != 6 ||
+		    seen >= f.nr) {
 			err++;
 			continue;
 		}
@@ -837,8 +840,7 @@ static void test_perf_file(void)
 		}
 		if (pr.hdr->type != HWS_PERF_RECORD_AUXTRACE)
 			continue;
-		gaps_differ += hws_aux__chunk_gap(tr, q[1], pr.payload_size, &inside) !=
-			       f.gap[got];
+		gaps_differ += hws_aux__chunk_gap(tr, q[1], pr.payload_size, &inside) != f.gap[got];
 		gaps_inside += inside != UINT64_MAX;
 		gaps_engine += f.gap[got];
 		got++;
@@ -864,11 +866,11 @@ static void test_perf_file(void)
 }
 #endif
 
-#define RUN(fn)                                                                          \
-	do {                                                                             \
-		double _t = now_s();                                                     \
-		fn;                                                                      \
-		printf("%-40s %.3fs\n", #fn, now_s() - _t);                              \
+#define RUN(fn)                                                                                    \
+	do {                                                                                       \
+		double _t = now_s();                                                               \
+		fn;                                                                                \
+		printf("%-40s %.3fs\n", #fn, now_s() - _t);                                        \
 	} while (0)
 
 int main(void)

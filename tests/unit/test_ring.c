@@ -72,8 +72,8 @@ static void test_args(void)
 			T_EQ_U64("new_mmap size", hws_ring__size(r), 2 * KSIM_PAGE);
 		hws_ring__delete(r);
 		pc->data_size = 4 * KSIM_PAGE;
-		__T("new_mmap: data past the mapping refused", !hws_ring__new_mmap(m, 3 * KSIM_PAGE,
-										    false));
+		__T("new_mmap: data past the mapping refused",
+		    !hws_ring__new_mmap(m, 3 * KSIM_PAGE, false));
 		free(m);
 	}
 	ksim_ring__fini(&k);
@@ -259,9 +259,9 @@ static void test_lost_exact(void)
 
 struct fwd_ctx {
 	struct ksim_ring k;
-	uint64_t n;	  /* records the producer generates before the end marker */
-	int done;	  /* atomic */
-	bool pace;	  /* the event rate adapts: never more than 3/4 full (no loss) */
+	uint64_t n; /* records the producer generates before the end marker */
+	int done;   /* atomic */
+	bool pace;  /* the event rate adapts: never more than 3/4 full (no loss) */
 	uint64_t last_seq;
 };
 
@@ -271,8 +271,9 @@ static void *fwd_producer(void *arg)
 	uint64_t seq;
 
 	for (seq = 0; seq < c->n; seq++) {
-		while (c->pace && c->k.head - __atomic_load_n(&c->k.pc->data_tail, __ATOMIC_ACQUIRE) >
-					  c->k.size / 4 * 3)
+		while (c->pace &&
+		       c->k.head - __atomic_load_n(&c->k.pc->data_tail, __ATOMIC_ACQUIRE) >
+			   c->k.size / 4 * 3)
 			usleep(20);
 		put(&c->k, seq);
 	}
@@ -289,8 +290,7 @@ static void *fwd_producer(void *arg)
  * Checks: every record intact and in order; every seq jump equals the LOST count in
  * front of it; totals equal the producer's.
  */
-static void run_threaded_forward(uint64_t ring_size, uint64_t n, bool slow, bool consume,
-				 bool pace)
+static void run_threaded_forward(uint64_t ring_size, uint64_t n, bool slow, bool consume, bool pace)
 {
 	const struct perf_event_header *h;
 	struct fwd_ctx c;
@@ -349,8 +349,7 @@ static void run_threaded_forward(uint64_t ring_size, uint64_t n, bool slow, bool
 	T_EQ_U64("threaded: last seq", expect - 1, c.last_seq);
 	T_EQ_U64("threaded: LOST records", lrec, c.k.lost_records);
 	T_EQ_U64("threaded: no bad headers", hws_ring__stats(r)->bad_headers, 0);
-	__T("threaded: straddlers went through the bounce buffer",
-	    hws_ring__stats(r)->copied > 0);
+	__T("threaded: straddlers went through the bounce buffer", hws_ring__stats(r)->copied > 0);
 	if (slow)
 		__T("threaded slow: the producer did lose records", c.k.dropped > 0);
 	if (pace) {
@@ -359,9 +358,8 @@ static void run_threaded_forward(uint64_t ring_size, uint64_t n, bool slow, bool
 	}
 	printf("  forward size %llu n %llu slow %d: got %llu lost %llu copied %llu max_fill %llu "
 	       "%.3fs\n",
-	       (unsigned long long)ring_size, (unsigned long long)n, slow,
-	       (unsigned long long)got, (unsigned long long)lost_seen,
-	       (unsigned long long)hws_ring__stats(r)->copied,
+	       (unsigned long long)ring_size, (unsigned long long)n, slow, (unsigned long long)got,
+	       (unsigned long long)lost_seen, (unsigned long long)hws_ring__stats(r)->copied,
 	       (unsigned long long)hws_ring__stats(r)->max_fill, now_s() - t0);
 	hws_ring__delete(r);
 	ksim_ring__fini(&c.k);
@@ -412,8 +410,7 @@ static void test_backward(void)
 	/* many wraps: exactly the records that fit whole, newest first */
 	for (; seq < 20000; seq++)
 		put(&k, seq);
-	T_EQ_U64("backward: head ran downwards", -k.pc->data_head,
-		 ({
+	T_EQ_U64("backward: head ran downwards", -k.pc->data_head, ({
 			 uint64_t t = 0;
 			 for (uint64_t s = 0; s < 20000; s++)
 				 t += ksim_rec__size(s);
@@ -457,8 +454,8 @@ static void test_backward(void)
 	put(&k, seq++);
 	hws_ring__read_init(r);
 	h = hws_ring__read_event(r);
-	__T("backward: LOST first", h && h->type == PERF_RECORD_LOST &&
-					    ((const uint64_t *)(h + 1))[1] == 4);
+	__T("backward: LOST first",
+	    h && h->type == PERF_RECORD_LOST && ((const uint64_t *)(h + 1))[1] == 4);
 	h = hws_ring__read_event(r);
 	__T("backward: then the new record", h && ksim_rec__check(h, seq - 1) == 0);
 	/* the record before the pause was handed out by the previous dump */
@@ -533,8 +530,8 @@ static void test_backward_threaded(void)
 	__T("flight recorder: reported losses <= drops", lost <= c.k.dropped);
 	__T("flight recorder: something read", recs > 0);
 	printf("  backward threaded: %llu dumps, %llu records, %llu written, %llu lost, %.3fs\n",
-	       (unsigned long long)dumps, (unsigned long long)recs,
-	       (unsigned long long)c.k.written, (unsigned long long)lost, now_s() - t0);
+	       (unsigned long long)dumps, (unsigned long long)recs, (unsigned long long)c.k.written,
+	       (unsigned long long)lost, now_s() - t0);
 	hws_ring__delete(r);
 	ksim_ring__fini(&c.k);
 }
@@ -547,12 +544,12 @@ static const struct bad_case {
 	uint16_t size;
 	uint64_t head_extra; /* bytes of junk published after the bad header */
 } bad_cases[] = {
-	{ __LINE__, "size 0", 0, 64 },
-	{ __LINE__, "size 4 (< header)", 4, 64 },
-	{ __LINE__, "size 12 (misaligned)", 12, 64 },
-	{ __LINE__, "size past the head", 4000, 64 },
-	{ __LINE__, "size 65535", 65535, 8 },
-	{ __LINE__, "size past the head, header at the very end", 16, 8 },
+    {__LINE__, "size 0", 0, 64},
+    {__LINE__, "size 4 (< header)", 4, 64},
+    {__LINE__, "size 12 (misaligned)", 12, 64},
+    {__LINE__, "size past the head", 4000, 64},
+    {__LINE__, "size 65535", 65535, 8},
+    {__LINE__, "size past the head, header at the very end", 16, 8},
 };
 
 static void test_bad_headers(void)
@@ -560,7 +557,7 @@ static void test_bad_headers(void)
 	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
 		const struct bad_case *bc = &bad_cases[i];
 		const struct perf_event_header *h;
-		struct perf_event_header bogus = { .type = PERF_RECORD_SAMPLE, .size = bc->size };
+		struct perf_event_header bogus = {.type = PERF_RECORD_SAMPLE, .size = bc->size};
 		struct ksim_ring k;
 		struct hws_ring *r;
 		uint64_t n = 0, seq, at, bad = 0;
@@ -580,7 +577,8 @@ static void test_bad_headers(void)
 		while ((h = hws_ring__read_event(r)) && n < 100)
 			bad += ksim_rec__check(h, n++) != 0;
 		hws_ring__read_done(r);
-		snprintf(what, sizeof(what), "line %d %s: good records before it", bc->line, bc->what);
+		snprintf(what, sizeof(what), "line %d %s: good records before it", bc->line,
+			 bc->what);
 		T_EQ_U64(what, n, 2);
 		T_EQ_U64(what, bad, 0);
 		snprintf(what, sizeof(what), "line %d %s: counted", bc->line, bc->what);
@@ -651,18 +649,19 @@ static void test_bad_headers(void)
 			hws_ring__read_done(r);
 		}
 		__T("garbage: bad headers counted", hws_ring__stats(r)->bad_headers > 0);
-		__T("garbage: overruns counted (head > size ahead)", hws_ring__stats(r)->overruns > 0);
+		__T("garbage: overruns counted (head > size ahead)",
+		    hws_ring__stats(r)->overruns > 0);
 		hws_ring__delete(r);
 		ksim_ring__fini(&k);
 		(void)events;
 	}
 }
 
-#define RUN(fn)                                                                          \
-	do {                                                                             \
-		double _t = now_s();                                                     \
-		fn;                                                                      \
-		printf("%-40s %.3fs\n", #fn, now_s() - _t);                              \
+#define RUN(fn)                                                                                    \
+	do {                                                                                       \
+		double _t = now_s();                                                               \
+		fn;                                                                                \
+		printf("%-40s %.3fs\n", #fn, now_s() - _t);                                        \
 	} while (0)
 
 int main(void)
