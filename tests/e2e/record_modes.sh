@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # The record path in perf's four modes, on software events: the number of samples hwsample
 # reports equals what perf script and perf report --stats count in the file it wrote.
+# hws-test: static-too
 . "$(dirname "$0")/lib/common.sh"
 need_perf
 need_sw_events

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Every PERF_TYPE_SOFTWARE event records and perf agrees on what was recorded; --dry-run
 # prints the exact attr; -F and -c select frequency and period mode.
+# hws-test: static-too
 . "$(dirname "$0")/lib/common.sh"
 need_perf
 need_sw_events
