@@ -462,6 +462,33 @@ static void test_backward(void)
 	__T("backward: stops at the previous head", hws_ring__read_event(r) == NULL);
 	hws_ring__read_done(r);
 	T_EQ_U64("backward: stats.lost", hws_ring__stats(r)->lost, 4);
+
+	/* a corrupt header among the new records: the newer ones come out, counted, resync */
+	{
+		uint64_t at;
+
+		put(&k, seq++);
+		at = k.head; /* the record written next: corrupted below */
+		put(&k, seq++);
+		put(&k, seq++);
+		((struct perf_event_header *)(k.data + ((at - ksim_rec__size(seq - 2)) & k.mask)))
+		    ->size = 12;
+		hws_ring__read_init(r);
+		n = 0;
+		while ((h = hws_ring__read_event(r)))
+			bad += ksim_rec__check(h, seq - 1 - n++) != 0;
+		hws_ring__read_done(r);
+		T_EQ_U64("backward corrupt: the newest record only", n, 1);
+		T_EQ_U64("backward corrupt: counted", hws_ring__stats(r)->bad_headers, 1);
+		put(&k, seq++);
+		hws_ring__read_init(r);
+		h = hws_ring__read_event(r);
+		__T("backward corrupt: next dump reads again",
+		    h && ksim_rec__check(h, seq - 1) == 0);
+		__T("backward corrupt: ... up to the previous head", !hws_ring__read_event(r));
+		hws_ring__read_done(r);
+		T_EQ_U64("backward corrupt: intact", bad, 0);
+	}
 	hws_ring__delete(r);
 	ksim_ring__fini(&k);
 }
