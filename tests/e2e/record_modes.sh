@@ -28,6 +28,16 @@ run_mode system_wide -a -- sh -c "$spin"
 ncpu=$(getconf _NPROCESSORS_ONLN)
 seen=$(perf script -F cpu -i "$TMP/system_wide.data" 2>/dev/null | sort -u | wc -l)
 eq "system_wide: samples on every CPU" "$seen" "$ncpu"
+# -a synthesizes side-band for processes that already existed: COMM, FORK of extra
+# threads, MMAP2 of their executable maps, and the kernel map
+sleep 5 &
+old=$!
+"$HWS_BIN" -q -b sw -e cpu-clock -a -o "$TMP/synth.data" -- sleep 0.1 2>/dev/null
+perf report -D -i "$TMP/synth.data" 2>/dev/null >"$TMP/synth.txt"
+kill $old 2>/dev/null; wait $old 2>/dev/null
+check "-a: COMM of a process started before the run" grep -q "PERF_RECORD_COMM: sleep:$old/$old" "$TMP/synth.txt"
+check "-a: MMAP2 of its executable" grep -qE "PERF_RECORD_MMAP2 $old/$old: .*r-xp .*/sleep" "$TMP/synth.txt"
+check "-a: kernel map synthesized" grep -q "kernel.kallsyms" "$TMP/synth.txt"
 # -C 0: only CPU 0
 cpus=$(perf script -F cpu -i "$TMP/cpu_list.data" 2>/dev/null | sort -u | tr -d ' []')
 eq "cpu_list: only cpu 0" "$cpus" "000"
