@@ -455,6 +455,8 @@ static char *group_label(const struct hws_symbol *sym)
 		base = strrchr(sym->dso, '/');
 		base = base ? base + 1 : sym->dso;
 	}
+	if (sym->name && base && base[0] == '[')
+		return asprintf(&out, "%s  %s", sym->name, base) < 0 ? NULL : out;
 	if (sym->name && base)
 		return asprintf(&out, "%s  [%s]", sym->name, base) < 0 ? NULL : out;
 	if (sym->name)
@@ -584,11 +586,18 @@ static int render_counts(struct hws_report *r, struct hws_strbuf *sb)
 		for (size_t k = 0; k < sizeof(*c) / sizeof(uint64_t); k++)
 			dst[k] += src[k];
 	}
+	int ew = 12;
+
+	for (size_t i = 0; i < r->nr_rows; i++) {
+		int l = (int)strlen(r->rows[i].event);
+		if (l > ew)
+			ew = l > 60 ? 60 : l;
+	}
 	aux = tot.aux_records || tot.auxtrace_bytes;
 	err = hws_strbuf__addstr(sb, "\n== Samples and loss per event and CPU ==\n");
 	if (!err)
-		err = hws_strbuf__addf(sb, "%-24s %-10s %4s %10s %14s %8s %7s %9s %9s %8s %8s",
-				       "event", "backend", "cpu", "samples", "period", "skipped",
+		err = hws_strbuf__addf(sb, "%-*s %-10s %4s %10s %14s %8s %7s %9s %9s %8s %8s",
+				       ew, "event", "backend", "cpu", "samples", "period", "skipped",
 				       "errors", "lost", "lost_smpl", "throttle", "unthrtl");
 	if (!err && aux)
 		err = hws_strbuf__addf(sb, " %8s %9s %8s %8s %6s", "aux_recs", "truncated",
@@ -609,10 +618,10 @@ static int render_counts(struct hws_report *r, struct hws_strbuf *sb)
 		else
 			snprintf(cpu, sizeof(cpu), "%d", row->cpu);
 		err = hws_strbuf__addf(sb,
-				       "%-24.24s %-10.10s %4s %10" PRIu64 " %14" PRIu64 " %8" PRIu64
+				       "%-*.*s %-10.10s %4s %10" PRIu64 " %14" PRIu64 " %8" PRIu64
 				       " %7" PRIu64 " %9" PRIu64 " %9" PRIu64 " %8" PRIu64
 				       " %8" PRIu64,
-				       row ? row->event : "total", row ? row->backend : "", cpu,
+				       ew, ew, row ? row->event : "total", row ? row->backend : "", cpu,
 				       c->samples, c->period, c->skipped, c->errors, c->lost,
 				       c->lost_samples, c->throttle, c->unthrottle);
 		if (!err && aux)

@@ -955,7 +955,7 @@ int hws_symbol__format(const struct hws_symbol *sym, bool with_dso, struct hws_s
 	if (!err && sym->srcfile)
 		err = hws_strbuf__addf(sb, " (%s:%u)", sym->srcfile, sym->line);
 	if (!err && with_dso && base && sym->name)
-		err = hws_strbuf__addf(sb, " [%s]", base);
+		err = hws_strbuf__addf(sb, base[0] == '[' ? " %s" : " [%s]", base);
 	return err;
 }
 

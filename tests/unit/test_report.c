@@ -96,7 +96,7 @@ static void test_aggregation(void)
 	__T("render", hws_report__render(r, NULL, &sb) == 0);
 	const char *t = sb.buf;
 	__T("header", strstr(t, "# hwsample report: 9 samples, total period 90") != NULL);
-	__T("counts row cpu 0", strstr(t, "cpu-clock                sw            0          8") != NULL);
+	__T("counts row cpu 0", strstr(t, "cpu-clock    sw            0          8") != NULL);
 	__T("total row", strstr(t, "total") != NULL);
 	__T("loss summary", strstr(t, "loss: 17 records lost (2 LOST records), 4 samples dropped by "
 				      "the PMU, 1 throttles") != NULL);
