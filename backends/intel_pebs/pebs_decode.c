@@ -91,7 +91,7 @@ int pebs_data_src_json(const struct hws_host *host, uint64_t v, struct hws_strbu
 	size_t i;
 	int first = 1, ret = 0;
 
-	ret |= host->strbuf_addf(out, "{");
+	ret |= host->strbuf_addf(out, "{"); /* a failed append leaves the buffer marked */
 	for (i = 0; i < pebs_nr_ds_fields; i++) {
 		const struct pebs_ds_field *f = &pebs_ds_fields[i];
 		uint64_t x = (v >> f->shift) & ((1ULL << f->width) - 1);
@@ -122,28 +122,40 @@ int pebs_data_src_json(const struct hws_host *host, uint64_t v, struct hws_strbu
 		ret |= host->strbuf_addf(out, "]");
 	}
 	ret |= host->strbuf_addf(out, "}");
-	return ret ? -ENOMEM : 0;
+	return ret ? (out->toobig ? HWS_E_TOO_BIG : -ENOMEM) : 0;
 }
 
 int pebs_raw_json(struct pebs_priv *p, const struct hws_file_info *fi, const struct hws_sample *s,
 		  struct hws_strbuf *out)
 {
 	const struct hws_host *h = p->host;
-	int ret = 0;
+	const char *sep = "";
+	int ret;
 
-	ret |= h->strbuf_addf(out, "{");
-	if (s->fields & HWS_SF_WEIGHT)
-		ret |= h->strbuf_addf(out,
-				      "\"weight\":%llu,\"var1\":%u,\"var2\":%u,\"var3\":%u",
-				      (unsigned long long)s->weight, (unsigned int)(uint32_t)s->weight,
-				      (unsigned int)(uint16_t)(s->weight >> 32),
-				      (unsigned int)(uint16_t)(s->weight >> 48));
-	if (s->fields & HWS_SF_DATA_SRC) {
-		ret |= h->strbuf_addf(out, "%s\"data_src\":\"0x%llx\",\"data_src_fields\":",
-				      (s->fields & HWS_SF_WEIGHT) ? "," : "",
-				      (unsigned long long)s->data_src);
-		ret |= pebs_data_src_json(h, s->data_src, out);
+	ret = h->strbuf_addf(out, "{");
+	if (!ret && (s->fields & HWS_SF_WEIGHT)) {
+		ret = h->strbuf_addf(out, "\"weight\":%llu,\"var1\":%u,\"var2\":%u,\"var3\":%u",
+				     (unsigned long long)s->weight, (unsigned int)(uint32_t)s->weight,
+				     (unsigned int)(uint16_t)(s->weight >> 32),
+				     (unsigned int)(uint16_t)(s->weight >> 48));
+		sep = ",";
 	}
-	ret |= h->strbuf_addf(out, "}");
-	return ret ? -ENOMEM : 0;
+	if (!ret && (s->fields & HWS_SF_DATA_SRC)) {
+		ret = h->strbuf_addf(out, "%s\"data_src\":\"0x%llx\",\"data_src_fields\":", sep,
+				     (unsigned long long)s->data_src);
+		if (!ret)
+			ret = pebs_data_src_json(h, s->data_src, out);
+		sep = ",";
+	}
+	if (!ret && (s->fields & HWS_SF_DATA_PAGE_SIZE)) {
+		ret = h->strbuf_addf(out, "%s\"data_page_size\":%llu", sep,
+				     (unsigned long long)s->data_page_size);
+		sep = ",";
+	}
+	if (!ret && (s->fields & HWS_SF_CODE_PAGE_SIZE))
+		ret = h->strbuf_addf(out, "%s\"code_page_size\":%llu", sep,
+				     (unsigned long long)s->code_page_size);
+	if (!ret)
+		ret = h->strbuf_addf(out, "}");
+	return ret;
 }
