@@ -1597,9 +1597,12 @@ int hws_perf_reader__next(struct hws_perf_reader *r, struct hws_perf_record *out
 	memcpy(rec, p, h.size);
 	memcpy(rec, &h, sizeof(h));
 	if (r->swap) {
+		int sidx;
+
 		idx = record_attr(r, rec);
-		err = hws__swap_record(rec, h.size,
-				       idx >= 0 ? &r->attrs[idx].ev.attr : NULL, 1);
+		/* an unknown id: swap by the first event's layout, as perf parses it */
+		sidx = idx >= 0 ? idx : (r->nr_attrs && h.type < HWS_RECORD_HEADER_ATTR ? 0 : -1);
+		err = hws__swap_record(rec, h.size, sidx >= 0 ? &r->attrs[sidx].ev.attr : NULL, 1);
 		if (err)
 			return fail(r, err, r->pos, &h, "cannot byte-swap the record");
 	} else {

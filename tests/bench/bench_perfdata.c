@@ -12,6 +12,7 @@
  *   bench_perfdata synth FILE|-   write a small file with 3 events (different sample_types,
  *                                 IDENTIFIER, sample_id_all, ids), COMM/MMAP2 side-band and
  *                                 samples, via the writer ("-" or synth-pipe: pipe mode)
+ *   bench_perfdata swap IN OUT    write IN converted to the other byte order (perfdata_swap.h)
  * Offsets are printed as perf prints them: in pipe mode without the 16-byte pipe header.
  * FILE "-" reads stdin (pipe mode). Exit 1 with "error: <errmsg>" on a reader error, after
  * printing what was decoded before it.
@@ -24,6 +25,33 @@
 #include <time.h>
 
 #include <hwsample/perfdata.h>
+
+#include "perfdata_swap.h"
+
+static int do_swap(const char *in, const char *out)
+{
+	FILE *f = fopen(in, "rb");
+	uint8_t *b = NULL;
+	long n;
+	int ret = 1;
+
+	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) <= 0 || fseek(f, 0, SEEK_SET))
+		goto out;
+	b = malloc((size_t)n);
+	if (!b || fread(b, 1, (size_t)n, f) != (size_t)n || perfdata_swap_image(b, (size_t)n))
+		goto out;
+	fclose(f);
+	f = fopen(out, "wb");
+	if (f && fwrite(b, 1, (size_t)n, f) == (size_t)n)
+		ret = 0;
+out:
+	if (f)
+		fclose(f);
+	free(b);
+	if (ret)
+		fprintf(stderr, "swap %s failed\n", in);
+	return ret;
+}
 
 static double now(void)
 {
@@ -172,6 +200,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	mode = argv[1];
+	if (!strcmp(mode, "swap") && argc > 3)
+		return do_swap(argv[2], argv[3]);
 	if (!strcmp(mode, "synth") || !strcmp(mode, "synth-pipe"))
 		return do_synth(argv[2], mode[5] == '-');
 	if (!strcmp(mode, "write"))
