@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include <hwsample/aux.h>
+#include <hwsample/config.h>
 #include <hwsample/perfdata.h>
 #include <hwsample/session.h>
 #include <hwsample/strbuf.h>
@@ -38,20 +40,37 @@
 #define MAX_EVENTS 32
 #define MAX_CONTROLS 64
 #define MAX_PIDS 64
+#define MAX_JOBS 16
+
+/* One backend (and PMU) to encode events with, from -b or a config section. */
+struct job {
+	struct hws_backend *b;
+	const char *pmu;			/* NULL: the backend's default PMU */
+	const struct hws_config_section *sec;	/* NULL: no config section */
+	int first_event, nr_events;		/* its events in the session */
+	char pmu_buf[HWS_PMU_NAME_MAX];
+};
 
 static const char record_usage[] =
-	"usage: hwsample [record] [-b BACKEND|PMU] [-e EVENT[,EVENT...]] [KEY=VALUE ...]\n"
+	"usage: hwsample [record] [-c FILE.conf | --config FILE] [-b BACKEND|PMU[,...]]\n"
+	"                [-e EVENT[,EVENT...]] [KEY=VALUE ...]\n"
 	"                [-F FREQ | -c PERIOD] [-a | -C CPUS | -p PID | --per-thread]\n"
 	"                [-m PAGES[,AUXPAGES]] [-o FILE] [--overwrite] [-S] [-d] [--phys-data]\n"
-	"                [--no-inherit] [--dry-run] [-q] [--] [PROG [ARGS...]]\n"
+	"                [--no-inherit] [--duration SECS] [--dry-run] [-q] [--no-status]\n"
+	"                [--] [PROG [ARGS...]]\n"
 	"\n"
+	"  -c FILE        run configuration (INI; see cfg/ and hwsample(1)). -c takes a file\n"
+	"                 when its argument contains '/', ends in .conf or .ini, or is an\n"
+	"                 existing file that is not a number; otherwise -c is perf's period\n"
+	"  --config FILE  run configuration, always a file\n"
 	"  -b NAME        backend (sw, amd_ibs, arm_spe, intel_pebs), a PMU it serves\n"
-	"                 (ibs_op, ibs_fetch, arm_spe_0, cpu), or 'auto' (the best one here)\n"
+	"                 (ibs_op, ibs_fetch, arm_spe_0, cpu), 'auto' (the best one here),\n"
+	"                 or a comma list of them recorded together (ibs_op,ibs_fetch)\n"
 	"  -e EVENTS      comma-separated events of that backend (sw: cpu-clock, page-faults,\n"
 	"                 ..., or tracepoints sys:name)\n"
 	"  KEY=VALUE      backend controls, e.g. l3missonly=1, load_filter=1, ldlat=30\n"
 	"  -F FREQ        samples per second (frequency mode)\n"
-	"  -c PERIOD      one sample every PERIOD events\n"
+	"  -c PERIOD      one sample every PERIOD events (also --count PERIOD)\n"
 	"  -a             all CPUs (system-wide)\n"
 	"  -C LIST        only these CPUs, e.g. 0-3,8\n"
 	"  -p PID[,PID]   attach to existing processes\n"
@@ -62,15 +81,29 @@ static const char record_usage[] =
 	"  -S             AUX snapshot mode: AUX area free-runs, SIGUSR2 takes a snapshot\n"
 	"  -d             sample data addresses (software events: faulting address)\n"
 	"  --phys-data    sample physical addresses where the backend can\n"
-	"  --dry-run      print every perf_event_attr that would be opened, open nothing\n"
-	"  -q             no summary\n"
+	"  --duration S   stop recording after S seconds (2.5 allowed)\n"
+	"  --dry-run      print every perf_event_attr that would be opened (and, with a\n"
+	"                 config file, where each value came from); open nothing\n"
+	"  -q             no summary, no status line\n"
+	"  --no-status    no status line (it is shown only when stderr is a terminal)\n"
+	"\n"
+	"Command-line values override the config file: -c/-F replace the file's period and\n"
+	"freq, -a/-C/-p/--per-thread its mode and cpus, -b its backend choice, -e the events\n"
+	"and KEY=VALUE the controls of the selected sections.\n"
 	"\n"
 	"Examples:\n"
 	"  hwsample -b sw -e cpu-clock,page-faults -F 4000 -- ./prog\n"
 	"  hwsample -b sw -e sched:sched_switch -a sleep 1\n"
 	"  hwsample -b ibs_op l3missonly=1 -- ./prog\n"
 	"  hwsample -b arm_spe load_filter=1 min_latency=64 -a sleep 5\n"
-	"  hwsample --dry-run -b sw -e page-faults -c 1 -- true\n";
+	"  hwsample --dry-run -b sw -e page-faults -c 1 -- true\n"
+	"  hwsample -c cfg/l3-miss.conf -- ./prog\n"
+	"  hwsample -c cfg/load-latency.conf --dry-run\n"
+	"  hwsample -c cfg/l3-miss.conf -F 2000 -o l3.data -a --duration 10\n"
+	"  hwsample -b ibs_op,ibs_fetch -a sleep 1\n"
+	"\n"
+	"Exit codes: 0 ok, 1 runtime error, 2 usage error (bad option or config),\n"
+	"3 not supported here, 4 permission denied.\n";
 
 struct record {
 	const char *backend;
@@ -88,6 +121,19 @@ struct record {
 	const char *output;
 	char **argv; /* workload */
 	int argc;
+	double duration;    /* seconds, 0 = until the workload ends */
+	bool no_status, output_given;
+	int verbose;
+	const char *config_path;
+	struct hws_config *over; /* command-line values as config items ("command line") */
+	struct hws_config *cfg;	 /* the file, with the command line merged in */
+	struct job jobs[MAX_JOBS];
+	int nr_jobs;
+
+	/* status line (stderr is a terminal) */
+	bool status_on, status_shown;
+	double t0, st_last;
+	uint64_t st_last_samples;
 
 	struct hws_session *sess;
 	struct hws_perf_writer *w;
@@ -185,6 +231,92 @@ static int max_sample_rate(void)
 	return v;
 }
 
+/*
+ * perf's -c is the period; hwsample's issue 7 also wants "-c FILE". -c is a config file when
+ * its argument cannot be a period: it contains '/', ends in .conf or .ini, or names an
+ * existing regular file and does not start with a digit. Everything else stays a period
+ * (and gets the period's error messages), so "-c 10000" works as perf users expect.
+ */
+static bool looks_like_config(const char *v)
+{
+	size_t l = strlen(v);
+	struct stat st;
+
+	if (strchr(v, '/'))
+		return true;
+	if ((l > 5 && !strcmp(v + l - 5, ".conf")) || (l > 4 && !strcmp(v + l - 4, ".ini")))
+		return true;
+	return !isdigit((unsigned char)v[0]) && v[0] != '-' && v[0] != '+' && !stat(v, &st) &&
+	       S_ISREG(st.st_mode);
+}
+
+/* Record what the command line said as config items, for overrides and provenance. */
+static int note(struct record *r, const char *key, const char *value)
+{
+	return hws_config__set(r->over, "run", key, value, "command line");
+}
+
+static int note_cli(struct record *r)
+{
+	char buf[4096];
+	size_t off = 0;
+	int ret = 0;
+
+	r->over = hws_config__new();
+	if (!r->over)
+		return -1;
+	if (r->backend)
+		ret |= note(r, "backend", r->backend);
+	for (int i = 0; i < r->nr_events && off < sizeof(buf); i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s", i ? "," : "",
+					r->events[i]);
+	if (r->nr_events)
+		ret |= note(r, "events", buf);
+	if (r->freq) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, r->freq);
+		ret |= note(r, "freq", buf);
+	}
+	if (r->period) {
+		snprintf(buf, sizeof(buf), "%" PRIu64, r->period);
+		ret |= note(r, "period", buf);
+	}
+	if (r->system_wide)
+		ret |= note(r, "mode", "system-wide");
+	else if (r->cpu_list)
+		ret |= note(r, "mode", "cpus") | note(r, "cpus", r->cpu_list);
+	else if (r->per_thread)
+		ret |= note(r, "mode", "per-thread");
+	if (r->pages) {
+		snprintf(buf, sizeof(buf), "%u", r->pages);
+		ret |= note(r, "mmap_pages", buf);
+	}
+	if (r->aux_pages) {
+		snprintf(buf, sizeof(buf), "%u", r->aux_pages);
+		ret |= note(r, "aux_pages", buf);
+	}
+	if (r->overwrite)
+		ret |= note(r, "overwrite", "true");
+	if (r->snapshot)
+		ret |= note(r, "snapshot", "true");
+	if (r->output_given)
+		ret |= note(r, "output", r->output);
+	if (r->duration > 0) {
+		snprintf(buf, sizeof(buf), "%g", r->duration);
+		ret |= note(r, "duration", buf);
+	}
+	if (r->data_addr)
+		ret |= note(r, "data_addr", "true");
+	if (r->phys_data)
+		ret |= note(r, "phys_data", "true");
+	if (r->no_inherit)
+		ret |= note(r, "inherit", "false");
+	if (ret) {
+		fprintf(stderr, "hwsample: out of memory\n");
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_args(struct record *r, int argc, char **argv)
 {
 	int i;
@@ -235,10 +367,36 @@ static int parse_args(struct record *r, int argc, char **argv)
 					val, max, val);
 				return -1;
 			}
+		} else if (!strcmp(a, "--config")) {
+			NEED_ARG();
+			r->config_path = val;
+		} else if (!strncmp(a, "--config=", 9)) {
+			r->config_path = a + 9;
+		} else if (!strcmp(a, "-c") && val && looks_like_config(val)) {
+			i++;
+			if (r->config_path) {
+				fprintf(stderr, "hwsample: only one config file (-c %s and %s)\n", val,
+					r->config_path);
+				return -1;
+			}
+			r->config_path = val;
 		} else if (!strcmp(a, "-c") || !strcmp(a, "--count")) {
 			NEED_ARG();
 			if (parse_u64("-c", val, (uint64_t)INT64_MAX, &r->period))
 				return -1;
+		} else if (!strcmp(a, "--duration")) {
+			NEED_ARG();
+			char *end;
+			errno = 0;
+			r->duration = strtod(val, &end);
+			if (errno || end == val || *end || !(r->duration > 0) ||
+			    r->duration > 31536000) {
+				fprintf(stderr, "hwsample: --duration '%s': expected a number of seconds "
+					"> 0 (e.g. 10 or 2.5)\n", val);
+				return -1;
+			}
+		} else if (!strcmp(a, "--no-status")) {
+			r->no_status = true;
 		} else if (!strcmp(a, "-a") || !strcmp(a, "--all-cpus")) {
 			r->system_wide = true;
 		} else if (!strcmp(a, "-C") || !strcmp(a, "--cpu")) {
@@ -267,6 +425,7 @@ static int parse_args(struct record *r, int argc, char **argv)
 		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
 			NEED_ARG();
 			r->output = val;
+			r->output_given = true;
 		} else if (!strcmp(a, "--overwrite")) {
 			r->overwrite = true;
 		} else if (!strcmp(a, "-S") || !strcmp(a, "--snapshot")) {
@@ -311,12 +470,13 @@ static int parse_args(struct record *r, int argc, char **argv)
 		fprintf(stderr, "hwsample: --per-thread cannot be combined with -a or -C\n");
 		return -1;
 	}
-	if (!r->argc && !r->nr_pids && !r->system_wide && !r->cpu_list) {
+	if (!r->argc && !r->nr_pids && !r->system_wide && !r->cpu_list && !r->config_path &&
+	    !r->dry_run) {
 		fprintf(stderr, "hwsample: nothing to record: give a program (-- PROG ARGS), "
 			"-p PID, -a or -C CPUS\n");
 		return -1;
 	}
-	return 0;
+	return note_cli(r);
 }
 
 static uint32_t kernel_version(void)
@@ -370,6 +530,311 @@ static struct hws_backend *pick_backend(struct record *r, struct hws_registry *r
 	if (strcmp(name, b->ops->name))
 		*pmu = name;
 	return b;
+}
+
+/* ---- config files ---- */
+
+static int check_freq(const char *origin, const char *opt, uint64_t freq)
+{
+	uint64_t max = (uint64_t)max_sample_rate();
+
+	if (freq <= max)
+		return 0;
+	fprintf(stderr, "hwsample: %s: %s %" PRIu64 " exceeds the kernel's limit of %" PRIu64
+		" samples/s (kernel.perf_event_max_sample_rate); lower it or raise the limit: "
+		"sysctl kernel.perf_event_max_sample_rate=%" PRIu64 "\n", origin, opt, freq, max,
+		freq);
+	return -1;
+}
+
+/* Take the [run] values the command line did not give (items with a line number). */
+static int apply_run(struct record *r)
+{
+	const struct hws_config_section *run = hws_config__section(r->cfg, "run");
+	const struct hws_config_item *per = hws_config__get(r->cfg, "run", "period");
+	const struct hws_config_item *fr = hws_config__get(r->cfg, "run", "freq");
+	const struct hws_config_item *mode = hws_config__get(r->cfg, "run", "mode");
+	const struct hws_config_item *cpus = hws_config__get(r->cfg, "run", "cpus");
+	char err[1024];
+	uint64_t v;
+	bool bv;
+
+	if (per && fr) {
+		fprintf(stderr, "hwsample: %s: give period or freq, not both (freq at %s)\n",
+			per->origin, fr->origin);
+		return HWS_E_BAD_CONFIG;
+	}
+	if (mode && !strcmp(mode->value, "cpus") && !cpus) {
+		fprintf(stderr, "hwsample: %s: mode = cpus needs cpus = LIST (e.g. cpus = 0-3)\n",
+			mode->origin);
+		return HWS_E_BAD_CONFIG;
+	}
+	if (cpus && mode && strcmp(mode->value, "cpus")) {
+		fprintf(stderr, "hwsample: %s: cpus = %s needs mode = cpus (mode is %s at %s)\n",
+			cpus->origin, cpus->value, mode->value, mode->origin);
+		return HWS_E_BAD_CONFIG;
+	}
+	for (int i = 0; run && i < run->nr_items; i++) {
+		const struct hws_config_item *it = &run->items[i];
+		int ret = 0;
+
+		if (!it->line)
+			continue; /* from the command line: already in place */
+		if (!strcmp(it->key, "backend")) {
+			r->backend = it->value;
+		} else if (!strcmp(it->key, "period")) {
+			ret = hws_config__uint(it, 1, INT64_MAX, &r->period, err, sizeof(err));
+		} else if (!strcmp(it->key, "freq")) {
+			ret = hws_config__uint(it, 1, UINT32_MAX, &r->freq, err, sizeof(err));
+			if (!ret && check_freq(it->origin, "freq", r->freq))
+				return HWS_E_BAD_CONFIG;
+		} else if (!strcmp(it->key, "mode")) {
+			r->system_wide = !strcmp(it->value, "system-wide");
+			r->per_thread = !strcmp(it->value, "per-thread");
+		} else if (!strcmp(it->key, "cpus")) {
+			r->cpu_list = it->value;
+		} else if (!strcmp(it->key, "mmap_pages") || !strcmp(it->key, "aux_pages")) {
+			bool aux = it->key[0] == 'a';
+			ret = hws_config__uint(it, 1, aux ? 1u << 22 : 1u << 20, &v, err, sizeof(err));
+			if (!ret) {
+				unsigned int p = round_pow2(v);
+				if (p != v)
+					fprintf(stderr, "hwsample: %s: rounding %s %" PRIu64 " up to %u "
+						"(a power of two, as the kernel requires)\n", it->origin,
+						it->key, v, p);
+				*(aux ? &r->aux_pages : &r->pages) = p;
+			}
+		} else if (!strcmp(it->key, "overwrite")) {
+			ret = hws_config__bool(it, &r->overwrite, err, sizeof(err));
+		} else if (!strcmp(it->key, "snapshot")) {
+			ret = hws_config__bool(it, &r->snapshot, err, sizeof(err));
+		} else if (!strcmp(it->key, "data_addr")) {
+			ret = hws_config__bool(it, &r->data_addr, err, sizeof(err));
+		} else if (!strcmp(it->key, "phys_data")) {
+			ret = hws_config__bool(it, &r->phys_data, err, sizeof(err));
+		} else if (!strcmp(it->key, "inherit")) {
+			ret = hws_config__bool(it, &bv, err, sizeof(err));
+			r->no_inherit = !bv;
+		} else if (!strcmp(it->key, "output")) {
+			r->output = it->value;
+		} else if (!strcmp(it->key, "duration")) {
+			ret = hws_config__seconds(it, &r->duration, err, sizeof(err));
+		}
+		if (ret) {
+			fprintf(stderr, "hwsample: %s\n", err);
+			return ret;
+		}
+	}
+	if (r->per_thread && r->nr_pids == 0 && !r->argc && !r->dry_run) {
+		fprintf(stderr, "hwsample: %s: mode = per-thread needs a program or -p PID\n",
+			mode ? mode->origin : "config");
+		return HWS_E_BAD_CONFIG;
+	}
+	if (!r->argc && !r->nr_pids && !r->system_wide && !r->cpu_list && !r->dry_run) {
+		fprintf(stderr, "hwsample: nothing to record: give a program (-- PROG ARGS), "
+			"-p PID, -a or -C CPUS (or mode = system-wide / cpus in %s)\n",
+			r->config_path);
+		return HWS_E_BAD_ARG;
+	}
+	return 0;
+}
+
+/* Load the file, let the command line override it, validate it against the backends. */
+static int load_config(struct record *r, struct hws_registry *reg)
+{
+	const struct hws_config_section *o = hws_config__section(r->over, "run");
+	char err[2048] = "";
+	int ret;
+
+	r->cfg = hws_config__new();
+	if (!r->cfg)
+		return -ENOMEM;
+	ret = hws_config__load(r->cfg, r->config_path, err, sizeof(err));
+	if (!ret) {
+		bool mode_cli = r->system_wide || r->cpu_list || r->per_thread || r->nr_pids;
+		bool rate_cli = r->freq || r->period;
+
+		if (mode_cli) {
+			hws_config__unset(r->cfg, "run", "mode");
+			hws_config__unset(r->cfg, "run", "cpus");
+		}
+		for (int i = 0; i < r->cfg->nr_sections; i++) {
+			const char *sn = r->cfg->sections[i].name;
+			if (rate_cli) {
+				hws_config__unset(r->cfg, sn, "period");
+				hws_config__unset(r->cfg, sn, "freq");
+			}
+			if (r->nr_events && strcmp(sn, "run"))
+				hws_config__unset(r->cfg, sn, "events");
+		}
+		for (int i = 0; o && i < o->nr_items && !ret; i++)
+			ret = hws_config__set(r->cfg, "run", o->items[i].key, o->items[i].value,
+					      o->items[i].origin);
+		for (int i = 0; i < r->nr_controls && !ret; i++)
+			; /* controls are merged per section when the events are encoded */
+	}
+	if (!ret)
+		ret = hws_config__validate(r->cfg, reg, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "hwsample: %s\n", *err ? err : strerror(-ret));
+		return ret;
+	}
+	for (int i = 0; i < r->cfg->nr_sections; i++) {
+		const struct hws_config_item *f = hws_config__get(r->cfg, r->cfg->sections[i].name,
+								  "freq");
+		uint64_t v;
+		if (f && strcmp(r->cfg->sections[i].name, "run") &&
+		    (hws_config__uint(f, 1, UINT32_MAX, &v, err, sizeof(err)) ||
+		     check_freq(f->origin, "freq", v)))
+			return HWS_E_BAD_CONFIG;
+		if (f && hws_config__get(r->cfg, r->cfg->sections[i].name, "period")) {
+			fprintf(stderr, "hwsample: %s: give period or freq, not both\n", f->origin);
+			return HWS_E_BAD_CONFIG;
+		}
+	}
+	return apply_run(r);
+}
+
+static bool is_run(const struct hws_config_section *s)
+{
+	return !strcmp(s->name, "run");
+}
+
+static const char *section_pmu(const struct hws_config_section *sec, const struct hws_backend *b)
+{
+	const struct hws_config_item *p;
+
+	if (strcmp(sec->name, b->ops->name))
+		return sec->name;
+	for (int i = 0; i < sec->nr_items; i++) {
+		p = &sec->items[i];
+		if (!strcmp(p->key, "pmu"))
+			return p->value;
+	}
+	return NULL;
+}
+
+static int add_job(struct record *r, struct hws_backend *b, const char *pmu,
+		   const struct hws_config_section *sec)
+{
+	for (int i = 0; i < r->nr_jobs; i++)
+		if (r->jobs[i].sec == sec && sec)
+			return 0;
+	if (r->nr_jobs == MAX_JOBS) {
+		fprintf(stderr, "hwsample: too many backends in one run (max %d)\n", MAX_JOBS);
+		return -1;
+	}
+	r->jobs[r->nr_jobs] = (struct job){ .b = b, .sec = sec };
+	if (pmu) {
+		snprintf(r->jobs[r->nr_jobs].pmu_buf, sizeof(r->jobs[0].pmu_buf), "%s", pmu);
+		r->jobs[r->nr_jobs].pmu = r->jobs[r->nr_jobs].pmu_buf;
+	}
+	r->nr_jobs++;
+	return 0;
+}
+
+static struct hws_backend *find_backend(struct hws_registry *reg, const char *name)
+{
+	struct hws_backend *b = hws_registry__find(reg, name);
+
+	if (!b) {
+		fprintf(stderr, "hwsample: no backend or PMU named '%s'; available backends:", name);
+		for (int i = 0; i < hws_registry__count(reg); i++)
+			fprintf(stderr, " %s", hws_registry__at(reg, i)->ops->name);
+		fprintf(stderr, " (and the PMUs they serve: see hwsample list)\n");
+	}
+	return b;
+}
+
+/* "auto" with a config file: the best usable backend among the file's sections, with
+ * every section it serves (ibs_op and ibs_fetch together). */
+static int select_auto(struct record *r, struct hws_registry *reg)
+{
+	struct hws_backend *best = NULL;
+	int best_score = 0, nsec = 0;
+
+	for (int i = 0; i < r->cfg->nr_sections; i++) {
+		const struct hws_config_section *sec = &r->cfg->sections[i];
+		struct hws_backend *b;
+		char why[512];
+		int score;
+
+		if (is_run(sec))
+			continue;
+		nsec++;
+		b = hws_registry__find(reg, sec->name);
+		score = b->ops->detect(b->priv, why, sizeof(why));
+		if (score > best_score) {
+			best_score = score;
+			best = b;
+		}
+	}
+	if (!nsec)
+		return 1; /* no backend sections: plain auto */
+	if (!best) {
+		fprintf(stderr, "hwsample: none of the backends %s configures is usable here:\n",
+			r->config_path);
+		for (int i = 0; i < r->cfg->nr_sections; i++) {
+			const struct hws_config_section *sec = &r->cfg->sections[i];
+			struct hws_backend *b;
+			char why[512] = "";
+			if (is_run(sec))
+				continue;
+			b = hws_registry__find(reg, sec->name);
+			b->ops->detect(b->priv, why, sizeof(why));
+			fprintf(stderr, "  [%s] (%s:%d): %s\n", sec->name, r->config_path, sec->line,
+				why);
+		}
+		fprintf(stderr, "  (see hwsample list; add a section for a backend this machine has, "
+			"or give -b)\n");
+		return HWS_E_NO_BACKEND;
+	}
+	for (int i = 0; i < r->cfg->nr_sections; i++) {
+		const struct hws_config_section *sec = &r->cfg->sections[i];
+		if (!is_run(sec) && hws_registry__find(reg, sec->name) == best &&
+		    add_job(r, best, section_pmu(sec, best), sec))
+			return HWS_E_BAD_ARG;
+	}
+	if (!r->quiet && !r->dry_run)
+		fprintf(stderr, "hwsample: using backend %s (from %s)\n", best->ops->name,
+			r->config_path);
+	return 0;
+}
+
+/* -b / backend = a list: each name selects the sections it names or serves, or, without
+ * a section, the backend (on that PMU) with its defaults. */
+static int select_list(struct record *r, struct hws_registry *reg, const char *spec)
+{
+	char *copy = strdup(spec), *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *t = strtok_r(copy, ", \t", &save); t && !ret; t = strtok_r(NULL, ", \t", &save)) {
+		struct hws_backend *b = find_backend(reg, t);
+		bool matched = false;
+
+		if (!b) {
+			ret = HWS_E_NO_BACKEND;
+			break;
+		}
+		for (int i = 0; r->cfg && i < r->cfg->nr_sections; i++) {
+			const struct hws_config_section *sec = &r->cfg->sections[i];
+			const char *pmu;
+			if (is_run(sec) || hws_registry__find(reg, sec->name) != b)
+				continue;
+			pmu = section_pmu(sec, b);
+			if (strcmp(t, b->ops->name) && strcmp(sec->name, t) && (!pmu || strcmp(pmu, t)))
+				continue;
+			matched = true;
+			if (add_job(r, b, pmu, sec))
+				ret = HWS_E_BAD_ARG;
+		}
+		if (!matched && add_job(r, b, strcmp(t, b->ops->name) ? t : NULL, NULL))
+			ret = HWS_E_BAD_ARG;
+	}
+	free(copy);
+	return ret;
 }
 
 static int write_record(void *ctx, int cpu, const struct perf_event_header *h)
@@ -532,15 +997,68 @@ static int go_workload(struct record *r, char *err, size_t errlen)
 	return 0;
 }
 
-static void print_dry_run(struct record *r)
+static void print_item(struct hws_strbuf *sb, const char *sec, const struct hws_config_item *it)
+{
+	char kv[512];
+
+	snprintf(kv, sizeof(kv), "%s.%s = %s", sec, it->key, it->value);
+	hws_strbuf__addf(sb, "    %-44s %s\n", kv, it->origin);
+}
+
+/* Where every value came from, which sections were chosen and why the others were not. */
+static void print_provenance(struct record *r, struct hws_strbuf *sb, struct hws_registry *reg)
+{
+	hws_strbuf__addf(sb, "config: %s (value, then where it came from)\n", r->cfg->path);
+	for (int i = 0; i < r->cfg->nr_sections; i++) {
+		const struct hws_config_section *sec = &r->cfg->sections[i];
+		bool chosen = is_run(sec);
+		char why[512] = "";
+
+		for (int j = 0; j < r->nr_jobs; j++)
+			chosen |= r->jobs[j].sec == sec;
+		if (!is_run(sec)) {
+			struct hws_backend *b = hws_registry__find(reg, sec->name);
+			if (!chosen && b && b->ops->detect(b->priv, why, sizeof(why)) > 0)
+				snprintf(why, sizeof(why), "another backend was chosen");
+			char at[300] = " (command line)";
+			if (sec->line)
+				snprintf(at, sizeof(at), " at %s:%d", r->cfg->path, sec->line);
+			hws_strbuf__addf(sb, "  [%s]%s: %s%s\n", sec->name, at,
+					 chosen ? "selected" : "not selected: ", chosen ? "" : why);
+		}
+		for (int k = 0; k < sec->nr_items; k++)
+			print_item(sb, sec->name, &sec->items[k]);
+	}
+	for (int k = 0; k < r->nr_controls; k++) {
+		char kv[512];
+		snprintf(kv, sizeof(kv), "%s=%s", r->controls[k].key, r->controls[k].value);
+		hws_strbuf__addf(sb, "    %-44s command line (selected sections that have it)\n", kv);
+	}
+}
+
+static void print_dry_run(struct record *r, struct hws_registry *reg)
 {
 	struct hws_strbuf sb = HWS_STRBUF_INIT;
 	int n = hws_session__nr_events(r->sess);
 
+	if (r->cfg)
+		print_provenance(r, &sb, reg);
 	for (int e = 0; e < n; e++) {
 		hws_strbuf__addf(&sb, "event %d: %s (pmu %s, backend %s)\n", e,
 				 hws_session__event_name(r->sess, e), hws_session__event_pmu(r->sess, e),
 				 hws_session__event_backend(r->sess, e));
+		for (int j = 0; r->cfg && j < r->nr_jobs; j++) {
+			const struct job *jb = &r->jobs[j];
+			if (e < jb->first_event || e >= jb->first_event + jb->nr_events)
+				continue;
+			if (jb->sec && jb->sec->line)
+				hws_strbuf__addf(&sb, "  from [%s] at %s:%d\n", jb->sec->name,
+						 r->cfg->path, jb->sec->line);
+			else
+				hws_strbuf__addf(&sb, "  from backend %s%s%s (defaults)\n",
+						 jb->b->ops->name, jb->pmu ? " pmu " : "",
+						 jb->pmu ? jb->pmu : "");
+		}
 		hws_attr__print(hws_session__attr(r->sess, e), &sb, "  ");
 	}
 	hws_strbuf__addf(&sb, "mode: %s\n",
@@ -549,6 +1067,11 @@ static void print_dry_run(struct record *r)
 			 : r->per_thread ? "per-thread"
 					 : "default (per-CPU rings, target threads, inherit)");
 	hws_strbuf__addf(&sb, "mmap pages: %u per ring\n", hws_session__mmap_pages(r->sess));
+	if (r->cfg || r->duration > 0) {
+		hws_strbuf__addf(&sb, "output: %s\n", r->output);
+		if (r->duration > 0)
+			hws_strbuf__addf(&sb, "duration: %g s\n", r->duration);
+	}
 	fwrite(sb.buf, 1, sb.len, stdout);
 	hws_strbuf__release(&sb);
 }
@@ -638,6 +1161,73 @@ static void print_summary(struct record *r, uint64_t file_size)
 			r->output);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * One line on the terminal, rewritten in place about once a second: elapsed time, samples
+ * and their rate, loss, bytes written, ring (and AUX) fill. Cut to the terminal width so
+ * it never wraps (a wrapped line could not be rewritten with \r).
+ */
+static void status_line(struct record *r, bool force)
+{
+	int ne = hws_session__nr_events(r->sess), ns = hws_session__nr_cpu_slots(r->sess);
+	uint64_t samples = 0, lost = 0;
+	double t = now_s(), dt = t - r->st_last;
+	char line[512], sz[32];
+	struct winsize ws;
+	int n, cols = 80;
+
+	if (!r->status_on || (!force && dt < 1.0))
+		return;
+	for (int e = 0; e < ne; e++) {
+		for (int sl = 0; sl < ns; sl++) {
+			const struct hws_loss_stats *st = hws_session__stats(r->sess, e, sl);
+			if (st) {
+				samples += st->samples;
+				lost += st->lost + st->lost_samples;
+			}
+		}
+	}
+	human_bytes(r->bytes, sz, sizeof(sz));
+	n = snprintf(line, sizeof(line),
+		     "[ %.0fs ] %" PRIu64 " samples (%.0f/s), lost %" PRIu64 ", %s written, "
+		     "ring %u%% full",
+		     t - r->t0, samples, dt > 0 ? (double)(samples - r->st_last_samples) / dt : 0.0,
+		     lost, sz, hws_session__max_fill_pct(r->sess));
+	if (hws_session__has_aux(r->sess) && n > 0 && (size_t)n < sizeof(line)) {
+		struct hws_aux_stats as;
+		uint64_t area = (uint64_t)(r->aux_pages ? r->aux_pages : HWS_SESSION_DEFAULT_AUX_PAGES) *
+				(uint64_t)sysconf(_SC_PAGESIZE);
+		hws_session__aux_stats(r->sess, &as);
+		human_bytes(as.bytes, sz, sizeof(sz));
+		snprintf(line + n, sizeof(line) - (size_t)n, ", AUX %s, %" PRIu64 "%% full%s", sz,
+			 area ? as.max_fill * 100 / area : 0,
+			 as.truncated || as.collision ? " (TRUNCATED)" : "");
+	}
+	if (!ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) && ws.ws_col > 10)
+		cols = ws.ws_col;
+	if ((int)strlen(line) > cols - 1)
+		line[cols - 1] = 0;
+	fprintf(stderr, "\r\033[K%s", line);
+	fflush(stderr);
+	r->status_shown = true;
+	r->st_last = t;
+	r->st_last_samples = samples;
+}
+
+static void status_clear(struct record *r)
+{
+	if (r->status_shown)
+		fputs("\r\033[K", stderr);
+	r->status_shown = false;
+}
+
 static int drain(struct record *r)
 {
 	int64_t n = r->overwrite ? 0 : hws_session__read(r->sess, write_record, r);
@@ -645,6 +1235,138 @@ static int drain(struct record *r)
 	if (n < 0)
 		return (int)n;
 	return finished_round(r);
+}
+
+static bool pmu_has_control(const struct job *jb, const char *key)
+{
+	struct hws_control_info ci[64];
+	int n;
+
+	if (!jb->b->ops->controls)
+		return false;
+	n = jb->b->ops->controls(jb->b->priv, jb->pmu, ci, 64);
+	for (int i = 0; i < n && i < 64; i++)
+		if (!strcmp(ci[i].name, key))
+			return true;
+	return false;
+}
+
+/* Encode the events of one job: its events (command line > section > [run]), controls
+ * (section, overridden by the command line) and rate (command line > section > [run]). */
+static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb,
+		      struct hws_event_desc *all, const char **owner, int *base_of, int *nall)
+{
+	const struct hws_config_section *sec = jb->sec;
+	struct hws_control ctl[MAX_CONTROLS];
+	char *evs[MAX_EVENTS], *evcopy = NULL, err[2048] = "";
+	int nev = 0, nctl = 0, ret = 0;
+	uint64_t period = r->period, freq = r->freq;
+
+	if (r->nr_events) {
+		for (int i = 0; i < r->nr_events; i++)
+			evs[nev++] = r->events[i];
+	} else if (r->cfg) {
+		const struct hws_config_item *it = sec ? hws_config__get(r->cfg, sec->name, "events")
+						       : hws_config__get(r->cfg, "run", "events");
+		char *save = NULL;
+		if (it) {
+			evcopy = strdup(it->value);
+			for (char *t = strtok_r(evcopy, ", \t", &save); t && nev < MAX_EVENTS;
+			     t = strtok_r(NULL, ", \t", &save))
+				evs[nev++] = t;
+		}
+	}
+	for (int i = 0; sec && i < sec->nr_items && nctl < MAX_CONTROLS; i++) {
+		const struct hws_config_item *it = &sec->items[i];
+		bool over = false;
+		if (hws_config__is_backend_key(it->key))
+			continue;
+		for (int k = 0; k < r->nr_controls; k++)
+			over |= !strcmp(r->controls[k].key, it->key);
+		if (!over)
+			ctl[nctl++] = (struct hws_control){ .key = it->key, .value = it->value };
+	}
+	for (int k = 0; k < r->nr_controls && nctl < MAX_CONTROLS; k++) {
+		bool anyone = false;
+		/* with several backends, a command-line control goes to those that know it */
+		if (r->nr_jobs > 1) {
+			for (int j = 0; j < r->nr_jobs; j++)
+				anyone |= pmu_has_control(&r->jobs[j], r->controls[k].key);
+			if (anyone && !pmu_has_control(jb, r->controls[k].key))
+				continue;
+		}
+		ctl[nctl++] = r->controls[k];
+	}
+	if (sec) {
+		const struct hws_config_item *p = hws_config__get(r->cfg, sec->name, "period");
+		const struct hws_config_item *f = hws_config__get(r->cfg, sec->name, "freq");
+		if (p && !hws_config__uint(p, 1, INT64_MAX, &period, err, sizeof(err)))
+			freq = 0;
+		if (f && !hws_config__uint(f, 1, UINT32_MAX, &freq, err, sizeof(err)))
+			period = 0;
+	}
+
+	jb->first_event = *nall;
+	for (int i = 0; i < (nev ? nev : 1); i++) {
+		struct hws_event_desc descs[8];
+		struct hws_event_request req = {
+			.sz = sizeof(req),
+			.pmu = jb->pmu,
+			.event = nev ? evs[i] : NULL,
+			.controls = ctl,
+			.nr_controls = (uint32_t)nctl,
+			.kernel_version = kernel_version(),
+			.period = period,
+			.freq = freq,
+			.flags = (r->per_thread ? HWS_REQ_PER_THREAD : 0) |
+				 (r->system_wide || r->cpu_list ? HWS_REQ_SYSTEM_WIDE : 0) |
+				 (r->phys_data ? HWS_REQ_PHYS_ADDR : 0) |
+				 (r->dry_run ? HWS_REQ_DRY_RUN : 0),
+		};
+		struct hws_backend *b = jb->b, *eb = b;
+		int n = b->ops->encode(b->priv, &req, descs, 8, err, sizeof(err));
+		if (n < 0 && !r->backend && !r->cfg && r->nr_jobs == 1) {
+			/* no -b: try the event on every other backend */
+			for (int k = 0; k < hws_registry__count(reg) && n < 0; k++) {
+				struct hws_backend *o = hws_registry__at(reg, k);
+				char e2[512];
+				if (o == b)
+					continue;
+				int m = o->ops->encode(o->priv, &req, descs, 8, e2, sizeof(e2));
+				if (m > 0) {
+					n = m;
+					eb = o;
+				}
+			}
+		}
+		if (n <= 0) {
+			if (sec && sec->line)
+				fprintf(stderr, "hwsample: %s:%d: [%s]: %s\n", r->cfg->path, sec->line,
+					sec->name, *err ? err : "backend produced no event");
+			else
+				fprintf(stderr, "hwsample: %s\n", *err ? err : "backend produced no event");
+			ret = n < 0 ? hws_cli__exit_code(n) : HWS_EXIT_ERROR;
+			goto out;
+		}
+		int base = *nall;
+		for (int k = 0; k < n; k++) {
+			if (*nall == 64) {
+				fprintf(stderr, "hwsample: too many events (max 64)\n");
+				ret = HWS_EXIT_USAGE;
+				goto out;
+			}
+			if (r->data_addr)
+				descs[k].attr.sample_type |= PERF_SAMPLE_ADDR;
+			all[*nall] = descs[k];
+			owner[*nall] = eb->ops->name;
+			base_of[*nall] = base;
+			(*nall)++;
+		}
+	}
+	jb->nr_events = *nall - jb->first_event;
+out:
+	free(evcopy);
+	return ret;
 }
 
 int cmd_record(struct hws_cli *cli, int argc, char **argv)
@@ -659,19 +1381,54 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 	bool runtime_err = false, started = false, moved_old = false;
 	char old_path[PATH_MAX] = "";
 
-	if (parse_args(r, argc, argv))
-		return HWS_EXIT_USAGE;
+	r->verbose = cli->verbose;
+	if (parse_args(r, argc, argv)) {
+		exit_code = HWS_EXIT_USAGE;
+		goto out;
+	}
 	reg = hws_cli__registry(cli);
 	if (!reg)
-		return HWS_EXIT_ERROR;
-	b = pick_backend(r, reg, &pmu);
-	if (!b)
-		return HWS_EXIT_USAGE;
+		goto out;
+	if (r->config_path) {
+		ret = load_config(r, reg);
+		if (ret) {
+			exit_code = hws_cli__exit_code(ret);
+			goto out;
+		}
+	}
+	/* which backends (and PMUs, and config sections) to encode with */
+	if (r->cfg && (!r->backend || !strcmp(r->backend, "auto"))) {
+		ret = select_auto(r, reg);
+		if (ret < 0) {
+			exit_code = ret == HWS_E_NO_BACKEND ? HWS_EXIT_UNSUPPORTED : HWS_EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (!r->nr_jobs && r->backend && strcmp(r->backend, "auto") &&
+	    (r->cfg || strchr(r->backend, ','))) {
+		ret = select_list(r, reg, r->backend);
+		if (ret) {
+			exit_code = HWS_EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (!r->nr_jobs) {
+		b = pick_backend(r, reg, &pmu);
+		if (!b || add_job(r, b, pmu, NULL)) {
+			exit_code = HWS_EXIT_USAGE;
+			goto out;
+		}
+	}
 	if (!r->dry_run) {
-		char why[512] = "";
-		if (b->ops->detect(b->priv, why, sizeof(why)) <= 0) {
-			fprintf(stderr, "hwsample: backend %s is not usable here: %s\n", b->ops->name, why);
-			return HWS_EXIT_UNSUPPORTED;
+		for (int j = 0; j < r->nr_jobs; j++) {
+			char why[512] = "";
+			b = r->jobs[j].b;
+			if (b->ops->detect(b->priv, why, sizeof(why)) <= 0) {
+				fprintf(stderr, "hwsample: backend %s is not usable here: %s\n",
+					b->ops->name, why);
+				exit_code = HWS_EXIT_UNSUPPORTED;
+				goto out;
+			}
 		}
 	}
 
@@ -687,59 +1444,15 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 		.aux_snapshot = r->snapshot,
 		.want_data_mmaps = r->data_addr,
 	};
-	/* encode every event */
+	/* encode every event of every job */
 	static struct hws_event_desc all[64];
 	const char *owner[64];
 	int base_of[64], nall = 0;
-	int nreq = r->nr_events ? r->nr_events : 1;
-	for (int i = 0; i < nreq; i++) {
-		struct hws_event_desc descs[8];
-		struct hws_event_request req = {
-			.sz = sizeof(req),
-			.pmu = pmu,
-			.event = r->nr_events ? r->events[i] : NULL,
-			.controls = r->controls,
-			.nr_controls = (uint32_t)r->nr_controls,
-			.kernel_version = kernel_version(),
-			.period = r->period,
-			.freq = r->freq,
-			.flags = (r->per_thread ? HWS_REQ_PER_THREAD : 0) |
-				 (r->system_wide || r->cpu_list ? HWS_REQ_SYSTEM_WIDE : 0) |
-				 (r->phys_data ? HWS_REQ_PHYS_ADDR : 0) |
-				 (r->dry_run ? HWS_REQ_DRY_RUN : 0),
-		};
-		struct hws_backend *eb = b;
-		int n = b->ops->encode(b->priv, &req, descs, 8, err, sizeof(err));
-		if (n < 0 && !r->backend) {
-			/* no -b: try the event on every other backend */
-			for (int k = 0; k < hws_registry__count(reg) && n < 0; k++) {
-				struct hws_backend *o = hws_registry__at(reg, k);
-				char e2[512];
-				if (o == b)
-					continue;
-				int m = o->ops->encode(o->priv, &req, descs, 8, e2, sizeof(e2));
-				if (m > 0) {
-					n = m;
-					eb = o;
-				}
-			}
-		}
-		if (n <= 0) {
-			fprintf(stderr, "hwsample: %s\n", *err ? err : "backend produced no event");
-			return n < 0 ? hws_cli__exit_code(n) : HWS_EXIT_ERROR;
-		}
-		int base = nall;
-		for (int k = 0; k < n; k++) {
-			if (nall == 64) {
-				fprintf(stderr, "hwsample: too many events (max 64)\n");
-				return HWS_EXIT_USAGE;
-			}
-			if (r->data_addr)
-				descs[k].attr.sample_type |= PERF_SAMPLE_ADDR;
-			all[nall] = descs[k];
-			owner[nall] = eb->ops->name;
-			base_of[nall] = base;
-			nall++;
+	for (int j = 0; j < r->nr_jobs; j++) {
+		ret = encode_job(r, reg, &r->jobs[j], all, owner, base_of, &nall);
+		if (ret) {
+			exit_code = ret;
+			goto out;
 		}
 	}
 
@@ -756,7 +1469,7 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 				goto fail;
 			r->pids[r->nr_pids++] = r->child;
 		}
-	} else if (r->argc) {
+	} else if (r->argc || (!r->nr_pids && !r->system_wide && !r->cpu_list)) {
 		r->pids[r->nr_pids++] = getpid(); /* stands for the workload: nothing is opened */
 	}
 	so.pids = r->pids;
@@ -776,7 +1489,7 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 		ret = hws_session__prepare(r->sess, err, sizeof(err));
 		if (ret)
 			goto fail;
-		print_dry_run(r);
+		print_dry_run(r, reg);
 		exit_code = HWS_EXIT_OK;
 		goto out;
 	}
@@ -846,10 +1559,24 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 		}
 	}
 	started = true;
+	r->t0 = r->st_last = now_s();
+	r->status_on = !r->quiet && !r->no_status && isatty(STDERR_FILENO);
+	bool timed_out = false;
 
 	/* main loop */
 	while (!done_sig && !r->write_err) {
-		int p = hws_session__poll(r->sess, 200);
+		int wait_ms = 200;
+		if (r->duration > 0) {
+			double left = r->t0 + r->duration - now_s();
+			if (left <= 0) {
+				timed_out = true;
+				break;
+			}
+			if (left * 1000 < wait_ms)
+				wait_ms = (int)(left * 1000) + 1;
+		}
+		int p = hws_session__poll(r->sess, wait_ms);
+		status_line(r, false);
 		if (drain(r) < 0)
 			break;
 		if (snapshot_req) {
@@ -879,6 +1606,7 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 			break;
 	}
 
+	status_clear(r);
 	hws_session__disable(r->sess);
 	if (r->overwrite)
 		hws_session__read_overwrite(r->sess, write_record, r);
@@ -934,6 +1662,9 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 		print_summary(r, fsize);
 	if (done_sig && !r->quiet)
 		fprintf(stderr, "  (stopped by signal %d; the file is complete)\n", (int)done_sig);
+	else if (timed_out && !r->quiet)
+		fprintf(stderr, "  (stopped after %g s (duration); the file is complete)\n",
+			r->duration);
 	exit_code = HWS_EXIT_OK;
 	goto out;
 
@@ -958,6 +1689,8 @@ fail:
 	}
 out:
 	hws_session__delete(r->sess);
+	hws_config__delete(r->cfg);
+	hws_config__delete(r->over);
 	for (int i = 0; i < r->nr_events; i++)
 		free(r->events[i]);
 	for (int i = 0; i < r->nr_controls; i++)
