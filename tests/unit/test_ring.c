@@ -8,6 +8,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -684,6 +687,168 @@ static void test_bad_headers(void)
 	}
 }
 
+/* ---------------------------------------------------------------- the real kernel */
+
+static void spin_us(long us)
+{
+	double end = now_s() + us * 1e-6;
+
+	while (now_s() < end)
+		;
+}
+
+static int open_clock(bool backward)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_SOFTWARE;
+	attr.config = PERF_COUNT_SW_TASK_CLOCK;
+	attr.sample_period = 20000; /* ns */
+	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	attr.read_format = PERF_FORMAT_LOST;
+	attr.disabled = 1;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.write_backward = backward;
+	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+struct ksample {
+	struct perf_event_header h;
+	uint64_t ip;
+	uint32_t pid, tid;
+	uint64_t time;
+};
+
+/*
+ * The kernel as the producer: a task-clock sampling event on this thread, a 1-page data
+ * area. Forward: not read for a while (it fills), then drained; the LOST records' sum must
+ * equal the kernel's own lost count (read_format PERF_FORMAT_LOST). Backward: paused
+ * dumps come newest first, each dump only what is new. Skipped if perf_event_open fails.
+ */
+static void test_real_kernel(void)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), len;
+	const struct perf_event_header *h;
+	struct hws_ring *r;
+	uint64_t lost = 0, samples = 0, bad = 0, last_time = 0, rf[2] = {0, 0};
+	void *base;
+	int fd;
+
+	fd = open_clock(false);
+	if (fd < 0) {
+		printf("  perf_event_open(task-clock): %s: real-kernel cases skipped\n",
+		       strerror(errno));
+		return;
+	}
+	len = 2 * page;
+	base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	__T("kernel: mmap", base != MAP_FAILED);
+	if (base == MAP_FAILED) {
+		close(fd);
+		return;
+	}
+	r = hws_ring__new_mmap(base, len, false);
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	spin_us(30000); /* ~1500 samples into a 4 KiB ring: most are lost */
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	for (int round = 0; round < 2; round++) {
+		hws_ring__read_init(r);
+		while ((h = hws_ring__read_event(r))) {
+			if (h->type == PERF_RECORD_LOST) {
+				lost += ((const uint64_t *)(h + 1))[1];
+			} else if (h->type == PERF_RECORD_SAMPLE) {
+				const struct ksample *ks = (const void *)h;
+
+				bad += h->size != sizeof(*ks) || ks->time < last_time ||
+				       ks->tid != (uint32_t)syscall(SYS_gettid);
+				last_time = ks->time;
+				samples++;
+			}
+		}
+		hws_ring__read_done(r);
+		if (round == 0) {
+			/* the kernel reports pending loss with the next record that fits */
+			ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+			spin_us(300);
+			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		}
+	}
+	__T("kernel: read_format lost", read(fd, rf, sizeof(rf)) == sizeof(rf));
+	T_EQ_U64("kernel: samples well-formed, in time order, ours", bad, 0);
+	T_EQ_U64("kernel: no bad headers", hws_ring__stats(r)->bad_headers, 0);
+	__T("kernel: samples read", samples > 10);
+	__T("kernel: the kernel lost samples", rf[1] > 0);
+	T_EQ_U64("kernel: LOST records sum = kernel's lost count", lost, rf[1]);
+	T_EQ_U64("kernel: stats.lost", hws_ring__stats(r)->lost, rf[1]);
+	T_EQ_U64("kernel: tail = head", ((struct perf_event_mmap_page *)base)->data_tail,
+		 ((struct perf_event_mmap_page *)base)->data_head);
+	printf("  kernel forward: %llu samples, %llu lost (kernel says %llu), %llu copied\n",
+	       (unsigned long long)samples, (unsigned long long)lost, (unsigned long long)rf[1],
+	       (unsigned long long)hws_ring__stats(r)->copied);
+	hws_ring__delete(r);
+	munmap(base, len);
+	close(fd);
+
+	/* backward, read-only: the flight recorder */
+	fd = open_clock(true);
+	if (fd < 0) {
+		printf("  write_backward: %s: skipped\n", strerror(errno));
+		return;
+	}
+	len = 3 * page;
+	base = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	__T("kernel backward: mmap", base != MAP_FAILED);
+	if (base == MAP_FAILED) {
+		close(fd);
+		return;
+	}
+	r = hws_ring__new_mmap(base, len, true);
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	{
+		uint64_t newest_prev = 0, n, bytes, first_time, prev_time;
+
+		for (int dump = 0; dump < 3; dump++) {
+			spin_us(dump == 1 ? 1000 : 20000);
+			ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1);
+			hws_ring__read_init(r);
+			n = bytes = first_time = 0;
+			prev_time = UINT64_MAX;
+			while ((h = hws_ring__read_event(r))) {
+				const struct ksample *ks = (const void *)h;
+
+				bytes += h->size;
+				if (h->type != PERF_RECORD_SAMPLE)
+					continue;
+				bad += h->size != sizeof(*ks) || ks->time >= prev_time ||
+				       ks->time <= newest_prev;
+				if (!n)
+					first_time = ks->time;
+				prev_time = ks->time;
+				n++;
+			}
+			hws_ring__read_done(r);
+			ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
+			__T("kernel backward: records in the dump", n > 0);
+			__T("kernel backward: at most one buffer", bytes <= 2 * page);
+			if (dump == 0)
+				__T("kernel backward: a full buffer after 20 ms",
+				    bytes > 2 * page - 64);
+			newest_prev = first_time;
+			printf("  kernel backward dump %d: %llu samples, %llu bytes\n", dump,
+			       (unsigned long long)n, (unsigned long long)bytes);
+		}
+	}
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	T_EQ_U64("kernel backward: newest first, only new records each dump", bad, 0);
+	T_EQ_U64("kernel backward: no bad headers", hws_ring__stats(r)->bad_headers, 0);
+	hws_ring__delete(r);
+	munmap(base, len);
+	close(fd);
+}
+
 #define RUN(fn)                                                                                    \
 	do {                                                                                       \
 		double _t = now_s();                                                               \
@@ -704,5 +869,6 @@ int main(void)
 	RUN(test_backward());
 	RUN(test_backward_threaded());
 	RUN(test_bad_headers());
+	RUN(test_real_kernel());
 	TEST_END();
 }
