@@ -149,6 +149,7 @@ struct spe_priv {
 	const void *last_raw;
 	uint64_t last_raw_pos;
 	uint64_t nr_records, nr_bad, nr_dropped;
+	char json[16384]; /* raw_json renders here, then appends once */
 };
 
 /* spe_decode.c */

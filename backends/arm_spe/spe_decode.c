@@ -21,6 +21,7 @@
  * The perf_mem_data_src value follows perf 6.1 for the CPUs that perf knows, so the file
  * reads the same in perf-compatible output.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -663,96 +664,159 @@ static const char *const ev_names[32] = {
 	[25] = "SMCU",
 };
 
+/* A bounded text writer (no snprintf in the hot path: dump --raw renders every packet). */
+struct wb {
+	char *b;
+	size_t n, cap; /* n may pass cap: then the text is cut, b stays NUL-terminated */
+};
+
+static void wb_add(struct wb *w, const char *s, size_t len)
+{
+	if (w->n < w->cap) {
+		size_t k = len < w->cap - w->n ? len : w->cap - w->n;
+
+		memcpy(w->b + w->n, s, k);
+	}
+	w->n += len;
+}
+
+static void wb_str(struct wb *w, const char *s)
+{
+	wb_add(w, s, strlen(s));
+}
+
+static void wb_hex(struct wb *w, uint64_t v) /* lower-case, no prefix */
+{
+	static const char dig[] = "0123456789abcdef";
+	char t[16];
+	int i = 16;
+
+	do {
+		t[--i] = dig[v & 15];
+		v >>= 4;
+	} while (v);
+	wb_add(w, t + i, (size_t)(16 - i));
+}
+
+static void wb_u64(struct wb *w, uint64_t v)
+{
+	char t[20];
+	int i = 20;
+
+	do {
+		t[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	wb_add(w, t + i, (size_t)(20 - i));
+}
+
+static void wb_i64(struct wb *w, int64_t v)
+{
+	if (v < 0) {
+		wb_add(w, "-", 1);
+		wb_u64(w, (uint64_t)0 - (uint64_t)v);
+	} else {
+		wb_u64(w, (uint64_t)v);
+	}
+}
+
+static void wb_end(struct wb *w)
+{
+	if (w->cap)
+		w->b[w->n < w->cap ? w->n : w->cap - 1] = 0;
+}
+
+#define ADDR56(v) ((uint64_t)(v) & (uint64_t)((1ULL << 56) - 1))
+
 /* perf 6.1 `perf report -D` text of one packet (its own words, so dumps can be diffed). */
-void spe_pkt__desc(const struct spe_pkt *p, char *buf, size_t len)
+static void pkt_desc(struct wb *w, const struct spe_pkt *p)
 {
 	uint64_t v = p->payload;
-	size_t n = 0;
+	size_t start = w->n;
 	int err = 0;
 
-#define OUT(...)                                                                         \
-	do {                                                                             \
-		if (n < len)                                                             \
-			n += (size_t)snprintf(buf + n, len - n, __VA_ARGS__);            \
-	} while (0)
-
-	buf[0] = 0;
 	switch (p->type) {
 	case SPE_PKT_PAD:
 	case SPE_PKT_ALIGN:
-		OUT("PAD");
+		wb_str(w, "PAD");
 		break;
 	case SPE_PKT_END:
-		OUT("END");
+		wb_str(w, "END");
 		break;
 	case SPE_PKT_TIMESTAMP:
-		OUT("TS %" PRId64, (int64_t)v);
+		wb_str(w, "TS ");
+		wb_i64(w, (int64_t)v);
 		break;
 	case SPE_PKT_DATA_SOURCE:
-		OUT("DATA-SOURCE %" PRId64, (int64_t)v);
+		wb_str(w, "DATA-SOURCE ");
+		wb_i64(w, (int64_t)v);
 		break;
 	case SPE_PKT_EVENTS: {
 		static const int shown[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 17, 18 };
 
-		OUT("EV");
+		wb_str(w, "EV");
 		for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
-			if (v & (1ULL << shown[i]))
-				OUT(" %s", ev_names[shown[i]]);
+			if (v & (1ULL << shown[i])) {
+				wb_add(w, " ", 1);
+				wb_str(w, ev_names[shown[i]]);
+			}
 		break;
 	}
 	case SPE_PKT_OP_TYPE:
 		switch (p->index) {
 		case SPE_OP_OTHER:
 			if ((v & 0x89) == 0x08) {
-				OUT("SVE-OTHER EVLEN %d", 32 << ((v >> 4) & 7));
+				wb_str(w, "SVE-OTHER EVLEN ");
+				wb_u64(w, 32ULL << ((v >> 4) & 7));
 				if (v & 2)
-					OUT(" FP");
+					wb_str(w, " FP");
 				if (v & 4)
-					OUT(" PRED");
+					wb_str(w, " PRED");
 			} else {
-				OUT("OTHER %s", (v & 1) ? "COND-SELECT" : "INSN-OTHER");
+				wb_str(w, (v & 1) ? "OTHER COND-SELECT" : "OTHER INSN-OTHER");
 			}
 			break;
 		case SPE_OP_LDST:
-			OUT("%s", (v & 1) ? "ST" : "LD");
+			wb_str(w, (v & 1) ? "ST" : "LD");
 			if ((v & 0xe2) == 0x02) {
 				if (v & 0x04)
-					OUT(" AT");
+					wb_str(w, " AT");
 				if (v & 0x08)
-					OUT(" EXCL");
+					wb_str(w, " EXCL");
 				if (v & 0x10)
-					OUT(" AR");
+					wb_str(w, " AR");
 			}
 			switch (v & 0xfe) {
 			case 0x04:
-				OUT(" SIMD-FP");
+				wb_str(w, " SIMD-FP");
 				break;
 			case 0x00:
-				OUT(" GP-REG");
+				wb_str(w, " GP-REG");
 				break;
 			case 0x10:
-				OUT(" UNSPEC-REG");
+				wb_str(w, " UNSPEC-REG");
 				break;
 			case 0x30:
-				OUT(" NV-SYSREG");
+				wb_str(w, " NV-SYSREG");
 				break;
 			default:
 				break;
 			}
 			if ((v & 0x0a) == 0x08) {
-				OUT(" EVLEN %d", 32 << ((v >> 4) & 7));
+				wb_str(w, " EVLEN ");
+				wb_u64(w, 32ULL << ((v >> 4) & 7));
 				if (v & 4)
-					OUT(" PRED");
+					wb_str(w, " PRED");
 				if (v & 0x80)
-					OUT(" SG");
+					wb_str(w, " SG");
 			}
 			break;
 		case SPE_OP_BRANCH:
-			OUT("B");
+			wb_str(w, "B");
 			if (v & 1)
-				OUT(" COND");
+				wb_str(w, " COND");
 			if ((v & 0xfe) == 0x02)
-				OUT(" IND");
+				wb_str(w, " IND");
 			break;
 		default:
 			err = 1;
@@ -763,15 +827,22 @@ void spe_pkt__desc(const struct spe_pkt *p, char *buf, size_t len)
 		switch (p->index) {
 		case SPE_ADDR_PC:
 		case SPE_ADDR_TGT:
-			OUT("%s 0x%" PRIx64 " el%d ns=%d", p->index == SPE_ADDR_TGT ? "TGT" : "PC",
-			    (uint64_t)(v & (uint64_t)((1ULL << 56) - 1)), (int)((v >> 61) & 3), (int)(v >> 63));
+			wb_str(w, p->index == SPE_ADDR_TGT ? "TGT 0x" : "PC 0x");
+			wb_hex(w, ADDR56(v));
+			wb_str(w, " el");
+			wb_u64(w, (v >> 61) & 3);
+			wb_str(w, (v >> 63) ? " ns=1" : " ns=0");
 			break;
 		case SPE_ADDR_VA:
-			OUT("VA 0x%" PRIx64, v);
+			wb_str(w, "VA 0x");
+			wb_hex(w, v);
 			break;
 		case SPE_ADDR_PA:
-			OUT("PA 0x%" PRIx64 " ns=%d ch=%d pat=%x", (uint64_t)(v & (uint64_t)((1ULL << 56) - 1)),
-			    (int)(v >> 63), (int)((v >> 62) & 1), (unsigned int)((v >> 56) & 0xf));
+			wb_str(w, "PA 0x");
+			wb_hex(w, ADDR56(v));
+			wb_str(w, (v >> 63) ? " ns=1" : " ns=0");
+			wb_str(w, ((v >> 62) & 1) ? " ch=1 pat=" : " ch=0 pat=");
+			wb_hex(w, (v >> 56) & 0xf);
 			break;
 		default:
 			err = 1;
@@ -779,108 +850,213 @@ void spe_pkt__desc(const struct spe_pkt *p, char *buf, size_t len)
 		}
 		break;
 	case SPE_PKT_CONTEXT:
-		OUT("CONTEXT 0x%" PRIx64 " el%d", v, p->index + 1);
+		wb_str(w, "CONTEXT 0x");
+		wb_hex(w, v);
+		wb_str(w, " el");
+		wb_u64(w, (uint64_t)p->index + 1);
 		break;
 	case SPE_PKT_COUNTER:
-		OUT("LAT %d ", (int)(uint16_t)v);
+		wb_str(w, "LAT ");
+		wb_u64(w, (uint16_t)v);
+		wb_add(w, " ", 1);
 		if (p->index == SPE_CNT_TOTAL)
-			OUT("TOT");
+			wb_str(w, "TOT");
 		else if (p->index == SPE_CNT_ISSUE)
-			OUT("ISSUE");
+			wb_str(w, "ISSUE");
 		else if (p->index == SPE_CNT_XLAT)
-			OUT("XLAT");
+			wb_str(w, "XLAT");
 		break;
 	default:
 		err = 1;
 		break;
 	}
-	if (err) {
-		n = 0;
-		OUT("%s 0x%" PRIx64 " (%d)", spe_pkt__name(p->type), v, p->index);
+	if (err) { /* perf's raw fallback */
+		w->n = start;
+		wb_str(w, spe_pkt__name(p->type));
+		wb_str(w, " 0x");
+		wb_hex(w, v);
+		wb_str(w, " (");
+		wb_u64(w, p->index);
+		wb_str(w, ")");
 	}
-#undef OUT
+}
+
+void spe_pkt__desc(const struct spe_pkt *p, char *buf, size_t len)
+{
+	struct wb w = { buf, 0, len };
+
+	if (!len)
+		return;
+	pkt_desc(&w, p);
+	wb_end(&w);
+}
+
+static void raw_object(struct wb *w, const struct spe_priv *sp, const struct hws_file_info *fi,
+		       const struct hws_sample *s)
+{
+	const uint8_t *b = s->raw;
+	uint64_t pos = (s->raw == sp->last_raw) ? sp->last_raw_pos : 0;
+	struct spe_record rec;
+	size_t i = 0;
+	int first = 1;
+	uint64_t midr;
+
+	memset(&rec, 0, sizeof(rec));
+	wb_str(w, "{\"packets\":[");
+	while (b && i < s->raw_size) {
+		struct spe_pkt p;
+		int r = spe_pkt__get(b + i, s->raw_size - i, pos + i, &p);
+
+		if (!first)
+			wb_add(w, ",", 1);
+		first = 0;
+		if (r <= 0) {
+			wb_str(w, "{\"type\":\"BAD\",\"byte\":");
+			wb_u64(w, b[i]);
+			wb_add(w, "}", 1);
+			i++;
+			continue;
+		}
+		spe_record__add(&rec, &p);
+		wb_str(w, "{\"type\":\"");
+		wb_str(w, spe_pkt__name(p.type));
+		wb_str(w, "\",\"index\":");
+		wb_u64(w, p.index);
+		wb_str(w, ",\"len\":");
+		wb_u64(w, (uint64_t)r);
+		if (p.payload_len) {
+			wb_str(w, ",\"payload\":\"0x");
+			wb_hex(w, p.payload);
+			wb_add(w, "\"", 1);
+		}
+		wb_str(w, ",\"desc\":\""); /* desc text never needs JSON escapes */
+		pkt_desc(w, &p);
+		wb_str(w, "\"}");
+		i += (size_t)r;
+	}
+	wb_str(w, "],\"events\":[");
+	first = 1;
+	for (int bit = 0; bit < 64; bit++) {
+		if (!(rec.events & (1ULL << bit)))
+			continue;
+		wb_str(w, first ? "\"" : ",\"");
+		if (bit < 32 && ev_names[bit]) {
+			wb_str(w, ev_names[bit]);
+		} else {
+			wb_str(w, "EV");
+			wb_u64(w, (uint64_t)bit);
+		}
+		wb_add(w, "\"", 1);
+		first = 0;
+	}
+	wb_add(w, "]", 1);
+	if (rec.present & SPE_HAVE_EVENTS) {
+		wb_str(w, ",\"events_raw\":\"0x");
+		wb_hex(w, rec.events);
+		wb_add(w, "\"", 1);
+	}
+	if (rec.present & SPE_HAVE_OP) {
+		wb_str(w, ",\"op_class\":");
+		wb_u64(w, rec.op_class);
+		wb_str(w, ",\"op_raw\":\"0x");
+		wb_hex(w, rec.op_payload);
+		wb_add(w, "\"", 1);
+	}
+	if (rec.present & SPE_HAVE_SOURCE) {
+		wb_str(w, ",\"source\":");
+		wb_u64(w, rec.source);
+	}
+	if (rec.present & SPE_HAVE_CONTEXT) {
+		wb_str(w, ",\"context\":");
+		wb_u64(w, rec.context);
+		wb_str(w, ",\"context_el\":");
+		wb_u64(w, (uint64_t)rec.ctx_index + 1);
+	}
+	if (rec.present & SPE_HAVE_TS) {
+		wb_str(w, ",\"ts\":");
+		wb_u64(w, rec.ts);
+	}
+	if (rec.present & SPE_HAVE_PC) {
+		wb_str(w, ",\"pc_el\":");
+		wb_u64(w, (rec.pc >> 61) & 3);
+		wb_str(w, ",\"pc_ns\":");
+		wb_u64(w, rec.pc >> 63);
+	}
+	if (rec.present & SPE_HAVE_PBT) {
+		wb_str(w, ",\"prev_branch_target\":\"0x");
+		wb_hex(w, addr_ip(rec.pbt));
+		wb_add(w, "\"", 1);
+	}
+	midr = spe_file_midr(fi, (s->fields & HWS_SF_CPU) ? s->cpu : UINT32_MAX);
+	if (midr) {
+		const char *nm = midr_name(midr);
+		int t = midr_table(midr);
+
+		wb_str(w, ",\"midr\":\"0x");
+		wb_hex(w, midr);
+		wb_str(w, t == DS_TABLE_COMMON ? "\",\"ds_table\":\"common\""
+			  : t == DS_TABLE_AMPEREONE ? "\",\"ds_table\":\"ampereone\""
+						    : "\",\"ds_table\":\"generic\"");
+		if (nm) {
+			wb_str(w, ",\"cpu_model\":\"");
+			wb_str(w, nm);
+			wb_add(w, "\"", 1);
+		}
+	}
+	wb_add(w, "}", 1);
+}
+
+/*
+ * Append @n bytes to @out. The host offers only printf-style appends, which copy a long
+ * "%s" byte by byte (several times slower than the whole decode). struct hws_strbuf's
+ * fields are public contract data and its buffer is plain malloc/realloc memory (released
+ * with free() by hws_strbuf__release), so grow it the way core's grow() does (doubling,
+ * same cap and toobig rules) and copy directly.
+ */
+static int sb_append(struct hws_strbuf *out, const char *b, size_t n)
+{
+	size_t cap = out->cap ? out->cap : (size_t)64 << 20;
+
+	if (n > cap || out->len + n > cap) {
+		out->toobig = 1;
+		return HWS_E_TOO_BIG;
+	}
+	if (!out->buf || out->len + n + 1 > out->alloc) {
+		size_t a = out->alloc ? out->alloc : 256;
+		char *p;
+
+		while (a < out->len + n + 1)
+			a *= 2;
+		p = realloc(out->buf, a);
+		if (!p)
+			return -ENOMEM;
+		out->buf = p;
+		out->alloc = a;
+	}
+	memcpy(out->buf + out->len, b, n);
+	out->len += n;
+	out->buf[out->len] = 0;
+	return 0;
 }
 
 int spe_raw_json(void *priv, const struct hws_file_info *fi, const struct hws_sample *s,
 		 struct hws_strbuf *out)
 {
 	struct spe_priv *sp = priv;
-	const struct hws_host *h = sp->host;
-	const uint8_t *b = s->raw;
-	uint64_t pos = (s->raw == sp->last_raw) ? sp->last_raw_pos : 0;
-	struct spe_record rec;
-	size_t i = 0;
-	char desc[160];
-	int first = 1, ret = 0;
-	uint64_t midr;
+	struct wb w = { sp->json, 0, sizeof(sp->json) };
+	char *big;
+	int ret;
 
-	memset(&rec, 0, sizeof(rec));
-	ret |= h->strbuf_addf(out, "{\"packets\":[");
-	while (b && i < s->raw_size) {
-		struct spe_pkt p;
-		int r = spe_pkt__get(b + i, s->raw_size - i, pos + i, &p);
-
-		if (r <= 0) {
-			ret |= h->strbuf_addf(out, "%s{\"type\":\"BAD\",\"byte\":%u}", first ? "" : ",",
-					      b[i]);
-			first = 0;
-			i++;
-			continue;
-		}
-		spe_record__add(&rec, &p);
-		spe_pkt__desc(&p, desc, sizeof(desc));
-		ret |= h->strbuf_addf(out, "%s{\"type\":\"%s\",\"index\":%u,\"len\":%d,",
-				      first ? "" : ",", spe_pkt__name(p.type), p.index, r);
-		if (p.payload_len)
-			ret |= h->strbuf_addf(out, "\"payload\":\"0x%" PRIx64 "\",", p.payload);
-		ret |= h->strbuf_addf(out, "\"desc\":");
-		ret |= h->strbuf_add_json_str(out, desc);
-		ret |= h->strbuf_addf(out, "}");
-		first = 0;
-		i += (size_t)r;
-	}
-	ret |= h->strbuf_addf(out, "],\"events\":[");
-	first = 1;
-	for (int bit = 0; bit < 64; bit++) {
-		if (!(rec.events & (1ULL << bit)))
-			continue;
-		if (bit < 32 && ev_names[bit])
-			ret |= h->strbuf_addf(out, "%s\"%s\"", first ? "" : ",", ev_names[bit]);
-		else
-			ret |= h->strbuf_addf(out, "%s\"EV%d\"", first ? "" : ",", bit);
-		first = 0;
-	}
-	ret |= h->strbuf_addf(out, "]");
-	if (rec.present & SPE_HAVE_EVENTS)
-		ret |= h->strbuf_addf(out, ",\"events_raw\":\"0x%" PRIx64 "\"", rec.events);
-	if (rec.present & SPE_HAVE_OP)
-		ret |= h->strbuf_addf(out, ",\"op_class\":%u,\"op_raw\":\"0x%x\"", rec.op_class,
-				      rec.op_payload);
-	if (rec.present & SPE_HAVE_SOURCE)
-		ret |= h->strbuf_addf(out, ",\"source\":%" PRIu64, rec.source);
-	if (rec.present & SPE_HAVE_CONTEXT)
-		ret |= h->strbuf_addf(out, ",\"context\":%" PRIu64 ",\"context_el\":%u", rec.context,
-				      rec.ctx_index + 1);
-	if (rec.present & SPE_HAVE_TS)
-		ret |= h->strbuf_addf(out, ",\"ts\":%" PRIu64, rec.ts);
-	if (rec.present & SPE_HAVE_PC)
-		ret |= h->strbuf_addf(out, ",\"pc_el\":%u,\"pc_ns\":%u",
-				      (unsigned int)((rec.pc >> 61) & 3),
-				      (unsigned int)(rec.pc >> 63));
-	if (rec.present & SPE_HAVE_PBT)
-		ret |= h->strbuf_addf(out, ",\"prev_branch_target\":\"0x%" PRIx64 "\"",
-				      addr_ip(rec.pbt));
-	midr = spe_file_midr(fi, (s->fields & HWS_SF_CPU) ? s->cpu : UINT32_MAX);
-	if (midr) {
-		const char *nm = midr_name(midr);
-
-		ret |= h->strbuf_addf(out, ",\"midr\":\"0x%" PRIx64 "\",\"ds_table\":\"%s\"", midr,
-				      midr_table(midr) == DS_TABLE_COMMON	 ? "common"
-				      : midr_table(midr) == DS_TABLE_AMPEREONE ? "ampereone"
-									  : "generic");
-		if (nm)
-			ret |= h->strbuf_addf(out, ",\"cpu_model\":\"%s\"", nm);
-	}
-	ret |= h->strbuf_addf(out, "}");
-	return ret ? ret : 0;
+	raw_object(&w, sp, fi, s);
+	if (w.n < w.cap)
+		return sb_append(out, w.b, w.n);
+	/* a record with very many packets: size it, then render into a heap buffer */
+	big = malloc(w.n + 1);
+	if (!big)
+		return -ENOMEM;
+	w = (struct wb){ big, 0, w.n + 1 };
+	raw_object(&w, sp, fi, s);
+	ret = sb_append(out, w.b, w.n);
+	free(big);
+	return ret;
 }
