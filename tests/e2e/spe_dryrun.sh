@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# `hwsample --dry-run -b arm_spe ...` on the fake sysfs trees of three kernel generations
+# (tests/sysfs/arm-n1-6.1, arm-v2-6.12, arm-newer): the exact attr fields for control
+# combinations, and every error through the CLI (message + exit code: 2 usage, 3 absent).
+set -u
+: "${HWS_BIN:?}" "${HWS_SOURCE_DIR:?}"
+R=$HWS_SOURCE_DIR/tests/sysfs
+fail=0
+
+# tree, expected "type config config1 config2 sample_period sample_type", args...
+expect() {
+	local tree=$1 want=$2
+	shift 2
+	local out got
+	out=$(HWS_SYSFS_ROOT=$R/$tree "$HWS_BIN" --dry-run "$@" 2>&1) || {
+		echo "FAIL [$tree $*]: exit $? $out"; fail=1; return; }
+	got=$(echo "$out" | awk '$1=="type"||$1=="config"||$1=="config1"||$1=="config2"||
+		$1=="sample_period"||$1=="sample_type" {v[$1]=$2}
+		END {print v["type"], v["config"], v["config1"], v["config2"], v["sample_period"],
+		v["sample_type"]}')
+	if [ "$got" != "$want" ]; then
+		echo "FAIL [$tree $*]: got '$got' want '$want'"
+		fail=1
+	else
+		echo "ok   [$tree $*]: $got"
+	fi
+}
+
+# tree, exit code, message substring, args...
+expect_err() {
+	local tree=$1 code=$2 msg=$3
+	shift 3
+	local out rc
+	out=$(HWS_SYSFS_ROOT=$R/$tree "$HWS_BIN" --dry-run "$@" 2>&1)
+	rc=$?
+	if [ "$rc" != "$code" ] || [[ "$out" != *"$msg"* ]]; then
+		echo "FAIL [$tree $*]: exit $rc (want $code), message: $out (want ...$msg...)"
+		fail=1
+	else
+		echo "ok   [$tree $*]: exit $rc"
+	fi
+}
+
+ST=IP\|TID\|TIME\|CPU\|DATA_SRC\|IDENTIFIER
+expect arm-n1-6.1 "9 0x1 0x0 0x0 1024 $ST" -b arm_spe -a true
+expect arm-n1-6.1 "9 0x200000001 0x0 0x40 1024 $ST" -b arm_spe load_filter=1 min_latency=64 -a true
+expect arm-n1-6.1 "9 0x600010001 0x12 0x0 8192 $ST" -b arm_spe_0 load_filter=1 store_filter=1 \
+	jitter=1 event_filter=0x12 -c 8192 -a true
+expect arm-n1-6.1 "9 0x3 0x0 0x0 1024 $ST|PHYS_ADDR" -b arm_spe pa_enable=1 -a true
+expect arm-n1-6.1 "9 0x1 0x0 0x0 1024 $ST" -b arm_spe -c 10 -a true # raised to min_interval
+expect arm-v2-6.12 "10 0x800000001 0x0 0x0 256 $ST" -b arm_spe discard=1 -a true
+expect arm-newer "11 0x68000000001 0x0 0x0 512 $ST" -b arm_spe simd_filter=1 float_filter=1 \
+	float_filter_mask=1 -a true
+expect arm-newer "12 0x1000000001 0x0 0x0 2048 $ST" -b arm_spe_1 branch_filter_mask=1 -a true
+
+expect_err arm-n1-6.1 2 "unknown control 'foo'; valid controls: branch_filter event_filter" \
+	-b arm_spe foo=1 -a true
+expect_err arm-n1-6.1 2 "min_latency=5000 is too wide for its 12-bit field; valid range 0..4095" \
+	-b arm_spe min_latency=5000 -a true
+expect_err arm-n1-6.1 2 "-F (frequency) is not supported" -b arm_spe -F 1000 -a true
+expect_err arm-n1-6.1 2 "'discard' needs Linux 6.14+" -b arm_spe discard=1 -a true
+expect_err arm-newer 3 "config4" -b arm_spe data_src_filter=1 -a true
+expect_err arm-n1-6.1 3 "arm_spe_2: no such PMU; this machine has arm_spe_0" -b arm_spe_2 -a true
+expect_err intel-skl 3 "no arm_spe_<n> PMU" -b arm_spe -a true
+exit $fail
