@@ -37,6 +37,8 @@
 
 #include "internal.h"
 
+_Static_assert(sizeof(struct hws_auxtrace_event) == 48, "perf's struct perf_record_auxtrace");
+
 #define GAP_MAX	       64
 #define SNAPSHOT_PROBE 512 /* perf arm-spe: bytes at the end of the area checked for data */
 
