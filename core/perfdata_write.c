@@ -32,6 +32,7 @@
 
 #define NAME_ALIGN 64
 #define MAX_ATTRS 4096
+#define WBUF_SIZE (256u << 10)
 
 struct wattr {
 	struct perf_event_attr attr;
@@ -53,11 +54,15 @@ struct hws_perf_writer {
 	int err;
 	uint64_t pos;	    /* current write position (file offset / bytes of the stream) */
 	uint64_t data_off;  /* file mode: data section start */
-	uint64_t data_size; /* bytes appended by __write */
+	uint64_t data_size; /* bytes appended by __write (buffered ones included) */
+	uint8_t *wbuf;	    /* small writes are gathered here; flushed when full and at close */
+	size_t wlen;
 	struct wattr *attrs;
 	int nr_attrs;
 	struct wfeat feats[HWS_FEAT__MAX];
 };
+
+static int flush_buf(struct hws_perf_writer *w);
 
 static int write_all(struct hws_perf_writer *w, const void *buf, size_t len)
 {
@@ -83,6 +88,35 @@ static int write_all(struct hws_perf_writer *w, const void *buf, size_t len)
 		w->pos += (uint64_t)n;
 	}
 	return 0;
+}
+
+static int flush_buf(struct hws_perf_writer *w)
+{
+	size_t n = w->wlen;
+
+	w->wlen = 0;
+	return n ? write_all(w, w->wbuf, n) : 0;
+}
+
+/* Buffered append: small writes gather in wbuf, large ones go straight out. */
+static int append(struct hws_perf_writer *w, const void *buf, size_t len)
+{
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (len < WBUF_SIZE && w->wbuf) {
+		if (w->wlen + len > WBUF_SIZE) {
+			err = flush_buf(w);
+			if (err)
+				return err;
+		}
+		memcpy(w->wbuf + w->wlen, buf, len);
+		w->wlen += len;
+		return 0;
+	}
+	err = flush_buf(w);
+	return err ? err : write_all(w, buf, len);
 }
 
 static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
@@ -125,6 +159,11 @@ struct hws_perf_writer *hws_perf_writer__new_fd(int fd, bool pipe_mode)
 	if (!w)
 		return errno = ENOMEM, NULL;
 	w->fd = fd;
+	w->wbuf = malloc(WBUF_SIZE);
+	if (!w->wbuf) {
+		err = -ENOMEM;
+		goto err_out;
+	}
 	w->pipe = pipe_mode || !S_ISREG(st.st_mode) || lseek(fd, 0, SEEK_CUR) < 0;
 	if (!w->pipe) {
 		struct hws_file_header h;
@@ -150,6 +189,7 @@ struct hws_perf_writer *hws_perf_writer__new_fd(int fd, bool pipe_mode)
 	}
 	return w;
 err_out:
+	free(w->wbuf);
 	free(w);
 	return errno = -err, NULL;
 }
@@ -422,10 +462,23 @@ int hws_perf_writer__write(struct hws_perf_writer *w, const void *buf, size_t le
 		if (err)
 			return err;
 	}
-	err = write_all(w, buf, len);
+	err = append(w, buf, len);
 	if (!err)
 		w->data_size += len;
 	return err;
+}
+
+int hws_perf_writer__flush(struct hws_perf_writer *w)
+{
+	if (!w)
+		return -EINVAL;
+	if (w->pipe && !w->pipe_started) {
+		int err = pipe_start(w);
+
+		if (err)
+			return err;
+	}
+	return flush_buf(w);
 }
 
 uint64_t hws_perf_writer__data_size(const struct hws_perf_writer *w)
@@ -523,16 +576,27 @@ out:
 
 int hws_perf_writer__close(struct hws_perf_writer *w)
 {
-	int err;
+	int err, ferr;
 
 	if (!w)
 		return 0;
-	err = w->err;
-	if (!err) {
-		if (w->pipe)
-			err = pipe_start(w);
-		else
-			err = finish_file(w);
+	if (w->pipe) {
+		err = pipe_start(w);
+		if (!err)
+			err = flush_buf(w);
+	} else {
+		/* flush what is buffered; whatever happened before, still write the header,
+		 * attrs and features, so the file holds the records that reached the disk
+		 * (after a failed write the data section ends where the disk writes did;
+		 * a torn last record is then reported by readers as truncated) */
+		flush_buf(w);
+		if (w->err)
+			w->data_size = w->pos - w->data_off;
+		err = w->err;
+		w->err = 0;
+		ferr = finish_file(w);
+		if (!err)
+			err = ferr;
 	}
 	if (w->own_fd && close(w->fd) && !err)
 		err = -errno;
@@ -543,6 +607,7 @@ int hws_perf_writer__close(struct hws_perf_writer *w)
 	free(w->attrs);
 	for (int f = 0; f < HWS_FEAT__MAX; f++)
 		free(w->feats[f].data);
+	free(w->wbuf);
 	free(w);
 	return err;
 }

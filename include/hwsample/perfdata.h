@@ -96,6 +96,7 @@ enum hws_feature {
 /*
  * hws_sample__parse() - split PERF_RECORD_SAMPLE @rec (header included, @size bytes, host
  * byte order) by @attr's sample_type and read_format, in the kernel's real field order.
+ * As perf does, out->period is attr->sample_period unless PERIOD is in sample_type.
  * Return: 0 or HWS_E_BADREC if a field runs past @size. Never reads past @size.
  */
 HWS_API int hws_sample__parse(const struct perf_event_attr *attr, const void *rec, size_t size,
@@ -158,6 +159,10 @@ HWS_API int hws_perf_writer__add_host_features(struct hws_perf_writer *w, int ar
 
 /* Bytes written so far (data section). */
 HWS_API uint64_t hws_perf_writer__data_size(const struct hws_perf_writer *w);
+
+/* Small __write()s are buffered (256 KiB); push them to the fd now (e.g. after each
+ * drain in pipe mode so a reader downstream sees them). 0 or -errno. */
+HWS_API int hws_perf_writer__flush(struct hws_perf_writer *w);
 
 /* Finish the file (header, attrs, ids, features) and close it. Frees @w, NULL-safe.
  * Returns 0 or -errno. */

@@ -326,6 +326,13 @@ static void test_pipe_roundtrip(void)
 	__T("pipe writer", w && write_with_writer(w, rb, false) == 0);
 	__T("add_attr after data refused in pipe mode",
 	    hws_perf_writer__add_attr(w, &attrs[0], "x", NULL, 0) == -EBUSY);
+	{
+		struct stat st;
+
+		__T("flush", hws_perf_writer__flush(w) == 0);
+		__T("flushed bytes are in the file before close",
+		    stat(path, &st) == 0 && (size_t)st.st_size > rb->n);
+	}
 	__T("pipe close", hws_perf_writer__close(w) == 0);
 	if (pipe(fds)) {
 		__T("pipe()", 0);
