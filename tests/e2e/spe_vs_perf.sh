@@ -114,6 +114,13 @@ if not v2:
             if mine != theirs:
                 errs.append('cpu %d sample %d: perf %s hwsample %s packets %s' % (c, i, theirs, mine, descs))
             nsamp += 1
+if v2:
+    # per-CPU MIDR from the v2 metadata: odd CPUs are a Cortex-A53 in the generator
+    for c, lst in hs.items():
+        want = 'generic' if c % 2 else 'common'
+        bad = [o for o in lst if o['raw'].get('ds_table') != want]
+        if bad:
+            errs.append('v2 metadata: cpu %d has %d records not decoded with the %s table' % (c, len(bad), want))
 for e in errs[:10]:
     print('FAIL (%s): %s' % (label, e))
 if errs:
