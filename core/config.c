@@ -343,6 +343,7 @@ struct load_ctx {
 	FILE *f;
 	int line;	/* lines handed to inih so far */
 	int err;
+	int err_line;	/* line of the first error seen by the handler */
 	char *errbuf;
 	size_t errlen;
 };
@@ -373,6 +374,7 @@ static void note_header(struct load_ctx *c, const char *line)
 		seterr(c->errbuf, c->errlen, "%s:%d: section [%s] appears twice (first at line %d): "
 		       "merge them", c->cfg->path, c->line, name, s->line);
 		c->err = HWS_E_BAD_CONFIG;
+		c->err_line = c->line;
 		return;
 	}
 	if (!add_section(c->cfg, name, c->line))
@@ -395,9 +397,20 @@ static char *reader(char *str, int num, void *stream)
 	return r;
 }
 
+static int handle(struct load_ctx *c, const char *section, const char *name, const char *value);
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct load_ctx *c = user;
+	int had = c->err, ret = handle(c, section, name, value);
+
+	if (!had && c->err)
+		c->err_line = c->line;
+	return ret;
+}
+
+static int handle(struct load_ctx *c, const char *section, const char *name, const char *value)
+{
 	struct hws_config_section *s;
 	char origin[4200];
 	int line = c->line;
@@ -475,7 +488,7 @@ int hws_config__load(struct hws_config *cfg, const char *path, char *err, size_t
 	}
 	ret = ini_parse_stream(reader, &c, handler, &c);
 	fclose(c.f);
-	if (c.err)
+	if (c.err && (ret <= 0 || c.err_line <= ret))
 		return c.err;
 	if (ret > 0) {
 		seterr(err, errlen, "%s:%d: not INI syntax: expected [section], key = value, or a "
@@ -575,9 +588,14 @@ static int validate_section(const struct hws_config_section *s, const struct hws
 			continue;
 		if (n < 0)
 			continue; /* the backend cannot list them: its encode() judges */
+		size_t kl = strlen(it->key);
+		bool optional = kl > 1 && it->key[kl - 1] == '?';
 		for (int k = 0; k < n; k++)
-			if (!strcmp(ci[k].name, it->key))
+			if (!strncmp(ci[k].name, it->key, optional ? kl - 1 : kl) &&
+			    strlen(ci[k].name) == (optional ? kl - 1 : kl))
 				c = &ci[k];
+		if (!c && optional)
+			continue; /* "key? = v": only where the PMU has the control */
 		if (!c) {
 			char bk[256];
 			key_names(hws_config_backend_keys, bk, sizeof(bk));

@@ -997,6 +997,27 @@ static int go_workload(struct record *r, char *err, size_t errlen)
 	return 0;
 }
 
+static bool is_optional(const char *key)
+{
+	size_t l = strlen(key);
+
+	return l > 1 && l < 48 && key[l - 1] == '?';
+}
+
+static bool pmu_has_control(const struct job *jb, const char *key)
+{
+	struct hws_control_info ci[64];
+	int n;
+
+	if (!jb->b->ops->controls)
+		return false;
+	n = jb->b->ops->controls(jb->b->priv, jb->pmu, ci, 64);
+	for (int i = 0; i < n && i < 64; i++)
+		if (!strcmp(ci[i].name, key))
+			return true;
+	return false;
+}
+
 static void print_item(struct hws_strbuf *sb, const char *sec, const struct hws_config_item *it)
 {
 	char kv[512];
@@ -1026,8 +1047,21 @@ static void print_provenance(struct record *r, struct hws_strbuf *sb, struct hws
 			hws_strbuf__addf(sb, "  [%s]%s: %s%s\n", sec->name, at,
 					 chosen ? "selected" : "not selected: ", chosen ? "" : why);
 		}
-		for (int k = 0; k < sec->nr_items; k++)
-			print_item(sb, sec->name, &sec->items[k]);
+		for (int k = 0; k < sec->nr_items; k++) {
+			const struct hws_config_item *it = &sec->items[k];
+			print_item(sb, sec->name, it);
+			for (int j = 0; j < r->nr_jobs; j++) {
+				char key[48];
+				if (r->jobs[j].sec != sec || !is_optional(it->key))
+					continue;
+				snprintf(key, sizeof(key), "%.*s", (int)strlen(it->key) - 1, it->key);
+				if (!pmu_has_control(&r->jobs[j], key))
+					hws_strbuf__addf(sb, "      (skipped: %s has no %s here)\n",
+							 r->jobs[j].pmu ? r->jobs[j].pmu
+									: r->jobs[j].b->ops->name,
+							 key);
+			}
+		}
 	}
 	for (int k = 0; k < r->nr_controls; k++) {
 		char kv[512];
@@ -1237,20 +1271,6 @@ static int drain(struct record *r)
 	return finished_round(r);
 }
 
-static bool pmu_has_control(const struct job *jb, const char *key)
-{
-	struct hws_control_info ci[64];
-	int n;
-
-	if (!jb->b->ops->controls)
-		return false;
-	n = jb->b->ops->controls(jb->b->priv, jb->pmu, ci, 64);
-	for (int i = 0; i < n && i < 64; i++)
-		if (!strcmp(ci[i].name, key))
-			return true;
-	return false;
-}
-
 /* Encode the events of one job: its events (command line > section > [run]), controls
  * (section, overridden by the command line) and rate (command line > section > [run]). */
 static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb,
@@ -1259,7 +1279,8 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 	const struct hws_config_section *sec = jb->sec;
 	struct hws_control ctl[MAX_CONTROLS];
 	char *evs[MAX_EVENTS], *evcopy = NULL, err[2048] = "";
-	int nev = 0, nctl = 0, ret = 0;
+	char optkeys[MAX_CONTROLS][48];
+	int nev = 0, nctl = 0, ret = 0, nopt = 0;
 	uint64_t period = r->period, freq = r->freq;
 
 	if (r->nr_events) {
@@ -1278,13 +1299,21 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 	}
 	for (int i = 0; sec && i < sec->nr_items && nctl < MAX_CONTROLS; i++) {
 		const struct hws_config_item *it = &sec->items[i];
+		const char *key = it->key;
 		bool over = false;
 		if (hws_config__is_backend_key(it->key))
 			continue;
+		if (is_optional(key)) {
+			snprintf(optkeys[nopt], sizeof(optkeys[0]), "%.*s", (int)strlen(key) - 1, key);
+			key = optkeys[nopt];
+			if (!pmu_has_control(jb, key))
+				continue; /* "key?": not on this PMU */
+			nopt++;
+		}
 		for (int k = 0; k < r->nr_controls; k++)
-			over |= !strcmp(r->controls[k].key, it->key);
+			over |= !strcmp(r->controls[k].key, key);
 		if (!over)
-			ctl[nctl++] = (struct hws_control){ .key = it->key, .value = it->value };
+			ctl[nctl++] = (struct hws_control){ .key = key, .value = it->value };
 	}
 	for (int k = 0; k < r->nr_controls && nctl < MAX_CONTROLS; k++) {
 		bool anyone = false;
@@ -1324,7 +1353,30 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 				 (r->dry_run ? HWS_REQ_DRY_RUN : 0),
 		};
 		struct hws_backend *b = jb->b, *eb = b;
-		int n = b->ops->encode(b->priv, &req, descs, 8, err, sizeof(err));
+		char alt[256], *bar;
+		int n;
+
+		/* "A|B": the first alternative this machine knows (event names differ between
+		 * CPU generations); the error of the first one is the one reported */
+		if (nev && r->cfg && strchr(evs[i], '|')) {
+			char e1[2048] = "";
+			const char *rest = evs[i];
+			n = -1;
+			while (rest && n < 0) {
+				bar = strchr(rest, '|');
+				snprintf(alt, sizeof(alt), "%.*s", bar ? (int)(bar - rest) : (int)strlen(rest),
+					 rest);
+				rest = bar ? bar + 1 : NULL;
+				req.event = alt;
+				n = b->ops->encode(b->priv, &req, descs, 8, err, sizeof(err));
+				if (n < 0 && !*e1)
+					snprintf(e1, sizeof(e1), "%s", err);
+			}
+			if (n < 0)
+				snprintf(err, sizeof(err), "none of '%s' is known here; %.1800s", evs[i], e1);
+		} else {
+			n = b->ops->encode(b->priv, &req, descs, 8, err, sizeof(err));
+		}
 		if (n < 0 && !r->backend && !r->cfg && r->nr_jobs == 1) {
 			/* no -b: try the event on every other backend */
 			for (int k = 0; k < hws_registry__count(reg) && n < 0; k++) {

@@ -8,7 +8,9 @@
  *                          snapshot, output, duration, ...   (hws_config_run_keys[])
  *   [<backend or PMU>]     e.g. [ibs_op], [ibs_fetch], [arm_spe], [intel_pebs], [sw]:
  *                          events, period, freq, pmu, and that PMU's controls
- *                          (l3missonly = 1, load_filter = 1, ldlat = 64, ...)
+ *                          (l3missonly = 1, load_filter = 1, ldlat = 64, ...); a control
+ *                          written "key? = value" is optional: applied where the PMU has
+ *                          it, skipped where it does not (older CPU generations)
  *
  * Invariants:
  *  - hws_config__load() rejects, with "FILE:LINE: ..." and the valid choices, anything it
