@@ -15,8 +15,9 @@
  *    CPUID family/model, as the kernel and perf do.
  * Nothing here allocates.
  */
+#include <endian.h>
+#include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,58 +28,58 @@
 /* ---- register tables (names as AMD's PPR / perf print them) ---- */
 
 static const struct ibs_field fetch_ctl_fields[] = {
-	{ "FetchMaxCnt", 0, 16 },   { "FetchCnt", 16, 16 },    { "FetchLat", 32, 16 },
-	{ "FetchEn", 48, 1 },	    { "FetchVal", 49, 1 },     { "FetchComp", 50, 1 },
-	{ "IcMiss", 51, 1 },	    { "PhyAddrValid", 52, 1 }, { "L1TlbPgSz", 53, 2 },
-	{ "L1TlbMiss", 55, 1 },	    { "L2TlbMiss", 56, 1 },    { "RandEn", 57, 1 },
-	{ "FetchL2Miss", 58, 1 },   { "L3MissOnly", 59, 1 },   { "FetchOcMiss", 60, 1 },
-	{ "FetchL3Miss", 61, 1 },   { NULL, 0, 0 },
+	IBS_FIELD("FetchMaxCnt", 0, 16),   IBS_FIELD("FetchCnt", 16, 16),    IBS_FIELD("FetchLat", 32, 16),
+	IBS_FIELD("FetchEn", 48, 1),	    IBS_FIELD("FetchVal", 49, 1),     IBS_FIELD("FetchComp", 50, 1),
+	IBS_FIELD("IcMiss", 51, 1),	    IBS_FIELD("PhyAddrValid", 52, 1), IBS_FIELD("L1TlbPgSz", 53, 2),
+	IBS_FIELD("L1TlbMiss", 55, 1),	    IBS_FIELD("L2TlbMiss", 56, 1),    IBS_FIELD("RandEn", 57, 1),
+	IBS_FIELD("FetchL2Miss", 58, 1),   IBS_FIELD("L3MissOnly", 59, 1),   IBS_FIELD("FetchOcMiss", 60, 1),
+	IBS_FIELD("FetchL3Miss", 61, 1),   IBS_FIELD_END,
 };
 static const struct ibs_field extd_ctl_fields[] = {
-	{ "IbsItlbRefillLat", 0, 16 },
-	{ NULL, 0, 0 },
+	IBS_FIELD("IbsItlbRefillLat", 0, 16),
+	IBS_FIELD_END,
 };
 static const struct ibs_field op_ctl_fields[] = {
-	{ "OpMaxCnt", 0, 16 },	 { "L3MissOnly", 16, 1 },  { "OpEn", 17, 1 },
-	{ "OpVal", 18, 1 },	 { "CntCtl", 19, 1 },	   { "OpMaxCntExt", 20, 7 },
-	{ "OpCurCnt", 32, 27 },	 { "LdLatThrsh", 59, 4 },  { "LdLatEn", 63, 1 },
-	{ NULL, 0, 0 },
+	IBS_FIELD("OpMaxCnt", 0, 16),	 IBS_FIELD("L3MissOnly", 16, 1),  IBS_FIELD("OpEn", 17, 1),
+	IBS_FIELD("OpVal", 18, 1),	 IBS_FIELD("CntCtl", 19, 1),	   IBS_FIELD("OpMaxCntExt", 20, 7),
+	IBS_FIELD("OpCurCnt", 32, 27),	 IBS_FIELD("LdLatThrsh", 59, 4),  IBS_FIELD("LdLatEn", 63, 1),
+	IBS_FIELD_END,
 };
 static const struct ibs_field op_data_fields[] = {
-	{ "CompToRetCtr", 0, 16 }, { "TagToRetCtr", 16, 16 }, { "OpReturn", 34, 1 },
-	{ "OpBrnTaken", 35, 1 },   { "OpBrnMisp", 36, 1 },    { "BrnRet", 37, 1 },
-	{ "RipInvalid", 38, 1 },   { "BrnFuse", 39, 1 },      { "Microcode", 40, 1 },
-	{ NULL, 0, 0 },
+	IBS_FIELD("CompToRetCtr", 0, 16), IBS_FIELD("TagToRetCtr", 16, 16), IBS_FIELD("OpReturn", 34, 1),
+	IBS_FIELD("OpBrnTaken", 35, 1),   IBS_FIELD("OpBrnMisp", 36, 1),    IBS_FIELD("BrnRet", 37, 1),
+	IBS_FIELD("RipInvalid", 38, 1),   IBS_FIELD("BrnFuse", 39, 1),      IBS_FIELD("Microcode", 40, 1),
+	IBS_FIELD_END,
 };
 static const struct ibs_field op_data2_fields[] = {
-	{ "DataSrcLo", 0, 3 }, { "RmtNode", 4, 1 },   { "CacheHitSt", 5, 1 },
-	{ "DataSrcHi", 6, 2 }, { "StrmSt", 8, 1 },    { "RmtSocket", 9, 1 },
-	{ NULL, 0, 0 },
+	IBS_FIELD("DataSrcLo", 0, 3), IBS_FIELD("RmtNode", 4, 1),   IBS_FIELD("CacheHitSt", 5, 1),
+	IBS_FIELD("DataSrcHi", 6, 2), IBS_FIELD("StrmSt", 8, 1),    IBS_FIELD("RmtSocket", 9, 1),
+	IBS_FIELD_END,
 };
 static const struct ibs_field op_data3_fields[] = {
-	{ "LdOp", 0, 1 },	       { "StOp", 1, 1 },	    { "DcL1TlbMiss", 2, 1 },
-	{ "DcL2TlbMiss", 3, 1 },       { "DcL1TlbHit2M", 4, 1 },    { "DcL1TlbHit1G", 5, 1 },
-	{ "DcL2TlbHit2M", 6, 1 },      { "DcMiss", 7, 1 },	    { "DcMisAcc", 8, 1 },
-	{ "DcWcMemAcc", 13, 1 },       { "DcUcMemAcc", 14, 1 },     { "DcLockedOp", 15, 1 },
-	{ "DcMissNoMabAlloc", 16, 1 }, { "DcLinAddrValid", 17, 1 }, { "DcPhyAddrValid", 18, 1 },
-	{ "DcL2TlbHit1G", 19, 1 },     { "L2Miss", 20, 1 },	    { "SwPf", 21, 1 },
-	{ "OpMemWidth", 22, 4 },       { "OpDcMissOpenMemReqs", 26, 6 },
-	{ "DcMissLat", 32, 16 },       { "TlbRefillLat", 48, 16 },  { NULL, 0, 0 },
+	IBS_FIELD("LdOp", 0, 1),	       IBS_FIELD("StOp", 1, 1),	    IBS_FIELD("DcL1TlbMiss", 2, 1),
+	IBS_FIELD("DcL2TlbMiss", 3, 1),       IBS_FIELD("DcL1TlbHit2M", 4, 1),    IBS_FIELD("DcL1TlbHit1G", 5, 1),
+	IBS_FIELD("DcL2TlbHit2M", 6, 1),      IBS_FIELD("DcMiss", 7, 1),	    IBS_FIELD("DcMisAcc", 8, 1),
+	IBS_FIELD("DcWcMemAcc", 13, 1),       IBS_FIELD("DcUcMemAcc", 14, 1),     IBS_FIELD("DcLockedOp", 15, 1),
+	IBS_FIELD("DcMissNoMabAlloc", 16, 1), IBS_FIELD("DcLinAddrValid", 17, 1), IBS_FIELD("DcPhyAddrValid", 18, 1),
+	IBS_FIELD("DcL2TlbHit1G", 19, 1),     IBS_FIELD("L2Miss", 20, 1),	    IBS_FIELD("SwPf", 21, 1),
+	IBS_FIELD("OpMemWidth", 22, 4),       IBS_FIELD("OpDcMissOpenMemReqs", 26, 6),
+	IBS_FIELD("DcMissLat", 32, 16),       IBS_FIELD("TlbRefillLat", 48, 16),  IBS_FIELD_END,
 };
 
-const struct ibs_reg_desc ibs_fetch_ctl_desc = { "IbsFetchCtl", 0xc0011030, fetch_ctl_fields };
-const struct ibs_reg_desc ibs_fetch_linad_desc = { "IbsFetchLinAd", 0xc0011031, NULL };
-const struct ibs_reg_desc ibs_fetch_physad_desc = { "IbsFetchPhysAd", 0xc0011032, NULL };
-const struct ibs_reg_desc ibs_fetch_extd_desc = { "IcIbsExtdCtl", 0xc001103c, extd_ctl_fields };
-const struct ibs_reg_desc ibs_op_ctl_desc = { "IbsOpCtl", 0xc0011033, op_ctl_fields };
-const struct ibs_reg_desc ibs_op_rip_desc = { "IbsOpRip", 0xc0011034, NULL };
-const struct ibs_reg_desc ibs_op_data_desc = { "IbsOpData", 0xc0011035, op_data_fields };
-const struct ibs_reg_desc ibs_op_data2_desc = { "IbsOpData2", 0xc0011036, op_data2_fields };
-const struct ibs_reg_desc ibs_op_data3_desc = { "IbsOpData3", 0xc0011037, op_data3_fields };
-const struct ibs_reg_desc ibs_dc_linad_desc = { "IbsDcLinAd", 0xc0011038, NULL };
-const struct ibs_reg_desc ibs_dc_physad_desc = { "IbsDcPhysAd", 0xc0011039, NULL };
-const struct ibs_reg_desc ibs_br_target_desc = { "IbsBrTarget", 0xc001103b, NULL };
-const struct ibs_reg_desc ibs_op_data4_desc = { "IbsOpData4", 0xc001103d, NULL };
+const struct ibs_reg_desc ibs_fetch_ctl_desc = IBS_REG("IbsFetchCtl", 0xc0011030, fetch_ctl_fields);
+const struct ibs_reg_desc ibs_fetch_linad_desc = IBS_REG("IbsFetchLinAd", 0xc0011031, NULL);
+const struct ibs_reg_desc ibs_fetch_physad_desc = IBS_REG("IbsFetchPhysAd", 0xc0011032, NULL);
+const struct ibs_reg_desc ibs_fetch_extd_desc = IBS_REG("IcIbsExtdCtl", 0xc001103c, extd_ctl_fields);
+const struct ibs_reg_desc ibs_op_ctl_desc = IBS_REG("IbsOpCtl", 0xc0011033, op_ctl_fields);
+const struct ibs_reg_desc ibs_op_rip_desc = IBS_REG("IbsOpRip", 0xc0011034, NULL);
+const struct ibs_reg_desc ibs_op_data_desc = IBS_REG("IbsOpData", 0xc0011035, op_data_fields);
+const struct ibs_reg_desc ibs_op_data2_desc = IBS_REG("IbsOpData2", 0xc0011036, op_data2_fields);
+const struct ibs_reg_desc ibs_op_data3_desc = IBS_REG("IbsOpData3", 0xc0011037, op_data3_fields);
+const struct ibs_reg_desc ibs_dc_linad_desc = IBS_REG("IbsDcLinAd", 0xc0011038, NULL);
+const struct ibs_reg_desc ibs_dc_physad_desc = IBS_REG("IbsDcPhysAd", 0xc0011039, NULL);
+const struct ibs_reg_desc ibs_br_target_desc = IBS_REG("IbsBrTarget", 0xc001103b, NULL);
+const struct ibs_reg_desc ibs_op_data4_desc = IBS_REG("IbsOpData4", 0xc001103d, NULL);
 
 /* ---- perf_mem_data_src pieces (uapi values, perf-facts.md section 4) ---- */
 #define DS_OP_NA 0x1ULL
@@ -190,11 +191,10 @@ bool ibs_cpu__cache_hit_st_valid(const struct ibs_cpu *cpu)
 
 static uint64_t get_le64(const uint8_t *p)
 {
-	uint64_t v = 0;
+	uint64_t v;
 
-	for (int i = 7; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
+	memcpy(&v, p, 8);
+	return le64toh(v);
 }
 
 enum ibs_kind ibs_kind_of(const char *pmu_name, uint32_t raw_size)
@@ -628,39 +628,164 @@ int ibs_decode_raw(const struct ibs_cpu *cpu, const struct ibs_raw *r, struct hw
 
 /* ---- raw JSON ---- */
 
-/* One sample's JSON is built here first (bounded), then appended in one go. */
+/* One sample's JSON is built here first (bounded, no printf on the hot path), then appended
+ * in one go. */
 struct jbuf {
 	char b[4096];
 	size_t n;
 	int overflow;
 };
 
-static void __attribute__((format(printf, 2, 3))) jaddf(struct jbuf *j, const char *fmt, ...)
+static void jput(struct jbuf *j, const char *s, size_t n)
 {
-	va_list ap;
-	int n;
-
-	if (j->overflow)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(j->b + j->n, sizeof(j->b) - j->n, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(j->b) - j->n)
+	if (j->overflow || n >= sizeof(j->b) - j->n) {
 		j->overflow = 1;
-	else
-		j->n += (size_t)n;
+		return;
+	}
+	memcpy(j->b + j->n, s, n);
+	j->n += n;
+	j->b[j->n] = 0;
+}
+
+static void jstr(struct jbuf *j, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (j->overflow || n >= sizeof(j->b) - j->n) {
+		j->overflow = 1;
+		return;
+	}
+	memcpy(j->b + j->n, s, n + 1);
+	j->n += n;
+}
+
+static void ju64(struct jbuf *j, uint64_t v)
+{
+	char t[24];
+	int i = (int)sizeof(t);
+
+	do {
+		t[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	jput(j, t + i, sizeof(t) - (size_t)i);
+}
+
+static void jhex(struct jbuf *j, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	int nd = v ? (67 - __builtin_clzll(v)) / 4 : 1; /* hex digits */
+	char *p;
+
+	if (j->overflow || (size_t)nd + 5 >= sizeof(j->b) - j->n) {
+		j->overflow = 1;
+		return;
+	}
+	p = j->b + j->n;
+	*p++ = '"';
+	*p++ = '0';
+	*p++ = 'x';
+	for (int i = nd - 1; i >= 0; i--)
+		*p++ = digits[(v >> (4 * i)) & 0xf];
+	*p++ = '"';
+	*p = 0;
+	j->n = (size_t)(p - j->b);
+}
+
+/* ,"name": */
+static void jkey(struct jbuf *j, const char *name)
+{
+	jstr(j, ",\"");
+	jstr(j, name);
+	jstr(j, "\":");
+}
+
+/* Digits of @v written backwards ending at @end; returns the first. */
+static char *utoa_rev(char *end, uint64_t v)
+{
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
+
+	while (v >= 100) {
+		unsigned int d = (unsigned int)(v % 100) * 2;
+
+		v /= 100;
+		*--end = pairs[d + 1];
+		*--end = pairs[d];
+	}
+	if (v >= 10) {
+		*--end = pairs[v * 2 + 1];
+		*--end = pairs[v * 2];
+	} else {
+		*--end = (char)('0' + v);
+	}
+	return end;
 }
 
 static void json_reg(struct jbuf *j, const struct ibs_reg_desc *d, uint64_t v)
 {
+	const struct ibs_field *f;
+	size_t need = 64;
+	char *p;
+
+	jstr(j, d->key);
 	if (!d->fields) {
-		jaddf(j, ",\"%s\":\"0x%" PRIx64 "\"", d->name, v);
+		jhex(j, v);
 		return;
 	}
-	jaddf(j, ",\"%s\":{\"value\":\"0x%" PRIx64 "\"", d->name, v);
-	for (const struct ibs_field *f = d->fields; f->name; f++)
-		jaddf(j, ",\"%s\":%" PRIu64, f->name, ibs_bits(v, f->lo, f->width));
-	jaddf(j, "}");
+	jstr(j, "{\"value\":");
+	jhex(j, v);
+	for (f = d->fields; f->name; f++)
+		need += 64;
+	/* each field: the 32-byte key move plus at most 20 digits */
+	if (j->overflow || need >= sizeof(j->b) - j->n) {
+		j->overflow = 1;
+		return;
+	}
+	p = j->b + j->n;
+	for (f = d->fields; f->name; f++) {
+		uint64_t x = ibs_bits(v, f->lo, f->width);
+
+		memcpy(p, f->key, sizeof(f->key));
+		p += f->keylen;
+		if (x < 10) {
+			*p++ = (char)('0' + x);
+		} else {
+			char t[24], *q = utoa_rev(t + sizeof(t), x);
+			size_t n = (size_t)(t + sizeof(t) - q);
+
+			memcpy(p, q, n);
+			p += n;
+		}
+	}
+	*p++ = '}';
+	*p = 0;
+	j->n = (size_t)(p - j->b);
+}
+
+/* Append @j to @sb: straight into its buffer when it has room (struct hws_strbuf is
+ * contract data), else through the host in pieces short enough for its one-pass printf. */
+static int jflush(const struct hws_host *host, struct hws_strbuf *sb, const struct jbuf *j)
+{
+	size_t off = 0;
+
+	while (off < j->n) {
+		size_t n = j->n - off;
+
+		if (sb->buf && sb->len + n + 1 <= sb->alloc && (!sb->cap || sb->len + n <= sb->cap)) {
+			memcpy(sb->buf + sb->len, j->b + off, n);
+			sb->len += n;
+			sb->buf[sb->len] = 0;
+			return 0;
+		}
+		n = n > 200 ? 200 : n;
+		if (host->strbuf_addf(sb, "%.*s", (int)n, j->b + off))
+			return sb->toobig ? HWS_E_TOO_BIG : -ENOMEM;
+		off += n;
+	}
+	return 0;
 }
 
 int ibs_raw__json(const struct ibs_cpu *cpu, const struct ibs_raw *r,
@@ -671,8 +796,9 @@ int ibs_raw__json(const struct ibs_cpu *cpu, const struct ibs_raw *r,
 	j.n = 0;
 	j.overflow = 0;
 	j.b[0] = 0;
-	jaddf(&j, "{\"pmu\":\"%s\",\"caps\":%" PRIu32,
-	      r->kind == IBS_KIND_OP ? "ibs_op" : "ibs_fetch", r->caps);
+	jstr(&j, r->kind == IBS_KIND_OP ? "{\"pmu\":\"ibs_op\",\"caps\":"
+					: "{\"pmu\":\"ibs_fetch\",\"caps\":");
+	ju64(&j, r->caps);
 	if (r->kind == IBS_KIND_FETCH) {
 		uint64_t ctl = r->reg[IBS_FETCH_CTL];
 
@@ -682,8 +808,12 @@ int ibs_raw__json(const struct ibs_cpu *cpu, const struct ibs_raw *r,
 		if (r->extd_ctl >= 0)
 			json_reg(&j, &ibs_fetch_extd_desc, r->reg[r->extd_ctl]);
 		/* derived: counts in fetches, and whether errata #1238/#1347 apply */
-		jaddf(&j, ",\"MaxCnt\":%" PRIu64 ",\"Cnt\":%" PRIu64 ",\"erratum_1238_1347\":%d",
-		      FETCH_MAXCNT(ctl) << 4, FETCH_CNT(ctl) << 4, ibs_cpu__erratum_1293(cpu));
+		jkey(&j, "MaxCnt");
+		ju64(&j, FETCH_MAXCNT(ctl) << 4);
+		jkey(&j, "Cnt");
+		ju64(&j, FETCH_CNT(ctl) << 4);
+		jkey(&j, "erratum_1238_1347");
+		ju64(&j, ibs_cpu__erratum_1293(cpu));
 	} else {
 		uint64_t ctl = r->reg[IBS_OP_CTL], d3 = r->reg[IBS_OP_DATA3];
 		uint64_t d2 = r->reg[IBS_OP_DATA2];
@@ -700,16 +830,19 @@ int ibs_raw__json(const struct ibs_cpu *cpu, const struct ibs_raw *r,
 		if (r->op_data4 >= 0)
 			json_reg(&j, &ibs_op_data4_desc, r->reg[r->op_data4]);
 		/* derived: period in ops/cycles, the DataSrc code as this CPU defines it */
-		jaddf(&j, ",\"MaxCnt\":%" PRIu64 ",\"DataSrc\":%u",
-		      (OP_MAXCNT_EXT(ctl) << 16 | OP_MAXCNT(ctl)) << 4,
-		      data_src_code(cpu, op_data2_eff(cpu, d2, d3)));
-		if (cpu->dtlb_pgsize)
-			jaddf(&j, ",\"DcPageSize\":%" PRIu64, OP3_DC_PAGE_SIZE(d3));
-		jaddf(&j, ",\"erratum_1293\":%d",
-		      ibs_cpu__erratum_1293(cpu) && (OP3_SW_PF(d3) || OP3_DC_MISS_NO_MAB(d3)));
+		jkey(&j, "MaxCnt");
+		ju64(&j, (OP_MAXCNT_EXT(ctl) << 16 | OP_MAXCNT(ctl)) << 4);
+		jkey(&j, "DataSrc");
+		ju64(&j, data_src_code(cpu, op_data2_eff(cpu, d2, d3)));
+		if (cpu->dtlb_pgsize) {
+			jkey(&j, "DcPageSize");
+			ju64(&j, OP3_DC_PAGE_SIZE(d3));
+		}
+		jkey(&j, "erratum_1293");
+		ju64(&j, ibs_cpu__erratum_1293(cpu) && (OP3_SW_PF(d3) || OP3_DC_MISS_NO_MAB(d3)));
 	}
-	jaddf(&j, "}");
+	jstr(&j, "}");
 	if (j.overflow)
 		return HWS_E_TOO_BIG;
-	return host->strbuf_addf(sb, "%s", j.b);
+	return jflush(host, sb, &j);
 }

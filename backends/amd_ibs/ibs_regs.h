@@ -150,13 +150,20 @@ static inline uint64_t ibs_bits(uint64_t v, unsigned int lo, unsigned int width)
 /* One register field, for tables (raw JSON, tests). */
 struct ibs_field {
 	const char *name;
+	char key[32]; /* ,"name": for JSON; fixed size so it is copied in one move */
+	uint8_t keylen;
 	uint8_t lo;
 	uint8_t width;
 };
 
+#define IBS_FIELD(n, l, w) { n, ",\"" n "\":", sizeof(",\"" n "\":") - 1, l, w }
+#define IBS_FIELD_END { NULL, "", 0, 0, 0 }
+#define IBS_REG(n, msr, fields) { n, ",\"" n "\":", msr, fields }
+
 /* One register: its AMD name, MSR and fields (NULL-name terminated). */
 struct ibs_reg_desc {
 	const char *name;
+	const char *key; /* ,"name": */
 	uint32_t msr;
 	const struct ibs_field *fields;
 };
