@@ -2,15 +2,29 @@
 /*
  * hwsample list: every backend, whether it is usable here and why not, the PMUs it serves
  * that this machine (or $HWS_SYSFS_ROOT) has, and its controls with ranges and defaults.
+ *
+ * "Why not usable" comes in three kinds: no PMU (the backend's detect() says which hardware
+ * or firmware is missing), kernel too old (the driver appeared in a later kernel than the
+ * one running, or $HWS_KERNEL_VERSION), and permission (kernel.perf_event_paranoid and the
+ * process's capabilities).
+ *
+ * Hidden machine-readable modes for the bash completion (one word a line, no headers):
+ *   hwsample list --names            backends, the PMUs this machine has, and "auto"
+ *   hwsample list --controls NAME    controls of a backend or PMU, as "key="
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 #include "cli.h"
 
 static const char list_usage[] =
 	"usage: hwsample list [--backend NAME]\n"
+	"       hwsample list --names | --controls NAME   (one word a line, for scripts)\n"
 	"\n"
 	"Shows every backend, whether it can record on this machine and why not,\n"
 	"the PMUs it serves and the controls they take (KEY=VALUE on the record line).\n"
@@ -18,7 +32,68 @@ static const char list_usage[] =
 	"\n"
 	"Examples:\n"
 	"  hwsample list\n"
-	"  hwsample list --backend amd_ibs\n";
+	"  hwsample list --backend amd_ibs\n"
+	"  hwsample list --controls ibs_op\n"
+	"  HWS_SYSFS_ROOT=tests/sysfs/amd-zen4 hwsample list   (what a Zen 4 would show)\n";
+
+/* Kernel that introduced each backend's driver (for "kernel too old"). */
+static const struct {
+	const char *backend;
+	unsigned int a, b;
+	const char *what;
+} min_kernel[] = {
+	{ "sw", 2, 6, "perf_event_open" },
+	{ "amd_ibs", 3, 2, "the perf IBS driver" },
+	{ "intel_pebs", 3, 10, "PEBS load latency (mem-loads)" },
+	{ "arm_spe", 4, 15, "the arm_spe_pmu driver" },
+};
+
+static uint32_t kernel_version(char *buf, size_t len)
+{
+	const char *env = getenv("HWS_KERNEL_VERSION");
+	struct utsname u;
+	unsigned int a = 0, b = 0, c = 0;
+
+	if (env && *env)
+		snprintf(buf, len, "%s ($HWS_KERNEL_VERSION)", env);
+	else if (!uname(&u))
+		snprintf(buf, len, "%s", u.release);
+	else
+		snprintf(buf, len, "unknown");
+	sscanf(env && *env ? env : u.release, "%u.%u.%u", &a, &b, &c);
+	return HWS_KERNEL_VERSION(a, b, c);
+}
+
+static int paranoid_level(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int v = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
+/* CAP_SYS_ADMIN (21) or CAP_PERFMON (38) in the effective set, or root. */
+static bool privileged(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	unsigned long long eff = 0;
+
+	if (geteuid() == 0)
+		return true;
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	return (eff >> 21 & 1) || (eff >> 38 & 1);
+}
 
 static void print_controls(struct hws_backend *b, const char *pmu)
 {
@@ -39,10 +114,54 @@ static void print_controls(struct hws_backend *b, const char *pmu)
 		printf("      ... %d more\n", n - 64);
 }
 
+static void print_names(struct hws_registry *reg)
+{
+	printf("auto\n");
+	for (int i = 0; i < hws_registry__count(reg); i++) {
+		struct hws_backend *b = hws_registry__at(reg, i);
+		printf("%s\n", b->ops->name);
+		for (const char *const *p = b->ops->pmus; p && *p; p++) {
+			char names[16][HWS_PMU_NAME_MAX];
+			int n = hws_pmu__list(*p, names, 16);
+			size_t l = strlen(*p);
+			bool prefix = l && (*p)[l - 1] == '_';
+
+			if (!prefix && strcmp(*p, b->ops->name)) {
+				printf("%s\n", *p); /* a PMU name -b accepts even where it is absent */
+				continue;
+			}
+			for (int k = 0; k < n && k < 16; k++)
+				if (strcmp(names[k], b->ops->name))
+					printf("%s\n", names[k]);
+		}
+	}
+}
+
+static int print_control_words(struct hws_registry *reg, const char *name)
+{
+	struct hws_backend *b = hws_registry__find(reg, name);
+	struct hws_control_info ci[64];
+	int n;
+
+	if (!b)
+		return HWS_EXIT_USAGE;
+	if (!b->ops->controls)
+		return 0;
+	n = b->ops->controls(b->priv, strcmp(name, b->ops->name) ? name : NULL, ci, 64);
+	for (int i = 0; i < n && i < 64; i++)
+		printf("%s=\n", ci[i].name);
+	return 0;
+}
+
 int cmd_list(struct hws_cli *cli, int argc, char **argv)
 {
 	struct hws_registry *reg;
-	const char *only = NULL;
+	const char *only = NULL, *controls_of = NULL;
+	bool want_names = false;
+	char kbuf[128];
+	uint32_t kver;
+	int paranoid;
+	bool priv;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -50,6 +169,10 @@ int cmd_list(struct hws_cli *cli, int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[i], "--backend") && i + 1 < argc) {
 			only = argv[++i];
+		} else if (!strcmp(argv[i], "--names")) {
+			want_names = true;
+		} else if (!strcmp(argv[i], "--controls") && i + 1 < argc) {
+			controls_of = argv[++i];
 		} else {
 			fprintf(stderr, "hwsample list: unknown argument '%s'\n", argv[i]);
 			return HWS_EXIT_USAGE;
@@ -58,17 +181,56 @@ int cmd_list(struct hws_cli *cli, int argc, char **argv)
 	reg = hws_cli__registry(cli);
 	if (!reg)
 		return HWS_EXIT_ERROR;
+	if (want_names) {
+		print_names(reg);
+		return 0;
+	}
+	if (controls_of)
+		return print_control_words(reg, controls_of);
+
+	kver = kernel_version(kbuf, sizeof(kbuf));
+	paranoid = paranoid_level();
+	priv = privileged();
+	printf("kernel %s, perf_event_paranoid %d, %s\n", kbuf, paranoid,
+	       priv ? "privileged (root or CAP_PERFMON): every mode allowed"
+	       : paranoid >= 3 ? "unprivileged: perf_event_open refused (Debian's level 3)"
+	       : paranoid == 2 ? "unprivileged: own processes, user space only (no -a/-C)"
+	       : paranoid == 1 ? "unprivileged: own processes, user and kernel (no -a/-C)"
+			       : "unprivileged: -a/-C allowed");
+	if (only && !hws_registry__find(reg, only)) {
+		fprintf(stderr, "hwsample list: no backend or PMU named '%s'\n", only);
+		return HWS_EXIT_USAGE;
+	}
 	for (int i = 0; i < hws_registry__count(reg); i++) {
 		struct hws_backend *b = hws_registry__at(reg, i);
-		char why[512] = "";
+		char why[512] = "", status[96];
 		int score;
 
 		if (only && !hws_backend__serves(b, only))
 			continue;
 		score = b->ops->detect(b->priv, why, sizeof(why));
-		printf("%-12s %-10s %s\n", b->ops->name, score > 0 ? "usable" : "not usable",
+		snprintf(status, sizeof(status), "%s", score > 0 ? "usable" : "not usable: no PMU");
+		for (size_t k = 0; k < sizeof(min_kernel) / sizeof(min_kernel[0]); k++) {
+			if (strcmp(min_kernel[k].backend, b->ops->name) ||
+			    kver >= HWS_KERNEL_VERSION(min_kernel[k].a, min_kernel[k].b, 0))
+				continue;
+			snprintf(status, sizeof(status), "not usable: kernel too old");
+			snprintf(why + strlen(why), sizeof(why) - strlen(why),
+				 "%s%s needs Linux %u.%u or later (this is %s)", *why ? "; " : "",
+				 min_kernel[k].what, min_kernel[k].a, min_kernel[k].b, kbuf);
+			score = 0;
+		}
+		if (score > 0 && !priv && paranoid >= 3) {
+			snprintf(status, sizeof(status), "not usable: permission");
+			snprintf(why + strlen(why), sizeof(why) - strlen(why),
+				 "%skernel.perf_event_paranoid is %d: run as root, give hwsample "
+				 "CAP_PERFMON, or sysctl kernel.perf_event_paranoid=2",
+				 *why ? "; " : "", paranoid);
+		}
+		printf("%-12s %-26s %s\n", b->ops->name, status,
 		       b->ops->description ? b->ops->description : "");
-		printf("    %s\n", why);
+		if (*why)
+			printf("    %s\n", why);
 		if (cli->verbose)
 			printf("    plugin: %s\n", b->path);
 		for (const char *const *p = b->ops->pmus; p && *p; p++) {

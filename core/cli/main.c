@@ -13,21 +13,37 @@
 
 static const char usage_text[] =
 	"usage: hwsample [-v] [--backend-dir DIR] [record] [OPTIONS] [-- PROG [ARGS]]\n"
+	"       hwsample -c FILE.conf [OPTIONS] [-- PROG [ARGS]]   (config-file driven run)\n"
 	"       hwsample dump   -i FILE [--json|--csv] [--raw]\n"
 	"       hwsample report -i FILE\n"
-	"       hwsample list\n"
+	"       hwsample list   [--backend NAME]\n"
 	"       hwsample c2c record|report ...\n"
+	"       hwsample help [CMD]\n"
+	"\n"
+	"Commands:\n"
+	"  record   sample a program, processes or CPUs into a perf.data file (the default)\n"
+	"  dump     one line (or JSON object) per decoded sample\n"
+	"  report   hot IPs/symbols, data sources, latency histograms\n"
+	"  list     backends, whether they work here (and why not), their controls\n"
+	"  c2c      cache-line contention (false sharing) record and report\n"
+	"\n"
+	"Global options:\n"
+	"  -v, -vv          more messages (repeatable)\n"
+	"  --backend-dir D  load backend plugins from D first\n"
+	"  --version        print the version\n"
 	"\n"
 	"Examples:\n"
 	"  hwsample -b sw -e cpu-clock,page-faults -F 4000 -- ./prog\n"
 	"  hwsample -b ibs_op l3missonly=1 -- ./prog\n"
 	"  hwsample -b arm_spe load_filter=1 min_latency=64 -a sleep 5\n"
 	"  hwsample -b intel_pebs -e MEM_TRANS_RETIRED.LOAD_LATENCY ldlat=30 -- ./prog\n"
+	"  hwsample -c cfg/l3-miss.conf -- ./prog        (-c 10000 is still perf's period)\n"
+	"  hwsample -c cfg/l3-miss.conf --dry-run        what would be opened, and why\n"
 	"  hwsample report -i hwsample.data\n"
 	"\n"
-	"'hwsample CMD --help' describes each subcommand.\n"
-	"Exit codes: 0 ok, 1 runtime error, 2 usage error, 3 not supported here,\n"
-	"4 permission denied.\n";
+	"'hwsample CMD --help' describes each subcommand; man hwsample has the details.\n"
+	"Exit codes: 0 ok, 1 runtime error, 2 usage error (bad option, unknown control,\n"
+	"bad config file), 3 not supported here (no PMU, kernel too old), 4 permission denied.\n";
 
 struct hws_registry *hws_cli__registry(struct hws_cli *cli)
 {
@@ -122,6 +138,27 @@ int main(int argc, char **argv)
 		for (size_t k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++)
 			if (!strcmp(argv[i], cmds[k].name))
 				c = &cmds[k];
+	}
+	if (i < argc && !strcmp(argv[i], "help")) {
+		/* hwsample help [CMD]: CMD --help */
+		static char help_opt[] = "--help";
+		if (i + 1 >= argc) {
+			fputs(usage_text, stdout);
+			return 0;
+		}
+		for (size_t k = 0; k < sizeof(cmds) / sizeof(cmds[0]); k++)
+			if (!strcmp(argv[i + 1], cmds[k].name))
+				c = &cmds[k];
+		if (!c) {
+			fprintf(stderr, "hwsample: no command '%s' (see hwsample --help)\n", argv[i + 1]);
+			return HWS_EXIT_USAGE;
+		}
+		if (!c->fn) {
+			fprintf(stderr, "hwsample: '%s' is not built into this hwsample\n", c->name);
+			return HWS_EXIT_UNSUPPORTED;
+		}
+		char *hargv[] = { argv[i + 1], help_opt, NULL };
+		return c->fn(&cli, 2, hargv);
 	}
 	if (c) {
 		i++;
