@@ -1,0 +1,1588 @@
+// SPDX-License-Identifier: MIT
+/*
+ * c2c analysis: samples -> cache lines -> offsets -> false/true sharing.
+ *
+ * Invariants:
+ *  - only struct hws_sample is read (vendor-neutral); the per-sample classification follows
+ *    perf's c2c_decode_stats() on the perf_mem_data_src value, and falls back to the
+ *    normalized mem_level/snoop when data_src carries no level (lvl NA / 0);
+ *  - a line is keyed by its virtual address & ~(line_size - 1) alone, as perf c2c does for
+ *    file-backed and shared maps (so processes sharing memory at one address meet; private
+ *    memory of forked processes at the same address is merged too - the pid column shows
+ *    it); its pid is the first sample's, used for symbols. An entry is keyed by (line,
+ *    offset, pid, tid, ip). Both live in flat arrays indexed by open-addressing hash tables (slot = index
+ *    + 1, 0 = empty), grown at half load; entries of one line are chained through ->next;
+ *  - counters are bit positions (enum cnt) so one mask per sample updates line, entry and
+ *    totals alike; lines keep u64 counters, entries u32 (saturating is not needed below 4G
+ *    samples per entry);
+ *  - after __finish() the object is read-only: report order, classification and the
+ *    symbol strings (copied, owned here) never change.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/perf_event.h>
+
+#include <hwsample/c2c.h>
+
+#include "internal.h"
+
+enum cnt {
+	C_RECORDS,
+	C_LOADS,
+	C_STORES,
+	C_LOCKS,
+	C_LCL_HITM,
+	C_RMT_HITM,
+	C_LCL_PEER,
+	C_RMT_PEER,
+	C_RMT_HIT,
+	C_LD_FB,
+	C_LD_L1,
+	C_LD_L2,
+	C_LD_LLC,
+	C_LD_UNC,
+	C_LD_IO,
+	C_LCL_DRAM,
+	C_RMT_DRAM,
+	C_ST_L1HIT,
+	C_ST_L1MISS,
+	C_ST_NA,
+	NC,
+};
+
+#define BIT(x) (1U << (x))
+#define NONE UINT32_MAX
+#define MAX_UNITS 4096 /* per line, for the pair analysis */
+
+/* Sources of coherence evidence, by backend. */
+enum { SRC_PEBS, SRC_IBS, SRC_SPE, SRC_OTHER, NR_SRC };
+static const char *const src_text[NR_SRC] = {
+	"Intel PEBS data_src",
+	"AMD IBS DataSrc/CacheHitSt",
+	"Arm SPE data source",
+	"perf data_src",
+};
+
+struct lat {
+	uint64_t sum, lcl_hitm, rmt_hitm, peer;
+	uint64_t n;
+};
+
+struct entry {
+	uint64_t ip;
+	uint32_t line, next;
+	uint32_t offset, pid, tid;
+	uint16_t width;
+	uint8_t in_false, in_true;
+	uint32_t c[NC];
+	struct lat lat;
+	uint64_t cpus;
+	char *symbol, *dso, *srcline, *data_symbol;
+};
+
+struct line {
+	uint64_t addr;
+	uint32_t pid;
+	uint32_t first, nr_entries;
+	uint32_t tid0;
+	uint8_t multi_tid;
+	uint8_t cls;
+	uint8_t src_mask; /* SRC_* bits of coherence samples */
+	uint8_t symbolized;
+	uint32_t evidence;
+	float conf;
+	uint64_t c[NC];
+	struct lat lat;
+	uint64_t cpus[4];
+	uint64_t nodes;
+	uint32_t *lats, nr_lats, cap_lats;
+	uint32_t nr_threads, nr_cpus, nr_nodes, nr_offsets;
+	uint32_t p50, p90, p99;
+	uint64_t false_off, true_off;
+	uint32_t *order; /* entries in offset order (reported lines) */
+	char *evidence_text, *data_symbol;
+};
+
+struct hws_c2c {
+	struct hws_c2c_opts o;
+	uint32_t shift;
+	struct line *lines;
+	uint32_t nr_lines, cap_lines;
+	uint32_t *lhash;
+	uint32_t lhash_size;
+	struct entry *ents;
+	uint32_t nr_ents, cap_ents;
+	uint32_t *ehash;
+	uint32_t ehash_size;
+	uint64_t tot[NC];
+	uint64_t noaddr, other;
+	struct lat tlat;
+	uint8_t src_seen;
+	uint64_t src_count[NR_SRC];
+	uint32_t *report;
+	uint32_t nr_report;
+	bool finished;
+	char *line_size_source;
+};
+
+/* ---------------------------------------------------------------- helpers */
+
+static inline uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+	uint32_t n = *cap ? *cap : 64;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > UINT32_MAX / 2)
+			return -ENOMEM;
+		n *= 2;
+	}
+	q = realloc(*p, (size_t)n * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+static int rehash(uint32_t **tab, uint32_t *size, uint32_t nr, uint64_t (*key)(struct hws_c2c *,
+							  uint32_t), struct hws_c2c *c)
+{
+	uint32_t nsize = *size ? *size * 2 : 1024, i;
+	uint32_t *t;
+
+	if (nsize < *size)
+		return -ENOMEM;
+	t = calloc(nsize, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < nr; i++) {
+		uint32_t h = (uint32_t)key(c, i) & (nsize - 1);
+
+		while (t[h])
+			h = (h + 1) & (nsize - 1);
+		t[h] = i + 1;
+	}
+	free(*tab);
+	*tab = t;
+	*size = nsize;
+	return 0;
+}
+
+static uint64_t line_key(uint64_t addr, uint32_t pid)
+{
+	(void)pid;
+	return mix64(addr);
+}
+
+static uint64_t line_hash(struct hws_c2c *c, uint32_t i)
+{
+	return line_key(c->lines[i].addr, c->lines[i].pid);
+}
+
+static uint64_t ent_key(uint32_t line, uint32_t off, uint32_t tid, uint64_t ip)
+{
+	return mix64(ip * 31 + ((uint64_t)line << 20) + ((uint64_t)tid << 8) + off) ^
+	       mix64((uint64_t)tid << 32 | line);
+}
+
+static uint64_t ent_hash(struct hws_c2c *c, uint32_t i)
+{
+	const struct entry *e = &c->ents[i];
+
+	return ent_key(e->line, e->offset, e->tid, e->ip);
+}
+
+const char *hws_c2c_class__name(unsigned int cls)
+{
+	static const char *const names[HWS_C2C__CLASS_MAX] = {
+		"private", "read-shared", "false-sharing", "true-sharing", "mixed", "unresolved",
+	};
+
+	return cls < HWS_C2C__CLASS_MAX ? names[cls] : "unknown";
+}
+
+/* ---------------------------------------------------------------- new/delete */
+
+struct hws_c2c *hws_c2c__new(const struct hws_c2c_opts *opts)
+{
+	struct hws_c2c *c;
+	uint32_t ls;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return errno = ENOMEM, NULL;
+	if (opts) {
+		size_t n = opts->sz < sizeof(c->o) ? opts->sz : sizeof(c->o);
+
+		memcpy(&c->o, opts, n);
+	}
+	c->o.sz = sizeof(c->o);
+	ls = c->o.line_size ? c->o.line_size : 64;
+	if (ls < 16 || ls > 4096 || (ls & (ls - 1))) {
+		free(c);
+		return errno = EINVAL, NULL;
+	}
+	c->o.line_size = ls;
+	c->shift = (uint32_t)__builtin_ctz(ls);
+	if (!c->o.top)
+		c->o.top = 10;
+	c->line_size_source = strdup(c->o.line_size_source ? c->o.line_size_source : "default");
+	c->o.line_size_source = c->line_size_source;
+	if (!c->line_size_source) {
+		free(c);
+		return errno = ENOMEM, NULL;
+	}
+	return c;
+}
+
+static void free_entry_strings(struct entry *e)
+{
+	free(e->symbol);
+	free(e->dso);
+	free(e->srcline);
+	free(e->data_symbol);
+}
+
+void hws_c2c__delete(struct hws_c2c *c)
+{
+	uint32_t i;
+
+	if (!c)
+		return;
+	for (i = 0; i < c->nr_lines; i++) {
+		free(c->lines[i].lats);
+		free(c->lines[i].order);
+		free(c->lines[i].evidence_text);
+		free(c->lines[i].data_symbol);
+	}
+	for (i = 0; i < c->nr_ents; i++)
+		free_entry_strings(&c->ents[i]);
+	free(c->lines);
+	free(c->ents);
+	free(c->lhash);
+	free(c->ehash);
+	free(c->report);
+	free(c->line_size_source);
+	free(c);
+}
+
+/* ---------------------------------------------------------------- per-sample */
+
+static int src_of(const char *backend)
+{
+	if (!backend)
+		return SRC_OTHER;
+	if (!strcmp(backend, "intel_pebs"))
+		return SRC_PEBS;
+	if (!strcmp(backend, "amd_ibs"))
+		return SRC_IBS;
+	if (!strcmp(backend, "arm_spe"))
+		return SRC_SPE;
+	return SRC_OTHER;
+}
+
+/*
+ * Counter mask of one sample with an address, following perf's c2c_decode_stats(); 0 if the
+ * sample is neither a load nor a store.
+ */
+static uint32_t classify(const struct hws_sample *s)
+{
+	union perf_mem_data_src ds = { .val = s->data_src };
+	bool has_ds = (s->fields & HWS_SF_DATA_SRC) != 0;
+	uint64_t op = has_ds ? ds.mem_op : 0, lvl = has_ds ? ds.mem_lvl : 0;
+	uint64_t snoop = has_ds ? ds.mem_snoop : 0, snoopx = has_ds ? ds.mem_snoopx : 0;
+	bool load, store, mrem = has_ds && ds.mem_remote && !ds.mem_hops;
+	uint32_t m = 0;
+
+	load = (op & PERF_MEM_OP_LOAD) || (!(op & (PERF_MEM_OP_LOAD | PERF_MEM_OP_STORE)) &&
+					   (s->fields & HWS_SF_OP) && s->op == HWS_OP_LOAD);
+	store = !load && ((op & PERF_MEM_OP_STORE) ||
+			  (!(op & PERF_MEM_OP_LOAD) && (s->fields & HWS_SF_OP) &&
+			   s->op == HWS_OP_STORE));
+	if (!load && !store)
+		return 0;
+	m |= BIT(C_RECORDS);
+	if ((has_ds && (ds.mem_lock & PERF_MEM_LOCK_LOCKED)) || (s->op_flags & HWS_OPF_LOCK))
+		m |= BIT(C_LOCKS);
+
+	if (store) {
+		m |= BIT(C_STORES);
+		if (lvl & ~(uint64_t)PERF_MEM_LVL_NA) {
+			if ((lvl & PERF_MEM_LVL_HIT) && (lvl & PERF_MEM_LVL_L1))
+				m |= BIT(C_ST_L1HIT);
+			if ((lvl & PERF_MEM_LVL_MISS) && (lvl & PERF_MEM_LVL_L1))
+				m |= BIT(C_ST_L1MISS);
+			if (lvl & PERF_MEM_LVL_NA)
+				m |= BIT(C_ST_NA);
+		} else if (s->mem_level == HWS_MEM_L1 && s->snoop != HWS_SNOOP_MISS &&
+			   !(lvl & PERF_MEM_LVL_NA)) {
+			m |= BIT(C_ST_L1HIT);
+		} else {
+			m |= BIT(C_ST_NA);
+		}
+		return m;
+	}
+
+	m |= BIT(C_LOADS);
+	if (lvl & ~(uint64_t)PERF_MEM_LVL_NA) {
+		/* perf's decoding on the legacy level bits */
+		if (lvl & PERF_MEM_LVL_HIT) {
+			if (lvl & PERF_MEM_LVL_UNC)
+				m |= BIT(C_LD_UNC);
+			if (lvl & PERF_MEM_LVL_IO)
+				m |= BIT(C_LD_IO);
+			if (lvl & PERF_MEM_LVL_LFB)
+				m |= BIT(C_LD_FB);
+			if (lvl & PERF_MEM_LVL_L1)
+				m |= BIT(C_LD_L1);
+			if (lvl & PERF_MEM_LVL_L2) {
+				m |= BIT(C_LD_L2);
+				if (snoopx & PERF_MEM_SNOOPX_PEER)
+					m |= BIT(C_LCL_PEER);
+			}
+			if (lvl & PERF_MEM_LVL_L3) {
+				if (snoop & PERF_MEM_SNOOP_HITM)
+					m |= BIT(C_LCL_HITM);
+				else
+					m |= BIT(C_LD_LLC);
+				if (snoopx & PERF_MEM_SNOOPX_PEER)
+					m |= BIT(C_LCL_PEER);
+			}
+			if (lvl & PERF_MEM_LVL_LOC_RAM)
+				m |= BIT(C_LCL_DRAM);
+			if ((lvl & (PERF_MEM_LVL_REM_RAM1 | PERF_MEM_LVL_REM_RAM2)) || mrem)
+				m |= BIT(C_RMT_DRAM);
+		}
+		if ((lvl & (PERF_MEM_LVL_REM_CCE1 | PERF_MEM_LVL_REM_CCE2)) || mrem) {
+			if (snoop & PERF_MEM_SNOOP_HIT)
+				m |= BIT(C_RMT_HIT);
+			else if (snoop & PERF_MEM_SNOOP_HITM)
+				m |= BIT(C_RMT_HITM);
+			else if (snoopx & PERF_MEM_SNOOPX_PEER)
+				m |= BIT(C_RMT_HIT) | BIT(C_RMT_PEER);
+		}
+		/*
+		 * Beyond perf: a backend that knows the load came from another CCX/cluster or
+		 * node (AMD IBS DataSrc, whose remote-cache data_src has no snoop bits) says so
+		 * in mem_level; count it when perf's rules counted no cache-to-cache event.
+		 */
+		if (!(m & (BIT(C_LCL_HITM) | BIT(C_RMT_HITM) | BIT(C_LCL_PEER) | BIT(C_RMT_PEER) |
+			   BIT(C_RMT_HIT)))) {
+			if (s->mem_level == HWS_MEM_REMOTE_CACHE)
+				m |= BIT(C_RMT_HIT);
+			else if (s->mem_level == HWS_MEM_PEER_CACHE)
+				m |= BIT(C_LCL_PEER);
+		}
+		return m;
+	}
+
+	/* No legacy level: use the normalized fields (lvl_num-only data_src, backends). */
+	switch (s->mem_level) {
+	case HWS_MEM_L1:
+		m |= BIT(C_LD_L1);
+		break;
+	case HWS_MEM_LFB:
+		m |= BIT(C_LD_FB);
+		break;
+	case HWS_MEM_L2:
+		m |= BIT(C_LD_L2);
+		if (s->snoop == HWS_SNOOP_PEER)
+			m |= BIT(C_LCL_PEER);
+		break;
+	case HWS_MEM_L3:
+		m |= s->snoop == HWS_SNOOP_HITM ? BIT(C_LCL_HITM) : BIT(C_LD_LLC);
+		if (s->snoop == HWS_SNOOP_PEER)
+			m |= BIT(C_LCL_PEER);
+		break;
+	case HWS_MEM_PEER_CACHE:
+		m |= s->snoop == HWS_SNOOP_HITM ? BIT(C_LCL_HITM) : BIT(C_LCL_PEER);
+		break;
+	case HWS_MEM_REMOTE_CACHE:
+		if (s->snoop == HWS_SNOOP_HITM)
+			m |= BIT(C_RMT_HITM);
+		else if (s->snoop == HWS_SNOOP_PEER)
+			m |= BIT(C_RMT_HIT) | BIT(C_RMT_PEER);
+		else
+			m |= BIT(C_RMT_HIT);
+		break;
+	case HWS_MEM_LOCAL_DRAM:
+		m |= BIT(C_LCL_DRAM);
+		break;
+	case HWS_MEM_REMOTE_DRAM:
+		m |= BIT(C_RMT_DRAM);
+		break;
+	case HWS_MEM_UNCACHED:
+		m |= BIT(C_LD_UNC);
+		break;
+	case HWS_MEM_IO:
+		m |= BIT(C_LD_IO);
+		break;
+	default:
+		break;
+	}
+	return m;
+}
+
+static uint32_t sample_lat(const struct hws_sample *s, bool *has)
+{
+	*has = true;
+	if ((s->fields & HWS_SF_LAT_MISS) && s->lat_miss)
+		return s->lat_miss;
+	if (s->fields & HWS_SF_LAT_TOTAL)
+		return s->lat_total;
+	if (s->fields & HWS_SF_WEIGHT)
+		return (uint32_t)s->weight;
+	*has = false;
+	return 0;
+}
+
+static void lat_add(struct lat *l, uint32_t m, uint32_t v)
+{
+	l->sum += v;
+	l->n++;
+	if (m & BIT(C_LCL_HITM))
+		l->lcl_hitm += v;
+	if (m & BIT(C_RMT_HITM))
+		l->rmt_hitm += v;
+	if (m & (BIT(C_LCL_PEER) | BIT(C_RMT_PEER)))
+		l->peer += v;
+}
+
+static int find_line(struct hws_c2c *c, uint64_t addr, uint32_t pid, uint32_t *out)
+{
+	uint32_t h, idx;
+	struct line *l;
+	int err;
+
+	if (c->lhash_size) {
+		h = (uint32_t)line_key(addr, pid) & (c->lhash_size - 1);
+		while ((idx = c->lhash[h])) {
+			l = &c->lines[idx - 1];
+			if (l->addr == addr) {
+				*out = idx - 1;
+				return 0;
+			}
+			h = (h + 1) & (c->lhash_size - 1);
+		}
+	}
+	err = grow((void **)&c->lines, &c->cap_lines, c->nr_lines + 1, sizeof(*c->lines));
+	if (err)
+		return err;
+	l = &c->lines[c->nr_lines];
+	memset(l, 0, sizeof(*l));
+	l->addr = addr;
+	l->pid = pid;
+	l->first = NONE;
+	c->nr_lines++;
+	if ((uint64_t)c->nr_lines * 2 > c->lhash_size) {
+		err = rehash(&c->lhash, &c->lhash_size, c->nr_lines, line_hash, c);
+		if (err) {
+			c->nr_lines--;
+			return err;
+		}
+	} else {
+		h = (uint32_t)line_key(addr, pid) & (c->lhash_size - 1);
+		while (c->lhash[h])
+			h = (h + 1) & (c->lhash_size - 1);
+		c->lhash[h] = c->nr_lines;
+	}
+	*out = c->nr_lines - 1;
+	return 0;
+}
+
+static int find_entry(struct hws_c2c *c, uint32_t line, uint32_t off, uint32_t pid,
+		      uint32_t tid, uint64_t ip, uint32_t *out)
+{
+	uint32_t h, idx;
+	struct entry *e;
+	struct line *l;
+	int err;
+
+	if (c->ehash_size) {
+		h = (uint32_t)ent_key(line, off, tid, ip) & (c->ehash_size - 1);
+		while ((idx = c->ehash[h])) {
+			e = &c->ents[idx - 1];
+			if (e->line == line && e->offset == off && e->tid == tid && e->ip == ip &&
+			    e->pid == pid) {
+				*out = idx - 1;
+				return 0;
+			}
+			h = (h + 1) & (c->ehash_size - 1);
+		}
+	}
+	err = grow((void **)&c->ents, &c->cap_ents, c->nr_ents + 1, sizeof(*c->ents));
+	if (err)
+		return err;
+	e = &c->ents[c->nr_ents];
+	memset(e, 0, sizeof(*e));
+	e->line = line;
+	e->offset = off;
+	e->pid = pid;
+	e->tid = tid;
+	e->ip = ip;
+	c->nr_ents++;
+	if ((uint64_t)c->nr_ents * 2 > c->ehash_size) {
+		err = rehash(&c->ehash, &c->ehash_size, c->nr_ents, ent_hash, c);
+		if (err) {
+			c->nr_ents--;
+			return err;
+		}
+	} else {
+		h = (uint32_t)ent_key(line, off, tid, ip) & (c->ehash_size - 1);
+		while (c->ehash[h])
+			h = (h + 1) & (c->ehash_size - 1);
+		c->ehash[h] = c->nr_ents;
+	}
+	l = &c->lines[line];
+	e->next = l->first;
+	l->first = c->nr_ents - 1;
+	l->nr_entries++;
+	*out = c->nr_ents - 1;
+	return 0;
+}
+
+int hws_c2c__add(struct hws_c2c *c, const struct hws_sample *s)
+{
+	uint32_t m, li, ei, lat, pid, tid, cpu, i;
+	struct line *l;
+	struct entry *e;
+	bool has_lat;
+	int err, src;
+
+	if (c->finished)
+		return -EBUSY;
+	m = classify(s);
+	if (!m) {
+		c->other++;
+		return 0;
+	}
+	if (!(s->fields & HWS_SF_ADDR) || !s->addr) {
+		c->noaddr++;
+		for (i = 0; i < NC; i++)
+			if (m & BIT(i))
+				c->tot[i]++;
+		return 0;
+	}
+	pid = (s->fields & HWS_SF_PID) ? s->pid : UINT32_MAX;
+	tid = (s->fields & HWS_SF_PID) ? s->tid : UINT32_MAX;
+	cpu = (s->fields & HWS_SF_CPU) ? s->cpu : UINT32_MAX;
+	err = find_line(c, s->addr & ~(uint64_t)(c->o.line_size - 1), pid, &li);
+	if (err)
+		return err;
+	err = find_entry(c, li, (uint32_t)(s->addr & (c->o.line_size - 1)), pid, tid,
+			 (s->fields & HWS_SF_IP) ? s->ip : 0, &ei);
+	if (err)
+		return err;
+	l = &c->lines[li];
+	e = &c->ents[ei];
+	for (i = 0; i < NC; i++) {
+		if (m & BIT(i)) {
+			c->tot[i]++;
+			l->c[i]++;
+			e->c[i]++;
+		}
+	}
+	if (s->op_width > e->width)
+		e->width = s->op_width;
+	if (l->c[C_RECORDS] == 1) {
+		l->tid0 = tid;
+	} else if (tid != l->tid0) {
+		l->multi_tid = 1;
+	}
+	if (cpu != UINT32_MAX) {
+		l->cpus[(cpu >> 6) & 3] |= 1ULL << (cpu & 63);
+		e->cpus |= 1ULL << (cpu & 63);
+		if (c->o.cpu_node) {
+			int n = c->o.cpu_node(c->o.cpu_node_ctx, (int)cpu);
+
+			if (n >= 0 && n < 64)
+				l->nodes |= 1ULL << n;
+		}
+	}
+	if (m & (BIT(C_LCL_HITM) | BIT(C_RMT_HITM) | BIT(C_LCL_PEER) | BIT(C_RMT_PEER))) {
+		src = src_of(s->backend);
+		l->src_mask |= (uint8_t)(1U << src);
+		c->src_seen |= (uint8_t)(1U << src);
+		c->src_count[src]++;
+	}
+	if (m & BIT(C_LOADS)) {
+		lat = sample_lat(s, &has_lat);
+		if (has_lat) {
+			lat_add(&l->lat, m, lat);
+			lat_add(&e->lat, m, lat);
+			lat_add(&c->tlat, m, lat);
+			err = grow((void **)&l->lats, &l->cap_lats, l->nr_lats + 1,
+				   sizeof(*l->lats));
+			if (err)
+				return err;
+			l->lats[l->nr_lats++] = lat;
+		}
+	}
+	return 0;
+}
+
+int hws_c2c__sample_fn(void *ctx, const struct hws_sample *s)
+{
+	return hws_c2c__add(ctx, s) ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------- finish */
+
+static uint64_t hitm_of(const uint64_t *c)
+{
+	return c[C_LCL_HITM] + c[C_RMT_HITM];
+}
+
+static uint64_t peer_of(const uint64_t *c)
+{
+	return c[C_LCL_PEER] + c[C_RMT_PEER];
+}
+
+struct unit {
+	uint32_t off, end, pid, tid;
+	uint32_t n, writes;
+	uint32_t first_ent;
+	uint8_t in_false, in_true;
+};
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint32_t pct(const uint32_t *v, uint32_t n, unsigned int p)
+{
+	uint64_t k;
+
+	if (!n)
+		return 0;
+	k = ((uint64_t)n * p + 99) / 100;
+	if (k)
+		k--;
+	return v[k < n ? k : n - 1];
+}
+
+static void mark_bits(uint64_t *mask, uint32_t off, uint32_t end, uint32_t ls)
+{
+	uint32_t chunk = ls / 64 ? ls / 64 : 1, o;
+
+	for (o = off; o < end && o < ls; o += chunk)
+		*mask |= 1ULL << (o / chunk);
+	if (off < ls)
+		*mask |= 1ULL << (off / chunk);
+}
+
+/* Pair analysis of one line; fills cls, evidence, conf, false/true offsets and entry flags. */
+static int classify_line(struct hws_c2c *c, struct line *l)
+{
+	struct unit *u = NULL;
+	uint32_t nu = 0, i, j, ei;
+	uint64_t sup_false = 0, sup_true = 0, coh;
+	uint32_t tids_cap = 0, nr_tids = 0;
+	uint64_t *tids = NULL;
+	double s;
+
+	/* units: (offset, pid, tid), widths merged */
+	u = calloc(l->nr_entries < MAX_UNITS ? l->nr_entries : MAX_UNITS, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	for (ei = l->first; ei != NONE; ei = c->ents[ei].next) {
+		struct entry *e = &c->ents[ei];
+		uint32_t w = e->width ? e->width : 1;
+		uint64_t key = (uint64_t)e->pid << 32 | e->tid;
+
+		for (j = 0; j < nr_tids; j++)
+			if (tids[j] == key)
+				break;
+		if (j == nr_tids) {
+			if (grow((void **)&tids, &tids_cap, nr_tids + 1, sizeof(*tids))) {
+				free(u);
+				free(tids);
+				return -ENOMEM;
+			}
+			tids[nr_tids++] = key;
+		}
+		for (i = 0; i < nu; i++)
+			if (u[i].off == e->offset && u[i].pid == e->pid && u[i].tid == e->tid)
+				break;
+		if (i == nu) {
+			if (nu == MAX_UNITS)
+				continue;
+			u[nu].off = e->offset;
+			u[nu].end = e->offset + w;
+			u[nu].pid = e->pid;
+			u[nu].tid = e->tid;
+			nu++;
+		}
+		if (e->offset + w > u[i].end)
+			u[i].end = e->offset + w;
+		u[i].n += e->c[C_RECORDS];
+		u[i].writes += e->c[C_STORES];
+	}
+	l->nr_threads = nr_tids;
+	free(tids);
+
+	for (i = 0; i < nu; i++) {
+		if (!u[i].writes)
+			continue;
+		for (j = 0; j < nu; j++) {
+			uint64_t sup;
+			bool overlap;
+
+			if (u[j].tid == u[i].tid && u[j].pid == u[i].pid)
+				continue;
+			overlap = u[i].off < u[j].end && u[j].off < u[i].end;
+			sup = u[i].writes < u[j].n ? u[i].writes : u[j].n;
+			if (overlap) {
+				sup_true += sup;
+				u[i].in_true = u[j].in_true = 1;
+				mark_bits(&l->true_off, u[i].off, u[i].end, c->o.line_size);
+				mark_bits(&l->true_off, u[j].off, u[j].end, c->o.line_size);
+			} else {
+				sup_false += sup;
+				u[i].in_false = u[j].in_false = 1;
+				mark_bits(&l->false_off, u[i].off, u[i].end, c->o.line_size);
+				mark_bits(&l->false_off, u[j].off, u[j].end, c->o.line_size);
+			}
+		}
+	}
+	/* flag entries */
+	for (ei = l->first; ei != NONE; ei = c->ents[ei].next) {
+		struct entry *e = &c->ents[ei];
+
+		for (i = 0; i < nu; i++) {
+			if (u[i].off == e->offset && u[i].pid == e->pid && u[i].tid == e->tid) {
+				e->in_false = u[i].in_false;
+				e->in_true = u[i].in_true;
+				break;
+			}
+		}
+	}
+	/* distinct offsets */
+	{
+		uint32_t *offs = malloc(sizeof(*offs) * (nu ? nu : 1)), k = 0;
+
+		if (!offs) {
+			free(u);
+			return -ENOMEM;
+		}
+		for (i = 0; i < nu; i++)
+			offs[i] = u[i].off;
+		qsort(offs, nu, sizeof(*offs), cmp_u32);
+		for (i = 0; i < nu; i++)
+			if (!i || offs[i] != offs[i - 1])
+				k++;
+		l->nr_offsets = k;
+		free(offs);
+	}
+	free(u);
+
+	coh = hitm_of(l->c) + peer_of(l->c);
+	l->evidence = 0;
+	if (hitm_of(l->c))
+		l->evidence |= HWS_C2C_EV_HITM;
+	if (peer_of(l->c))
+		l->evidence |= HWS_C2C_EV_PEER;
+	if (l->c[C_RMT_HIT])
+		l->evidence |= HWS_C2C_EV_RMT_CACHE;
+	if (sup_false || sup_true)
+		l->evidence |= HWS_C2C_EV_ADDR;
+
+	if (sup_false && sup_true)
+		l->cls = HWS_C2C_MIXED;
+	else if (sup_false)
+		l->cls = HWS_C2C_FALSE_SHARING;
+	else if (sup_true)
+		l->cls = HWS_C2C_TRUE_SHARING;
+	else if (coh)
+		l->cls = HWS_C2C_UNRESOLVED;
+	else if (l->nr_threads > 1)
+		l->cls = HWS_C2C_READ_SHARED;
+	else
+		l->cls = HWS_C2C_PRIVATE;
+
+	/*
+	 * Confidence: coherence events prove that another core modified (HITM) or held (peer)
+	 * the line; address overlap alone only shows that the accesses could collide. The
+	 * sample support (writer x other-thread pairs) saturates after a few dozen samples.
+	 */
+	s = 1.0 - exp(-(double)(sup_false + sup_true) / 6.0);
+	if (l->cls == HWS_C2C_FALSE_SHARING || l->cls == HWS_C2C_TRUE_SHARING ||
+	    l->cls == HWS_C2C_MIXED) {
+		if (coh)
+			l->conf = (float)(0.5 + 0.5 * s * (1.0 - exp(-(double)coh / 2.0)));
+		else
+			l->conf = (float)(0.2 + 0.45 * s);
+		if (l->cls == HWS_C2C_MIXED)
+			l->conf *= 0.9f;
+	} else if (l->cls == HWS_C2C_UNRESOLVED) {
+		l->conf = (float)(0.3 * (1.0 - exp(-(double)coh / 4.0)));
+	} else {
+		l->conf = (float)(0.5 + 0.5 * (1.0 - exp(-(double)l->c[C_RECORDS] / 6.0)));
+	}
+	return 0;
+}
+
+static bool contended(const struct line *l)
+{
+	return l->cls == HWS_C2C_FALSE_SHARING || l->cls == HWS_C2C_TRUE_SHARING ||
+	       l->cls == HWS_C2C_MIXED || l->cls == HWS_C2C_UNRESOLVED;
+}
+
+static const struct hws_c2c *sort_c2c;
+
+static uint64_t contention(const struct line *l)
+{
+	return l->c[C_STORES] * (l->nr_threads > 1 ? l->nr_threads - 1 : 0) + l->c[C_RECORDS];
+}
+
+static int cmp_lines(const void *a, const void *b)
+{
+	const struct line *x = &sort_c2c->lines[*(const uint32_t *)a];
+	const struct line *y = &sort_c2c->lines[*(const uint32_t *)b];
+	uint64_t p, q;
+
+	p = hitm_of(x->c), q = hitm_of(y->c);
+	if (p != q)
+		return p > q ? -1 : 1;
+	p = peer_of(x->c), q = peer_of(y->c);
+	if (p != q)
+		return p > q ? -1 : 1;
+	if (contended(x) != contended(y))
+		return contended(x) ? -1 : 1;
+	p = x->c[C_RMT_HIT], q = y->c[C_RMT_HIT];
+	if (p != q)
+		return p > q ? -1 : 1;
+	p = contention(x), q = contention(y);
+	if (p != q)
+		return p > q ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static const struct hws_c2c *sort_ec2c;
+
+static int cmp_ents(const void *a, const void *b)
+{
+	const struct entry *x = &sort_ec2c->ents[*(const uint32_t *)a];
+	const struct entry *y = &sort_ec2c->ents[*(const uint32_t *)b];
+	uint64_t p = (uint64_t)x->c[C_LCL_HITM] + x->c[C_RMT_HITM];
+	uint64_t q = (uint64_t)y->c[C_LCL_HITM] + y->c[C_RMT_HITM];
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	if (p != q)
+		return p > q ? -1 : 1;
+	if (x->c[C_RECORDS] != y->c[C_RECORDS])
+		return x->c[C_RECORDS] > y->c[C_RECORDS] ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->ip < y->ip ? -1 : x->ip > y->ip;
+}
+
+static char *fmt_sym(const struct hws_symbol *sym)
+{
+	char *p = NULL;
+
+	if (!sym->name)
+		return NULL;
+	if (sym->offset) {
+		if (asprintf(&p, "%s+0x%llx", sym->name, (unsigned long long)sym->offset) < 0)
+			return NULL;
+		return p;
+	}
+	return strdup(sym->name);
+}
+
+static int symbolize_line(struct hws_c2c *c, struct line *l, struct hws_symbols *syms)
+{
+	struct hws_symbol sym;
+	uint32_t j;
+	uint32_t last_off = UINT32_MAX;
+	char *last_ds = NULL;
+
+	if (!syms || l->symbolized)
+		return 0;
+	l->symbolized = 1;
+	if (l->pid != UINT32_MAX && hws_symbols__resolve(syms, l->pid, l->addr, true, &sym) > 0 &&
+	    sym.kind == HWS_SYM_OBJECT)
+		l->data_symbol = fmt_sym(&sym);
+	for (j = 0; j < l->nr_entries; j++) {
+		struct entry *e = &c->ents[l->order[j]];
+
+		if (e->pid == UINT32_MAX)
+			continue;
+		if (e->ip) {
+			hws_symbols__resolve(syms, e->pid, e->ip, false, &sym);
+			e->symbol = fmt_sym(&sym);
+			e->dso = sym.dso ? strdup(sym.dso) : NULL;
+			if (sym.srcfile && sym.line) {
+				const char *b = strrchr(sym.srcfile, '/');
+
+				if (asprintf(&e->srcline, "%s:%u", b ? b + 1 : sym.srcfile,
+					     sym.line) < 0)
+					e->srcline = NULL;
+			}
+		}
+		if (e->offset != last_off) {
+			last_off = e->offset;
+			last_ds = NULL;
+			if (hws_symbols__resolve(syms, e->pid, l->addr + e->offset, true, &sym) >
+				    0 &&
+			    sym.kind == HWS_SYM_OBJECT)
+				last_ds = e->data_symbol = fmt_sym(&sym);
+		} else if (last_ds) {
+			e->data_symbol = strdup(last_ds);
+		}
+	}
+	return 0;
+}
+
+static char *evidence_text(const struct line *l)
+{
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	const char *sep = "";
+	int k;
+
+	if (l->evidence & HWS_C2C_EV_HITM) {
+		hws_strbuf__addf(&sb, "HITM %llu (lcl %llu, rmt %llu)",
+				 (unsigned long long)hitm_of(l->c),
+				 (unsigned long long)l->c[C_LCL_HITM],
+				 (unsigned long long)l->c[C_RMT_HITM]);
+		sep = "; ";
+	}
+	if (l->evidence & HWS_C2C_EV_PEER) {
+		hws_strbuf__addf(&sb, "%speer snoop %llu (lcl %llu, rmt %llu)", sep,
+				 (unsigned long long)peer_of(l->c),
+				 (unsigned long long)l->c[C_LCL_PEER],
+				 (unsigned long long)l->c[C_RMT_PEER]);
+		sep = "; ";
+	}
+	if (l->evidence & (HWS_C2C_EV_HITM | HWS_C2C_EV_PEER)) {
+		const char *plus = "";
+
+		hws_strbuf__addstr(&sb, " from ");
+		for (k = 0; k < NR_SRC; k++) {
+			if (l->src_mask & (1U << k)) {
+				hws_strbuf__addf(&sb, "%s%s", plus, src_text[k]);
+				plus = " + ";
+			}
+		}
+		sep = "; ";
+	}
+	if (l->evidence & HWS_C2C_EV_RMT_CACHE) {
+		hws_strbuf__addf(&sb, "%sremote cache hits %llu", sep,
+				 (unsigned long long)l->c[C_RMT_HIT]);
+		sep = "; ";
+	}
+	if (!(l->evidence & (HWS_C2C_EV_HITM | HWS_C2C_EV_PEER)) &&
+	    (l->evidence & HWS_C2C_EV_ADDR))
+		hws_strbuf__addf(&sb, "%saddress overlap alone (stores and other threads' "
+				      "accesses sampled, no coherence event)", sep);
+	else if (l->evidence & HWS_C2C_EV_ADDR)
+		hws_strbuf__addf(&sb, "%swriter and other threads sampled", sep);
+	if (!sb.len)
+		hws_strbuf__addstr(&sb, "none");
+	if (sb.toobig) {
+		hws_strbuf__release(&sb);
+		return NULL;
+	}
+	return sb.buf;
+}
+
+int hws_c2c__finish(struct hws_c2c *c, struct hws_symbols *syms)
+{
+	uint32_t i, j, k, ei;
+	int err;
+
+	if (c->finished)
+		return 0;
+	c->finished = true;
+	for (i = 0; i < c->nr_lines; i++) {
+		err = classify_line(c, &c->lines[i]);
+		if (err)
+			return err;
+	}
+	c->report = malloc(sizeof(*c->report) * (c->nr_lines ? c->nr_lines : 1));
+	if (!c->report)
+		return -ENOMEM;
+	for (i = 0; i < c->nr_lines; i++)
+		if (c->o.show_all || contended(&c->lines[i]))
+			c->report[c->nr_report++] = i;
+	sort_c2c = c;
+	qsort(c->report, c->nr_report, sizeof(*c->report), cmp_lines);
+	sort_c2c = NULL;
+
+	for (k = 0; k < c->nr_report; k++) {
+		struct line *l = &c->lines[c->report[k]];
+		uint32_t n;
+
+		l->order = malloc(sizeof(*l->order) * (l->nr_entries ? l->nr_entries : 1));
+		if (!l->order)
+			return -ENOMEM;
+		for (j = 0, ei = l->first; ei != NONE; ei = c->ents[ei].next)
+			l->order[j++] = ei;
+		sort_ec2c = c;
+		qsort(l->order, l->nr_entries, sizeof(*l->order), cmp_ents);
+		sort_ec2c = NULL;
+		qsort(l->lats, l->nr_lats, sizeof(*l->lats), cmp_u32);
+		l->p50 = pct(l->lats, l->nr_lats, 50);
+		l->p90 = pct(l->lats, l->nr_lats, 90);
+		l->p99 = pct(l->lats, l->nr_lats, 99);
+		for (n = 0, j = 0; j < 4; j++)
+			n += (uint32_t)__builtin_popcountll(l->cpus[j]);
+		l->nr_cpus = n;
+		l->nr_nodes = (uint32_t)__builtin_popcountll(l->nodes);
+		l->evidence_text = evidence_text(l);
+		if (!l->evidence_text)
+			return -ENOMEM;
+		/* symbols for the reported lines (bounded: the first 1000) */
+		if (k < 1000) {
+			err = symbolize_line(c, l, syms);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- accessors */
+
+uint32_t hws_c2c__nr_lines(const struct hws_c2c *c)
+{
+	return c->nr_report;
+}
+
+static void fill_stats(struct hws_c2c_stats *st, const uint64_t *cn, const struct lat *lat)
+{
+	memset(st, 0, sizeof(*st));
+	st->records = cn[C_RECORDS];
+	st->loads = cn[C_LOADS];
+	st->stores = cn[C_STORES];
+	st->locks = cn[C_LOCKS];
+	st->lcl_hitm = cn[C_LCL_HITM];
+	st->rmt_hitm = cn[C_RMT_HITM];
+	st->lcl_peer = cn[C_LCL_PEER];
+	st->rmt_peer = cn[C_RMT_PEER];
+	st->rmt_hit = cn[C_RMT_HIT];
+	st->ld_fbhit = cn[C_LD_FB];
+	st->ld_l1hit = cn[C_LD_L1];
+	st->ld_l2hit = cn[C_LD_L2];
+	st->ld_llchit = cn[C_LD_LLC];
+	st->ld_uncache = cn[C_LD_UNC];
+	st->ld_io = cn[C_LD_IO];
+	st->lcl_dram = cn[C_LCL_DRAM];
+	st->rmt_dram = cn[C_RMT_DRAM];
+	st->st_l1hit = cn[C_ST_L1HIT];
+	st->st_l1miss = cn[C_ST_L1MISS];
+	st->st_na = cn[C_ST_NA];
+	st->lat_sum = lat->sum;
+	st->lat_n = lat->n;
+	st->lcl_hitm_lat = lat->lcl_hitm;
+	st->rmt_hitm_lat = lat->rmt_hitm;
+	st->peer_lat = lat->peer;
+}
+
+int hws_c2c__line(const struct hws_c2c *c, uint32_t i, struct hws_c2c_line_info *out)
+{
+	const struct line *l;
+
+	if (i >= c->nr_report)
+		return -EINVAL;
+	l = &c->lines[c->report[i]];
+	memset(out, 0, sizeof(*out));
+	out->sz = sizeof(*out);
+	out->index = i;
+	out->addr = l->addr;
+	out->pid = l->pid;
+	out->cls = l->cls;
+	out->evidence = l->evidence;
+	out->confidence = l->conf;
+	fill_stats(&out->st, l->c, &l->lat);
+	out->lat_p50 = l->p50;
+	out->lat_p90 = l->p90;
+	out->lat_p99 = l->p99;
+	out->nr_threads = l->nr_threads;
+	out->nr_cpus = l->nr_cpus;
+	out->nr_nodes = l->nr_nodes;
+	out->nodes = l->nodes;
+	out->nr_offsets = l->nr_offsets;
+	out->false_offsets = l->false_off;
+	out->true_offsets = l->true_off;
+	out->evidence_text = l->evidence_text;
+	out->data_symbol = l->data_symbol;
+	return 0;
+}
+
+uint32_t hws_c2c__top(const struct hws_c2c *c)
+{
+	return c->o.top;
+}
+
+uint32_t hws_c2c__nr_entries(const struct hws_c2c *c, uint32_t i)
+{
+	return i < c->nr_report ? c->lines[c->report[i]].nr_entries : 0;
+}
+
+int hws_c2c__entry(const struct hws_c2c *c, uint32_t i, uint32_t j,
+		   struct hws_c2c_entry_info *out)
+{
+	const struct line *l;
+	const struct entry *e;
+	uint64_t cn[NC];
+	uint32_t k;
+
+	if (i >= c->nr_report)
+		return -EINVAL;
+	l = &c->lines[c->report[i]];
+	if (j >= l->nr_entries || !l->order)
+		return -EINVAL;
+	e = &c->ents[l->order[j]];
+	for (k = 0; k < NC; k++)
+		cn[k] = e->c[k];
+	memset(out, 0, sizeof(*out));
+	out->sz = sizeof(*out);
+	out->offset = e->offset;
+	out->width = e->width;
+	out->pid = e->pid;
+	out->tid = e->tid;
+	out->ip = e->ip;
+	fill_stats(&out->st, cn, &e->lat);
+	out->nr_cpus = (uint32_t)__builtin_popcountll(e->cpus);
+	out->in_false = e->in_false;
+	out->in_true = e->in_true;
+	out->symbol = e->symbol;
+	out->dso = e->dso;
+	out->srcline = e->srcline;
+	out->data_symbol = e->data_symbol;
+	return 0;
+}
+
+const struct hws_c2c_stats *hws_c2c__totals(const struct hws_c2c *c)
+{
+	static __thread struct hws_c2c_stats st;
+
+	fill_stats(&st, c->tot, &c->tlat);
+	st.noaddr = c->noaddr;
+	return &st;
+}
+
+/* ---------------------------------------------------------------- text and JSON */
+
+static double pctf(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+static double mean(uint64_t sum, uint64_t n)
+{
+	return n ? (double)sum / (double)n : 0.0;
+}
+
+static const char *conf_label(float f)
+{
+	return f >= 0.75f ? "high" : f >= 0.45f ? "medium" : "low";
+}
+
+static void offsets_text(struct hws_strbuf *sb, const struct hws_c2c *c, uint32_t i, bool fls)
+{
+	struct hws_c2c_entry_info e;
+	uint32_t j, n = hws_c2c__nr_entries(c, i), last = UINT32_MAX;
+	const char *sep = "";
+
+	for (j = 0; j < n; j++) {
+		hws_c2c__entry(c, i, j, &e);
+		if (!(fls ? e.in_false : e.in_true) || e.offset == last)
+			continue;
+		last = e.offset;
+		hws_strbuf__addf(sb, "%s0x%x", sep, e.offset);
+		sep = ",";
+	}
+	if (!*sep)
+		hws_strbuf__addstr(sb, "-");
+}
+
+/* "tid(n)" lists of writers or readers of one offset */
+static void who_text(struct hws_strbuf *sb, const struct hws_c2c *c, uint32_t i, uint32_t j0,
+		     uint32_t j1, bool writers)
+{
+	struct hws_c2c_entry_info e;
+	uint32_t j, k, nr = 0;
+	struct {
+		uint32_t tid;
+		uint64_t n;
+	} who[16];
+
+	for (j = j0; j < j1; j++) {
+		uint64_t n;
+
+		hws_c2c__entry(c, i, j, &e);
+		n = writers ? e.st.stores : e.st.loads;
+		if (!n)
+			continue;
+		for (k = 0; k < nr; k++)
+			if (who[k].tid == e.tid)
+				break;
+		if (k == nr) {
+			if (nr == 16)
+				continue;
+			who[nr].tid = e.tid;
+			who[nr++].n = 0;
+		}
+		who[k].n += n;
+	}
+	if (!nr) {
+		hws_strbuf__addstr(sb, "-");
+		return;
+	}
+	for (k = 0; k < nr; k++)
+		hws_strbuf__addf(sb, "%s%d(%llu)", k ? " " : "", (int)who[k].tid,
+				 (unsigned long long)who[k].n);
+}
+
+int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
+{
+	const struct hws_c2c_stats *t = hws_c2c__totals(c);
+	struct hws_c2c_stats tt = *t;
+	struct hws_c2c_line_info li;
+	struct hws_c2c_entry_info e;
+	uint64_t shared = 0, sh_hitm = 0, sh_peer = 0, tot_hitm = tt.lcl_hitm + tt.rmt_hitm;
+	uint32_t i, j, nfs = 0, nts = 0, nmx = 0, nun = 0;
+	const char *bar = "=================================================\n";
+	int k;
+
+	for (i = 0; i < c->nr_report; i++) {
+		hws_c2c__line(c, i, &li);
+		if (!contended(&c->lines[c->report[i]]))
+			continue;
+		shared++;
+		sh_hitm += li.st.lcl_hitm + li.st.rmt_hitm;
+		sh_peer += li.st.lcl_peer + li.st.rmt_peer;
+		nfs += li.cls == HWS_C2C_FALSE_SHARING;
+		nts += li.cls == HWS_C2C_TRUE_SHARING;
+		nmx += li.cls == HWS_C2C_MIXED;
+		nun += li.cls == HWS_C2C_UNRESOLVED;
+	}
+	hws_strbuf__addf(sb, "%s            Trace Event Information\n%s", bar, bar);
+	hws_strbuf__addf(sb, "  Total records                     : %10llu\n",
+			 (unsigned long long)tt.records);
+	hws_strbuf__addf(sb, "  Locked Load/Store Operations      : %10llu\n",
+			 (unsigned long long)tt.locks);
+	hws_strbuf__addf(sb, "  Load Operations                   : %10llu\n",
+			 (unsigned long long)tt.loads);
+	hws_strbuf__addf(sb, "  Loads - uncacheable / IO          : %10llu / %llu\n",
+			 (unsigned long long)tt.ld_uncache, (unsigned long long)tt.ld_io);
+	hws_strbuf__addf(sb, "  Loads - L1 / LFB / L2 hit         : %10llu / %llu / %llu\n",
+			 (unsigned long long)tt.ld_l1hit, (unsigned long long)tt.ld_fbhit,
+			 (unsigned long long)tt.ld_l2hit);
+	hws_strbuf__addf(sb, "  Load LLC hit (incl. local HITM)   : %10llu\n",
+			 (unsigned long long)(tt.ld_llchit + tt.lcl_hitm));
+	hws_strbuf__addf(sb, "  Load Local HITM                   : %10llu\n",
+			 (unsigned long long)tt.lcl_hitm);
+	hws_strbuf__addf(sb, "  Load Remote HITM                  : %10llu\n",
+			 (unsigned long long)tt.rmt_hitm);
+	hws_strbuf__addf(sb, "  Load Local / Remote Peer          : %10llu / %llu\n",
+			 (unsigned long long)tt.lcl_peer, (unsigned long long)tt.rmt_peer);
+	hws_strbuf__addf(sb, "  Load Remote cache hit             : %10llu\n",
+			 (unsigned long long)tt.rmt_hit);
+	hws_strbuf__addf(sb, "  Load Local / Remote DRAM          : %10llu / %llu\n",
+			 (unsigned long long)tt.lcl_dram, (unsigned long long)tt.rmt_dram);
+	hws_strbuf__addf(sb, "  Store Operations                  : %10llu\n",
+			 (unsigned long long)tt.stores);
+	hws_strbuf__addf(sb, "  Store - L1 hit / L1 miss / N/A    : %10llu / %llu / %llu\n",
+			 (unsigned long long)tt.st_l1hit, (unsigned long long)tt.st_l1miss,
+			 (unsigned long long)tt.st_na);
+	hws_strbuf__addf(sb, "  No address (ignored)              : %10llu\n",
+			 (unsigned long long)tt.noaddr);
+	hws_strbuf__addf(sb, "  Other ops (not load/store)        : %10llu\n",
+			 (unsigned long long)c->other);
+	hws_strbuf__addf(sb, "  Cache line size                   : %10u (%s)\n", c->o.line_size,
+			 c->o.line_size_source);
+	hws_strbuf__addstr(sb, "  Coherence evidence from           :");
+	if (!c->src_seen)
+		hws_strbuf__addstr(sb, " none (no HITM or peer snoop in the data)");
+	for (k = 0; k < NR_SRC; k++)
+		if (c->src_seen & (1U << k))
+			hws_strbuf__addf(sb, " %s (%llu)", src_text[k],
+					 (unsigned long long)c->src_count[k]);
+	hws_strbuf__addstr(sb, "\n\n");
+	hws_strbuf__addf(sb, "%s    Global Shared Cache Line Event Information\n%s", bar, bar);
+	hws_strbuf__addf(sb, "  Total Shared Cache Lines          : %10llu\n",
+			 (unsigned long long)shared);
+	hws_strbuf__addf(sb, "  HITM on shared lines              : %10llu (of %llu)\n",
+			 (unsigned long long)sh_hitm, (unsigned long long)tot_hitm);
+	hws_strbuf__addf(sb, "  Peer snoops on shared lines       : %10llu (of %llu)\n",
+			 (unsigned long long)sh_peer,
+			 (unsigned long long)(tt.lcl_peer + tt.rmt_peer));
+	hws_strbuf__addf(sb, "  False / true / mixed / unresolved : %10u / %u / %u / %u\n", nfs,
+			 nts, nmx, nun);
+	hws_strbuf__addstr(sb, "\n");
+
+	hws_strbuf__addf(sb, "%s           Shared Data Cache Line Table\n%s", bar, bar);
+	hws_strbuf__addf(sb, "#\n# %5s %18s %6s %6s %6s %6s %6s %6s %8s %7s %7s %6s %6s %6s "
+			     "%7s %6s %6s %3s %3s %5s  %-14s %-11s %s\n",
+			 "Index", "Cacheline", "Hitm%", "Tot", "LclHit", "RmtHit", "Peer",
+			 "RmtCc", "Records", "Loads", "Stores", "L1Hit", "L1Miss", "N/A", "LatAvg",
+			 "p50", "p99", "Thr", "Cpu", "Nodes", "Class", "Confidence", "Evidence");
+	hws_strbuf__addf(sb, "#%s\n", "  ......................................................."
+				       "...............................................");
+	for (i = 0; i < c->nr_report; i++) {
+		uint64_t h;
+
+		hws_c2c__line(c, i, &li);
+		h = li.st.lcl_hitm + li.st.rmt_hitm;
+		hws_strbuf__addf(sb,
+				 "  %5u %#18llx %5.2f%% %6llu %6llu %6llu %6llu %6llu %8llu %7llu "
+				 "%7llu %6llu %6llu %6llu %7.1f %6u %6u %3u %3u %5u  %-14s "
+				 "%4.2f %-6s %s\n",
+				 i, (unsigned long long)li.addr, pctf(h, tot_hitm),
+				 (unsigned long long)h, (unsigned long long)li.st.lcl_hitm,
+				 (unsigned long long)li.st.rmt_hitm,
+				 (unsigned long long)(li.st.lcl_peer + li.st.rmt_peer),
+				 (unsigned long long)li.st.rmt_hit,
+				 (unsigned long long)li.st.records, (unsigned long long)li.st.loads,
+				 (unsigned long long)li.st.stores,
+				 (unsigned long long)li.st.st_l1hit,
+				 (unsigned long long)li.st.st_l1miss,
+				 (unsigned long long)li.st.st_na, mean(li.st.lat_sum, li.st.lat_n),
+				 li.lat_p50, li.lat_p99, li.nr_threads, li.nr_cpus, li.nr_nodes,
+				 hws_c2c_class__name(li.cls), li.confidence,
+				 conf_label(li.confidence), li.evidence_text);
+	}
+	hws_strbuf__addstr(sb, "\n");
+
+	hws_strbuf__addf(sb, "%s      Shared Cache Line Distribution Pareto\n%s", bar, bar);
+	for (i = 0; i < c->nr_report && i < c->o.top; i++) {
+		uint32_t n = hws_c2c__nr_entries(c, i), j0;
+
+		hws_c2c__line(c, i, &li);
+		hws_strbuf__addstr(sb, "  ----------------------------------------------------------"
+				       "---------------------------------\n");
+		hws_strbuf__addf(sb, "  %5u  %#llx  pid %d  %s%s  class: %s  confidence %.2f (%s)\n",
+				 i, (unsigned long long)li.addr, (int)li.pid,
+				 li.data_symbol ? "data: " : "", li.data_symbol ? li.data_symbol : "",
+				 hws_c2c_class__name(li.cls), li.confidence,
+				 conf_label(li.confidence));
+		hws_strbuf__addf(sb, "         evidence: %s\n", li.evidence_text);
+		hws_strbuf__addstr(sb, "         false-sharing offsets: ");
+		offsets_text(sb, c, i, true);
+		hws_strbuf__addstr(sb, "   true-sharing offsets: ");
+		offsets_text(sb, c, i, false);
+		hws_strbuf__addf(sb, "\n         latency cycles: mean %.1f p50 %u p90 %u p99 %u "
+				     "(%llu loads)\n",
+				 mean(li.st.lat_sum, li.st.lat_n), li.lat_p50, li.lat_p90,
+				 li.lat_p99, (unsigned long long)li.st.lat_n);
+		/* per offset: writers and readers */
+		for (j0 = 0; j0 < n; j0 = j) {
+			hws_c2c__entry(c, i, j0, &e);
+			for (j = j0 + 1; j < n; j++) {
+				struct hws_c2c_entry_info f;
+
+				hws_c2c__entry(c, i, j, &f);
+				if (f.offset != e.offset)
+					break;
+			}
+			hws_strbuf__addf(sb, "         off 0x%-4x %-24s writers: ", e.offset,
+					 e.data_symbol ? e.data_symbol : "");
+			who_text(sb, c, i, j0, j, true);
+			hws_strbuf__addstr(sb, "  readers: ");
+			who_text(sb, c, i, j0, j, false);
+			hws_strbuf__addstr(sb, "\n");
+		}
+		hws_strbuf__addf(sb, "  ----------------------------------------------------------"
+				     "---------------------------------\n");
+		hws_strbuf__addf(sb, "  %7s %7s %7s %5s %7s %7s %7s %6s %7s %7s %18s %8s %8s %8s "
+				     "%6s %4s  %-28s %s\n",
+				 "LclHitm", "RmtHitm", "Peer", "Share", "L1Hit", "L1Miss", "N/A",
+				 "Off", "Pid", "Tid", "Code address", "cyc-lhtm", "cyc-rhtm",
+				 "cyc-load", "Recs", "Cpu", "Symbol", "Source:Line  [data]");
+		for (j = 0; j < n; j++) {
+			hws_c2c__entry(c, i, j, &e);
+			hws_strbuf__addf(
+				sb,
+				"  %6.1f%% %6.1f%% %6.1f%% %5s %6.1f%% %6.1f%% %6.1f%% %#6x %7d "
+				"%7d %#18llx %8.0f %8.0f %8.0f %6llu %4u  %-28s %s%s%s%s\n",
+				pctf(e.st.lcl_hitm, li.st.lcl_hitm),
+				pctf(e.st.rmt_hitm, li.st.rmt_hitm),
+				pctf(e.st.lcl_peer + e.st.rmt_peer, li.st.lcl_peer + li.st.rmt_peer),
+				e.in_false && e.in_true ? "F+T" : e.in_false ? "false" :
+								  e.in_true  ? "true" :
+									       "-",
+				pctf(e.st.st_l1hit, li.st.st_l1hit),
+				pctf(e.st.st_l1miss, li.st.st_l1miss), pctf(e.st.st_na, li.st.st_na),
+				e.offset, (int)e.pid, (int)e.tid, (unsigned long long)e.ip,
+				mean(e.st.lcl_hitm_lat, e.st.lcl_hitm),
+				mean(e.st.rmt_hitm_lat, e.st.rmt_hitm),
+				mean(e.st.lat_sum, e.st.lat_n), (unsigned long long)e.st.records,
+				e.nr_cpus, e.symbol ? e.symbol : "[unknown]",
+				e.srcline ? e.srcline : "", e.data_symbol ? "  [" : "",
+				e.data_symbol ? e.data_symbol : "", e.data_symbol ? "]" : "");
+		}
+	}
+	return sb->toobig ? -E2BIG : 0;
+}
+
+static void json_stats(struct hws_strbuf *sb, const struct hws_c2c_stats *s)
+{
+	hws_strbuf__addf(
+		sb,
+		"\"records\":%llu,\"loads\":%llu,\"stores\":%llu,\"locks\":%llu,"
+		"\"hitm\":{\"total\":%llu,\"local\":%llu,\"remote\":%llu},"
+		"\"peer\":{\"total\":%llu,\"local\":%llu,\"remote\":%llu},\"remote_cache_hit\":%llu,"
+		"\"load_hits\":{\"lfb\":%llu,\"l1\":%llu,\"l2\":%llu,\"llc\":%llu,"
+		"\"local_dram\":%llu,\"remote_dram\":%llu,\"uncached\":%llu,\"io\":%llu},"
+		"\"store\":{\"l1_hit\":%llu,\"l1_miss\":%llu,\"na\":%llu}",
+		(unsigned long long)s->records, (unsigned long long)s->loads,
+		(unsigned long long)s->stores, (unsigned long long)s->locks,
+		(unsigned long long)(s->lcl_hitm + s->rmt_hitm), (unsigned long long)s->lcl_hitm,
+		(unsigned long long)s->rmt_hitm, (unsigned long long)(s->lcl_peer + s->rmt_peer),
+		(unsigned long long)s->lcl_peer, (unsigned long long)s->rmt_peer,
+		(unsigned long long)s->rmt_hit, (unsigned long long)s->ld_fbhit,
+		(unsigned long long)s->ld_l1hit, (unsigned long long)s->ld_l2hit,
+		(unsigned long long)s->ld_llchit, (unsigned long long)s->lcl_dram,
+		(unsigned long long)s->rmt_dram, (unsigned long long)s->ld_uncache,
+		(unsigned long long)s->ld_io, (unsigned long long)s->st_l1hit,
+		(unsigned long long)s->st_l1miss, (unsigned long long)s->st_na);
+}
+
+static void json_str_or_null(struct hws_strbuf *sb, const char *s)
+{
+	if (s)
+		hws_strbuf__add_json_str(sb, s);
+	else
+		hws_strbuf__addstr(sb, "null");
+}
+
+static void json_offsets(struct hws_strbuf *sb, const struct hws_c2c *c, uint32_t i, bool fls)
+{
+	struct hws_c2c_entry_info e;
+	uint32_t j, n = hws_c2c__nr_entries(c, i), last = UINT32_MAX;
+	const char *sep = "";
+
+	hws_strbuf__addstr(sb, "[");
+	for (j = 0; j < n; j++) {
+		hws_c2c__entry(c, i, j, &e);
+		if (!(fls ? e.in_false : e.in_true) || e.offset == last)
+			continue;
+		last = e.offset;
+		hws_strbuf__addf(sb, "%s%u", sep, e.offset);
+		sep = ",";
+	}
+	hws_strbuf__addstr(sb, "]");
+}
+
+int hws_c2c__render_json(const struct hws_c2c *c, struct hws_strbuf *sb)
+{
+	const struct hws_c2c_stats *t = hws_c2c__totals(c);
+	struct hws_c2c_line_info li;
+	struct hws_c2c_entry_info e;
+	uint32_t i, j, n;
+	const char *sep;
+	int k;
+
+	hws_strbuf__addf(sb, "{\"line_size\":%u,\"line_size_source\":", c->o.line_size);
+	hws_strbuf__add_json_str(sb, c->o.line_size_source);
+	hws_strbuf__addstr(sb, ",\"totals\":{");
+	json_stats(sb, t);
+	hws_strbuf__addf(sb, ",\"no_address\":%llu,\"other_ops\":%llu,\"lines_seen\":%u},"
+			     "\"evidence_sources\":[",
+			 (unsigned long long)t->noaddr, (unsigned long long)c->other,
+			 c->nr_lines);
+	for (sep = "", k = 0; k < NR_SRC; k++) {
+		if (!(c->src_seen & (1U << k)))
+			continue;
+		hws_strbuf__addf(sb, "%s{\"source\":\"%s\",\"samples\":%llu}", sep, src_text[k],
+				 (unsigned long long)c->src_count[k]);
+		sep = ",";
+	}
+	hws_strbuf__addstr(sb, "],\"lines\":[");
+	for (i = 0; i < c->nr_report; i++) {
+		hws_c2c__line(c, i, &li);
+		hws_strbuf__addf(sb,
+				 "%s{\"index\":%u,\"address\":\"%#llx\",\"pid\":%d,\"class\":\"%s\","
+				 "\"confidence\":%.3f,\"confidence_label\":\"%s\",\"evidence\":[",
+				 i ? "," : "", i, (unsigned long long)li.addr, (int)li.pid,
+				 hws_c2c_class__name(li.cls), li.confidence,
+				 conf_label(li.confidence));
+		sep = "";
+		if (li.evidence & HWS_C2C_EV_HITM)
+			hws_strbuf__addstr(sb, "\"hitm\""), sep = ",";
+		if (li.evidence & HWS_C2C_EV_PEER)
+			hws_strbuf__addf(sb, "%s\"peer\"", sep), sep = ",";
+		if (li.evidence & HWS_C2C_EV_RMT_CACHE)
+			hws_strbuf__addf(sb, "%s\"remote_cache\"", sep), sep = ",";
+		if (li.evidence & HWS_C2C_EV_ADDR)
+			hws_strbuf__addf(sb, "%s\"address\"", sep);
+		hws_strbuf__addstr(sb, "],\"evidence_text\":");
+		hws_strbuf__add_json_str(sb, li.evidence_text);
+		hws_strbuf__addstr(sb, ",\"data_symbol\":");
+		json_str_or_null(sb, li.data_symbol);
+		hws_strbuf__addstr(sb, ",\"false_sharing_offsets\":");
+		json_offsets(sb, c, i, true);
+		hws_strbuf__addstr(sb, ",\"true_sharing_offsets\":");
+		json_offsets(sb, c, i, false);
+		hws_strbuf__addstr(sb, ",");
+		json_stats(sb, &li.st);
+		hws_strbuf__addf(sb,
+				 ",\"latency\":{\"n\":%llu,\"mean\":%.1f,\"p50\":%u,\"p90\":%u,"
+				 "\"p99\":%u,\"lcl_hitm_mean\":%.1f,\"rmt_hitm_mean\":%.1f},"
+				 "\"threads\":%u,\"cpus\":%u,\"nodes\":[",
+				 (unsigned long long)li.st.lat_n, mean(li.st.lat_sum, li.st.lat_n),
+				 li.lat_p50, li.lat_p90, li.lat_p99,
+				 mean(li.st.lcl_hitm_lat, li.st.lcl_hitm),
+				 mean(li.st.rmt_hitm_lat, li.st.rmt_hitm), li.nr_threads,
+				 li.nr_cpus);
+		for (sep = "", k = 0; k < 64; k++)
+			if (li.nodes & (1ULL << k))
+				hws_strbuf__addf(sb, "%s%d", sep, k), sep = ",";
+		hws_strbuf__addstr(sb, "],\"entries\":[");
+		n = hws_c2c__nr_entries(c, i);
+		for (j = 0; j < n; j++) {
+			hws_c2c__entry(c, i, j, &e);
+			hws_strbuf__addf(sb,
+					 "%s{\"offset\":%u,\"width\":%u,\"pid\":%d,\"tid\":%d,"
+					 "\"ip\":\"%#llx\",\"sharing\":\"%s\",\"cpus\":%u,"
+					 "\"symbol\":",
+					 j ? "," : "", e.offset, e.width, (int)e.pid, (int)e.tid,
+					 (unsigned long long)e.ip,
+					 e.in_false && e.in_true ? "both" :
+					 e.in_false		 ? "false" :
+					 e.in_true		 ? "true" :
+								   "none",
+					 e.nr_cpus);
+			json_str_or_null(sb, e.symbol);
+			hws_strbuf__addstr(sb, ",\"dso\":");
+			json_str_or_null(sb, e.dso);
+			hws_strbuf__addstr(sb, ",\"srcline\":");
+			json_str_or_null(sb, e.srcline);
+			hws_strbuf__addstr(sb, ",\"data_symbol\":");
+			json_str_or_null(sb, e.data_symbol);
+			hws_strbuf__addf(sb, ",\"latency_mean\":%.1f,", mean(e.st.lat_sum, e.st.lat_n));
+			json_stats(sb, &e.st);
+			hws_strbuf__addstr(sb, "}");
+		}
+		hws_strbuf__addstr(sb, "]}");
+	}
+	hws_strbuf__addstr(sb, "]}\n");
+	return sb->toobig ? -E2BIG : 0;
+}

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: MIT
+/*
+ * `hwsample c2c record` and `hwsample c2c report`: cache-to-cache contention (false and
+ * true sharing) from memory samples of any vendor.
+ *
+ * record picks the best hardware sampling backend of this machine (like `-b auto`, but the
+ * software backend does not count: c2c needs data addresses and data sources) and runs the
+ * record subcommand in-process with the c2c events and controls of that backend. report
+ * decodes a perf.data file (hwsample's, or perf c2c record / perf mem record output) through
+ * the decode pipeline into core/c2c.c and prints text, JSON or a self-contained HTML page.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hwsample/c2c.h>
+#include <hwsample/decode.h>
+#include <hwsample/errors.h>
+#include <hwsample/perfdata.h>
+
+#include "cli.h"
+
+static const char c2c_usage[] =
+	"usage: hwsample c2c record [--ldlat N] [-b BACKEND] [RECORD OPTIONS] -- PROG [ARGS]\n"
+	"       hwsample c2c report [-i FILE] [--stdio|--json] [--html FILE] [--line-size N]\n"
+	"                           [--show-all] [--top N] [--no-sym] [--no-srcline]\n"
+	"\n"
+	"Find cache lines that several threads fight over, and say whether each one is false\n"
+	"sharing (threads write different bytes of the line) or true sharing (the same bytes),\n"
+	"with the evidence: HITM (Intel PEBS data_src, AMD IBS DataSrc/CacheHitSt), peer snoop\n"
+	"(Arm SPE data source), remote cache hits, or address overlap alone, and a confidence.\n"
+	"\n"
+	"record: loads and stores with data addresses, latency and data source from the best\n"
+	"backend here: intel_pebs (mem-loads ldlat=N + mem-stores), amd_ibs (ibs_op, every op),\n"
+	"arm_spe (load_filter=1 store_filter=1 min_latency=N pa_enable=1). Other options\n"
+	"(-o FILE, -a, -C, -p, -c, -F, -m, --dry-run ...) go to `hwsample record`.\n"
+	"  --ldlat N          load latency threshold in cycles (default 30; AMD: not used)\n"
+	"  -b NAME            force a backend or PMU (intel_pebs, ibs_op, arm_spe, ...)\n"
+	"\n"
+	"report: reads hwsample files and perf c2c record / perf mem record files.\n"
+	"  -i, --input FILE   input (default hwsample.data)\n"
+	"      --stdio        text report like perf c2c report --stdio (default)\n"
+	"      --json         JSON report on stdout\n"
+	"      --html FILE    self-contained HTML page (sortable table, offset x thread heat map)\n"
+	"      --line-size N  cache line size in bytes (default: the recording host's L1d line\n"
+	"                     from the file's CACHE header, else 64; 128 on ppc64, 256 on s390)\n"
+	"      --show-all     every line, also private and read-shared ones\n"
+	"      --top N        lines with offset tables / heat maps (default 10)\n"
+	"      --no-sym       no symbol lookup\n"
+	"      --no-srcline   no source file:line lookup (faster)\n"
+	"  -h, --help         this text\n"
+	"\n"
+	"Examples:\n"
+	"  hwsample c2c record -- ./false_sharing\n"
+	"  hwsample c2c report -i hwsample.data\n"
+	"  hwsample c2c report -i perf.data --json | jq '.lines[] | {address, class}'\n"
+	"  hwsample c2c report -i perf.data --html c2c.html\n"
+	"\n"
+	"Exit codes: 0 ok, 1 unreadable or corrupt input, 2 usage error, 3 no sampling PMU with\n"
+	"data addresses here (record), 4 permission denied.\n";
+
+/* ------------------------------------------------------------------ record */
+
+static int c2c_record(struct hws_cli *cli, int argc, char **argv)
+{
+	struct hws_registry *reg;
+	struct hws_backend *best = NULL;
+	const char *force = NULL, *ldlat = "30";
+	char **nargv = NULL, why[512], buf[64];
+	int i, n = 0, best_score = 0, ret, dashdash = -1;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			dashdash = i;
+			break;
+		}
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(c2c_usage, stdout);
+			return HWS_EXIT_OK;
+		}
+	}
+	reg = hws_cli__registry(cli);
+	if (!reg)
+		return HWS_EXIT_ERROR;
+	nargv = calloc((size_t)argc + 16, sizeof(*nargv));
+	if (!nargv)
+		return HWS_EXIT_ERROR;
+	nargv[n++] = "record";
+	for (i = 1; i < argc; i++) {
+		if (dashdash >= 0 && i >= dashdash)
+			break;
+		if ((!strcmp(argv[i], "--ldlat") || !strcmp(argv[i], "-b")) && i + 1 < argc &&
+		    i + 1 != dashdash) {
+			if (!strcmp(argv[i], "-b"))
+				force = argv[++i];
+			else
+				ldlat = argv[++i];
+			continue;
+		}
+		if (!strncmp(argv[i], "--ldlat=", 8)) {
+			ldlat = argv[i] + 8;
+			continue;
+		}
+	}
+	if (strspn(ldlat, "0123456789") != strlen(ldlat) || !*ldlat) {
+		fprintf(stderr, "hwsample c2c record: --ldlat wants a number of cycles, not '%s'\n",
+			ldlat);
+		free(nargv);
+		return HWS_EXIT_USAGE;
+	}
+	if (force) {
+		best = hws_registry__find(reg, force);
+		if (!best) {
+			fprintf(stderr, "hwsample c2c record: no backend or PMU named '%s'\n", force);
+			free(nargv);
+			return HWS_EXIT_USAGE;
+		}
+	} else {
+		for (i = 0; i < hws_registry__count(reg); i++) {
+			struct hws_backend *b = hws_registry__at(reg, i);
+			int score;
+
+			if (!strcmp(b->ops->name, "sw"))
+				continue; /* no data source: useless for c2c */
+			score = b->ops->detect(b->priv, why, sizeof(why));
+			if (score > best_score) {
+				best_score = score;
+				best = b;
+			}
+		}
+		if (!best) {
+			fprintf(stderr,
+				"hwsample c2c record: no memory-sampling PMU here (Intel PEBS "
+				"load latency, AMD IBS op, Arm SPE): c2c needs sampled data addresses "
+				"and data sources, which software events do not give.\n"
+				"  Record on a machine with that hardware (bare metal or a VM with the "
+				"PMU passed through), then run `hwsample c2c report -i FILE` anywhere; "
+				"`hwsample list` says why each backend is unusable here.\n");
+			free(nargv);
+			return HWS_EXIT_UNSUPPORTED;
+		}
+	}
+	if (!strcmp(best->ops->name, "intel_pebs")) {
+		nargv[n++] = "-b";
+		nargv[n++] = force ? (char *)force : "intel_pebs";
+		nargv[n++] = "-e";
+		nargv[n++] = "mem-loads,mem-stores";
+		snprintf(buf, sizeof(buf), "ldlat=%s", ldlat);
+		nargv[n++] = buf;
+	} else if (!strcmp(best->ops->name, "amd_ibs")) {
+		nargv[n++] = "-b";
+		nargv[n++] = "ibs_op";
+	} else if (!strcmp(best->ops->name, "arm_spe")) {
+		nargv[n++] = "-b";
+		nargv[n++] = force ? (char *)force : "arm_spe";
+		nargv[n++] = "load_filter=1";
+		nargv[n++] = "store_filter=1";
+		nargv[n++] = "pa_enable=1";
+		snprintf(buf, sizeof(buf), "min_latency=%s", ldlat);
+		nargv[n++] = buf;
+	} else {
+		nargv[n++] = "-b";
+		nargv[n++] = (char *)best->ops->name;
+	}
+	nargv[n++] = "-d";
+	nargv[n++] = "--phys-data";
+	for (i = 1; i < argc; i++) {
+		if (dashdash < 0 || i < dashdash) {
+			if (!strcmp(argv[i], "--ldlat") || !strcmp(argv[i], "-b")) {
+				i++;
+				continue;
+			}
+			if (!strncmp(argv[i], "--ldlat=", 8))
+				continue;
+		}
+		nargv[n++] = argv[i];
+	}
+	nargv[n] = NULL;
+	if (cli->verbose) {
+		fprintf(stderr, "hwsample c2c record: running: hwsample");
+		for (i = 0; i < n; i++)
+			fprintf(stderr, " %s", nargv[i]);
+		fprintf(stderr, "\n");
+	}
+	if (!cmd_record) {
+		fprintf(stderr, "hwsample c2c record: this build has no record subcommand\n");
+		free(nargv);
+		return HWS_EXIT_UNSUPPORTED;
+	}
+	ret = cmd_record(cli, n, nargv);
+	free(nargv);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ report */
+
+/* L1 data line size from HEADER_CACHE: u32 version, u32 nr, then per cache u32 level,
+ * line_size, sets, ways and the strings type, size, map ({u32 len; char[len]}). */
+static uint32_t file_line_size(struct hws_perf_reader *r)
+{
+	const uint8_t *p;
+	size_t len = 0, off = 8;
+	uint32_t nr, i, v[4];
+
+	p = hws_perf_reader__feature(r, HWS_FEAT_CACHE, &len);
+	if (!p || len < 8)
+		return 0;
+	memcpy(&nr, p + 4, 4);
+	for (i = 0; i < nr && i < 64; i++) {
+		char type[32] = "";
+		int s;
+
+		if (off + 16 > len)
+			return 0;
+		memcpy(v, p + off, 16);
+		off += 16;
+		for (s = 0; s < 3; s++) {
+			uint32_t sl;
+
+			if (off + 4 > len)
+				return 0;
+			memcpy(&sl, p + off, 4);
+			off += 4;
+			if (sl > len - off)
+				return 0;
+			if (s == 0)
+				snprintf(type, sizeof(type), "%.*s", (int)(sl < 31 ? sl : 31),
+					 (const char *)p + off);
+			off += sl;
+		}
+		if (v[0] == 1 && (!strcmp(type, "Data") || !strcmp(type, "Unified")) && v[1] &&
+		    !(v[1] & (v[1] - 1)) && v[1] >= 16 && v[1] <= 4096)
+			return v[1];
+	}
+	return 0;
+}
+
+static int cpu_node_cb(void *ctx, int cpu)
+{
+	return hws_perf_reader__cpu_node(ctx, cpu);
+}
+
+static int c2c_report(struct hws_cli *cli, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "stdio", no_argument, NULL, 'o' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "html", required_argument, NULL, 'H' },
+		{ "line-size", required_argument, NULL, 'l' },
+		{ "show-all", no_argument, NULL, 'a' },
+		{ "top", required_argument, NULL, 't' },
+		{ "no-sym", no_argument, NULL, 'S' },
+		{ "no-srcline", no_argument, NULL, 'L' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct hws_decoder_opts dopts = { .sz = sizeof(dopts), .srcline = true };
+	struct hws_c2c_opts copts = { .sz = sizeof(copts) };
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	const char *path = "hwsample.data", *html = NULL, *arch;
+	struct hws_perf_reader *r = NULL;
+	struct hws_decoder *d = NULL;
+	struct hws_c2c *c = NULL;
+	int o, err = 0, rc, ret = HWS_EXIT_OK;
+	bool json = false, stdio_out = false, nosym = false;
+	unsigned long v;
+	char ebuf[256], *end;
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'i': path = optarg; break;
+		case 'o': stdio_out = true; break;
+		case 'j': json = true; break;
+		case 'H': html = optarg; break;
+		case 'a': copts.show_all = true; break;
+		case 'S': nosym = true; break;
+		case 'L': dopts.srcline = false; break;
+		case 'l':
+			errno = 0;
+			v = strtoul(optarg, &end, 0);
+			if (errno || *end || v < 16 || v > 4096 || (v & (v - 1))) {
+				fprintf(stderr, "hwsample c2c report: --line-size wants a power of two "
+					"16..4096, not '%s'\n", optarg);
+				return HWS_EXIT_USAGE;
+			}
+			copts.line_size = (uint32_t)v;
+			copts.line_size_source = "--line-size";
+			break;
+		case 't':
+			errno = 0;
+			v = strtoul(optarg, &end, 0);
+			if (errno || *end || !v || v > 100000) {
+				fprintf(stderr, "hwsample c2c report: --top wants 1..100000, not '%s'\n",
+					optarg);
+				return HWS_EXIT_USAGE;
+			}
+			copts.top = (uint32_t)v;
+			break;
+		case 'h':
+			fputs(c2c_usage, stdout);
+			return HWS_EXIT_OK;
+		default:
+			fputs(c2c_usage, stderr);
+			return HWS_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "hwsample c2c report: unexpected argument '%s'\n%s", argv[optind],
+			c2c_usage);
+		return HWS_EXIT_USAGE;
+	}
+	if (json && stdio_out) {
+		fprintf(stderr, "hwsample c2c report: --json and --stdio exclude each other\n");
+		return HWS_EXIT_USAGE;
+	}
+	dopts.no_sideband = nosym;
+
+	r = hws_perf_reader__open(path, &err);
+	if (!r) {
+		fprintf(stderr, "hwsample c2c report: %s: %s\n", path,
+			hws_strerror(err, ebuf, sizeof(ebuf)));
+		return HWS_EXIT_ERROR;
+	}
+	if (!copts.line_size) {
+		copts.line_size = file_line_size(r);
+		copts.line_size_source = "file host L1d (CACHE header)";
+		if (!copts.line_size) {
+			arch = hws_perf_reader__string(r, HWS_FEAT_ARCH);
+			copts.line_size = 64;
+			copts.line_size_source = "default for the file's arch";
+			if (arch && !strncmp(arch, "ppc64", 5))
+				copts.line_size = 128;
+			else if (arch && !strncmp(arch, "s390", 4))
+				copts.line_size = 256;
+			else if (!arch)
+				copts.line_size_source = "default (no ARCH or CACHE header)";
+		}
+	}
+	copts.cpu_node = cpu_node_cb;
+	copts.cpu_node_ctx = r;
+	d = hws_decoder__new(r, hws_cli__registry(cli), &dopts);
+	c = hws_c2c__new(&copts);
+	if (!d || !c) {
+		fprintf(stderr, "hwsample c2c report: out of memory\n");
+		ret = HWS_EXIT_ERROR;
+		goto out;
+	}
+	rc = hws_decoder__run(d, hws_c2c__sample_fn, c);
+	if (rc < 0) {
+		fprintf(stderr, "hwsample c2c report: %s: %s\n", path, hws_decoder__errmsg(d));
+		fprintf(stderr, "hwsample c2c report: the report covers the records before the "
+				"error\n");
+		ret = HWS_EXIT_ERROR;
+	} else if (rc) {
+		fprintf(stderr, "hwsample c2c report: out of memory\n");
+		ret = HWS_EXIT_ERROR;
+		goto out;
+	}
+	err = hws_c2c__finish(c, nosym ? NULL : hws_decoder__symbols(d));
+	if (err) {
+		fprintf(stderr, "hwsample c2c report: %s\n", hws_strerror(err, ebuf, sizeof(ebuf)));
+		ret = HWS_EXIT_ERROR;
+		goto out;
+	}
+	if (html) {
+		FILE *f;
+
+		err = hws_c2c__render_html(c, path, &sb);
+		f = err ? NULL : fopen(html, "w");
+		if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len) {
+			fprintf(stderr, "hwsample c2c report: %s: %s\n", html,
+				err ? hws_strerror(err, ebuf, sizeof(ebuf)) : strerror(errno));
+			ret = HWS_EXIT_ERROR;
+		}
+		if (f && fclose(f) && ret == HWS_EXIT_OK) {
+			fprintf(stderr, "hwsample c2c report: %s: %s\n", html, strerror(errno));
+			ret = HWS_EXIT_ERROR;
+		}
+		hws_strbuf__reset(&sb);
+		if (!json && !stdio_out)
+			goto out;
+	}
+	err = json ? hws_c2c__render_json(c, &sb) : hws_c2c__render_stdio(c, &sb);
+	if (sb.len)
+		fwrite(sb.buf, 1, sb.len, stdout);
+	fflush(stdout);
+	if (err) {
+		fprintf(stderr, "hwsample c2c report: %s\n", hws_strerror(err, ebuf, sizeof(ebuf)));
+		ret = HWS_EXIT_ERROR;
+	}
+out:
+	hws_strbuf__release(&sb);
+	hws_c2c__delete(c);
+	hws_decoder__delete(d);
+	hws_perf_reader__close(r);
+	return ret;
+}
+
+int cmd_c2c(struct hws_cli *cli, int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		fputs(c2c_usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? HWS_EXIT_USAGE : HWS_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "record"))
+		return c2c_record(cli, argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return c2c_report(cli, argc - 1, argv + 1);
+	fprintf(stderr, "hwsample c2c: unknown command '%s' (record or report)\n%s", argv[1],
+		c2c_usage);
+	return HWS_EXIT_USAGE;
+}

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * c2c: contended cache lines and false/true sharing from memory samples of any vendor.
+ *
+ * struct hws_c2c takes struct hws_sample only (Intel PEBS, AMD IBS, Arm SPE, or perf's own
+ * data_src from perf mem / perf c2c files), never vendor bits. Each sample with a data
+ * address is classified as perf c2c does (c2c_decode_stats: HITM local/remote, peer snoop,
+ * remote cache hit, L1/L2/LLC/DRAM hits, store L1 hit/miss) from its perf_mem_data_src,
+ * completed by the normalized mem_level/snoop where data_src lacks them, and counted per
+ * cache line (key: the line's virtual address, as perf c2c; the line size is a parameter) and per
+ * (offset, pid, tid, code address) inside the line.
+ *
+ * hws_c2c__finish() classifies every line:
+ *  - false sharing: a thread writes the line and another thread accesses bytes that do not
+ *    overlap the written ones (different offsets; access widths are used where known);
+ *  - true sharing: another thread accesses the very bytes written;
+ *  - mixed: both; private: one thread only; read-shared: several threads, no writer and no
+ *    coherence event; unresolved: coherence events (HITM/peer) but the writer not sampled.
+ * The evidence is named (HITM, peer snoop, remote cache, address overlap alone) with the
+ * backend it came from, and a confidence in [0,1] from the coherence evidence and how many
+ * samples support the writer/other-thread pairs.
+ *
+ * Not thread-safe. Memory: one hash entry per line and per (line, offset, pid, tid, ip),
+ * plus 4 bytes per load with a latency (for exact percentiles).
+ */
+#ifndef HWSAMPLE_C2C_H
+#define HWSAMPLE_C2C_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hwsample/sample.h>
+#include <hwsample/strbuf.h>
+#include <hwsample/symbols.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef HWS_API
+#define HWS_API __attribute__((visibility("default")))
+#endif
+
+struct hws_c2c;
+
+struct hws_c2c_opts {
+	size_t sz;	    /* sizeof(struct hws_c2c_opts) */
+	uint32_t line_size; /* power of two, 16..4096; 0 = 64 */
+	bool show_all;	    /* report every line, not only the contended ones */
+	uint32_t top;	    /* lines with an offset table / heat map; 0 = 10 */
+	/* NUMA node of a CPU (e.g. hws_perf_reader__cpu_node), -1 if unknown; may be NULL */
+	int (*cpu_node)(void *ctx, int cpu);
+	void *cpu_node_ctx;
+	const char *line_size_source; /* shown in reports ("file host", "--line-size"...) */
+};
+
+enum hws_c2c_class {
+	HWS_C2C_PRIVATE = 0,
+	HWS_C2C_READ_SHARED,
+	HWS_C2C_FALSE_SHARING,
+	HWS_C2C_TRUE_SHARING,
+	HWS_C2C_MIXED,	    /* both false and true sharing on the same line */
+	HWS_C2C_UNRESOLVED, /* coherence events, but no writer / other thread sampled */
+	HWS_C2C__CLASS_MAX,
+};
+
+/* struct hws_c2c_line_info::evidence */
+enum hws_c2c_evidence {
+	HWS_C2C_EV_HITM = 1U << 0,	 /* load hit a modified line in another core's cache */
+	HWS_C2C_EV_PEER = 1U << 1,	 /* load served by a peer core/cluster cache */
+	HWS_C2C_EV_RMT_CACHE = 1U << 2, /* load served by a cache on another node */
+	HWS_C2C_EV_ADDR = 1U << 3,	 /* writer and other threads sampled on the line */
+};
+
+/* Per-sample counters, as perf c2c (c2c_decode_stats) names them. */
+struct hws_c2c_stats {
+	uint64_t records, loads, stores, locks, noaddr;
+	uint64_t lcl_hitm, rmt_hitm, lcl_peer, rmt_peer, rmt_hit;
+	uint64_t ld_fbhit, ld_l1hit, ld_l2hit, ld_llchit, ld_uncache, ld_io;
+	uint64_t lcl_dram, rmt_dram;
+	uint64_t st_l1hit, st_l1miss, st_na;
+	uint64_t lat_sum, lat_n;		/* all loads with a latency */
+	uint64_t lcl_hitm_lat, rmt_hitm_lat;	/* sums, for mean cycles per HITM kind */
+	uint64_t peer_lat;
+};
+
+/* One line of the report (after __finish), in report order. */
+struct hws_c2c_line_info {
+	uint32_t sz;
+	uint32_t index;
+	uint64_t addr; /* line address (virtual) */
+	uint32_t pid;
+	uint32_t cls;	   /* enum hws_c2c_class */
+	uint32_t evidence; /* HWS_C2C_EV_* */
+	float confidence;  /* 0..1 */
+	struct hws_c2c_stats st;
+	uint32_t lat_p50, lat_p90, lat_p99;
+	uint32_t nr_threads, nr_cpus, nr_nodes;
+	uint64_t nodes; /* bit per node < 64 */
+	uint32_t nr_offsets;
+	uint64_t false_offsets; /* bit per 8-byte chunk of the line involved in false sharing
+				 * (line <= 512 B), see the JSON for exact offsets */
+	uint64_t true_offsets;
+	const char *evidence_text; /* "HITM (Intel PEBS data_src)", owned by the c2c */
+	const char *data_symbol;   /* variable at the line start, NULL if unknown */
+};
+
+/**
+ * hws_c2c__new() - empty analysis. @opts may be NULL.
+ * Return: the object, or NULL with errno (EINVAL: bad line size). Free with __delete().
+ */
+HWS_API struct hws_c2c *hws_c2c__new(const struct hws_c2c_opts *opts);
+HWS_API void hws_c2c__delete(struct hws_c2c *c); /* NULL-safe */
+
+/* Count one sample. 0 or -ENOMEM. Samples after __finish() are refused (-EBUSY). */
+HWS_API int hws_c2c__add(struct hws_c2c *c, const struct hws_sample *s);
+/* hws_sample_fn adapter for hws_decoder__run(): returns 0, or 1 when out of memory. */
+HWS_API int hws_c2c__sample_fn(void *ctx, const struct hws_sample *s);
+
+/**
+ * hws_c2c__finish() - classify lines, sort them (HITM, then peer, then contention), and
+ * symbolize code and data addresses of the reported lines through @syms (may be NULL).
+ * Return: 0 or -ENOMEM.
+ */
+HWS_API int hws_c2c__finish(struct hws_c2c *c, struct hws_symbols *syms);
+
+/* Reported lines after __finish (contended ones, or all with show_all). */
+HWS_API uint32_t hws_c2c__nr_lines(const struct hws_c2c *c);
+/* Fill @out for report line @i. 0, or -EINVAL if out of range. Strings owned by @c. */
+HWS_API int hws_c2c__line(const struct hws_c2c *c, uint32_t i, struct hws_c2c_line_info *out);
+/* One (offset, pid, tid, code address) row of a reported line, in offset order. */
+struct hws_c2c_entry_info {
+	uint32_t sz;
+	uint32_t offset; /* byte offset in the line */
+	uint32_t width;	 /* widest access seen (bytes), 0 if unknown */
+	uint32_t pid, tid;
+	uint64_t ip;
+	struct hws_c2c_stats st;
+	uint32_t nr_cpus;	   /* exact up to 64 CPUs (CPU numbers modulo 64 above) */
+	bool in_false, in_true;	   /* part of a false / true sharing pair */
+	const char *symbol;	   /* "func+0x12" or NULL; owned by the c2c */
+	const char *dso;	   /* NULL if unknown */
+	const char *srcline;	   /* "file.c:42" or NULL */
+	const char *data_symbol;   /* "counters+0x8" or NULL */
+};
+
+/* Number of rows of report line @i (0 if out of range). */
+HWS_API uint32_t hws_c2c__nr_entries(const struct hws_c2c *c, uint32_t i);
+/* Row @j of report line @i. 0, or -EINVAL. Strings owned by @c. */
+HWS_API int hws_c2c__entry(const struct hws_c2c *c, uint32_t i, uint32_t j,
+			   struct hws_c2c_entry_info *out);
+/* Lines that get an offset table / heat map (opts.top). */
+HWS_API uint32_t hws_c2c__top(const struct hws_c2c *c);
+/* Totals over all samples. */
+HWS_API const struct hws_c2c_stats *hws_c2c__totals(const struct hws_c2c *c);
+
+/* Short names: "false-sharing", "true-sharing", ... Never NULL. */
+HWS_API const char *hws_c2c_class__name(unsigned int cls);
+
+/* Reports (after __finish), appended to @sb. Return 0 or -ENOMEM / -E2BIG. */
+HWS_API int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb);
+HWS_API int hws_c2c__render_json(const struct hws_c2c *c, struct hws_strbuf *sb);
+/* Self-contained HTML page (inline CSS/JS): sortable line table, offset x thread heat map
+ * of the top lines, per-line offset tables. @title may be NULL. */
+HWS_API int hws_c2c__render_html(const struct hws_c2c *c, const char *title,
+				 struct hws_strbuf *sb);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

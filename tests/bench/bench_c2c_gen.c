@@ -1,0 +1,779 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench_c2c_gen: write a perf.data file of memory samples with a known sharing ground truth,
+ * for the c2c tests (tests/e2e/c2c_*.sh) and the benchmark (scripts/bench-c2c).
+ *
+ *   bench_c2c_gen -o FILE -v intel|ibs|spe [-n SAMPLES] [-s SEED] [-t TRUTH]
+ *
+ * One scenario, three encodings. The data are this program's own 64-byte aligned globals
+ * (in .data, so the file-backed RW mapping covers them) and the code addresses are its own
+ * functions; MMAP2 records of this executable (from /proc/self/maps) and COMM records let
+ * hwsample and perf resolve both to symbols and source lines. Process 4242, threads
+ * 4243..4250 pinned to CPUs 0..7; NUMA nodes 0 (CPUs 0-3) and 1 (4-7).
+ *
+ * Ground truth (TRUTH: "0xLINE class name" per line the scenario touches):
+ *   c2c_fs_counters  false  threads 0,1,4,5 store and load their own 8-byte counter
+ *   c2c_fs_pair      false  thread 6 stores at offset 0, thread 7 loads offset 32
+ *   c2c_ts_counter   true   threads 0,1,4,5 store and load offset 0
+ *   c2c_ts_flag      true   thread 2 stores offset 8, thread 3 loads offset 8
+ *   c2c_ro_table     read   every thread loads, nobody stores (not contended)
+ *   c2c_private[i]   private one thread each, loads and stores
+ * Loads on written-shared lines by another thread than the last writer are coherence
+ * misses: Intel data_src L3 HITM (same node) or REM_CCE1 HITM (other node); AMD IBS
+ * legacy DataSrc 2 with CacheHitSt=M (same node, kernel -> HITM) or DataSrc 4 (remote
+ * cache); Arm SPE (Neoverse N1 data source) 0x9 peer core (same node) or 0xd remote.
+ *
+ * Encodings: intel = two PERF_TYPE_RAW attrs (mem-loads ldlat=30, mem-stores), precise_ip 2,
+ * IP|TID|TIME|ADDR|CPU|PERIOD|DATA_SRC|WEIGHT_STRUCT|IDENTIFIER; ibs = ibs_op attr
+ * (PMU_MAPPINGS), CPUID AuthenticAMD,25,17,1, RAW {caps, 7 op MSRs}; spe = arm_spe_0 attr,
+ * AUXTRACE_INFO (ARM_SPE v1), TIME_CONV, AUXTRACE records of SPE packets per CPU, MIDR
+ * Neoverse N1 in CPUID. All have ARCH, NRCPUS (8) and NUMA_TOPOLOGY (2 nodes).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <hwsample/perfdata.h>
+
+#define PID 4242
+#define NR_THREADS 8
+#define NR_PRIVATE 64
+#define IBS_TYPE 11
+#define SPE_TYPE 9
+
+struct line64 {
+	volatile long v[8];
+} __attribute__((aligned(64)));
+
+/* Initialized (non-zero) so they live in .data, inside the file-backed mapping. */
+struct line64 c2c_fs_counters = { { 1 } };
+struct line64 c2c_fs_pair = { { 1 } };
+struct line64 c2c_ts_counter = { { 1 } };
+struct line64 c2c_ts_flag = { { 1 } };
+struct line64 c2c_ro_table = { { 1 } };
+struct line64 c2c_private[NR_PRIVATE] = { { { 1 } } };
+
+/* Code addresses of the samples: distinct functions of this file. */
+__attribute__((noinline)) void fs_increment(void)
+{
+	c2c_fs_counters.v[0]++;
+}
+__attribute__((noinline)) void fs_read(void)
+{
+	(void)c2c_fs_counters.v[0];
+}
+__attribute__((noinline)) void pair_write(void)
+{
+	c2c_fs_pair.v[0]++;
+}
+__attribute__((noinline)) void pair_read(void)
+{
+	(void)c2c_fs_pair.v[4];
+}
+__attribute__((noinline)) void ts_increment(void)
+{
+	c2c_ts_counter.v[0]++;
+}
+__attribute__((noinline)) void ts_read(void)
+{
+	(void)c2c_ts_counter.v[0];
+}
+__attribute__((noinline)) void flag_set(void)
+{
+	c2c_ts_flag.v[1] = 1;
+}
+__attribute__((noinline)) void flag_poll(void)
+{
+	(void)c2c_ts_flag.v[1];
+}
+__attribute__((noinline)) void table_lookup(void)
+{
+	(void)c2c_ro_table.v[2];
+}
+__attribute__((noinline)) void private_work(void)
+{
+	c2c_private[0].v[0]++;
+}
+
+enum kind { K_L1, K_LLC, K_COH, K_ST_HIT, K_ST_MISS };
+
+struct ev {
+	int thr;
+	uint64_t ip, addr;
+	enum kind kind;
+	bool coh_remote; /* K_COH: the line came from the other node */
+	uint32_t lat;
+};
+
+static uint64_t rng = 88172645463325252ULL;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static unsigned int rn(unsigned int n)
+{
+	return (unsigned int)(rnd() % n);
+}
+
+static int node_of(int cpu)
+{
+	return cpu >= 4;
+}
+
+/* last writer thread per shared line, for local/remote coherence */
+static int last_writer[5] = { -1, -1, -1, -1, -1 };
+
+static void ev_load(struct ev *e, int line, int thr, uint64_t ip, uint64_t addr)
+{
+	int w = last_writer[line];
+
+	e->thr = thr;
+	e->ip = ip;
+	e->addr = addr;
+	if (line >= 0 && w >= 0 && w != thr && rn(10) < 8) {
+		e->kind = K_COH;
+		e->coh_remote = node_of(w) != node_of(thr);
+		e->lat = e->coh_remote ? 250 + rn(200) : 90 + rn(80);
+	} else {
+		e->kind = rn(4) ? K_L1 : K_LLC;
+		e->coh_remote = false;
+		e->lat = e->kind == K_L1 ? 4 + rn(4) : 35 + rn(20);
+	}
+}
+
+static void ev_store(struct ev *e, int line, int thr, uint64_t ip, uint64_t addr)
+{
+	int w = line >= 0 ? last_writer[line] : thr;
+
+	e->thr = thr;
+	e->ip = ip;
+	e->addr = addr;
+	e->kind = (w >= 0 && w != thr) ? K_ST_MISS : K_ST_HIT;
+	e->coh_remote = false;
+	e->lat = 0;
+	if (line >= 0)
+		last_writer[line] = thr;
+}
+
+#define A(x) ((uint64_t)(uintptr_t)(x))
+#define F(x) ((uint64_t)(uintptr_t)&(x))
+
+/* one scenario event */
+static void scenario(struct ev *e)
+{
+	static const int fs_thr[4] = { 0, 1, 4, 5 };
+	unsigned int r = rn(100);
+	int t;
+
+	if (r < 14) { /* false sharing: per-thread counters */
+		t = fs_thr[rn(4)];
+		if (rn(2))
+			ev_store(e, 0, t, F(fs_increment), A(&c2c_fs_counters.v[t == 0 ? 0 : t == 1 ? 1 :
+										     t == 4 ? 2 : 3]));
+		else
+			ev_load(e, 0, t, F(fs_read), A(&c2c_fs_counters.v[t == 0 ? 0 : t == 1 ? 1 :
+									      t == 4 ? 2 : 3]));
+	} else if (r < 20) { /* false sharing: writer at 0, reader at 32 */
+		if (rn(2))
+			ev_store(e, 1, 6, F(pair_write), A(&c2c_fs_pair.v[0]));
+		else
+			ev_load(e, 1, 7, F(pair_read), A(&c2c_fs_pair.v[4]));
+	} else if (r < 32) { /* true sharing: one counter */
+		t = fs_thr[rn(4)];
+		if (rn(2))
+			ev_store(e, 2, t, F(ts_increment), A(&c2c_ts_counter.v[0]));
+		else
+			ev_load(e, 2, t, F(ts_read), A(&c2c_ts_counter.v[0]));
+	} else if (r < 38) { /* true sharing: flag */
+		if (rn(3) == 0)
+			ev_store(e, 3, 2, F(flag_set), A(&c2c_ts_flag.v[1]));
+		else
+			ev_load(e, 3, 3, F(flag_poll), A(&c2c_ts_flag.v[1]));
+	} else if (r < 48) { /* read-only table, every thread */
+		ev_load(e, 4, (int)rn(NR_THREADS), F(table_lookup),
+			A(&c2c_ro_table.v[rn(8)]));
+	} else { /* private lines: line i belongs to thread i % 8 */
+		unsigned int i = rn(NR_PRIVATE);
+
+		t = (int)(i % NR_THREADS);
+		if (rn(3) == 0)
+			ev_store(e, -1, t, F(private_work), A(&c2c_private[i].v[rn(8)]));
+		else
+			ev_load(e, -1, t, F(private_work), A(&c2c_private[i].v[rn(8)]));
+	}
+}
+
+/* ------------------------------------------------------------------ file pieces */
+
+struct buf {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static void put(struct buf *b, const void *d, size_t n)
+{
+	if (b->len + n > b->cap) {
+		size_t c = b->cap ? b->cap * 2 : 4096;
+
+		while (c < b->len + n)
+			c *= 2;
+		b->p = realloc(b->p, c);
+		if (!b->p) {
+			perror("realloc");
+			exit(1);
+		}
+		b->cap = c;
+	}
+	memcpy(b->p + b->len, d, n);
+	b->len += n;
+}
+
+static void put64(struct buf *b, uint64_t v)
+{
+	put(b, &v, 8);
+}
+
+static void put32(struct buf *b, uint32_t v)
+{
+	put(b, &v, 4);
+}
+
+static void put_pstr(struct buf *b, const char *s)
+{
+	static const char zero[64];
+	size_t len = strlen(s) + 1, olen = (len + 63) / 64 * 64;
+
+	put32(b, (uint32_t)olen);
+	put(b, s, len);
+	put(b, zero, olen - len);
+}
+
+static void set_common_features(struct hws_perf_writer *w, const char *arch, const char *cpuid,
+				const char *pmu_name, uint32_t pmu_type)
+{
+	struct buf b = { 0 };
+	uint32_t nr[2] = { 8, 8 };
+
+	hws_perf_writer__set_string(w, HWS_FEAT_ARCH, arch);
+	hws_perf_writer__set_string(w, HWS_FEAT_CPUID, cpuid);
+	hws_perf_writer__set_string(w, HWS_FEAT_HOSTNAME, "c2c-gen");
+	hws_perf_writer__set_string(w, HWS_FEAT_OSRELEASE, "6.1.0-c2c-gen");
+	hws_perf_writer__set_string(w, HWS_FEAT_VERSION, "6.1");
+	hws_perf_writer__set_feature(w, HWS_FEAT_NRCPUS, nr, sizeof(nr));
+	put32(&b, 2);
+	put32(&b, 0);
+	put64(&b, 16 << 20);
+	put64(&b, 8 << 20);
+	put_pstr(&b, "0-3");
+	put32(&b, 1);
+	put64(&b, 16 << 20);
+	put64(&b, 8 << 20);
+	put_pstr(&b, "4-7");
+	hws_perf_writer__set_feature(w, HWS_FEAT_NUMA_TOPOLOGY, b.p, b.len);
+	b.len = 0;
+	put32(&b, pmu_name ? 2 : 1);
+	put32(&b, 4);
+	put_pstr(&b, "cpu");
+	if (pmu_name) {
+		put32(&b, pmu_type);
+		put_pstr(&b, pmu_name);
+	}
+	hws_perf_writer__set_feature(w, HWS_FEAT_PMU_MAPPINGS, b.p, b.len);
+	free(b.p);
+}
+
+/* sample_id trailer for IP|TID|TIME|ADDR|CPU|PERIOD|...|IDENTIFIER: tid, time, cpu, id */
+static void put_trailer(struct buf *b, uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu,
+			uint64_t id)
+{
+	put32(b, pid);
+	put32(b, tid);
+	put64(b, time);
+	put32(b, cpu);
+	put32(b, 0);
+	put64(b, id);
+}
+
+static void put_hdr(struct buf *b, uint32_t type, uint16_t misc, size_t size)
+{
+	struct perf_event_header h = { .type = type, .misc = misc, .size = (uint16_t)size };
+
+	put(b, &h, sizeof(h));
+}
+
+static void write_comm(struct buf *b, uint32_t tid, const char *comm, uint64_t id)
+{
+	char name[16] = { 0 };
+
+	snprintf(name, sizeof(name), "%s", comm);
+	put_hdr(b, PERF_RECORD_COMM, 0, 8 + 8 + 16 + 32);
+	put32(b, PID);
+	put32(b, tid);
+	put(b, name, 16);
+	put_trailer(b, PID, tid, 1, 0, id);
+}
+
+/* MMAP2 of every mapping of this executable */
+static int write_mmaps(struct buf *b, uint64_t id)
+{
+	char exe[PATH_MAX], line[PATH_MAX + 256];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *f;
+	int nr = 0;
+
+	if (n <= 0)
+		return -errno;
+	exe[n] = 0;
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, pgoff, ino;
+		unsigned int maj, min;
+		char perm[8], path[PATH_MAX] = "";
+		size_t fl, rec;
+		uint32_t prot = 0;
+		char fname[PATH_MAX + 8] = { 0 };
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095s", &start, &end, perm, &pgoff,
+			   &maj, &min, &ino, path) < 8 ||
+		    strcmp(path, exe))
+			continue;
+		prot = (perm[0] == 'r' ? 1 : 0) | (perm[1] == 'w' ? 2 : 0) | (perm[2] == 'x' ? 4 : 0);
+		fl = (strlen(path) + 1 + 7) / 8 * 8;
+		memcpy(fname, path, strlen(path));
+		rec = 8 + 8 + 8 * 3 + 4 * 2 + 8 * 2 + 4 * 2 + fl + 32;
+		put_hdr(b, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, rec);
+		put32(b, PID);
+		put32(b, PID);
+		put64(b, start);
+		put64(b, end - start);
+		put64(b, pgoff);
+		put32(b, maj);
+		put32(b, min);
+		put64(b, ino);
+		put64(b, 0);
+		put32(b, prot);
+		put32(b, 2 /* MAP_PRIVATE */);
+		put(b, fname, fl);
+		put_trailer(b, PID, PID, 1, 0, id);
+		nr++;
+	}
+	fclose(f);
+	return nr ? 0 : -ENOENT;
+}
+
+static void write_sideband(struct buf *b, uint64_t id)
+{
+	write_comm(b, PID, "c2c-gen", id);
+	for (int t = 1; t <= NR_THREADS; t++)
+		write_comm(b, PID + t, "c2c-gen", id);
+	if (write_mmaps(b, id)) {
+		fprintf(stderr, "bench_c2c_gen: cannot read /proc/self/maps\n");
+		exit(1);
+	}
+}
+
+/* ------------------------------------------------------------------ Intel */
+
+#define DS_OP(x) ((uint64_t)(x) << PERF_MEM_OP_SHIFT)
+#define DS_LVL(x) ((uint64_t)(x) << PERF_MEM_LVL_SHIFT)
+#define DS_SNOOP(x) ((uint64_t)(x) << PERF_MEM_SNOOP_SHIFT)
+#define DS_TLB(x) ((uint64_t)(x) << PERF_MEM_TLB_SHIFT)
+#define DS_LVLNUM(x) ((uint64_t)(x) << PERF_MEM_LVLNUM_SHIFT)
+#define DS_REMOTE ((uint64_t)1 << PERF_MEM_REMOTE_SHIFT)
+
+static uint64_t intel_ds(const struct ev *e)
+{
+	uint64_t tlb = DS_TLB(PERF_MEM_TLB_L1 | PERF_MEM_TLB_HIT);
+
+	switch (e->kind) {
+	case K_L1:
+		return DS_OP(PERF_MEM_OP_LOAD) | DS_LVL(PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT) |
+		       DS_SNOOP(PERF_MEM_SNOOP_NONE) | DS_LVLNUM(PERF_MEM_LVLNUM_L1) | tlb;
+	case K_LLC:
+		return DS_OP(PERF_MEM_OP_LOAD) | DS_LVL(PERF_MEM_LVL_L3 | PERF_MEM_LVL_HIT) |
+		       DS_SNOOP(PERF_MEM_SNOOP_NONE) | DS_LVLNUM(PERF_MEM_LVLNUM_L3) | tlb;
+	case K_COH:
+		if (e->coh_remote)
+			return DS_OP(PERF_MEM_OP_LOAD) |
+			       DS_LVL(PERF_MEM_LVL_REM_CCE1 | PERF_MEM_LVL_HIT) |
+			       DS_SNOOP(PERF_MEM_SNOOP_HITM) | DS_LVLNUM(PERF_MEM_LVLNUM_ANY_CACHE) |
+			       DS_REMOTE | tlb;
+		return DS_OP(PERF_MEM_OP_LOAD) | DS_LVL(PERF_MEM_LVL_L3 | PERF_MEM_LVL_HIT) |
+		       DS_SNOOP(PERF_MEM_SNOOP_HITM) | DS_LVLNUM(PERF_MEM_LVLNUM_L3) | tlb;
+	case K_ST_HIT:
+		return DS_OP(PERF_MEM_OP_STORE) | DS_LVL(PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT) |
+		       DS_SNOOP(PERF_MEM_SNOOP_NA) | tlb;
+	case K_ST_MISS:
+	default:
+		return DS_OP(PERF_MEM_OP_STORE) | DS_LVL(PERF_MEM_LVL_L1 | PERF_MEM_LVL_MISS) |
+		       DS_SNOOP(PERF_MEM_SNOOP_NA) | tlb;
+	}
+}
+
+static void intel_sample(struct buf *b, const struct ev *e, uint64_t time)
+{
+	bool store = e->kind == K_ST_HIT || e->kind == K_ST_MISS;
+	uint64_t id = store ? 2 : 1;
+
+	put_hdr(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_EXACT_IP,
+		8 + 8 * 9);
+	put64(b, id);		      /* IDENTIFIER */
+	put64(b, e->ip);	      /* IP */
+	put32(b, PID);		      /* TID */
+	put32(b, PID + 1 + e->thr);
+	put64(b, time);		      /* TIME */
+	put64(b, e->addr);	      /* ADDR */
+	put32(b, (uint32_t)e->thr);   /* CPU */
+	put32(b, 0);
+	put64(b, store ? 20011 : 2003); /* PERIOD */
+	put64(b, store ? 0 : (uint64_t)e->lat | (uint64_t)(e->lat + 3) << 32); /* WEIGHT_STRUCT */
+	put64(b, intel_ds(e));	      /* DATA_SRC */
+}
+
+static int gen_intel(const char *out, long n)
+{
+	struct perf_event_attr a = { 0 };
+	struct hws_perf_writer *w = hws_perf_writer__new(out, false);
+	uint64_t id1 = 1, id2 = 2;
+	struct buf b = { 0 };
+	struct ev e;
+	int err;
+
+	if (!w)
+		return -errno;
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_RAW;
+	a.config = 0x1cd;
+	a.config1 = 30;
+	a.sample_period = 2003;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+			PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_DATA_SRC |
+			PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_IDENTIFIER;
+	a.precise_ip = 2;
+	a.sample_id_all = 1;
+	a.mmap = a.mmap2 = a.comm = 1;
+	a.mmap_data = 1;
+	a.exclude_kernel = 1;
+	err = hws_perf_writer__add_attr(w, &a, "cpu/mem-loads,ldlat=30/P", &id1, 1);
+	a.config = 0x82d0;
+	a.config1 = 0;
+	a.sample_period = 20011;
+	a.mmap = a.mmap2 = a.comm = a.mmap_data = 0;
+	if (err >= 0)
+		err = hws_perf_writer__add_attr(w, &a, "cpu/mem-stores/P", &id2, 1);
+	if (err < 0)
+		return err;
+	set_common_features(w, "x86_64", "GenuineIntel,6,85,4", NULL, 0);
+	write_sideband(&b, id1);
+	for (long i = 0; i < n; i++) {
+		scenario(&e);
+		intel_sample(&b, &e, 1000 + (uint64_t)i * 100);
+		if (b.len > (1 << 20)) {
+			err = hws_perf_writer__write(w, b.p, b.len);
+			if (err)
+				return err;
+			b.len = 0;
+		}
+	}
+	err = hws_perf_writer__write(w, b.p, b.len);
+	free(b.p);
+	if (err)
+		return err;
+	return hws_perf_writer__close(w);
+}
+
+/* ------------------------------------------------------------------ AMD IBS */
+
+static void ibs_sample(struct buf *b, const struct ev *e, uint64_t time)
+{
+	bool store = e->kind == K_ST_HIT || e->kind == K_ST_MISS, miss;
+	uint64_t ctl = (1ULL << 17) | (1ULL << 18) | 0x1000, data, d2 = 0, d3;
+	uint32_t lat = e->lat;
+
+	miss = e->kind == K_LLC || e->kind == K_COH || e->kind == K_ST_MISS;
+	data = (uint64_t)(lat + 20) << 16 | 10; /* TagToRetCtr, CompToRetCtr */
+	d3 = (store ? 2ULL : 1ULL) | (1ULL << 17) | (1ULL << 18) | (4ULL << 22); /* 8 bytes */
+	if (miss) {
+		d3 |= 1ULL << 7 | 1ULL << 20; /* DcMiss, L2Miss */
+		if (!store)
+			d3 |= (uint64_t)(lat ? lat : 1) << 32; /* DcMissLat */
+	}
+	if (e->kind == K_LLC)
+		d2 = 2 | 1ULL << 5; /* local cache, CacheHitSt = O/S: no HITM */
+	else if (e->kind == K_COH)
+		d2 = e->coh_remote ? 4 | 1ULL << 4 : 2; /* remote cache / local cache M state */
+
+	put_hdr(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_EXACT_IP,
+		8 + 8 * 6 + 4 + 4 + 56);
+	put64(b, 3);		     /* IDENTIFIER */
+	put64(b, e->ip);	     /* IP */
+	put32(b, PID);		     /* TID */
+	put32(b, PID + 1 + e->thr);
+	put64(b, time);		     /* TIME */
+	put32(b, (uint32_t)e->thr); /* CPU */
+	put32(b, 0);
+	put64(b, 0x10000);	     /* PERIOD */
+	put32(b, 4 + 56);	     /* RAW size */
+	put32(b, 0x1f);		     /* caps: AVAIL FETCHSAM OPSAM RDWROPCNT OPCNT */
+	put64(b, ctl);		     /* IbsOpCtl */
+	put64(b, e->ip);	     /* IbsOpRip */
+	put64(b, data);		     /* IbsOpData */
+	put64(b, d2);		     /* IbsOpData2 */
+	put64(b, d3);		     /* IbsOpData3 */
+	put64(b, e->addr);	     /* IbsDcLinAd */
+	put64(b, 0x100000000ULL + (e->addr & 0xfffffff)); /* IbsDcPhysAd */
+}
+
+static int gen_ibs(const char *out, long n)
+{
+	struct perf_event_attr a = { 0 };
+	struct hws_perf_writer *w = hws_perf_writer__new(out, false);
+	uint64_t id = 3;
+	struct buf b = { 0 };
+	struct ev e;
+	int err;
+
+	if (!w)
+		return -errno;
+	a.size = sizeof(a);
+	a.type = IBS_TYPE;
+	a.sample_period = 0x10000;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW | PERF_SAMPLE_IDENTIFIER;
+	a.sample_id_all = 1;
+	a.mmap = a.mmap2 = a.comm = a.mmap_data = 1;
+	err = hws_perf_writer__add_attr(w, &a, "ibs_op//", &id, 1);
+	if (err < 0)
+		return err;
+	set_common_features(w, "x86_64", "AuthenticAMD,25,17,1", "ibs_op", IBS_TYPE);
+	/* trailer for IP|TID|TIME|CPU|PERIOD|RAW|IDENTIFIER is the same tid,time,cpu,id */
+	write_sideband(&b, id);
+	for (long i = 0; i < n; i++) {
+		scenario(&e);
+		ibs_sample(&b, &e, 1000 + (uint64_t)i * 100);
+		if (b.len > (1 << 20)) {
+			err = hws_perf_writer__write(w, b.p, b.len);
+			if (err)
+				return err;
+			b.len = 0;
+		}
+	}
+	err = hws_perf_writer__write(w, b.p, b.len);
+	free(b.p);
+	if (err)
+		return err;
+	return hws_perf_writer__close(w);
+}
+
+/* ------------------------------------------------------------------ Arm SPE */
+
+static void spe_addr(struct buf *s, unsigned int idx, uint64_t v)
+{
+	uint8_t h = (uint8_t)(0xb0 | idx);
+
+	put(s, &h, 1);
+	put64(s, v);
+}
+
+static void spe_record(struct buf *s, const struct ev *e, uint64_t ts)
+{
+	bool store = e->kind == K_ST_HIT || e->kind == K_ST_MISS;
+	uint8_t op[2] = { 0x49, store ? 1 : 0 }; /* OP_TYPE ld/st class, GP register */
+	uint8_t ev[3] = { 0x52, 0, 0 };		 /* EVENTS, 2 bytes */
+	uint8_t ds[2] = { 0x43, 0 };		 /* DATA_SOURCE, 1 byte */
+	uint8_t ctx[5] = { 0x65 };		 /* CONTEXT EL2 (perf: tid when at EL2... ) */
+	uint8_t lat[3] = { 0x98, 0, 0 };	 /* COUNTER total latency */
+	uint16_t evb = 1 << 1 | 1 << 2;		 /* retired, L1D access */
+	uint32_t tid = PID + 1 + (uint32_t)e->thr;
+	uint8_t t = 0x71;
+
+	spe_addr(s, 0, e->ip); /* PC, EL0 */
+	put(s, op, 2);
+	switch (e->kind) {
+	case K_L1:
+		ds[1] = 0x0;
+		break;
+	case K_LLC:
+		ds[1] = 0xb; /* system cache */
+		evb |= 1 << 3 | 1 << 8;
+		break;
+	case K_COH:
+		ds[1] = e->coh_remote ? 0xd : 0x9; /* remote / peer core */
+		evb |= 1 << 3 | 1 << 8;
+		if (e->coh_remote)
+			evb |= 1 << 10;
+		break;
+	case K_ST_MISS:
+		evb |= 1 << 3;
+		break;
+	default:
+		break;
+	}
+	memcpy(ev + 1, &evb, 2);
+	put(s, ev, 3);
+	if (!store)
+		put(s, ds, 2);
+	spe_addr(s, 2, e->addr);			 /* data VA */
+	spe_addr(s, 3, 0x100000000ULL + (e->addr & 0xfffffff)); /* data PA */
+	lat[1] = (uint8_t)(e->lat & 0xff);
+	lat[2] = (uint8_t)(e->lat >> 8);
+	put(s, lat, 3);
+	ctx[0] = 0x65;
+	memcpy(ctx + 1, &tid, 4);
+	put(s, ctx, 5);
+	put(s, &t, 1);
+	put64(s, ts);
+}
+
+static int gen_spe(const char *out, long n)
+{
+	struct perf_event_attr a = { 0 };
+	struct hws_perf_writer *w = hws_perf_writer__new(out, false);
+	struct buf b = { 0 }, st[NR_THREADS] = { { 0 } };
+	uint64_t id = 5, off[NR_THREADS] = { 0 };
+	struct ev e;
+	int err;
+
+	if (!w)
+		return -errno;
+	a.size = sizeof(a);
+	a.type = SPE_TYPE;
+	a.config = 1 | 2 | (1ULL << 33) | (1ULL << 34); /* ts, pa, load+store filters */
+	a.sample_period = 1024;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			PERF_SAMPLE_PERIOD | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PHYS_ADDR |
+			PERF_SAMPLE_IDENTIFIER;
+	a.sample_id_all = 1;
+	a.mmap = a.mmap2 = a.comm = a.mmap_data = 1;
+	err = hws_perf_writer__add_attr(w, &a, "arm_spe_0//", &id, 1);
+	if (err < 0)
+		return err;
+	set_common_features(w, "aarch64", "0x00000000410fd0c0", "arm_spe_0", SPE_TYPE);
+
+	/* AUXTRACE_INFO v1: type ARM_SPE (4), priv {PMU type, per-cpu mmaps} */
+	put_hdr(&b, HWS_RECORD_AUXTRACE_INFO, 0, 8 + 8 + 16);
+	put32(&b, 4);
+	put32(&b, 0);
+	put64(&b, SPE_TYPE);
+	put64(&b, 1);
+	/* TIME_CONV: time_shift 0, time_mult 1, time_zero 0 (ts == perf time) */
+	put_hdr(&b, HWS_RECORD_TIME_CONV, 0, 8 + 24);
+	put64(&b, 0);
+	put64(&b, 1);
+	put64(&b, 0);
+	write_sideband(&b, id);
+	for (long i = 0; i < n; i++) {
+		scenario(&e);
+		spe_record(&st[e.thr], &e, 1000 + (uint64_t)i * 100);
+		if (st[e.thr].len > 60000 || i == n - 1) {
+			/* flush every stream so time order roughly holds */
+			for (int c = 0; c < NR_THREADS; c++) {
+				size_t len = st[c].len, pad = (8 - (len & 7)) & 7;
+				static const uint8_t zero[8];
+
+				if (!len)
+					continue;
+				/* pad with PAD packets (0x00) so the payload stays whole */
+				put(&st[c], zero, pad);
+				len += pad;
+				put_hdr(&b, HWS_RECORD_AUXTRACE, 0, 48);
+				put64(&b, len);
+				put64(&b, off[c]);
+				put64(&b, (uint64_t)c + 1); /* reference */
+				put32(&b, (uint32_t)c);	 /* idx */
+				put32(&b, PID + 1 + (uint32_t)c);
+				put32(&b, (uint32_t)c); /* cpu */
+				put32(&b, 0);
+				put(&b, st[c].p, len);
+				off[c] += len;
+				st[c].len = 0;
+			}
+		}
+		if (b.len > (1 << 20)) {
+			err = hws_perf_writer__write(w, b.p, b.len);
+			if (err)
+				return err;
+			b.len = 0;
+		}
+	}
+	err = hws_perf_writer__write(w, b.p, b.len);
+	free(b.p);
+	for (int c = 0; c < NR_THREADS; c++)
+		free(st[c].p);
+	if (err)
+		return err;
+	return hws_perf_writer__close(w);
+}
+
+/* ------------------------------------------------------------------ main */
+
+static void write_truth(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	fprintf(f, "%#llx false-sharing c2c_fs_counters\n", (unsigned long long)A(&c2c_fs_counters));
+	fprintf(f, "%#llx false-sharing c2c_fs_pair\n", (unsigned long long)A(&c2c_fs_pair));
+	fprintf(f, "%#llx true-sharing c2c_ts_counter\n", (unsigned long long)A(&c2c_ts_counter));
+	fprintf(f, "%#llx true-sharing c2c_ts_flag\n", (unsigned long long)A(&c2c_ts_flag));
+	fprintf(f, "%#llx read-shared c2c_ro_table\n", (unsigned long long)A(&c2c_ro_table));
+	for (int i = 0; i < NR_PRIVATE; i++)
+		fprintf(f, "%#llx private c2c_private[%d]\n", (unsigned long long)A(&c2c_private[i]),
+			i);
+	fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	const char *out = NULL, *vendor = "intel", *truth = NULL;
+	long n = 20000;
+	int o, err;
+
+	while ((o = getopt(argc, argv, "o:v:n:s:t:h")) != -1) {
+		switch (o) {
+		case 'o': out = optarg; break;
+		case 'v': vendor = optarg; break;
+		case 'n': n = strtol(optarg, NULL, 0); break;
+		case 's': rng = strtoull(optarg, NULL, 0) | 1; break;
+		case 't': truth = optarg; break;
+		default:
+			fprintf(stderr, "usage: bench_c2c_gen -o FILE -v intel|ibs|spe [-n SAMPLES] "
+					"[-s SEED] [-t TRUTH]\n");
+			return o == 'h' ? 0 : 2;
+		}
+	}
+	if (!out || n <= 0) {
+		fprintf(stderr, "bench_c2c_gen: -o FILE and a positive -n are needed\n");
+		return 2;
+	}
+	if (!strcmp(vendor, "intel"))
+		err = gen_intel(out, n);
+	else if (!strcmp(vendor, "ibs"))
+		err = gen_ibs(out, n);
+	else if (!strcmp(vendor, "spe"))
+		err = gen_spe(out, n);
+	else {
+		fprintf(stderr, "bench_c2c_gen: -v intel, ibs or spe\n");
+		return 2;
+	}
+	if (err) {
+		fprintf(stderr, "bench_c2c_gen: %s: %s\n", out, strerror(-err));
+		return 1;
+	}
+	if (truth)
+		write_truth(truth);
+	return 0;
+}
