@@ -85,27 +85,86 @@ int pebs_decode(struct pebs_priv *p, const struct hws_file_info *fi,
 	return 0;
 }
 
-/* {"mem_op":["LOAD"],"mem_lvl":["HIT","L1"],...,"mem_lvl_num":"L1"} ; zero fields left out */
-int pebs_data_src_json(const struct hws_host *host, uint64_t v, struct hws_strbuf *out)
+/* Small append-only text buffer on the stack: raw_json formats without printf (it runs once
+ * per sample in dump --raw) and hands core one finished string. */
+struct tbuf {
+	char *b;
+	size_t n, cap;
+	int over;
+};
+
+static void t_mem(struct tbuf *t, const char *s, size_t l)
+{
+	if (t->n + l >= t->cap) {
+		t->over = 1;
+		return;
+	}
+	memcpy(t->b + t->n, s, l);
+	t->n += l;
+	t->b[t->n] = '\0';
+}
+
+static void t_str(struct tbuf *t, const char *s)
+{
+	t_mem(t, s, strlen(s));
+}
+
+static void t_u64(struct tbuf *t, uint64_t v)
+{
+	char d[24];
+	int i = (int)sizeof(d) - 1;
+
+	d[i] = '\0';
+	do {
+		d[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	t_str(t, d + i);
+}
+
+static void t_hex(struct tbuf *t, uint64_t v)
+{
+	static const char hx[] = "0123456789abcdef";
+	char d[24];
+	int i = (int)sizeof(d) - 1;
+
+	d[i] = '\0';
+	do {
+		d[--i] = hx[v & 15];
+		v >>= 4;
+	} while (v);
+	d[--i] = 'x';
+	d[--i] = '0';
+	t_str(t, d + i);
+}
+
+/* {"mem_op":["LOAD"],"mem_lvl":["HIT","L1"],...,"mem_lvl_num":"L1"}; zero fields left out.
+ * Every name is a fixed identifier, so no JSON escaping is needed. */
+static void data_src_text(uint64_t v, struct tbuf *t)
 {
 	size_t i;
-	int first = 1, ret = 0;
+	int first = 1;
 
-	ret |= host->strbuf_addf(out, "{"); /* a failed append leaves the buffer marked */
+	t_str(t, "{");
 	for (i = 0; i < pebs_nr_ds_fields; i++) {
 		const struct pebs_ds_field *f = &pebs_ds_fields[i];
 		uint64_t x = (v >> f->shift) & ((1ULL << f->width) - 1);
+		unsigned int b, k = 0;
 
 		if (!x)
 			continue;
-		ret |= host->strbuf_addf(out, "%s\"%s\":", first ? "" : ",", f->name);
+		t_str(t, first ? "\"" : ",\"");
+		t_str(t, f->name);
+		t_str(t, "\":");
 		first = 0;
 		if (f->vals) {
-			ret |= host->strbuf_add_json_str(out, x < f->nr_vals ? f->vals[x] : "?");
+			t_str(t, "\"");
+			t_str(t, x < f->nr_vals ? f->vals[x] : "?");
+			t_str(t, "\"");
 			continue;
 		}
-		ret |= host->strbuf_addf(out, "[");
-		for (unsigned int b = 0, k = 0; b < f->width; b++) {
+		t_str(t, "[");
+		for (b = 0; b < f->width; b++) {
 			const char *nm = NULL;
 			unsigned int j;
 
@@ -113,49 +172,86 @@ int pebs_data_src_json(const struct hws_host *host, uint64_t v, struct hws_strbu
 				continue;
 			for (j = 0; j <= b && f->bits[j]; j++)
 				nm = j == b ? f->bits[j] : NULL;
-			if (nm)
-				ret |= host->strbuf_addf(out, "%s\"%s\"", k ? "," : "", nm);
-			else
-				ret |= host->strbuf_addf(out, "%s\"bit%u\"", k ? "," : "", b);
-			k++;
+			t_str(t, k++ ? ",\"" : "\"");
+			if (nm) {
+				t_str(t, nm);
+			} else {
+				t_str(t, "bit");
+				t_u64(t, b);
+			}
+			t_str(t, "\"");
 		}
-		ret |= host->strbuf_addf(out, "]");
+		t_str(t, "]");
 	}
-	ret |= host->strbuf_addf(out, "}");
-	return ret ? (out->toobig ? HWS_E_TOO_BIG : -ENOMEM) : 0;
+	t_str(t, "}");
+}
+
+int pebs_data_src_json(const struct hws_host *host, uint64_t v, struct hws_strbuf *out)
+{
+	char buf[768];
+	struct tbuf t = { buf, 0, sizeof(buf), 0 };
+
+	buf[0] = '\0';
+	data_src_text(v, &t);
+	return t.over ? HWS_E_TOO_BIG : host->strbuf_addf(out, "%s", buf);
 }
 
 int pebs_raw_json(struct pebs_priv *p, const struct hws_file_info *fi, const struct hws_sample *s,
 		  struct hws_strbuf *out)
 {
-	const struct hws_host *h = p->host;
+	char buf[1024];
+	struct tbuf t = { buf, 0, sizeof(buf), 0 };
 	const char *sep = "";
-	int ret;
 
-	ret = h->strbuf_addf(out, "{");
-	if (!ret && (s->fields & HWS_SF_WEIGHT)) {
-		ret = h->strbuf_addf(out, "\"weight\":%llu,\"var1\":%u,\"var2\":%u,\"var3\":%u",
-				     (unsigned long long)s->weight, (unsigned int)(uint32_t)s->weight,
-				     (unsigned int)(uint16_t)(s->weight >> 32),
-				     (unsigned int)(uint16_t)(s->weight >> 48));
+	buf[0] = '\0';
+	t_str(&t, "{");
+	if (s->fields & HWS_SF_WEIGHT) {
+		t_str(&t, "\"weight\":");
+		t_u64(&t, s->weight);
+		t_str(&t, ",\"var1\":");
+		t_u64(&t, (uint32_t)s->weight);
+		t_str(&t, ",\"var2\":");
+		t_u64(&t, (uint16_t)(s->weight >> 32));
+		t_str(&t, ",\"var3\":");
+		t_u64(&t, (uint16_t)(s->weight >> 48));
 		sep = ",";
 	}
-	if (!ret && (s->fields & HWS_SF_DATA_SRC)) {
-		ret = h->strbuf_addf(out, "%s\"data_src\":\"0x%llx\",\"data_src_fields\":", sep,
-				     (unsigned long long)s->data_src);
-		if (!ret)
-			ret = pebs_data_src_json(h, s->data_src, out);
+	if (s->fields & HWS_SF_DATA_SRC) {
+		struct pebs_ds_cache *c =
+			&p->ds_cache[(s->data_src * 0x9E3779B97F4A7C15ULL) >> (64 - PEBS_DS_CACHE_BITS)];
+
+		t_str(&t, sep);
+		t_str(&t, "\"data_src\":\"");
+		t_hex(&t, s->data_src);
+		t_str(&t, "\",\"data_src_fields\":");
+		/* data_src values repeat (the kernel builds them from small tables) */
+		if (!c->len || c->key != s->data_src) {
+			struct tbuf ct = { c->text, 0, sizeof(c->text), 0 };
+
+			c->text[0] = '\0';
+			data_src_text(s->data_src, &ct);
+			c->len = ct.over ? 0 : (uint16_t)ct.n;
+			c->key = s->data_src;
+			if (ct.over)
+				data_src_text(s->data_src, &t);
+		}
+		if (c->len)
+			t_mem(&t, c->text, c->len);
 		sep = ",";
 	}
-	if (!ret && (s->fields & HWS_SF_DATA_PAGE_SIZE)) {
-		ret = h->strbuf_addf(out, "%s\"data_page_size\":%llu", sep,
-				     (unsigned long long)s->data_page_size);
+	if (s->fields & HWS_SF_DATA_PAGE_SIZE) {
+		t_str(&t, sep);
+		t_str(&t, "\"data_page_size\":");
+		t_u64(&t, s->data_page_size);
 		sep = ",";
 	}
-	if (!ret && (s->fields & HWS_SF_CODE_PAGE_SIZE))
-		ret = h->strbuf_addf(out, "%s\"code_page_size\":%llu", sep,
-				     (unsigned long long)s->code_page_size);
-	if (!ret)
-		ret = h->strbuf_addf(out, "}");
-	return ret;
+	if (s->fields & HWS_SF_CODE_PAGE_SIZE) {
+		t_str(&t, sep);
+		t_str(&t, "\"code_page_size\":");
+		t_u64(&t, s->code_page_size);
+	}
+	t_str(&t, "}");
+	if (t.over)
+		return HWS_E_TOO_BIG;
+	return p->host->strbuf_addf(out, "%s", buf);
 }

@@ -767,8 +767,9 @@ static int encode_one(struct pebs_priv *p, const struct hws_event_request *req,
 				return 1;
 			for_each_pfm_name(qual, suggest_fn, &sc);
 			snprintf(err, errlen,
-				 "intel_pebs: event '%s' unknown on this core (%s: %s)%s%s%s%s%s%s",
-				 ev, pfm_strerror(ret), pc->pmu_name,
+				 "intel_pebs: event '%s' unknown on this core (%s; libpfm4 %s: %s)"
+				 "%s%s%s%s%s%s",
+				 ev, pc->pmu_name, qual ? qual : "", pfm_strerror(ret),
 				 sc.best[0][0] ? "; closest: " : "", sc.best[0],
 				 sc.best[1][0] ? ", " : "", sc.best[1], sc.best[2][0] ? ", " : "",
 				 sc.best[2]);

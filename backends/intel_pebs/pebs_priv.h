@@ -25,8 +25,21 @@
 #define PEBS_LDLAT_DEFAULT 30 /* perf mem's default */
 #define PEBS_DEFAULT_FREQ 4000 /* perf record's default -F */
 
+#define PEBS_DS_CACHE_BITS 8
+#define PEBS_DS_CACHE (1 << PEBS_DS_CACHE_BITS)
+
+/* raw_json's memo of data_src -> JSON text (the kernel builds data_src from small tables,
+ * so few distinct values occur). Not shared between instances; not thread-safe, like the
+ * instance itself. */
+struct pebs_ds_cache {
+	uint64_t key;
+	uint16_t len; /* 0: empty */
+	char text[374];
+};
+
 struct pebs_priv {
 	const struct hws_host *host;
+	struct pebs_ds_cache ds_cache[PEBS_DS_CACHE];
 };
 
 /* How precise_ip=3 is granted on a model. */
