@@ -7,6 +7,7 @@
  * Invariants: priv is struct spe_priv (core-allocated, zeroed); per-stream state is
  * struct spe_stream (aux_stream_size). Only the host table is used to reach core.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "spe.h"
@@ -39,6 +40,21 @@ static int spe_match(void *priv, const struct perf_event_attr *attr, const char 
 	return 0;
 }
 
+/* PERF_RECORD_AUXTRACE_INFO: the v1 layout {PMU type, per-cpu-mmaps}, the one every perf
+ * reads (6.1 rejects nothing but misreads v2; newer perf reads both). The MIDR then comes
+ * from HEADER_CPUID, as perf does for v1. */
+static int spe_auxtrace_info(void *priv, const struct perf_event_attr *attr, int per_cpu,
+			     uint32_t *type, uint64_t *words, int max)
+{
+	(void)priv;
+	if (max < 2)
+		return -ENOSPC;
+	*type = 4; /* PERF_AUXTRACE_ARM_SPE */
+	words[0] = attr->type;
+	words[1] = per_cpu ? 1 : 0;
+	return 2;
+}
+
 static const char *const spe_pmus[] = { "arm_spe_", NULL };
 
 static const struct hws_backend_ops spe_ops = {
@@ -59,6 +75,7 @@ static const struct hws_backend_ops spe_ops = {
 	.aux_flush = spe_aux_flush,
 	.controls = spe_controls,
 	.raw_json = spe_raw_json,
+	.auxtrace_info = spe_auxtrace_info,
 };
 
 HWS_BACKEND_DEFINE(spe_ops)

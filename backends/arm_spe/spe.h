@@ -137,7 +137,7 @@ struct spe_stream {
 	uint8_t pad0;
 	uint32_t midr_cpu;
 	uint64_t midr;
-	uint64_t nr_records, nr_bad, nr_dropped, nr_gaps;
+	uint64_t nr_records, nr_bad, nr_dropped, nr_gaps, nr_context;
 	struct spe_record rec;
 	uint8_t buf[SPE_REC_MAX + 64];
 };
@@ -149,6 +149,7 @@ struct spe_priv {
 	const void *last_raw;
 	uint64_t last_raw_pos;
 	uint64_t nr_records, nr_bad, nr_dropped;
+	int warned_context;
 	char json[16384]; /* raw_json renders here, then appends once */
 };
 

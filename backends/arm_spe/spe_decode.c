@@ -469,6 +469,8 @@ static int emit_record(struct decode_ctx *dc, const uint8_t *raw, uint32_t raw_l
 	s.fields |= HWS_SF_RAW;
 	st->nr_records++;
 	dc->priv->nr_records++;
+	if (r->present & SPE_HAVE_CONTEXT)
+		st->nr_context++;
 	dc->priv->last_raw = raw;
 	dc->priv->last_raw_pos = raw_pos;
 	return dc->emit ? dc->emit(dc->ctx, &s) : 0;
@@ -648,6 +650,19 @@ int spe_aux_flush(void *priv, void *stream, const struct hws_file_info *fi, hws_
 	}
 	stream_reset(st);
 	st->resync = 0;
+	if (st->nr_bad || st->nr_dropped)
+		sp->host->log(HWS_LOG_WARN,
+			      "arm_spe: cpu %d: %" PRIu64 " bad packet(s), %" PRIu64
+			      " record(s) dropped, %" PRIu64 " decoded\n",
+			      st->midr_cpu_valid ? (int)st->midr_cpu : -1, st->nr_bad,
+			      st->nr_dropped, st->nr_records);
+	if (st->nr_records && !st->nr_context && !sp->warned_context) {
+		sp->warned_context = 1;
+		sp->host->log(HWS_LOG_INFO,
+			      "arm_spe: no CONTEXT packets: samples carry no pid unless the "
+			      "recording was per-thread (the kernel needs "
+			      "CONFIG_PID_IN_CONTEXTIDR)\n");
+	}
 	return 0;
 }
 

@@ -204,6 +204,19 @@ int main(void)
 	setenv("HWS_SYSFS_ROOT", root, 1);
 	__T("detect absent", ops->detect(priv, why, sizeof(why)) <= 0);
 	__T("absent explains", strstr(why, "no arm_spe_<n> PMU") && strstr(why, "Arm"));
+	{
+		/* what `hwsample record` writes as AUXTRACE_INFO: v1, which perf 6.1 reads */
+		uint32_t type = 0;
+		uint64_t w[4] = { 0 };
+		struct perf_event_attr a = { .type = 9 };
+
+		__T("has auxtrace_info", HWS_OPS_HAS(ops, auxtrace_info));
+		T_EQ_U64("auxtrace_info words", ops->auxtrace_info(priv, &a, 1, &type, w, 4), 2);
+		T_EQ_U64("auxtrace type ARM_SPE", type, 4);
+		T_EQ_U64("auxtrace PMU type", w[0], 9);
+		T_EQ_U64("auxtrace per-cpu mmaps", w[1], 1);
+		__T("auxtrace_info needs room", ops->auxtrace_info(priv, &a, 0, &type, w, 1) < 0);
+	}
 	__T("match by PMU_MAPPINGS name", ops->match(priv, NULL, "arm_spe_0"));
 	__T("no match for cpu", !ops->match(priv, NULL, "cpu"));
 	TEST_END();
