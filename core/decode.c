@@ -339,7 +339,6 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 		counts_or_dummy(d, -1, (uint32_t)-1)->errors++;
 		return 0;
 	}
-	memset(&rs, 0, sizeof(rs));
 	if (hws_sample__parse(&ea->attr, rec->hdr, rec->hdr->size, &rs)) {
 		counts_or_dummy(d, ev, (uint32_t)-1)->errors++;
 		pr_debug("decode: offset 0x%" PRIx64 ": malformed SAMPLE of event %d\n",

@@ -17,82 +17,197 @@
 
 #include "internal.h"
 
-/* Small line builder: a stack buffer flushed into the strbuf when it fills. */
+/*
+ * Line builder writing straight into the strbuf's memory: reserve room (the strbuf grows by
+ * doubling, so this is rare), write through a cursor, commit the length at the end. A sample
+ * is all or nothing: on error the strbuf goes back to its length before the sample.
+ */
 struct lb {
 	struct hws_strbuf *sb;
-	size_t n;
+	char *p, *end;
+	size_t start;
 	int err;
-	char b[1024];
 };
 
-static void lb_flush(struct lb *l)
+static const char zeros[4096];
+
+static void lb_commit(struct lb *l)
 {
-	if (l->n && !l->err)
-		l->err = hws_strbuf__add(l->sb, l->b, l->n);
-	l->n = 0;
+	if (l->p) {
+		l->sb->len = (size_t)(l->p - l->sb->buf);
+		l->sb->buf[l->sb->len] = 0;
+	}
 }
 
-static void lb_add(struct lb *l, const char *s, size_t len)
+static bool lb_reserve_slow(struct lb *l, size_t n)
 {
-	if (l->n + len > sizeof(l->b)) {
-		lb_flush(l);
-		if (len > sizeof(l->b)) {
-			if (!l->err)
-				l->err = hws_strbuf__add(l->sb, s, len);
-			return;
+	size_t want = n < 256 ? 256 : n, done = 0;
+
+	if (l->err)
+		return false;
+	lb_commit(l);
+	while (done < want) {
+		size_t k = want - done < sizeof(zeros) ? want - done : sizeof(zeros);
+		int err = hws_strbuf__add(l->sb, zeros, k);
+		if (err) {
+			l->sb->len -= done;
+			l->err = err;
+			return false;
 		}
+		done += k;
 	}
-	memcpy(l->b + l->n, s, len);
-	l->n += len;
+	l->sb->len -= done;
+	l->sb->buf[l->sb->len] = 0;
+	l->p = l->sb->buf + l->sb->len;
+	l->end = l->sb->buf + l->sb->alloc - 1;
+	return true;
 }
+
+static inline bool lb_reserve(struct lb *l, size_t n)
+{
+	if (l->p && (size_t)(l->end - l->p) >= n)
+		return true;
+	return lb_reserve_slow(l, n);
+}
+
+/* short copies inline: a libc call per field would cost more than the field */
+static inline __attribute__((always_inline)) void copy_small(char *d, const char *s, size_t n)
+{
+	if (n > 32) {
+		memcpy(d, s, n);
+		return;
+	}
+	/* fixed-size moves only: the compiler inlines them (a byte loop becomes a call) */
+	for (; n >= 8; n -= 8, d += 8, s += 8)
+		memcpy(d, s, 8);
+	if (n & 4) {
+		memcpy(d, s, 4);
+		d += 4;
+		s += 4;
+	}
+	if (n & 2) {
+		memcpy(d, s, 2);
+		d += 2;
+		s += 2;
+	}
+	if (n & 1)
+		*d = *s;
+}
+
+static inline __attribute__((always_inline)) void lb_add(struct lb *l, const char *s, size_t len)
+{
+	if (!lb_reserve(l, len))
+		return;
+	copy_small(l->p, s, len);
+	l->p += len;
+}
+
+static void lb_init(struct lb *l, struct hws_strbuf *sb)
+{
+	l->sb = sb;
+	l->start = sb->len;
+	l->err = 0;
+	l->p = l->end = NULL;
+	if (sb->buf && sb->alloc > sb->len) {
+		l->p = sb->buf + sb->len;
+		l->end = sb->buf + sb->alloc - 1;
+	}
+}
+
+static int lb_finish(struct lb *l)
+{
+	if (l->err) {
+		l->sb->len = l->start;
+		if (l->sb->buf)
+			l->sb->buf[l->start] = 0;
+		return l->err;
+	}
+	lb_commit(l);
+	return 0;
+}
+
+#define lb_lit(l, s) lb_add((l), (s), sizeof(s) - 1)
 
 static void lb_str(struct lb *l, const char *s)
 {
 	lb_add(l, s, strlen(s));
 }
 
+static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324252627282930"
+				  "31323334353637383940414243444546474849505152535455565758596061"
+				  "62636465666768697071727374757677787980818283848586878889909192"
+				  "939495969798990";
+
 static void lb_u64(struct lb *l, uint64_t v)
 {
-	char t[24];
-	int i = sizeof(t);
+	unsigned int n = 1;
+	char *e;
 
-	do {
-		t[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	lb_add(l, t + i, sizeof(t) - (size_t)i);
+	for (uint64_t t = v; t >= 10; t /= 10)
+		n++;
+	if (!lb_reserve(l, n))
+		return;
+	e = l->p + n;
+	l->p = e;
+	while (v >= 100) {
+		unsigned int r = (unsigned int)(v % 100);
+		v /= 100;
+		*--e = digit_pairs[2 * r + 1];
+		*--e = digit_pairs[2 * r];
+	}
+	if (v >= 10) {
+		*--e = digit_pairs[2 * v + 1];
+		*--e = digit_pairs[2 * v];
+	} else {
+		*--e = (char)('0' + v);
+	}
 }
 
 static void lb_hex(struct lb *l, uint64_t v)
 {
 	static const char digits[] = "0123456789abcdef";
-	char t[20];
-	int i = sizeof(t);
+	unsigned int n = 1;
+	char *e;
 
+	for (uint64_t t = v; t >= 16; t >>= 4)
+		n++;
+	if (!lb_reserve(l, n + 2))
+		return;
+	l->p[0] = '0';
+	l->p[1] = 'x';
+	e = l->p + n + 2;
+	l->p = e;
 	do {
-		t[--i] = digits[v & 15];
+		*--e = digits[v & 15];
 		v >>= 4;
 	} while (v);
-	t[--i] = 'x';
-	t[--i] = '0';
-	lb_add(l, t + i, sizeof(t) - (size_t)i);
 }
 
 static void lb_json_str(struct lb *l, const char *s)
 {
+	const char *p;
+
 	/* fast path: nothing to escape */
-	for (const char *p = s; *p; p++) {
+	for (p = s; *p; p++) {
 		unsigned char c = (unsigned char)*p;
 		if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) {
-			lb_flush(l);
+			if (l->err)
+				return;
+			lb_commit(l);
+			l->err = hws_strbuf__add_json_str(l->sb, s);
+			l->p = NULL; /* the buffer may have moved */
 			if (!l->err)
-				l->err = hws_strbuf__add_json_str(l->sb, s);
+				lb_reserve(l, 1);
 			return;
 		}
 	}
-	lb_add(l, "\"", 1);
-	lb_str(l, s);
-	lb_add(l, "\"", 1);
+	size_t n = (size_t)(p - s);
+	if (!lb_reserve(l, n + 2))
+		return;
+	*l->p++ = '"';
+	copy_small(l->p, s, n);
+	l->p += n;
+	*l->p++ = '"';
 }
 
 static void lb_csv_str(struct lb *l, const char *s)
@@ -134,32 +249,37 @@ enum col {
 	C_SNOOP, C_TLB, C_DATA_SRC, C_BRANCH, C__NR,
 };
 
+#define COL(id, n, f) [id] = { n, ",\"" n "\":", sizeof(",\"" n "\":") - 1, f }
+
+/* key is zero-padded to 32 bytes so it can be copied with fixed-size moves */
 static const struct {
 	const char *name;
+	const char key[32]; /* ,"name": */
+	size_t key_len;
 	uint64_t need;
 } cols[C__NR] = {
-	[C_TIME] = { "time", HWS_SF_TIME },
-	[C_CPU] = { "cpu", HWS_SF_CPU },
-	[C_PID] = { "pid", HWS_SF_PID },
-	[C_TID] = { "tid", HWS_SF_PID },
-	[C_EVENT] = { "event", 0 },
-	[C_BACKEND] = { "backend", 0 },
-	[C_PERIOD] = { "period", HWS_SF_PERIOD },
-	[C_IP] = { "ip", HWS_SF_IP },
-	[C_PRECISE] = { "precise", HWS_SF_IP },
-	[C_ADDR] = { "addr", HWS_SF_ADDR },
-	[C_PHYS] = { "phys_addr", HWS_SF_PHYS_ADDR },
-	[C_OP] = { "op", HWS_SF_OP },
-	[C_LAT_TOTAL] = { "lat_total", HWS_SF_LAT_TOTAL },
-	[C_LAT_ISSUE] = { "lat_issue", HWS_SF_LAT_ISSUE },
-	[C_LAT_XLAT] = { "lat_xlat", HWS_SF_LAT_XLAT },
-	[C_LAT_MISS] = { "lat_miss", HWS_SF_LAT_MISS },
-	[C_LAT_INS] = { "lat_ins", HWS_SF_LAT_INS },
-	[C_LEVEL] = { "mem_level", HWS_SF_DATA_SRC },
-	[C_SNOOP] = { "snoop", HWS_SF_DATA_SRC },
-	[C_TLB] = { "tlb", HWS_SF_DATA_SRC },
-	[C_DATA_SRC] = { "data_src", HWS_SF_DATA_SRC },
-	[C_BRANCH] = { "branch_target", HWS_SF_BRANCH },
+	COL(C_TIME, "time", HWS_SF_TIME),
+	COL(C_CPU, "cpu", HWS_SF_CPU),
+	COL(C_PID, "pid", HWS_SF_PID),
+	COL(C_TID, "tid", HWS_SF_PID),
+	COL(C_EVENT, "event", 0),
+	COL(C_BACKEND, "backend", 0),
+	COL(C_PERIOD, "period", HWS_SF_PERIOD),
+	COL(C_IP, "ip", HWS_SF_IP),
+	COL(C_PRECISE, "precise", HWS_SF_IP),
+	COL(C_ADDR, "addr", HWS_SF_ADDR),
+	COL(C_PHYS, "phys_addr", HWS_SF_PHYS_ADDR),
+	COL(C_OP, "op", HWS_SF_OP),
+	COL(C_LAT_TOTAL, "lat_total", HWS_SF_LAT_TOTAL),
+	COL(C_LAT_ISSUE, "lat_issue", HWS_SF_LAT_ISSUE),
+	COL(C_LAT_XLAT, "lat_xlat", HWS_SF_LAT_XLAT),
+	COL(C_LAT_MISS, "lat_miss", HWS_SF_LAT_MISS),
+	COL(C_LAT_INS, "lat_ins", HWS_SF_LAT_INS),
+	COL(C_LEVEL, "mem_level", HWS_SF_DATA_SRC),
+	COL(C_SNOOP, "snoop", HWS_SF_DATA_SRC),
+	COL(C_TLB, "tlb", HWS_SF_DATA_SRC),
+	COL(C_DATA_SRC, "data_src", HWS_SF_DATA_SRC),
+	COL(C_BRANCH, "branch_target", HWS_SF_BRANCH),
 };
 
 static bool col_valid(const struct hws_sample *s, int c)
@@ -220,8 +340,9 @@ static void put_col(struct lb *l, const struct hws_sample *s, int c, int fmt)
 
 int hws_output__header(const struct hws_output_opts *o, struct hws_strbuf *sb)
 {
-	struct lb l = { .sb = sb };
+	struct lb l;
 
+	lb_init(&l, sb);
 	if (o->format != HWS_OUT_CSV)
 		return 0;
 	for (int c = 0; c < C__NR; c++) {
@@ -234,8 +355,7 @@ int hws_output__header(const struct hws_output_opts *o, struct hws_strbuf *sb)
 	if (o->raw)
 		lb_str(&l, ",raw");
 	lb_add(&l, "\n", 1);
-	lb_flush(&l);
-	return l.err;
+	return lb_finish(&l);
 }
 
 static void put_raw(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s,
@@ -257,23 +377,198 @@ static void put_raw(struct lb *l, const struct hws_output_opts *o, const struct 
 	}
 }
 
+/* unchecked writers for the JSON fast path (the caller reserved enough) */
+static inline char *w_u64(char *p, uint64_t v)
+{
+	unsigned int n = 1;
+	char *e;
+
+	for (uint64_t t = v; t >= 10; t /= 10)
+		n++;
+	e = p + n;
+	p = e;
+	while (v >= 100) {
+		unsigned int r = (unsigned int)(v % 100);
+		v /= 100;
+		*--e = digit_pairs[2 * r + 1];
+		*--e = digit_pairs[2 * r];
+	}
+	if (v >= 10) {
+		*--e = digit_pairs[2 * v + 1];
+		*--e = digit_pairs[2 * v];
+	} else {
+		*--e = (char)('0' + v);
+	}
+	return p;
+}
+
+static inline char *w_hexq(char *p, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	unsigned int n = 1;
+	char *e;
+
+	for (uint64_t t = v; t >= 16; t >>= 4)
+		n++;
+	p[0] = '"';
+	p[1] = '0';
+	p[2] = 'x';
+	e = p + 3 + n;
+	for (char *q = e; q > p + 3; v >>= 4)
+		*--q = digits[v & 15];
+	*e = '"';
+	return e + 1;
+}
+
+static inline char *w_key(char *p, int c, int first)
+{
+	memcpy(p, cols[c].key + first, 24);
+	return p + cols[c].key_len - (size_t)first;
+}
+
+/* length of a short enum name (they are below 32 bytes, plain ASCII) */
+static inline size_t name_len(const char *n)
+{
+	size_t l = 0;
+
+	while (l < 31 && n[l])
+		l++;
+	return l;
+}
+
+static bool json_plain(const char *s, size_t *len)
+{
+	const char *p = s;
+
+	for (; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f)
+			return false;
+	}
+	*len = (size_t)(p - s);
+	return true;
+}
+
+/* The fixed columns, written with one reservation. false: use the general path. */
+static bool json_fast(struct lb *l, const struct hws_sample *s)
+{
+	const char *ev = s->event ? s->event : "", *be = s->backend ? s->backend : "";
+	size_t evl, bel;
+	uint64_t f = s->fields;
+	char *p;
+
+	if (!json_plain(ev, &evl) || !json_plain(be, &bel) || evl > 4096 || bel > 4096)
+		return false;
+	if (!lb_reserve(l, 1024 + evl + bel))
+		return true; /* error recorded */
+	p = l->p;
+	*p++ = '{';
+	int first = 1;
+#define NUM(c, v)                                                                        \
+	do {                                                                             \
+		p = w_key(p, c, first);                                                  \
+		first = 0;                                                               \
+		p = w_u64(p, v);                                                         \
+	} while (0)
+#define HEX(c, v)                                                                        \
+	do {                                                                             \
+		p = w_key(p, c, first);                                                  \
+		first = 0;                                                               \
+		p = w_hexq(p, v);                                                        \
+	} while (0)
+#define STR(c, str, n)                                                                   \
+	do {                                                                             \
+		p = w_key(p, c, first);                                                  \
+		first = 0;                                                               \
+		*p++ = '"';                                                              \
+		copy_small(p, str, n);                                                   \
+		p += n;                                                                  \
+		*p++ = '"';                                                              \
+	} while (0)
+	if (f & HWS_SF_TIME)
+		NUM(C_TIME, s->time);
+	if (f & HWS_SF_CPU)
+		NUM(C_CPU, s->cpu);
+	if (f & HWS_SF_PID) {
+		NUM(C_PID, s->pid);
+		NUM(C_TID, s->tid);
+	}
+	if (s->event)
+		STR(C_EVENT, ev, evl);
+	if (s->backend)
+		STR(C_BACKEND, be, bel);
+	if (f & HWS_SF_PERIOD)
+		NUM(C_PERIOD, s->period);
+	if (f & HWS_SF_IP) {
+		HEX(C_IP, s->ip);
+		p = w_key(p, C_PRECISE, first);
+		if (s->ip_precise) {
+			memcpy(p, "true", 4);
+			p += 4;
+		} else {
+			memcpy(p, "false", 5);
+			p += 5;
+		}
+	}
+	if (f & HWS_SF_ADDR)
+		HEX(C_ADDR, s->addr);
+	if (f & HWS_SF_PHYS_ADDR)
+		HEX(C_PHYS, s->phys_addr);
+	if (f & HWS_SF_OP) {
+		const char *n = hws_op__name(s->op);
+		size_t nl = name_len(n);
+		STR(C_OP, n, nl);
+	}
+	if (f & HWS_SF_LAT_TOTAL)
+		NUM(C_LAT_TOTAL, s->lat_total);
+	if (f & HWS_SF_LAT_ISSUE)
+		NUM(C_LAT_ISSUE, s->lat_issue);
+	if (f & HWS_SF_LAT_XLAT)
+		NUM(C_LAT_XLAT, s->lat_xlat);
+	if (f & HWS_SF_LAT_MISS)
+		NUM(C_LAT_MISS, s->lat_miss);
+	if (f & HWS_SF_LAT_INS)
+		NUM(C_LAT_INS, s->lat_ins);
+	if (f & HWS_SF_DATA_SRC) {
+		const char *n = hws_mem_level__name(s->mem_level);
+		size_t nl = name_len(n);
+		STR(C_LEVEL, n, nl);
+		n = hws_snoop__name(s->snoop);
+		nl = name_len(n);
+		STR(C_SNOOP, n, nl);
+		n = hws_tlb__name(s->tlb);
+		nl = name_len(n);
+		STR(C_TLB, n, nl);
+		NUM(C_DATA_SRC, s->data_src);
+	}
+	if (f & HWS_SF_BRANCH)
+		HEX(C_BRANCH, s->branch_target);
+#undef NUM
+#undef HEX
+#undef STR
+	l->p = p;
+	return true;
+}
+
 static void sample_json(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s,
 			struct hws_strbuf *tmp)
 {
 	bool first = true;
 	const char *t, *dso;
 
-	lb_add(l, "{", 1);
-	for (int c = 0; c < C__NR; c++) {
-		if (!col_valid(s, c))
-			continue;
-		if (!first)
-			lb_add(l, ",", 1);
-		first = false;
-		lb_add(l, "\"", 1);
-		lb_str(l, cols[c].name);
-		lb_add(l, "\":", 2);
-		put_col(l, s, c, HWS_OUT_JSON);
+	if (json_fast(l, s)) {
+		if (l->err || !l->p)
+			return;
+		first = l->p[-1] == '{';
+	} else {
+		lb_add(l, "{", 1);
+		for (int c = 0; c < C__NR; c++) {
+			if (!col_valid(s, c))
+				continue;
+			lb_add(l, cols[c].key + first, cols[c].key_len - first);
+			first = false;
+			put_col(l, s, c, HWS_OUT_JSON);
+		}
 	}
 	if (o->symbols && o->syms) {
 		if ((s->fields & HWS_SF_IP) && (t = sym_text(o, s, s->ip, false, tmp, &dso))) {
@@ -423,9 +718,7 @@ int hws_output__sample(const struct hws_output_opts *o, const struct hws_sample 
 	struct hws_strbuf tmp;
 	struct lb l;
 
-	l.sb = sb;
-	l.n = 0;
-	l.err = 0;
+	lb_init(&l, sb);
 	hws_strbuf__init(&tmp, 1u << 20);
 	switch (o->format) {
 	case HWS_OUT_JSON:
@@ -438,7 +731,6 @@ int hws_output__sample(const struct hws_output_opts *o, const struct hws_sample 
 		sample_text(&l, o, s, &tmp);
 		break;
 	}
-	lb_flush(&l);
 	hws_strbuf__release(&tmp);
-	return l.err;
+	return lb_finish(&l);
 }

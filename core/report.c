@@ -117,9 +117,13 @@ void hws_report__delete(struct hws_report *r)
 
 static uint64_t key_hash(uint32_t pid, uint64_t addr)
 {
-	uint64_t h = (addr ^ ((uint64_t)pid << 40) ^ pid) * 0x9E3779B97F4A7C15ULL;
+	uint64_t h = addr ^ ((uint64_t)pid << 47) ^ pid;
 
-	return h ^ (h >> 31);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 33);
 }
 
 static struct akey *at_slot(const struct atable *t, uint32_t pid, uint64_t addr)
@@ -416,18 +420,11 @@ static const char *sort_name(const struct hws_report *r)
 }
 
 struct row {
-	char *label; /* owned */
-	const struct akey *k;
+	char *label;	       /* owned; NULL: made from @k when shown */
+	const struct akey *k;  /* address rows */
 	struct tally t;
-	uint64_t key;
+	uint64_t key;	       /* sort value */
 };
-
-static int row_cmp_key(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-
-	return strcmp(x->label, y->label);
-}
 
 static int row_cmp_val(const void *a, const void *b)
 {
@@ -435,6 +432,11 @@ static int row_cmp_val(const void *a, const void *b)
 
 	if (x->key != y->key)
 		return x->key > y->key ? -1 : 1;
+	if (x->k && y->k) {
+		if (x->k->addr != y->k->addr)
+			return x->k->addr < y->k->addr ? -1 : 1;
+		return x->k->pid < y->k->pid ? -1 : x->k->pid > y->k->pid;
+	}
 	return x->label && y->label ? strcmp(x->label, y->label) : 0;
 }
 
@@ -468,8 +470,24 @@ static char *group_label(const struct hws_symbol *sym)
 	return strdup("[unknown]");
 }
 
+/* "0xADDR symbol+off [dso]" of an address row */
+static int addr_label(struct hws_symbols *syms, const struct akey *k, bool data,
+		      struct hws_strbuf *sb)
+{
+	struct hws_symbol sym;
+	int err = hws_strbuf__addf(sb, "0x%016" PRIx64 " ", k->addr);
+
+	if (err)
+		return err;
+	if (!syms)
+		return hws_strbuf__addf(sb, "pid %u", k->pid);
+	hws_symbols__resolve(syms, k->pid, k->addr, data, &sym);
+	return hws_symbol__format(&sym, true, sb);
+}
+
 static int render_table(struct hws_report *r, struct hws_strbuf *sb, const char *title,
-			const char *col, struct row *rows, size_t n, const struct tally *other)
+			const char *col, struct row *rows, size_t n, const struct tally *other,
+			struct hws_symbols *syms, bool data)
 {
 	uint64_t total = sort_total(r), max = 0;
 	size_t shown = n < r->opts.top ? n : r->opts.top;
@@ -477,7 +495,22 @@ static int render_table(struct hws_report *r, struct hws_strbuf *sb, const char 
 
 	for (size_t i = 0; i < n; i++)
 		rows[i].key = sort_val(r, &rows[i].t);
-	qsort(rows, n, sizeof(*rows), row_cmp_val);
+	/* only the first @shown rows need to be in order: move the best to the front by
+	 * insertion into a sorted prefix (n x top, and most rows lose at the first compare) */
+	for (size_t i = 0, have = 0; i < n && shown; i++) {
+		struct row x = rows[i];
+		size_t j;
+
+		if (have == shown && row_cmp_val(&x, &rows[have - 1]) >= 0)
+			continue;
+		j = have < shown ? have++ : have - 1;
+		rows[i] = rows[j]; /* the displaced row goes where x was */
+		while (j > 0 && row_cmp_val(&x, &rows[j - 1]) < 0) {
+			rows[j] = rows[j - 1];
+			j--;
+		}
+		rows[j] = x;
+	}
 	if (n)
 		max = rows[0].key;
 	err = hws_strbuf__addf(sb, "\n== %s (by %s, top %zu of %zu) ==\n", title, sort_name(r),
@@ -491,7 +524,12 @@ static int render_table(struct hws_report *r, struct hws_strbuf *sb, const char 
 		if (!err)
 			err = hws_report__bar(sb, rows[i].key, max, r->opts.width, r->opts.ascii);
 		if (!err)
-			err = hws_strbuf__addf(sb, "  %s\n", rows[i].label);
+			err = hws_strbuf__addstr(sb, "  ");
+		if (!err)
+			err = rows[i].label ? hws_strbuf__addstr(sb, rows[i].label) :
+					      addr_label(syms, rows[i].k, data, sb);
+		if (!err)
+			err = hws_strbuf__addstr(sb, "\n");
 	}
 	if (!err && other && other->samples)
 		err = hws_strbuf__addf(sb, "%12" PRIu64 "  (table full: not itemized)\n",
@@ -499,75 +537,85 @@ static int render_table(struct hws_report *r, struct hws_strbuf *sb, const char 
 	return err;
 }
 
+/* group identity: the interned dso path and the symbol start (stable across lookups) */
+struct gkey {
+	const char *dso;
+	uint64_t start; /* UINT64_MAX: no symbol */
+	size_t row;	/* index in the group rows + 1; 0 = empty slot */
+};
+
+static size_t gslot(struct gkey *tab, size_t size, const char *dso, uint64_t start)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)dso ^ (start * 0x9E3779B97F4A7C15ULL));
+	size_t i;
+
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	for (i = h & (size - 1); tab[i].row; i = (i + 1) & (size - 1))
+		if (tab[i].dso == dso && tab[i].start == start)
+			break;
+	return i;
+}
+
 /* Top addresses of table @t and the same grouped by symbol. */
 static int render_addrs(struct hws_report *r, struct hws_symbols *syms, struct hws_strbuf *sb,
 			const struct atable *t, bool data)
 {
 	struct row *rows = NULL, *groups = NULL;
-	size_t n = 0, ng = 0;
-	struct hws_strbuf lab = HWS_STRBUF_INIT;
+	struct gkey *gtab = NULL;
+	size_t n = 0, ng = 0, gsize = 16;
 	int err = 0;
 
 	if (!t->nr)
 		return 0;
+	while (gsize < t->nr * 2)
+		gsize *= 2;
 	rows = calloc(t->nr, sizeof(*rows));
 	groups = calloc(t->nr, sizeof(*groups));
-	if (!rows || !groups) {
+	gtab = calloc(gsize, sizeof(*gtab));
+	if (!rows || !groups || !gtab) {
 		err = -ENOMEM;
 		goto out;
 	}
 	for (size_t i = 0; i < t->size; i++) {
 		const struct akey *k = &t->k[i];
 		struct hws_symbol sym = { 0 };
+		uint64_t start;
+		size_t g;
 
 		if (!k->used)
 			continue;
+		rows[n].k = k;
+		rows[n].t = k->t;
+		n++;
 		if (syms)
 			hws_symbols__resolve(syms, k->pid, k->addr, data, &sym);
-		hws_strbuf__reset(&lab);
-		err = hws_strbuf__addf(&lab, "0x%016" PRIx64 " ", k->addr);
-		if (!err && !syms)
-			err = hws_strbuf__addf(&lab, "pid %u", k->pid);
-		if (!err && syms)
-			err = hws_symbol__format(&sym, true, &lab);
-		if (err)
-			goto out;
-		rows[n].label = strdup(lab.buf);
-		groups[ng].label = group_label(&sym);
-		if (!rows[n].label || !groups[ng].label) {
-			free(rows[n].label);
-			err = -ENOMEM;
-			goto out;
+		start = sym.name ? sym.dso_addr - sym.offset : UINT64_MAX;
+		g = gslot(gtab, gsize, sym.dso, start);
+		if (!gtab[g].row) {
+			groups[ng].label = group_label(&sym);
+			if (!groups[ng].label) {
+				err = -ENOMEM;
+				goto out;
+			}
+			gtab[g].dso = sym.dso;
+			gtab[g].start = start;
+			gtab[g].row = ++ng;
 		}
-		rows[n].t = k->t;
-		groups[ng].t = k->t;
-		n++;
-		ng++;
+		struct tally *gt = &groups[gtab[g].row - 1].t;
+		gt->samples += k->t.samples;
+		gt->period += k->t.period;
+		gt->lat += k->t.lat;
 	}
-	/* merge groups with equal labels */
-	qsort(groups, ng, sizeof(*groups), row_cmp_key);
-	size_t m = 0;
-	for (size_t i = 0; i < ng; i++) {
-		if (m && !strcmp(groups[m - 1].label, groups[i].label)) {
-			groups[m - 1].t.samples += groups[i].t.samples;
-			groups[m - 1].t.period += groups[i].t.period;
-			groups[m - 1].t.lat += groups[i].t.lat;
-			free(groups[i].label);
-			groups[i].label = NULL;
-			continue;
-		}
-		groups[m++] = groups[i];
-		if (m - 1 != i)
-			groups[i].label = NULL;
-	}
-	ng = m;
 	err = render_table(r, sb, data ? "Top data objects" : "Top functions",
-			   data ? "object  [dso]" : "function  [dso]", groups, ng, &t->other);
+			   data ? "object  [dso]" : "function  [dso]", groups, ng, &t->other, syms,
+			   data);
 	if (!err)
 		err = render_table(r, sb, data ? "Top data addresses" : "Top code addresses",
-				   data ? "address symbol" : "address symbol", rows, n, NULL);
+				   "address symbol", rows, n, NULL, syms, data);
 out:
-	hws_strbuf__release(&lab);
+	free(gtab);
 	rows_free(rows, n);
 	rows_free(groups, ng);
 	return err;

@@ -879,11 +879,18 @@ int hws_symbols__use_kallsyms(struct hws_symbols *s, const char *path)
 	d->fd = d->dbg_fd = -1;
 	d->path = strdup("[kernel.kallsyms]");
 	while (d->path && fgets(line, sizeof(line), f)) {
-		char name[256], type;
+		char *name, *end, type;
 		unsigned long long a;
 		struct sym *y;
 
-		if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3)
+		/* "ffffffff81000000 T name\t[module]" */
+		a = strtoull(line, &end, 16);
+		if (end == line || *end != ' ' || !end[1] || end[2] != ' ')
+			continue;
+		type = end[1];
+		name = end + 3;
+		name[strcspn(name, " \t\n")] = 0;
+		if (!*name)
 			continue;
 		switch (type) {
 		case 't': case 'T': case 'w': case 'W':
