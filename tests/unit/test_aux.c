@@ -630,6 +630,21 @@ static void run_threaded(bool pace)
 	r = hws_ring__new(t->k.pc, t->k.data, t->k.size, false);
 	x = hws_aux__new(t->k.pc, t->a.base, t->a.size, false);
 	pthread_create(&th, NULL, aux_producer, t);
+	/* slow reader: do not drain AUX before the producer has truncated once (seen
+	 * through its PERF_RECORD_AUX), however the threads get scheduled */
+	while (!pace && !hws_aux__stats(x)->truncated &&
+	       !__atomic_load_n(&t->done, __ATOMIC_ACQUIRE)) {
+		const struct perf_event_header *h;
+
+		hws_ring__read_init(r);
+		while ((h = hws_ring__read_event(r)))
+			if (h->type == PERF_RECORD_AUX)
+				hws_aux__note_aux_record(x, ((const uint64_t *)(h + 1))[0],
+							 ((const uint64_t *)(h + 1))[1],
+							 ((const uint64_t *)(h + 1))[2]);
+		hws_ring__read_done(r);
+		usleep(100);
+	}
 	while (!done) {
 		const struct perf_event_header *h;
 

@@ -265,6 +265,7 @@ struct fwd_ctx {
 	uint64_t n; /* records the producer generates before the end marker */
 	int done;   /* atomic */
 	bool pace;  /* the event rate adapts: never more than 3/4 full (no loss) */
+	bool rate;  /* bursts with pauses, so the run lasts a while */
 	uint64_t last_seq;
 };
 
@@ -279,6 +280,8 @@ static void *fwd_producer(void *arg)
 			   c->k.size / 4 * 3)
 			usleep(20);
 		put(&c->k, seq);
+		if (c->rate && seq % 64 == 63)
+			usleep(20); /* an event rate: bursts of 64 records */
 	}
 	/* the end: keep producing until one record lands, so no loss stays unreported */
 	while (!put(&c->k, seq))
@@ -307,8 +310,17 @@ static void run_threaded_forward(uint64_t ring_size, uint64_t n, bool slow, bool
 	ksim_ring__init(&c.k, ring_size, false, false);
 	c.n = n;
 	c.pace = pace;
+	c.rate = slow;
 	r = hws_ring__new(c.k.pc, c.k.data, c.k.size, false);
 	pthread_create(&th, NULL, fwd_producer, &c);
+	if (slow) {
+		/* make sure the producer meets a full ring at least once, however the
+		 * threads get scheduled */
+		while (hws_ring__fill(r) < ring_size / 4 * 3 &&
+		       !__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
+			usleep(50);
+		usleep(100);
+	}
 	while (!done) {
 		/* read done before read_init: an empty drain after it means all is read */
 		done = __atomic_load_n(&c.done, __ATOMIC_ACQUIRE);
@@ -352,7 +364,9 @@ static void run_threaded_forward(uint64_t ring_size, uint64_t n, bool slow, bool
 	T_EQ_U64("threaded: last seq", expect - 1, c.last_seq);
 	T_EQ_U64("threaded: LOST records", lrec, c.k.lost_records);
 	T_EQ_U64("threaded: no bad headers", hws_ring__stats(r)->bad_headers, 0);
-	__T("threaded: straddlers went through the bounce buffer", hws_ring__stats(r)->copied > 0);
+	if (pace) /* the unpaced runs may hand out few records: no promise there */
+		__T("threaded: straddlers went through the bounce buffer",
+		    hws_ring__stats(r)->copied > 100);
 	if (slow)
 		__T("threaded slow: the producer did lose records", c.k.dropped > 0);
 	if (pace) {
@@ -833,12 +847,13 @@ static void test_real_kernel(void)
 			struct perf_event_mmap_page *pc = base;
 			uint64_t head0 = __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
 
-			/* dumps 0 and 2: until more than a buffer was written; dump 1: a little */
+			/* dumps 0 and 2: until more than a buffer was written; dump 1: a record */
 			for (int ms = 0; ms < 2000; ms++) {
 				spin_us(dump == 1 ? 200 : 1000);
-				if (dump == 1 ||
-				    head0 - __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE) >
-					3 * page)
+				uint64_t moved =
+				    head0 - __atomic_load_n(&pc->data_head, __ATOMIC_ACQUIRE);
+
+				if (dump == 1 ? moved > 0 : moved > 3 * page)
 					break;
 			}
 			ioctl(fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1);
