@@ -650,6 +650,11 @@ static int load_config(struct record *r, struct hws_registry *reg)
 	if (!r->cfg)
 		return -ENOMEM;
 	ret = hws_config__load(r->cfg, r->config_path, err, sizeof(err));
+	if (ret) {
+		/* a missing or unreadable file is a usage error too (exit 2) */
+		fprintf(stderr, "hwsample: %s\n", *err ? err : strerror(-ret));
+		return HWS_E_BAD_CONFIG;
+	}
 	if (!ret) {
 		bool mode_cli = r->system_wide || r->cpu_list || r->per_thread || r->nr_pids;
 		bool rate_cli = r->freq || r->period;
@@ -687,7 +692,8 @@ static int load_config(struct record *r, struct hws_registry *reg)
 		    (hws_config__uint(f, 1, UINT32_MAX, &v, err, sizeof(err)) ||
 		     check_freq(f->origin, "freq", v)))
 			return HWS_E_BAD_CONFIG;
-		if (f && hws_config__get(r->cfg, r->cfg->sections[i].name, "period")) {
+		if (f && strcmp(r->cfg->sections[i].name, "run") &&
+		    hws_config__get(r->cfg, r->cfg->sections[i].name, "period")) {
 			fprintf(stderr, "hwsample: %s: give period or freq, not both\n", f->origin);
 			return HWS_E_BAD_CONFIG;
 		}
