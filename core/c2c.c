@@ -1045,7 +1045,8 @@ int hws_c2c__finish(struct hws_c2c *c, struct hws_symbols *syms)
 		sort_ec2c = c;
 		qsort(l->order, l->nr_entries, sizeof(*l->order), cmp_ents);
 		sort_ec2c = NULL;
-		qsort(l->lats, l->nr_lats, sizeof(*l->lats), cmp_u32);
+		if (l->nr_lats)
+			qsort(l->lats, l->nr_lats, sizeof(*l->lats), cmp_u32);
 		l->p50 = pct(l->lats, l->nr_lats, 50);
 		l->p90 = pct(l->lats, l->nr_lats, 90);
 		l->p99 = pct(l->lats, l->nr_lats, 99);

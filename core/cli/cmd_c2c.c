@@ -70,6 +70,7 @@ static int c2c_record(struct hws_cli *cli, int argc, char **argv)
 	const char *force = NULL, *ldlat = "30";
 	char **nargv = NULL, why[512], buf[64];
 	int i, n = 0, best_score = 0, ret, dashdash = -1;
+	bool ldlat_set = false;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
@@ -96,11 +97,12 @@ static int c2c_record(struct hws_cli *cli, int argc, char **argv)
 			if (!strcmp(argv[i], "-b"))
 				force = argv[++i];
 			else
-				ldlat = argv[++i];
+				ldlat = argv[++i], ldlat_set = true;
 			continue;
 		}
 		if (!strncmp(argv[i], "--ldlat=", 8)) {
 			ldlat = argv[i] + 8;
+			ldlat_set = true;
 			continue;
 		}
 	}
@@ -147,8 +149,11 @@ static int c2c_record(struct hws_cli *cli, int argc, char **argv)
 		nargv[n++] = force ? (char *)force : "intel_pebs";
 		nargv[n++] = "-e";
 		nargv[n++] = "mem-loads,mem-stores";
-		snprintf(buf, sizeof(buf), "ldlat=%s", ldlat);
-		nargv[n++] = buf;
+		/* the backend's default is perf's 30; pass only what the user chose */
+		if (ldlat_set) {
+			snprintf(buf, sizeof(buf), "ldlat=%s", ldlat);
+			nargv[n++] = buf;
+		}
 	} else if (!strcmp(best->ops->name, "amd_ibs")) {
 		nargv[n++] = "-b";
 		nargv[n++] = "ibs_op";

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: MIT
+/*
+ * c2c analysis on hand-built samples: perf's per-sample classes (c2c_decode_stats rules
+ * and quirks), the normalized fallback, false/true/mixed/unresolved/read-shared/private
+ * lines with access widths, line size, ordering, confidence ordering, and the renderers.
+ */
+#include <errno.h>
+
+#include <linux/perf_event.h>
+
+#include <hwsample/c2c.h>
+
+#include "tests.h"
+
+#define DS_OP(x) ((uint64_t)(x) << PERF_MEM_OP_SHIFT)
+#define DS_LVL(x) ((uint64_t)(x) << PERF_MEM_LVL_SHIFT)
+#define DS_SNOOP(x) ((uint64_t)(x) << PERF_MEM_SNOOP_SHIFT)
+#define DS_SNOOPX(x) ((uint64_t)(x) << PERF_MEM_SNOOPX_SHIFT)
+#define DS_LVLNUM(x) ((uint64_t)(x) << PERF_MEM_LVLNUM_SHIFT)
+#define DS_REMOTE ((uint64_t)1 << PERF_MEM_REMOTE_SHIFT)
+
+#define LD_L1 (DS_OP(PERF_MEM_OP_LOAD) | DS_LVL(PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT))
+#define LD_LHITM                                                                      \
+	(DS_OP(PERF_MEM_OP_LOAD) | DS_LVL(PERF_MEM_LVL_L3 | PERF_MEM_LVL_HIT) |         \
+	 DS_SNOOP(PERF_MEM_SNOOP_HITM))
+#define LD_RHITM                                                                      \
+	(DS_OP(PERF_MEM_OP_LOAD) | DS_LVL(PERF_MEM_LVL_REM_CCE1 | PERF_MEM_LVL_HIT) |   \
+	 DS_SNOOP(PERF_MEM_SNOOP_HITM) | DS_REMOTE)
+#define LD_PEER                                                                       \
+	(DS_OP(PERF_MEM_OP_LOAD) | DS_LVL(PERF_MEM_LVL_L2 | PERF_MEM_LVL_HIT) |         \
+	 DS_SNOOPX(PERF_MEM_SNOOPX_PEER))
+#define ST_L1HIT (DS_OP(PERF_MEM_OP_STORE) | DS_LVL(PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT))
+#define ST_L1MISS (DS_OP(PERF_MEM_OP_STORE) | DS_LVL(PERF_MEM_LVL_L1 | PERF_MEM_LVL_MISS))
+
+static void add(struct hws_c2c *c, uint32_t tid, uint64_t addr, uint64_t ds, uint8_t width,
+		uint32_t lat, int n)
+{
+	struct hws_sample s;
+
+	for (int i = 0; i < n; i++) {
+		memset(&s, 0, sizeof(s));
+		s.sz = sizeof(s);
+		s.fields = HWS_SF_PID | HWS_SF_CPU | HWS_SF_IP | HWS_SF_ADDR | HWS_SF_LAT_TOTAL;
+		s.pid = 100;
+		s.tid = tid;
+		s.cpu = tid % 8;
+		s.ip = 0x400000 + tid * 16;
+		s.addr = addr;
+		s.op_width = width;
+		s.lat_total = lat;
+		s.backend = "intel_pebs";
+		hws_data_src__normalize(ds, &s);
+		__T("add", hws_c2c__add(c, &s) == 0);
+	}
+}
+
+static int find(const struct hws_c2c *c, uint64_t addr, struct hws_c2c_line_info *li)
+{
+	for (uint32_t i = 0; i < hws_c2c__nr_lines(c); i++) {
+		hws_c2c__line(c, i, li);
+		if (li->addr == addr)
+			return (int)i;
+	}
+	return -1;
+}
+
+static int node_cb(void *ctx, int cpu)
+{
+	(void)ctx;
+	return cpu >= 4;
+}
+
+static void test_classes(void)
+{
+	struct hws_c2c_opts o = { .sz = sizeof(o), .cpu_node = node_cb };
+	struct hws_c2c *c = hws_c2c__new(&o);
+	struct hws_c2c_line_info li;
+	struct hws_c2c_entry_info e;
+	int i;
+
+	__T("new", c != NULL);
+	/* 0x1000: false sharing, 4-byte fields side by side (widths known) */
+	add(c, 1, 0x1000, ST_L1MISS, 4, 0, 10);
+	add(c, 2, 0x1004, ST_L1MISS, 4, 0, 10);
+	add(c, 2, 0x1004, LD_LHITM, 4, 100, 10);
+	/* 0x2000: true sharing by width: 8-byte store at 0 overlaps a 4-byte load at 4 */
+	add(c, 1, 0x2000, ST_L1HIT, 8, 0, 10);
+	add(c, 5, 0x2004, LD_RHITM, 4, 300, 5);
+	/* 0x3000: mixed: writer at 0, same-offset reader, other-offset reader */
+	add(c, 1, 0x3000, ST_L1MISS, 8, 0, 10);
+	add(c, 2, 0x3000, LD_LHITM, 8, 100, 10);
+	add(c, 3, 0x3020, LD_LHITM, 8, 100, 10);
+	/* 0x4000: HITM but no store sampled: unresolved */
+	add(c, 2, 0x4008, LD_LHITM, 8, 100, 3);
+	/* 0x5000: read by two threads, never written: read-shared, not reported */
+	add(c, 1, 0x5000, LD_L1, 8, 4, 20);
+	add(c, 2, 0x5008, LD_L1, 8, 4, 20);
+	/* 0x6000: private (one thread, loads and stores) */
+	add(c, 3, 0x6000, ST_L1HIT, 8, 0, 50);
+	add(c, 3, 0x6008, LD_L1, 8, 4, 50);
+	/* 0x7000: false sharing seen by address alone (no coherence event) */
+	add(c, 1, 0x7000, ST_L1HIT, 8, 0, 10);
+	add(c, 2, 0x7010, ST_L1HIT, 8, 0, 10);
+	/* no address: counted, not in any line */
+	{
+		struct hws_sample s = { .sz = sizeof(s), .fields = HWS_SF_PID };
+
+		hws_data_src__normalize(LD_L1, &s);
+		hws_c2c__add(c, &s);
+	}
+	__T("finish", hws_c2c__finish(c, NULL) == 0);
+	T_EQ_U64("reported lines", hws_c2c__nr_lines(c), 5);
+
+	i = find(c, 0x1000, &li);
+	__T("0x1000 reported", i >= 0);
+	T_EQ_STR("0x1000 class", hws_c2c_class__name(li.cls), "false-sharing");
+	__T("0x1000 evidence HITM + address", li.evidence == (HWS_C2C_EV_HITM | HWS_C2C_EV_ADDR));
+	T_EQ_U64("0x1000 lcl hitm", li.st.lcl_hitm, 10);
+	T_EQ_U64("0x1000 stores", li.st.stores, 20);
+	T_EQ_U64("0x1000 st l1miss", li.st.st_l1miss, 20);
+	T_EQ_U64("0x1000 threads", li.nr_threads, 2);
+	T_EQ_U64("0x1000 offsets", li.nr_offsets, 2);
+	__T("0x1000 high confidence", li.confidence >= 0.75f);
+
+	i = find(c, 0x2000, &li);
+	T_EQ_STR("0x2000 class (width overlap)", hws_c2c_class__name(li.cls), "true-sharing");
+	T_EQ_U64("0x2000 rmt hitm", li.st.rmt_hitm, 5);
+	/* perf quirk: remote (hops 0) HIT counts as remote DRAM too */
+	T_EQ_U64("0x2000 rmt dram (perf mrem)", li.st.rmt_dram, 5);
+	T_EQ_U64("0x2000 nodes", li.nr_nodes, 2);
+	T_EQ_U64("0x2000 p50", li.lat_p50, 300);
+
+	i = find(c, 0x3000, &li);
+	T_EQ_STR("0x3000 class", hws_c2c_class__name(li.cls), "mixed");
+	{
+		bool t0 = false, f20 = false;
+
+		for (uint32_t j = 0; j < hws_c2c__nr_entries(c, (uint32_t)i); j++) {
+			hws_c2c__entry(c, (uint32_t)i, j, &e);
+			if (e.offset == 0 && e.tid == 2)
+				t0 = e.in_true && !e.in_false;
+			if (e.offset == 0x20)
+				f20 = e.in_false && !e.in_true;
+		}
+		__T("0x3000 offset 0 true, 0x20 false", t0 && f20);
+	}
+
+	i = find(c, 0x4000, &li);
+	T_EQ_STR("0x4000 class", hws_c2c_class__name(li.cls), "unresolved");
+	__T("unresolved has low confidence", li.confidence < 0.45f);
+
+	i = find(c, 0x7000, &li);
+	T_EQ_STR("0x7000 class", hws_c2c_class__name(li.cls), "false-sharing");
+	T_EQ_U64("0x7000 evidence address only", li.evidence, HWS_C2C_EV_ADDR);
+	{
+		struct hws_c2c_line_info l1;
+
+		find(c, 0x1000, &l1);
+		__T("address-only confidence below HITM-backed", li.confidence < l1.confidence);
+		__T("address-only text says so", strstr(li.evidence_text, "address overlap alone"));
+	}
+	__T("0x5000 (read-shared) not reported", find(c, 0x5000, &li) < 0);
+	__T("0x6000 (private) not reported", find(c, 0x6000, &li) < 0);
+
+	/* order: by HITM (0x3000: 20, 0x1000: 10, 0x2000: 5, 0x4000: 3), then the rest */
+	hws_c2c__line(c, 0, &li);
+	T_EQ_U64("top line", li.addr, 0x3000);
+	hws_c2c__line(c, 4, &li);
+	T_EQ_U64("last line", li.addr, 0x7000);
+	T_EQ_U64("no address", hws_c2c__totals(c)->noaddr, 1);
+	T_EQ_U64("total loads", hws_c2c__totals(c)->loads, 10 + 5 + 20 + 3 + 40 + 50 + 1);
+	{
+		struct hws_strbuf sb = HWS_STRBUF_INIT;
+
+		__T("stdio", hws_c2c__render_stdio(c, &sb) == 0);
+		__T("stdio table", sb.buf && strstr(sb.buf, "Shared Data Cache Line Table"));
+		__T("stdio class", strstr(sb.buf, "false-sharing"));
+		hws_strbuf__reset(&sb);
+		__T("json", hws_c2c__render_json(c, &sb) == 0);
+		__T("json class", strstr(sb.buf, "\"class\":\"mixed\""));
+		__T("json offsets", strstr(sb.buf, "\"false_sharing_offsets\":[0,4]"));
+		hws_strbuf__reset(&sb);
+		__T("html", hws_c2c__render_html(c, "t</script><b>", &sb) == 0);
+		__T("html table", strstr(sb.buf, "<table id=\"lines\">"));
+		__T("html title escaped", strstr(sb.buf, "t&lt;/script&gt;&lt;b&gt;"));
+		__T("html one script close per script", strstr(sb.buf, "</script>\n<script>"));
+		hws_strbuf__release(&sb);
+	}
+	__T("add after finish refused", hws_c2c__add(c, &(struct hws_sample){ 0 }) == -EBUSY);
+	hws_c2c__delete(c);
+
+	/* show_all lists the read-shared and private lines */
+	o.show_all = true;
+	c = hws_c2c__new(&o);
+	add(c, 1, 0x5000, LD_L1, 8, 4, 2);
+	add(c, 2, 0x5008, LD_L1, 8, 4, 2);
+	add(c, 3, 0x6000, ST_L1HIT, 8, 0, 2);
+	hws_c2c__finish(c, NULL);
+	T_EQ_U64("show_all lines", hws_c2c__nr_lines(c), 2);
+	find(c, 0x5000, &li);
+	T_EQ_STR("read-shared", hws_c2c_class__name(li.cls), "read-shared");
+	find(c, 0x6000, &li);
+	T_EQ_STR("private", hws_c2c_class__name(li.cls), "private");
+	hws_c2c__delete(c);
+}
+
+static void test_line_size(void)
+{
+	struct hws_c2c_opts o = { .sz = sizeof(o), .line_size = 32 };
+	struct hws_c2c_line_info li;
+	struct hws_c2c *c;
+
+	o.line_size = 48;
+	__T("line size 48 refused", hws_c2c__new(&o) == NULL && errno == EINVAL);
+	o.line_size = 32;
+	c = hws_c2c__new(&o);
+	add(c, 1, 0x1000, ST_L1MISS, 8, 0, 10);
+	add(c, 2, 0x1020, LD_LHITM, 8, 100, 10);
+	hws_c2c__finish(c, NULL);
+	/* 32-byte lines: writer and reader are on different lines: no false sharing */
+	__T("32: 0x1000 not false sharing",
+	    find(c, 0x1000, &li) < 0 || li.cls != HWS_C2C_FALSE_SHARING);
+	find(c, 0x1020, &li);
+	T_EQ_STR("32: 0x1020 unresolved (HITM, writer elsewhere)", hws_c2c_class__name(li.cls),
+		 "unresolved");
+	hws_c2c__delete(c);
+	o.line_size = 64;
+	c = hws_c2c__new(&o);
+	add(c, 1, 0x1000, ST_L1MISS, 8, 0, 10);
+	add(c, 2, 0x1020, LD_LHITM, 8, 100, 10);
+	hws_c2c__finish(c, NULL);
+	find(c, 0x1000, &li);
+	T_EQ_STR("64: false sharing", hws_c2c_class__name(li.cls), "false-sharing");
+	hws_c2c__delete(c);
+}
+
+static void test_sources(void)
+{
+	struct hws_c2c *c = hws_c2c__new(NULL);
+	struct hws_c2c_line_info li;
+	struct hws_sample s;
+
+	/* SPE-style peer (L2 hit + SNOOPX_PEER) */
+	add(c, 1, 0x1000, ST_L1HIT, 0, 0, 4);
+	add(c, 2, 0x1000, LD_PEER, 0, 50, 6);
+	/* lvl_num-only data_src (no legacy level): normalized level decides */
+	memset(&s, 0, sizeof(s));
+	s.sz = sizeof(s);
+	s.fields = HWS_SF_PID | HWS_SF_ADDR;
+	s.pid = 100;
+	s.tid = 3;
+	s.addr = 0x1008;
+	s.backend = "amd_ibs";
+	hws_data_src__normalize(DS_OP(PERF_MEM_OP_LOAD) | DS_LVL(PERF_MEM_LVL_NA) |
+					DS_LVLNUM(PERF_MEM_LVLNUM_ANY_CACHE) | DS_REMOTE |
+					((uint64_t)1 << PERF_MEM_HOPS_SHIFT),
+				&s);
+	s.mem_level = HWS_MEM_REMOTE_CACHE;
+	s.snoop = HWS_SNOOP_HITM;
+	hws_c2c__add(c, &s);
+	hws_c2c__finish(c, NULL);
+	find(c, 0x1000, &li);
+	T_EQ_U64("peer", li.st.lcl_peer, 6);
+	T_EQ_U64("l2 hit", li.st.ld_l2hit, 6);
+	T_EQ_U64("normalized remote HITM", li.st.rmt_hitm, 1);
+	T_EQ_STR("class", hws_c2c_class__name(li.cls), "mixed");
+	__T("evidence names SPE/PEBS and IBS", strstr(li.evidence_text, "Intel PEBS data_src") &&
+						       strstr(li.evidence_text, "AMD IBS"));
+	hws_c2c__delete(c);
+}
+
+int main(void)
+{
+	test_classes();
+	test_line_size();
+	test_sources();
+	TEST_END();
+}
