@@ -1237,7 +1237,7 @@ static void status_line(struct record *r, bool force)
 	human_bytes(r->bytes, sz, sizeof(sz));
 	n = snprintf(line, sizeof(line),
 		     "[ %.0fs ] %" PRIu64 " samples (%.0f/s), lost %" PRIu64 ", %s written, "
-		     "ring %u%% full",
+		     "ring max %u%%",
 		     t - r->t0, samples, dt > 0 ? (double)(samples - r->st_last_samples) / dt : 0.0,
 		     lost, sz, hws_session__max_fill_pct(r->sess));
 	if (hws_session__has_aux(r->sess) && n > 0 && (size_t)n < sizeof(line)) {
@@ -1246,7 +1246,7 @@ static void status_line(struct record *r, bool force)
 				(uint64_t)sysconf(_SC_PAGESIZE);
 		hws_session__aux_stats(r->sess, &as);
 		human_bytes(as.bytes, sz, sizeof(sz));
-		snprintf(line + n, sizeof(line) - (size_t)n, ", AUX %s, %" PRIu64 "%% full%s", sz,
+		snprintf(line + n, sizeof(line) - (size_t)n, ", AUX %s, max %" PRIu64 "%%%s", sz,
 			 area ? as.max_fill * 100 / area : 0,
 			 as.truncated || as.collision ? " (TRUNCATED)" : "");
 	}
