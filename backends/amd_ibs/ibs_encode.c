@@ -220,6 +220,24 @@ static int list_valid(const struct hws_pmu *pmu, char *buf, size_t len)
 	return 0;
 }
 
+/* "config1:0-11" from a parsed format, as sysfs spells it. */
+static void format_spec(const struct hws_pmu_format *f, char *buf, size_t len)
+{
+	size_t n;
+
+	if (f->config)
+		n = (size_t)snprintf(buf, len, "config%u:", f->config);
+	else
+		n = (size_t)snprintf(buf, len, "config:");
+	for (unsigned int i = 0; i < f->nr_ranges && i < HWS_PMU_MAX_RANGES && n < len; i++) {
+		if (f->ranges[i].lo == f->ranges[i].hi)
+			n += (size_t)snprintf(buf + n, len - n, "%s%u", i ? "," : "", f->ranges[i].lo);
+		else
+			n += (size_t)snprintf(buf + n, len - n, "%s%u-%u", i ? "," : "",
+					      f->ranges[i].lo, f->ranges[i].hi);
+	}
+}
+
 int ibs_controls(struct ibs_priv *p, const char *pmu_name, struct hws_control_info *out, int max)
 {
 	struct hws_pmu *pmu = &p->pmu;
@@ -232,14 +250,15 @@ int ibs_controls(struct ibs_priv *p, const char *pmu_name, struct hws_control_in
 		const struct hws_pmu_format *f = &pmu->formats[i];
 		const struct ibs_known_control *k = known_control(f->name);
 		struct hws_control_info *c;
+		char spec[64];
 
 		if (n >= max)
 			continue;
 		c = &out[n];
 		memset(c, 0, sizeof(*c));
 		snprintf(c->name, sizeof(c->name), "%s", f->name);
-		snprintf(c->help, sizeof(c->help), "%s (config%s%u)",
-			 k ? k->help : "IBS control", "", f->config);
+		format_spec(f, spec, sizeof(spec));
+		snprintf(c->help, sizeof(c->help), "%s (%s)", k ? k->help : "IBS control", spec);
 		c->min = k && k->max ? k->min : 0;
 		c->max = k && k->max ? k->max
 				     : (f->width >= 64 ? ~0ULL : (1ULL << f->width) - 1);

@@ -268,9 +268,10 @@ static void test_controls(void)
 		if (!strcmp(ci[i].name, "ldlat")) {
 			T_EQ_U64("ldlat min", ci[i].min, 128);
 			T_EQ_U64("ldlat max", ci[i].max, 2048);
+			__T("ldlat help has its sysfs spec", strstr(ci[i].help, "(config1:0-11)") != NULL);
 		} else if (!strcmp(ci[i].name, "l3missonly")) {
 			T_EQ_U64("l3missonly max", ci[i].max, 1);
-			__T("l3missonly help", strstr(ci[i].help, "L3") != NULL);
+			__T("l3missonly help", strstr(ci[i].help, "L3") && strstr(ci[i].help, "(config:16)"));
 		}
 	}
 	n = ops->controls(priv, "ibs_fetch", ci, 16);
