@@ -669,7 +669,38 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static uint32_t pct(const uint32_t *v, uint32_t n, unsigned int p)
+/* k-th smallest of v[0..n) (reorders v): quickselect, O(n) on average. */
+static uint32_t select_k(uint32_t *v, uint32_t n, uint32_t k)
+{
+	uint32_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		uint32_t pivot = v[lo + (hi - lo) / 2], i = lo, j = hi, t;
+
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				t = v[i], v[i] = v[j], v[j] = t;
+				i++;
+				if (!j--)
+					break;
+			}
+		}
+		if (k <= j && j != UINT32_MAX)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+	return v[k];
+}
+
+/* Nearest-rank percentile @p of v[0..n) (reorders v). */
+static uint32_t pct(uint32_t *v, uint32_t n, unsigned int p)
 {
 	uint64_t k;
 
@@ -678,7 +709,7 @@ static uint32_t pct(const uint32_t *v, uint32_t n, unsigned int p)
 	k = ((uint64_t)n * p + 99) / 100;
 	if (k)
 		k--;
-	return v[k < n ? k : n - 1];
+	return select_k(v, n, (uint32_t)(k < n ? k : n - 1));
 }
 
 static void mark_bits(uint64_t *mask, uint32_t off, uint32_t end, uint32_t ls)
@@ -1045,8 +1076,6 @@ int hws_c2c__finish(struct hws_c2c *c, struct hws_symbols *syms)
 		sort_ec2c = c;
 		qsort(l->order, l->nr_entries, sizeof(*l->order), cmp_ents);
 		sort_ec2c = NULL;
-		if (l->nr_lats)
-			qsort(l->lats, l->nr_lats, sizeof(*l->lats), cmp_u32);
 		l->p50 = pct(l->lats, l->nr_lats, 50);
 		l->p90 = pct(l->lats, l->nr_lats, 90);
 		l->p99 = pct(l->lats, l->nr_lats, 99);

@@ -5,7 +5,8 @@
  * Invariants: the page embeds the same JSON as hws_c2c__render_json() in a
  * <script type="application/json"> block with every "</" written as "<\/" (so no string in
  * the data can close the script), and inline CSS/JS that builds, after load:
- *  - #lines: the shared cache-line table, sortable by clicking any header (numeric or text);
+ *  - #lines: the shared cache-line table, sortable by clicking any header (numeric or text),
+ *    or on load with "#sort=COLUMN" / "#sort=COLUMN:asc" in the URL;
  *  - #heatmaps: for the top lines, a grid of offsets (columns, one per 8-byte slot or per
  *    access offset) by thread (rows), cell colour = samples, "W" marks writes, red/blue
  *    outlines mark false/true sharing offsets;
@@ -32,6 +33,7 @@ static const char page_style[] =
 	"th{background:#eef;cursor:pointer;user-select:none}th.asc:after{content:' \\25b2'}"
 	"th.desc:after{content:' \\25bc'}\n"
 	"td.l{text-align:left}tr:nth-child(even) td{background:#fafafa}\n"
+	".wrap{overflow-x:auto}td.ev{white-space:normal;min-width:260px;text-align:left}\n"
 	".cls-false-sharing{color:#b00;font-weight:600}.cls-true-sharing{color:#05a;"
 	"font-weight:600}.cls-mixed{color:#808;font-weight:600}.cls-unresolved{color:#a60}\n"
 	".hm{display:inline-block;margin:6px 18px 12px 0;vertical-align:top}\n"
@@ -49,7 +51,7 @@ static const char page_body[] =
 	"<div class=\"meta\" id=\"meta\"></div>\n"
 	"<h2>Shared data cache line table</h2>\n"
 	"<div class=\"meta\">Click a column header to sort.</div>\n"
-	"<table id=\"lines\"><thead></thead><tbody></tbody></table>\n"
+	"<div class=\"wrap\"><table id=\"lines\"><thead></thead><tbody></tbody></table></div>\n"
 	"<h2>Offsets by thread (top lines)</h2>\n"
 	"<div class=\"legend\"><span style=\"outline:2px solid #d00\">false sharing offset</span>"
 	"<span style=\"outline:2px solid #06c\">true sharing offset</span>"
@@ -86,7 +88,8 @@ static const char page_script[] =
 	"function fill(rows){tb.textContent='';rows.forEach(function(L){var tr=el('tr');"
 	"cols.forEach(function(c){var v=get(L,c[1]);var td=el('td',null,typeof v==='number'&&"
 	"c[1]==='confidence'?v.toFixed(2):String(v));if(typeof v!=='number')td.className='l';"
-	"if(c[1]==='class')td.className='l cls-'+v;tr.appendChild(td);});tb.appendChild(tr);});}\n"
+	"if(c[1]==='class')td.className='l cls-'+v;if(c[1]==='evidence_text')td.className='ev';"
+	"tr.appendChild(td);});tb.appendChild(tr);});}\n"
 	"var rows=D.lines.slice(),sc=-1,asc=true;\n"
 	"function sortBy(i,h){asc=(sc===i)?!asc:false;sc=i;var k=cols[i][1];"
 	"rows.sort(function(a,b){var x=get(a,k),y=get(b,k);if(typeof x==='string'&&/^0x[0-9a-f]+$/"
@@ -95,6 +98,10 @@ static const char page_script[] =
 	"return asc?r:-r;});Array.prototype.forEach.call(th.querySelectorAll('th'),function(t){"
 	"t.className='';});h.className=asc?'asc':'desc';fill(rows);}\n"
 	"fill(rows);\n"
+	/* #sort=COLUMN[:asc] sorts on load (for links and tests) */
+	"var m=/sort=([^:&]+)(:asc)?/.exec(decodeURIComponent(location.hash||''));if(m){"
+	"cols.forEach(function(c,i){if(c[0]===m[1]){var h=th.querySelectorAll('th')[i];"
+	"sortBy(i,h);if(m[2])sortBy(i,h);}});}\n"
 	"var hm=document.getElementById('heatmaps'),od=document.getElementById('offsets');\n"
 	"D.lines.slice(0,D.top).forEach(function(L){\n"
 	" var offs={},thr={},cell={},maxv=1;\n"

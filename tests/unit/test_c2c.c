@@ -269,8 +269,60 @@ static void test_sources(void)
 	hws_c2c__delete(c);
 }
 
+static int cmp32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void test_percentiles(void)
+{
+	struct hws_c2c *c = hws_c2c__new(NULL);
+	struct hws_c2c_line_info li;
+
+	/* latencies 1..100 in a scrambled order (and a writer so the line is reported) */
+	add(c, 1, 0x1000, ST_L1HIT, 8, 0, 1);
+	for (int v = 0; v < 100; v++)
+		add(c, 2, 0x1008, LD_LHITM, 8, (uint32_t)((v * 37) % 100 + 1), 1);
+	hws_c2c__finish(c, NULL);
+	find(c, 0x1000, &li);
+	T_EQ_U64("p50", li.lat_p50, 50);
+	T_EQ_U64("p90", li.lat_p90, 90);
+	T_EQ_U64("p99", li.lat_p99, 99);
+	T_EQ_U64("lat n", li.st.lat_n, 100);
+	T_EQ_U64("lat mean x100", li.st.lat_sum, 5050);
+	hws_c2c__delete(c);
+
+	/* random sizes and values (many duplicates) against sorting */
+	for (int round = 0; round < 50; round++) {
+		static uint32_t v[777];
+		uint32_t n = 1 + (uint32_t)(rand() % 777), k;
+		unsigned int ps[3] = { 50, 90, 99 };
+		uint32_t got[3];
+
+		c = hws_c2c__new(NULL);
+		add(c, 1, 0x1000, ST_L1HIT, 8, 0, 1);
+		for (k = 0; k < n; k++) {
+			v[k] = (uint32_t)(rand() % (round % 2 ? 7 : 5000));
+			add(c, 2, 0x1008, LD_LHITM, 8, v[k], 1);
+		}
+		hws_c2c__finish(c, NULL);
+		find(c, 0x1000, &li);
+		got[0] = li.lat_p50, got[1] = li.lat_p90, got[2] = li.lat_p99;
+		qsort(v, n, sizeof(v[0]), cmp32);
+		for (k = 0; k < 3; k++) {
+			uint64_t r = ((uint64_t)n * ps[k] + 99) / 100;
+
+			T_EQ_U64("random percentile", got[k], v[r ? r - 1 : 0]);
+		}
+		hws_c2c__delete(c);
+	}
+}
+
 int main(void)
 {
+	test_percentiles();
 	test_classes();
 	test_line_size();
 	test_sources();
