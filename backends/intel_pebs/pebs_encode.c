@@ -862,6 +862,8 @@ static int encode_one(struct pebs_priv *p, const struct hws_event_request *req,
 				return ret;
 		}
 		attr.precise_ip = (uint64_t)precise & 3;
+		/* as perf ("use of precise requires exclude_guest") and libpfm4 (:mh) do */
+		attr.exclude_guest = precise > 0;
 	}
 	set_sample(req, o, &attr);
 
@@ -872,6 +874,7 @@ static int encode_one(struct pebs_priv *p, const struct hws_event_request *req,
 		if (ret)
 			return ret;
 		aux.precise_ip = attr.precise_ip;
+		aux.exclude_guest = attr.exclude_guest;
 		set_sample(req, o, &aux);
 		display_name(name, sizeof(name), pc, "mem-loads-aux", -1, precise);
 		leader = *n;
@@ -970,7 +973,7 @@ int pebs_encode(struct pebs_priv *p, const struct hws_event_request *req,
 	snprintf(evbuf, sizeof(evbuf), "%s", req->event && *req->event ? req->event :
 				   "mem-loads,mem-stores");
 	for (ev = strtok_r(evbuf, ",", &save); ev; ev = strtok_r(NULL, ",", &save)) {
-		int done = 0, skipped = 0;
+		int done = 0;
 
 		for (i = 0; i < nr_pmus; i++) {
 			struct pmu_ctx pc;
@@ -981,9 +984,7 @@ int pebs_encode(struct pebs_priv *p, const struct hws_event_request *req,
 			ret = encode_one(p, req, &o, &pc, ev, out, &n, max, err, errlen);
 			if (ret < 0)
 				return ret;
-			if (ret == 1)
-				skipped++;
-			else
+			if (ret == 0)
 				done++;
 		}
 		if (!done) {
@@ -992,7 +993,6 @@ int pebs_encode(struct pebs_priv *p, const struct hws_event_request *req,
 				 nr_pmus > 1 ? " and " : "", nr_pmus > 1 ? names[1] : "");
 			return HWS_E_UNKNOWN_EVENT;
 		}
-		(void)skipped;
 	}
 	if (o.ldlat >= 0 && !o.ldlat_used) {
 		snprintf(err, errlen,

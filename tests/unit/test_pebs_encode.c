@@ -209,6 +209,7 @@ static void test_pfm_equal(void)
 		T_EQ_U64(what, d[ev].attr.precise_ip, c->want_precise);
 		T_EQ_U64(what, d[ev].attr.exclude_kernel, want.exclude_kernel);
 		T_EQ_U64(what, d[ev].attr.exclude_user, want.exclude_user);
+		T_EQ_U64(what, d[ev].attr.exclude_guest, want.exclude_guest);
 		check_common(what, &d[ev].attr);
 		T_EQ_STR(what, d[ev].pmu, "cpu");
 		if (c->want_aux_leader) {
@@ -293,6 +294,7 @@ static void test_aliases(void)
 			T_EQ_U64(what, d[ev].attr.config, want.config);
 			T_EQ_U64(what, d[ev].attr.config1, want.config1);
 			T_EQ_U64(what, d[ev].attr.precise_ip, want.precise_ip);
+			T_EQ_U64(what, d[ev].attr.exclude_guest, want.exclude_guest);
 		}
 	}
 }
