@@ -22,6 +22,7 @@
 #include <hwsample/registry.h>
 
 #include "tests.h"
+#include "../golden/intel_pebs/skx_load_latency.h"
 
 static struct hws_registry *reg;
 static struct hws_backend *be;
@@ -444,6 +445,49 @@ static void test_raw_json(void)
 	hws_strbuf__release(&sb);
 }
 
+/* The annotated golden bytes: core parse + intel_pebs decode give what perf printed. */
+static void test_golden_bytes(void)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	static const struct {
+		const uint8_t *rec;
+		uint32_t tid, cpu, var1, level;
+		uint64_t ip, addr, ds;
+	} g[] = {
+		{ pebs_skx_rec0, 20144, 28, 225, HWS_MEM_LFB, 0xffffffffa4470d46ULL,
+		  0x55ffba5cda08ULL, 0x11868100242ULL },
+		{ pebs_skx_rec1, 3216, 0, 71, HWS_MEM_L1, 0xffffffffa423a747ULL,
+		  0xffffc36a5ba4ba40ULL, 0x10268100142ULL },
+	};
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		struct hws_record_sample rec;
+		struct hws_sample s;
+
+		memset(&rec, 0, sizeof(rec));
+		T_EQ_U64("golden parse", hws_sample__parse(&ws_attr, g[i].rec, 72, &rec), 0);
+		T_EQ_U64("golden parse short", hws_sample__parse(&ws_attr, g[i].rec, 64, &rec),
+			 HWS_E_BADREC);
+		memset(&rec, 0, sizeof(rec));
+		hws_sample__parse(&ws_attr, g[i].rec, 72, &rec);
+		T_EQ_U64("golden decode", decode(&ws_attr, &rec, &s), 0);
+		T_EQ_U64("golden tid", rec.tid, g[i].tid);
+		T_EQ_U64("golden cpu", rec.cpu, g[i].cpu);
+		T_EQ_U64("golden ip", s.ip, g[i].ip);
+		T_EQ_U64("golden precise", s.ip_precise, 1);
+		T_EQ_U64("golden cpumode kernel", s.cpumode, PERF_RECORD_MISC_KERNEL);
+		T_EQ_U64("golden addr", s.addr, g[i].addr);
+		T_EQ_U64("golden lat", s.lat_total, g[i].var1);
+		T_EQ_U64("golden no ins lat", s.fields & HWS_SF_LAT_INS, 0);
+		T_EQ_U64("golden data_src", s.data_src, g[i].ds);
+		T_EQ_U64("golden level", s.mem_level, g[i].level);
+		T_EQ_U64("golden snoop", s.snoop, HWS_SNOOP_NONE);
+		T_EQ_U64("golden tlb", s.tlb, HWS_TLB_HIT);
+	}
+#endif
+}
+
 int main(void)
 {
 	char err[256];
@@ -462,6 +506,7 @@ int main(void)
 	} else {
 		__T("perf_data_converter golden files present", 0);
 	}
+	test_golden_bytes();
 	test_hand();
 	test_raw_json();
 	hws_registry__delete(reg);
