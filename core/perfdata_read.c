@@ -6,8 +6,10 @@
  * Invariants:
  *  - Memory is bounded whatever the input: records are read through a window (grown only
  *    to hold one record, <= 64 KiB, or one read chunk), AUXTRACE / TRACING_DATA payloads
- *    above MAX_PAYLOAD are skipped (payload NULL, payload_size still set), a feature larger
- *    than MAX_FEATURE is ignored, at most MAX_ATTRS events and MAX_IDS ids are kept.
+ *    above MAX_PAYLOAD (64 MiB) are skipped (payload NULL, payload_size still set), a
+ *    feature larger than MAX_FEATURE (64 MiB) or past MAX_FEATURES_TOTAL (128 MiB) is
+ *    ignored, at most MAX_ATTRS (4096) events and MAX_IDS (1M) ids are kept; the window
+ *    is 1 MiB. Typical files need a few MiB.
  *  - Every length read from the input is checked against what is left of its container
  *    (record, feature, file) before it is used; no loop runs more often than the input has
  *    bytes, so a corrupt file ends in an error, never a hang or an over-read.
@@ -36,7 +38,8 @@
 #define MAX_PAYLOAD (64ull << 20)
 #define MAX_FEATURE (64ull << 20)
 #define MAX_ATTRS 4096
-#define MAX_IDS (1u << 22)
+#define MAX_IDS (1u << 20)
+#define MAX_FEATURES_TOTAL (128ull << 20)
 #define MAX_CPUS 65536
 
 struct rattr {
@@ -95,6 +98,7 @@ struct hws_perf_reader {
 
 	struct rfeat feats[HWS_FEAT__MAX];
 	uint64_t features[4];
+	uint64_t feat_bytes; /* total kept, for MAX_FEATURES_TOTAL */
 
 	struct pmu_map *pmus;
 	size_t nr_pmus;
@@ -962,8 +966,17 @@ static int parse_event_desc(struct hws_perf_reader *r, const struct rfeat *f)
 /* Store a feature payload (file order in @data, swapped here). Takes ownership. */
 static void store_feature(struct hws_perf_reader *r, int feat, uint8_t *data, size_t len)
 {
+	if (r->feat_bytes + len > MAX_FEATURES_TOTAL) {
+		pr_warn("perfdata: feature %d dropped: features exceed %llu MiB\n", feat,
+			MAX_FEATURES_TOTAL >> 20);
+		free(data);
+		return;
+	}
+	r->feat_bytes += len;
 	if (r->swap && hws__swap_feature(feat, data, len, 1))
 		pr_debug("perfdata: feature %d: malformed, partly swapped\n", feat);
+	if (r->feats[feat].data)
+		r->feat_bytes -= r->feats[feat].len;
 	free(r->feats[feat].data);
 	r->feats[feat].data = data;
 	r->feats[feat].len = len;
@@ -985,7 +998,7 @@ static void digest_features(struct hws_perf_reader *r)
 	if (r->feats[HWS_FEAT_EVENT_DESC].data &&
 	    parse_event_desc(r, &r->feats[HWS_FEAT_EVENT_DESC]))
 		pr_debug("perfdata: malformed EVENT_DESC\n");
-	if (r->feats[HWS_FEAT_TRACING_DATA].data && !r->tracing) {
+	if (r->feats[HWS_FEAT_TRACING_DATA].data && !r->tracing) { /* re-pointed each time */
 		r->fi.tracing_data = r->feats[HWS_FEAT_TRACING_DATA].data;
 		r->fi.tracing_data_size = r->feats[HWS_FEAT_TRACING_DATA].len;
 	}

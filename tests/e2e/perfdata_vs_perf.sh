@@ -133,7 +133,7 @@ n=$(perf script -i "$T/syn.data" -F event,ip,period 2>/dev/null | grep -c 'page-
 
 # the other byte order (file mode; perf 6.1 cannot swap pipe-mode FEATURE records): perf
 # decodes the converted file to the same samples as the original, and so do we
-for f in "$T/syn.data" "$FIX/perf.data.weight_struct" "$FIX/perf.data.intel_pt-4.14" "$T/sw.data"; do
+for f in "$T/syn.data" "$FIX/perf.data.intel_pt-4.14" "$T/sw.data"; do
 	[ -f "$f" ] || continue
 	checks=$((checks + 1))
 	if ! "$TOOL" swap "$f" "$T/be.data"; then

@@ -431,6 +431,68 @@ static void test_writer_errors(void)
 	}
 }
 
+/* perf 3.x files: 72-byte header (no feature bits), attr with size 0 (= 64 bytes, VER0),
+ * and the PERFFILE (v1) magic whose byte order comes from attr_size. */
+static void test_old_layout(bool v1)
+{
+	uint64_t f[64] = { 0 };
+	uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	struct hws_perf_reader *r;
+	struct hws_perf_record rec;
+	char path[PATH_MAX + 16];
+	int n = 0, err = 0, fd, ret;
+	size_t w = 0;
+
+	f[w++] = v1 ? PERF_MAGIC1 : PERF_MAGIC2;
+	f[w++] = 72;		/* header size */
+	f[w++] = 64 + 16;	/* attr_size */
+	f[w++] = 72, f[w++] = 80; /* attrs */
+	f[w++] = 160, f[w++] = 0; /* data (size below) */
+	f[w++] = 0, f[w++] = 0;	  /* event_types */
+	/* attr @72: type 1, size 0, config 0, period 1000, sample_type, read_format, flags */
+	f[w++] = 1, f[w++] = 0, f[w++] = 1000, f[w++] = st, f[w++] = 0, f[w++] = 1 /*disabled*/;
+	f[w++] = 0, f[w++] = 0;
+	f[w++] = 152, f[w++] = 8; /* ids section */
+	f[w++] = 5;		  /* @152: id */
+	/* data @160: two samples {hdr, ip, pid/tid, time} */
+	for (int i = 0; i < 2; i++) {
+		struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 32 };
+
+		memcpy(&f[w++], &h, 8);
+		f[w++] = 0x400000 + (uint64_t)i, f[w++] = (9ULL << 32) | 9, f[w++] = 100 + (uint64_t)i;
+	}
+	f[6] = (w - 20) * 8;
+	snprintf(path, sizeof(path), "%s/old.data", tmpdir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, f, w * 8) != (ssize_t)(w * 8))
+		__T("write old file", 0);
+	close(fd);
+	r = hws_perf_reader__open(path, &err);
+	__T("old layout opens", r != NULL);
+	if (!r)
+		return;
+	T_EQ_U64("one attr", hws_perf_reader__nr_attrs(r), 1);
+	T_EQ_U64("attr size normalized", hws_perf_reader__attr(r, 0)->attr.size,
+		 sizeof(struct perf_event_attr));
+	T_EQ_U64("sample_type", hws_perf_reader__attr(r, 0)->attr.sample_type, st);
+	T_EQ_U64("disabled bit", hws_perf_reader__attr(r, 0)->attr.disabled, 1);
+	T_EQ_STR("generated name (software config 1)", hws_perf_reader__attr(r, 0)->name,
+		 "cpu-clock");
+	T_EQ_U64("id", hws_perf_reader__attr_by_id(r, 5), 0);
+	__T("no features in a 72-byte header", !hws_perf_reader__has_feature(r, HWS_FEAT_HOSTNAME));
+	while ((ret = hws_perf_reader__next(r, &rec)) > 0) {
+		struct hws_record_sample s;
+
+		__T("sample parses", !hws_sample__parse(&hws_perf_reader__attr(r, 0)->attr, rec.hdr,
+							rec.hdr->size, &s) &&
+					     s.ip == 0x400000 + (uint64_t)n && s.tid == 9);
+		n++;
+	}
+	T_EQ_U64("end", ret, 0);
+	T_EQ_U64("two samples", n, 2);
+	hws_perf_reader__close(r);
+}
+
 int main(void)
 {
 	const char *t = getenv("TMPDIR");
@@ -445,6 +507,8 @@ int main(void)
 	test_pipe_roundtrip();
 	test_unclosed();
 	test_writer_errors();
+	test_old_layout(false);
+	test_old_layout(true);
 	{
 		char cmd[PATH_MAX + 32];
 
