@@ -213,7 +213,7 @@ int hws_pmu__load(const char *name, struct hws_pmu *pmu)
 			pr_warn("pmu: %s: cannot parse format %s '%s'\n", name, de->d_name, buf);
 			continue;
 		}
-		snprintf(f->name, sizeof(f->name), "%s", de->d_name);
+		memcpy(f->name, de->d_name, strlen(de->d_name) + 1); /* length checked above */
 		pmu->nr_formats++;
 	}
 	if (d)
@@ -239,7 +239,7 @@ int hws_pmu__load(const char *name, struct hws_pmu *pmu)
 		snprintf(fpath, sizeof(fpath), "%s/%s", path, de->d_name);
 		if (hws_read_file(fpath, c->value, sizeof(c->value)) < 0)
 			continue;
-		snprintf(c->name, sizeof(c->name), "%s", de->d_name);
+		memcpy(c->name, de->d_name, strlen(de->d_name) + 1); /* length checked above */
 		pmu->nr_caps++;
 	}
 	if (d)
@@ -261,8 +261,11 @@ int hws_pmu__list(const char *prefix, char (*names)[HWS_PMU_NAME_MAX], int max)
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || strncmp(de->d_name, prefix, strlen(prefix)))
 			continue;
-		if (n < max && strlen(de->d_name) < HWS_PMU_NAME_MAX)
-			snprintf(names[n], HWS_PMU_NAME_MAX, "%s", de->d_name);
+		size_t l = strlen(de->d_name);
+		if (l >= HWS_PMU_NAME_MAX)
+			continue; /* cannot be a PMU name we know */
+		if (n < max)
+			memcpy(names[n], de->d_name, l + 1);
 		n++;
 	}
 	closedir(d);

@@ -879,8 +879,8 @@ int64_t hws_session__read(struct hws_session *s, hws_record_fn fn, void *ctx)
 		const struct perf_event_header *h;
 		int ret = 0;
 
-		if (!hws_ring__read_init(r->ring))
-			continue;
+		/* an empty data ring still drains its AUX area below */
+		hws_ring__read_init(r->ring);
 		while ((h = hws_ring__read_event(r->ring))) {
 			account(s, r, h);
 			total += h->size;

@@ -160,8 +160,9 @@ static int tp_by_id(const char *dir, uint64_t id, struct tp *out)
 				continue;
 			snprintf(idp, sizeof(idp), "%s/%s/id", path, e->d_name);
 			if (hws_read_file(idp, buf, sizeof(buf)) > 0 && strtoull(buf, NULL, 10) == id) {
-				snprintf(out->sys, sizeof(out->sys), "%s", s->d_name);
-				snprintf(out->name, sizeof(out->name), "%s", e->d_name);
+				/* both lengths checked against the fields above */
+				memcpy(out->sys, s->d_name, strlen(s->d_name) + 1);
+				memcpy(out->name, e->d_name, strlen(e->d_name) + 1);
 				found = 1;
 			}
 		}
