@@ -66,6 +66,7 @@ struct hws_decoder {
 	uint8_t *aux_gap; /* per CPU slot: an AUX record said data was lost */
 	int max_cpu_seen; /* highest CPU slot used */
 	uint64_t nr_records[NR_TYPES];
+	const struct hws_file_info *fi; /* cached; refreshed after user (header) records */
 	bool host_checked;
 	bool dead;
 	bool flushed;
@@ -250,6 +251,15 @@ static void record_ev_cpu(struct hws_decoder *d, const struct hws_perf_record *r
 		*cpu = sid.cpu;
 }
 
+/* The reader rebuilds its file info on each call; features only change with user records
+ * (pipe mode), so keep it until one of those passes. */
+static const struct hws_file_info *file_info(struct hws_decoder *d)
+{
+	if (!d->fi)
+		d->fi = hws_perf_reader__file_info(d->r);
+	return d->fi;
+}
+
 static void fill_generic(const struct hws_record_sample *rs, struct hws_sample *s)
 {
 	uint64_t st = rs->sample_type;
@@ -363,7 +373,7 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 	}
 	c = counts_or_dummy(d, ev, (ea->attr.sample_type & PERF_SAMPLE_CPU) ? rs.cpu : (uint32_t)-1);
 	if (b && b->ops->decode) {
-		rc = b->ops->decode(b->priv, hws_perf_reader__file_info(d->r), &rs, &s);
+		rc = b->ops->decode(b->priv, file_info(d), &rs, &s);
 		if (rc == HWS_DECODE_SKIP) {
 			c->skipped++;
 			return 0;
@@ -479,7 +489,7 @@ static int do_auxtrace(struct hws_decoder *d, const struct hws_perf_record *rec)
 	st->next_offset = offset + size;
 	d->cur_stream = st;
 	d->cur_cpu = cpu;
-	rc = b->ops->aux_decode(b->priv, st->state, hws_perf_reader__file_info(d->r), &ch,
+	rc = b->ops->aux_decode(b->priv, st->state, file_info(d), &ch,
 				aux_emit, d);
 	if (rc < 0) {
 		counts_or_dummy(d, ev, cpu)->errors++;
@@ -501,7 +511,7 @@ static int aux_flush_all(struct hws_decoder *d)
 		d->cur_stream = st;
 		d->cur_cpu = (uint32_t)-1;
 		rc = st->backend->ops->aux_flush(st->backend->priv, st->state,
-						 hws_perf_reader__file_info(d->r), aux_emit, d);
+						 file_info(d), aux_emit, d);
 		if (rc > 0)
 			return rc;
 	}
@@ -654,6 +664,8 @@ int hws_decoder__run(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 			return -ENOMEM;
 		}
 		d->nr_records[rec.hdr->type < NR_TYPES ? rec.hdr->type : 0]++;
+		if (rec.hdr->type >= HWS_RECORD_HEADER_ATTR)
+			d->fi = NULL;
 		switch (rec.hdr->type) {
 		case PERF_RECORD_SAMPLE:
 			rc = do_sample(d, &rec, fn, ctx);
