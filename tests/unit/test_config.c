@@ -82,7 +82,7 @@ static void test_load_errors(void)
 		const struct load_case *c = &load_cases[i];
 		const char *path = write_file("c.conf", c->text);
 		struct hws_config *cfg = hws_config__new();
-		char err[1024] = "", what[128];
+		char err[1024] = "", what[1400];
 		int ret = hws_config__load(cfg, path, err, sizeof(err));
 
 		snprintf(what, sizeof(what), "case at line %d: return", c->line);
@@ -247,7 +247,7 @@ static void test_key_table(void)
 	int n = 0;
 
 	for (const struct hws_config_key *k = hws_config_run_keys; k->name; k++, n++) {
-		char text[256], err[512] = "", what[300];
+		char text[256], err[512] = "", what[600];
 		struct hws_config *cfg = hws_config__new();
 		const char *v = k->type == HWS_CFG_BOOL	    ? "true"
 				: k->type == HWS_CFG_ENUM   ? "default"
