@@ -34,7 +34,7 @@ hws_norm() {
 }
 
 # 1. file mode
-perf record -q -e cpu-clock/period=200000/ -e page-faults/period=1/ -d --sample-cpu \
+perf record -q -e cpu-clock/period=1000000/ -e page-faults/period=8/ -d --sample-cpu \
 	-o "$TMP/f.data" -- "$W" >/dev/null 2>"$TMP/rec.err" ||
 	skip "perf record failed: $(head -c 300 "$TMP/rec.err")"
 perf_norm -i "$TMP/f.data" | sort >"$TMP/perf.txt"
@@ -75,7 +75,7 @@ check "per-function counts = perf script ($(tr -s ' \n' ' ' <"$TMP/perf_syms"))"
 check "text dump shows symbols" grep -q " touch+0x" <("$HWS_BIN" dump -i "$TMP/f.data")
 
 # 2. pipe mode through a real pipe
-perf record -q -e cpu-clock/period=200000/ -e page-faults/period=1/ -d --sample-cpu -o - \
+perf record -q -e cpu-clock/period=1000000/ -e page-faults/period=8/ -d --sample-cpu -o - \
 	-- "$W" 2>/dev/null | tee "$TMP/p.data" | "$HWS_BIN" dump -i - --csv >"$TMP/hwsp.csv"
 eq "pipe dump exit code" "${PIPESTATUS[2]}" 0
 perf_norm -i - <"$TMP/p.data" | sort >"$TMP/perfp.txt"
@@ -91,6 +91,26 @@ for f in "$FIX"/perf.data.lost_samples-4.4 "$FIX"/perf.data.weight_struct; do
 	got=$("$HWS_BIN" dump -i "$f" --csv 2>/dev/null | tail -n +2 | wc -l)
 	eq "$(basename "$f"): samples" "$got" "$want"
 done
+
+# 4. PEBS load-latency samples recorded on Intel (WEIGHT_STRUCT, DATA_SRC): the perf fields and
+#    the weight (lat_total) equal perf script; --raw carries the backend's decoded fields
+f=$FIX/perf.data.weight_struct
+if [ -f "$f" ] && command -v jq >/dev/null; then
+	perf_norm -i "$f" | sort >"$TMP/w_perf.txt"
+	perf script -i "$f" -F pid,tid,time,weight --ns 2>/dev/null |
+		awk '{ t = $2; sub(/:$/, "", t); split(t, ts, "."); print $1, ts[1] ts[2], $3 }' |
+		sort >"$TMP/w_perf_weight.txt"
+	"$HWS_BIN" dump -i "$f" --csv | hws_norm | sort >"$TMP/w_hws.txt"
+	check "weight_struct: samples = perf script" cmp -s "$TMP/w_perf.txt" "$TMP/w_hws.txt"
+	"$HWS_BIN" dump -i "$f" --json --raw >"$TMP/w.json"
+	jq -r '"\(.pid)/\(.tid) \(.time) \(.lat_total)"' "$TMP/w.json" | sort >"$TMP/w_hws_weight.txt"
+	check "weight_struct: lat_total = perf's weight" \
+		cmp -s "$TMP/w_perf_weight.txt" "$TMP/w_hws_weight.txt"
+	eq "weight_struct: every sample has a raw object with var1 = lat_total" \
+		"$(jq -c 'select(.raw.var1 == .lat_total and .backend == "intel_pebs")' "$TMP/w.json" | wc -l)" \
+		"$(wc -l <"$TMP/w_perf.txt")"
+	eq "weight_struct: no raw without --raw" "$("$HWS_BIN" dump -i "$f" --json | grep -c '"raw"')" 0
+fi
 
 echo "dump_vs_perf: $CHECKS checks, $FAILS failed"
 [ "$FAILS" = 0 ]
