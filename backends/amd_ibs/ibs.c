@@ -62,13 +62,19 @@ static int ibs_decode_op(void *priv, const struct hws_file_info *fi,
 	enum ibs_kind kind;
 	int ret;
 
-	if (!rec->raw)
-		return HWS_E_BADREC;
+	out->backend = "amd_ibs";
+	if (!rec->raw) {
+		/* Recorded without PERF_SAMPLE_RAW (perf record -e ibs_op// without -R): keep
+		 * what the kernel decoded itself (IP, ADDR, DATA_SRC, WEIGHT, PHYS_ADDR). */
+		out->ip_precise = (rec->misc & PERF_RECORD_MISC_EXACT_IP) != 0;
+		if (rec->sample_type & PERF_SAMPLE_DATA_SRC)
+			p->host->data_src_normalize(rec->data_src, out);
+		return 0;
+	}
 	kind = ibs_kind_of(rec->pmu_name, rec->raw_size);
 	ret = ibs_raw__parse(rec->raw, rec->raw_size, kind, &r);
 	if (ret)
 		return ret;
-	out->backend = "amd_ibs";
 	out->raw = rec->raw;
 	out->raw_size = rec->raw_size;
 	out->fields |= HWS_SF_RAW;

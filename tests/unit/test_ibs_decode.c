@@ -443,6 +443,23 @@ static void test_60secs(void)
 	json_has(NULL, &s, want_op);
 }
 
+/* No PERF_SAMPLE_RAW: the kernel's own decoding (DATA_SRC) is kept. */
+static void test_no_raw(void)
+{
+	struct hws_record_sample rec;
+	struct hws_sample s;
+
+	memset(&rec, 0, sizeof(rec));
+	memset(&s, 0, sizeof(s));
+	rec.pmu_name = "ibs_op";
+	rec.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_DATA_SRC;
+	rec.misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_EXACT_IP;
+	rec.data_src = 0x1a05081042ULL; /* local DRAM load */
+	T_EQ_U64("no raw: ok", (uint64_t)ops->decode(priv, NULL, &rec, &s), 0);
+	T_EQ_U64("no raw: level from kernel data_src", s.mem_level, HWS_MEM_LOCAL_DRAM);
+	T_EQ_U64("no raw: precise from EXACT_IP", s.ip_precise, 1);
+}
+
 int main(void)
 {
 	ops = hws_backend_entry_amd_ibs(hws_host__get());
@@ -454,6 +471,7 @@ int main(void)
 	test_fetch();
 	test_op_variants();
 	test_60secs();
+	test_no_raw();
 	free(priv);
 	TEST_END();
 }
