@@ -10,8 +10,10 @@
  *   (h & 0xf8) == 0xb0 ADDRESS (8 B), == 0x98 COUNTER (2 B).
  * Anything else is a bad packet; the caller counts it and resyncs.
  */
+#include <endian.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "spe.h"
 
@@ -39,10 +41,17 @@ static int payload(const uint8_t *buf, size_t len, unsigned int hdr_len, unsigne
 {
 	uint64_t v = 0;
 
-	if (len < hdr_len + size)
+	if (len >= hdr_len + 8) { /* fast path: one unaligned little-endian load */
+		memcpy(&v, buf + hdr_len, 8);
+		v = le64toh(v);
+		if (size < 8)
+			v &= (1ULL << (8 * size)) - 1;
+	} else if (len < hdr_len + size) {
 		return HWS_E_NEED_MORE;
-	for (unsigned int i = 0; i < size; i++)
-		v |= (uint64_t)buf[hdr_len + i] << (8 * i);
+	} else {
+		for (unsigned int i = 0; i < size; i++)
+			v |= (uint64_t)buf[hdr_len + i] << (8 * i);
+	}
 	p->payload = v;
 	p->hdr_len = (uint8_t)hdr_len;
 	p->payload_len = (uint8_t)size;
@@ -60,7 +69,10 @@ int spe_pkt__get(const uint8_t *buf, size_t len, uint64_t pos, struct spe_pkt *p
 	uint8_t h;
 	unsigned int hdr_len = 1;
 
-	*p = (struct spe_pkt){ 0 };
+	p->index = 0;
+	p->hdr1 = 0;
+	p->payload = 0;
+	p->payload_len = 0;
 	if (!len)
 		return HWS_E_NEED_MORE;
 	h = buf[0];
