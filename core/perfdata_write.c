@@ -10,9 +10,12 @@
  * A placeholder header (no attrs, data.size 0) is written at creation, so a file whose
  * writer never reached __close() is recognisably incomplete rather than garbage.
  *
- * Pipe mode: the 16-byte pipe header, then one HEADER_ATTR record per event and one
- * HEADER_FEATURE record per feature are emitted before the first data byte (or at close
- * when nothing was written); after that no event can be added.
+ * Pipe mode: the 16-byte pipe header, then one HEADER_ATTR record per event, one
+ * HEADER_FEATURE record per feature (TRACING_DATA as a HEADER_TRACING_DATA record plus its
+ * bytes) and FINISHED_INIT are emitted before the first data byte (or at close when nothing
+ * was written); after that no event can be added, and a feature set later is sent inline
+ * as a FEATURE record (perf accepts them anywhere in the stream).
+ * All output goes through a 256 KiB buffer (flushed when full, by __flush() and __close()).
  *
  * Invariants: the writer only ever appends to the data section; every write is retried on
  * EINTR and short writes; the first error sticks (w->err) and is returned by __close().
@@ -276,6 +279,8 @@ int hws_perf_writer__add_ids(struct hws_perf_writer *w, int idx, const uint64_t 
 
 /* ---------------------------------------------------------------- features */
 
+static int emit_feature(struct hws_perf_writer *w, int f);
+
 int hws_perf_writer__set_feature(struct hws_perf_writer *w, int feat, const void *data,
 				 size_t len)
 {
@@ -283,8 +288,6 @@ int hws_perf_writer__set_feature(struct hws_perf_writer *w, int feat, const void
 
 	if (!w || feat <= 0 || feat >= HWS_FEAT__MAX || (len && !data))
 		return -EINVAL;
-	if (w->pipe_started)
-		return -EBUSY;
 	p = malloc(len ? len : 1);
 	if (!p)
 		return -ENOMEM;
@@ -293,7 +296,9 @@ int hws_perf_writer__set_feature(struct hws_perf_writer *w, int feat, const void
 	free(w->feats[feat].data);
 	w->feats[feat].data = p;
 	w->feats[feat].len = len;
-	return 0;
+	/* pipe mode, stream already started: send it now (perf takes FEATURE records
+	 * anywhere in the stream) */
+	return w->pipe && w->pipe_started ? emit_feature(w, feat) : 0;
 }
 
 int hws_perf_writer__set_string(struct hws_perf_writer *w, int feat, const char *s)
@@ -386,6 +391,51 @@ static int prepare_features(struct hws_perf_writer *w)
 
 /* ---------------------------------------------------------------- pipe mode */
 
+/* Pipe mode: one feature as a HEADER_FEATURE record; TRACING_DATA as perf sends it, a
+ * 12-byte HEADER_TRACING_DATA record followed by the data padded to 8 bytes. */
+static int emit_feature(struct hws_perf_writer *w, int f)
+{
+	static const char zero[8];
+	const struct wfeat *ft = &w->feats[f];
+	struct perf_event_header eh = { HWS_RECORD_HEADER_FEATURE, 0, 0 };
+	size_t pad = (8 - ft->len % 8) % 8, sz;
+	uint64_t id = (uint64_t)f;
+	int err;
+
+	if (!ft->data || f == HWS_FEAT_BUILD_ID)
+		return 0;
+	if (f == HWS_FEAT_TRACING_DATA) {
+		uint32_t len = (uint32_t)ft->len;
+
+		if (ft->len > UINT32_MAX)
+			return 0;
+		eh.type = HWS_RECORD_HEADER_TRACING_DATA;
+		eh.size = sizeof(eh) + 4;
+		err = append(w, &eh, sizeof(eh));
+		if (!err)
+			err = append(w, &len, 4);
+		if (!err)
+			err = append(w, ft->data, ft->len);
+		if (!err && pad)
+			err = append(w, zero, pad);
+		return err;
+	}
+	sz = sizeof(eh) + 8 + ft->len + pad;
+	if (sz > UINT16_MAX) {
+		pr_warn("perfdata: feature %d too large for pipe mode, dropped\n", f);
+		return 0;
+	}
+	eh.size = (uint16_t)sz;
+	err = append(w, &eh, sizeof(eh));
+	if (!err)
+		err = append(w, &id, 8);
+	if (!err)
+		err = append(w, ft->data, ft->len);
+	if (!err && pad)
+		err = append(w, zero, pad);
+	return err;
+}
+
 static int pipe_start(struct hws_perf_writer *w)
 {
 	struct {
@@ -400,7 +450,7 @@ static int pipe_start(struct hws_perf_writer *w)
 	if (err)
 		return w->err = err;
 	w->pipe_started = true;
-	err = write_all(w, &ph, sizeof(ph));
+	err = append(w, &ph, sizeof(ph));
 	for (int i = 0; !err && i < w->nr_attrs; i++) {
 		const struct wattr *a = &w->attrs[i];
 		size_t sz = sizeof(eh) + sizeof(a->attr) + a->nr_ids * 8;
@@ -410,43 +460,19 @@ static int pipe_start(struct hws_perf_writer *w)
 		eh.type = HWS_RECORD_HEADER_ATTR;
 		eh.misc = 0;
 		eh.size = (uint16_t)sz;
-		err = write_all(w, &eh, sizeof(eh));
+		err = append(w, &eh, sizeof(eh));
 		if (!err)
-			err = write_all(w, &a->attr, sizeof(a->attr));
+			err = append(w, &a->attr, sizeof(a->attr));
 		if (!err && a->nr_ids)
-			err = write_all(w, a->ids, a->nr_ids * 8);
+			err = append(w, a->ids, a->nr_ids * 8);
 	}
-	for (int f = 1; !err && f < HWS_FEAT__MAX; f++) {
-		static const char zero[8];
-		const struct wfeat *ft = &w->feats[f];
-		size_t pad, sz;
-		uint64_t id = (uint64_t)f;
-
-		/* TRACING_DATA travels as its own record type, BUILD_ID as records. */
-		if (!ft->data || f == HWS_FEAT_TRACING_DATA || f == HWS_FEAT_BUILD_ID)
-			continue;
-		pad = (8 - ft->len % 8) % 8;
-		sz = sizeof(eh) + 8 + ft->len + pad;
-		if (sz > UINT16_MAX) {
-			pr_warn("perfdata: feature %d too large for pipe mode, dropped\n", f);
-			continue;
-		}
-		eh.type = HWS_RECORD_HEADER_FEATURE;
-		eh.misc = 0;
-		eh.size = (uint16_t)sz;
-		err = write_all(w, &eh, sizeof(eh));
-		if (!err)
-			err = write_all(w, &id, 8);
-		if (!err)
-			err = write_all(w, ft->data, ft->len);
-		if (!err && pad)
-			err = write_all(w, zero, pad);
-	}
+	for (int f = 1; !err && f < HWS_FEAT__MAX; f++)
+		err = emit_feature(w, f);
 	if (!err) {
 		eh.type = HWS_RECORD_FINISHED_INIT;
 		eh.misc = 0;
 		eh.size = sizeof(eh);
-		err = write_all(w, &eh, sizeof(eh));
+		err = append(w, &eh, sizeof(eh));
 	}
 	return err;
 }

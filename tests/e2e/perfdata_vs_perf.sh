@@ -72,7 +72,10 @@ compare() { # name file [expected-error]
 		sed -nE '/^Aggregated/,/stats:$/ s/^ *([A-Z_0-9]+) events: *([0-9]+).*/\1 \2/p' |
 		sort >"$T/p.st"
 	"$TOOL" stats "$f" 2>/dev/null | sort >"$T/o.st"
-	if ! diff -q "$T/p.st" "$T/o.st" >/dev/null; then
+	# (perf 6.1's --stats cannot skip a pipe's TRACING_DATA payload: nothing to compare)
+	if [ ! -s "$T/p.st" ]; then
+		echo "note $name: perf report --stats failed, counts compared via -D only"
+	elif ! diff -q "$T/p.st" "$T/o.st" >/dev/null; then
 		echo "FAIL $name: counts differ from perf report --stats"
 		diff "$T/p.st" "$T/o.st" | head -5
 		bad=1
@@ -113,6 +116,8 @@ else
 fi
 if perf record -q -o "$T/tp.data" -e sched:sched_switch -a -- sleep 0.2 >/dev/null 2>&1; then
 	compare "recorded tracepoint" "$T/tp.data"
+	perf record -q -o - -e sched:sched_switch -a -- sleep 0.1 2>/dev/null >"$T/tpp.data"
+	compare "recorded tracepoint pipe (TRACING_DATA record)" "$T/tpp.data"
 else
 	echo "note: perf record -e sched:sched_switch unavailable, skipped"
 fi

@@ -188,6 +188,12 @@ static void check_read(struct hws_perf_reader *r, const struct recbuf *rb, bool 
 	while ((ret = hws_perf_reader__next(r, &rec)) > 0) {
 		const struct perf_event_header *h = rec.hdr;
 
+		if (pipe && h->type == HWS_RECORD_HEADER_TRACING_DATA) {
+			T_EQ_U64("tracing data size", rec.payload_size, 13);
+			__T("tracing data bytes", rec.payload && !memcmp(rec.payload, "tracing-data!", 13));
+			user++;
+			continue;
+		}
 		if (pipe && (h->type == HWS_RECORD_HEADER_ATTR ||
 			     h->type == HWS_RECORD_HEADER_FEATURE ||
 			     h->type == HWS_RECORD_FINISHED_INIT)) {
@@ -323,7 +329,15 @@ static void test_pipe_roundtrip(void)
 	build_records(rb);
 	snprintf(path, sizeof(path), "%s/rt.pipe", tmpdir);
 	w = hws_perf_writer__new(path, true);
+	__T("tracing data (pipe: own record type)",
+	    hws_perf_writer__set_feature(w, HWS_FEAT_TRACING_DATA, "tracing-data!", 13) == 0);
 	__T("pipe writer", w && write_with_writer(w, rb, false) == 0);
+	{
+		uint64_t st[2] = { 100, 300 };
+
+		__T("feature after the stream started goes inline",
+		    hws_perf_writer__set_feature(w, HWS_FEAT_SAMPLE_TIME, st, sizeof(st)) == 0);
+	}
 	__T("add_attr after data refused in pipe mode",
 	    hws_perf_writer__add_attr(w, &attrs[0], "x", NULL, 0) == -EBUSY);
 	{
@@ -354,8 +368,16 @@ static void test_pipe_roundtrip(void)
 	r = hws_perf_reader__open_fd(fds[0], &err);
 	__T("open pipe", r != NULL);
 	if (r) {
+		size_t len = 0;
+		const uint64_t *st;
+
 		__T("is pipe", hws_perf_reader__is_pipe(r));
 		check_read(r, rb, true);
+		st = hws_perf_reader__feature(r, HWS_FEAT_SAMPLE_TIME, &len);
+		__T("late feature arrived", st && len == 16 && st[1] == 300);
+		__T("file info tracing data", hws_perf_reader__file_info(r)->tracing_data_size == 13 &&
+						      !memcmp(hws_perf_reader__file_info(r)->tracing_data,
+							      "tracing-data!", 13));
 		hws_perf_reader__close(r);
 	}
 	close(fds[0]);
