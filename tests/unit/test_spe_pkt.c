@@ -487,6 +487,23 @@ static void test_align_and_pad(void)
 	}
 }
 
+static void test_time_conv(void)
+{
+	/* perf's conversion, worked by hand: short (wrapping) counters are extended from
+	 * time_cycles within time_mask, then time_zero + cyc * mult >> shift */
+	struct hws_time_conv t = { .time_shift = 0, .time_mult = 2, .time_zero = 10,
+				   .time_cycles = 0x10000, .time_mask = 0xffff,
+				   .cap_user_time_short = 1 };
+
+	T_EQ_U64("short counter wrapped", spe_tsc_to_perf_time(0x2345, &t), 10 + 0x12345 * 2);
+	t.cap_user_time_short = 0;
+	T_EQ_U64("full counter", spe_tsc_to_perf_time(0x2345, &t), 10 + 0x2345 * 2);
+	t.time_shift = 4;
+	t.time_mult = 3;
+	/* quot 0x234 * 3 + (rem 5 * 3) >> 4 = 1692 + 0 */
+	T_EQ_U64("shifted", spe_tsc_to_perf_time(0x2345, &t), 10 + 0x234 * 3 + ((5 * 3) >> 4));
+}
+
 int main(void)
 {
 	ops = hws_backend_entry_arm_spe(hws_host__get());
@@ -501,5 +518,6 @@ int main(void)
 	test_bad();
 	test_midr();
 	test_align_and_pad();
+	test_time_conv();
 	TEST_END();
 }
