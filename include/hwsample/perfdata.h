@@ -151,8 +151,10 @@ HWS_API int hws_perf_writer__set_string(struct hws_perf_writer *w, int feat, con
 /*
  * hws_perf_writer__add_host_features() - fill HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS,
  * CPUDESC, CPUID, TOTAL_MEM, CMDLINE (@argc/@argv), NUMA_TOPOLOGY, PMU_MAPPINGS, PMU_CAPS,
- * CPU_TOPOLOGY, CLOCKID (@clockid, -1 = not used) from this machine (uname, /proc,
- * sysfs under hws_sysfs_root()). EVENT_DESC is built from the attrs at __close().
+ * CPU_PMU_CAPS (the "cpu" PMU's caps), CPU_TOPOLOGY, CLOCKID + CLOCK_DATA (@clockid, -1 =
+ * not used) from this machine (uname, /proc, sysfs; PMUs from hws_sysfs_root(), so a fake
+ * tree shows up). EVENT_DESC is built from the attrs at __close() (pipe: at the first
+ * __write) unless set explicitly. A source that cannot be read leaves its feature out.
  */
 HWS_API int hws_perf_writer__add_host_features(struct hws_perf_writer *w, int argc,
 					       char *const *argv, int clockid);
