@@ -57,6 +57,7 @@ enum cnt {
 #define BIT(x) (1U << (x))
 #define NONE UINT32_MAX
 #define MAX_UNITS 4096 /* per line, for the pair analysis */
+#define NODE_CACHE 1024
 
 /* Sources of coherence evidence, by backend. */
 enum { SRC_PEBS, SRC_IBS, SRC_SPE, SRC_OTHER, NR_SRC };
@@ -125,6 +126,7 @@ struct hws_c2c {
 	uint64_t src_count[NR_SRC];
 	uint32_t *report;
 	uint32_t nr_report;
+	int16_t node_cache[NODE_CACHE]; /* node + 2 of a CPU, 0 = not asked yet */
 	bool finished;
 	char *line_size_source;
 };
@@ -592,12 +594,11 @@ int hws_c2c__add(struct hws_c2c *c, const struct hws_sample *s)
 		return err;
 	l = &c->lines[li];
 	e = &c->ents[ei];
-	for (i = 0; i < NC; i++) {
-		if (m & BIT(i)) {
-			c->tot[i]++;
-			l->c[i]++;
-			e->c[i]++;
-		}
+	for (uint32_t b = m; b; b &= b - 1) {
+		i = (uint32_t)__builtin_ctz(b);
+		c->tot[i]++;
+		l->c[i]++;
+		e->c[i]++;
 	}
 	if (s->op_width > e->width)
 		e->width = s->op_width;
@@ -610,7 +611,17 @@ int hws_c2c__add(struct hws_c2c *c, const struct hws_sample *s)
 		l->cpus[(cpu >> 6) & 3] |= 1ULL << (cpu & 63);
 		e->cpus |= 1ULL << (cpu & 63);
 		if (c->o.cpu_node) {
-			int n = c->o.cpu_node(c->o.cpu_node_ctx, (int)cpu);
+			int n;
+
+			/* cache: the callback may be slow; nodes never change in a file */
+			if (cpu < NODE_CACHE) {
+				if (!c->node_cache[cpu])
+					c->node_cache[cpu] =
+						(int16_t)(c->o.cpu_node(c->o.cpu_node_ctx, (int)cpu) + 2);
+				n = c->node_cache[cpu] - 2;
+			} else {
+				n = c->o.cpu_node(c->o.cpu_node_ctx, (int)cpu);
+			}
 
 			if (n >= 0 && n < 64)
 				l->nodes |= 1ULL << n;
@@ -1371,7 +1382,7 @@ int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
 	hws_strbuf__addf(sb, "%s           Shared Data Cache Line Table\n%s", bar, bar);
 	hws_strbuf__addf(sb, "#\n# %5s %18s %6s %6s %6s %6s %6s %6s %8s %7s %7s %6s %6s %6s "
 			     "%7s %6s %6s %3s %3s %5s  %-14s %-11s %s\n",
-			 "Index", "Cacheline", "Hitm%", "Tot", "LclHit", "RmtHit", "Peer",
+			 "Index", "Cacheline", "Hitm%", "Tot", "LclHtm", "RmtHtm", "Peer",
 			 "RmtCc", "Records", "Loads", "Stores", "L1Hit", "L1Miss", "N/A", "LatAvg",
 			 "p50", "p99", "Thr", "Cpu", "Nodes", "Class", "Confidence", "Evidence");
 	hws_strbuf__addf(sb, "#%s\n", "  ......................................................."
