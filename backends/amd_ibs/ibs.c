@@ -11,7 +11,7 @@
 
 #include "ibs.h"
 
-static const char *const ibs_pmus[] = { "ibs_op", "ibs_fetch", NULL };
+static const char *const ibs_pmus[] = {"ibs_op", "ibs_fetch", NULL};
 
 static int ibs_init(void *priv, const struct hws_host *host)
 {
@@ -93,7 +93,7 @@ static int ibs_raw_json(void *priv, const struct hws_file_info *fi, const struct
 	ret = ibs_raw__parse(s->raw, s->raw_size,
 			     ibs_kind_of(s->event && strstr(s->event, "ibs_fetch") ? "ibs_fetch"
 					 : s->event && strstr(s->event, "ibs_op")  ? "ibs_op"
-										    : NULL,
+										   : NULL,
 					 s->raw_size),
 			     &r);
 	if (ret)
@@ -107,22 +107,22 @@ static int ibs_controls_op(void *priv, const char *pmu, struct hws_control_info 
 }
 
 static const struct hws_backend_ops ibs_ops = {
-	.abi_version = HWS_BACKEND_ABI_VERSION,
-	.size = sizeof(struct hws_backend_ops),
-	.name = "amd_ibs",
-	.description = "AMD Instruction-Based Sampling (ibs_op: executed ops with data address, "
-		       "latency and data source; ibs_fetch: instruction fetches)",
-	.pmus = ibs_pmus,
-	.caps = HWS_CAP_RAW | HWS_CAP_PRECISE_IP | HWS_CAP_DATA_ADDR | HWS_CAP_PHYS_ADDR |
-		HWS_CAP_LATENCY | HWS_CAP_DATA_SRC,
-	.priv_size = sizeof(struct ibs_priv),
-	.init = ibs_init,
-	.detect = ibs_detect_op,
-	.encode = ibs_encode_op,
-	.match = ibs_match,
-	.decode = ibs_decode_op,
-	.controls = ibs_controls_op,
-	.raw_json = ibs_raw_json,
+    .abi_version = HWS_BACKEND_ABI_VERSION,
+    .size = sizeof(struct hws_backend_ops),
+    .name = "amd_ibs",
+    .description = "AMD Instruction-Based Sampling (ibs_op: executed ops with data address, "
+		   "latency and data source; ibs_fetch: instruction fetches)",
+    .pmus = ibs_pmus,
+    .caps = HWS_CAP_RAW | HWS_CAP_PRECISE_IP | HWS_CAP_DATA_ADDR | HWS_CAP_PHYS_ADDR |
+	    HWS_CAP_LATENCY | HWS_CAP_DATA_SRC,
+    .priv_size = sizeof(struct ibs_priv),
+    .init = ibs_init,
+    .detect = ibs_detect_op,
+    .encode = ibs_encode_op,
+    .match = ibs_match,
+    .decode = ibs_decode_op,
+    .controls = ibs_controls_op,
+    .raw_json = ibs_raw_json,
 };
 
 HWS_BACKEND_DEFINE(ibs_ops)

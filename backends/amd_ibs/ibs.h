@@ -68,11 +68,11 @@ uint64_t ibs_op_data_src(const struct ibs_cpu *cpu, uint64_t data2, uint64_t dat
 int ibs_decode_raw(const struct ibs_cpu *cpu, const struct ibs_raw *r, struct hws_sample *s,
 		   const struct hws_host *host);
 /* Append every register field of @r as one JSON object. */
-int ibs_raw__json(const struct ibs_cpu *cpu, const struct ibs_raw *r,
-		  const struct hws_host *host, struct hws_strbuf *out);
+int ibs_raw__json(const struct ibs_cpu *cpu, const struct ibs_raw *r, const struct hws_host *host,
+		  struct hws_strbuf *out);
 
-int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req,
-	       struct hws_event_desc *out, int max, char *err, size_t errlen);
+int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req, struct hws_event_desc *out,
+	       int max, char *err, size_t errlen);
 int ibs_controls(struct ibs_priv *p, const char *pmu, struct hws_control_info *out, int max);
 int ibs_detect(struct ibs_priv *p, char *why, size_t len);
 

@@ -28,49 +28,82 @@
 /* ---- register tables (names as AMD's PPR / perf print them) ---- */
 
 static const struct ibs_field fetch_ctl_fields[] = {
-	IBS_FIELD("FetchMaxCnt", 0, 16),   IBS_FIELD("FetchCnt", 16, 16),    IBS_FIELD("FetchLat", 32, 16),
-	IBS_FIELD("FetchEn", 48, 1),	    IBS_FIELD("FetchVal", 49, 1),     IBS_FIELD("FetchComp", 50, 1),
-	IBS_FIELD("IcMiss", 51, 1),	    IBS_FIELD("PhyAddrValid", 52, 1), IBS_FIELD("L1TlbPgSz", 53, 2),
-	IBS_FIELD("L1TlbMiss", 55, 1),	    IBS_FIELD("L2TlbMiss", 56, 1),    IBS_FIELD("RandEn", 57, 1),
-	IBS_FIELD("FetchL2Miss", 58, 1),   IBS_FIELD("L3MissOnly", 59, 1),   IBS_FIELD("FetchOcMiss", 60, 1),
-	IBS_FIELD("FetchL3Miss", 61, 1),   IBS_FIELD_END,
+    IBS_FIELD("FetchMaxCnt", 0, 16),
+    IBS_FIELD("FetchCnt", 16, 16),
+    IBS_FIELD("FetchLat", 32, 16),
+    IBS_FIELD("FetchEn", 48, 1),
+    IBS_FIELD("FetchVal", 49, 1),
+    IBS_FIELD("FetchComp", 50, 1),
+    IBS_FIELD("IcMiss", 51, 1),
+    IBS_FIELD("PhyAddrValid", 52, 1),
+    IBS_FIELD("L1TlbPgSz", 53, 2),
+    IBS_FIELD("L1TlbMiss", 55, 1),
+    IBS_FIELD("L2TlbMiss", 56, 1),
+    IBS_FIELD("RandEn", 57, 1),
+    IBS_FIELD("FetchL2Miss", 58, 1),
+    IBS_FIELD("L3MissOnly", 59, 1),
+    IBS_FIELD("FetchOcMiss", 60, 1),
+    IBS_FIELD("FetchL3Miss", 61, 1),
+    IBS_FIELD_END,
 };
 static const struct ibs_field extd_ctl_fields[] = {
-	IBS_FIELD("IbsItlbRefillLat", 0, 16),
-	IBS_FIELD_END,
+    IBS_FIELD("IbsItlbRefillLat", 0, 16),
+    IBS_FIELD_END,
 };
 static const struct ibs_field op_ctl_fields[] = {
-	IBS_FIELD("OpMaxCnt", 0, 16),	 IBS_FIELD("L3MissOnly", 16, 1),  IBS_FIELD("OpEn", 17, 1),
-	IBS_FIELD("OpVal", 18, 1),	 IBS_FIELD("CntCtl", 19, 1),	   IBS_FIELD("OpMaxCntExt", 20, 7),
-	IBS_FIELD("OpCurCnt", 32, 27),	 IBS_FIELD("LdLatThrsh", 59, 4),  IBS_FIELD("LdLatEn", 63, 1),
-	IBS_FIELD_END,
+    IBS_FIELD("OpMaxCnt", 0, 16),  IBS_FIELD("L3MissOnly", 16, 1),
+    IBS_FIELD("OpEn", 17, 1),	   IBS_FIELD("OpVal", 18, 1),
+    IBS_FIELD("CntCtl", 19, 1),	   IBS_FIELD("OpMaxCntExt", 20, 7),
+    IBS_FIELD("OpCurCnt", 32, 27), IBS_FIELD("LdLatThrsh", 59, 4),
+    IBS_FIELD("LdLatEn", 63, 1),   IBS_FIELD_END,
 };
 static const struct ibs_field op_data_fields[] = {
-	IBS_FIELD("CompToRetCtr", 0, 16), IBS_FIELD("TagToRetCtr", 16, 16), IBS_FIELD("OpReturn", 34, 1),
-	IBS_FIELD("OpBrnTaken", 35, 1),   IBS_FIELD("OpBrnMisp", 36, 1),    IBS_FIELD("BrnRet", 37, 1),
-	IBS_FIELD("RipInvalid", 38, 1),   IBS_FIELD("BrnFuse", 39, 1),      IBS_FIELD("Microcode", 40, 1),
-	IBS_FIELD_END,
+    IBS_FIELD("CompToRetCtr", 0, 16), IBS_FIELD("TagToRetCtr", 16, 16),
+    IBS_FIELD("OpReturn", 34, 1),     IBS_FIELD("OpBrnTaken", 35, 1),
+    IBS_FIELD("OpBrnMisp", 36, 1),    IBS_FIELD("BrnRet", 37, 1),
+    IBS_FIELD("RipInvalid", 38, 1),   IBS_FIELD("BrnFuse", 39, 1),
+    IBS_FIELD("Microcode", 40, 1),    IBS_FIELD_END,
 };
 static const struct ibs_field op_data2_fields[] = {
-	IBS_FIELD("DataSrcLo", 0, 3), IBS_FIELD("RmtNode", 4, 1),   IBS_FIELD("CacheHitSt", 5, 1),
-	IBS_FIELD("DataSrcHi", 6, 2), IBS_FIELD("StrmSt", 8, 1),    IBS_FIELD("RmtSocket", 9, 1),
-	IBS_FIELD_END,
+    IBS_FIELD("DataSrcLo", 0, 3),
+    IBS_FIELD("RmtNode", 4, 1),
+    IBS_FIELD("CacheHitSt", 5, 1),
+    IBS_FIELD("DataSrcHi", 6, 2),
+    IBS_FIELD("StrmSt", 8, 1),
+    IBS_FIELD("RmtSocket", 9, 1),
+    IBS_FIELD_END,
 };
 static const struct ibs_field op_data3_fields[] = {
-	IBS_FIELD("LdOp", 0, 1),	       IBS_FIELD("StOp", 1, 1),	    IBS_FIELD("DcL1TlbMiss", 2, 1),
-	IBS_FIELD("DcL2TlbMiss", 3, 1),       IBS_FIELD("DcL1TlbHit2M", 4, 1),    IBS_FIELD("DcL1TlbHit1G", 5, 1),
-	IBS_FIELD("DcL2TlbHit2M", 6, 1),      IBS_FIELD("DcMiss", 7, 1),	    IBS_FIELD("DcMisAcc", 8, 1),
-	IBS_FIELD("DcWcMemAcc", 13, 1),       IBS_FIELD("DcUcMemAcc", 14, 1),     IBS_FIELD("DcLockedOp", 15, 1),
-	IBS_FIELD("DcMissNoMabAlloc", 16, 1), IBS_FIELD("DcLinAddrValid", 17, 1), IBS_FIELD("DcPhyAddrValid", 18, 1),
-	IBS_FIELD("DcL2TlbHit1G", 19, 1),     IBS_FIELD("L2Miss", 20, 1),	    IBS_FIELD("SwPf", 21, 1),
-	IBS_FIELD("OpMemWidth", 22, 4),       IBS_FIELD("OpDcMissOpenMemReqs", 26, 6),
-	IBS_FIELD("DcMissLat", 32, 16),       IBS_FIELD("TlbRefillLat", 48, 16),  IBS_FIELD_END,
+    IBS_FIELD("LdOp", 0, 1),
+    IBS_FIELD("StOp", 1, 1),
+    IBS_FIELD("DcL1TlbMiss", 2, 1),
+    IBS_FIELD("DcL2TlbMiss", 3, 1),
+    IBS_FIELD("DcL1TlbHit2M", 4, 1),
+    IBS_FIELD("DcL1TlbHit1G", 5, 1),
+    IBS_FIELD("DcL2TlbHit2M", 6, 1),
+    IBS_FIELD("DcMiss", 7, 1),
+    IBS_FIELD("DcMisAcc", 8, 1),
+    IBS_FIELD("DcWcMemAcc", 13, 1),
+    IBS_FIELD("DcUcMemAcc", 14, 1),
+    IBS_FIELD("DcLockedOp", 15, 1),
+    IBS_FIELD("DcMissNoMabAlloc", 16, 1),
+    IBS_FIELD("DcLinAddrValid", 17, 1),
+    IBS_FIELD("DcPhyAddrValid", 18, 1),
+    IBS_FIELD("DcL2TlbHit1G", 19, 1),
+    IBS_FIELD("L2Miss", 20, 1),
+    IBS_FIELD("SwPf", 21, 1),
+    IBS_FIELD("OpMemWidth", 22, 4),
+    IBS_FIELD("OpDcMissOpenMemReqs", 26, 6),
+    IBS_FIELD("DcMissLat", 32, 16),
+    IBS_FIELD("TlbRefillLat", 48, 16),
+    IBS_FIELD_END,
 };
 
 const struct ibs_reg_desc ibs_fetch_ctl_desc = IBS_REG("IbsFetchCtl", 0xc0011030, fetch_ctl_fields);
 const struct ibs_reg_desc ibs_fetch_linad_desc = IBS_REG("IbsFetchLinAd", 0xc0011031, NULL);
 const struct ibs_reg_desc ibs_fetch_physad_desc = IBS_REG("IbsFetchPhysAd", 0xc0011032, NULL);
-const struct ibs_reg_desc ibs_fetch_extd_desc = IBS_REG("IcIbsExtdCtl", 0xc001103c, extd_ctl_fields);
+const struct ibs_reg_desc ibs_fetch_extd_desc =
+    IBS_REG("IcIbsExtdCtl", 0xc001103c, extd_ctl_fields);
 const struct ibs_reg_desc ibs_op_ctl_desc = IBS_REG("IbsOpCtl", 0xc0011033, op_ctl_fields);
 const struct ibs_reg_desc ibs_op_rip_desc = IBS_REG("IbsOpRip", 0xc0011034, NULL);
 const struct ibs_reg_desc ibs_op_data_desc = IBS_REG("IbsOpData", 0xc0011035, op_data_fields);
@@ -82,55 +115,55 @@ const struct ibs_reg_desc ibs_br_target_desc = IBS_REG("IbsBrTarget", 0xc001103b
 const struct ibs_reg_desc ibs_op_data4_desc = IBS_REG("IbsOpData4", 0xc001103d, NULL);
 
 /* ---- perf_mem_data_src pieces (uapi values, perf-facts.md section 4) ---- */
-#define DS_OP_NA 0x1ULL
-#define DS_OP_LOAD 0x2ULL
-#define DS_OP_STORE 0x4ULL
-#define DS_OP_EXEC 0x10ULL
-#define DS_LVL(x) ((uint64_t)(x) << 5)
-#define LVL_NA 0x1
-#define LVL_HIT 0x2
-#define LVL_L1 0x8
-#define LVL_LFB 0x10
-#define LVL_L2 0x20
-#define LVL_L3 0x40
-#define LVL_LOC_RAM 0x80
-#define LVL_REM_RAM1 0x100
-#define LVL_REM_CCE1 0x400
-#define LVL_REM_CCE2 0x800
-#define LVL_IO 0x1000
-#define LVL_UNC 0x2000
-#define DS_SNOOP(x) ((uint64_t)(x) << 19)
-#define SNOOP_NA 0x1
-#define SNOOP_HITM 0x10
-#define DS_LOCK(x) ((uint64_t)(x) << 24)
-#define LOCK_NA 0x1
-#define LOCK_LOCKED 0x2
-#define DS_TLB(x) ((uint64_t)(x) << 26)
-#define TLB_NA 0x1
-#define TLB_HIT 0x2
-#define TLB_MISS 0x4
-#define TLB_L1 0x8
-#define TLB_L2 0x10
-#define DS_LVLNUM(x) ((uint64_t)(x) << 33)
-#define LN_L1 1
-#define LN_L2 2
-#define LN_L3 3
-#define LN_UNC 8
-#define LN_CXL 9
-#define LN_IO 0xa
-#define LN_ANY_CACHE 0xb
-#define LN_LFB 0xc
-#define LN_RAM 0xd
-#define LN_PMEM 0xe
-#define LN_NA 0xf
-#define DS_REMOTE (1ULL << 37)
-#define DS_HOPS(x) ((uint64_t)(x) << 43)
-#define HOPS_0 1
-#define HOPS_1 2
-#define DS_MASK_LVL (0x3fffULL << 5)
+#define DS_OP_NA       0x1ULL
+#define DS_OP_LOAD     0x2ULL
+#define DS_OP_STORE    0x4ULL
+#define DS_OP_EXEC     0x10ULL
+#define DS_LVL(x)      ((uint64_t)(x) << 5)
+#define LVL_NA	       0x1
+#define LVL_HIT	       0x2
+#define LVL_L1	       0x8
+#define LVL_LFB	       0x10
+#define LVL_L2	       0x20
+#define LVL_L3	       0x40
+#define LVL_LOC_RAM    0x80
+#define LVL_REM_RAM1   0x100
+#define LVL_REM_CCE1   0x400
+#define LVL_REM_CCE2   0x800
+#define LVL_IO	       0x1000
+#define LVL_UNC	       0x2000
+#define DS_SNOOP(x)    ((uint64_t)(x) << 19)
+#define SNOOP_NA       0x1
+#define SNOOP_HITM     0x10
+#define DS_LOCK(x)     ((uint64_t)(x) << 24)
+#define LOCK_NA	       0x1
+#define LOCK_LOCKED    0x2
+#define DS_TLB(x)      ((uint64_t)(x) << 26)
+#define TLB_NA	       0x1
+#define TLB_HIT	       0x2
+#define TLB_MISS       0x4
+#define TLB_L1	       0x8
+#define TLB_L2	       0x10
+#define DS_LVLNUM(x)   ((uint64_t)(x) << 33)
+#define LN_L1	       1
+#define LN_L2	       2
+#define LN_L3	       3
+#define LN_UNC	       8
+#define LN_CXL	       9
+#define LN_IO	       0xa
+#define LN_ANY_CACHE   0xb
+#define LN_LFB	       0xc
+#define LN_RAM	       0xd
+#define LN_PMEM	       0xe
+#define LN_NA	       0xf
+#define DS_REMOTE      (1ULL << 37)
+#define DS_HOPS(x)     ((uint64_t)(x) << 43)
+#define HOPS_0	       1
+#define HOPS_1	       2
+#define DS_MASK_LVL    (0x3fffULL << 5)
 #define DS_MASK_LVLNUM (0xfULL << 33)
 
-#define PERF_MEM_NA_VAL                                                                     \
+#define PERF_MEM_NA_VAL                                                                            \
 	(DS_OP_NA | DS_LVL(LVL_NA) | DS_SNOOP(SNOOP_NA) | DS_LOCK(LOCK_NA) | DS_TLB(TLB_NA))
 
 /* ---- CPU facts ---- */
@@ -227,8 +260,8 @@ int ibs_raw__parse(const void *raw, uint32_t size, enum ibs_kind kind, struct ib
 	if (kind == IBS_KIND_UNKNOWN || nr < base)
 		return HWS_E_BADREC;
 	out->kind = kind;
-	out->caps = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-		    (uint32_t)p[3] << 24;
+	out->caps =
+	    (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 	out->nr = nr;
 	for (i = 0; i < nr; i++)
 		out->reg[i] = get_le64(p + 4 + 8 * i);
@@ -264,7 +297,7 @@ static unsigned int data_src_code(const struct ibs_cpu *cpu, uint64_t data2)
 	return (unsigned int)OP2_DATA_SRC_LO(data2);
 }
 
-#define L(x) (DS_LVL(LVL_##x | LVL_HIT))
+#define L(x)  (DS_LVL(LVL_##x | LVL_HIT))
 #define LN(x) DS_LVLNUM(LN_##x)
 
 static uint64_t mem_lvl(const struct ibs_cpu *cpu, bool load, uint64_t d2, uint64_t d3)
@@ -349,8 +382,8 @@ uint64_t ibs_op_data_src(const struct ibs_cpu *cpu, uint64_t data2, uint64_t d3)
 
 	/* snoop: HITM for loads served beyond L2 by a cache line in M state */
 	src = data_src_code(cpu, d2);
-	if (ibs_cpu__cache_hit_st_valid(cpu) && load &&
-	    !(lvl & DS_LVL(LVL_L1 | LVL_L2)) && !OP2_CACHE_HIT_ST(d2)) {
+	if (ibs_cpu__cache_hit_st_valid(cpu) && load && !(lvl & DS_LVL(LVL_L1 | LVL_L2)) &&
+	    !OP2_CACHE_HIT_ST(d2)) {
 		bool hitm = cpu->zen4 ? (src == IBS_DS4_LOC_CACHE || src == IBS_DS4_NEAR_CCX ||
 					 src == IBS_DS4_FAR_CCX)
 				      : src == IBS_DS_LOC_CACHE;
@@ -428,7 +461,7 @@ static unsigned int op_level(const struct ibs_cpu *cpu, bool load, uint64_t d2, 
 
 static uint64_t op_page_size(const struct ibs_cpu *cpu, uint64_t d3)
 {
-	static const uint64_t sz[4] = { 4096, 2ULL << 20, 1ULL << 30, 0 };
+	static const uint64_t sz[4] = {4096, 2ULL << 20, 1ULL << 30, 0};
 
 	if (cpu->dtlb_pgsize)
 		return OP3_DC_PHY_VALID(d3) ? sz[OP3_DC_PAGE_SIZE(d3)] : 0;
@@ -457,8 +490,8 @@ static int decode_op(const struct ibs_cpu *cpu, const struct ibs_raw *r, struct 
 	if (!OP_EN(ctl) || !OP_VAL(ctl))
 		return HWS_DECODE_SKIP;
 	/* Never trust what the record carried for these: IBS decides. */
-	s->fields &= ~(uint64_t)(HWS_SF_ADDR | HWS_SF_PHYS_ADDR | HWS_SF_DATA_SRC |
-				 HWS_SF_OP | HWS_SF_BRANCH | HWS_SF_DATA_PAGE_SIZE);
+	s->fields &= ~(uint64_t)(HWS_SF_ADDR | HWS_SF_PHYS_ADDR | HWS_SF_DATA_SRC | HWS_SF_OP |
+				 HWS_SF_BRANCH | HWS_SF_DATA_PAGE_SIZE);
 	s->addr = s->phys_addr = 0;
 	s->op_flags = 0;
 	s->op = HWS_OP_UNKNOWN;
@@ -544,9 +577,9 @@ static int decode_op(const struct ibs_cpu *cpu, const struct ibs_raw *r, struct 
 
 static int decode_fetch(const struct ibs_cpu *cpu, const struct ibs_raw *r, struct hws_sample *s)
 {
-	static const uint64_t pgsz[4] = { 4096, 2ULL << 20, 1ULL << 30, 0 };
+	static const uint64_t pgsz[4] = {4096, 2ULL << 20, 1ULL << 30, 0};
 	/* erratum #1347 (family 19h models 00h-0Fh): another L1TlbPgSz table */
-	static const uint64_t pgsz_1347[4] = { 4096, 16384, 2ULL << 20, 1ULL << 30 };
+	static const uint64_t pgsz_1347[4] = {4096, 16384, 2ULL << 20, 1ULL << 30};
 	uint64_t ctl = r->reg[IBS_FETCH_CTL], ds, lvl, tlb;
 	bool zen3 = ibs_cpu__erratum_1293(cpu); /* same model range as #1238/#1347 */
 	unsigned int level = HWS_MEM_UNKNOWN;
@@ -609,7 +642,7 @@ static int decode_fetch(const struct ibs_cpu *cpu, const struct ibs_raw *r, stru
 	s->data_src = ds;
 	s->mem_level = (uint8_t)level;
 	s->snoop = HWS_SNOOP_UNKNOWN;
-	s->tlb = (uint8_t)(!FETCH_L1TLB_MISS(ctl) ? HWS_TLB_L1_HIT
+	s->tlb = (uint8_t)(!FETCH_L1TLB_MISS(ctl)   ? HWS_TLB_L1_HIT
 			   : !FETCH_L2TLB_MISS(ctl) ? HWS_TLB_L2_HIT
 						    : HWS_TLB_MISS);
 	s->fields |= HWS_SF_DATA_SRC;
@@ -774,7 +807,8 @@ static int jflush(const struct hws_host *host, struct hws_strbuf *sb, const stru
 	while (off < j->n) {
 		size_t n = j->n - off;
 
-		if (sb->buf && sb->len + n + 1 <= sb->alloc && (!sb->cap || sb->len + n <= sb->cap)) {
+		if (sb->buf && sb->len + n + 1 <= sb->alloc &&
+		    (!sb->cap || sb->len + n <= sb->cap)) {
 			memcpy(sb->buf + sb->len, j->b + off, n);
 			sb->len += n;
 			sb->buf[sb->len] = 0;
@@ -788,8 +822,8 @@ static int jflush(const struct hws_host *host, struct hws_strbuf *sb, const stru
 	return 0;
 }
 
-int ibs_raw__json(const struct ibs_cpu *cpu, const struct ibs_raw *r,
-		  const struct hws_host *host, struct hws_strbuf *sb)
+int ibs_raw__json(const struct ibs_cpu *cpu, const struct ibs_raw *r, const struct hws_host *host,
+		  struct hws_strbuf *sb)
 {
 	struct jbuf j;
 

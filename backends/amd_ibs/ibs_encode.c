@@ -24,10 +24,10 @@
 
 #include "ibs.h"
 
-#define KV(a, b, c) HWS_KERNEL_VERSION(a, b, c)
+#define KV(a, b, c)	     HWS_KERNEL_VERSION(a, b, c)
 #define IBS_FETCH_MAX_PERIOD 0xFFFF0ULL
-#define IBS_OP_MAX_PERIOD 0x7FFFFF0ULL
-#define IBS_DEFAULT_FREQ 4000
+#define IBS_OP_MAX_PERIOD    0x7FFFFF0ULL
+#define IBS_DEFAULT_FREQ     4000
 
 /* Controls IBS kernels have defined, and what provides them. */
 struct ibs_known_control {
@@ -39,25 +39,30 @@ struct ibs_known_control {
 };
 
 static const struct ibs_known_control known[] = {
-	{ "cnt_ctl", "ibs_op", "count -c in dispatched ops (1) instead of cycles (0)",
-	  "IBS op counter control (CPUID caps OPCNT, every Zen CPU) and a kernel exporting "
-	  "format/cnt_ctl", 0, 0 },
-	{ "l3missonly", NULL, "sample only ops/fetches that missed the L3 cache",
-	  "IBS Zen 4 extensions (AMD Zen 4 or later: family 19h models 10h-1Fh/60h-7Fh/A0h-AFh, "
-	  "family 1Ah) and Linux 5.19 or later", 0, 0 },
-	{ "rand_en", "ibs_fetch", "randomise the low 4 bits of the fetch counter",
-	  "any IBS fetch PMU", 0, 0 },
-	{ "swfilt", NULL, "filter user/kernel samples in software (allows exclude_user/kernel)",
-	  "Linux 6.14 or later", 0, 0 },
-	{ "ldlat", "ibs_op", "sample only loads with a DC miss latency above N cycles (128..2048)",
-	  "IBS load latency filtering (CPUID caps OPLDLAT: AMD Zen 5, family 1Ah) and Linux 6.15 "
-	  "or later", 128, 2048 },
-	{ "fetchlat", "ibs_fetch", "sample only fetches with a latency above N cycles (128..1920)",
-	  "IBS fetch latency filtering (CPUID caps FETCHLAT, after Zen 5) and a kernel newer than "
-	  "6.19", 128, 1920 },
-	{ "strmst", "ibs_op", "sample only streaming stores",
-	  "IBS streaming-store filtering (CPUID caps STRMST_RMTSOCKET, after Zen 5) and a kernel "
-	  "newer than 6.19", 0, 0 },
+    {"cnt_ctl", "ibs_op", "count -c in dispatched ops (1) instead of cycles (0)",
+     "IBS op counter control (CPUID caps OPCNT, every Zen CPU) and a kernel exporting "
+     "format/cnt_ctl",
+     0, 0},
+    {"l3missonly", NULL, "sample only ops/fetches that missed the L3 cache",
+     "IBS Zen 4 extensions (AMD Zen 4 or later: family 19h models 10h-1Fh/60h-7Fh/A0h-AFh, "
+     "family 1Ah) and Linux 5.19 or later",
+     0, 0},
+    {"rand_en", "ibs_fetch", "randomise the low 4 bits of the fetch counter", "any IBS fetch PMU",
+     0, 0},
+    {"swfilt", NULL, "filter user/kernel samples in software (allows exclude_user/kernel)",
+     "Linux 6.14 or later", 0, 0},
+    {"ldlat", "ibs_op", "sample only loads with a DC miss latency above N cycles (128..2048)",
+     "IBS load latency filtering (CPUID caps OPLDLAT: AMD Zen 5, family 1Ah) and Linux 6.15 "
+     "or later",
+     128, 2048},
+    {"fetchlat", "ibs_fetch", "sample only fetches with a latency above N cycles (128..1920)",
+     "IBS fetch latency filtering (CPUID caps FETCHLAT, after Zen 5) and a kernel newer than "
+     "6.19",
+     128, 1920},
+    {"strmst", "ibs_op", "sample only streaming stores",
+     "IBS streaming-store filtering (CPUID caps STRMST_RMTSOCKET, after Zen 5) and a kernel "
+     "newer than 6.19",
+     0, 0},
 };
 
 static const struct ibs_known_control *known_control(const char *name)
@@ -156,23 +161,30 @@ static int why_absent(const struct hws_host *host, const char *pmu, char *why, s
 
 	ibs_host_cpu__read(&hc, host);
 	if (!hc.found) {
-		snprintf(why, len, "no %s PMU under %s/bus/event_source/devices (IBS needs an AMD "
-			 "CPU, bare metal, and IBS enabled in firmware)", pmu, host->sysfs_root());
+		snprintf(why, len,
+			 "no %s PMU under %s/bus/event_source/devices (IBS needs an AMD "
+			 "CPU, bare metal, and IBS enabled in firmware)",
+			 pmu, host->sysfs_root());
 	} else if (!hc.amd) {
 		snprintf(why, len, "no %s PMU: IBS is an AMD feature and this CPU is %s", pmu,
 			 hc.vendor);
 	} else if (!hc.ibs_flag && hc.hypervisor) {
-		snprintf(why, len, "no %s PMU: running virtualised (cpuinfo has 'hypervisor', no "
-			 "'ibs'); hypervisors do not pass IBS through: run on bare metal", pmu);
+		snprintf(why, len,
+			 "no %s PMU: running virtualised (cpuinfo has 'hypervisor', no "
+			 "'ibs'); hypervisors do not pass IBS through: run on bare metal",
+			 pmu);
 	} else if (!hc.ibs_flag) {
-		snprintf(why, len, "no %s PMU: this AMD CPU (family %xh model %xh) reports no 'ibs' "
-			 "flag: IBS is disabled in firmware (enable IBS in the BIOS setup) or absent",
-			 pmu, hc.family, hc.model);
+		snprintf(
+		    why, len,
+		    "no %s PMU: this AMD CPU (family %xh model %xh) reports no 'ibs' "
+		    "flag: IBS is disabled in firmware (enable IBS in the BIOS setup) or absent",
+		    pmu, hc.family, hc.model);
 	} else {
-		snprintf(why, len, "no %s PMU%s%s although the CPU has IBS: the kernel lacks the IBS "
+		snprintf(why, len,
+			 "no %s PMU%s%s although the CPU has IBS: the kernel lacks the IBS "
 			 "driver (CONFIG_CPU_SUP_AMD, CONFIG_PERF_EVENTS) or IBS setup failed "
-			 "(firmware did not assign the IBS LVT offset: see dmesg | grep -i ibs)", pmu,
-			 root && *root ? " under " : "", root && *root ? root : "");
+			 "(firmware did not assign the IBS LVT offset: see dmesg | grep -i ibs)",
+			 pmu, root && *root ? " under " : "", root && *root ? root : "");
 	}
 	return 0;
 }
@@ -231,7 +243,8 @@ static void format_spec(const struct hws_pmu_format *f, char *buf, size_t len)
 		n = (size_t)snprintf(buf, len, "config:");
 	for (unsigned int i = 0; i < f->nr_ranges && i < HWS_PMU_MAX_RANGES && n < len; i++) {
 		if (f->ranges[i].lo == f->ranges[i].hi)
-			n += (size_t)snprintf(buf + n, len - n, "%s%u", i ? "," : "", f->ranges[i].lo);
+			n += (size_t)snprintf(buf + n, len - n, "%s%u", i ? "," : "",
+					      f->ranges[i].lo);
 		else
 			n += (size_t)snprintf(buf + n, len - n, "%s%u-%u", i ? "," : "",
 					      f->ranges[i].lo, f->ranges[i].hi);
@@ -260,15 +273,14 @@ int ibs_controls(struct ibs_priv *p, const char *pmu_name, struct hws_control_in
 		format_spec(f, spec, sizeof(spec));
 		snprintf(c->help, sizeof(c->help), "%s (%s)", k ? k->help : "IBS control", spec);
 		c->min = k && k->max ? k->min : 0;
-		c->max = k && k->max ? k->max
-				     : (f->width >= 64 ? ~0ULL : (1ULL << f->width) - 1);
+		c->max = k && k->max ? k->max : (f->width >= 64 ? ~0ULL : (1ULL << f->width) - 1);
 		c->def = 0;
 	}
 	return n;
 }
 
 static int fail(int ret, char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 static int fail(int ret, char *err, size_t errlen, const char *fmt, ...)
 {
@@ -316,11 +328,10 @@ static int control_missing(struct ibs_priv *p, const struct hws_pmu *pmu, const 
 }
 
 /* Value of format @name in @attr (0 if the PMU has no such format). */
-static uint64_t format_get(struct ibs_priv *p, const struct perf_event_attr *attr,
-			   const char *name)
+static uint64_t format_get(struct ibs_priv *p, const struct perf_event_attr *attr, const char *name)
 {
 	const struct hws_pmu_format *f = p->host->pmu_format(&p->pmu, name);
-	const uint64_t words[4] = { attr->config, attr->config1, attr->config2, 0 };
+	const uint64_t words[4] = {attr->config, attr->config1, attr->config2, 0};
 	uint64_t v = 0, w;
 	unsigned int shift = 0;
 
@@ -349,8 +360,8 @@ static int parse_u64(const char *s, uint64_t *v)
 	return 0;
 }
 
-int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req,
-	       struct hws_event_desc *out, int max, char *err, size_t errlen)
+int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req, struct hws_event_desc *out,
+	       int max, char *err, size_t errlen)
 {
 	const char *name = req->pmu;
 	struct hws_pmu *pmu = &p->pmu;
@@ -394,10 +405,11 @@ int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req,
 		char kbuf[32];
 
 		format_kv(kv, kbuf, sizeof(kbuf));
-		return fail(HWS_E_UNSUPPORTED, err, errlen,
-			    "%s: per-process IBS sampling needs Linux 6.2 or later (this kernel is "
-			    "%s, where IBS events are CPU-wide only): add -a (all CPUs) or -C <cpus>",
-			    name, kbuf);
+		return fail(
+		    HWS_E_UNSUPPORTED, err, errlen,
+		    "%s: per-process IBS sampling needs Linux 6.2 or later (this kernel is "
+		    "%s, where IBS events are CPU-wide only): add -a (all CPUs) or -C <cpus>",
+		    name, kbuf);
 	}
 
 	memset(out, 0, sizeof(*out));
@@ -416,9 +428,10 @@ int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req,
 		if (!p->host->pmu_format(pmu, c->key))
 			return control_missing(p, pmu, c->key, kv, err, errlen);
 		if (parse_u64(c->value, &v))
-			return fail(HWS_E_BAD_ARG, err, errlen,
-				    "%s: %s=%s: value must be a non-negative number (decimal or 0x hex)",
-				    name, c->key, c->value);
+			return fail(
+			    HWS_E_BAD_ARG, err, errlen,
+			    "%s: %s=%s: value must be a non-negative number (decimal or 0x hex)",
+			    name, c->key, c->value);
 		k = known_control(c->key);
 		if (k && k->max && (v < k->min || v > k->max))
 			return fail(HWS_E_CONTROL_RANGE, err, errlen,
@@ -429,7 +442,8 @@ int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req,
 		if (ret)
 			return ret;
 		if ((!strcmp(c->key, "l3missonly") || !strcmp(c->key, "ldlat") ||
-		     !strcmp(c->key, "fetchlat")) && v)
+		     !strcmp(c->key, "fetchlat")) &&
+		    v)
 			skew = true;
 		if (nl < sizeof(out->name))
 			nl += (size_t)snprintf(out->name + nl, sizeof(out->name) - nl, "%s%s=%s",
@@ -443,9 +457,9 @@ int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req,
 			    "%s: give either a period (-c) or a frequency (-F), not both", name);
 	maxp = op ? IBS_OP_MAX_PERIOD : IBS_FETCH_MAX_PERIOD;
 	if (req->period) {
-		const char *unit = !op ? "fetches"
+		const char *unit = !op				    ? "fetches"
 				   : format_get(p, attr, "cnt_ctl") ? "dispatched ops"
-									 : "cycles";
+								    : "cycles";
 		uint64_t lo = req->period & ~0xfULL;
 
 		if (req->period < 16 || req->period > maxp)
@@ -455,8 +469,10 @@ int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req,
 				    name, req->period, unit, maxp);
 		if (req->period & 0xf)
 			return fail(HWS_E_BAD_ARG, err, errlen,
-				    "%s: period %" PRIu64 " (%s) is not a multiple of 16: IBS counts "
-				    "in units of 16 (MaxCnt = period/16); use -c %" PRIu64 " or -c %" PRIu64,
+				    "%s: period %" PRIu64
+				    " (%s) is not a multiple of 16: IBS counts "
+				    "in units of 16 (MaxCnt = period/16); use -c %" PRIu64
+				    " or -c %" PRIu64,
 				    name, req->period, unit, lo, lo + 16 > maxp ? lo : lo + 16);
 		attr->sample_period = req->period;
 	} else {
@@ -464,13 +480,12 @@ int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req,
 		attr->sample_freq = req->freq ? req->freq : IBS_DEFAULT_FREQ;
 	}
 
-	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			    PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW |
-			    PERF_SAMPLE_IDENTIFIER;
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+			    PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW | PERF_SAMPLE_IDENTIFIER;
 	/* The kernel fills ADDR/DATA_SRC/WEIGHT/PHYS_ADDR for IBS op samples from 6.1 on. */
 	if (op && (!kv || kv >= KV(6, 1, 0))) {
-		attr->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC |
-				     PERF_SAMPLE_WEIGHT_STRUCT;
+		attr->sample_type |=
+		    PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT_STRUCT;
 		if (req->flags & (HWS_REQ_PHYS_ADDR | HWS_REQ_C2C))
 			attr->sample_type |= PERF_SAMPLE_PHYS_ADDR;
 	}

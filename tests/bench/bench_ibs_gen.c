@@ -25,9 +25,9 @@
 #include <hwsample/perfdata.h>
 
 #define TYPE_FETCH 8
-#define TYPE_OP 9
-#define ID_FETCH 101
-#define ID_OP 102
+#define TYPE_OP	   9
+#define ID_FETCH   101
+#define ID_OP	   102
 
 struct gen {
 	const char *name;
@@ -37,10 +37,10 @@ struct gen {
 };
 
 static const struct gen gens[] = {
-	{ "zen2", 0x17, 0x31, 0x3ff, 0, 0 },
-	{ "zen3", 0x19, 0x01, 0x3ff, 0, 0 },
-	{ "zen4", 0x19, 0x11, 0xfff, 1, 0 }, /* with OPDATA4 and ZEN4 */
-	{ "zen5", 0x1a, 0x11, 0xfff | (1U << 12) | (1U << 19), 1, 1 },
+    {"zen2", 0x17, 0x31, 0x3ff, 0, 0},
+    {"zen3", 0x19, 0x01, 0x3ff, 0, 0},
+    {"zen4", 0x19, 0x11, 0xfff, 1, 0}, /* with OPDATA4 and ZEN4 */
+    {"zen5", 0x1a, 0x11, 0xfff | (1U << 12) | (1U << 19), 1, 1},
 };
 
 static uint64_t rng_state;
@@ -131,9 +131,13 @@ static int write_features(struct hws_perf_writer *w, const struct gen *g)
 	memcpy(f, &v, 4);
 	n = 4;
 	{
-		static const struct { uint32_t type; const char *name; } m[] = {
-			{ 4, "cpu" }, { 1, "software" }, { 2, "tracepoint" },
-			{ TYPE_FETCH, "ibs_fetch" }, { TYPE_OP, "ibs_op" },
+		static const struct {
+			uint32_t type;
+			const char *name;
+		} m[] = {
+		    {4, "cpu"},		 {1, "software"},
+		    {2, "tracepoint"},	 {TYPE_FETCH, "ibs_fetch"},
+		    {TYPE_OP, "ibs_op"},
 		};
 		for (size_t i = 0; i < 5; i++) {
 			memcpy(f + n, &m[i].type, 4);
@@ -145,7 +149,7 @@ static int write_features(struct hws_perf_writer *w, const struct gen *g)
 
 	/* PMU_CAPS: u32 nr_pmu; {u32 nr_caps; {string name; string value}; string pmu} */
 	if (g->zen4) {
-		const char *pmus[2] = { "ibs_op", "ibs_fetch" };
+		const char *pmus[2] = {"ibs_op", "ibs_fetch"};
 
 		v = 2;
 		memcpy(f, &v, 4);
@@ -191,8 +195,8 @@ static void sample(struct buf *b, int op, const struct gen *g, uint64_t t, int i
 		regs[2] = rnd() & 0x000001bcffffffffULL;
 		if (rnd() % 16 == 0)
 			regs[2] |= 1ULL << 38;
-		regs[3] = rnd() & 0x3ff;	/* IbsOpData2 */
-		regs[4] = rnd() & ~0x1e00ULL;	/* IbsOpData3 (bits 9-12 reserved) */
+		regs[3] = rnd() & 0x3ff;      /* IbsOpData2 */
+		regs[4] = rnd() & ~0x1e00ULL; /* IbsOpData3 (bits 9-12 reserved) */
 		regs[5] = rnd_addr();
 		regs[6] = rnd() & 0x000fffffffffffffULL;
 		nr = 7;
@@ -227,16 +231,16 @@ static void sample(struct buf *b, int op, const struct gen *g, uint64_t t, int i
 		put(b, &misc, 2);
 		put(b, &size, 2);
 	}
-	put64(b, op ? ID_OP : ID_FETCH);	  /* IDENTIFIER */
-	put64(b, regs[1]);			  /* IP */
-	put32(b, pid);				  /* PID */
-	put32(b, pid);				  /* TID */
-	put64(b, t);				  /* TIME */
-	put32(b, (uint32_t)(rnd() % 64));	  /* CPU */
+	put64(b, op ? ID_OP : ID_FETCH);  /* IDENTIFIER */
+	put64(b, regs[1]);		  /* IP */
+	put32(b, pid);			  /* PID */
+	put32(b, pid);			  /* TID */
+	put64(b, t);			  /* TIME */
+	put32(b, (uint32_t)(rnd() % 64)); /* CPU */
 	put32(b, 0);
-	put64(b, period ? period : 16);		  /* PERIOD */
-	put32(b, 4 + 8 * nr);			  /* RAW size */
-	put32(b, g->caps);			  /* caps */
+	put64(b, period ? period : 16); /* PERIOD */
+	put32(b, 4 + 8 * nr);		/* RAW size */
+	put32(b, g->caps);		/* caps */
 	put(b, regs, 8 * nr);
 }
 
@@ -265,8 +269,10 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--op-only"))
 			op_only = 1;
 		else {
-			fprintf(stderr, "usage: %s -o FILE [-g zen2|zen3|zen4|zen5] [-n N] [-s SEED] "
-				"[--op-only] [--invalid PERCENT]\n", argv[0]);
+			fprintf(stderr,
+				"usage: %s -o FILE [-g zen2|zen3|zen4|zen5] [-n N] [-s SEED] "
+				"[--op-only] [--invalid PERCENT]\n",
+				argv[0]);
 			return 2;
 		}
 	}
@@ -303,7 +309,7 @@ int main(int argc, char **argv)
 		t += 1 + rnd() % 1000;
 		sample(&b, op, g, t, invalid && rnd() % 100 < invalid);
 		if (i % 4096 == 4095) { /* FINISHED_ROUND lets perf flush its queue */
-			struct perf_event_header h = { 68, 0, 8 };
+			struct perf_event_header h = {68, 0, 8};
 
 			put(&b, &h, 8);
 		}

@@ -35,11 +35,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const cpuids[] = { "AuthenticAMD,23,49,0", "AuthenticAMD,25,1,1",
-					      "AuthenticAMD,25,17,1", "AuthenticAMD,26,17,0",
-					      "AuthenticAMD,25", NULL, "GenuineIntel,6,85,4",
-					      "AuthenticAMD,x,y" };
-	static const char *const pmus[] = { "ibs_op", "ibs_fetch", NULL, "ibs_op_1" };
+	static const char *const cpuids[] = {"AuthenticAMD,23,49,0", "AuthenticAMD,25,1,1",
+					     "AuthenticAMD,25,17,1", "AuthenticAMD,26,17,0",
+					     "AuthenticAMD,25",	     NULL,
+					     "GenuineIntel,6,85,4",  "AuthenticAMD,x,y"};
+	static const char *const pmus[] = {"ibs_op", "ibs_fetch", NULL, "ibs_op_1"};
 	static const struct hws_backend_ops *ops;
 	static void *priv;
 	struct hws_record_sample rec;

@@ -92,32 +92,56 @@ static void test_zen4_load(void)
 	struct fake_fi f;
 	struct hws_sample s;
 	static const char *const want[] = {
-		"\"pmu\":\"ibs_op\"", "\"caps\":4087", "\"IbsOpCtl\":{\"value\":\"0x4500070008\"",
-		"\"OpMaxCnt\":8", "\"L3MissOnly\":1", "\"OpEn\":1", "\"OpVal\":1", "\"CntCtl\":0",
-		"\"OpCurCnt\":69", "\"MaxCnt\":128", "\"CompToRetCtr\":2", "\"TagToRetCtr\":113",
-		"\"CacheHitSt\":0", "\"RmtNode\":0", "\"DataSrc\":2", "\"LdOp\":1", "\"StOp\":0",
-		"\"DcL1TlbHit1G\":1", "\"DcMiss\":1", "\"DcMissNoMabAlloc\":1",
-		"\"DcLinAddrValid\":1", "\"DcPhyAddrValid\":1", "\"L2Miss\":1", "\"OpMemWidth\":4",
-		"\"OpDcMissOpenMemReqs\":7", "\"DcMissLat\":104", "\"TlbRefillLat\":0",
-		"\"IbsDcLinAd\":\"0x7f0012345678\"", "\"IbsOpData4\":\"0x0\"", NULL,
+	    "\"pmu\":\"ibs_op\"",
+	    "\"caps\":4087",
+	    "\"IbsOpCtl\":{\"value\":\"0x4500070008\"",
+	    "\"OpMaxCnt\":8",
+	    "\"L3MissOnly\":1",
+	    "\"OpEn\":1",
+	    "\"OpVal\":1",
+	    "\"CntCtl\":0",
+	    "\"OpCurCnt\":69",
+	    "\"MaxCnt\":128",
+	    "\"CompToRetCtr\":2",
+	    "\"TagToRetCtr\":113",
+	    "\"CacheHitSt\":0",
+	    "\"RmtNode\":0",
+	    "\"DataSrc\":2",
+	    "\"LdOp\":1",
+	    "\"StOp\":0",
+	    "\"DcL1TlbHit1G\":1",
+	    "\"DcMiss\":1",
+	    "\"DcMissNoMabAlloc\":1",
+	    "\"DcLinAddrValid\":1",
+	    "\"DcPhyAddrValid\":1",
+	    "\"L2Miss\":1",
+	    "\"OpMemWidth\":4",
+	    "\"OpDcMissOpenMemReqs\":7",
+	    "\"DcMissLat\":104",
+	    "\"TlbRefillLat\":0",
+	    "\"IbsDcLinAd\":\"0x7f0012345678\"",
+	    "\"IbsOpData4\":\"0x0\"",
+	    NULL,
 	};
 
 	fi_init(&f, "AuthenticAMD,25,17,1", "ibs_op/zen4_ibs_extensions", NULL);
-	T_EQ_U64("zen4 load ret", (uint64_t)decode(golden_op_zen4_load, sizeof(golden_op_zen4_load),
-						   "ibs_op", &f.fi, &s), 0);
+	T_EQ_U64(
+	    "zen4 load ret",
+	    (uint64_t)decode(golden_op_zen4_load, sizeof(golden_op_zen4_load), "ibs_op", &f.fi, &s),
+	    0);
 	T_EQ_U64("ip", s.ip, 0x7f0000401000ULL);
 	T_EQ_U64("precise", s.ip_precise, 1);
 	T_EQ_U64("op", s.op, HWS_OP_LOAD);
 	T_EQ_U64("width", s.op_width, 8);
 	T_EQ_U64("addr", s.addr, 0x7f0012345678ULL);
 	T_EQ_U64("phys", s.phys_addr, 0xabcdef678ULL);
-	__T("addr fields", (s.fields & (HWS_SF_ADDR | HWS_SF_PHYS_ADDR)) ==
-			       (HWS_SF_ADDR | HWS_SF_PHYS_ADDR));
+	__T("addr fields",
+	    (s.fields & (HWS_SF_ADDR | HWS_SF_PHYS_ADDR)) == (HWS_SF_ADDR | HWS_SF_PHYS_ADDR));
 	T_EQ_U64("lat_total = TagToRetCtr", s.lat_total, 113);
 	T_EQ_U64("lat_ins = CompToRetCtr", s.lat_ins, 2);
 	T_EQ_U64("lat_miss = DcMissLat", s.lat_miss, 104);
 	__T("lat fields", (s.fields & (HWS_SF_LAT_TOTAL | HWS_SF_LAT_INS | HWS_SF_LAT_MISS)) ==
-				  (HWS_SF_LAT_TOTAL | HWS_SF_LAT_INS | HWS_SF_LAT_MISS));
+			      (HWS_SF_LAT_TOTAL | HWS_SF_LAT_INS | HWS_SF_LAT_MISS));
 	__T("no lat_xlat (L1 TLB hit)", !(s.fields & HWS_SF_LAT_XLAT));
 	/* LOAD, LVL REM_CCE1|HIT, SNOOP HITM, LOCK NA, TLB L1|HIT, LVLNUM ANY_CACHE, REMOTE,
 	 * HOPS_0 */
@@ -133,8 +157,8 @@ static void test_zen4_load(void)
 	/* Same bytes on a Zen 4 part where CacheHitSt is unreliable (model 0x21): no HITM */
 	fi_init(&f, "AuthenticAMD,25,33,0", "ibs_op/zen4_ibs_extensions", NULL);
 	decode(golden_op_zen4_load, sizeof(golden_op_zen4_load), "ibs_op", &f.fi, &s);
-	T_EQ_U64("model 0x21: no HITM", s.data_src, 0x83629808042ULL - (0x10ULL << 19) +
-							 (0x1ULL << 19));
+	T_EQ_U64("model 0x21: no HITM", s.data_src,
+		 0x83629808042ULL - (0x10ULL << 19) + (0x1ULL << 19));
 	/* Without the Zen 4 caps the DataSrc is the legacy 3-bit code: 2 = local node cache */
 	fi_init(&f, "AuthenticAMD,23,49,0", NULL, NULL);
 	decode(golden_op_zen4_load, sizeof(golden_op_zen4_load), "ibs_op", &f.fi, &s);
@@ -142,7 +166,7 @@ static void test_zen4_load(void)
 	/* LVL L3|REM_CCE1|HIT, LVLNUM ANY_CACHE, HOPS_0, HITM */
 	T_EQ_U64("legacy data_src", s.data_src,
 		 0x2ULL | (0x442ULL << 5) | (0x10ULL << 19) | (1ULL << 24) | (0xaULL << 26) |
-			 (0xbULL << 33) | (1ULL << 43));
+		     (0xbULL << 33) | (1ULL << 43));
 }
 
 static void test_store(void)
@@ -150,15 +174,25 @@ static void test_store(void)
 	struct fake_fi f;
 	struct hws_sample s;
 	static const char *const want[] = {
-		"\"MaxCnt\":100000", "\"OpCurCnt\":707", "\"IbsOpRip\":\"0xffffffff8204aea7\"",
-		"\"TagToRetCtr\":597", "\"Microcode\":1", "\"RmtNode\":1", "\"DataSrcLo\":3",
-		"\"StOp\":1", "\"DcL1TlbHit2M\":1", "\"OpMemWidth\":6", "\"OpDcMissOpenMemReqs\":12",
-		"\"IbsDcPhysAd\":\"0x8a5398920\"", "\"IbsBrTarget\":\"0x0\"", NULL,
+	    "\"MaxCnt\":100000",
+	    "\"OpCurCnt\":707",
+	    "\"IbsOpRip\":\"0xffffffff8204aea7\"",
+	    "\"TagToRetCtr\":597",
+	    "\"Microcode\":1",
+	    "\"RmtNode\":1",
+	    "\"DataSrcLo\":3",
+	    "\"StOp\":1",
+	    "\"DcL1TlbHit2M\":1",
+	    "\"OpMemWidth\":6",
+	    "\"OpDcMissOpenMemReqs\":12",
+	    "\"IbsDcPhysAd\":\"0x8a5398920\"",
+	    "\"IbsBrTarget\":\"0x0\"",
+	    NULL,
 	};
 
 	fi_init(&f, "AuthenticAMD,25,1,1", NULL, NULL);
-	T_EQ_U64("store ret", (uint64_t)decode(golden_op_store, sizeof(golden_op_store), NULL,
-					       &f.fi, &s), 0);
+	T_EQ_U64("store ret",
+		 (uint64_t)decode(golden_op_store, sizeof(golden_op_store), NULL, &f.fi, &s), 0);
 	T_EQ_U64("kernel ip", s.ip, 0xffffffff8204aea7ULL);
 	T_EQ_U64("op", s.op, HWS_OP_STORE);
 	T_EQ_U64("width", s.op_width, 32);
@@ -180,18 +214,21 @@ static void test_fetch(void)
 	struct fake_fi f;
 	struct hws_sample s;
 	static const char *const want[] = {
-		"\"pmu\":\"ibs_fetch\"", "\"FetchMaxCnt\":8", "\"FetchCnt\":8", "\"FetchLat\":199",
-		"\"FetchEn\":1", "\"FetchVal\":1", "\"FetchComp\":1", "\"IcMiss\":1",
-		"\"PhyAddrValid\":1", "\"L1TlbPgSz\":0", "\"FetchL2Miss\":1", "\"L3MissOnly\":1",
-		"\"FetchOcMiss\":1", "\"FetchL3Miss\":1", "\"IbsItlbRefillLat\":0",
-		"\"MaxCnt\":128", "\"Cnt\":128", NULL,
+	    "\"pmu\":\"ibs_fetch\"", "\"FetchMaxCnt\":8", "\"FetchCnt\":8",
+	    "\"FetchLat\":199",	     "\"FetchEn\":1",	  "\"FetchVal\":1",
+	    "\"FetchComp\":1",	     "\"IcMiss\":1",	  "\"PhyAddrValid\":1",
+	    "\"L1TlbPgSz\":0",	     "\"FetchL2Miss\":1", "\"L3MissOnly\":1",
+	    "\"FetchOcMiss\":1",     "\"FetchL3Miss\":1", "\"IbsItlbRefillLat\":0",
+	    "\"MaxCnt\":128",	     "\"Cnt\":128",	  NULL,
 	};
 	uint8_t b[sizeof(golden_fetch_zen4)];
 
 	fi_init(&f, "AuthenticAMD,25,17,1", "ibs_fetch/zen4_ibs_extensions",
 		"ibs_op/zen4_ibs_extensions");
-	T_EQ_U64("fetch ret", (uint64_t)decode(golden_fetch_zen4, sizeof(golden_fetch_zen4),
-					       "ibs_fetch", &f.fi, &s), 0);
+	T_EQ_U64(
+	    "fetch ret",
+	    (uint64_t)decode(golden_fetch_zen4, sizeof(golden_fetch_zen4), "ibs_fetch", &f.fi, &s),
+	    0);
 	T_EQ_U64("ip = fetch address", s.ip, 0x55555555a000ULL);
 	T_EQ_U64("precise", s.ip_precise, 1);
 	T_EQ_U64("phys", s.phys_addr, 0x123456000ULL);
@@ -230,9 +267,10 @@ static void test_fetch(void)
 	T_EQ_U64("#1197 skip", (uint64_t)decode(b, sizeof(b), "ibs_fetch", &f.fi, &s),
 		 HWS_DECODE_SKIP);
 	/* Val clear */
-	T_EQ_U64("not valid", (uint64_t)decode(golden_fetch_not_valid,
-					       sizeof(golden_fetch_not_valid), "ibs_fetch",
-					       &f.fi, &s), HWS_DECODE_SKIP);
+	T_EQ_U64("not valid",
+		 (uint64_t)decode(golden_fetch_not_valid, sizeof(golden_fetch_not_valid),
+				  "ibs_fetch", &f.fi, &s),
+		 HWS_DECODE_SKIP);
 }
 
 static void test_op_variants(void)
@@ -250,8 +288,8 @@ static void test_op_variants(void)
 
 	/* Zen 3 erratum #1293: load, DcMiss, L2Miss clear, DcMissNoMabAlloc -> L2 not
 	 * trusted, OpData2 ignored -> LFB */
-	set_reg(b, 3, 0x3);			/* DataSrc 3 DRAM */
-	set_reg(b, 4, 0x00000000000700a1ULL);	/* LdOp, L1TlbHit1G, DcMiss, NoMab, Lin+Phy */
+	set_reg(b, 3, 0x3);		      /* DataSrc 3 DRAM */
+	set_reg(b, 4, 0x00000000000700a1ULL); /* LdOp, L1TlbHit1G, DcMiss, NoMab, Lin+Phy */
 	decode(b, sizeof(b), "ibs_op", &f.fi, &s);
 	T_EQ_U64("#1293 level", s.mem_level, HWS_MEM_LFB);
 	T_EQ_U64("#1293 data_src", s.data_src, 0x1829080242ULL);
@@ -317,9 +355,9 @@ static void test_op_variants(void)
 	decode(b, sizeof(b), "ibs_op", &f.fi, &s);
 	T_EQ_U64("branch op", s.op, HWS_OP_BRANCH);
 	T_EQ_U64("branch target", s.branch_target, 0x401234);
-	__T("branch flags", (s.op_flags & (HWS_OPF_BR_TAKEN | HWS_OPF_BR_MISPRED |
-					    HWS_OPF_BR_RET)) ==
-				    (HWS_OPF_BR_TAKEN | HWS_OPF_BR_MISPRED | HWS_OPF_BR_RET));
+	__T("branch flags",
+	    (s.op_flags & (HWS_OPF_BR_TAKEN | HWS_OPF_BR_MISPRED | HWS_OPF_BR_RET)) ==
+		(HWS_OPF_BR_TAKEN | HWS_OPF_BR_MISPRED | HWS_OPF_BR_RET));
 	__T("no data_src for non-memory op", !(s.fields & HWS_SF_DATA_SRC));
 	/* RipInvalid: the record's IP stays, not precise */
 	set_reg(b, 2, 1ULL << 38);
@@ -401,17 +439,33 @@ static void test_60secs(void)
 	struct hws_sample s;
 	uint32_t rs = 0;
 	static const char *const want_fetch[] = {
-		"\"caps\":1023", "\"FetchMaxCnt\":2190", "\"FetchCnt\":2190", "\"FetchLat\":190",
-		"\"FetchComp\":1", "\"IcMiss\":0", "\"PhyAddrValid\":0",
-		"\"IbsFetchLinAd\":\"0xdee91a\"", "\"IbsFetchPhysAd\":\"0x40806e191a\"",
-		"\"IcIbsExtdCtl\":{\"value\":\"0x0\"", NULL,
+	    "\"caps\":1023",
+	    "\"FetchMaxCnt\":2190",
+	    "\"FetchCnt\":2190",
+	    "\"FetchLat\":190",
+	    "\"FetchComp\":1",
+	    "\"IcMiss\":0",
+	    "\"PhyAddrValid\":0",
+	    "\"IbsFetchLinAd\":\"0xdee91a\"",
+	    "\"IbsFetchPhysAd\":\"0x40806e191a\"",
+	    "\"IcIbsExtdCtl\":{\"value\":\"0x0\"",
+	    NULL,
 	};
 	static const char *const want_op[] = {
-		"\"IbsOpCtl\":{\"value\":\"0x5300067248\"", "\"OpMaxCnt\":29256",
-		"\"OpCurCnt\":83", "\"CompToRetCtr\":2", "\"TagToRetCtr\":7", "\"Microcode\":1",
-		"\"BrnRet\":0", "\"IbsOpData2\":{\"value\":\"0x22\"", "\"LdOp\":0", "\"StOp\":0",
-		"\"IbsDcLinAd\":\"0x7fffeccb7e10\"", "\"IbsDcPhysAd\":\"0x1\"",
-		"\"IbsBrTarget\":\"0x7fffecd43aef\"", NULL,
+	    "\"IbsOpCtl\":{\"value\":\"0x5300067248\"",
+	    "\"OpMaxCnt\":29256",
+	    "\"OpCurCnt\":83",
+	    "\"CompToRetCtr\":2",
+	    "\"TagToRetCtr\":7",
+	    "\"Microcode\":1",
+	    "\"BrnRet\":0",
+	    "\"IbsOpData2\":{\"value\":\"0x22\"",
+	    "\"LdOp\":0",
+	    "\"StOp\":0",
+	    "\"IbsDcLinAd\":\"0x7fffeccb7e10\"",
+	    "\"IbsDcPhysAd\":\"0x1\"",
+	    "\"IbsBrTarget\":\"0x7fffecd43aef\"",
+	    NULL,
 	};
 
 	if (decode_60secs("ibs_fetch_sample.bin", "ibs_fetch", &s, &rs) != 0) {

@@ -32,12 +32,12 @@ static void use_tree(const char *tree)
 	unsetenv("HWS_PROC_CPUINFO");
 }
 
-#define ST_BASE                                                                          \
-	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |         \
+#define ST_BASE                                                                                    \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |                   \
 	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW | PERF_SAMPLE_IDENTIFIER)
-#define ST_MEM (ST_BASE | PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT_STRUCT)
+#define ST_MEM	(ST_BASE | PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT_STRUCT)
 #define K(a, b) HWS_KERNEL_VERSION(a, b, 0)
-#define SW HWS_REQ_SYSTEM_WIDE
+#define SW	HWS_REQ_SYSTEM_WIDE
 
 struct enc_case {
 	int line;
@@ -56,84 +56,83 @@ struct enc_case {
 };
 
 static const struct enc_case cases[] = {
-	/* ---- attrs ---- */
-	{ __LINE__, "amd-zen4", "ibs_op", "l3missonly=1", K(6, 8), 0, 0, 0, 1, 9, 1ULL << 16, 0, 0,
-	  ST_MEM, HWS_EVF_PERIOD_SKEW, "ibs_op/l3missonly=1/", NULL },
-	{ __LINE__, "amd-zen4", "ibs_op", "l3missonly=1 cnt_ctl=1", K(6, 8), 0, 0x10000, 0, 1, 9,
-	  (1ULL << 16) | (1ULL << 19), 0, 0, ST_MEM, HWS_EVF_PERIOD_SKEW,
-	  "ibs_op/l3missonly=1,cnt_ctl=1/", NULL },
-	{ __LINE__, "amd-zen4", "ibs_fetch", "l3missonly=1 rand_en=1", K(6, 8), 0, 0, 0, 1, 8,
-	  (1ULL << 59) | (1ULL << 57), 0, 0, ST_BASE, HWS_EVF_PERIOD_SKEW, NULL, NULL },
-	{ __LINE__, "amd-zen4", "ibs_op", "", K(6, 1), SW, 0, 0, 1, 9, 0, 0, 0, ST_MEM,
-	  HWS_EVF_CPU_ONLY, "ibs_op//", NULL },
-	{ __LINE__, "amd-zen4", "ibs_op", "", K(6, 1), SW | HWS_REQ_PHYS_ADDR, 0, 0, 1, 9, 0, 0, 0,
-	  ST_MEM | PERF_SAMPLE_PHYS_ADDR, HWS_EVF_CPU_ONLY, NULL, NULL },
-	{ __LINE__, "amd-zen3", "ibs_op", "cnt_ctl=1", K(6, 2), 0, 100000 & ~0xfULL, 0, 1, 9,
-	  1ULL << 19, 0, 0, ST_MEM, 0, "ibs_op/cnt_ctl=1/", NULL },
-	{ __LINE__, "amd-zen3", "ibs_fetch", "rand_en=1", K(6, 2), 0, 0, 0, 1, 8, 1ULL << 57, 0, 0,
-	  ST_BASE, 0, NULL, NULL },
-	{ __LINE__, "amd-zen2", "ibs_op", "cnt_ctl=0x1", K(5, 15), SW, 0, 0, 1, 9, 1ULL << 19, 0, 0,
-	  ST_BASE, HWS_EVF_CPU_ONLY, NULL, NULL },
-	{ __LINE__, "amd-zen5", "ibs_op", "ldlat=256 swfilt=1", K(6, 15), 0, 0, 0, 1, 9, 0, 256, 1,
-	  ST_MEM, HWS_EVF_PERIOD_SKEW, "ibs_op/ldlat=256,swfilt=1/", NULL },
-	{ __LINE__, "amd-zen5", "ibs_op", "ldlat=2048 l3missonly=1 cnt_ctl=1", K(6, 15), 0, 0, 0, 1,
-	  9, (1ULL << 16) | (1ULL << 19), 2048, 0, ST_MEM, HWS_EVF_PERIOD_SKEW, NULL, NULL },
-	{ __LINE__, "amd-zen5", "ibs_fetch", "swfilt=1 l3missonly=1", K(6, 15), 0, 0, 0, 1, 8,
-	  1ULL << 59, 0, 1, ST_BASE, HWS_EVF_PERIOD_SKEW, NULL, NULL },
-	{ __LINE__, "amd-zen5", "ibs_op", "ldlat=128", K(6, 15), 0, 0, 0, 1, 9, 0, 128, 0, ST_MEM,
-	  HWS_EVF_PERIOD_SKEW, NULL, NULL },
-	{ __LINE__, "amd-zen4", NULL, "", 0, 0, 0, 0, 1, 9, 0, 0, 0, ST_MEM, 0, "ibs_op//", NULL },
-	{ __LINE__, "amd-zen4", "amd_ibs", "", 0, 0, 0, 0, 1, 9, 0, 0, 0, ST_MEM, 0, NULL, NULL },
-	/* ---- unknown control: list the valid ones for this PMU and kernel ---- */
-	{ __LINE__, "amd-zen3", "ibs_op", "bogus=1", K(6, 2), 0, 0, 0, HWS_E_UNKNOWN_CONTROL,
-	  .msg = "unknown control 'bogus'|valid controls for ibs_op on this machine: cnt_ctl" },
-	{ __LINE__, "amd-zen5", "ibs_op", "bogus=1", K(6, 15), 0, 0, 0, HWS_E_UNKNOWN_CONTROL,
-	  .msg = "cnt_ctl|l3missonly|ldlat|swfilt" },
-	{ __LINE__, "amd-zen4", "ibs_op", "rand_en=1", K(6, 8), 0, 0, 0, HWS_E_UNKNOWN_CONTROL,
-	  .msg = "it is a ibs_fetch control|cnt_ctl" },
-	{ __LINE__, "amd-zen4", "ibs_fetch", "cnt_ctl=1", K(6, 8), 0, 0, 0, HWS_E_UNKNOWN_CONTROL,
-	  .msg = "ibs_op control|rand_en" },
-	/* ---- too wide ---- */
-	{ __LINE__, "amd-zen4", "ibs_op", "l3missonly=2", K(6, 8), 0, 0, 0, HWS_E_CONTROL_RANGE,
-	  .msg = "l3missonly=2|1-bit|0..1" },
-	{ __LINE__, "amd-zen5", "ibs_op", "ldlat=4096", K(6, 15), 0, 0, 0, HWS_E_CONTROL_RANGE,
-	  .msg = "ldlat=4096|128..2048" },
-	{ __LINE__, "amd-zen5", "ibs_op", "ldlat=64", K(6, 15), 0, 0, 0, HWS_E_CONTROL_RANGE,
-	  .msg = "128..2048" },
-	{ __LINE__, "amd-zen4", "ibs_op", "cnt_ctl=abc", K(6, 8), 0, 0, 0, HWS_E_BAD_ARG,
-	  .msg = "cnt_ctl=abc|number" },
-	/* ---- control this CPU or kernel lacks ---- */
-	{ __LINE__, "amd-zen3", "ibs_op", "l3missonly=1", K(6, 2), 0, 0, 0, HWS_E_UNSUPPORTED,
-	  .msg = "l3missonly|not available|family 19h model 1h, Zen 3|Zen 4|Linux 5.19|kernel 6.2.0|"
-		 "valid controls here: cnt_ctl" },
-	{ __LINE__, "amd-zen2", "ibs_fetch", "l3missonly=1", K(5, 15), SW, 0, 0, HWS_E_UNSUPPORTED,
-	  .msg = "family 17h model 31h, Zen 2|Zen 4" },
-	{ __LINE__, "amd-zen4", "ibs_op", "ldlat=256", K(6, 8), 0, 0, 0, HWS_E_UNSUPPORTED,
-	  .msg = "ldlat|Zen 5|Linux 6.15|Zen 4" },
-	{ __LINE__, "amd-zen4", "ibs_op", "swfilt=1", K(6, 8), 0, 0, 0, HWS_E_UNSUPPORTED,
-	  .msg = "swfilt|Linux 6.14" },
-	{ __LINE__, "amd-zen5", "ibs_fetch", "fetchlat=256", K(6, 15), 0, 0, 0, HWS_E_UNSUPPORTED,
-	  .msg = "fetchlat|FETCHLAT|valid controls here: l3missonly, rand_en, swfilt" },
-	/* ---- per-process before 6.2 ---- */
-	{ __LINE__, "amd-zen4", "ibs_op", "", K(6, 1), 0, 0, 0, HWS_E_UNSUPPORTED,
-	  .msg = "per-process IBS sampling needs Linux 6.2|6.1.0|-a" },
-	{ __LINE__, "amd-zen2", "ibs_fetch", "", K(5, 15), HWS_REQ_PER_THREAD, 0, 0,
-	  HWS_E_UNSUPPORTED, .msg = "5.15.0|-a" },
-	/* ---- periods ---- */
-	{ __LINE__, "amd-zen4", "ibs_op", "", K(6, 8), 0, 100001, 0, HWS_E_BAD_ARG,
-	  .msg = "100001|cycles|multiple of 16|-c 100000 or -c 100016" },
-	{ __LINE__, "amd-zen4", "ibs_op", "cnt_ctl=1", K(6, 8), 0, 1000, 0, HWS_E_BAD_ARG,
-	  .msg = "dispatched ops|-c 992 or -c 1008" },
-	{ __LINE__, "amd-zen4", "ibs_fetch", "", K(6, 8), 0, 0x100000, 0, HWS_E_BAD_ARG,
-	  .msg = "fetches|16 to 1048560" },
-	{ __LINE__, "amd-zen4", "ibs_op", "", K(6, 8), 0, 8, 0, HWS_E_BAD_ARG,
-	  .msg = "16 to 134217712" },
-	{ __LINE__, "amd-zen4", "ibs_op", "", K(6, 8), 0, 0x7FFFFF0, 0, 1, 9, 0, 0, 0, ST_MEM, 0,
-	  NULL, NULL },
-	{ __LINE__, "amd-zen4", "ibs_op", "", K(6, 8), 0, 1000, 1000, HWS_E_BAD_ARG,
-	  .msg = "either a period" },
-	/* ---- events ---- */
-	{ __LINE__, "amd-zen4", "ibs_op", "", K(6, 8), 0, 0, 0, HWS_E_NO_PMU, .msg = "" },
+    /* ---- attrs ---- */
+    {__LINE__, "amd-zen4", "ibs_op", "l3missonly=1", K(6, 8), 0, 0, 0, 1, 9, 1ULL << 16, 0, 0,
+     ST_MEM, HWS_EVF_PERIOD_SKEW, "ibs_op/l3missonly=1/", NULL},
+    {__LINE__, "amd-zen4", "ibs_op", "l3missonly=1 cnt_ctl=1", K(6, 8), 0, 0x10000, 0, 1, 9,
+     (1ULL << 16) | (1ULL << 19), 0, 0, ST_MEM, HWS_EVF_PERIOD_SKEW,
+     "ibs_op/l3missonly=1,cnt_ctl=1/", NULL},
+    {__LINE__, "amd-zen4", "ibs_fetch", "l3missonly=1 rand_en=1", K(6, 8), 0, 0, 0, 1, 8,
+     (1ULL << 59) | (1ULL << 57), 0, 0, ST_BASE, HWS_EVF_PERIOD_SKEW, NULL, NULL},
+    {__LINE__, "amd-zen4", "ibs_op", "", K(6, 1), SW, 0, 0, 1, 9, 0, 0, 0, ST_MEM, HWS_EVF_CPU_ONLY,
+     "ibs_op//", NULL},
+    {__LINE__, "amd-zen4", "ibs_op", "", K(6, 1), SW | HWS_REQ_PHYS_ADDR, 0, 0, 1, 9, 0, 0, 0,
+     ST_MEM | PERF_SAMPLE_PHYS_ADDR, HWS_EVF_CPU_ONLY, NULL, NULL},
+    {__LINE__, "amd-zen3", "ibs_op", "cnt_ctl=1", K(6, 2), 0, 100000 & ~0xfULL, 0, 1, 9, 1ULL << 19,
+     0, 0, ST_MEM, 0, "ibs_op/cnt_ctl=1/", NULL},
+    {__LINE__, "amd-zen3", "ibs_fetch", "rand_en=1", K(6, 2), 0, 0, 0, 1, 8, 1ULL << 57, 0, 0,
+     ST_BASE, 0, NULL, NULL},
+    {__LINE__, "amd-zen2", "ibs_op", "cnt_ctl=0x1", K(5, 15), SW, 0, 0, 1, 9, 1ULL << 19, 0, 0,
+     ST_BASE, HWS_EVF_CPU_ONLY, NULL, NULL},
+    {__LINE__, "amd-zen5", "ibs_op", "ldlat=256 swfilt=1", K(6, 15), 0, 0, 0, 1, 9, 0, 256, 1,
+     ST_MEM, HWS_EVF_PERIOD_SKEW, "ibs_op/ldlat=256,swfilt=1/", NULL},
+    {__LINE__, "amd-zen5", "ibs_op", "ldlat=2048 l3missonly=1 cnt_ctl=1", K(6, 15), 0, 0, 0, 1, 9,
+     (1ULL << 16) | (1ULL << 19), 2048, 0, ST_MEM, HWS_EVF_PERIOD_SKEW, NULL, NULL},
+    {__LINE__, "amd-zen5", "ibs_fetch", "swfilt=1 l3missonly=1", K(6, 15), 0, 0, 0, 1, 8,
+     1ULL << 59, 0, 1, ST_BASE, HWS_EVF_PERIOD_SKEW, NULL, NULL},
+    {__LINE__, "amd-zen5", "ibs_op", "ldlat=128", K(6, 15), 0, 0, 0, 1, 9, 0, 128, 0, ST_MEM,
+     HWS_EVF_PERIOD_SKEW, NULL, NULL},
+    {__LINE__, "amd-zen4", NULL, "", 0, 0, 0, 0, 1, 9, 0, 0, 0, ST_MEM, 0, "ibs_op//", NULL},
+    {__LINE__, "amd-zen4", "amd_ibs", "", 0, 0, 0, 0, 1, 9, 0, 0, 0, ST_MEM, 0, NULL, NULL},
+    /* ---- unknown control: list the valid ones for this PMU and kernel ---- */
+    {__LINE__, "amd-zen3", "ibs_op", "bogus=1", K(6, 2), 0, 0, 0, HWS_E_UNKNOWN_CONTROL,
+     .msg = "unknown control 'bogus'|valid controls for ibs_op on this machine: cnt_ctl"},
+    {__LINE__, "amd-zen5", "ibs_op", "bogus=1", K(6, 15), 0, 0, 0, HWS_E_UNKNOWN_CONTROL,
+     .msg = "cnt_ctl|l3missonly|ldlat|swfilt"},
+    {__LINE__, "amd-zen4", "ibs_op", "rand_en=1", K(6, 8), 0, 0, 0, HWS_E_UNKNOWN_CONTROL,
+     .msg = "it is a ibs_fetch control|cnt_ctl"},
+    {__LINE__, "amd-zen4", "ibs_fetch", "cnt_ctl=1", K(6, 8), 0, 0, 0, HWS_E_UNKNOWN_CONTROL,
+     .msg = "ibs_op control|rand_en"},
+    /* ---- too wide ---- */
+    {__LINE__, "amd-zen4", "ibs_op", "l3missonly=2", K(6, 8), 0, 0, 0, HWS_E_CONTROL_RANGE,
+     .msg = "l3missonly=2|1-bit|0..1"},
+    {__LINE__, "amd-zen5", "ibs_op", "ldlat=4096", K(6, 15), 0, 0, 0, HWS_E_CONTROL_RANGE,
+     .msg = "ldlat=4096|128..2048"},
+    {__LINE__, "amd-zen5", "ibs_op", "ldlat=64", K(6, 15), 0, 0, 0, HWS_E_CONTROL_RANGE,
+     .msg = "128..2048"},
+    {__LINE__, "amd-zen4", "ibs_op", "cnt_ctl=abc", K(6, 8), 0, 0, 0, HWS_E_BAD_ARG,
+     .msg = "cnt_ctl=abc|number"},
+    /* ---- control this CPU or kernel lacks ---- */
+    {__LINE__, "amd-zen3", "ibs_op", "l3missonly=1", K(6, 2), 0, 0, 0, HWS_E_UNSUPPORTED,
+     .msg = "l3missonly|not available|family 19h model 1h, Zen 3|Zen 4|Linux 5.19|kernel 6.2.0|"
+	    "valid controls here: cnt_ctl"},
+    {__LINE__, "amd-zen2", "ibs_fetch", "l3missonly=1", K(5, 15), SW, 0, 0, HWS_E_UNSUPPORTED,
+     .msg = "family 17h model 31h, Zen 2|Zen 4"},
+    {__LINE__, "amd-zen4", "ibs_op", "ldlat=256", K(6, 8), 0, 0, 0, HWS_E_UNSUPPORTED,
+     .msg = "ldlat|Zen 5|Linux 6.15|Zen 4"},
+    {__LINE__, "amd-zen4", "ibs_op", "swfilt=1", K(6, 8), 0, 0, 0, HWS_E_UNSUPPORTED,
+     .msg = "swfilt|Linux 6.14"},
+    {__LINE__, "amd-zen5", "ibs_fetch", "fetchlat=256", K(6, 15), 0, 0, 0, HWS_E_UNSUPPORTED,
+     .msg = "fetchlat|FETCHLAT|valid controls here: l3missonly, rand_en, swfilt"},
+    /* ---- per-process before 6.2 ---- */
+    {__LINE__, "amd-zen4", "ibs_op", "", K(6, 1), 0, 0, 0, HWS_E_UNSUPPORTED,
+     .msg = "per-process IBS sampling needs Linux 6.2|6.1.0|-a"},
+    {__LINE__, "amd-zen2", "ibs_fetch", "", K(5, 15), HWS_REQ_PER_THREAD, 0, 0, HWS_E_UNSUPPORTED,
+     .msg = "5.15.0|-a"},
+    /* ---- periods ---- */
+    {__LINE__, "amd-zen4", "ibs_op", "", K(6, 8), 0, 100001, 0, HWS_E_BAD_ARG,
+     .msg = "100001|cycles|multiple of 16|-c 100000 or -c 100016"},
+    {__LINE__, "amd-zen4", "ibs_op", "cnt_ctl=1", K(6, 8), 0, 1000, 0, HWS_E_BAD_ARG,
+     .msg = "dispatched ops|-c 992 or -c 1008"},
+    {__LINE__, "amd-zen4", "ibs_fetch", "", K(6, 8), 0, 0x100000, 0, HWS_E_BAD_ARG,
+     .msg = "fetches|16 to 1048560"},
+    {__LINE__, "amd-zen4", "ibs_op", "", K(6, 8), 0, 8, 0, HWS_E_BAD_ARG, .msg = "16 to 134217712"},
+    {__LINE__, "amd-zen4", "ibs_op", "", K(6, 8), 0, 0x7FFFFF0, 0, 1, 9, 0, 0, 0, ST_MEM, 0, NULL,
+     NULL},
+    {__LINE__, "amd-zen4", "ibs_op", "", K(6, 8), 0, 1000, 1000, HWS_E_BAD_ARG,
+     .msg = "either a period"},
+    /* ---- events ---- */
+    {__LINE__, "amd-zen4", "ibs_op", "", K(6, 8), 0, 0, 0, HWS_E_NO_PMU, .msg = ""},
 };
 
 static int split_controls(const char *s, char *buf, size_t len, struct hws_control *c, int max)
@@ -161,7 +160,7 @@ static void run_case(const struct enc_case *tc, int idx)
 	struct hws_control ctl[8];
 	char buf[256], err[1024] = "", what[64];
 	struct hws_event_desc d[2];
-	struct hws_event_request req = { .sz = sizeof(req) };
+	struct hws_event_request req = {.sz = sizeof(req)};
 	int ret;
 
 	use_tree(tc->tree);
@@ -208,7 +207,8 @@ static void run_case(const struct enc_case *tc, int idx)
 			snprintf(what, sizeof(what), "line %d name", tc->line);
 			T_EQ_STR(what, d[0].name, tc->name);
 		}
-		T_EQ_STR("pmu", d[0].pmu, tc->pmu && strcmp(tc->pmu, "amd_ibs") ? tc->pmu : "ibs_op");
+		T_EQ_STR("pmu", d[0].pmu,
+			 tc->pmu && strcmp(tc->pmu, "amd_ibs") ? tc->pmu : "ibs_op");
 		return;
 	}
 	if (tc->msg) {
@@ -226,7 +226,7 @@ static void run_case(const struct enc_case *tc, int idx)
 
 static void test_absent(void)
 {
-	struct hws_event_request req = { .sz = sizeof(req), .pmu = "ibs_op", .flags = SW };
+	struct hws_event_request req = {.sz = sizeof(req), .pmu = "ibs_op", .flags = SW};
 	struct hws_event_desc d;
 	char err[1024], why[1024], path[4096];
 	int ret;
@@ -268,10 +268,12 @@ static void test_controls(void)
 		if (!strcmp(ci[i].name, "ldlat")) {
 			T_EQ_U64("ldlat min", ci[i].min, 128);
 			T_EQ_U64("ldlat max", ci[i].max, 2048);
-			__T("ldlat help has its sysfs spec", strstr(ci[i].help, "(config1:0-11)") != NULL);
+			__T("ldlat help has its sysfs spec",
+			    strstr(ci[i].help, "(config1:0-11)") != NULL);
 		} else if (!strcmp(ci[i].name, "l3missonly")) {
 			T_EQ_U64("l3missonly max", ci[i].max, 1);
-			__T("l3missonly help", strstr(ci[i].help, "L3") && strstr(ci[i].help, "(config:16)"));
+			__T("l3missonly help",
+			    strstr(ci[i].help, "L3") && strstr(ci[i].help, "(config:16)"));
 		}
 	}
 	n = ops->controls(priv, "ibs_fetch", ci, 16);
