@@ -259,6 +259,10 @@ static const struct alias_case alias_cases[] = {
 	  "cpu/mem-loads,ldlat=30/pp" },
 	{ __LINE__, "intel-hsw", "hsw", NULL, "mem-stores", "MEM_UOPS_RETIRED:ALL_STORES:precise=2",
 	  0x82d0, 0, 2, 0, "cpu/mem-stores/pp" },
+	/* Nehalem: its own load-latency event, from the model table */
+	{ __LINE__, "intel-nhm", "nhm", NULL, "mem-loads",
+	  "MEM_INST_RETIRED:LATENCY_ABOVE_THRESHOLD:ldlat=30:precise=2", 0x100b, 30, 2, 0,
+	  "cpu/mem-loads,ldlat=30/pp" },
 };
 
 static void test_aliases(void)
@@ -428,6 +432,11 @@ static const struct err_case err_cases[] = {
 	  "amd_ibs" },
 	{ __LINE__, "none", NULL, NULL, "mem-loads", NULL, NULL, HWS_E_NO_PMU, "no 'cpu' PMU",
 	  "virtual" },
+	{ __LINE__, "intel-generic", NULL, NULL, "mem-loads", NULL, NULL, HWS_E_UNSUPPORTED,
+	  "generic_arch_v4+", "hypervisor" },
+	/* Nehalem has no store alias */
+	{ __LINE__, "intel-nhm", NULL, NULL, "mem-stores", NULL, NULL, HWS_E_UNKNOWN_EVENT,
+	  "no 'mem-stores' event", "Nehalem" },
 };
 
 static void test_errors(void)
@@ -466,6 +475,30 @@ static void test_errors(void)
 		if (c->must2)
 			__T(what, strstr(err, c->must2) != NULL);
 	}
+}
+
+/* Errors that need a kernel version or a short output array. */
+static void test_more_errors(void)
+{
+	struct hws_control phys = { "phys_addr", "1" };
+	struct hws_event_desc d[2];
+	char err[512] = "";
+	int n;
+
+	machine("intel-skl", "skl");
+	n = encode(NULL, "mem-loads", &phys, 1, HWS_KERNEL_VERSION(4, 9, 0), d, 2, err,
+		   sizeof(err));
+	T_EQ_U64(err, n, HWS_E_UNSUPPORTED);
+	__T(err, strstr(err, "4.14") != NULL);
+	n = encode(NULL, "mem-loads", &phys, 1, HWS_KERNEL_VERSION(4, 14, 0), d, 2, err,
+		   sizeof(err));
+	T_EQ_U64(err, n, 1);
+	/* SPR needs two descs (aux leader + load) */
+	machine("intel-spr", "spr");
+	n = encode(NULL, "mem-loads", NULL, 0, 0, d, 1, err, sizeof(err));
+	T_EQ_U64(err, n, HWS_E_TOO_BIG);
+	n = encode(NULL, "mem-loads", NULL, 0, 0, d, 2, err, sizeof(err));
+	T_EQ_U64(err, n, 2);
 }
 
 static void test_detect(void)
@@ -523,6 +556,7 @@ int main(void)
 	test_aliases();
 	test_default_and_hybrid();
 	test_errors();
+	test_more_errors();
 	test_detect();
 	test_match();
 	hws_registry__delete(reg);
