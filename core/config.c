@@ -29,12 +29,12 @@
 
 const struct hws_config_key hws_config_run_keys[] = {
 	{ "backend", HWS_CFG_LIST, 0, 0, NULL, "-b",
-	  "auto, a backend, a PMU, or a list (ibs_op, ibs_fetch): which sections to use" },
-	{ "events", HWS_CFG_LIST, 0, 0, NULL, "-e", "events for a backend without its own section" },
+	  "auto, a backend, a PMU, or a list of them" },
+	{ "events", HWS_CFG_LIST, 0, 0, NULL, "-e", "events of a backend without a section" },
 	{ "period", HWS_CFG_UINT, 1, INT64_MAX, NULL, "-c/--count", "one sample every N events" },
 	{ "freq", HWS_CFG_UINT, 1, UINT32_MAX, NULL, "-F", "samples per second" },
 	{ "mode", HWS_CFG_ENUM, 0, 0, "default|per-thread|system-wide|cpus", "-a/-C/--per-thread",
-	  "perf's four modes (cpus needs cpus = LIST)" },
+	  "default|per-thread|system-wide|cpus" },
 	{ "cpus", HWS_CFG_CPUS, 0, 0, NULL, "-C", "CPU list for mode = cpus (0-3,8)" },
 	{ "mmap_pages", HWS_CFG_UINT, 1, 1u << 20, NULL, "-m", "ring pages per CPU (power of two)" },
 	{ "aux_pages", HWS_CFG_UINT, 1, 1u << 22, NULL, "-m ,N", "AUX area pages (power of two)" },
@@ -44,15 +44,15 @@ const struct hws_config_key hws_config_run_keys[] = {
 	{ "duration", HWS_CFG_SECONDS, 0, 0, NULL, "--duration", "stop after this many seconds" },
 	{ "data_addr", HWS_CFG_BOOL, 0, 0, NULL, "-d", "sample data addresses" },
 	{ "phys_data", HWS_CFG_BOOL, 0, 0, NULL, "--phys-data", "sample physical addresses" },
-	{ "inherit", HWS_CFG_BOOL, 0, 0, NULL, "--no-inherit", "follow child threads/processes" },
+	{ "inherit", HWS_CFG_BOOL, 0, 0, NULL, "--no-inherit", "follow children of the workload" },
 	{ NULL },
 };
 
 const struct hws_config_key hws_config_backend_keys[] = {
-	{ "events", HWS_CFG_LIST, 0, 0, NULL, "-e", "this backend's events (default: its own)" },
+	{ "events", HWS_CFG_LIST, 0, 0, NULL, "-e", "the events (default: the backend's)" },
 	{ "period", HWS_CFG_UINT, 1, INT64_MAX, NULL, "-c", "sampling period for these events" },
 	{ "freq", HWS_CFG_UINT, 1, UINT32_MAX, NULL, "-F", "sampling frequency for these events" },
-	{ "pmu", HWS_CFG_STRING, 0, 0, NULL, "-b", "PMU of the backend ([amd_ibs] pmu = ibs_fetch)" },
+	{ "pmu", HWS_CFG_STRING, 0, 0, NULL, "-b", "PMU, in a section named after a backend" },
 	{ NULL },
 };
 

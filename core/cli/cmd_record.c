@@ -86,6 +86,7 @@ static const char record_usage[] =
 	"                 config file, where each value came from); open nothing\n"
 	"  -q             no summary, no status line\n"
 	"  --no-status    no status line (it is shown only when stderr is a terminal)\n"
+	"  -v, -vv        more messages from the library (also before the command)\n"
 	"\n"
 	"Command-line values override the config file: -c/-F replace the file's period and\n"
 	"freq, -a/-C/-p/--per-thread its mode and cpus, -b its backend choice, -e the events\n"
@@ -231,6 +232,19 @@ static int max_sample_rate(void)
 	return v;
 }
 
+/* The [run] keys and backend-section keys, from the table the parser uses. */
+static void print_config_keys(void)
+{
+	printf("\nConfig file [run] keys (the option each one stands for):\n");
+	for (const struct hws_config_key *k = hws_config_run_keys; k->name; k++)
+		printf("  %-12s %-20s %s\n", k->name, k->cli, k->help);
+	printf("Backend sections ([ibs_op], [arm_spe], [intel_pebs], [sw], ...) take:\n");
+	for (const struct hws_config_key *k = hws_config_backend_keys; k->name; k++)
+		printf("  %-12s %-20s %s\n", k->name, k->cli, k->help);
+	printf("  and the PMU's controls (hwsample list); 'key? = v' applies only where the PMU\n"
+	       "  has it; events = A|B takes the first event this CPU knows.\n");
+}
+
 /*
  * perf's -c is the period; hwsample's issue 7 also wants "-c FILE". -c is a config file when
  * its argument cannot be a period: it contains '/', ends in .conf or .ini, or names an
@@ -338,6 +352,7 @@ static int parse_args(struct record *r, int argc, char **argv)
 			break;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(record_usage, stdout);
+			print_config_keys();
 			exit(0);
 		} else if (!strcmp(a, "-b") || !strcmp(a, "--backend")) {
 			NEED_ARG();
@@ -397,6 +412,9 @@ static int parse_args(struct record *r, int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--no-status")) {
 			r->no_status = true;
+		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose") || !strcmp(a, "-vv")) {
+			r->verbose += !strcmp(a, "-vv") ? 2 : 1;
+			hws_set_log_level(HWS_LOG_WARN + r->verbose);
 		} else if (!strcmp(a, "-a") || !strcmp(a, "--all-cpus")) {
 			r->system_wide = true;
 		} else if (!strcmp(a, "-C") || !strcmp(a, "--cpu")) {
@@ -1111,6 +1129,17 @@ static void print_dry_run(struct record *r, struct hws_registry *reg)
 		hws_strbuf__addf(&sb, "output: %s\n", r->output);
 		if (r->duration > 0)
 			hws_strbuf__addf(&sb, "duration: %g s\n", r->duration);
+	}
+	if (r->cfg) {
+		static const char *const keys[] = { "mode", "mmap_pages", "aux_pages", "output",
+						    "duration" };
+		hws_strbuf__addf(&sb, "where from:");
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			const struct hws_config_item *it = hws_config__get(r->cfg, "run", keys[k]);
+			hws_strbuf__addf(&sb, "%s %s %s", k ? "," : "", keys[k],
+					 it ? it->origin : "default");
+		}
+		hws_strbuf__addf(&sb, "\n");
 	}
 	fwrite(sb.buf, 1, sb.len, stdout);
 	hws_strbuf__release(&sb);
