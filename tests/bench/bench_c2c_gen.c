@@ -3,7 +3,7 @@
  * bench_c2c_gen: write a perf.data file of memory samples with a known sharing ground truth,
  * for the c2c tests (tests/e2e/c2c_*.sh) and the benchmark (scripts/bench-c2c).
  *
- *   bench_c2c_gen -o FILE -v intel|ibs|spe [-n SAMPLES] [-s SEED] [-t TRUTH]
+ *   bench_c2c_gen -o FILE -v intel|ibs|ibs-perf|spe [-n SAMPLES] [-s SEED] [-t TRUTH]
  *
  * One scenario, three encodings. The data are this program's own 64-byte aligned globals
  * (in .data, so the file-backed RW mapping covers them) and the code addresses are its own
@@ -25,7 +25,9 @@
  *
  * Encodings: intel = two PERF_TYPE_RAW attrs (mem-loads ldlat=30, mem-stores), precise_ip 2,
  * IP|TID|TIME|ADDR|CPU|PERIOD|DATA_SRC|WEIGHT_STRUCT|IDENTIFIER; ibs = ibs_op attr
- * (PMU_MAPPINGS), CPUID AuthenticAMD,25,17,1, RAW {caps, 7 op MSRs}; spe = arm_spe_0 attr,
+ * (PMU_MAPPINGS), CPUID AuthenticAMD,25,17,1, RAW {caps, 7 op MSRs}; ibs-perf = the same
+ * op samples as perf c2c record stores them on AMD (kernel ADDR, DATA_SRC, WEIGHT_STRUCT, no
+ * RAW); spe = arm_spe_0 attr,
  * AUXTRACE_INFO (ARM_SPE v1), TIME_CONV, AUXTRACE records of SPE packets per CPU, MIDR
  * Neoverse N1 in CPUID. All have ARCH, NRCPUS (8) and NUMA_TOPOLOGY (2 nodes).
  */
@@ -57,43 +59,43 @@ struct line64 c2c_ro_table = { { 1 } };
 struct line64 c2c_private[NR_PRIVATE] = { { { 1 } } };
 
 /* Code addresses of the samples: distinct functions of this file. */
-__attribute__((noinline)) void fs_increment(void)
+static __attribute__((noinline, used)) void fs_increment(void)
 {
 	c2c_fs_counters.v[0]++;
 }
-__attribute__((noinline)) void fs_read(void)
+static __attribute__((noinline, used)) void fs_read(void)
 {
 	(void)c2c_fs_counters.v[0];
 }
-__attribute__((noinline)) void pair_write(void)
+static __attribute__((noinline, used)) void pair_write(void)
 {
 	c2c_fs_pair.v[0]++;
 }
-__attribute__((noinline)) void pair_read(void)
+static __attribute__((noinline, used)) void pair_read(void)
 {
 	(void)c2c_fs_pair.v[4];
 }
-__attribute__((noinline)) void ts_increment(void)
+static __attribute__((noinline, used)) void ts_increment(void)
 {
 	c2c_ts_counter.v[0]++;
 }
-__attribute__((noinline)) void ts_read(void)
+static __attribute__((noinline, used)) void ts_read(void)
 {
 	(void)c2c_ts_counter.v[0];
 }
-__attribute__((noinline)) void flag_set(void)
+static __attribute__((noinline, used)) void flag_set(void)
 {
 	c2c_ts_flag.v[1] = 1;
 }
-__attribute__((noinline)) void flag_poll(void)
+static __attribute__((noinline, used)) void flag_poll(void)
 {
 	(void)c2c_ts_flag.v[1];
 }
-__attribute__((noinline)) void table_lookup(void)
+static __attribute__((noinline, used)) void table_lookup(void)
 {
 	(void)c2c_ro_table.v[2];
 }
-__attribute__((noinline)) void private_work(void)
+static __attribute__((noinline, used)) void private_work(void)
 {
 	c2c_private[0].v[0]++;
 }
@@ -534,6 +536,102 @@ static void ibs_sample(struct buf *b, const struct ev *e, uint64_t time)
 	put64(b, 0x100000000ULL + (e->addr & 0xfffffff)); /* IbsDcPhysAd */
 }
 
+/* perf_mem_data_src as the kernel builds it for IBS op samples (legacy DataSrc, Fam19h
+ * model 0x11: CacheHitSt valid) - what perf c2c record / perf mem record store on AMD */
+static uint64_t ibs_kernel_ds(const struct ev *e)
+{
+	uint64_t tlb = DS_TLB(PERF_MEM_TLB_L1 | PERF_MEM_TLB_HIT);
+	uint64_t hops1 = (uint64_t)PERF_MEM_HOPS_1 << PERF_MEM_HOPS_SHIFT;
+
+	switch (e->kind) {
+	case K_L1:
+		return DS_OP(PERF_MEM_OP_LOAD) | DS_LVL(PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT) |
+		       DS_SNOOP(PERF_MEM_SNOOP_NA) | DS_LVLNUM(PERF_MEM_LVLNUM_L1) | tlb;
+	case K_LLC:
+		return DS_OP(PERF_MEM_OP_LOAD) |
+		       DS_LVL(PERF_MEM_LVL_L3 | PERF_MEM_LVL_REM_CCE1 | PERF_MEM_LVL_HIT) |
+		       DS_SNOOP(PERF_MEM_SNOOP_NA) | DS_LVLNUM(PERF_MEM_LVLNUM_ANY_CACHE) | tlb;
+	case K_COH:
+		if (e->coh_remote)
+			return DS_OP(PERF_MEM_OP_LOAD) |
+			       DS_LVL(PERF_MEM_LVL_REM_CCE2 | PERF_MEM_LVL_HIT) |
+			       DS_SNOOP(PERF_MEM_SNOOP_NA) | DS_LVLNUM(PERF_MEM_LVLNUM_ANY_CACHE) |
+			       DS_REMOTE | hops1 | tlb;
+		return DS_OP(PERF_MEM_OP_LOAD) |
+		       DS_LVL(PERF_MEM_LVL_L3 | PERF_MEM_LVL_REM_CCE1 | PERF_MEM_LVL_HIT) |
+		       DS_SNOOP(PERF_MEM_SNOOP_HITM) | DS_LVLNUM(PERF_MEM_LVLNUM_ANY_CACHE) | tlb;
+	case K_ST_HIT:
+		return DS_OP(PERF_MEM_OP_STORE) | DS_LVL(PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT) |
+		       DS_SNOOP(PERF_MEM_SNOOP_NA) | DS_LVLNUM(PERF_MEM_LVLNUM_L1) | tlb;
+	case K_ST_MISS:
+	default:
+		return DS_OP(PERF_MEM_OP_STORE) | DS_LVL(PERF_MEM_LVL_NA) |
+		       DS_SNOOP(PERF_MEM_SNOOP_NA) | DS_LVLNUM(PERF_MEM_LVLNUM_NA) | tlb;
+	}
+}
+
+/* perf c2c record on AMD: ibs_op with ADDR, DATA_SRC, WEIGHT_STRUCT from the kernel, no RAW */
+static void ibs_perf_sample(struct buf *b, const struct ev *e, uint64_t time)
+{
+	bool store = e->kind == K_ST_HIT || e->kind == K_ST_MISS;
+	bool miss = e->kind == K_LLC || e->kind == K_COH;
+
+	put_hdr(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_EXACT_IP,
+		8 + 8 * 9);
+	put64(b, 4);		      /* IDENTIFIER */
+	put64(b, e->ip);	      /* IP */
+	put32(b, PID);		      /* TID */
+	put32(b, PID + 1 + e->thr);
+	put64(b, time);		      /* TIME */
+	put64(b, e->addr);	      /* ADDR */
+	put32(b, (uint32_t)e->thr);   /* CPU */
+	put32(b, 0);
+	put64(b, 0x10000);	      /* PERIOD */
+	put64(b, !store && miss ? (uint64_t)e->lat | (uint64_t)(e->lat + 20) << 32 : 0);
+	put64(b, ibs_kernel_ds(e));   /* DATA_SRC */
+}
+
+static int gen_ibs_perf(const char *out, long n)
+{
+	struct perf_event_attr a = { 0 };
+	struct hws_perf_writer *w = hws_perf_writer__new(out, false);
+	uint64_t id = 4;
+	struct buf b = { 0 };
+	struct ev e;
+	int err;
+
+	if (!w)
+		return -errno;
+	a.size = sizeof(a);
+	a.type = IBS_TYPE;
+	a.sample_period = 0x10000;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+			PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_DATA_SRC |
+			PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_IDENTIFIER;
+	a.sample_id_all = 1;
+	a.mmap = a.mmap2 = a.comm = a.mmap_data = 1;
+	err = hws_perf_writer__add_attr(w, &a, "ibs_op//", &id, 1);
+	if (err < 0)
+		return err;
+	set_common_features(w, "x86_64", "AuthenticAMD,25,17,1", "ibs_op", IBS_TYPE);
+	write_sideband(&b, id);
+	for (long i = 0; i < n; i++) {
+		scenario(&e);
+		ibs_perf_sample(&b, &e, 1000 + (uint64_t)i * 100);
+		if (b.len > (1 << 20)) {
+			err = hws_perf_writer__write(w, b.p, b.len);
+			if (err)
+				return err;
+			b.len = 0;
+		}
+	}
+	err = hws_perf_writer__write(w, b.p, b.len);
+	free(b.p);
+	if (err)
+		return err;
+	return hws_perf_writer__close(w);
+}
+
 static int gen_ibs(const char *out, long n)
 {
 	struct perf_event_attr a = { 0 };
@@ -750,7 +848,7 @@ int main(int argc, char **argv)
 		case 's': rng = strtoull(optarg, NULL, 0) | 1; break;
 		case 't': truth = optarg; break;
 		default:
-			fprintf(stderr, "usage: bench_c2c_gen -o FILE -v intel|ibs|spe [-n SAMPLES] "
+			fprintf(stderr, "usage: bench_c2c_gen -o FILE -v intel|ibs|ibs-perf|spe [-n SAMPLES] "
 					"[-s SEED] [-t TRUTH]\n");
 			return o == 'h' ? 0 : 2;
 		}
@@ -763,10 +861,12 @@ int main(int argc, char **argv)
 		err = gen_intel(out, n);
 	else if (!strcmp(vendor, "ibs"))
 		err = gen_ibs(out, n);
+	else if (!strcmp(vendor, "ibs-perf"))
+		err = gen_ibs_perf(out, n);
 	else if (!strcmp(vendor, "spe"))
 		err = gen_spe(out, n);
 	else {
-		fprintf(stderr, "bench_c2c_gen: -v intel, ibs or spe\n");
+		fprintf(stderr, "bench_c2c_gen: -v intel, ibs, ibs-perf or spe\n");
 		return 2;
 	}
 	if (err) {

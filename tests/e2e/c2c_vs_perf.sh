@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # hwsample c2c report and perf c2c report --stdio on the same Intel-style file (HITM
-# data_src, NUMA_TOPOLOGY + NRCPUS headers written by bench_c2c_gen) agree on the shared
+# data_src, NUMA_TOPOLOGY + NRCPUS headers written by bench_c2c_gen), and on an AMD file as
+# perf c2c record writes it (kernel IBS data_src, no RAW), agree on the shared
 # lines, their order, their HITM counts (total, local, remote) and stores, and on the trace
 # totals.
 . "$(dirname "$0")/lib/common.sh"
@@ -10,9 +11,11 @@ GEN=$HWS_BUILD_DIR/tests/bench/bench_c2c_gen
 [ -x "$GEN" ] || skip "bench_c2c_gen not built"
 command -v jq >/dev/null || skip "jq not installed"
 
-for seed in 3 11; do
-	f=$TMP/intel.$seed.data
-	check "generate" "$GEN" -o "$f" -v intel -n 30000 -s $seed
+# Intel PEBS style (two seeds) and AMD as perf c2c record stores it (kernel data_src)
+for run in intel:3 intel:11 ibs-perf:5; do
+	v=${run%:*} seed=${run#*:}
+	f=$TMP/$v.$seed.data
+	check "generate" "$GEN" -o "$f" -v "$v" -n 30000 -s $seed
 	perf c2c report --stdio -i "$f" >"$TMP/perf.txt" 2>"$TMP/perf.err" ||
 		{ fail "perf c2c report failed: $(head -3 "$TMP/perf.err")"; continue; }
 	"$HWS_BIN" c2c report -i "$f" --json >"$TMP/h.json" || fail "hwsample c2c report"
@@ -24,19 +27,19 @@ for seed in 3 11; do
 	jq -r '.lines[] | select(.hitm.total > 0) | "\(.address) \(.hitm.total) \(.hitm.local) \(.hitm.remote) \(.stores)"' \
 		"$TMP/h.json" >"$TMP/h.rows"
 	n=$(wc -l <"$TMP/perf.rows")
-	[ "$n" -ge 4 ] || fail "seed $seed: perf shows only $n shared lines"
-	eq "seed $seed: shared lines (addr hitm lcl rmt stores), in order" "$(cat "$TMP/h.rows")" "$(cat "$TMP/perf.rows")"
-	eq "seed $seed: top line" "$(head -1 "$TMP/h.rows" | cut -d' ' -f1)" "$(head -1 "$TMP/perf.rows" | cut -d' ' -f1)"
+	[ "$n" -ge 4 ] || fail "$v seed $seed: perf shows only $n shared lines"
+	eq "$v seed $seed: shared lines (addr hitm lcl rmt stores), in order" "$(cat "$TMP/h.rows")" "$(cat "$TMP/perf.rows")"
+	eq "$v seed $seed: top line" "$(head -1 "$TMP/h.rows" | cut -d' ' -f1)" "$(head -1 "$TMP/perf.rows" | cut -d' ' -f1)"
 	# trace totals
 	pv() { awk -F: -v k="$1" '$1 ~ "^  "k" *$" {gsub(/ /, "", $2); print $2; exit}' "$TMP/perf.txt"; }
-	eq "seed $seed: local HITM" "$(jq .totals.hitm.local "$TMP/h.json")" "$(pv 'Load Local HITM')"
-	eq "seed $seed: remote HITM" "$(jq .totals.hitm.remote "$TMP/h.json")" "$(pv 'Load Remote HITM')"
-	eq "seed $seed: loads" "$(jq .totals.loads "$TMP/h.json")" "$(pv 'Load Operations')"
-	eq "seed $seed: stores" "$(jq .totals.stores "$TMP/h.json")" "$(pv 'Store Operations')"
-	eq "seed $seed: store L1 hit" "$(jq .totals.store.l1_hit "$TMP/h.json")" "$(pv 'Store L1D Hit')"
-	eq "seed $seed: store L1 miss" "$(jq .totals.store.l1_miss "$TMP/h.json")" "$(pv 'Store L1D Miss')"
-	eq "seed $seed: L1 hits" "$(jq .totals.load_hits.l1 "$TMP/h.json")" "$(pv 'Load L1D hit')"
-	eq "seed $seed: remote DRAM" "$(jq .totals.load_hits.remote_dram "$TMP/h.json")" "$(pv 'Load Remote DRAM')"
-	eq "seed $seed: shared lines" "$(jq '[.lines[] | select(.hitm.total > 0)] | length' "$TMP/h.json")" "$(pv 'Total Shared Cache Lines')"
+	eq "$v seed $seed: local HITM" "$(jq .totals.hitm.local "$TMP/h.json")" "$(pv 'Load Local HITM')"
+	eq "$v seed $seed: remote HITM" "$(jq .totals.hitm.remote "$TMP/h.json")" "$(pv 'Load Remote HITM')"
+	eq "$v seed $seed: loads" "$(jq .totals.loads "$TMP/h.json")" "$(pv 'Load Operations')"
+	eq "$v seed $seed: stores" "$(jq .totals.stores "$TMP/h.json")" "$(pv 'Store Operations')"
+	eq "$v seed $seed: store L1 hit" "$(jq .totals.store.l1_hit "$TMP/h.json")" "$(pv 'Store L1D Hit')"
+	eq "$v seed $seed: store L1 miss" "$(jq .totals.store.l1_miss "$TMP/h.json")" "$(pv 'Store L1D Miss')"
+	eq "$v seed $seed: L1 hits" "$(jq .totals.load_hits.l1 "$TMP/h.json")" "$(pv 'Load L1D hit')"
+	eq "$v seed $seed: remote DRAM" "$(jq .totals.load_hits.remote_dram "$TMP/h.json")" "$(pv 'Load Remote DRAM')"
+	eq "$v seed $seed: shared lines" "$(jq '[.lines[] | select(.hitm.total > 0)] | length' "$TMP/h.json")" "$(pv 'Total Shared Cache Lines')"
 done
 finish
