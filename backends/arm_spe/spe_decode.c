@@ -16,7 +16,8 @@
  *  - Nothing here allocates; nothing reads past a chunk or the stream buffer.
  *
  * Data source (the DATA_SOURCE packet is IMPLEMENTATION DEFINED): decoded per MIDR with the
- * "common" Neoverse/Cortex table and the AmpereOne table (perf-facts.md section 3); other
+ * "common" Neoverse/Cortex table, the AmpereOne and the HiSilicon HIP12 tables (perf-facts.md
+ * section 3); other
  * CPUs get perf's generic decode from the EVENTS packet, and the raw value stays in --raw.
  * The perf_mem_data_src value follows perf 6.1 for the CPUs that perf knows, so the file
  * reads the same in perf-compatible output.
@@ -74,7 +75,65 @@ enum {
 	DS_COMMON_DRAM = 0xe,
 };
 
-enum ds_table { DS_TABLE_GENERIC = 0, DS_TABLE_COMMON, DS_TABLE_AMPEREONE };
+enum ds_table { DS_TABLE_GENERIC = 0, DS_TABLE_COMMON, DS_TABLE_AMPEREONE, DS_TABLE_HISI_HIP };
+
+#define DS_LVL_REM_RAM1 0x100ULL
+#define DS_LVL_REM_CCE1 0x400ULL
+#define DS_LVL_REM_CCE2 0x800ULL
+#define DS_LVL_IO 0x1000ULL
+#define DS_SNOOP_HITM 0x10ULL
+#define DS_LNUM_IO 0xaULL
+#define DS_LNUM_ANY_CACHE 0xbULL
+
+/*
+ * HiSilicon HIP data source codes (newer perf's arm_spe_hisi_hip_data_source enum) with the
+ * meaning perf's mem-mode gives them; the *_HITM codes say the line was modified in the
+ * cache that supplied it. lvl_num for the cluster/socket codes is our choice (ANY_CACHE):
+ * the level inside the other cluster/socket is not said.
+ */
+static uint64_t ds_hisi_hip(uint64_t code)
+{
+	const uint64_t hit = DS_LVL_HIT;
+
+	switch (code) {
+	case 18: /* L1 */
+		return DS_LVL(DS_LVL_L1 | hit) | DS_LNUM(DS_LNUM_L1) | DS_SNOOP(DS_SNOOP_NONE);
+	case 16: /* L2 */
+		return DS_LVL(DS_LVL_L2 | hit) | DS_LNUM(DS_LNUM_L2) | DS_SNOOP(DS_SNOOP_NONE);
+	case 17: /* L2, modified */
+		return DS_LVL(DS_LVL_L2 | hit) | DS_LNUM(DS_LNUM_L2) | DS_SNOOP(DS_SNOOP_HITM);
+	case 0: /* peer CPU */
+		return DS_LVL(DS_LVL_L2 | hit) | DS_LNUM(DS_LNUM_L2) | DS_SNOOPX(DS_SNOOPX_PEER);
+	case 1: /* peer CPU, modified */
+		return DS_LVL(DS_LVL_L2 | hit) | DS_LNUM(DS_LNUM_L2) | DS_SNOOP(DS_SNOOP_HITM) |
+		       DS_SNOOPX(DS_SNOOPX_PEER);
+	case 2: /* L3 */
+		return DS_LVL(DS_LVL_L3 | hit) | DS_LNUM(DS_LNUM_L3) | DS_SNOOP(DS_SNOOP_NONE);
+	case 3: /* L3, modified */
+		return DS_LVL(DS_LVL_L3 | hit) | DS_LNUM(DS_LNUM_L3) | DS_SNOOP(DS_SNOOP_HITM);
+	case 4: /* peer cluster */
+		return DS_LVL(DS_LVL_REM_CCE1 | hit) | DS_LNUM(DS_LNUM_ANY_CACHE) |
+		       DS_SNOOPX(DS_SNOOPX_PEER);
+	case 5: /* peer cluster, modified */
+		return DS_LVL(DS_LVL_REM_CCE1 | hit) | DS_LNUM(DS_LNUM_ANY_CACHE) |
+		       DS_SNOOP(DS_SNOOP_HITM) | DS_SNOOPX(DS_SNOOPX_PEER);
+	case 6: /* remote socket */
+		return DS_LVL(DS_LVL_REM_CCE2 | hit) | DS_LNUM(DS_LNUM_ANY_CACHE) | DS_REMOTE(1) |
+		       DS_SNOOPX(DS_SNOOPX_PEER);
+	case 7: /* remote socket, modified */
+		return DS_LVL(DS_LVL_REM_CCE2 | hit) | DS_LNUM(DS_LNUM_ANY_CACHE) | DS_REMOTE(1) |
+		       DS_SNOOP(DS_SNOOP_HITM) | DS_SNOOPX(DS_SNOOPX_PEER);
+	case 8: /* local memory */
+		return DS_LVL(DS_LVL_LOC_RAM | hit) | DS_LNUM(DS_LNUM_RAM) | DS_SNOOP(DS_SNOOP_NONE);
+	case 9: /* remote memory */
+		return DS_LVL(DS_LVL_REM_RAM1 | hit) | DS_LNUM(DS_LNUM_RAM) | DS_REMOTE(1) |
+		       DS_SNOOP(DS_SNOOP_NONE);
+	case 13: /* non-coherent device */
+		return DS_LVL(DS_LVL_IO | hit) | DS_LNUM(DS_LNUM_IO);
+	default:
+		return 0;
+	}
+}
 
 /* MIDR match ignoring variant (23:20) and revision (3:0), like perf's MIDR_ALL_VERSIONS */
 #define MIDR_MODEL_MASK 0xff0ffff0ULL
@@ -95,6 +154,7 @@ static const struct {
 	{ 0x410fd850, DS_TABLE_COMMON, "cortex-x925" },
 	{ 0xc00fac30, DS_TABLE_AMPEREONE, "ampereone" },
 	{ 0xc00fac40, DS_TABLE_AMPEREONE, "ampereone-ac04" },
+	{ 0x480fd060, DS_TABLE_HISI_HIP, "hisilicon-hip12" },
 };
 
 static int midr_table(uint64_t midr)
@@ -205,6 +265,10 @@ uint64_t spe_data_src(const struct spe_record *r, uint64_t midr)
 			v |= ds_common(r, 0);
 		else if ((r->present & SPE_HAVE_SOURCE) && !ampereone_to_common(r->source, &common))
 			v |= ds_common(r, common);
+		break;
+	case DS_TABLE_HISI_HIP:
+		if (r->present & SPE_HAVE_SOURCE)
+			v |= ds_hisi_hip(r->source);
 		break;
 	default:
 		v |= ds_generic(r);
@@ -1009,8 +1073,9 @@ static void raw_object(struct wb *w, const struct spe_priv *sp, const struct hws
 
 		wb_str(w, ",\"midr\":\"0x");
 		wb_hex(w, midr);
-		wb_str(w, t == DS_TABLE_COMMON ? "\",\"ds_table\":\"common\""
+		wb_str(w, t == DS_TABLE_COMMON	     ? "\",\"ds_table\":\"common\""
 			  : t == DS_TABLE_AMPEREONE ? "\",\"ds_table\":\"ampereone\""
+			  : t == DS_TABLE_HISI_HIP  ? "\",\"ds_table\":\"hisi_hip\""
 						    : "\",\"ds_table\":\"generic\"");
 		if (nm) {
 			wb_str(w, ",\"cpu_model\":\"");

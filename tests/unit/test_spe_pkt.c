@@ -445,6 +445,38 @@ static void test_midr(void)
 	r.op_class = SPE_OP_BRANCH;
 	T_EQ_U64("branch: no data_src", spe_data_src(&r, 0x410fd0c0), 0);
 
+	/* HiSilicon HIP12: codes that say "modified" (HITM), normalized for c2c */
+	r.op_class = SPE_OP_LDST;
+	r.events = 0;
+	{
+		static const struct {
+			int line;
+			uint64_t code;
+			unsigned int level, snoop;
+		} hip[] = {
+			{ __LINE__, 18, HWS_MEM_L1, HWS_SNOOP_NONE },
+			{ __LINE__, 17, HWS_MEM_L2, HWS_SNOOP_HITM },
+			{ __LINE__, 1, HWS_MEM_PEER_CACHE, HWS_SNOOP_HITM },
+			{ __LINE__, 3, HWS_MEM_L3, HWS_SNOOP_HITM },
+			{ __LINE__, 7, HWS_MEM_REMOTE_CACHE, HWS_SNOOP_HITM },
+			{ __LINE__, 8, HWS_MEM_LOCAL_DRAM, HWS_SNOOP_NONE },
+			{ __LINE__, 9, HWS_MEM_REMOTE_DRAM, HWS_SNOOP_NONE },
+			{ __LINE__, 13, HWS_MEM_IO, HWS_SNOOP_UNKNOWN },
+		};
+
+		for (size_t i = 0; i < sizeof(hip) / sizeof(hip[0]); i++) {
+			struct hws_sample s = { .sz = sizeof(s) };
+			char what[64];
+
+			r.source = hip[i].code;
+			spe_record__to_sample(&r, 0x481fd061, &s, hws_host__get());
+			snprintf(what, sizeof(what), "HIP12 code %" PRIu64 " (line %d)", hip[i].code,
+				 hip[i].line);
+			T_EQ_U64(what, s.mem_level, hip[i].level);
+			T_EQ_U64(what, s.snoop, hip[i].snoop);
+		}
+	}
+
 	/* per-CPU decode through aux_decode: cpu 0 (N1) vs cpu 5 (A53) */
 	fi.cpuid = NULL;
 	v2[3] = 2;
