@@ -221,7 +221,8 @@ int hws_report__add(struct hws_report *r, const struct hws_sample *s)
 	r->total_lat += v.lat;
 	if (s->fields & HWS_SF_IP)
 		err = at_add(&r->ips, s->pid, s->ip, &v);
-	if (!err && (s->fields & HWS_SF_ADDR))
+	/* address 0 is what non-memory events (cpu-clock with -d) carry: not data */
+	if (!err && (s->fields & HWS_SF_ADDR) && s->addr)
 		err = at_add(&r->addrs, s->pid, s->addr, &v);
 	if (s->fields & HWS_SF_DATA_SRC) {
 		r->nr_data_src++;
