@@ -55,27 +55,27 @@ static int spe_auxtrace_info(void *priv, const struct perf_event_attr *attr, int
 	return 2;
 }
 
-static const char *const spe_pmus[] = { "arm_spe_", NULL };
+static const char *const spe_pmus[] = {"arm_spe_", NULL};
 
 static const struct hws_backend_ops spe_ops = {
-	.abi_version = HWS_BACKEND_ABI_VERSION,
-	.size = sizeof(struct hws_backend_ops),
-	.name = "arm_spe",
-	.description = "Arm Statistical Profiling Extension (arm_spe_<n>, AUX area records)",
-	.pmus = spe_pmus,
-	.caps = HWS_CAP_AUX | HWS_CAP_PRECISE_IP | HWS_CAP_DATA_ADDR | HWS_CAP_PHYS_ADDR |
-		HWS_CAP_LATENCY | HWS_CAP_DATA_SRC,
-	.priv_size = sizeof(struct spe_priv),
-	.aux_stream_size = sizeof(struct spe_stream),
-	.init = spe_init,
-	.detect = spe_detect,
-	.encode = spe_encode,
-	.match = spe_match,
-	.aux_decode = spe_aux_decode,
-	.aux_flush = spe_aux_flush,
-	.controls = spe_controls,
-	.raw_json = spe_raw_json,
-	.auxtrace_info = spe_auxtrace_info,
+    .abi_version = HWS_BACKEND_ABI_VERSION,
+    .size = sizeof(struct hws_backend_ops),
+    .name = "arm_spe",
+    .description = "Arm Statistical Profiling Extension (arm_spe_<n>, AUX area records)",
+    .pmus = spe_pmus,
+    .caps = HWS_CAP_AUX | HWS_CAP_PRECISE_IP | HWS_CAP_DATA_ADDR | HWS_CAP_PHYS_ADDR |
+	    HWS_CAP_LATENCY | HWS_CAP_DATA_SRC,
+    .priv_size = sizeof(struct spe_priv),
+    .aux_stream_size = sizeof(struct spe_stream),
+    .init = spe_init,
+    .detect = spe_detect,
+    .encode = spe_encode,
+    .match = spe_match,
+    .aux_decode = spe_aux_decode,
+    .aux_flush = spe_aux_flush,
+    .controls = spe_controls,
+    .raw_json = spe_raw_json,
+    .auxtrace_info = spe_auxtrace_info,
 };
 
 HWS_BACKEND_DEFINE(spe_ops)

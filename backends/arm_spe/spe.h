@@ -172,8 +172,8 @@ uint64_t spe_tsc_to_perf_time(uint64_t cyc, const struct hws_time_conv *tc);
 
 /* spe_encode.c */
 int spe_detect(void *priv, char *why, size_t len);
-int spe_encode(void *priv, const struct hws_event_request *req, struct hws_event_desc *out,
-	       int max, char *err, size_t errlen);
+int spe_encode(void *priv, const struct hws_event_request *req, struct hws_event_desc *out, int max,
+	       char *err, size_t errlen);
 int spe_controls(void *priv, const char *pmu, struct hws_control_info *out, int max);
 
 #endif

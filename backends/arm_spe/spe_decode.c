@@ -32,34 +32,34 @@
 
 /* ---------------------------------------------------------------- perf_mem_data_src */
 
-#define DS_OP_NA 0x1ULL
-#define DS_OP_LOAD 0x2ULL
-#define DS_OP_STORE 0x4ULL
-#define DS_LVL_NA 0x1ULL
-#define DS_LVL_HIT 0x2ULL
-#define DS_LVL_MISS 0x4ULL
-#define DS_LVL_L1 0x8ULL
-#define DS_LVL_L2 0x20ULL
-#define DS_LVL_L3 0x40ULL
+#define DS_OP_NA       0x1ULL
+#define DS_OP_LOAD     0x2ULL
+#define DS_OP_STORE    0x4ULL
+#define DS_LVL_NA      0x1ULL
+#define DS_LVL_HIT     0x2ULL
+#define DS_LVL_MISS    0x4ULL
+#define DS_LVL_L1      0x8ULL
+#define DS_LVL_L2      0x20ULL
+#define DS_LVL_L3      0x40ULL
 #define DS_LVL_LOC_RAM 0x80ULL
-#define DS_SNOOP_NA 0x1ULL
-#define DS_SNOOP_NONE 0x2ULL
-#define DS_SNOOP_HIT 0x4ULL
-#define DS_TLB_HIT 0x2ULL
-#define DS_TLB_MISS 0x4ULL
-#define DS_TLB_WK 0x20ULL
-#define DS_LNUM_L1 1ULL
-#define DS_LNUM_L2 2ULL
-#define DS_LNUM_L3 3ULL
-#define DS_LNUM_RAM 0xdULL
-#define DS_LNUM_NA 0xfULL
+#define DS_SNOOP_NA    0x1ULL
+#define DS_SNOOP_NONE  0x2ULL
+#define DS_SNOOP_HIT   0x4ULL
+#define DS_TLB_HIT     0x2ULL
+#define DS_TLB_MISS    0x4ULL
+#define DS_TLB_WK      0x20ULL
+#define DS_LNUM_L1     1ULL
+#define DS_LNUM_L2     2ULL
+#define DS_LNUM_L3     3ULL
+#define DS_LNUM_RAM    0xdULL
+#define DS_LNUM_NA     0xfULL
 #define DS_SNOOPX_PEER 0x2ULL
 
-#define DS_OP(x) ((uint64_t)(x) << 0)
-#define DS_LVL(x) ((uint64_t)(x) << 5)
-#define DS_SNOOP(x) ((uint64_t)(x) << 19)
-#define DS_TLB(x) ((uint64_t)(x) << 26)
-#define DS_LNUM(x) ((uint64_t)(x) << 33)
+#define DS_OP(x)     ((uint64_t)(x) << 0)
+#define DS_LVL(x)    ((uint64_t)(x) << 5)
+#define DS_SNOOP(x)  ((uint64_t)(x) << 19)
+#define DS_TLB(x)    ((uint64_t)(x) << 26)
+#define DS_LNUM(x)   ((uint64_t)(x) << 33)
 #define DS_REMOTE(x) ((uint64_t)(x) << 37)
 #define DS_SNOOPX(x) ((uint64_t)(x) << 38)
 
@@ -77,12 +77,12 @@ enum {
 
 enum ds_table { DS_TABLE_GENERIC = 0, DS_TABLE_COMMON, DS_TABLE_AMPEREONE, DS_TABLE_HISI_HIP };
 
-#define DS_LVL_REM_RAM1 0x100ULL
-#define DS_LVL_REM_CCE1 0x400ULL
-#define DS_LVL_REM_CCE2 0x800ULL
-#define DS_LVL_IO 0x1000ULL
-#define DS_SNOOP_HITM 0x10ULL
-#define DS_LNUM_IO 0xaULL
+#define DS_LVL_REM_RAM1	  0x100ULL
+#define DS_LVL_REM_CCE1	  0x400ULL
+#define DS_LVL_REM_CCE2	  0x800ULL
+#define DS_LVL_IO	  0x1000ULL
+#define DS_SNOOP_HITM	  0x10ULL
+#define DS_LNUM_IO	  0xaULL
 #define DS_LNUM_ANY_CACHE 0xbULL
 
 /*
@@ -124,7 +124,8 @@ static uint64_t ds_hisi_hip(uint64_t code)
 		return DS_LVL(DS_LVL_REM_CCE2 | hit) | DS_LNUM(DS_LNUM_ANY_CACHE) | DS_REMOTE(1) |
 		       DS_SNOOP(DS_SNOOP_HITM) | DS_SNOOPX(DS_SNOOPX_PEER);
 	case 8: /* local memory */
-		return DS_LVL(DS_LVL_LOC_RAM | hit) | DS_LNUM(DS_LNUM_RAM) | DS_SNOOP(DS_SNOOP_NONE);
+		return DS_LVL(DS_LVL_LOC_RAM | hit) | DS_LNUM(DS_LNUM_RAM) |
+		       DS_SNOOP(DS_SNOOP_NONE);
 	case 9: /* remote memory */
 		return DS_LVL(DS_LVL_REM_RAM1 | hit) | DS_LNUM(DS_LNUM_RAM) | DS_REMOTE(1) |
 		       DS_SNOOP(DS_SNOOP_NONE);
@@ -143,18 +144,18 @@ static const struct {
 	uint8_t table;
 	const char *name;
 } midr_tables[] = {
-	{ 0x410fd0c0, DS_TABLE_COMMON, "neoverse-n1" },
-	{ 0x410fd490, DS_TABLE_COMMON, "neoverse-n2" },
-	{ 0x410fd400, DS_TABLE_COMMON, "neoverse-v1" },
-	{ 0x410fd4f0, DS_TABLE_COMMON, "neoverse-v2" },
-	{ 0x410fd810, DS_TABLE_COMMON, "cortex-a720" },
-	{ 0x410fd870, DS_TABLE_COMMON, "cortex-a725" },
-	{ 0x410fd4c0, DS_TABLE_COMMON, "cortex-x1c" },
-	{ 0x410fd4e0, DS_TABLE_COMMON, "cortex-x3" },
-	{ 0x410fd850, DS_TABLE_COMMON, "cortex-x925" },
-	{ 0xc00fac30, DS_TABLE_AMPEREONE, "ampereone" },
-	{ 0xc00fac40, DS_TABLE_AMPEREONE, "ampereone-ac04" },
-	{ 0x480fd060, DS_TABLE_HISI_HIP, "hisilicon-hip12" },
+    {0x410fd0c0, DS_TABLE_COMMON, "neoverse-n1"},
+    {0x410fd490, DS_TABLE_COMMON, "neoverse-n2"},
+    {0x410fd400, DS_TABLE_COMMON, "neoverse-v1"},
+    {0x410fd4f0, DS_TABLE_COMMON, "neoverse-v2"},
+    {0x410fd810, DS_TABLE_COMMON, "cortex-a720"},
+    {0x410fd870, DS_TABLE_COMMON, "cortex-a725"},
+    {0x410fd4c0, DS_TABLE_COMMON, "cortex-x1c"},
+    {0x410fd4e0, DS_TABLE_COMMON, "cortex-x3"},
+    {0x410fd850, DS_TABLE_COMMON, "cortex-x925"},
+    {0xc00fac30, DS_TABLE_AMPEREONE, "ampereone"},
+    {0xc00fac40, DS_TABLE_AMPEREONE, "ampereone-ac04"},
+    {0x480fd060, DS_TABLE_HISI_HIP, "hisilicon-hip12"},
 };
 
 static int midr_table(uint64_t midr)
@@ -189,16 +190,21 @@ static uint64_t ds_common(const struct spe_record *r, uint64_t source)
 		return DS_LVL(DS_LVL_NA) | DS_LNUM(DS_LNUM_NA) | DS_SNOOP(DS_SNOOP_NA);
 	switch (source) {
 	case DS_COMMON_L1D:
-		return DS_LVL(DS_LVL_L1 | DS_LVL_HIT) | DS_LNUM(DS_LNUM_L1) | DS_SNOOP(DS_SNOOP_NONE);
+		return DS_LVL(DS_LVL_L1 | DS_LVL_HIT) | DS_LNUM(DS_LNUM_L1) |
+		       DS_SNOOP(DS_SNOOP_NONE);
 	case DS_COMMON_L2:
-		return DS_LVL(DS_LVL_L2 | DS_LVL_HIT) | DS_LNUM(DS_LNUM_L2) | DS_SNOOP(DS_SNOOP_NONE);
+		return DS_LVL(DS_LVL_L2 | DS_LVL_HIT) | DS_LNUM(DS_LNUM_L2) |
+		       DS_SNOOP(DS_SNOOP_NONE);
 	case DS_COMMON_PEER_CORE:
-		return DS_LVL(DS_LVL_L2 | DS_LVL_HIT) | DS_LNUM(DS_LNUM_L2) | DS_SNOOPX(DS_SNOOPX_PEER);
+		return DS_LVL(DS_LVL_L2 | DS_LVL_HIT) | DS_LNUM(DS_LNUM_L2) |
+		       DS_SNOOPX(DS_SNOOPX_PEER);
 	case DS_COMMON_LOCAL_CLUSTER:
 	case DS_COMMON_PEER_CLUSTER:
-		return DS_LVL(DS_LVL_L3 | DS_LVL_HIT) | DS_LNUM(DS_LNUM_L3) | DS_SNOOPX(DS_SNOOPX_PEER);
+		return DS_LVL(DS_LVL_L3 | DS_LVL_HIT) | DS_LNUM(DS_LNUM_L3) |
+		       DS_SNOOPX(DS_SNOOPX_PEER);
 	case DS_COMMON_SYS_CACHE:
-		return DS_LVL(DS_LVL_L3 | DS_LVL_HIT) | DS_LNUM(DS_LNUM_L3) | DS_SNOOP(DS_SNOOP_HIT);
+		return DS_LVL(DS_LVL_L3 | DS_LVL_HIT) | DS_LNUM(DS_LNUM_L3) |
+		       DS_SNOOP(DS_SNOOP_HIT);
 	case DS_COMMON_REMOTE:
 		return DS_LVL(DS_LVL_NA) | DS_LNUM(DS_LNUM_NA) | DS_REMOTE(1) |
 		       DS_SNOOPX(DS_SNOOPX_PEER);
@@ -214,13 +220,16 @@ static uint64_t ds_common(const struct spe_record *r, uint64_t source)
 static int ampereone_to_common(uint64_t source, uint64_t *common)
 {
 	static const int8_t map[10] = {
-		[0] = DS_COMMON_PEER_CORE,  /* local chip cache or device */
-		[1] = -1, [2] = -1, [4] = -1, [6] = -1,
-		[3] = DS_COMMON_SYS_CACHE,  /* SLC */
-		[5] = DS_COMMON_REMOTE,	    /* remote chip cache */
-		[7] = DS_COMMON_DRAM,	    /* DDR */
-		[8] = DS_COMMON_L1D,
-		[9] = DS_COMMON_L2,
+	    [0] = DS_COMMON_PEER_CORE, /* local chip cache or device */
+	    [1] = -1,
+	    [2] = -1,
+	    [4] = -1,
+	    [6] = -1,
+	    [3] = DS_COMMON_SYS_CACHE, /* SLC */
+	    [5] = DS_COMMON_REMOTE,    /* remote chip cache */
+	    [7] = DS_COMMON_DRAM,      /* DDR */
+	    [8] = DS_COMMON_L1D,
+	    [9] = DS_COMMON_L2,
 	};
 
 	if (source >= sizeof(map) || map[source] < 0)
@@ -234,9 +243,11 @@ static uint64_t ds_generic(const struct spe_record *r)
 	uint64_t ev = r->events, v = 0;
 
 	if (ev & ((1ULL << SPE_EV_LLC_ACCESS) | (1ULL << SPE_EV_LLC_REFILL)))
-		v = DS_LVL(DS_LVL_L3 | ((ev & (1ULL << SPE_EV_LLC_REFILL)) ? DS_LVL_MISS : DS_LVL_HIT));
+		v = DS_LVL(DS_LVL_L3 |
+			   ((ev & (1ULL << SPE_EV_LLC_REFILL)) ? DS_LVL_MISS : DS_LVL_HIT));
 	else if (ev & ((1ULL << SPE_EV_L1D_ACCESS) | (1ULL << SPE_EV_L1D_REFILL)))
-		v = DS_LVL(DS_LVL_L1 | ((ev & (1ULL << SPE_EV_L1D_REFILL)) ? DS_LVL_MISS : DS_LVL_HIT));
+		v = DS_LVL(DS_LVL_L1 |
+			   ((ev & (1ULL << SPE_EV_L1D_REFILL)) ? DS_LVL_MISS : DS_LVL_HIT));
 	if (ev & (1ULL << SPE_EV_REMOTE))
 		v |= DS_REMOTE(1);
 	return v;
@@ -572,11 +583,11 @@ static void too_long(struct decode_ctx *dc)
 int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 		   const struct hws_aux_chunk *chunk, hws_sample_fn emit, void *ctx)
 {
-	struct decode_ctx dc = { priv, stream, fi, chunk, emit, ctx };
+	struct decode_ctx dc = {priv, stream, fi, chunk, emit, ctx};
 	struct spe_stream *st = stream;
 	const uint8_t *d = chunk->data;
 	size_t n = (size_t)chunk->size, i = 0;
-	size_t rec_start = 0;	   /* chunk index of the record start (unbuffered) */
+	size_t rec_start = 0;		/* chunk index of the record start (unbuffered) */
 	int buffered = st->buf_len > 0; /* record bytes live in st->buf */
 	uint64_t base = chunk->offset;
 	struct spe_pkt p;
@@ -733,14 +744,28 @@ int spe_aux_flush(void *priv, void *stream, const struct hws_file_info *fi, hws_
 /* ---------------------------------------------------------------- raw JSON */
 
 static const char *const ev_names[32] = {
-	[0] = "EXCEPTION-GEN", [1] = "RETIRED",	      [2] = "L1D-ACCESS",
-	[3] = "L1D-REFILL",    [4] = "TLB-ACCESS",    [5] = "TLB-REFILL",
-	[6] = "NOT-TAKEN",     [7] = "MISPRED",	      [8] = "LLC-ACCESS",
-	[9] = "LLC-REFILL",    [10] = "REMOTE-ACCESS", [11] = "ALIGNMENT",
-	[16] = "TXN",	       [17] = "SVE-PARTIAL-PRED", [18] = "SVE-EMPTY-PRED",
-	[19] = "L2D-ACCESS",   [20] = "L2D-MISS",     [21] = "CACHE-DATA-MODIFIED",
-	[22] = "RECENTLY-FETCHED", [23] = "DATA-SNOOPED", [24] = "STREAMING-SVE",
-	[25] = "SMCU",
+    [0] = "EXCEPTION-GEN",
+    [1] = "RETIRED",
+    [2] = "L1D-ACCESS",
+    [3] = "L1D-REFILL",
+    [4] = "TLB-ACCESS",
+    [5] = "TLB-REFILL",
+    [6] = "NOT-TAKEN",
+    [7] = "MISPRED",
+    [8] = "LLC-ACCESS",
+    [9] = "LLC-REFILL",
+    [10] = "REMOTE-ACCESS",
+    [11] = "ALIGNMENT",
+    [16] = "TXN",
+    [17] = "SVE-PARTIAL-PRED",
+    [18] = "SVE-EMPTY-PRED",
+    [19] = "L2D-ACCESS",
+    [20] = "L2D-MISS",
+    [21] = "CACHE-DATA-MODIFIED",
+    [22] = "RECENTLY-FETCHED",
+    [23] = "DATA-SNOOPED",
+    [24] = "STREAMING-SVE",
+    [25] = "SMCU",
 };
 
 /* A bounded text writer (no snprintf in the hot path: dump --raw renders every packet). */
@@ -831,7 +856,7 @@ static void pkt_desc(struct wb *w, const struct spe_pkt *p)
 		wb_i64(w, (int64_t)v);
 		break;
 	case SPE_PKT_EVENTS: {
-		static const int shown[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 17, 18 };
+		static const int shown[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 17, 18};
 
 		wb_str(w, "EV");
 		for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
@@ -962,7 +987,7 @@ static void pkt_desc(struct wb *w, const struct spe_pkt *p)
 
 void spe_pkt__desc(const struct spe_pkt *p, char *buf, size_t len)
 {
-	struct wb w = { buf, 0, len };
+	struct wb w = {buf, 0, len};
 
 	if (!len)
 		return;
@@ -1073,7 +1098,7 @@ static void raw_object(struct wb *w, const struct spe_priv *sp, const struct hws
 
 		wb_str(w, ",\"midr\":\"0x");
 		wb_hex(w, midr);
-		wb_str(w, t == DS_TABLE_COMMON	     ? "\",\"ds_table\":\"common\""
+		wb_str(w, t == DS_TABLE_COMMON	    ? "\",\"ds_table\":\"common\""
 			  : t == DS_TABLE_AMPEREONE ? "\",\"ds_table\":\"ampereone\""
 			  : t == DS_TABLE_HISI_HIP  ? "\",\"ds_table\":\"hisi_hip\""
 						    : "\",\"ds_table\":\"generic\"");
@@ -1123,7 +1148,7 @@ int spe_raw_json(void *priv, const struct hws_file_info *fi, const struct hws_sa
 		 struct hws_strbuf *out)
 {
 	struct spe_priv *sp = priv;
-	struct wb w = { sp->json, 0, sizeof(sp->json) };
+	struct wb w = {sp->json, 0, sizeof(sp->json)};
 	char *big;
 	int ret;
 
@@ -1134,7 +1159,7 @@ int spe_raw_json(void *priv, const struct hws_file_info *fi, const struct hws_sa
 	big = malloc(w.n + 1);
 	if (!big)
 		return -ENOMEM;
-	w = (struct wb){ big, 0, w.n + 1 };
+	w = (struct wb){big, 0, w.n + 1};
 	raw_object(&w, sp, fi, s);
 	ret = sb_append(out, w.b, w.n);
 	free(big);

@@ -26,31 +26,30 @@ static const struct {
 	const char *help;
 	const char *since;
 } known_controls[] = {
-	{ "ts_enable", "timestamp packet in each record (PMSCR.TS)", NULL },
-	{ "pa_enable", "physical data address packet (PMSCR.PA; needs CAP_PERFMON)", NULL },
-	{ "pct_enable", "physical timestamp instead of virtual (PMSCR.PCT; needs CAP_PERFMON)",
-	  NULL },
-	{ "jitter", "randomise the sampling interval (PMSIRR.RND)", NULL },
-	{ "branch_filter", "keep only branch records (PMSFCR.B)", NULL },
-	{ "load_filter", "keep only load records (PMSFCR.LD)", NULL },
-	{ "store_filter", "keep only store records (PMSFCR.ST)", NULL },
-	{ "event_filter", "keep records whose events match this mask (PMSEVFR)", NULL },
-	{ "inv_event_filter", "drop records whose events match this mask (PMSNEVFR)",
-	  "Linux 6.12+ and FEAT_SPEv1p2" },
-	{ "min_latency", "keep records whose total latency is at least this (PMSLATFR)", NULL },
-	{ "discard", "discard mode: count but do not write records (PMBLIMITR.FM)",
-	  "Linux 6.14+ and FEAT_SPEv1p2" },
-	{ "branch_filter_mask", "FEAT_SPE_EFT branch filter mask", "a 2025+ kernel and FEAT_SPE_EFT" },
-	{ "load_filter_mask", "FEAT_SPE_EFT load filter mask", "a 2025+ kernel and FEAT_SPE_EFT" },
-	{ "store_filter_mask", "FEAT_SPE_EFT store filter mask", "a 2025+ kernel and FEAT_SPE_EFT" },
-	{ "simd_filter", "keep SIMD records (FEAT_SPE_EFT)", "a 2025+ kernel and FEAT_SPE_EFT" },
-	{ "simd_filter_mask", "SIMD filter mask (FEAT_SPE_EFT)", "a 2025+ kernel and FEAT_SPE_EFT" },
-	{ "float_filter", "keep floating-point records (FEAT_SPE_EFT)",
-	  "a 2025+ kernel and FEAT_SPE_EFT" },
-	{ "float_filter_mask", "floating-point filter mask (FEAT_SPE_EFT)",
-	  "a 2025+ kernel and FEAT_SPE_EFT" },
-	{ "data_src_filter", "keep records whose data source matches this mask (PMSDSFR)",
-	  "a 2025+ kernel and FEAT_SPE_FDS" },
+    {"ts_enable", "timestamp packet in each record (PMSCR.TS)", NULL},
+    {"pa_enable", "physical data address packet (PMSCR.PA; needs CAP_PERFMON)", NULL},
+    {"pct_enable", "physical timestamp instead of virtual (PMSCR.PCT; needs CAP_PERFMON)", NULL},
+    {"jitter", "randomise the sampling interval (PMSIRR.RND)", NULL},
+    {"branch_filter", "keep only branch records (PMSFCR.B)", NULL},
+    {"load_filter", "keep only load records (PMSFCR.LD)", NULL},
+    {"store_filter", "keep only store records (PMSFCR.ST)", NULL},
+    {"event_filter", "keep records whose events match this mask (PMSEVFR)", NULL},
+    {"inv_event_filter", "drop records whose events match this mask (PMSNEVFR)",
+     "Linux 6.12+ and FEAT_SPEv1p2"},
+    {"min_latency", "keep records whose total latency is at least this (PMSLATFR)", NULL},
+    {"discard", "discard mode: count but do not write records (PMBLIMITR.FM)",
+     "Linux 6.14+ and FEAT_SPEv1p2"},
+    {"branch_filter_mask", "FEAT_SPE_EFT branch filter mask", "a 2025+ kernel and FEAT_SPE_EFT"},
+    {"load_filter_mask", "FEAT_SPE_EFT load filter mask", "a 2025+ kernel and FEAT_SPE_EFT"},
+    {"store_filter_mask", "FEAT_SPE_EFT store filter mask", "a 2025+ kernel and FEAT_SPE_EFT"},
+    {"simd_filter", "keep SIMD records (FEAT_SPE_EFT)", "a 2025+ kernel and FEAT_SPE_EFT"},
+    {"simd_filter_mask", "SIMD filter mask (FEAT_SPE_EFT)", "a 2025+ kernel and FEAT_SPE_EFT"},
+    {"float_filter", "keep floating-point records (FEAT_SPE_EFT)",
+     "a 2025+ kernel and FEAT_SPE_EFT"},
+    {"float_filter_mask", "floating-point filter mask (FEAT_SPE_EFT)",
+     "a 2025+ kernel and FEAT_SPE_EFT"},
+    {"data_src_filter", "keep records whose data source matches this mask (PMSDSFR)",
+     "a 2025+ kernel and FEAT_SPE_FDS"},
 };
 
 static int known_index(const char *name)
@@ -66,11 +65,11 @@ static const struct {
 	const char *name;
 	const char *controls[3];
 } presets[] = {
-	{ "load", { "load_filter", NULL } },
-	{ "store", { "store_filter", NULL } },
-	{ "ldst", { "load_filter", "store_filter", NULL } },
-	{ "branch", { "branch_filter", NULL } },
-	{ "all", { NULL } },
+    {"load", {"load_filter", NULL}},
+    {"store", {"store_filter", NULL}},
+    {"ldst", {"load_filter", "store_filter", NULL}},
+    {"branch", {"branch_filter", NULL}},
+    {"all", {NULL}},
 };
 
 /* value of format @f in @attr (the module cannot call core's helpers) */
@@ -160,8 +159,8 @@ static int load_pmu(struct spe_priv *sp, const char *want, struct hws_pmu *pmu, 
 		if (ret == -ENOENT) {
 			n = sp->host->pmu_list("arm_spe", names, 16);
 			if (n > 0)
-				snprintf(err, errlen, "%s: no such PMU; this machine has %s%s", want,
-					 names[0], n > 1 ? " (and more arm_spe_<n>)" : "");
+				snprintf(err, errlen, "%s: no such PMU; this machine has %s%s",
+					 want, names[0], n > 1 ? " (and more arm_spe_<n>)" : "");
 			else
 				explain_absent(sp, err, errlen);
 			return HWS_E_NO_PMU;
@@ -204,8 +203,8 @@ static int user_set(const struct hws_event_request *req, const char *name)
 	return 0;
 }
 
-static int set_ctl(struct spe_priv *sp, const struct hws_pmu *pmu, const char *name,
-		   uint64_t v, struct perf_event_attr *attr, char *err, size_t errlen)
+static int set_ctl(struct spe_priv *sp, const struct hws_pmu *pmu, const char *name, uint64_t v,
+		   struct perf_event_attr *attr, char *err, size_t errlen)
 {
 	int ret = sp->host->pmu_set(pmu, name, v, attr, err, errlen);
 	int k;
@@ -219,8 +218,8 @@ static int set_ctl(struct spe_priv *sp, const struct hws_pmu *pmu, const char *n
 	return ret;
 }
 
-int spe_encode(void *priv, const struct hws_event_request *req, struct hws_event_desc *out,
-	       int max, char *err, size_t errlen)
+int spe_encode(void *priv, const struct hws_event_request *req, struct hws_event_desc *out, int max,
+	       char *err, size_t errlen)
 {
 	struct spe_priv *sp = priv;
 	struct hws_pmu *pmu;
@@ -263,14 +262,15 @@ int spe_encode(void *priv, const struct hws_event_request *req, struct hws_event
 		attr->sample_period = req->period;
 		if (min_ival && req->period < min_ival) {
 			sp->host->log(HWS_LOG_WARN,
-				      "arm_spe: period %" PRIu64 " is below %s's minimum interval %"
-				      PRIu64 "; using %" PRIu64 "\n",
+				      "arm_spe: period %" PRIu64
+				      " is below %s's minimum interval %" PRIu64 "; using %" PRIu64
+				      "\n",
 				      req->period, pmu->name, min_ival, min_ival);
 			attr->sample_period = min_ival;
 		}
 	}
-	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			    PERF_SAMPLE_DATA_SRC;
+	attr->sample_type =
+	    PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_DATA_SRC;
 	if (!per_thread)
 		attr->sample_type |= PERF_SAMPLE_CPU;
 

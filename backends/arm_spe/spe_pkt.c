@@ -18,17 +18,12 @@
 #include "spe.h"
 
 static const char *const pkt_names[] = {
-	[SPE_PKT_BAD] = "BAD",
-	[SPE_PKT_PAD] = "PAD",
-	[SPE_PKT_END] = "END",
-	[SPE_PKT_TIMESTAMP] = "TS",
-	[SPE_PKT_ADDRESS] = "ADDR",
-	[SPE_PKT_COUNTER] = "LAT",
-	[SPE_PKT_CONTEXT] = "CONTEXT",
-	[SPE_PKT_OP_TYPE] = "OP-TYPE",
-	[SPE_PKT_EVENTS] = "EVENTS",
-	[SPE_PKT_DATA_SOURCE] = "DATA-SOURCE",
-	[SPE_PKT_ALIGN] = "ALIGN",
+    [SPE_PKT_BAD] = "BAD",	   [SPE_PKT_PAD] = "PAD",
+    [SPE_PKT_END] = "END",	   [SPE_PKT_TIMESTAMP] = "TS",
+    [SPE_PKT_ADDRESS] = "ADDR",	   [SPE_PKT_COUNTER] = "LAT",
+    [SPE_PKT_CONTEXT] = "CONTEXT", [SPE_PKT_OP_TYPE] = "OP-TYPE",
+    [SPE_PKT_EVENTS] = "EVENTS",   [SPE_PKT_DATA_SOURCE] = "DATA-SOURCE",
+    [SPE_PKT_ALIGN] = "ALIGN",
 };
 
 const char *spe_pkt__name(unsigned int type)

@@ -42,7 +42,7 @@ int main(int argc, char **argv)
 {
 	struct hws_perf_reader *r;
 	struct hws_perf_record rec;
-	void *streams[256] = { 0 };
+	void *streams[256] = {0};
 	unsigned long long bytes = 0;
 	struct timespec t0, t1;
 	int err = 0, ret;

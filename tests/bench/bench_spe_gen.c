@@ -96,7 +96,7 @@ static void pkt(struct stream *s, const uint8_t *hdr, size_t hl, uint64_t v, siz
 		b[hl + i] = (uint8_t)(v >> (8 * i));
 	put(s, b, hl + pl);
 	if (rn(8) == 0) { /* stray PADs inside records */
-		uint8_t z[3] = { 0 };
+		uint8_t z[3] = {0};
 
 		mark_cut(s);
 		put(s, z, 1 + rn(3));
@@ -106,7 +106,7 @@ static void pkt(struct stream *s, const uint8_t *hdr, size_t hl, uint64_t v, siz
 static void addr(struct stream *s, unsigned int idx, uint64_t v)
 {
 	if (rn(6) == 0) { /* extended header form */
-		uint8_t h[2] = { (uint8_t)(0x20 | (idx >> 3)), (uint8_t)(0xb0 | (idx & 7)) };
+		uint8_t h[2] = {(uint8_t)(0x20 | (idx >> 3)), (uint8_t)(0xb0 | (idx & 7))};
 
 		pkt(s, h, 2, v, 8);
 	} else {
@@ -119,7 +119,7 @@ static void addr(struct stream *s, unsigned int idx, uint64_t v)
 static void counter(struct stream *s, unsigned int idx, uint64_t v)
 {
 	if (rn(6) == 0) {
-		uint8_t h[2] = { 0x20, (uint8_t)(0x98 | idx) };
+		uint8_t h[2] = {0x20, (uint8_t)(0x98 | idx)};
 
 		pkt(s, h, 2, v, 2);
 	} else {
@@ -138,17 +138,17 @@ static uint64_t code_addr(unsigned int el)
 
 static void one_record(struct stream *s)
 {
-	static const uint8_t ldst_ops[] = { 0x00, 0x01, 0x04, 0x05, 0x10, 0x11, 0x30, 0x31,
-					    0x02, 0x03, 0x06, 0x07, 0x0a, 0x0e, 0x16, 0x1e,
-					    0x08, 0x09, 0x0c, 0x88, 0x8d, 0x28, 0x14, 0x20, 0x25 };
-	static const uint8_t ds_codes[] = { 0x0, 0x8, 0x9, 0xa, 0xb, 0xc, 0xd, 0xe, 0x3, 0x7 };
+	static const uint8_t ldst_ops[] = {0x00, 0x01, 0x04, 0x05, 0x10, 0x11, 0x30, 0x31, 0x02,
+					   0x03, 0x06, 0x07, 0x0a, 0x0e, 0x16, 0x1e, 0x08, 0x09,
+					   0x0c, 0x88, 0x8d, 0x28, 0x14, 0x20, 0x25};
+	static const uint8_t ds_codes[] = {0x0, 0x8, 0x9, 0xa, 0xb, 0xc, 0xd, 0xe, 0x3, 0x7};
 	unsigned int el = rn(3) == 0 ? 2 : rn(2) ? 0 : 1;
 	unsigned int cls = rn(10) < 6 ? 1 : rn(2) ? 2 : 0;
 	uint8_t h;
 
 	/* alignment packet between records, sometimes */
 	if (rn(20) == 0) {
-		uint8_t a[2] = { (uint8_t)(0x20 | rn(4)), 0x00 }, z = 0;
+		uint8_t a[2] = {(uint8_t)(0x20 | rn(4)), 0x00}, z = 0;
 		size_t al = 1u << ((a[0] & 3) + 1), n = al - (s->len & (al - 1));
 
 		mark_cut(s);
@@ -198,8 +198,9 @@ static void one_record(struct stream *s)
 		addr(s, 2, (va & ((1ULL << 56) - 1)) | ((uint64_t)rn(256) << 56));
 		counter(s, 2, rn(64));
 		if (rn(3))
-			addr(s, 3, (0x80000000ULL + rn(1 << 24) * 8) | (1ULL << 63) |
-					   ((uint64_t)rn(2) << 62) | ((uint64_t)rn(16) << 56));
+			addr(s, 3,
+			     (0x80000000ULL + rn(1 << 24) * 8) | (1ULL << 63) |
+				 ((uint64_t)rn(2) << 62) | ((uint64_t)rn(16) << 56));
 		if (rn(5)) {
 			h = rn(4) ? 0x43 : 0x53;
 			pkt(s, &h, 1, ds_codes[rn(sizeof(ds_codes))], h == 0x43 ? 1 : 2);
@@ -266,12 +267,12 @@ static void put_u64(uint8_t *p, uint64_t v)
 
 static void emit_chunk(const uint8_t *d, size_t n, uint64_t *soff, uint32_t cpu)
 {
-	uint8_t h[48], z[8] = { 0 };
+	uint8_t h[48], z[8] = {0};
 	size_t padded = (n + 7) & ~(size_t)7;
 
 	/* payload file offset == stream offset (mod 16): perf aligns on addresses */
 	if ((FILE_HDR + data_pos() + 48) % 16 != *soff % 16) {
-		uint8_t fr[8] = { 0 };
+		uint8_t fr[8] = {0};
 
 		put_u32(fr, 68); /* FINISHED_ROUND */
 		fr[6] = 8;
@@ -359,7 +360,8 @@ int main(int argc, char **argv)
 	attr.sample_period = 1024;
 	attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			   PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PHYS_ADDR |
-			   PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT; /* so perf script -F accepts them */
+			   PERF_SAMPLE_ADDR |
+			   PERF_SAMPLE_WEIGHT; /* so perf script -F accepts them */
 	attr.sample_id_all = 1;
 	if (hws_perf_writer__add_attr(w, &attr, "arm_spe_0//", &id, 1) < 0)
 		return 1;
@@ -368,7 +370,7 @@ int main(int argc, char **argv)
 	hws_perf_writer__set_string(w, HWS_FEAT_CPUID, cpuid);
 	hws_perf_writer__set_string(w, HWS_FEAT_HOSTNAME, "spe-gen");
 	{
-		uint32_t nrcpus[2] = { ncpus, ncpus };
+		uint32_t nrcpus[2] = {ncpus, ncpus};
 
 		hws_perf_writer__set_feature(w, HWS_FEAT_NRCPUS, nrcpus, sizeof(nrcpus));
 	}
@@ -376,8 +378,8 @@ int main(int argc, char **argv)
 		/* PMU_MAPPINGS: {u32 nr; {u32 type; u32 len; char name[len]}} */
 		uint8_t pm[128];
 		size_t n = 0;
-		const char *names[2] = { "arm_spe_0", "software" };
-		uint32_t types[2] = { PMU_TYPE, 1 };
+		const char *names[2] = {"arm_spe_0", "software"};
+		uint32_t types[2] = {PMU_TYPE, 1};
 
 		put_u32(pm, 2);
 		n = 4;

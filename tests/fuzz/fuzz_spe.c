@@ -35,9 +35,9 @@ static int on_sample(void *ctx, const struct hws_sample *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const midrs[] = { "0x410fd0c0", "0xc00fac30", "0x410fd034" };
-	static struct hws_time_conv tc = { .time_shift = 10, .time_mult = 1000, .time_zero = 7 };
-	struct hws_file_info fi = { .sz = sizeof(fi), .time_conv = &tc };
+	static const char *const midrs[] = {"0x410fd0c0", "0xc00fac30", "0x410fd034"};
+	static struct hws_time_conv tc = {.time_shift = 10, .time_mult = 1000, .time_zero = 7};
+	struct hws_file_info fi = {.sz = sizeof(fi), .time_conv = &tc};
 	void *stream;
 	size_t chunk, off = 3, k = 0;
 
@@ -58,8 +58,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t n = size - off < chunk ? size - off : chunk;
 		/* copy so ASan sees the exact chunk bounds */
 		uint8_t *c = malloc(n);
-		struct hws_aux_chunk ch = { .data = c, .size = n, .offset = off - 3, .cpu = 0,
-					    .tid = UINT32_MAX, .gap = (data[1] & 1) && k % 7 == 6 };
+		struct hws_aux_chunk ch = {.data = c,
+					   .size = n,
+					   .offset = off - 3,
+					   .cpu = 0,
+					   .tid = UINT32_MAX,
+					   .gap = (data[1] & 1) && k % 7 == 6};
 
 		if (!c)
 			break;

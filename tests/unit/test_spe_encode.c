@@ -31,84 +31,83 @@ struct ecase {
 };
 
 #define ST_BASE (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_DATA_SRC)
-#define ST_CPU (ST_BASE | PERF_SAMPLE_CPU)
+#define ST_CPU	(ST_BASE | PERF_SAMPLE_CPU)
 
 static const struct ecase cases[] = {
-	/* defaults: ts_enable in per-CPU mode, period = caps/min_interval */
-	{ __LINE__, "arm-n1-6.1", NULL, NULL, "", 0, 0, 0, 1, 9, 0x1, 0, 0, 0, 1024, ST_CPU,
-	  "arm_spe_0/ts_enable/", NULL },
-	{ __LINE__, "arm-n1-6.1", "arm_spe", NULL, "", HWS_REQ_PER_THREAD, 0, 0, 1, 9, 0, 0, 0, 0,
-	  1024, ST_BASE, "arm_spe_0//", NULL },
-	{ __LINE__, "arm-n1-6.1", "arm_spe_0", NULL,
-	  "load_filter=1 min_latency=64 jitter=1 event_filter=0x2", 0, 0, 0, 1, 9,
-	  0x200010001ULL, 0x2, 64, 0, 1024, ST_CPU,
-	  "arm_spe_0/event_filter=0x2,jitter,load_filter,min_latency=0x40,ts_enable/", NULL },
-	/* user's ts_enable=0 wins; pa_enable adds PHYS_ADDR */
-	{ __LINE__, "arm-n1-6.1", NULL, NULL, "ts_enable=0 pa_enable=1 pct_enable=1", 0, 0, 0, 1,
-	  9, 0x6, 0, 0, 0, 1024, ST_CPU | PERF_SAMPLE_PHYS_ADDR, NULL, NULL },
-	/* physical addresses asked for (--phys-data) */
-	{ __LINE__, "arm-n1-6.1", NULL, NULL, "", HWS_REQ_PHYS_ADDR, 0, 0, 1, 9, 0x3, 0, 0, 0, 1024,
-	  ST_CPU | PERF_SAMPLE_PHYS_ADDR, NULL, NULL },
-	/* c2c: loads + stores + PA */
-	{ __LINE__, "arm-n1-6.1", NULL, NULL, "", HWS_REQ_C2C, 0, 0, 1, 9, 0x600000003ULL, 0, 0, 0,
-	  1024, ST_CPU | PERF_SAMPLE_PHYS_ADDR, NULL, NULL },
-	/* presets */
-	{ __LINE__, "arm-n1-6.1", NULL, "ldst", "", 0, 0, 0, 1, 9, 0x600000001ULL, 0, 0, 0, 1024,
-	  ST_CPU, NULL, NULL },
-	{ __LINE__, "arm-n1-6.1", NULL, "branch", "", 0, 0, 0, 1, 9, 0x100000001ULL, 0, 0, 0,
-	  1024, ST_CPU, NULL, NULL },
-	/* periods: -c, period=, and clamping to min_interval */
-	{ __LINE__, "arm-n1-6.1", NULL, NULL, "", 0, 8192, 0, 1, 9, 0x1, 0, 0, 0, 8192, ST_CPU,
-	  NULL, NULL },
-	{ __LINE__, "arm-n1-6.1", NULL, NULL, "", 0, 100, 0, 1, 9, 0x1, 0, 0, 0, 1024, ST_CPU, NULL,
-	  NULL },
-	{ __LINE__, "arm-n1-6.1", NULL, NULL, "period=5000", 0, 0, 0, 1, 9, 0x1, 0, 0, 0, 5000,
-	  ST_CPU, NULL, NULL },
-	/* 6.12 tree: discard and inv_event_filter (config3), min_interval 256 */
-	{ __LINE__, "arm-v2-6.12", NULL, NULL, "discard=1 store_filter=1", 0, 0, 0, 1, 10,
-	  0xc00000001ULL, 0, 0, 0, 256, ST_CPU, NULL, NULL },
+    /* defaults: ts_enable in per-CPU mode, period = caps/min_interval */
+    {__LINE__, "arm-n1-6.1", NULL, NULL, "", 0, 0, 0, 1, 9, 0x1, 0, 0, 0, 1024, ST_CPU,
+     "arm_spe_0/ts_enable/", NULL},
+    {__LINE__, "arm-n1-6.1", "arm_spe", NULL, "", HWS_REQ_PER_THREAD, 0, 0, 1, 9, 0, 0, 0, 0, 1024,
+     ST_BASE, "arm_spe_0//", NULL},
+    {__LINE__, "arm-n1-6.1", "arm_spe_0", NULL,
+     "load_filter=1 min_latency=64 jitter=1 event_filter=0x2", 0, 0, 0, 1, 9, 0x200010001ULL, 0x2,
+     64, 0, 1024, ST_CPU,
+     "arm_spe_0/event_filter=0x2,jitter,load_filter,min_latency=0x40,ts_enable/", NULL},
+    /* user's ts_enable=0 wins; pa_enable adds PHYS_ADDR */
+    {__LINE__, "arm-n1-6.1", NULL, NULL, "ts_enable=0 pa_enable=1 pct_enable=1", 0, 0, 0, 1, 9, 0x6,
+     0, 0, 0, 1024, ST_CPU | PERF_SAMPLE_PHYS_ADDR, NULL, NULL},
+    /* physical addresses asked for (--phys-data) */
+    {__LINE__, "arm-n1-6.1", NULL, NULL, "", HWS_REQ_PHYS_ADDR, 0, 0, 1, 9, 0x3, 0, 0, 0, 1024,
+     ST_CPU | PERF_SAMPLE_PHYS_ADDR, NULL, NULL},
+    /* c2c: loads + stores + PA */
+    {__LINE__, "arm-n1-6.1", NULL, NULL, "", HWS_REQ_C2C, 0, 0, 1, 9, 0x600000003ULL, 0, 0, 0, 1024,
+     ST_CPU | PERF_SAMPLE_PHYS_ADDR, NULL, NULL},
+    /* presets */
+    {__LINE__, "arm-n1-6.1", NULL, "ldst", "", 0, 0, 0, 1, 9, 0x600000001ULL, 0, 0, 0, 1024, ST_CPU,
+     NULL, NULL},
+    {__LINE__, "arm-n1-6.1", NULL, "branch", "", 0, 0, 0, 1, 9, 0x100000001ULL, 0, 0, 0, 1024,
+     ST_CPU, NULL, NULL},
+    /* periods: -c, period=, and clamping to min_interval */
+    {__LINE__, "arm-n1-6.1", NULL, NULL, "", 0, 8192, 0, 1, 9, 0x1, 0, 0, 0, 8192, ST_CPU, NULL,
+     NULL},
+    {__LINE__, "arm-n1-6.1", NULL, NULL, "", 0, 100, 0, 1, 9, 0x1, 0, 0, 0, 1024, ST_CPU, NULL,
+     NULL},
+    {__LINE__, "arm-n1-6.1", NULL, NULL, "period=5000", 0, 0, 0, 1, 9, 0x1, 0, 0, 0, 5000, ST_CPU,
+     NULL, NULL},
+    /* 6.12 tree: discard and inv_event_filter (config3), min_interval 256 */
+    {__LINE__, "arm-v2-6.12", NULL, NULL, "discard=1 store_filter=1", 0, 0, 0, 1, 10,
+     0xc00000001ULL, 0, 0, 0, 256, ST_CPU, NULL, NULL},
 #ifdef PERF_ATTR_SIZE_VER8
-	{ __LINE__, "arm-v2-6.12", NULL, NULL, "discard=1 inv_event_filter=0x80 store_filter=1", 0,
-	  0, 0, 1, 10, 0xc00000001ULL, 0, 0, 0x80, 256, ST_CPU, NULL, NULL },
+    {__LINE__, "arm-v2-6.12", NULL, NULL, "discard=1 inv_event_filter=0x80 store_filter=1", 0, 0, 0,
+     1, 10, 0xc00000001ULL, 0, 0, 0x80, 256, ST_CPU, NULL, NULL},
 #else
-	/* built against uapi headers older than 6.3: perf_event_attr has no config3 */
-	{ __LINE__, "arm-v2-6.12", NULL, NULL, "inv_event_filter=0x80", 0, 0, 0, HWS_E_UNSUPPORTED,
-	  0, 0, 0, 0, 0, 0, 0, NULL, "lives in config3" },
+    /* built against uapi headers older than 6.3: perf_event_attr has no config3 */
+    {__LINE__, "arm-v2-6.12", NULL, NULL, "inv_event_filter=0x80", 0, 0, 0, HWS_E_UNSUPPORTED, 0, 0,
+     0, 0, 0, 0, 0, NULL, "lives in config3"},
 #endif
-	/* newer: EFT filters, two PMUs: default is arm_spe_0, arm_spe_1 by name */
-	{ __LINE__, "arm-newer", NULL, NULL, "simd_filter=1 simd_filter_mask=1 float_filter=1", 0,
-	  0, 0, 1, 11, (1ULL << 39) | (1ULL << 40) | (1ULL << 41) | 1, 0, 0, 0, 512, ST_CPU, NULL,
-	  NULL },
-	{ __LINE__, "arm-newer", "arm_spe_1", NULL, "branch_filter_mask=1", 0, 0, 0, 1, 12,
-	  (1ULL << 36) | 1, 0, 0, 0, 2048, ST_CPU, NULL, NULL },
+    /* newer: EFT filters, two PMUs: default is arm_spe_0, arm_spe_1 by name */
+    {__LINE__, "arm-newer", NULL, NULL, "simd_filter=1 simd_filter_mask=1 float_filter=1", 0, 0, 0,
+     1, 11, (1ULL << 39) | (1ULL << 40) | (1ULL << 41) | 1, 0, 0, 0, 512, ST_CPU, NULL, NULL},
+    {__LINE__, "arm-newer", "arm_spe_1", NULL, "branch_filter_mask=1", 0, 0, 0, 1, 12,
+     (1ULL << 36) | 1, 0, 0, 0, 2048, ST_CPU, NULL, NULL},
 
-	/* errors */
-	{ __LINE__, "arm-n1-6.1", NULL, NULL, "foo=1", 0, 0, 0, HWS_E_UNKNOWN_CONTROL, 0, 0, 0, 0,
-	  0, 0, 0, NULL,
-	  "unknown control 'foo'; valid controls: branch_filter event_filter jitter load_filter "
-	  "min_latency pa_enable pct_enable store_filter ts_enable" },
-	{ __LINE__, "arm-n1-6.1", NULL, NULL, "min_latency=4096", 0, 0, 0, HWS_E_CONTROL_RANGE, 0, 0,
-	  0, 0, 0, 0, 0, NULL, "min_latency=4096 is too wide for its 12-bit field; valid range 0..4095" },
-	{ __LINE__, "arm-n1-6.1", NULL, NULL, "load_filter=2", 0, 0, 0, HWS_E_CONTROL_RANGE, 0, 0,
-	  0, 0, 0, 0, 0, NULL, "valid range 0..1" },
-	{ __LINE__, "arm-n1-6.1", NULL, NULL, "", 0, 0, 4000, HWS_E_BAD_ARG, 0, 0, 0, 0, 0, 0, 0,
-	  NULL, "-F (frequency) is not supported" },
-	{ __LINE__, "arm-n1-6.1", NULL, NULL, "discard=1", 0, 0, 0, HWS_E_UNKNOWN_CONTROL, 0, 0, 0,
-	  0, 0, 0, 0, NULL, "'discard' needs Linux 6.14+" },
-	{ __LINE__, "arm-n1-6.1", NULL, NULL, "inv_event_filter=1", 0, 0, 0, HWS_E_UNKNOWN_CONTROL,
-	  0, 0, 0, 0, 0, 0, 0, NULL, "'inv_event_filter' needs Linux 6.12+" },
-	{ __LINE__, "arm-newer", NULL, NULL, "data_src_filter=1", 0, 0, 0, HWS_E_UNSUPPORTED, 0, 0,
-	  0, 0, 0, 0, 0, NULL, "config4" },
-	{ __LINE__, "arm-n1-6.1", NULL, NULL, "load_filter=yes", 0, 0, 0, HWS_E_BAD_ARG, 0, 0, 0, 0,
-	  0, 0, 0, NULL, "load_filter=yes is not a number" },
-	{ __LINE__, "arm-n1-6.1", NULL, NULL, "period=0", 0, 0, 0, HWS_E_BAD_ARG, 0, 0, 0, 0, 0, 0,
-	  0, NULL, "period=0 is not a positive number" },
-	{ __LINE__, "arm-n1-6.1", NULL, "cycles", "", 0, 0, 0, HWS_E_UNKNOWN_EVENT, 0, 0, 0, 0, 0,
-	  0, 0, NULL, "valid -e presets: load store ldst branch all" },
-	{ __LINE__, "arm-n1-6.1", "arm_spe_3", NULL, "", 0, 0, 0, HWS_E_NO_PMU, 0, 0, 0, 0, 0, 0, 0,
-	  NULL, "arm_spe_3: no such PMU; this machine has arm_spe_0" },
-	{ __LINE__, "intel-skl", NULL, NULL, "", 0, 0, 0, HWS_E_NO_PMU, 0, 0, 0, 0, 0, 0, 0, NULL,
-	  "no arm_spe_<n> PMU" },
+    /* errors */
+    {__LINE__, "arm-n1-6.1", NULL, NULL, "foo=1", 0, 0, 0, HWS_E_UNKNOWN_CONTROL, 0, 0, 0, 0, 0, 0,
+     0, NULL,
+     "unknown control 'foo'; valid controls: branch_filter event_filter jitter load_filter "
+     "min_latency pa_enable pct_enable store_filter ts_enable"},
+    {__LINE__, "arm-n1-6.1", NULL, NULL, "min_latency=4096", 0, 0, 0, HWS_E_CONTROL_RANGE, 0, 0, 0,
+     0, 0, 0, 0, NULL, "min_latency=4096 is too wide for its 12-bit field; valid range 0..4095"},
+    {__LINE__, "arm-n1-6.1", NULL, NULL, "load_filter=2", 0, 0, 0, HWS_E_CONTROL_RANGE, 0, 0, 0, 0,
+     0, 0, 0, NULL, "valid range 0..1"},
+    {__LINE__, "arm-n1-6.1", NULL, NULL, "", 0, 0, 4000, HWS_E_BAD_ARG, 0, 0, 0, 0, 0, 0, 0, NULL,
+     "-F (frequency) is not supported"},
+    {__LINE__, "arm-n1-6.1", NULL, NULL, "discard=1", 0, 0, 0, HWS_E_UNKNOWN_CONTROL, 0, 0, 0, 0, 0,
+     0, 0, NULL, "'discard' needs Linux 6.14+"},
+    {__LINE__, "arm-n1-6.1", NULL, NULL, "inv_event_filter=1", 0, 0, 0, HWS_E_UNKNOWN_CONTROL, 0, 0,
+     0, 0, 0, 0, 0, NULL, "'inv_event_filter' needs Linux 6.12+"},
+    {__LINE__, "arm-newer", NULL, NULL, "data_src_filter=1", 0, 0, 0, HWS_E_UNSUPPORTED, 0, 0, 0, 0,
+     0, 0, 0, NULL, "config4"},
+    {__LINE__, "arm-n1-6.1", NULL, NULL, "load_filter=yes", 0, 0, 0, HWS_E_BAD_ARG, 0, 0, 0, 0, 0,
+     0, 0, NULL, "load_filter=yes is not a number"},
+    {__LINE__, "arm-n1-6.1", NULL, NULL, "period=0", 0, 0, 0, HWS_E_BAD_ARG, 0, 0, 0, 0, 0, 0, 0,
+     NULL, "period=0 is not a positive number"},
+    {__LINE__, "arm-n1-6.1", NULL, "cycles", "", 0, 0, 0, HWS_E_UNKNOWN_EVENT, 0, 0, 0, 0, 0, 0, 0,
+     NULL, "valid -e presets: load store ldst branch all"},
+    {__LINE__, "arm-n1-6.1", "arm_spe_3", NULL, "", 0, 0, 0, HWS_E_NO_PMU, 0, 0, 0, 0, 0, 0, 0,
+     NULL, "arm_spe_3: no such PMU; this machine has arm_spe_0"},
+    {__LINE__, "intel-skl", NULL, NULL, "", 0, 0, 0, HWS_E_NO_PMU, 0, 0, 0, 0, 0, 0, 0, NULL,
+     "no arm_spe_<n> PMU"},
 };
 
 static void run_case(const struct ecase *c)
@@ -116,7 +115,7 @@ static void run_case(const struct ecase *c)
 	char root[4096], err[1024] = "", what[64];
 	struct hws_control ctl[8];
 	char buf[512], *save = NULL, *tok;
-	struct hws_event_request req = { .sz = sizeof(req) };
+	struct hws_event_request req = {.sz = sizeof(req)};
 	struct hws_event_desc out[2];
 	uint32_t n = 0;
 	int ret;
@@ -182,8 +181,8 @@ int main(void)
 	__T("pmus prefix", !strcmp(ops->pmus[0], "arm_spe_") && !ops->pmus[1]);
 	__T("caps", (ops->caps & (HWS_CAP_AUX | HWS_CAP_PRECISE_IP | HWS_CAP_DATA_ADDR |
 				  HWS_CAP_PHYS_ADDR | HWS_CAP_LATENCY | HWS_CAP_DATA_SRC)) ==
-			    (HWS_CAP_AUX | HWS_CAP_PRECISE_IP | HWS_CAP_DATA_ADDR | HWS_CAP_PHYS_ADDR |
-			     HWS_CAP_LATENCY | HWS_CAP_DATA_SRC));
+			(HWS_CAP_AUX | HWS_CAP_PRECISE_IP | HWS_CAP_DATA_ADDR | HWS_CAP_PHYS_ADDR |
+			 HWS_CAP_LATENCY | HWS_CAP_DATA_SRC));
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_case(&cases[i]);
@@ -207,8 +206,8 @@ int main(void)
 	{
 		/* what `hwsample record` writes as AUXTRACE_INFO: v1, which perf 6.1 reads */
 		uint32_t type = 0;
-		uint64_t w[4] = { 0 };
-		struct perf_event_attr a = { .type = 9 };
+		uint64_t w[4] = {0};
+		struct perf_event_attr a = {.type = 9};
 
 		__T("has auxtrace_info", HWS_OPS_HAS(ops, auxtrace_info));
 		T_EQ_U64("auxtrace_info words", ops->auxtrace_info(priv, &a, 1, &type, w, 4), 2);

@@ -48,19 +48,23 @@ static int collect(void *ctx, const struct hws_sample *s)
 static void chunk_at(struct spe_stream *st, const struct hws_file_info *fi, const uint8_t *d,
 		     size_t n, uint64_t off, int gap, uint32_t cpu)
 {
-	struct hws_aux_chunk c = { .data = d, .size = n, .offset = off, .cpu = cpu,
-				   .tid = UINT32_MAX, .gap = (uint32_t)gap };
+	struct hws_aux_chunk c = {.data = d,
+				  .size = n,
+				  .offset = off,
+				  .cpu = cpu,
+				  .tid = UINT32_MAX,
+				  .gap = (uint32_t)gap};
 
 	cur_fi = fi;
 	__T("aux_decode returns 0", ops->aux_decode(&priv, st, fi, &c, collect, NULL) == 0);
 }
 
-static struct hws_time_conv tc = { .time_shift = 1, .time_mult = 3, .time_zero = 5 };
+static struct hws_time_conv tc = {.time_shift = 1, .time_mult = 3, .time_zero = 5};
 
 static struct hws_file_info fi_n1 = {
-	.sz = sizeof(struct hws_file_info),
-	.cpuid = "0x00000000413fd0c1", /* Neoverse N1 r3p1 */
-	.time_conv = &tc,
+    .sz = sizeof(struct hws_file_info),
+    .cpuid = "0x00000000413fd0c1", /* Neoverse N1 r3p1 */
+    .time_conv = &tc,
 };
 
 /* every packet of @buf decodes to @desc[] in order */
@@ -157,7 +161,8 @@ static void test_vectors(void)
 		T_EQ_U64("pdc level", s->mem_level, HWS_MEM_L1);
 		T_EQ_U64("pdc data_src", s->data_src,
 			 0x2ULL | (0xaULL << 5) | (1ULL << 33) | (0x2ULL << 19) | (0x22ULL << 26));
-		__T("pdc raw json context", strstr(rawjson[0], "\"desc\":\"CONTEXT 0x5f80 el2\"") != NULL);
+		__T("pdc raw json context",
+		    strstr(rawjson[0], "\"desc\":\"CONTEXT 0x5f80 el2\"") != NULL);
 		__T("pdc raw json ts", strstr(rawjson[0], "\"ts\":44731163950") != NULL);
 	}
 
@@ -168,9 +173,9 @@ static void test_vectors(void)
 	T_EQ_U64("wperf: two records", ngot, 2);
 	if (ngot == 2) {
 		T_EQ_U64("br op", got[0].s.op, HWS_OP_BRANCH);
-		__T("br cond + not taken", (got[0].s.op_flags & (HWS_OPF_BR_COND |
-								  HWS_OPF_BR_NOT_TAKEN)) ==
-						   (HWS_OPF_BR_COND | HWS_OPF_BR_NOT_TAKEN));
+		__T("br cond + not taken",
+		    (got[0].s.op_flags & (HWS_OPF_BR_COND | HWS_OPF_BR_NOT_TAKEN)) ==
+			(HWS_OPF_BR_COND | HWS_OPF_BR_NOT_TAKEN));
 		__T("br not taken => not TAKEN", !(got[0].s.op_flags & HWS_OPF_BR_TAKEN));
 		T_EQ_U64("br target", got[0].s.branch_target, 0);
 		__T("br target valid", got[0].s.fields & HWS_SF_BRANCH);
@@ -203,12 +208,12 @@ static size_t build_stream(uint8_t *b)
 	while (n % 8)
 		b[n++] = 0x00;
 	const uint8_t ext[] = {
-		0x20, 0xb0, 0x10, 0x32, 0x54, 0x76, 0x98, 0x00, 0x00, 0x00, /* ext ADDR 0: PC el0 */
-		0x20, 0x98, 0x40, 0x00,	    /* ext COUNTER 0: 64 */
-		0x49, 0x29,		    /* ST, SVE (v & 0x0a == 0x08) */
-		0x62, 0x04, 0x00, 0x20, 0x00, /* EVENTS 4 B: L1D-ACCESS, CACHE-DATA-MODIFIED */
-		0x4b, 0x0e,		    /* OP_TYPE class 3 (unknown) */
-		0x01,			    /* END */
+	    0x20, 0xb0, 0x10, 0x32, 0x54, 0x76, 0x98, 0x00, 0x00, 0x00, /* ext ADDR 0: PC el0 */
+	    0x20, 0x98, 0x40, 0x00,					/* ext COUNTER 0: 64 */
+	    0x49, 0x29,			  /* ST, SVE (v & 0x0a == 0x08) */
+	    0x62, 0x04, 0x00, 0x20, 0x00, /* EVENTS 4 B: L1D-ACCESS, CACHE-DATA-MODIFIED */
+	    0x4b, 0x0e,			  /* OP_TYPE class 3 (unknown) */
+	    0x01,			  /* END */
 	};
 	memcpy(b + n, ext, sizeof(ext));
 	n += sizeof(ext);
@@ -400,14 +405,28 @@ static void test_midr(void)
 	struct spe_stream *st = calloc(1, sizeof(*st));
 	/* v2 AUXTRACE_INFO priv: version 2, header size 4 (from priv[1]), PMU type, 2 CPUs */
 	uint64_t v2[] = {
-		2, 4, 9, 2,
-		0x1010101010101010ULL, 0, 4, 0x410fd0c0, 9, 1024, 0, /* cpu 0: Neoverse N1 */
-		0x1010101010101010ULL, 5, 3, 0x410fd034, 9, 0,	      /* cpu 5: Cortex-A53 */
+	    2,
+	    4,
+	    9,
+	    2,
+	    0x1010101010101010ULL,
+	    0,
+	    4,
+	    0x410fd0c0,
+	    9,
+	    1024,
+	    0, /* cpu 0: Neoverse N1 */
+	    0x1010101010101010ULL,
+	    5,
+	    3,
+	    0x410fd034,
+	    9,
+	    0, /* cpu 5: Cortex-A53 */
 	};
-	uint64_t v1[] = { 9, 1 };
-	struct hws_file_info fi = { .sz = sizeof(fi), .auxtrace_priv = v2,
-				    .nr_auxtrace_priv = sizeof(v2) / 8 };
-	struct spe_record r = { 0 };
+	uint64_t v1[] = {9, 1};
+	struct hws_file_info fi = {
+	    .sz = sizeof(fi), .auxtrace_priv = v2, .nr_auxtrace_priv = sizeof(v2) / 8};
+	struct spe_record r = {0};
 
 	T_EQ_U64("v2 cpu 0", spe_file_midr(&fi, 0), 0x410fd0c0);
 	T_EQ_U64("v2 cpu 5", spe_file_midr(&fi, 5), 0x410fd034);
@@ -432,8 +451,7 @@ static void test_midr(void)
 		 0x2ULL | (0x82ULL << 5) | (0xdULL << 33) | (0x2ULL << 19));
 	T_EQ_U64("X925 uses the common table", spe_data_src(&r, 0x410fd850),
 		 spe_data_src(&r, 0x410fd0c0));
-	T_EQ_U64("A53: generic from events", spe_data_src(&r, 0x410fd034),
-		 0x2ULL | (0x44ULL << 5));
+	T_EQ_U64("A53: generic from events", spe_data_src(&r, 0x410fd034), 0x2ULL | (0x44ULL << 5));
 	r.source = 7; /* AmpereOne DDR */
 	T_EQ_U64("AmpereOne DDR", spe_data_src(&r, 0xc00fac30),
 		 0x2ULL | (0x82ULL << 5) | (0xdULL << 33) | (0x2ULL << 19));
@@ -454,24 +472,24 @@ static void test_midr(void)
 			uint64_t code;
 			unsigned int level, snoop;
 		} hip[] = {
-			{ __LINE__, 18, HWS_MEM_L1, HWS_SNOOP_NONE },
-			{ __LINE__, 17, HWS_MEM_L2, HWS_SNOOP_HITM },
-			{ __LINE__, 1, HWS_MEM_PEER_CACHE, HWS_SNOOP_HITM },
-			{ __LINE__, 3, HWS_MEM_L3, HWS_SNOOP_HITM },
-			{ __LINE__, 7, HWS_MEM_REMOTE_CACHE, HWS_SNOOP_HITM },
-			{ __LINE__, 8, HWS_MEM_LOCAL_DRAM, HWS_SNOOP_NONE },
-			{ __LINE__, 9, HWS_MEM_REMOTE_DRAM, HWS_SNOOP_NONE },
-			{ __LINE__, 13, HWS_MEM_IO, HWS_SNOOP_UNKNOWN },
+		    {__LINE__, 18, HWS_MEM_L1, HWS_SNOOP_NONE},
+		    {__LINE__, 17, HWS_MEM_L2, HWS_SNOOP_HITM},
+		    {__LINE__, 1, HWS_MEM_PEER_CACHE, HWS_SNOOP_HITM},
+		    {__LINE__, 3, HWS_MEM_L3, HWS_SNOOP_HITM},
+		    {__LINE__, 7, HWS_MEM_REMOTE_CACHE, HWS_SNOOP_HITM},
+		    {__LINE__, 8, HWS_MEM_LOCAL_DRAM, HWS_SNOOP_NONE},
+		    {__LINE__, 9, HWS_MEM_REMOTE_DRAM, HWS_SNOOP_NONE},
+		    {__LINE__, 13, HWS_MEM_IO, HWS_SNOOP_UNKNOWN},
 		};
 
 		for (size_t i = 0; i < sizeof(hip) / sizeof(hip[0]); i++) {
-			struct hws_sample s = { .sz = sizeof(s) };
+			struct hws_sample s = {.sz = sizeof(s)};
 			char what[64];
 
 			r.source = hip[i].code;
 			spe_record__to_sample(&r, 0x481fd061, &s, hws_host__get());
-			snprintf(what, sizeof(what), "HIP12 code %" PRIu64 " (line %d)", hip[i].code,
-				 hip[i].line);
+			snprintf(what, sizeof(what), "HIP12 code %" PRIu64 " (line %d)",
+				 hip[i].code, hip[i].line);
 			T_EQ_U64(what, s.mem_level, hip[i].level);
 			T_EQ_U64(what, s.snoop, hip[i].snoop);
 		}
@@ -497,7 +515,7 @@ static void test_midr(void)
 static void test_align_and_pad(void)
 {
 	struct spe_pkt p;
-	uint8_t a[32] = { 0x23, 0x00 }; /* align 16 */
+	uint8_t a[32] = {0x23, 0x00}; /* align 16 */
 
 	T_EQ_U64("align at 0: 16 bytes", spe_pkt__get(a, 32, 0, &p), 16);
 	T_EQ_U64("align type", p.type, SPE_PKT_ALIGN);
@@ -511,7 +529,7 @@ static void test_align_and_pad(void)
 	a[0] = 0x53; /* DATA_SOURCE 2 bytes */
 	T_EQ_U64("2-byte DATA_SOURCE", spe_pkt__get(a, 32, 0, &p), 3);
 	for (unsigned int h = 0; h < 256; h++) {
-		uint8_t x[20] = { (uint8_t)h, 0xb0 };
+		uint8_t x[20] = {(uint8_t)h, 0xb0};
 		int r = spe_pkt__get(x, sizeof(x), 0, &p);
 
 		if (r > 20 || r == 0)
@@ -523,9 +541,12 @@ static void test_time_conv(void)
 {
 	/* perf's conversion, worked by hand: short (wrapping) counters are extended from
 	 * time_cycles within time_mask, then time_zero + cyc * mult >> shift */
-	struct hws_time_conv t = { .time_shift = 0, .time_mult = 2, .time_zero = 10,
-				   .time_cycles = 0x10000, .time_mask = 0xffff,
-				   .cap_user_time_short = 1 };
+	struct hws_time_conv t = {.time_shift = 0,
+				  .time_mult = 2,
+				  .time_zero = 10,
+				  .time_cycles = 0x10000,
+				  .time_mask = 0xffff,
+				  .cap_user_time_short = 1};
 
 	T_EQ_U64("short counter wrapped", spe_tsc_to_perf_time(0x2345, &t), 10 + 0x12345 * 2);
 	t.cap_user_time_short = 0;
