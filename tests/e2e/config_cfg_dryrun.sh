@@ -13,7 +13,8 @@ cd "$HWS_SOURCE_DIR" || exit 1
 pfm_model() {
 	case $1 in
 	intel-hsw) echo hsw ;; intel-skl) echo skl ;; intel-icl) echo icl ;; intel-spr) echo spr ;;
-	intel-adl) echo adl_glc ;; intel-vm-nopebs | intel-none) echo skl ;;
+	intel-adl) echo adl_glc ;; intel-nhm) echo nhm ;;
+	intel-vm-nopebs | intel-none | intel-generic) echo skl ;;
 	*) echo "" ;;
 	esac
 }
@@ -48,6 +49,12 @@ expect false-sharing intel-spr 0 'cpu/mem-stores/'
 expect false-sharing arm-newer 0 'load_filter,store_filter'
 expect branch-mispredict intel-icl 0 'cpu/BR_MISP_RETIRED.ALL_BRANCHES/'
 expect branch-mispredict arm-n1-6.1 0 'branch_filter,event_filter=0x80'
+expect tlb-miss intel-nhm 0 'cpu/MEM_LOAD_RETIRED.DTLB_MISS/'
+expect load-latency intel-nhm 0 'cpu/mem-loads,ldlat=128/'
+expect l3-miss intel-nhm 0 'cpu/MEM_LOAD_RETIRED.L3_MISS/'
+# Nehalem: no precise BR_MISP_RETIRED.ALL_BRANCHES, no mem-stores
+expect branch-mispredict intel-nhm 2 "cfg/branch-mispredict.conf:[0-9]+: \[intel_pebs\]: .*'BR_MISP_RETIRED.ALL_BRANCHES' unknown on this core.*nehalem"
+expect false-sharing intel-nhm 2 "cfg/false-sharing.conf:[0-9]+: \[intel_pebs\]: .*no 'mem-stores' event for Nehalem"
 for t in amd-zen2 amd-zen3 amd-zen4 amd-zen5; do
 	expect amd-ibs-op-fetch $t 0 '^event 1: ibs_fetch/rand_en=1/'
 done
@@ -60,10 +67,12 @@ default_expect() { # conf tree -> "rc|pattern"
 		echo '3|cfg/amd-ibs-op-fetch.conf:[0-9]+: \[ibs_op\]: .*(no ibs_op PMU|IBS)'; return ;;
 	esac
 	case $tree in
-	amd-vm | amd-ibs-off | intel-none | intel-vm-nopebs) echo "3|$NOHW" ;;
-	amd-*) echo '0|^event 0: ibs_op/' ;;
-	arm-*) echo '0|^event 0: arm_spe_0/' ;;
-	intel-*) echo '0|^event 0: cpu(_core)?/' ;;
+	amd-vm | amd-ibs-off | intel-none | intel-vm-nopebs | intel-generic) echo "3|$NOHW" ;;
+	amd-zen[2-5]) echo '0|^event 0: ibs_op/' ;;
+	arm-n1-6.1 | arm-v2-6.12 | arm-newer) echo '0|^event 0: arm_spe_0/' ;;
+	intel-hsw | intel-skl | intel-icl | intel-spr | intel-adl | intel-nhm) echo '0|^event 0: cpu(_core)?/' ;;
+	# a tree added after this table: events, or an error located in the file
+	*) echo "any|^event 0: |cfg/$conf\.conf:[0-9]+: |$NOHW" ;;
 	esac
 }
 
@@ -75,6 +84,7 @@ for key in "${!EXP_RC[@]}"; do
 done
 
 n=0
+declare -A noted
 for conf in $confs; do
 	# the header comment says what the study finds and how to read it
 	check "$conf: says what it finds" grep -q '^# Finds:' "cfg/$conf.conf"
@@ -92,6 +102,11 @@ for conf in $confs; do
 			"$HWS_BIN" -c "cfg/$conf.conf" --dry-run >"$TMP/out" 2>"$TMP/err"
 		rc=$?
 		n=$((n + 1))
+		if [ "$rc_want" = any ]; then
+			[ -n "${noted[$tree]+x}" ] || echo "note: tree $tree has no expectations here yet: checking only for events or a located error"
+			noted[$tree]=1
+			case $rc in 0 | 2 | 3) rc_want=$rc ;; esac
+		fi
 		eq "$conf on $tree: exit code ($(head -c 300 "$TMP/err"))" "$rc" "$rc_want"
 		CHECKS=$((CHECKS + 1))
 		if ! grep -qE -- "$pat" "$TMP/out" "$TMP/err"; then
