@@ -6,7 +6,7 @@
  * benchmark (scripts/bench-ibs).
  *
  *   bench_ibs_gen -o FILE [-g zen2|zen3|zen4|zen5] [-n SAMPLES] [-s SEED] [--op-only]
- *                 [--invalid PERCENT]
+ *                 [--invalid PERCENT] [--60secs FIXTURE_DIR]
  *
  * The file has two events, ibs_fetch (type 8) and ibs_op (type 9), sample_type
  * IDENTIFIER|IP|TID|TIME|CPU|PERIOD|RAW, and the headers perf needs to decode IBS:
@@ -244,9 +244,58 @@ static void sample(struct buf *b, int op, const struct gen *g, uint64_t t, int i
 	put(b, regs, 8 * nr);
 }
 
+/*
+ * --60secs DIR: the two real records of tests/fixtures/60secs (ibs_fetch id 2024, ibs_op
+ * id 2120; sample_type IP|TID|TIME|ID|CPU|PERIOD|RAW, as recorded) in a file perf can decode.
+ */
+static int write_60secs(struct hws_perf_writer *w, const struct gen *g, const char *dir)
+{
+	static const char *const files[2] = {"ibs_fetch_sample.bin", "ibs_op_sample.bin"};
+	static const uint32_t types[2] = {TYPE_FETCH, TYPE_OP};
+	static const uint64_t ids[2] = {2024, 2120};
+	static const char *const names[2] = {"ibs_fetch//pp", "ibs_op//pp"};
+	struct perf_event_attr a;
+	uint8_t rec[512];
+	char path[4096];
+	int ret = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+			PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW;
+	a.freq = 1;
+	a.sample_freq = 4000;
+	a.precise_ip = 2;
+	for (int i = 0; i < 2; i++) {
+		a.type = types[i];
+		ret |= hws_perf_writer__add_attr(w, &a, names[i], &ids[i], 1) < 0;
+	}
+	ret |= write_features(w, g) != 0;
+	for (int i = 0; i < 2 && !ret; i++) {
+		FILE *f;
+		size_t n;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		f = fopen(path, "rb");
+		if (!f) {
+			fprintf(stderr, "bench_ibs_gen: %s: %s\n", path, strerror(errno));
+			ret = 1;
+			break;
+		}
+		n = fread(rec, 1, sizeof(rec), f);
+		fclose(f);
+		ret |= n < 8 || hws_perf_writer__write(w, rec, n) != 0;
+	}
+	if (hws_perf_writer__close(w) || ret) {
+		fprintf(stderr, "bench_ibs_gen: writing the 60secs records failed\n");
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	const char *out = NULL, *gname = "zen4";
+	const char *out = NULL, *gname = "zen4", *real = NULL;
 	const struct gen *g = NULL;
 	unsigned long long n = 1000, seed = 1, invalid = 0;
 	int op_only = 0, ret;
@@ -268,10 +317,12 @@ int main(int argc, char **argv)
 			invalid = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--op-only"))
 			op_only = 1;
+		else if (!strcmp(argv[i], "--60secs") && i + 1 < argc)
+			real = argv[++i];
 		else {
 			fprintf(stderr,
 				"usage: %s -o FILE [-g zen2|zen3|zen4|zen5] [-n N] [-s SEED] "
-				"[--op-only] [--invalid PERCENT]\n",
+				"[--op-only] [--invalid PERCENT] [--60secs FIXTURE_DIR]\n",
 				argv[0]);
 			return 2;
 		}
@@ -290,6 +341,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_ibs_gen: %s: %s\n", out, strerror(errno));
 		return 1;
 	}
+	if (real)
+		return write_60secs(w, g, real);
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
