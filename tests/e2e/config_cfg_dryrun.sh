@@ -59,8 +59,17 @@ for t in amd-zen2 amd-zen3 amd-zen4 amd-zen5; do
 	expect amd-ibs-op-fetch $t 0 '^event 1: ibs_fetch/rand_en=1/'
 done
 
+KNOWN_TREES="amd-ibs-off amd-vm amd-zen2 amd-zen3 amd-zen4 amd-zen5 arm-n1-6.1 arm-newer
+arm-v2-6.12 intel-adl intel-generic intel-hsw intel-icl intel-nhm intel-none intel-skl intel-spr
+intel-vm-nopebs"
+KNOWN_TREES=$(echo $KNOWN_TREES)
 default_expect() { # conf tree -> "rc|pattern"
 	local conf=$1 tree=$2
+	case " $KNOWN_TREES " in
+	*" $tree "*) ;;
+	# a tree added after this table: events, or an error located in the file
+	*) echo "any|^event 0: |cfg/$conf\.conf:[0-9]+: |$NOHW"; return ;;
+	esac
 	case $conf in
 	cpu-profile) echo '0|^event 1: page-faults \(pmu software, backend sw\)'; return ;;
 	amd-ibs-op-fetch)
@@ -71,8 +80,6 @@ default_expect() { # conf tree -> "rc|pattern"
 	amd-zen[2-5]) echo '0|^event 0: ibs_op/' ;;
 	arm-n1-6.1 | arm-v2-6.12 | arm-newer) echo '0|^event 0: arm_spe_0/' ;;
 	intel-hsw | intel-skl | intel-icl | intel-spr | intel-adl | intel-nhm) echo '0|^event 0: cpu(_core)?/' ;;
-	# a tree added after this table: events, or an error located in the file
-	*) echo "any|^event 0: |cfg/$conf\.conf:[0-9]+: |$NOHW" ;;
 	esac
 }
 
