@@ -77,19 +77,24 @@ comp() { # words... -> completions on stdout
 		printf "%s\n" "${COMPREPLY[@]}"' \
 		scripts/hwsample-completion.bash "$@"
 }
+comp_has() { # want words... : the completion of words includes want
+	local want=$1
+	shift
+	comp "$@" | grep -qxF -- "$want"
+}
 check "completion: subcommands" test "$(comp "$HWS_BIN" "" | sort | tr '\n' ' ')" = "c2c dump help list record report "
 check "completion: -b offers auto and every backend" test "$(comp "$HWS_BIN" -b "" | grep -cxE 'auto|sw|amd_ibs|arm_spe|intel_pebs')" = 5
-check "completion: -b PMU names" comp "$HWS_BIN" -b ibs | grep -qx ibs_fetch
-check "completion: -b comma list" comp "$HWS_BIN" -b ibs_op,ibs_f | grep -qx ibs_op,ibs_fetch
+check "completion: -b PMU names" comp_has ibs_fetch "$HWS_BIN" -b ibs
+check "completion: -b comma list" comp_has ibs_op,ibs_fetch "$HWS_BIN" -b ibs_op,ibs_f
 ZEN4=$HWS_SOURCE_DIR/tests/sysfs/amd-zen4
 got=$(HWS_SYSFS_ROOT=$ZEN4 comp "$HWS_BIN" -b ibs_op "" | sort | tr '\n' ' ')
 eq "completion: controls of ibs_op on Zen 4" "$got" "cnt_ctl= l3missonly= "
 got=$(HWS_SYSFS_ROOT=$HWS_SOURCE_DIR/tests/sysfs/arm-n1-6.1 comp "$HWS_BIN" record -b arm_spe min | tr '\n' ' ')
 eq "completion: SPE control prefix" "$got" "min_latency= "
-check "completion: config files" comp "$HWS_BIN" -c cfg/l3 | grep -qx cfg/l3-miss.conf
-check "completion: record options" comp "$HWS_BIN" --dur | grep -qx -- --duration
-check "completion: workload after --" comp "$HWS_BIN" -b sw -- tru | grep -qx true
-check "completion: list options" comp "$HWS_BIN" list --co | grep -qx -- --controls
+check "completion: config files" comp_has cfg/l3-miss.conf "$HWS_BIN" -c cfg/l3
+check "completion: record options" comp_has --duration "$HWS_BIN" --dur
+check "completion: workload after --" comp_has true "$HWS_BIN" -b sw -- tru
+check "completion: list options" comp_has --controls "$HWS_BIN" list --co
 
 # list: usable or why not, controls with ranges and defaults
 HWS_SYSFS_ROOT=$ZEN4 HWS_PROC_CPUINFO=$ZEN4/cpuinfo "$HWS_BIN" list >"$TMP/out"
@@ -108,6 +113,24 @@ check "list --controls: one key= a line" test "$(sort "$TMP/out" | tr '\n' ' ')"
 eq "list --controls nosuch: usage error" $? 2
 "$HWS_BIN" list --backend nosuch >/dev/null 2>&1
 eq "list --backend nosuch: usage error" $? 2
+# an unprivileged user sees what the paranoid level allows (the level is read, not changed)
+if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null && command -v runuser >/dev/null; then
+	id hwsample-test >/dev/null 2>&1 || useradd -M -s /bin/sh hwsample-test 2>/dev/null
+	par=$(cat /proc/sys/kernel/perf_event_paranoid)
+	runuser -u hwsample-test -- "$HWS_BIN" list >"$TMP/out" 2>&1
+	eq "unprivileged list: exit" $? 0
+	check "unprivileged list: paranoid $par named" grep -qE "^kernel .*, perf_event_paranoid $par, unprivileged: " "$TMP/out"
+	if [ "$par" -ge 3 ]; then
+		check "paranoid >= 3: sw not usable: permission" grep -qE '^sw +not usable: permission' "$TMP/out"
+		check "paranoid >= 3: the fix" grep -q 'give hwsample CAP_PERFMON, or sysctl kernel.perf_event_paranoid=2' "$TMP/out"
+	else
+		check "paranoid $par: sw usable" grep -qE '^sw +usable' "$TMP/out"
+	fi
+	"$HWS_BIN" list >"$TMP/out" 2>&1
+	check "root list: privileged" grep -qE '^kernel .*, privileged \(root or CAP_PERFMON\)' "$TMP/out"
+else
+	echo "note: not root: unprivileged list not checked"
+fi
 "$HWS_BIN" -v list >"$TMP/out" 2>&1
 check "-v list: plugin paths" grep -qE '^    plugin: ' "$TMP/out"
 "$HWS_BIN" list >"$TMP/out" 2>&1
