@@ -493,5 +493,19 @@ int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req, struct h
 		out->flags |= HWS_EVF_CPU_ONLY;
 	if (skew)
 		out->flags |= HWS_EVF_PERIOD_SKEW;
+	if (req->flags & HWS_REQ_C2C) {
+		struct ibs_host_cpu hc;
+
+		/* perf-facts.md: CacheHitSt is unreliable on family 19h models 00h-0Fh and
+		 * 20h-5Fh, so the kernel reports no HITM there (perf c2c: unsupported on Zen 3) */
+		ibs_host_cpu__read(&hc, p->host);
+		if (hc.amd && hc.family == 0x19 &&
+		    (hc.model <= 0x0f || (hc.model >= 0x20 && hc.model <= 0x5f)))
+			p->host->log(HWS_LOG_WARN,
+				     "%s: this CPU (family 19h model %xh) has unreliable IBS cache "
+				     "hit state: c2c will see no HITM; false sharing shows only as "
+				     "peer-cache loads\n",
+				     name, hc.model);
+	}
 	return 1;
 }

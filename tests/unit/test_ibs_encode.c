@@ -256,6 +256,37 @@ static void test_absent(void)
 	T_EQ_STR("zen4: detect why", why, "ibs_op (type 9) and ibs_fetch (type 8)");
 }
 
+static char logged[1024];
+
+static void capture(enum hws_log_level level, const char *msg)
+{
+	if (level <= HWS_LOG_WARN)
+		snprintf(logged, sizeof(logged), "%s", msg);
+}
+
+/* c2c on a Zen 3 part: CacheHitSt is unreliable, say that c2c will see no HITM */
+static void test_c2c_zen3(void)
+{
+	struct hws_event_request req = {.sz = sizeof(req),
+					.pmu = "ibs_op",
+					.flags = SW | HWS_REQ_C2C,
+					.kernel_version = K(6, 8)};
+	struct hws_event_desc d;
+	char err[256];
+	hws_print_fn old = hws_set_print(capture);
+
+	use_tree("amd-zen3");
+	logged[0] = 0;
+	T_EQ_U64("c2c zen3 ok", (uint64_t)ops->encode(priv, &req, &d, 1, err, sizeof(err)), 1);
+	__T("c2c zen3 warns about HITM", strstr(logged, "no HITM") != NULL);
+	__T("c2c wants phys addr", d.attr.sample_type & PERF_SAMPLE_PHYS_ADDR);
+	use_tree("amd-zen4");
+	logged[0] = 0;
+	ops->encode(priv, &req, &d, 1, err, sizeof(err));
+	__T("c2c zen4 does not warn", logged[0] == 0);
+	hws_set_print(old);
+}
+
 static void test_controls(void)
 {
 	struct hws_control_info ci[16];
@@ -305,6 +336,7 @@ int main(void)
 		run_case(&cases[i], (int)i);
 	test_absent();
 	test_controls();
+	test_c2c_zen3();
 	free(priv);
 	TEST_END();
 }
