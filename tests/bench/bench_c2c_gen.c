@@ -135,7 +135,7 @@ static int last_writer[5] = { -1, -1, -1, -1, -1 };
 
 static void ev_load(struct ev *e, int line, int thr, uint64_t ip, uint64_t addr)
 {
-	int w = last_writer[line];
+	int w = line >= 0 ? last_writer[line] : -1;
 
 	e->thr = thr;
 	e->ip = ip;
