@@ -42,4 +42,19 @@ for run in intel:3 intel:11 ibs-perf:5; do
 	eq "$v seed $seed: remote DRAM" "$(jq .totals.load_hits.remote_dram "$TMP/h.json")" "$(pv 'Load Remote DRAM')"
 	eq "$v seed $seed: shared lines" "$(jq '[.lines[] | select(.hitm.total > 0)] | length' "$TMP/h.json")" "$(pv 'Total Shared Cache Lines')"
 done
+# a real Intel recording (perf_data_converter fixture, WEIGHT_STRUCT + DATA_SRC): the
+# per-sample classes agree with perf's
+f=$HWS_FIXTURES/perf_data_converter/perf.data.weight_struct
+if [ -f "$f" ]; then
+	perf c2c report --stdio -i "$f" >"$TMP/perf.txt" 2>/dev/null || fail "perf c2c on fixture"
+	"$HWS_BIN" c2c report -i "$f" --json >"$TMP/h.json" || fail "hwsample c2c on fixture"
+	eq "fixture: records" "$(jq .totals.records "$TMP/h.json")" "$(pv 'Total records')"
+	eq "fixture: locked" "$(jq .totals.locks "$TMP/h.json")" "$(pv 'Locked Load/Store Operations')"
+	eq "fixture: loads" "$(jq .totals.loads "$TMP/h.json")" "$(pv 'Load Operations')"
+	eq "fixture: fill buffer" "$(jq .totals.load_hits.lfb "$TMP/h.json")" "$(pv 'Load Fill Buffer Hit')"
+	eq "fixture: L1" "$(jq .totals.load_hits.l1 "$TMP/h.json")" "$(pv 'Load L1D hit')"
+	eq "fixture: L2" "$(jq .totals.load_hits.l2 "$TMP/h.json")" "$(pv 'Load L2D hit')"
+	eq "fixture: LLC" "$(jq '.totals.load_hits.llc + .totals.hitm.local' "$TMP/h.json")" "$(pv 'Load LLC hit')"
+	eq "fixture: shared lines" "$(jq '.lines | length' "$TMP/h.json")" "$(pv 'Total Shared Cache Lines')"
+fi
 finish
