@@ -1532,6 +1532,68 @@ static void json_offsets(struct hws_strbuf *sb, const struct hws_c2c *c, uint32_
 	hws_strbuf__addstr(sb, "]");
 }
 
+/* who: "writers" or "readers" of rows [j0, j1) (one offset) as [{pid,tid,samples}] */
+static void json_who(struct hws_strbuf *sb, const struct hws_c2c *c, uint32_t i, uint32_t j0,
+		     uint32_t j1, bool writers)
+{
+	struct hws_c2c_entry_info e, f;
+	const char *sep = "";
+	uint32_t j, k;
+
+	hws_strbuf__addstr(sb, "[");
+	for (j = j0; j < j1; j++) {
+		uint64_t n = 0;
+		bool seen = false;
+
+		hws_c2c__entry(c, i, j, &e);
+		for (k = j0; k < j && !seen; k++) {
+			hws_c2c__entry(c, i, k, &f);
+			seen = f.pid == e.pid && f.tid == e.tid;
+		}
+		if (seen)
+			continue;
+		for (k = j; k < j1; k++) {
+			hws_c2c__entry(c, i, k, &f);
+			if (f.pid == e.pid && f.tid == e.tid)
+				n += writers ? f.st.stores : f.st.loads;
+		}
+		if (!n)
+			continue;
+		hws_strbuf__addf(sb, "%s{\"pid\":%d,\"tid\":%d,\"samples\":%llu}", sep, (int)e.pid,
+				 (int)e.tid, (unsigned long long)n);
+		sep = ",";
+	}
+	hws_strbuf__addstr(sb, "]");
+}
+
+/* per offset: data symbol, sharing, writers and readers */
+static void json_offset_summary(struct hws_strbuf *sb, const struct hws_c2c *c, uint32_t i)
+{
+	uint32_t j0, j, n = hws_c2c__nr_entries(c, i);
+	struct hws_c2c_entry_info e, f;
+	bool fs, ts;
+
+	for (j0 = 0; j0 < n; j0 = j) {
+		hws_c2c__entry(c, i, j0, &e);
+		fs = e.in_false, ts = e.in_true;
+		for (j = j0 + 1; j < n; j++) {
+			hws_c2c__entry(c, i, j, &f);
+			if (f.offset != e.offset)
+				break;
+			fs |= f.in_false, ts |= f.in_true;
+		}
+		hws_strbuf__addf(sb, "%s{\"offset\":%u,\"sharing\":\"%s\",\"data_symbol\":",
+				 j0 ? "," : "", e.offset,
+				 fs && ts ? "both" : fs ? "false" : ts ? "true" : "none");
+		json_str_or_null(sb, e.data_symbol);
+		hws_strbuf__addstr(sb, ",\"writers\":");
+		json_who(sb, c, i, j0, j, true);
+		hws_strbuf__addstr(sb, ",\"readers\":");
+		json_who(sb, c, i, j0, j, false);
+		hws_strbuf__addstr(sb, "}");
+	}
+}
+
 int hws_c2c__render_json(const struct hws_c2c *c, struct hws_strbuf *sb)
 {
 	const struct hws_c2c_stats *t = hws_c2c__totals(c);
@@ -1596,6 +1658,8 @@ int hws_c2c__render_json(const struct hws_c2c *c, struct hws_strbuf *sb)
 		for (sep = "", k = 0; k < 64; k++)
 			if (li.nodes & (1ULL << k))
 				hws_strbuf__addf(sb, "%s%d", sep, k), sep = ",";
+		hws_strbuf__addstr(sb, "],\"offsets\":[");
+		json_offset_summary(sb, c, i);
 		hws_strbuf__addstr(sb, "],\"entries\":[");
 		n = hws_c2c__nr_entries(c, i);
 		for (j = 0; j < n; j++) {

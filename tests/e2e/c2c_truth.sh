@@ -52,6 +52,12 @@ for v in intel ibs ibs-perf spe; do
 	a=$(awk '$3 == "c2c_fs_pair" {print $1}' "$TMP/truth")
 	offs=$(jq -c --arg a "$a" '.lines[] | select(.address == $a) | .false_sharing_offsets' "$TMP/r.json")
 	eq "$v: fs_pair offsets" "$offs" "[0,32]"
+	# per offset: the writer (thread 6 = tid 4249) at 0, the reader (tid 4250) at 32
+	w=$(jq -c --arg a "$a" '.lines[] | select(.address == $a) | [.offsets[] | {o: .offset, s: .sharing, w: [.writers[].tid], r: [.readers[].tid]}]' "$TMP/r.json")
+	eq "$v: fs_pair writers/readers" "$w" '[{"o":0,"s":"false","w":[4249],"r":[]},{"o":32,"s":"false","w":[],"r":[4250]}]'
+	a2=$(awk '$3 == "c2c_ts_counter" {print $1}' "$TMP/truth")
+	w=$(jq -c --arg a "$a2" '.lines[] | select(.address == $a) | [.offsets[] | {o: .offset, s: .sharing, w: ([.writers[].tid] | sort), r: ([.readers[].tid] | sort)}]' "$TMP/r.json")
+	eq "$v: ts_counter writers/readers" "$w" '[{"o":0,"s":"true","w":[4243,4244,4247,4248],"r":[4243,4244,4247,4248]}]'
 	sym=$(jq -r --arg a "$a" '.lines[] | select(.address == $a) | .data_symbol' "$TMP/r.json")
 	code=$(jq -r --arg a "$a" '[.lines[] | select(.address == $a) | .entries[] | .symbol] | sort | unique | join(",")' "$TMP/r.json")
 	if [ "$v" = spe ] && [ "$sym" = null ]; then
