@@ -1596,6 +1596,11 @@ static void json_offset_summary(struct hws_strbuf *sb, const struct hws_c2c *c, 
 
 int hws_c2c__render_json(const struct hws_c2c *c, struct hws_strbuf *sb)
 {
+	return hws_c2c__render_json_top(c, sb, UINT32_MAX);
+}
+
+int hws_c2c__render_json_top(const struct hws_c2c *c, struct hws_strbuf *sb, uint32_t detail)
+{
 	const struct hws_c2c_stats *t = hws_c2c__totals(c);
 	struct hws_c2c_line_info li;
 	struct hws_c2c_entry_info e;
@@ -1659,9 +1664,10 @@ int hws_c2c__render_json(const struct hws_c2c *c, struct hws_strbuf *sb)
 			if (li.nodes & (1ULL << k))
 				hws_strbuf__addf(sb, "%s%d", sep, k), sep = ",";
 		hws_strbuf__addstr(sb, "],\"offsets\":[");
-		json_offset_summary(sb, c, i);
+		if (i < detail)
+			json_offset_summary(sb, c, i);
 		hws_strbuf__addstr(sb, "],\"entries\":[");
-		n = hws_c2c__nr_entries(c, i);
+		n = i < detail ? hws_c2c__nr_entries(c, i) : 0;
 		for (j = 0; j < n; j++) {
 			hws_c2c__entry(c, i, j, &e);
 			hws_strbuf__addf(sb,

@@ -2,7 +2,8 @@
 /*
  * c2c HTML report: one self-contained page (no network, no external files).
  *
- * Invariants: the page embeds the same JSON as hws_c2c__render_json() in a
+ * Invariants: the page embeds the JSON of hws_c2c__render_json_top() (offsets and rows only
+ * for the top lines, so huge --show-all reports stay loadable) in a
  * <script type="application/json"> block with every "</" written as "<\/" (so no string in
  * the data can close the script), and inline CSS/JS that builds, after load:
  *  - #lines: the shared cache-line table, sortable by clicking any header (numeric or text),
@@ -175,7 +176,7 @@ int hws_c2c__render_html(const struct hws_c2c *c, const char *title, struct hws_
 	struct hws_strbuf js = HWS_STRBUF_INIT;
 	int err;
 
-	err = hws_c2c__render_json(c, &js);
+	err = hws_c2c__render_json_top(c, &js, hws_c2c__top(c));
 	if (err)
 		goto out;
 	/* the JSON ends with "}\n": add the heat-map line count before the brace */

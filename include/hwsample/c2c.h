@@ -161,6 +161,10 @@ HWS_API const char *hws_c2c_class__name(unsigned int cls);
 /* Reports (after __finish), appended to @sb. Return 0 or -ENOMEM / -E2BIG. */
 HWS_API int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb);
 HWS_API int hws_c2c__render_json(const struct hws_c2c *c, struct hws_strbuf *sb);
+/* The same JSON with "offsets" and "entries" only for the first @detail lines (empty
+ * arrays after), to keep pages of huge reports small. */
+HWS_API int hws_c2c__render_json_top(const struct hws_c2c *c, struct hws_strbuf *sb,
+				     uint32_t detail);
 /* Self-contained HTML page (inline CSS/JS): sortable line table, offset x thread heat map
  * of the top lines, per-line offset tables. @title may be NULL. */
 HWS_API int hws_c2c__render_html(const struct hws_c2c *c, const char *title,
