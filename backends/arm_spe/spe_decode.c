@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "spe.h"
+#include "spe_pkt_inline.h"
 
 /* ---------------------------------------------------------------- perf_mem_data_src */
 
@@ -615,8 +616,9 @@ int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 			}
 			i++;
 			added++;
-			r = spe_pkt__get(st->buf + st->buf_parsed, st->buf_len - st->buf_parsed,
-					 st->pos + st->buf_parsed, &p);
+			r = spe_pkt__get_inline(st->buf + st->buf_parsed,
+						st->buf_len - st->buf_parsed,
+						st->pos + st->buf_parsed, &p);
 		} while (r == HWS_E_NEED_MORE && i < n);
 		if (r == 0)
 			break;
@@ -641,7 +643,7 @@ int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 		}
 		buffered = 1;
 		st->buf_parsed = st->buf_len;
-		if (spe_record__add(&st->rec, &p)) {
+		if (spe_record__add_inline(&st->rec, &p)) {
 			ret = emit_record(&dc, st->buf, st->buf_len, st->pos);
 			stream_reset(st);
 			buffered = 0;
@@ -651,7 +653,7 @@ int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 	}
 	/* 2. packets wholly inside this chunk */
 	while (i < n) {
-		r = spe_pkt__get(d + i, n - i, base + i, &p);
+		r = spe_pkt__get_inline(d + i, n - i, base + i, &p);
 		if (r == HWS_E_NEED_MORE)
 			break;
 		if (r < 0) {
@@ -676,7 +678,7 @@ int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 			i += (size_t)r;
 			continue;
 		}
-		if (spe_record__add(&st->rec, &p)) {
+		if (spe_record__add_inline(&st->rec, &p)) {
 			i += (size_t)r;
 			if (buffered)
 				ret = emit_record(&dc, st->buf, st->buf_len, st->pos);
