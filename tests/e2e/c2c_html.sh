@@ -35,7 +35,7 @@ grep -q "data-line=\"$fs\"" "$TMP/dom.html" || fail "no heat map for c2c_fs_coun
 
 # sorting: by Records ascending, the first row has the fewest records
 chrome "file://$TMP/c2c.html#sort=Records:asc" --dump-dom >"$TMP/dom2.html"
-recs=$(grep -o '<tbody>.*</tbody>' "$TMP/dom2.html" | sed 's/<tr>/\n<tr>/g' | sed 's/<[^>]*>/ /g' | awk 'NF > 10 {print $10}' | tr '\n' ' ')
+recs=$(grep -o '<td data-col="records"[^>]*>[0-9]*</td>' "$TMP/dom2.html" | sed 's/<[^>]*>//g' | tr '\n' ' ')
 eq "rows sorted by records" "$recs" "$(echo "$recs" | tr ' ' '\n' | grep . | sort -n | tr '\n' ' ')"
 [ "$(echo "$recs" | wc -w)" = 4 ] || fail "sorted table rows: '$recs'"
 
