@@ -402,6 +402,23 @@ static inline char *w_u64(char *p, uint64_t v)
 	return p;
 }
 
+/* 0x... without quotes */
+static inline char *w_hex(char *p, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	unsigned int n = 1;
+	char *e;
+
+	for (uint64_t t = v; t >= 16; t >>= 4)
+		n++;
+	p[0] = '0';
+	p[1] = 'x';
+	e = p + 2 + n;
+	for (char *q = e; q > p + 2; v >>= 4)
+		*--q = digits[v & 15];
+	return e;
+}
+
 static inline char *w_hexq(char *p, uint64_t v)
 {
 	static const char digits[] = "0123456789abcdef";
@@ -550,11 +567,52 @@ static bool json_fast(struct lb *l, const struct hws_sample *s)
 	return true;
 }
 
+/* "sym":"name+0xoff","dso":"path" (or data_sym/data_dso); returns the new @first */
+static bool put_sym_json(struct lb *l, const struct hws_output_opts *o,
+			 const struct hws_sample *s, uint64_t a, bool data, struct hws_strbuf *tmp,
+			 bool first)
+{
+	struct hws_symbol sym;
+	size_t nl;
+
+	hws_symbols__resolve(o->syms, s->pid, a, data, &sym);
+	if (!sym.name && !sym.dso)
+		return first;
+	if (data)
+		lb_add(l, ",\"data_sym\":" + first, sizeof(",\"data_sym\":") - 1 - first);
+	else
+		lb_add(l, ",\"sym\":" + first, sizeof(",\"sym\":") - 1 - first);
+	if (sym.name && !sym.srcfile && json_plain(sym.name, &nl) && nl < 4096) {
+		/* common case without printf: "name" or "name+0xoff" */
+		if (lb_reserve(l, nl + 24)) {
+			*l->p++ = '"';
+			copy_small(l->p, sym.name, nl);
+			l->p += nl;
+			if (sym.offset) {
+				*l->p++ = '+';
+				l->p = w_hex(l->p, sym.offset);
+			}
+			*l->p++ = '"';
+		}
+	} else {
+		hws_strbuf__reset(tmp);
+		if (!hws_symbol__format(&sym, false, tmp) && tmp->buf)
+			lb_json_str(l, tmp->buf);
+	}
+	if (sym.dso) {
+		if (data)
+			lb_lit(l, ",\"data_dso\":");
+		else
+			lb_lit(l, ",\"dso\":");
+		lb_json_str(l, sym.dso);
+	}
+	return false;
+}
+
 static void sample_json(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s,
 			struct hws_strbuf *tmp)
 {
 	bool first = true;
-	const char *t, *dso;
 
 	if (json_fast(l, s)) {
 		if (l->err || !l->p)
@@ -571,24 +629,10 @@ static void sample_json(struct lb *l, const struct hws_output_opts *o, const str
 		}
 	}
 	if (o->symbols && o->syms) {
-		if ((s->fields & HWS_SF_IP) && (t = sym_text(o, s, s->ip, false, tmp, &dso))) {
-			lb_str(l, first ? "\"sym\":" : ",\"sym\":");
-			lb_json_str(l, t);
-			first = false;
-			if (dso) {
-				lb_str(l, ",\"dso\":");
-				lb_json_str(l, dso);
-			}
-		}
-		if ((s->fields & HWS_SF_ADDR) && (t = sym_text(o, s, s->addr, true, tmp, &dso))) {
-			lb_str(l, first ? "\"data_sym\":" : ",\"data_sym\":");
-			lb_json_str(l, t);
-			first = false;
-			if (dso) {
-				lb_str(l, ",\"data_dso\":");
-				lb_json_str(l, dso);
-			}
-		}
+		if (s->fields & HWS_SF_IP)
+			first = put_sym_json(l, o, s, s->ip, false, tmp, first);
+		if (s->fields & HWS_SF_ADDR)
+			first = put_sym_json(l, o, s, s->addr, true, tmp, first);
 	}
 	if (o->raw)
 		put_raw(l, o, s, tmp);

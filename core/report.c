@@ -36,6 +36,7 @@ struct akey {
 
 struct atable {
 	struct akey *k;
+	struct akey *last; /* previous hit: samples come in runs of the same address */
 	size_t size, nr, max;
 	struct tally other;
 };
@@ -149,6 +150,7 @@ static int at_grow(struct atable *t)
 	free(t->k);
 	t->k = n.k;
 	t->size = ns;
+	t->last = NULL;
 	return 0;
 }
 
@@ -158,6 +160,9 @@ static int at_add(struct atable *t, uint32_t pid, uint64_t addr, const struct ta
 
 	if ((int64_t)addr < 0)
 		pid = 0;
+	k = t->last;
+	if (k && k->addr == addr && k->pid == pid)
+		goto add;
 	if (t->size) {
 		k = at_slot(t, pid, addr);
 		if (k->used)
@@ -175,6 +180,7 @@ static int at_add(struct atable *t, uint32_t pid, uint64_t addr, const struct ta
 	k->addr = addr;
 	t->nr++;
 add:
+	t->last = k;
 	k->t.samples += v->samples;
 	k->t.period += v->period;
 	k->t.lat += v->lat;

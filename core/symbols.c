@@ -65,6 +65,7 @@ struct dso {
 	Elf *elf, *dbg_elf;
 	Dwarf *dw;
 	int dw_state; /* 0 not tried, 1 open, -1 none */
+	const struct sym *last[2]; /* last hit for code / data lookups (reset on unload) */
 };
 
 struct map {
@@ -156,6 +157,7 @@ static void dso_unload(struct dso *d)
 	d->syms = NULL;
 	d->names = NULL;
 	d->nr_syms = d->names_len = 0;
+	d->last[0] = d->last[1] = NULL;
 	d->nr_loads = 0;
 	d->dw_state = 0;
 	if (d->state == DSO_LOADED)
@@ -438,14 +440,20 @@ static int sym_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* Sort, drop duplicates, give size-0 functions the room up to the next symbol. */
-static void syms_finish(struct dso *d, uint64_t last_size)
+/* Sort, drop duplicates, give size-0 functions (and with @all, every size-0 symbol: kallsyms
+ * has no sizes) the room up to the next symbol. */
+static void syms_finish(struct dso *d, uint64_t last_size, bool all)
 {
 	size_t n = 0;
 
+	bool sorted = true;
+
 	if (!d->nr_syms)
 		return;
-	qsort(d->syms, d->nr_syms, sizeof(*d->syms), sym_cmp);
+	for (size_t i = 1; i < d->nr_syms && sorted; i++)
+		sorted = sym_cmp(&d->syms[i - 1], &d->syms[i]) <= 0;
+	if (!sorted) /* kallsyms mostly is: modules come last */
+		qsort(d->syms, d->nr_syms, sizeof(*d->syms), sym_cmp);
 	for (size_t i = 0; i < d->nr_syms; i++) {
 		if (n && d->syms[n - 1].start == d->syms[i].start)
 			continue;
@@ -454,7 +462,7 @@ static void syms_finish(struct dso *d, uint64_t last_size)
 	d->nr_syms = n;
 	for (size_t i = 0; i < n; i++) {
 		struct sym *y = &d->syms[i];
-		if (y->size)
+		if (y->size || (!all && y->kind != HWS_SYM_FUNC))
 			continue;
 		if (i + 1 < n)
 			y->size = d->syms[i + 1].start - y->start;
@@ -624,7 +632,7 @@ static int read_syms(struct dso *d, Elf *elf)
 			return -ENOMEM;
 		d->nr_syms++;
 	}
-	syms_finish(d, 0);
+	syms_finish(d, 0, false);
 	return 0;
 }
 
@@ -716,7 +724,15 @@ static const struct sym *sym_find(const struct dso *d, uint64_t addr, bool data)
 static void fill_sym(struct hws_symbols *s, struct dso *d, uint64_t vaddr, bool data,
 		     struct hws_symbol *out)
 {
-	const struct sym *y = d->nr_syms ? sym_find(d, vaddr, data) : NULL;
+	const struct sym *y = d->last[data];
+
+	/* consecutive samples mostly hit the symbol of the previous one */
+	if (!y || vaddr - y->start >= y->size ||
+	    (y + 1 < d->syms + d->nr_syms && y[1].start <= vaddr)) {
+		y = d->nr_syms ? sym_find(d, vaddr, data) : NULL;
+		if (y && y->size && (!data || y->kind == HWS_SYM_OBJECT))
+			d->last[data] = y;
+	}
 
 	if (y) {
 		out->name = d->names + y->name;
@@ -933,7 +949,7 @@ int hws_symbols__use_kallsyms(struct hws_symbols *s, const char *path)
 		dso_free(d);
 		return err;
 	}
-	syms_finish(d, 4096);
+	syms_finish(d, 4096, true);
 	d->state = DSO_SPECIAL; /* never unloaded by the LRU */
 	s->kallsyms = d;
 	return 0;
