@@ -5,7 +5,7 @@
  * (scripts/bench-spe).
  *
  *   bench_spe_gen -o FILE [-n RECORDS] [-s SEED] [-m MIDR] [-c CPUS] [--v2] [--no-split]
- *                 [--max-chunk BYTES]
+ *                 [--pipe] [--max-chunk BYTES]
  *
  * The file has: AUXTRACE_INFO (ARM_SPE, v1 {PMU type, per-cpu-mmaps} or --v2 per-CPU
  * metadata), TIME_CONV, one arm_spe_0 attr (id 1), headers ARCH=aarch64, CPUID=MIDR,
@@ -69,11 +69,14 @@ static void put(struct stream *s, const void *p, size_t n)
 	s->len += n;
 }
 
+static unsigned int cut_align = 8;
+
 static void mark_cut(struct stream *s)
 {
 	/* cut only at 8-byte multiples: AUXTRACE payloads are padded to 8 bytes, and the
-	 * stream offsets must stay the ones the alignment packets were placed for */
-	if (s->len < s->nocut_end || s->len % 8)
+	 * stream offsets must stay the ones the alignment packets were placed for (16 in
+	 * pipe mode: perf then copies each payload into its own 16-byte aligned buffer) */
+	if (s->len < s->nocut_end || s->len % cut_align)
 		return;
 	if (s->nr_cuts == s->cap_cuts) {
 		s->cap_cuts = s->cap_cuts ? s->cap_cuts * 2 : 1024;
@@ -296,7 +299,7 @@ static void emit_chunk(const uint8_t *d, size_t n, uint64_t *soff, uint32_t cpu)
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_spe_gen -o FILE [-n RECORDS] [-s SEED] [-m MIDR] [-c CPUS] "
-			"[--v2] [--no-split] [--max-chunk BYTES]\n");
+			"[--v2] [--no-split] [--pipe] [--max-chunk BYTES]\n");
 	exit(2);
 }
 
@@ -305,7 +308,7 @@ int main(int argc, char **argv)
 	const char *path = NULL;
 	unsigned long long nrec = 1000, seed = 1, midr = 0x410fd0c0, max_chunk = 4096;
 	unsigned int ncpus = 2;
-	int v2 = 0, split = 1;
+	int v2 = 0, split = 1, pipe = 0;
 	struct stream *st;
 	struct perf_event_attr attr;
 	uint64_t id = 1, *soff;
@@ -328,12 +331,16 @@ int main(int argc, char **argv)
 			v2 = 1;
 		else if (!strcmp(argv[i], "--no-split"))
 			split = 0;
+		else if (!strcmp(argv[i], "--pipe"))
+			pipe = 1;
 		else
 			usage();
 	}
 	if (!path || !ncpus || ncpus > 64 || max_chunk < 64)
 		usage();
 	rng = seed * 0x9e3779b97f4a7c15ULL + 1;
+	if (pipe)
+		cut_align = 16;
 	obuf = malloc(OBUF);
 	st = calloc(ncpus, sizeof(*st));
 	soff = calloc(ncpus, sizeof(*soff));
@@ -348,7 +355,7 @@ int main(int argc, char **argv)
 			one_record(&st[c]);
 	}
 
-	w = hws_perf_writer__new(path, false);
+	w = hws_perf_writer__new(path, pipe);
 	if (!w) {
 		fprintf(stderr, "bench_spe_gen: %s: %s\n", path, strerror(errno));
 		return 1;

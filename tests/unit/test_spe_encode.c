@@ -217,6 +217,18 @@ int main(void)
 		__T("auxtrace_info needs room", ops->auxtrace_info(priv, &a, 0, &type, w, 1) < 0);
 	}
 	__T("match by PMU_MAPPINGS name", ops->match(priv, NULL, "arm_spe_0"));
+	{
+		/* no PMU_MAPPINGS: the attr type against this machine's arm_spe PMUs */
+		struct perf_event_attr a = { .type = 9 };
+
+		snprintf(root, sizeof(root), "%s/tests/sysfs/arm-n1-6.1", getenv("HWS_SOURCE_DIR"));
+		setenv("HWS_SYSFS_ROOT", root, 1);
+		__T("match by live type", ops->match(priv, &a, NULL));
+		a.type = 10;
+		__T("no match for another dynamic type", !ops->match(priv, &a, NULL));
+		a.type = PERF_TYPE_RAW;
+		__T("no match for raw", !ops->match(priv, &a, NULL));
+	}
 	__T("no match for cpu", !ops->match(priv, NULL, "cpu"));
 	TEST_END();
 }
