@@ -94,6 +94,7 @@ struct line {
 	uint8_t cls;
 	uint8_t src_mask; /* SRC_* bits of coherence samples */
 	uint8_t symbolized;
+	uint8_t inferred; /* classified from coherence misses alone (no store sampled) */
 	uint32_t evidence;
 	float conf;
 	uint64_t c[NC];
@@ -668,7 +669,7 @@ static uint64_t peer_of(const uint64_t *c)
 
 struct unit {
 	uint32_t off, end, pid, tid;
-	uint32_t n, writes;
+	uint32_t n, writes, coh;
 	uint32_t first_ent;
 	uint8_t in_false, in_true;
 };
@@ -779,6 +780,7 @@ static int classify_line(struct hws_c2c *c, struct line *l)
 			u[i].end = e->offset + w;
 		u[i].n += e->c[C_RECORDS];
 		u[i].writes += e->c[C_STORES];
+		u[i].coh += e->c[C_LCL_HITM] + e->c[C_RMT_HITM] + e->c[C_LCL_PEER] + e->c[C_RMT_PEER];
 	}
 	l->nr_threads = nr_tids;
 	free(tids);
@@ -806,6 +808,37 @@ static int classify_line(struct hws_c2c *c, struct line *l)
 				mark_bits(&l->false_off, u[j].off, u[j].end, c->o.line_size);
 			}
 		}
+	}
+	/*
+	 * No store sampled at all (perf mem record -t load, or stores not sampled): the
+	 * coherence misses themselves say another core wrote the line. Threads missing on
+	 * different bytes point to false sharing, on the same bytes to true sharing; weaker
+	 * evidence, so it is flagged as inferred and gets a lower confidence.
+	 */
+	if (!sup_false && !sup_true && !l->c[C_STORES]) {
+		for (i = 0; i < nu; i++) {
+			if (!u[i].coh)
+				continue;
+			for (j = i + 1; j < nu; j++) {
+				uint64_t sup;
+
+				if (!u[j].coh || (u[j].tid == u[i].tid && u[j].pid == u[i].pid))
+					continue;
+				sup = u[i].coh < u[j].coh ? u[i].coh : u[j].coh;
+				if (u[i].off < u[j].end && u[j].off < u[i].end) {
+					sup_true += sup;
+					u[i].in_true = u[j].in_true = 1;
+					mark_bits(&l->true_off, u[i].off, u[i].end, c->o.line_size);
+					mark_bits(&l->true_off, u[j].off, u[j].end, c->o.line_size);
+				} else {
+					sup_false += sup;
+					u[i].in_false = u[j].in_false = 1;
+					mark_bits(&l->false_off, u[i].off, u[i].end, c->o.line_size);
+					mark_bits(&l->false_off, u[j].off, u[j].end, c->o.line_size);
+				}
+			}
+		}
+		l->inferred = sup_false || sup_true;
 	}
 	/* flag entries */
 	for (ei = l->first; ei != NONE; ei = c->ents[ei].next) {
@@ -846,7 +879,7 @@ static int classify_line(struct hws_c2c *c, struct line *l)
 		l->evidence |= HWS_C2C_EV_PEER;
 	if (l->c[C_RMT_HIT])
 		l->evidence |= HWS_C2C_EV_RMT_CACHE;
-	if (sup_false || sup_true)
+	if ((sup_false || sup_true) && !l->inferred)
 		l->evidence |= HWS_C2C_EV_ADDR;
 
 	if (sup_false && sup_true)
@@ -870,7 +903,9 @@ static int classify_line(struct hws_c2c *c, struct line *l)
 	s = 1.0 - exp(-(double)(sup_false + sup_true) / 6.0);
 	if (l->cls == HWS_C2C_FALSE_SHARING || l->cls == HWS_C2C_TRUE_SHARING ||
 	    l->cls == HWS_C2C_MIXED) {
-		if (coh)
+		if (l->inferred)
+			l->conf = (float)(0.2 + 0.4 * s);
+		else if (coh)
 			l->conf = (float)(0.5 + 0.5 * s * (1.0 - exp(-(double)coh / 2.0)));
 		else
 			l->conf = (float)(0.2 + 0.45 * s);
@@ -1037,8 +1072,11 @@ static char *evidence_text(const struct line *l)
 				 (unsigned long long)l->c[C_RMT_HIT]);
 		sep = "; ";
 	}
-	if (!(l->evidence & (HWS_C2C_EV_HITM | HWS_C2C_EV_PEER)) &&
-	    (l->evidence & HWS_C2C_EV_ADDR))
+	if (l->inferred)
+		hws_strbuf__addf(&sb, "%sno store sampled: sharing inferred from the offsets of "
+				      "the coherence misses", sep);
+	else if (!(l->evidence & (HWS_C2C_EV_HITM | HWS_C2C_EV_PEER)) &&
+		 (l->evidence & HWS_C2C_EV_ADDR))
 		hws_strbuf__addf(&sb, "%saddress overlap alone (stores and other threads' "
 				      "accesses sampled, no coherence event)", sep);
 	else if (l->evidence & HWS_C2C_EV_ADDR)

@@ -10,7 +10,9 @@
  * cache line (key: the line's virtual address, as perf c2c; the line size is a parameter) and per
  * (offset, pid, tid, code address) inside the line.
  *
- * hws_c2c__finish() classifies every line:
+ * hws_c2c__finish() classifies every line (with no store sampled on the line, e.g. perf mem
+ * record -t load, from the offsets of the coherence misses alone: "inferred", lower
+ * confidence):
  *  - false sharing: a thread writes the line and another thread accesses bytes that do not
  *    overlap the written ones (different offsets; access widths are used where known);
  *  - true sharing: another thread accesses the very bytes written;

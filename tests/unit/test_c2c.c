@@ -204,6 +204,32 @@ static void test_classes(void)
 	hws_c2c__delete(c);
 }
 
+static void test_loads_only(void)
+{
+	struct hws_c2c *c = hws_c2c__new(NULL);
+	struct hws_c2c_line_info li;
+
+	/* no store sampled anywhere: HITM loads of two threads on different bytes ... */
+	add(c, 1, 0x1000, LD_LHITM, 8, 100, 20);
+	add(c, 2, 0x1008, LD_LHITM, 8, 100, 20);
+	/* ... and on the same bytes */
+	add(c, 1, 0x2000, LD_LHITM, 8, 100, 20);
+	add(c, 2, 0x2000, LD_RHITM, 8, 300, 20);
+	/* one thread only: still unresolved */
+	add(c, 3, 0x3000, LD_LHITM, 8, 100, 20);
+	hws_c2c__finish(c, NULL);
+	find(c, 0x1000, &li);
+	T_EQ_STR("loads only, different bytes", hws_c2c_class__name(li.cls), "false-sharing");
+	__T("inferred: not high confidence", li.confidence < 0.75f && li.confidence > 0.2f);
+	__T("inferred: said so", strstr(li.evidence_text, "inferred"));
+	T_EQ_U64("inferred: evidence HITM only", li.evidence, HWS_C2C_EV_HITM);
+	find(c, 0x2000, &li);
+	T_EQ_STR("loads only, same bytes", hws_c2c_class__name(li.cls), "true-sharing");
+	find(c, 0x3000, &li);
+	T_EQ_STR("loads only, one thread", hws_c2c_class__name(li.cls), "unresolved");
+	hws_c2c__delete(c);
+}
+
 static void test_line_size(void)
 {
 	struct hws_c2c_opts o = { .sz = sizeof(o), .line_size = 32 };
@@ -325,6 +351,7 @@ int main(void)
 	test_percentiles();
 	test_classes();
 	test_line_size();
+	test_loads_only();
 	test_sources();
 	TEST_END();
 }
