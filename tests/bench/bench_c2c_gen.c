@@ -3,7 +3,7 @@
  * bench_c2c_gen: write a perf.data file of memory samples with a known sharing ground truth,
  * for the c2c tests (tests/e2e/c2c_*.sh) and the benchmark (scripts/bench-c2c).
  *
- *   bench_c2c_gen -o FILE -v intel|ibs|ibs-perf|spe [-n SAMPLES] [-s SEED] [-t TRUTH]
+ *   bench_c2c_gen -o FILE -v intel|ibs|ibs-zen3|ibs-perf|spe [-n SAMPLES] [-s SEED] [-t TRUTH]
  *
  * One scenario, three encodings. The data are this program's own 64-byte aligned globals
  * (in .data, so the file-backed RW mapping covers them) and the code addresses are its own
@@ -27,7 +27,9 @@
  * IP|TID|TIME|ADDR|CPU|PERIOD|DATA_SRC|WEIGHT_STRUCT|IDENTIFIER; ibs = ibs_op attr
  * (PMU_MAPPINGS), CPUID AuthenticAMD,25,17,1, RAW {caps, 7 op MSRs}; ibs-perf = the same
  * op samples as perf c2c record stores them on AMD (kernel ADDR, DATA_SRC, WEIGHT_STRUCT, no
- * RAW); spe = arm_spe_0 attr,
+ * RAW); ibs-zen3 = ibs with CPUID family 0x19 model 0x01, where the kernel (and hwsample)
+ * do not trust CacheHitSt, so there is no HITM at all (perf c2c: "not supported on Zen3");
+ * spe = arm_spe_0 attr,
  * AUXTRACE_INFO (ARM_SPE v1), TIME_CONV, AUXTRACE records of SPE packets per CPU, MIDR
  * Neoverse N1 in CPUID. All have ARCH, NRCPUS (8) and NUMA_TOPOLOGY (2 nodes).
  */
@@ -632,7 +634,7 @@ static int gen_ibs_perf(const char *out, long n)
 	return hws_perf_writer__close(w);
 }
 
-static int gen_ibs(const char *out, long n)
+static int gen_ibs(const char *out, long n, const char *cpuid)
 {
 	struct perf_event_attr a = { 0 };
 	struct hws_perf_writer *w = hws_perf_writer__new(out, false);
@@ -653,7 +655,7 @@ static int gen_ibs(const char *out, long n)
 	err = hws_perf_writer__add_attr(w, &a, "ibs_op//", &id, 1);
 	if (err < 0)
 		return err;
-	set_common_features(w, "x86_64", "AuthenticAMD,25,17,1", "ibs_op", IBS_TYPE);
+	set_common_features(w, "x86_64", cpuid, "ibs_op", IBS_TYPE);
 	/* trailer for IP|TID|TIME|CPU|PERIOD|RAW|IDENTIFIER is the same tid,time,cpu,id */
 	write_sideband(&b, id);
 	for (long i = 0; i < n; i++) {
@@ -848,7 +850,7 @@ int main(int argc, char **argv)
 		case 's': rng = strtoull(optarg, NULL, 0) | 1; break;
 		case 't': truth = optarg; break;
 		default:
-			fprintf(stderr, "usage: bench_c2c_gen -o FILE -v intel|ibs|ibs-perf|spe [-n SAMPLES] "
+			fprintf(stderr, "usage: bench_c2c_gen -o FILE -v intel|ibs|ibs-zen3|ibs-perf|spe [-n SAMPLES] "
 					"[-s SEED] [-t TRUTH]\n");
 			return o == 'h' ? 0 : 2;
 		}
@@ -860,13 +862,15 @@ int main(int argc, char **argv)
 	if (!strcmp(vendor, "intel"))
 		err = gen_intel(out, n);
 	else if (!strcmp(vendor, "ibs"))
-		err = gen_ibs(out, n);
+		err = gen_ibs(out, n, "AuthenticAMD,25,17,1");
+	else if (!strcmp(vendor, "ibs-zen3"))
+		err = gen_ibs(out, n, "AuthenticAMD,25,1,1"); /* CacheHitSt not trusted: no HITM */
 	else if (!strcmp(vendor, "ibs-perf"))
 		err = gen_ibs_perf(out, n);
 	else if (!strcmp(vendor, "spe"))
 		err = gen_spe(out, n);
 	else {
-		fprintf(stderr, "bench_c2c_gen: -v intel, ibs, ibs-perf or spe\n");
+		fprintf(stderr, "bench_c2c_gen: -v intel, ibs, ibs-zen3, ibs-perf or spe\n");
 		return 2;
 	}
 	if (err) {
