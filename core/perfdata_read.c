@@ -19,8 +19,10 @@
  *    u32 size swapped; attr flag bitfields are bit-reversed per byte (perf swap_bitfield).
  *  - The first error sticks: __next() keeps returning it; errmsg names offset and record.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +43,7 @@
 #define MAX_IDS (1u << 20)
 #define MAX_FEATURES_TOTAL (128ull << 20)
 #define MAX_CPUS 65536
+#define HWS_RECORD_COMPRESSED2 83 /* perf >= 6.15: {u64 data_size; data[]} */
 
 struct rattr {
 	struct hws_perf_evattr ev;
@@ -106,6 +109,13 @@ struct hws_perf_reader {
 	size_t nr_caps;
 	int16_t *cpu_node;
 	int nr_cpu_node;
+
+	/* decompressed records of PERF_RECORD_COMPRESSED (see decompress()) */
+	uint8_t *dc;
+	size_t dc_cap, dc_len, dc_pos;
+	uint64_t dc_off; /* file offset of the COMPRESSED record they came from */
+	void *zds;	 /* ZSTD_DStream */
+	bool zstd_warned;
 
 	struct hws_file_info fi;
 	struct hws_time_conv tc;
@@ -1312,6 +1322,8 @@ struct hws_perf_reader *hws_perf_reader__open(const char *path, int *errp)
 	return r;
 }
 
+static void zstd_free(void *zds);
+
 void hws_perf_reader__close(struct hws_perf_reader *r)
 {
 	if (!r)
@@ -1334,6 +1346,8 @@ void hws_perf_reader__close(struct hws_perf_reader *r)
 	free(r->aux_priv);
 	free(r->tracing);
 	free(r->payload);
+	free(r->dc);
+	zstd_free(r->zds);
 	free(r->win);
 	free(r->rec);
 	free(r);
@@ -1556,21 +1570,230 @@ static int consume(struct hws_perf_reader *r, uint8_t *rec, struct hws_perf_reco
 	}
 }
 
+/* ---------------------------------------------------------------- compressed records */
+
+/*
+ * PERF_RECORD_COMPRESSED (perf record -z): zstd frames holding ordinary records. libzstd is
+ * loaded with dlopen() on first use (no build dependency); its streaming API is declared
+ * here as zstd.h declares it (stable ABI). Without it, COMPRESSED records are handed out
+ * and their contents skipped (one warning). Decompressed records are handed out right
+ * after the COMPRESSED record, with its file offset (as perf report -D shows them); a
+ * record may continue in the next COMPRESSED record. The output is bounded by MAX_DECOMP.
+ */
+#define MAX_DECOMP (32u << 20)
+
+struct zstd_in {
+	const void *src;
+	size_t size, pos;
+};
+
+struct zstd_out {
+	void *dst;
+	size_t size, pos;
+};
+
+static struct {
+	int state; /* 0 untried, 1 loaded, -1 unavailable */
+	void *(*create)(void);
+	size_t (*init)(void *ds);
+	size_t (*decompress)(void *ds, struct zstd_out *out, struct zstd_in *in);
+	size_t (*free_ds)(void *ds);
+	unsigned (*is_error)(size_t code);
+} zstd;
+
+static pthread_mutex_t zstd_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void zstd_free(void *zds)
+{
+	if (zds && zstd.state == 1)
+		zstd.free_ds(zds);
+}
+
+static bool zstd_load(void)
+{
+	pthread_mutex_lock(&zstd_lock);
+	if (zstd.state == 0) {
+		void *h = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
+
+		zstd.state = -1;
+		if (h) {
+			*(void **)&zstd.create = dlsym(h, "ZSTD_createDStream");
+			*(void **)&zstd.init = dlsym(h, "ZSTD_initDStream");
+			*(void **)&zstd.decompress = dlsym(h, "ZSTD_decompressStream");
+			*(void **)&zstd.free_ds = dlsym(h, "ZSTD_freeDStream");
+			*(void **)&zstd.is_error = dlsym(h, "ZSTD_isError");
+			if (zstd.create && zstd.init && zstd.decompress && zstd.free_ds &&
+			    zstd.is_error)
+				zstd.state = 1;
+		}
+	}
+	pthread_mutex_unlock(&zstd_lock);
+	return zstd.state == 1;
+}
+
+/* Append the decompressed payload of COMPRESSED record @rec to r->dc. */
+static int decompress(struct hws_perf_reader *r, const uint8_t *rec, size_t size)
+{
+	struct zstd_in in;
+	struct zstd_out out;
+	const struct perf_event_header *h = (const void *)rec;
+	size_t off = 8;
+
+	if (h->type == HWS_RECORD_COMPRESSED2) { /* {u64 data_size; data[]} (perf >= 6.15) */
+		uint64_t ds;
+
+		if (size < 16)
+			return HWS_E_BADREC;
+		ds = pd_get64(rec + 8);
+		off = 16;
+		if (ds < size - 16)
+			size = 16 + (size_t)ds;
+	}
+	if (!zstd_load()) {
+		if (!r->zstd_warned)
+			pr_warn("perfdata: compressed records (perf record -z): libzstd.so.1 not "
+				"found, their contents are skipped\n");
+		r->zstd_warned = true;
+		return 0;
+	}
+	if (!r->zds) {
+		r->zds = zstd.create();
+		if (!r->zds || zstd.is_error(zstd.init(r->zds)))
+			return -ENOMEM;
+	}
+	/* keep the unread remainder (a record cut at the end of the previous frame) */
+	if (r->dc_pos) {
+		memmove(r->dc, r->dc + r->dc_pos, r->dc_len - r->dc_pos);
+		r->dc_len -= r->dc_pos;
+		r->dc_pos = 0;
+	}
+	in.src = rec + off;
+	in.size = size - off;
+	in.pos = 0;
+	while (in.pos < in.size) {
+		size_t ret;
+
+		if (r->dc_cap - r->dc_len < 65536) {
+			size_t cap = r->dc_cap ? r->dc_cap * 2 : 1u << 20;
+			uint8_t *n;
+
+			if (cap > MAX_DECOMP)
+				return HWS_E_TOO_BIG;
+			n = realloc(r->dc, cap);
+			if (!n)
+				return -ENOMEM;
+			r->dc = n;
+			r->dc_cap = cap;
+		}
+		out.dst = r->dc;
+		out.size = r->dc_cap;
+		out.pos = r->dc_len;
+		ret = zstd.decompress(r->zds, &out, &in);
+		r->dc_len = out.pos;
+		if (zstd.is_error(ret))
+			return HWS_E_BADREC;
+		if (out.pos < out.size && in.pos == in.size)
+			break;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- record delivery */
+
+/* Byte-swap, attribute, and interpret a record copied into r->rec. */
+static int finish_record(struct hws_perf_reader *r, const struct perf_event_header *h,
+			 uint64_t off, struct hws_perf_record *out)
+{
+	uint8_t *rec = (uint8_t *)r->rec;
+	int err, idx;
+
+	idx = record_attr(r, rec);
+	if (r->swap) {
+		/* an unknown id: swap by the first event's layout, as perf parses it */
+		int sidx = idx >= 0 ? idx : (r->nr_attrs && h->type < HWS_RECORD_HEADER_ATTR ? 0 : -1);
+
+		err = hws__swap_record(rec, h->size, sidx >= 0 ? &r->attrs[sidx].ev.attr : NULL, 1);
+		if (err)
+			return fail(r, err, off, h, "cannot byte-swap the record");
+	}
+	out->hdr = (const struct perf_event_header *)rec;
+	out->file_offset = off;
+	out->attr_idx = idx;
+	return 0;
+}
+
+static int after_record(struct hws_perf_reader *r, const struct perf_event_header *h,
+			struct hws_perf_record *out)
+{
+	int err;
+
+	if (h->type < HWS_RECORD_HEADER_ATTR)
+		return 1;
+	if (h->type == HWS_RECORD_COMPRESSED || h->type == HWS_RECORD_COMPRESSED2) {
+		err = decompress(r, (const uint8_t *)r->rec, h->size);
+		if (err)
+			return fail(r, err, out->file_offset, h, "cannot decompress: %s",
+				    err == HWS_E_TOO_BIG ? "output above 32 MiB" : "bad zstd data");
+		return 1;
+	}
+	err = consume(r, (uint8_t *)r->rec, out);
+	if (err == -ENOMEM)
+		return fail(r, err, out->file_offset, h, "out of memory");
+	if (err == HWS_E_TOO_BIG)
+		return fail(r, err, out->file_offset, h, "too many events or ids");
+	if (err)
+		pr_debug("perfdata: offset %#llx: malformed %s record ignored\n",
+			 (unsigned long long)out->file_offset, hws_record__type_name(h->type));
+	return 1;
+}
+
+/* Next record from the decompressed buffer: 1, 0 (none whole there), or an error. */
+static int next_decompressed(struct hws_perf_reader *r, struct hws_perf_record *out)
+{
+	struct perf_event_header h;
+	size_t left = r->dc_len - r->dc_pos;
+	int err;
+
+	if (left < sizeof(h))
+		return 0;
+	memcpy(&h, r->dc + r->dc_pos, sizeof(h));
+	if (r->swap) {
+		h.type = bswap_32(h.type);
+		h.misc = bswap_16(h.misc);
+		h.size = bswap_16(h.size);
+	}
+	if (h.size < sizeof(h) || h.type >= HWS_RECORD__MAX || h.type == HWS_RECORD_AUXTRACE ||
+	    h.type == HWS_RECORD_HEADER_TRACING_DATA || h.type == HWS_RECORD_COMPRESSED ||
+	    h.type == HWS_RECORD_COMPRESSED2)
+		return fail(r, HWS_E_BADREC, r->dc_off, &h,
+			    "invalid record inside compressed data (at +%#zx)", r->dc_pos);
+	if (h.size > left)
+		return 0;
+	memcpy(r->rec, r->dc + r->dc_pos, h.size);
+	memcpy(r->rec, &h, sizeof(h));
+	r->dc_pos += h.size;
+	err = finish_record(r, &h, r->dc_off, out);
+	return err ? err : after_record(r, &h, out);
+}
+
 int hws_perf_reader__next(struct hws_perf_reader *r, struct hws_perf_record *out)
 {
 	struct perf_event_header h;
 	const uint8_t *p;
 	uint8_t *rec;
 	size_t got;
-	int err, idx = -1;
+	int err;
 
 	if (!r || !out)
 		return -EINVAL;
 	if (r->err)
 		return r->err;
 	memset(out, 0, sizeof(*out));
+	err = next_decompressed(r, out);
+	if (err)
+		return err;
 	if (r->pos >= r->data_end)
-		return 0;
+		goto end;
 	if (!r->stream && r->data_end - r->pos < sizeof(h)) {
 		if (r->data_end > r->file_size && r->pos >= r->file_size)
 			return fail(r, HWS_E_TRUNCATED, r->pos, NULL,
@@ -1584,7 +1807,7 @@ int hws_perf_reader__next(struct hws_perf_reader *r, struct hws_perf_record *out
 	err = fetch(r, r->pos, sizeof(h), &p, &got);
 	if (err) {
 		if (err == HWS_E_TRUNCATED && r->stream && got == 0)
-			return 0; /* clean end of stream */
+			goto end; /* clean end of stream */
 		return fail(r, err, r->pos, NULL, "file truncated inside a record header");
 	}
 	memcpy(&h, p, sizeof(h));
@@ -1609,21 +1832,9 @@ int hws_perf_reader__next(struct hws_perf_reader *r, struct hws_perf_record *out
 	rec = (uint8_t *)r->rec;
 	memcpy(rec, p, h.size);
 	memcpy(rec, &h, sizeof(h));
-	if (r->swap) {
-		int sidx;
-
-		idx = record_attr(r, rec);
-		/* an unknown id: swap by the first event's layout, as perf parses it */
-		sidx = idx >= 0 ? idx : (r->nr_attrs && h.type < HWS_RECORD_HEADER_ATTR ? 0 : -1);
-		err = hws__swap_record(rec, h.size, sidx >= 0 ? &r->attrs[sidx].ev.attr : NULL, 1);
-		if (err)
-			return fail(r, err, r->pos, &h, "cannot byte-swap the record");
-	} else {
-		idx = record_attr(r, rec);
-	}
-	out->hdr = (const struct perf_event_header *)rec;
-	out->file_offset = r->pos;
-	out->attr_idx = idx;
+	err = finish_record(r, &h, r->pos, out);
+	if (err)
+		return err;
 
 	/* records followed by bytes not counted in header.size */
 	if (h.type == HWS_RECORD_AUXTRACE || h.type == HWS_RECORD_HEADER_TRACING_DATA) {
@@ -1647,19 +1858,16 @@ int hws_perf_reader__next(struct hws_perf_reader *r, struct hws_perf_record *out
 			out->payload_size = pd_get32(rec + 8);
 		r->pos += psz;
 	}
+	if (h.type == HWS_RECORD_COMPRESSED || h.type == HWS_RECORD_COMPRESSED2)
+		r->dc_off = r->pos;
 	r->pos += h.size;
-
-	if (h.type >= HWS_RECORD_HEADER_ATTR) {
-		err = consume(r, rec, out);
-		if (err == -ENOMEM)
-			return fail(r, err, out->file_offset, &h, "out of memory");
-		if (err == HWS_E_TOO_BIG)
-			return fail(r, err, out->file_offset, &h, "too many events or ids");
-		if (err)
-			pr_debug("perfdata: offset %#llx: malformed %s record ignored\n",
-				 (unsigned long long)out->file_offset, hws_record__type_name(h.type));
-	}
-	return 1;
+	return after_record(r, &h, out);
+end:
+	if (r->dc_len > r->dc_pos)
+		return fail(r, HWS_E_TRUNCATED, r->dc_off, NULL,
+			    "%zu bytes of a record cut at the end of the compressed data",
+			    r->dc_len - r->dc_pos);
+	return 0;
 }
 
 /* ---------------------------------------------------------------- accessors */

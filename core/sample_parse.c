@@ -26,6 +26,16 @@ struct cur {
 	size_t left;
 };
 
+/* The record header by value: callers may hand in records that are not 4-aligned. */
+static struct perf_event_header get_hdr(const void *rec, size_t size)
+{
+	struct perf_event_header h = { 0, 0, 0 }; /* size 0: rejected by every caller */
+
+	if (rec && size >= sizeof(h))
+		memcpy(&h, rec, sizeof(h));
+	return h;
+}
+
 static int take(struct cur *c, size_t n, const uint8_t **out)
 {
 	if (n > c->left)
@@ -87,7 +97,7 @@ static int read_block(struct cur *c, uint64_t read_format, const uint8_t **start
 int hws_sample__parse(const struct perf_event_attr *attr, const void *rec, size_t size,
 		      struct hws_record_sample *out)
 {
-	const struct perf_event_header *hdr = rec;
+	const struct perf_event_header hdr_copy = get_hdr(rec, size), *hdr = &hdr_copy;
 	uint64_t st, v;
 	const uint8_t *p;
 	struct cur c;
@@ -201,7 +211,7 @@ int hws_sample__parse(const struct perf_event_attr *attr, const void *rec, size_
 int hws_sample_id__parse(const struct perf_event_attr *attr, const void *rec, size_t size,
 			 struct hws_sample_id *out)
 {
-	const struct perf_event_header *hdr = rec;
+	const struct perf_event_header hdr_copy = get_hdr(rec, size), *hdr = &hdr_copy;
 	uint64_t st;
 	size_t n;
 	struct cur c;
@@ -264,7 +274,7 @@ int hws_sample_id__parse(const struct perf_event_attr *attr, const void *rec, si
 
 int64_t hws_record__id(const struct perf_event_attr *attr, const void *rec, size_t size)
 {
-	const struct perf_event_header *hdr = rec;
+	const struct perf_event_header hdr_copy = get_hdr(rec, size), *hdr = &hdr_copy;
 	const uint8_t *b = rec;
 	uint64_t st;
 	size_t off;
@@ -425,7 +435,7 @@ static int wn64(struct wcur *c, uint64_t n)
 
 int hws__swap_sample(void *rec, size_t size, const struct perf_event_attr *attr, int to_host)
 {
-	const struct perf_event_header *hdr = rec;
+	const struct perf_event_header hdr_copy = get_hdr(rec, size), *hdr = &hdr_copy;
 	struct wcur c;
 	uint64_t st, v;
 
@@ -568,7 +578,7 @@ static void swap64_range(uint8_t *rec, size_t size, size_t from)
 
 int hws__swap_record(void *recp, size_t size, const struct perf_event_attr *attr, int to_host)
 {
-	const struct perf_event_header *hdr = recp;
+	const struct perf_event_header hdr_copy = get_hdr(recp, size), *hdr = &hdr_copy;
 	uint8_t *rec = recp;
 	size_t sz;
 

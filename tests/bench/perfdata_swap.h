@@ -27,14 +27,15 @@ struct swap_attrs {
 
 static int swap_attr_of(const struct swap_attrs *sa, const uint8_t *rec)
 {
-	const struct perf_event_header *h = (const void *)rec;
+	struct perf_event_header h;
 	int64_t id;
 
+	memcpy(&h, rec, sizeof(h));
 	if (sa->nr <= 0)
 		return -1;
 	if (sa->nr == 1)
 		return 0;
-	id = hws_record__id(&sa->attr[0], rec, h->size);
+	id = hws_record__id(&sa->attr[0], rec, h.size);
 	for (int i = 0; i < sa->nr; i++)
 		for (size_t j = 0; j < sa->nr_id[i]; j++)
 			if (sa->id[i][j] == (uint64_t)id)
@@ -58,11 +59,11 @@ static void swap_note_attr(struct swap_attrs *sa, const uint8_t *attr, size_t as
 static int swap_records(uint8_t *buf, uint64_t off, uint64_t end, struct swap_attrs *sa)
 {
 	while (off + 8 <= end) {
-		struct perf_event_header *h = (void *)(buf + off);
-		struct perf_event_header hh = *h;
+		struct perf_event_header hh, sw; /* records need not be 8-aligned (COMPRESSED) */
 		uint64_t extra = 0;
 		int idx;
 
+		memcpy(&hh, buf + off, sizeof(hh));
 		if (hh.size < 8 || off + hh.size > end)
 			return -1;
 		if (hh.type == HWS_RECORD_HEADER_ATTR) {
@@ -82,9 +83,10 @@ static int swap_records(uint8_t *buf, uint64_t off, uint64_t end, struct swap_at
 		idx = hh.type == PERF_RECORD_SAMPLE || hh.type < 64 ? swap_attr_of(sa, buf + off) : -1;
 		if (hws__swap_record(buf + off, hh.size, idx >= 0 ? &sa->attr[idx] : NULL, 0))
 			return -1;
-		h->type = bswap_32(hh.type);
-		h->misc = bswap_16(hh.misc);
-		h->size = bswap_16(hh.size);
+		sw.type = bswap_32(hh.type);
+		sw.misc = bswap_16(hh.misc);
+		sw.size = bswap_16(hh.size);
+		memcpy(buf + off, &sw, sizeof(sw));
 		off += hh.size + extra;
 	}
 	return off == end ? 0 : -1;

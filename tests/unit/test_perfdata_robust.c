@@ -151,6 +151,7 @@ int main(void)
 		"perf.data.hybrid_topology",
 		"perf.data.intel_pt-4.14",
 		"perf.data.weight_struct",
+		"../../fuzz/corpus/perfdata/recorded_zstd", /* perf record -z */
 	};
 	const char *fx = getenv("HWS_FIXTURES");
 
