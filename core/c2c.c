@@ -903,10 +903,13 @@ static int classify_line(struct hws_c2c *c, struct line *l)
 	s = 1.0 - exp(-(double)(sup_false + sup_true) / 6.0);
 	if (l->cls == HWS_C2C_FALSE_SHARING || l->cls == HWS_C2C_TRUE_SHARING ||
 	    l->cls == HWS_C2C_MIXED) {
+		/* remote cache hits are cache-to-cache transfers too, if weaker than HITM */
+		uint64_t xfer = coh + l->c[C_RMT_HIT];
+
 		if (l->inferred)
 			l->conf = (float)(0.2 + 0.4 * s);
-		else if (coh)
-			l->conf = (float)(0.5 + 0.5 * s * (1.0 - exp(-(double)coh / 2.0)));
+		else if (xfer)
+			l->conf = (float)(0.5 + 0.5 * s * (1.0 - exp(-(double)xfer / 2.0)));
 		else
 			l->conf = (float)(0.2 + 0.45 * s);
 		if (l->cls == HWS_C2C_MIXED)
@@ -1075,7 +1078,7 @@ static char *evidence_text(const struct line *l)
 	if (l->inferred)
 		hws_strbuf__addf(&sb, "%sno store sampled: sharing inferred from the offsets of "
 				      "the coherence misses", sep);
-	else if (!(l->evidence & (HWS_C2C_EV_HITM | HWS_C2C_EV_PEER)) &&
+	else if (!(l->evidence & (HWS_C2C_EV_HITM | HWS_C2C_EV_PEER | HWS_C2C_EV_RMT_CACHE)) &&
 		 (l->evidence & HWS_C2C_EV_ADDR))
 		hws_strbuf__addf(&sb, "%saddress overlap alone (stores and other threads' "
 				      "accesses sampled, no coherence event)", sep);
