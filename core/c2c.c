@@ -128,6 +128,7 @@ struct hws_c2c {
 	uint32_t *report;
 	uint32_t nr_report;
 	int16_t node_cache[NODE_CACHE]; /* node + 2 of a CPU, 0 = not asked yet */
+	struct hws_c2c_stats totals;	/* filled by __finish */
 	bool finished;
 	char *line_size_source;
 };
@@ -734,7 +735,10 @@ static void mark_bits(uint64_t *mask, uint32_t off, uint32_t end, uint32_t ls)
 		*mask |= 1ULL << (off / chunk);
 }
 
+static void fill_stats(struct hws_c2c_stats *st, const uint64_t *cn, const struct lat *lat);
+
 /* Pair analysis of one line; fills cls, evidence, conf, false/true offsets and entry flags. */
+
 static int classify_line(struct hws_c2c *c, struct line *l)
 {
 	struct unit *u = NULL;
@@ -1101,6 +1105,8 @@ int hws_c2c__finish(struct hws_c2c *c, struct hws_symbols *syms)
 	if (c->finished)
 		return 0;
 	c->finished = true;
+	fill_stats(&c->totals, c->tot, &c->tlat);
+	c->totals.noaddr = c->noaddr;
 	for (i = 0; i < c->nr_lines; i++) {
 		err = classify_line(c, &c->lines[i]);
 		if (err)
@@ -1262,11 +1268,7 @@ int hws_c2c__entry(const struct hws_c2c *c, uint32_t i, uint32_t j,
 
 const struct hws_c2c_stats *hws_c2c__totals(const struct hws_c2c *c)
 {
-	static __thread struct hws_c2c_stats st;
-
-	fill_stats(&st, c->tot, &c->tlat);
-	st.noaddr = c->noaddr;
-	return &st;
+	return &c->totals;
 }
 
 /* ---------------------------------------------------------------- text and JSON */

@@ -154,7 +154,7 @@ HWS_API int hws_c2c__entry(const struct hws_c2c *c, uint32_t i, uint32_t j,
 			   struct hws_c2c_entry_info *out);
 /* Lines that get an offset table / heat map (opts.top). */
 HWS_API uint32_t hws_c2c__top(const struct hws_c2c *c);
-/* Totals over all samples. */
+/* Totals over all samples (filled by __finish; zeros before). Owned by @c. */
 HWS_API const struct hws_c2c_stats *hws_c2c__totals(const struct hws_c2c *c);
 
 /* Short names: "false-sharing", "true-sharing", ... Never NULL. */
