@@ -10,7 +10,8 @@
  *    file-backed and shared maps (so processes sharing memory at one address meet; private
  *    memory of forked processes at the same address is merged too - the pid column shows
  *    it); its pid is the first sample's, used for symbols. An entry is keyed by (line,
- *    offset, pid, tid, ip). Both live in flat arrays indexed by open-addressing hash tables (slot = index
+ *    offset, pid, tid, ip). Both live in flat arrays indexed by open-addressing hash tables (slot =
+ * index
  *    + 1, 0 = empty), grown at half load; entries of one line are chained through ->next;
  *  - counters are bit positions (enum cnt) so one mask per sample updates line, entry and
  *    totals alike; lines keep u64 counters, entries u32 (saturating is not needed below 4G
@@ -54,18 +55,18 @@ enum cnt {
 	NC,
 };
 
-#define BIT(x) (1U << (x))
-#define NONE UINT32_MAX
-#define MAX_UNITS 4096 /* per line, for the pair analysis */
+#define BIT(x)	   (1U << (x))
+#define NONE	   UINT32_MAX
+#define MAX_UNITS  4096 /* per line, for the pair analysis */
 #define NODE_CACHE 1024
 
 /* Sources of coherence evidence, by backend. */
 enum { SRC_PEBS, SRC_IBS, SRC_SPE, SRC_OTHER, NR_SRC };
 static const char *const src_text[NR_SRC] = {
-	"Intel PEBS data_src",
-	"AMD IBS DataSrc/CacheHitSt",
-	"Arm SPE data source",
-	"perf data_src",
+    "Intel PEBS data_src",
+    "AMD IBS DataSrc/CacheHitSt",
+    "Arm SPE data source",
+    "perf data_src",
 };
 
 struct lat {
@@ -165,8 +166,8 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
-static int rehash(uint32_t **tab, uint32_t *size, uint32_t nr, uint64_t (*key)(struct hws_c2c *,
-							  uint32_t), struct hws_c2c *c)
+static int rehash(uint32_t **tab, uint32_t *size, uint32_t nr,
+		  uint64_t (*key)(struct hws_c2c *, uint32_t), struct hws_c2c *c)
 {
 	uint32_t nsize = *size ? *size * 2 : 1024, i;
 	uint32_t *t;
@@ -216,7 +217,7 @@ static uint64_t ent_hash(struct hws_c2c *c, uint32_t i)
 const char *hws_c2c_class__name(unsigned int cls)
 {
 	static const char *const names[HWS_C2C__CLASS_MAX] = {
-		"private", "read-shared", "false-sharing", "true-sharing", "mixed", "unresolved",
+	    "private", "read-shared", "false-sharing", "true-sharing", "mixed", "unresolved",
 	};
 
 	return cls < HWS_C2C__CLASS_MAX ? names[cls] : "unknown";
@@ -308,7 +309,7 @@ static int src_of(const char *backend)
  */
 static uint32_t classify(const struct hws_sample *s)
 {
-	union perf_mem_data_src ds = { .val = s->data_src };
+	union perf_mem_data_src ds = {.val = s->data_src};
 	bool has_ds = (s->fields & HWS_SF_DATA_SRC) != 0;
 	uint64_t op = has_ds ? ds.mem_op : 0, lvl = has_ds ? ds.mem_lvl : 0;
 	uint64_t snoop = has_ds ? ds.mem_snoop : 0, snoopx = has_ds ? ds.mem_snoopx : 0;
@@ -317,9 +318,9 @@ static uint32_t classify(const struct hws_sample *s)
 
 	load = (op & PERF_MEM_OP_LOAD) || (!(op & (PERF_MEM_OP_LOAD | PERF_MEM_OP_STORE)) &&
 					   (s->fields & HWS_SF_OP) && s->op == HWS_OP_LOAD);
-	store = !load && ((op & PERF_MEM_OP_STORE) ||
-			  (!(op & PERF_MEM_OP_LOAD) && (s->fields & HWS_SF_OP) &&
-			   s->op == HWS_OP_STORE));
+	store = !load &&
+		((op & PERF_MEM_OP_STORE) ||
+		 (!(op & PERF_MEM_OP_LOAD) && (s->fields & HWS_SF_OP) && s->op == HWS_OP_STORE));
 	if (!load && !store)
 		return 0;
 	m |= BIT(C_RECORDS);
@@ -511,8 +512,8 @@ static int find_line(struct hws_c2c *c, uint64_t addr, uint32_t pid, uint32_t *o
 	return 0;
 }
 
-static int find_entry(struct hws_c2c *c, uint32_t line, uint32_t off, uint32_t pid,
-		      uint32_t tid, uint64_t ip, uint32_t *out)
+static int find_entry(struct hws_c2c *c, uint32_t line, uint32_t off, uint32_t pid, uint32_t tid,
+		      uint64_t ip, uint32_t *out)
 {
 	uint32_t h, idx;
 	struct entry *e;
@@ -619,7 +620,8 @@ int hws_c2c__add(struct hws_c2c *c, const struct hws_sample *s)
 			if (cpu < NODE_CACHE) {
 				if (!c->node_cache[cpu])
 					c->node_cache[cpu] =
-						(int16_t)(c->o.cpu_node(c->o.cpu_node_ctx, (int)cpu) + 2);
+					    (int16_t)(c->o.cpu_node(c->o.cpu_node_ctx, (int)cpu) +
+						      2);
 				n = c->node_cache[cpu] - 2;
 			} else {
 				n = c->o.cpu_node(c->o.cpu_node_ctx, (int)cpu);
@@ -641,8 +643,8 @@ int hws_c2c__add(struct hws_c2c *c, const struct hws_sample *s)
 			lat_add(&l->lat, m, lat);
 			lat_add(&e->lat, m, lat);
 			lat_add(&c->tlat, m, lat);
-			err = grow((void **)&l->lats, &l->cap_lats, l->nr_lats + 1,
-				   sizeof(*l->lats));
+			err =
+			    grow((void **)&l->lats, &l->cap_lats, l->nr_lats + 1, sizeof(*l->lats));
 			if (err)
 				return err;
 			l->lats[l->nr_lats++] = lat;
@@ -738,7 +740,6 @@ static void mark_bits(uint64_t *mask, uint32_t off, uint32_t end, uint32_t ls)
 static void fill_stats(struct hws_c2c_stats *st, const uint64_t *cn, const struct lat *lat);
 
 /* Pair analysis of one line; fills cls, evidence, conf, false/true offsets and entry flags. */
-
 static int classify_line(struct hws_c2c *c, struct line *l)
 {
 	struct unit *u = NULL;
@@ -784,7 +785,8 @@ static int classify_line(struct hws_c2c *c, struct line *l)
 			u[i].end = e->offset + w;
 		u[i].n += e->c[C_RECORDS];
 		u[i].writes += e->c[C_STORES];
-		u[i].coh += e->c[C_LCL_HITM] + e->c[C_RMT_HITM] + e->c[C_LCL_PEER] + e->c[C_RMT_PEER];
+		u[i].coh +=
+		    e->c[C_LCL_HITM] + e->c[C_RMT_HITM] + e->c[C_LCL_PEER] + e->c[C_RMT_PEER];
 	}
 	l->nr_threads = nr_tids;
 	free(tids);
@@ -837,8 +839,10 @@ static int classify_line(struct hws_c2c *c, struct line *l)
 				} else {
 					sup_false += sup;
 					u[i].in_false = u[j].in_false = 1;
-					mark_bits(&l->false_off, u[i].off, u[i].end, c->o.line_size);
-					mark_bits(&l->false_off, u[j].off, u[j].end, c->o.line_size);
+					mark_bits(&l->false_off, u[i].off, u[i].end,
+						  c->o.line_size);
+					mark_bits(&l->false_off, u[j].off, u[j].end,
+						  c->o.line_size);
 				}
 			}
 		}
@@ -1032,7 +1036,7 @@ static int symbolize_line(struct hws_c2c *c, struct line *l, struct hws_symbols 
 			last_off = e->offset;
 			last_ds = NULL;
 			if (hws_symbols__resolve(syms, e->pid, l->addr + e->offset, true, &sym) >
-				    0 &&
+				0 &&
 			    sym.kind == HWS_SYM_OBJECT)
 				last_ds = e->data_symbol = fmt_sym(&sym);
 		} else if (last_ds) {
@@ -1049,10 +1053,9 @@ static char *evidence_text(const struct line *l)
 	int k;
 
 	if (l->evidence & HWS_C2C_EV_HITM) {
-		hws_strbuf__addf(&sb, "HITM %llu (lcl %llu, rmt %llu)",
-				 (unsigned long long)hitm_of(l->c),
-				 (unsigned long long)l->c[C_LCL_HITM],
-				 (unsigned long long)l->c[C_RMT_HITM]);
+		hws_strbuf__addf(
+		    &sb, "HITM %llu (lcl %llu, rmt %llu)", (unsigned long long)hitm_of(l->c),
+		    (unsigned long long)l->c[C_LCL_HITM], (unsigned long long)l->c[C_RMT_HITM]);
 		sep = "; ";
 	}
 	if (l->evidence & HWS_C2C_EV_PEER) {
@@ -1080,12 +1083,16 @@ static char *evidence_text(const struct line *l)
 		sep = "; ";
 	}
 	if (l->inferred)
-		hws_strbuf__addf(&sb, "%sno store sampled: sharing inferred from the offsets of "
-				      "the coherence misses", sep);
+		hws_strbuf__addf(&sb,
+				 "%sno store sampled: sharing inferred from the offsets of "
+				 "the coherence misses",
+				 sep);
 	else if (!(l->evidence & (HWS_C2C_EV_HITM | HWS_C2C_EV_PEER | HWS_C2C_EV_RMT_CACHE)) &&
 		 (l->evidence & HWS_C2C_EV_ADDR))
-		hws_strbuf__addf(&sb, "%saddress overlap alone (stores and other threads' "
-				      "accesses sampled, no coherence event)", sep);
+		hws_strbuf__addf(&sb,
+				 "%saddress overlap alone (stores and other threads' "
+				 "accesses sampled, no coherence event)",
+				 sep);
 	else if (l->evidence & HWS_C2C_EV_ADDR)
 		hws_strbuf__addf(&sb, "%swriter and other threads sampled", sep);
 	if (!sb.len)
@@ -1232,8 +1239,7 @@ uint32_t hws_c2c__nr_entries(const struct hws_c2c *c, uint32_t i)
 	return i < c->nr_report ? c->lines[c->report[i]].nr_entries : 0;
 }
 
-int hws_c2c__entry(const struct hws_c2c *c, uint32_t i, uint32_t j,
-		   struct hws_c2c_entry_info *out)
+int hws_c2c__entry(const struct hws_c2c *c, uint32_t i, uint32_t j, struct hws_c2c_entry_info *out)
 {
 	const struct line *l;
 	const struct entry *e;
@@ -1423,35 +1429,34 @@ int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
 	hws_strbuf__addstr(sb, "\n");
 
 	hws_strbuf__addf(sb, "%s           Shared Data Cache Line Table\n%s", bar, bar);
-	hws_strbuf__addf(sb, "#\n# %5s %18s %6s %6s %6s %6s %6s %6s %8s %7s %7s %6s %6s %6s "
-			     "%7s %6s %6s %3s %3s %5s  %-14s %-11s %s\n",
-			 "Index", "Cacheline", "Hitm%", "Tot", "LclHtm", "RmtHtm", "Peer",
-			 "RmtCc", "Records", "Loads", "Stores", "L1Hit", "L1Miss", "N/A", "LatAvg",
-			 "p50", "p99", "Thr", "Cpu", "Nodes", "Class", "Confidence", "Evidence");
-	hws_strbuf__addf(sb, "#%s\n", "  ......................................................."
-				       "...............................................");
+	hws_strbuf__addf(sb,
+			 "#\n# %5s %18s %6s %6s %6s %6s %6s %6s %8s %7s %7s %6s %6s %6s "
+			 "%7s %6s %6s %3s %3s %5s  %-14s %-11s %s\n",
+			 "Index", "Cacheline", "Hitm%", "Tot", "LclHtm", "RmtHtm", "Peer", "RmtCc",
+			 "Records", "Loads", "Stores", "L1Hit", "L1Miss", "N/A", "LatAvg", "p50",
+			 "p99", "Thr", "Cpu", "Nodes", "Class", "Confidence", "Evidence");
+	hws_strbuf__addf(sb, "#%s\n",
+			 "  ......................................................."
+			 "...............................................");
 	for (i = 0; i < c->nr_report; i++) {
 		uint64_t h;
 
 		hws_c2c__line(c, i, &li);
 		h = li.st.lcl_hitm + li.st.rmt_hitm;
-		hws_strbuf__addf(sb,
-				 "  %5u %#18llx %5.2f%% %6llu %6llu %6llu %6llu %6llu %8llu %7llu "
-				 "%7llu %6llu %6llu %6llu %7.1f %6u %6u %3u %3u %5u  %-14s "
-				 "%4.2f %-6s %s\n",
-				 i, (unsigned long long)li.addr, pctf(h, tot_hitm),
-				 (unsigned long long)h, (unsigned long long)li.st.lcl_hitm,
-				 (unsigned long long)li.st.rmt_hitm,
-				 (unsigned long long)(li.st.lcl_peer + li.st.rmt_peer),
-				 (unsigned long long)li.st.rmt_hit,
-				 (unsigned long long)li.st.records, (unsigned long long)li.st.loads,
-				 (unsigned long long)li.st.stores,
-				 (unsigned long long)li.st.st_l1hit,
-				 (unsigned long long)li.st.st_l1miss,
-				 (unsigned long long)li.st.st_na, mean(li.st.lat_sum, li.st.lat_n),
-				 li.lat_p50, li.lat_p99, li.nr_threads, li.nr_cpus, li.nr_nodes,
-				 hws_c2c_class__name(li.cls), li.confidence,
-				 conf_label(li.confidence), li.evidence_text);
+		hws_strbuf__addf(
+		    sb,
+		    "  %5u %#18llx %5.2f%% %6llu %6llu %6llu %6llu %6llu %8llu %7llu "
+		    "%7llu %6llu %6llu %6llu %7.1f %6u %6u %3u %3u %5u  %-14s "
+		    "%4.2f %-6s %s\n",
+		    i, (unsigned long long)li.addr, pctf(h, tot_hitm), (unsigned long long)h,
+		    (unsigned long long)li.st.lcl_hitm, (unsigned long long)li.st.rmt_hitm,
+		    (unsigned long long)(li.st.lcl_peer + li.st.rmt_peer),
+		    (unsigned long long)li.st.rmt_hit, (unsigned long long)li.st.records,
+		    (unsigned long long)li.st.loads, (unsigned long long)li.st.stores,
+		    (unsigned long long)li.st.st_l1hit, (unsigned long long)li.st.st_l1miss,
+		    (unsigned long long)li.st.st_na, mean(li.st.lat_sum, li.st.lat_n), li.lat_p50,
+		    li.lat_p99, li.nr_threads, li.nr_cpus, li.nr_nodes, hws_c2c_class__name(li.cls),
+		    li.confidence, conf_label(li.confidence), li.evidence_text);
 	}
 	hws_strbuf__addstr(sb, "\n");
 
@@ -1460,20 +1465,22 @@ int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
 		uint32_t n = hws_c2c__nr_entries(c, i), j0;
 
 		hws_c2c__line(c, i, &li);
-		hws_strbuf__addstr(sb, "  ----------------------------------------------------------"
-				       "---------------------------------\n");
-		hws_strbuf__addf(sb, "  %5u  %#llx  pid %d  %s%s  class: %s  confidence %.2f (%s)\n",
-				 i, (unsigned long long)li.addr, (int)li.pid,
-				 li.data_symbol ? "data: " : "", li.data_symbol ? li.data_symbol : "",
-				 hws_c2c_class__name(li.cls), li.confidence,
-				 conf_label(li.confidence));
+		hws_strbuf__addstr(sb,
+				   "  ----------------------------------------------------------"
+				   "---------------------------------\n");
+		hws_strbuf__addf(
+		    sb, "  %5u  %#llx  pid %d  %s%s  class: %s  confidence %.2f (%s)\n", i,
+		    (unsigned long long)li.addr, (int)li.pid, li.data_symbol ? "data: " : "",
+		    li.data_symbol ? li.data_symbol : "", hws_c2c_class__name(li.cls),
+		    li.confidence, conf_label(li.confidence));
 		hws_strbuf__addf(sb, "         evidence: %s\n", li.evidence_text);
 		hws_strbuf__addstr(sb, "         false-sharing offsets: ");
 		offsets_text(sb, c, i, true);
 		hws_strbuf__addstr(sb, "   true-sharing offsets: ");
 		offsets_text(sb, c, i, false);
-		hws_strbuf__addf(sb, "\n         latency cycles: mean %.1f p50 %u p90 %u p99 %u "
-				     "(%llu loads)\n",
+		hws_strbuf__addf(sb,
+				 "\n         latency cycles: mean %.1f p50 %u p90 %u p99 %u "
+				 "(%llu loads)\n",
 				 mean(li.st.lat_sum, li.st.lat_n), li.lat_p50, li.lat_p90,
 				 li.lat_p99, (unsigned long long)li.st.lat_n);
 		/* per offset: writers and readers */
@@ -1495,32 +1502,34 @@ int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
 		}
 		hws_strbuf__addf(sb, "  ----------------------------------------------------------"
 				     "---------------------------------\n");
-		hws_strbuf__addf(sb, "  %7s %7s %7s %5s %7s %7s %7s %6s %7s %7s %18s %8s %8s %8s "
-				     "%6s %4s  %-28s %s\n",
+		hws_strbuf__addf(sb,
+				 "  %7s %7s %7s %5s %7s %7s %7s %6s %7s %7s %18s %8s %8s %8s "
+				 "%6s %4s  %-28s %s\n",
 				 "LclHitm", "RmtHitm", "Peer", "Share", "L1Hit", "L1Miss", "N/A",
 				 "Off", "Pid", "Tid", "Code address", "cyc-lhtm", "cyc-rhtm",
 				 "cyc-load", "Recs", "Cpu", "Symbol", "Source:Line  [data]");
 		for (j = 0; j < n; j++) {
 			hws_c2c__entry(c, i, j, &e);
 			hws_strbuf__addf(
-				sb,
-				"  %6.1f%% %6.1f%% %6.1f%% %5s %6.1f%% %6.1f%% %6.1f%% %#6x %7d "
-				"%7d %#18llx %8.0f %8.0f %8.0f %6llu %4u  %-28s %s%s%s%s\n",
-				pctf(e.st.lcl_hitm, li.st.lcl_hitm),
-				pctf(e.st.rmt_hitm, li.st.rmt_hitm),
-				pctf(e.st.lcl_peer + e.st.rmt_peer, li.st.lcl_peer + li.st.rmt_peer),
-				e.in_false && e.in_true ? "F+T" : e.in_false ? "false" :
-								  e.in_true  ? "true" :
-									       "-",
-				pctf(e.st.st_l1hit, li.st.st_l1hit),
-				pctf(e.st.st_l1miss, li.st.st_l1miss), pctf(e.st.st_na, li.st.st_na),
-				e.offset, (int)e.pid, (int)e.tid, (unsigned long long)e.ip,
-				mean(e.st.lcl_hitm_lat, e.st.lcl_hitm),
-				mean(e.st.rmt_hitm_lat, e.st.rmt_hitm),
-				mean(e.st.lat_sum, e.st.lat_n), (unsigned long long)e.st.records,
-				e.nr_cpus, e.symbol ? e.symbol : "[unknown]",
-				e.srcline ? e.srcline : "", e.data_symbol ? "  [" : "",
-				e.data_symbol ? e.data_symbol : "", e.data_symbol ? "]" : "");
+			    sb,
+			    "  %6.1f%% %6.1f%% %6.1f%% %5s %6.1f%% %6.1f%% %6.1f%% %#6x %7d "
+			    "%7d %#18llx %8.0f %8.0f %8.0f %6llu %4u  %-28s %s%s%s%s\n",
+			    pctf(e.st.lcl_hitm, li.st.lcl_hitm),
+			    pctf(e.st.rmt_hitm, li.st.rmt_hitm),
+			    pctf(e.st.lcl_peer + e.st.rmt_peer, li.st.lcl_peer + li.st.rmt_peer),
+			    e.in_false && e.in_true ? "F+T"
+			    : e.in_false	    ? "false"
+			    : e.in_true		    ? "true"
+						    : "-",
+			    pctf(e.st.st_l1hit, li.st.st_l1hit),
+			    pctf(e.st.st_l1miss, li.st.st_l1miss), pctf(e.st.st_na, li.st.st_na),
+			    e.offset, (int)e.pid, (int)e.tid, (unsigned long long)e.ip,
+			    mean(e.st.lcl_hitm_lat, e.st.lcl_hitm),
+			    mean(e.st.rmt_hitm_lat, e.st.rmt_hitm), mean(e.st.lat_sum, e.st.lat_n),
+			    (unsigned long long)e.st.records, e.nr_cpus,
+			    e.symbol ? e.symbol : "[unknown]", e.srcline ? e.srcline : "",
+			    e.data_symbol ? "  [" : "", e.data_symbol ? e.data_symbol : "",
+			    e.data_symbol ? "]" : "");
 		}
 	}
 	return sb->toobig ? -E2BIG : 0;
@@ -1529,24 +1538,24 @@ int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
 static void json_stats(struct hws_strbuf *sb, const struct hws_c2c_stats *s)
 {
 	hws_strbuf__addf(
-		sb,
-		"\"records\":%llu,\"loads\":%llu,\"stores\":%llu,\"locks\":%llu,"
-		"\"hitm\":{\"total\":%llu,\"local\":%llu,\"remote\":%llu},"
-		"\"peer\":{\"total\":%llu,\"local\":%llu,\"remote\":%llu},\"remote_cache_hit\":%llu,"
-		"\"load_hits\":{\"lfb\":%llu,\"l1\":%llu,\"l2\":%llu,\"llc\":%llu,"
-		"\"local_dram\":%llu,\"remote_dram\":%llu,\"uncached\":%llu,\"io\":%llu},"
-		"\"store\":{\"l1_hit\":%llu,\"l1_miss\":%llu,\"na\":%llu}",
-		(unsigned long long)s->records, (unsigned long long)s->loads,
-		(unsigned long long)s->stores, (unsigned long long)s->locks,
-		(unsigned long long)(s->lcl_hitm + s->rmt_hitm), (unsigned long long)s->lcl_hitm,
-		(unsigned long long)s->rmt_hitm, (unsigned long long)(s->lcl_peer + s->rmt_peer),
-		(unsigned long long)s->lcl_peer, (unsigned long long)s->rmt_peer,
-		(unsigned long long)s->rmt_hit, (unsigned long long)s->ld_fbhit,
-		(unsigned long long)s->ld_l1hit, (unsigned long long)s->ld_l2hit,
-		(unsigned long long)s->ld_llchit, (unsigned long long)s->lcl_dram,
-		(unsigned long long)s->rmt_dram, (unsigned long long)s->ld_uncache,
-		(unsigned long long)s->ld_io, (unsigned long long)s->st_l1hit,
-		(unsigned long long)s->st_l1miss, (unsigned long long)s->st_na);
+	    sb,
+	    "\"records\":%llu,\"loads\":%llu,\"stores\":%llu,\"locks\":%llu,"
+	    "\"hitm\":{\"total\":%llu,\"local\":%llu,\"remote\":%llu},"
+	    "\"peer\":{\"total\":%llu,\"local\":%llu,\"remote\":%llu},\"remote_cache_hit\":%llu,"
+	    "\"load_hits\":{\"lfb\":%llu,\"l1\":%llu,\"l2\":%llu,\"llc\":%llu,"
+	    "\"local_dram\":%llu,\"remote_dram\":%llu,\"uncached\":%llu,\"io\":%llu},"
+	    "\"store\":{\"l1_hit\":%llu,\"l1_miss\":%llu,\"na\":%llu}",
+	    (unsigned long long)s->records, (unsigned long long)s->loads,
+	    (unsigned long long)s->stores, (unsigned long long)s->locks,
+	    (unsigned long long)(s->lcl_hitm + s->rmt_hitm), (unsigned long long)s->lcl_hitm,
+	    (unsigned long long)s->rmt_hitm, (unsigned long long)(s->lcl_peer + s->rmt_peer),
+	    (unsigned long long)s->lcl_peer, (unsigned long long)s->rmt_peer,
+	    (unsigned long long)s->rmt_hit, (unsigned long long)s->ld_fbhit,
+	    (unsigned long long)s->ld_l1hit, (unsigned long long)s->ld_l2hit,
+	    (unsigned long long)s->ld_llchit, (unsigned long long)s->lcl_dram,
+	    (unsigned long long)s->rmt_dram, (unsigned long long)s->ld_uncache,
+	    (unsigned long long)s->ld_io, (unsigned long long)s->st_l1hit,
+	    (unsigned long long)s->st_l1miss, (unsigned long long)s->st_na);
 }
 
 static void json_str_or_null(struct hws_strbuf *sb, const char *s)
@@ -1627,7 +1636,10 @@ static void json_offset_summary(struct hws_strbuf *sb, const struct hws_c2c *c, 
 		}
 		hws_strbuf__addf(sb, "%s{\"offset\":%u,\"sharing\":\"%s\",\"data_symbol\":",
 				 j0 ? "," : "", e.offset,
-				 fs && ts ? "both" : fs ? "false" : ts ? "true" : "none");
+				 fs && ts ? "both"
+				 : fs	  ? "false"
+				 : ts	  ? "true"
+					  : "none");
 		json_str_or_null(sb, e.data_symbol);
 		hws_strbuf__addstr(sb, ",\"writers\":");
 		json_who(sb, c, i, j0, j, true);
@@ -1655,10 +1667,10 @@ int hws_c2c__render_json_top(const struct hws_c2c *c, struct hws_strbuf *sb, uin
 	hws_strbuf__add_json_str(sb, c->o.line_size_source);
 	hws_strbuf__addstr(sb, ",\"totals\":{");
 	json_stats(sb, t);
-	hws_strbuf__addf(sb, ",\"no_address\":%llu,\"other_ops\":%llu,\"lines_seen\":%u},"
-			     "\"evidence_sources\":[",
-			 (unsigned long long)t->noaddr, (unsigned long long)c->other,
-			 c->nr_lines);
+	hws_strbuf__addf(sb,
+			 ",\"no_address\":%llu,\"other_ops\":%llu,\"lines_seen\":%u},"
+			 "\"evidence_sources\":[",
+			 (unsigned long long)t->noaddr, (unsigned long long)c->other, c->nr_lines);
 	for (sep = "", k = 0; k < NR_SRC; k++) {
 		if (!(c->src_seen & (1U << k)))
 			continue;
@@ -1669,12 +1681,12 @@ int hws_c2c__render_json_top(const struct hws_c2c *c, struct hws_strbuf *sb, uin
 	hws_strbuf__addstr(sb, "],\"lines\":[");
 	for (i = 0; i < c->nr_report; i++) {
 		hws_c2c__line(c, i, &li);
-		hws_strbuf__addf(sb,
-				 "%s{\"index\":%u,\"address\":\"%#llx\",\"pid\":%d,\"class\":\"%s\","
-				 "\"confidence\":%.3f,\"confidence_label\":\"%s\",\"evidence\":[",
-				 i ? "," : "", i, (unsigned long long)li.addr, (int)li.pid,
-				 hws_c2c_class__name(li.cls), li.confidence,
-				 conf_label(li.confidence));
+		hws_strbuf__addf(
+		    sb,
+		    "%s{\"index\":%u,\"address\":\"%#llx\",\"pid\":%d,\"class\":\"%s\","
+		    "\"confidence\":%.3f,\"confidence_label\":\"%s\",\"evidence\":[",
+		    i ? "," : "", i, (unsigned long long)li.addr, (int)li.pid,
+		    hws_c2c_class__name(li.cls), li.confidence, conf_label(li.confidence));
 		sep = "";
 		if (li.evidence & HWS_C2C_EV_HITM)
 			hws_strbuf__addstr(sb, "\"hitm\""), sep = ",";
@@ -1694,15 +1706,14 @@ int hws_c2c__render_json_top(const struct hws_c2c *c, struct hws_strbuf *sb, uin
 		json_offsets(sb, c, i, false);
 		hws_strbuf__addstr(sb, ",");
 		json_stats(sb, &li.st);
-		hws_strbuf__addf(sb,
-				 ",\"latency\":{\"n\":%llu,\"mean\":%.1f,\"p50\":%u,\"p90\":%u,"
-				 "\"p99\":%u,\"lcl_hitm_mean\":%.1f,\"rmt_hitm_mean\":%.1f},"
-				 "\"threads\":%u,\"cpus\":%u,\"nodes\":[",
-				 (unsigned long long)li.st.lat_n, mean(li.st.lat_sum, li.st.lat_n),
-				 li.lat_p50, li.lat_p90, li.lat_p99,
-				 mean(li.st.lcl_hitm_lat, li.st.lcl_hitm),
-				 mean(li.st.rmt_hitm_lat, li.st.rmt_hitm), li.nr_threads,
-				 li.nr_cpus);
+		hws_strbuf__addf(
+		    sb,
+		    ",\"latency\":{\"n\":%llu,\"mean\":%.1f,\"p50\":%u,\"p90\":%u,"
+		    "\"p99\":%u,\"lcl_hitm_mean\":%.1f,\"rmt_hitm_mean\":%.1f},"
+		    "\"threads\":%u,\"cpus\":%u,\"nodes\":[",
+		    (unsigned long long)li.st.lat_n, mean(li.st.lat_sum, li.st.lat_n), li.lat_p50,
+		    li.lat_p90, li.lat_p99, mean(li.st.lcl_hitm_lat, li.st.lcl_hitm),
+		    mean(li.st.rmt_hitm_lat, li.st.rmt_hitm), li.nr_threads, li.nr_cpus);
 		for (sep = "", k = 0; k < 64; k++)
 			if (li.nodes & (1ULL << k))
 				hws_strbuf__addf(sb, "%s%d", sep, k), sep = ",";
@@ -1719,10 +1730,10 @@ int hws_c2c__render_json_top(const struct hws_c2c *c, struct hws_strbuf *sb, uin
 					 "\"symbol\":",
 					 j ? "," : "", e.offset, e.width, (int)e.pid, (int)e.tid,
 					 (unsigned long long)e.ip,
-					 e.in_false && e.in_true ? "both" :
-					 e.in_false		 ? "false" :
-					 e.in_true		 ? "true" :
-								   "none",
+					 e.in_false && e.in_true ? "both"
+					 : e.in_false		 ? "false"
+					 : e.in_true		 ? "true"
+								 : "none",
 					 e.nr_cpus);
 			json_str_or_null(sb, e.symbol);
 			hws_strbuf__addstr(sb, ",\"dso\":");
@@ -1731,7 +1742,8 @@ int hws_c2c__render_json_top(const struct hws_c2c *c, struct hws_strbuf *sb, uin
 			json_str_or_null(sb, e.srcline);
 			hws_strbuf__addstr(sb, ",\"data_symbol\":");
 			json_str_or_null(sb, e.data_symbol);
-			hws_strbuf__addf(sb, ",\"latency_mean\":%.1f,", mean(e.st.lat_sum, e.st.lat_n));
+			hws_strbuf__addf(sb, ",\"latency_mean\":%.1f,",
+					 mean(e.st.lat_sum, e.st.lat_n));
 			json_stats(sb, &e.st);
 			hws_strbuf__addstr(sb, "}");
 		}

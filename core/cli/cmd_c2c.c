@@ -23,43 +23,43 @@
 #include "cli.h"
 
 static const char c2c_usage[] =
-	"usage: hwsample c2c record [--ldlat N] [-b BACKEND] [RECORD OPTIONS] -- PROG [ARGS]\n"
-	"       hwsample c2c report [-i FILE] [--stdio|--json] [--html FILE] [--line-size N]\n"
-	"                           [--show-all] [--top N] [--no-sym] [--no-srcline]\n"
-	"\n"
-	"Find cache lines that several threads fight over, and say whether each one is false\n"
-	"sharing (threads write different bytes of the line) or true sharing (the same bytes),\n"
-	"with the evidence: HITM (Intel PEBS data_src, AMD IBS DataSrc/CacheHitSt), peer snoop\n"
-	"(Arm SPE data source), remote cache hits, or address overlap alone, and a confidence.\n"
-	"\n"
-	"record: loads and stores with data addresses, latency and data source from the best\n"
-	"backend here: intel_pebs (mem-loads ldlat=N + mem-stores), amd_ibs (ibs_op, every op),\n"
-	"arm_spe (load_filter=1 store_filter=1 min_latency=N pa_enable=1). Other options\n"
-	"(-o FILE, -a, -C, -p, -c, -F, -m, --dry-run ...) go to `hwsample record`.\n"
-	"  --ldlat N          load latency threshold in cycles (default 30; AMD: not used)\n"
-	"  -b NAME            force a backend or PMU (intel_pebs, ibs_op, arm_spe, ...)\n"
-	"\n"
-	"report: reads hwsample files and perf c2c record / perf mem record files.\n"
-	"  -i, --input FILE   input (default hwsample.data)\n"
-	"      --stdio        text report like perf c2c report --stdio (default)\n"
-	"      --json         JSON report on stdout\n"
-	"      --html FILE    self-contained HTML page (sortable table, offset x thread heat map)\n"
-	"      --line-size N  cache line size in bytes (default: the recording host's L1d line\n"
-	"                     from the file's CACHE header, else 64; 128 on ppc64, 256 on s390)\n"
-	"      --show-all     every line, also private and read-shared ones\n"
-	"      --top N        lines with offset tables / heat maps (default 10)\n"
-	"      --no-sym       no symbol lookup\n"
-	"      --no-srcline   no source file:line lookup (faster)\n"
-	"  -h, --help         this text\n"
-	"\n"
-	"Examples:\n"
-	"  hwsample c2c record -- ./false_sharing\n"
-	"  hwsample c2c report -i hwsample.data\n"
-	"  hwsample c2c report -i perf.data --json | jq '.lines[] | {address, class}'\n"
-	"  hwsample c2c report -i perf.data --html c2c.html\n"
-	"\n"
-	"Exit codes: 0 ok, 1 unreadable or corrupt input, 2 usage error, 3 no sampling PMU with\n"
-	"data addresses here (record), 4 permission denied.\n";
+    "usage: hwsample c2c record [--ldlat N] [-b BACKEND] [RECORD OPTIONS] -- PROG [ARGS]\n"
+    "       hwsample c2c report [-i FILE] [--stdio|--json] [--html FILE] [--line-size N]\n"
+    "                           [--show-all] [--top N] [--no-sym] [--no-srcline]\n"
+    "\n"
+    "Find cache lines that several threads fight over, and say whether each one is false\n"
+    "sharing (threads write different bytes of the line) or true sharing (the same bytes),\n"
+    "with the evidence: HITM (Intel PEBS data_src, AMD IBS DataSrc/CacheHitSt), peer snoop\n"
+    "(Arm SPE data source), remote cache hits, or address overlap alone, and a confidence.\n"
+    "\n"
+    "record: loads and stores with data addresses, latency and data source from the best\n"
+    "backend here: intel_pebs (mem-loads ldlat=N + mem-stores), amd_ibs (ibs_op, every op),\n"
+    "arm_spe (load_filter=1 store_filter=1 min_latency=N pa_enable=1). Other options\n"
+    "(-o FILE, -a, -C, -p, -c, -F, -m, --dry-run ...) go to `hwsample record`.\n"
+    "  --ldlat N          load latency threshold in cycles (default 30; AMD: not used)\n"
+    "  -b NAME            force a backend or PMU (intel_pebs, ibs_op, arm_spe, ...)\n"
+    "\n"
+    "report: reads hwsample files and perf c2c record / perf mem record files.\n"
+    "  -i, --input FILE   input (default hwsample.data)\n"
+    "      --stdio        text report like perf c2c report --stdio (default)\n"
+    "      --json         JSON report on stdout\n"
+    "      --html FILE    self-contained HTML page (sortable table, offset x thread heat map)\n"
+    "      --line-size N  cache line size in bytes (default: the recording host's L1d line\n"
+    "                     from the file's CACHE header, else 64; 128 on ppc64, 256 on s390)\n"
+    "      --show-all     every line, also private and read-shared ones\n"
+    "      --top N        lines with offset tables / heat maps (default 10)\n"
+    "      --no-sym       no symbol lookup\n"
+    "      --no-srcline   no source file:line lookup (faster)\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "Examples:\n"
+    "  hwsample c2c record -- ./false_sharing\n"
+    "  hwsample c2c report -i hwsample.data\n"
+    "  hwsample c2c report -i perf.data --json | jq '.lines[] | {address, class}'\n"
+    "  hwsample c2c report -i perf.data --html c2c.html\n"
+    "\n"
+    "Exit codes: 0 ok, 1 unreadable or corrupt input, 2 usage error, 3 no sampling PMU with\n"
+    "data addresses here (record), 4 permission denied.\n";
 
 /* ------------------------------------------------------------------ record */
 
@@ -115,7 +115,8 @@ static int c2c_record(struct hws_cli *cli, int argc, char **argv)
 	if (force) {
 		best = hws_registry__find(reg, force);
 		if (!best) {
-			fprintf(stderr, "hwsample c2c record: no backend or PMU named '%s'\n", force);
+			fprintf(stderr, "hwsample c2c record: no backend or PMU named '%s'\n",
+				force);
 			free(nargv);
 			return HWS_EXIT_USAGE;
 		}
@@ -133,13 +134,14 @@ static int c2c_record(struct hws_cli *cli, int argc, char **argv)
 			}
 		}
 		if (!best) {
-			fprintf(stderr,
-				"hwsample c2c record: no memory-sampling PMU here (Intel PEBS "
-				"load latency, AMD IBS op, Arm SPE): c2c needs sampled data addresses "
-				"and data sources, which software events do not give.\n"
-				"  Record on a machine with that hardware (bare metal or a VM with the "
-				"PMU passed through), then run `hwsample c2c report -i FILE` anywhere; "
-				"`hwsample list` says why each backend is unusable here.\n");
+			fprintf(
+			    stderr,
+			    "hwsample c2c record: no memory-sampling PMU here (Intel PEBS "
+			    "load latency, AMD IBS op, Arm SPE): c2c needs sampled data addresses "
+			    "and data sources, which software events do not give.\n"
+			    "  Record on a machine with that hardware (bare metal or a VM with the "
+			    "PMU passed through), then run `hwsample c2c report -i FILE` anywhere; "
+			    "`hwsample list` says why each backend is unusable here.\n");
 			free(nargv);
 			return HWS_EXIT_UNSUPPORTED;
 		}
@@ -250,20 +252,20 @@ static int cpu_node_cb(void *ctx, int cpu)
 static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "stdio", no_argument, NULL, 'o' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "line-size", required_argument, NULL, 'l' },
-		{ "show-all", no_argument, NULL, 'a' },
-		{ "top", required_argument, NULL, 't' },
-		{ "no-sym", no_argument, NULL, 'S' },
-		{ "no-srcline", no_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"input", required_argument, NULL, 'i'},
+	    {"stdio", no_argument, NULL, 'o'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"html", required_argument, NULL, 'H'},
+	    {"line-size", required_argument, NULL, 'l'},
+	    {"show-all", no_argument, NULL, 'a'},
+	    {"top", required_argument, NULL, 't'},
+	    {"no-sym", no_argument, NULL, 'S'},
+	    {"no-srcline", no_argument, NULL, 'L'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
-	struct hws_decoder_opts dopts = { .sz = sizeof(dopts), .srcline = true };
-	struct hws_c2c_opts copts = { .sz = sizeof(copts) };
+	struct hws_decoder_opts dopts = {.sz = sizeof(dopts), .srcline = true};
+	struct hws_c2c_opts copts = {.sz = sizeof(copts)};
 	struct hws_strbuf sb = HWS_STRBUF_INIT;
 	const char *path = "hwsample.data", *html = NULL, *arch;
 	struct hws_perf_reader *r = NULL;
@@ -277,19 +279,35 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
 		switch (o) {
-		case 'i': path = optarg; break;
-		case 'o': stdio_out = true; break;
-		case 'j': json = true; break;
-		case 'H': html = optarg; break;
-		case 'a': copts.show_all = true; break;
-		case 'S': nosym = true; break;
-		case 'L': dopts.srcline = false; break;
+		case 'i':
+			path = optarg;
+			break;
+		case 'o':
+			stdio_out = true;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'H':
+			html = optarg;
+			break;
+		case 'a':
+			copts.show_all = true;
+			break;
+		case 'S':
+			nosym = true;
+			break;
+		case 'L':
+			dopts.srcline = false;
+			break;
 		case 'l':
 			errno = 0;
 			v = strtoul(optarg, &end, 0);
 			if (errno || *end || v < 16 || v > 4096 || (v & (v - 1))) {
-				fprintf(stderr, "hwsample c2c report: --line-size wants a power of two "
-					"16..4096, not '%s'\n", optarg);
+				fprintf(stderr,
+					"hwsample c2c report: --line-size wants a power of two "
+					"16..4096, not '%s'\n",
+					optarg);
 				return HWS_EXIT_USAGE;
 			}
 			copts.line_size = (uint32_t)v;
@@ -299,7 +317,8 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 			errno = 0;
 			v = strtoul(optarg, &end, 0);
 			if (errno || *end || !v || v > 100000) {
-				fprintf(stderr, "hwsample c2c report: --top wants 1..100000, not '%s'\n",
+				fprintf(stderr,
+					"hwsample c2c report: --top wants 1..100000, not '%s'\n",
 					optarg);
 				return HWS_EXIT_USAGE;
 			}

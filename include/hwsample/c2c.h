@@ -69,10 +69,10 @@ enum hws_c2c_class {
 
 /* struct hws_c2c_line_info::evidence */
 enum hws_c2c_evidence {
-	HWS_C2C_EV_HITM = 1U << 0,	 /* load hit a modified line in another core's cache */
-	HWS_C2C_EV_PEER = 1U << 1,	 /* load served by a peer core/cluster cache */
+	HWS_C2C_EV_HITM = 1U << 0,	/* load hit a modified line in another core's cache */
+	HWS_C2C_EV_PEER = 1U << 1,	/* load served by a peer core/cluster cache */
 	HWS_C2C_EV_RMT_CACHE = 1U << 2, /* load served by a cache on another node */
-	HWS_C2C_EV_ADDR = 1U << 3,	 /* writer and other threads sampled on the line */
+	HWS_C2C_EV_ADDR = 1U << 3,	/* writer and other threads sampled on the line */
 };
 
 /* Per-sample counters, as perf c2c (c2c_decode_stats) names them. */
@@ -82,8 +82,8 @@ struct hws_c2c_stats {
 	uint64_t ld_fbhit, ld_l1hit, ld_l2hit, ld_llchit, ld_uncache, ld_io;
 	uint64_t lcl_dram, rmt_dram;
 	uint64_t st_l1hit, st_l1miss, st_na;
-	uint64_t lat_sum, lat_n;		/* all loads with a latency */
-	uint64_t lcl_hitm_lat, rmt_hitm_lat;	/* sums, for mean cycles per HITM kind */
+	uint64_t lat_sum, lat_n;	     /* all loads with a latency */
+	uint64_t lcl_hitm_lat, rmt_hitm_lat; /* sums, for mean cycles per HITM kind */
 	uint64_t peer_lat;
 };
 
@@ -139,12 +139,12 @@ struct hws_c2c_entry_info {
 	uint32_t pid, tid;
 	uint64_t ip;
 	struct hws_c2c_stats st;
-	uint32_t nr_cpus;	   /* exact up to 64 CPUs (CPU numbers modulo 64 above) */
-	bool in_false, in_true;	   /* part of a false / true sharing pair */
-	const char *symbol;	   /* "func+0x12" or NULL; owned by the c2c */
-	const char *dso;	   /* NULL if unknown */
-	const char *srcline;	   /* "file.c:42" or NULL */
-	const char *data_symbol;   /* "counters+0x8" or NULL */
+	uint32_t nr_cpus;	 /* exact up to 64 CPUs (CPU numbers modulo 64 above) */
+	bool in_false, in_true;	 /* part of a false / true sharing pair */
+	const char *symbol;	 /* "func+0x12" or NULL; owned by the c2c */
+	const char *dso;	 /* NULL if unknown */
+	const char *srcline;	 /* "file.c:42" or NULL */
+	const char *data_symbol; /* "counters+0x8" or NULL */
 };
 
 /* Number of rows of report line @i (0 if out of range). */
@@ -169,8 +169,7 @@ HWS_API int hws_c2c__render_json_top(const struct hws_c2c *c, struct hws_strbuf 
 				     uint32_t detail);
 /* Self-contained HTML page (inline CSS/JS): sortable line table, offset x thread heat map
  * of the top lines, per-line offset tables. @title may be NULL. */
-HWS_API int hws_c2c__render_html(const struct hws_c2c *c, const char *title,
-				 struct hws_strbuf *sb);
+HWS_API int hws_c2c__render_html(const struct hws_c2c *c, const char *title, struct hws_strbuf *sb);
 
 #ifdef __cplusplus
 }

@@ -42,23 +42,23 @@
 
 #include <hwsample/perfdata.h>
 
-#define PID 4242
+#define PID	   4242
 #define NR_THREADS 8
 #define NR_PRIVATE 64
-#define IBS_TYPE 11
-#define SPE_TYPE 9
+#define IBS_TYPE   11
+#define SPE_TYPE   9
 
 struct line64 {
 	volatile long v[8];
 } __attribute__((aligned(64)));
 
 /* Initialized (non-zero) so they live in .data, inside the file-backed mapping. */
-struct line64 c2c_fs_counters = { { 1 } };
-struct line64 c2c_fs_pair = { { 1 } };
-struct line64 c2c_ts_counter = { { 1 } };
-struct line64 c2c_ts_flag = { { 1 } };
-struct line64 c2c_ro_table = { { 1 } };
-struct line64 c2c_private[NR_PRIVATE] = { { { 1 } } };
+struct line64 c2c_fs_counters = {{1}};
+struct line64 c2c_fs_pair = {{1}};
+struct line64 c2c_ts_counter = {{1}};
+struct line64 c2c_ts_flag = {{1}};
+struct line64 c2c_ro_table = {{1}};
+struct line64 c2c_private[NR_PRIVATE] = {{{1}}};
 
 /* Code addresses of the samples: distinct functions of this file. */
 static __attribute__((noinline, used)) void fs_increment(void)
@@ -133,7 +133,7 @@ static int node_of(int cpu)
 }
 
 /* last writer thread per shared line, for local/remote coherence */
-static int last_writer[5] = { -1, -1, -1, -1, -1 };
+static int last_writer[5] = {-1, -1, -1, -1, -1};
 
 static void ev_load(struct ev *e, int line, int thr, uint64_t ip, uint64_t addr)
 {
@@ -168,23 +168,29 @@ static void ev_store(struct ev *e, int line, int thr, uint64_t ip, uint64_t addr
 }
 
 #define A(x) ((uint64_t)(uintptr_t)(x))
-#define F(x) ((uint64_t)(uintptr_t)&(x))
+#define F(x) ((uint64_t)(uintptr_t) & (x))
 
 /* one scenario event */
 static void scenario(struct ev *e)
 {
-	static const int fs_thr[4] = { 0, 1, 4, 5 };
+	static const int fs_thr[4] = {0, 1, 4, 5};
 	unsigned int r = rn(100);
 	int t;
 
 	if (r < 14) { /* false sharing: per-thread counters */
 		t = fs_thr[rn(4)];
 		if (rn(2))
-			ev_store(e, 0, t, F(fs_increment), A(&c2c_fs_counters.v[t == 0 ? 0 : t == 1 ? 1 :
-										     t == 4 ? 2 : 3]));
+			ev_store(e, 0, t, F(fs_increment),
+				 A(&c2c_fs_counters.v[t == 0   ? 0
+						      : t == 1 ? 1
+						      : t == 4 ? 2
+							       : 3]));
 		else
-			ev_load(e, 0, t, F(fs_read), A(&c2c_fs_counters.v[t == 0 ? 0 : t == 1 ? 1 :
-									      t == 4 ? 2 : 3]));
+			ev_load(e, 0, t, F(fs_read),
+				A(&c2c_fs_counters.v[t == 0   ? 0
+						     : t == 1 ? 1
+						     : t == 4 ? 2
+							      : 3]));
 	} else if (r < 20) { /* false sharing: writer at 0, reader at 32 */
 		if (rn(2))
 			ev_store(e, 1, 6, F(pair_write), A(&c2c_fs_pair.v[0]));
@@ -202,8 +208,7 @@ static void scenario(struct ev *e)
 		else
 			ev_load(e, 3, 3, F(flag_poll), A(&c2c_ts_flag.v[1]));
 	} else if (r < 48) { /* read-only table, every thread */
-		ev_load(e, 4, (int)rn(NR_THREADS), F(table_lookup),
-			A(&c2c_ro_table.v[rn(8)]));
+		ev_load(e, 4, (int)rn(NR_THREADS), F(table_lookup), A(&c2c_ro_table.v[rn(8)]));
 	} else { /* private lines: line i belongs to thread i % 8 */
 		unsigned int i = rn(NR_PRIVATE);
 
@@ -263,8 +268,8 @@ static void put_pstr(struct buf *b, const char *s)
 static void set_common_features(struct hws_perf_writer *w, const char *arch, const char *cpuid,
 				const char *pmu_name, uint32_t pmu_type)
 {
-	struct buf b = { 0 };
-	uint32_t nr[2] = { 8, 8 };
+	struct buf b = {0};
+	uint32_t nr[2] = {8, 8};
 
 	hws_perf_writer__set_string(w, HWS_FEAT_ARCH, arch);
 	hws_perf_writer__set_string(w, HWS_FEAT_CPUID, cpuid);
@@ -308,14 +313,14 @@ static void put_trailer(struct buf *b, uint32_t pid, uint32_t tid, uint64_t time
 
 static void put_hdr(struct buf *b, uint32_t type, uint16_t misc, size_t size)
 {
-	struct perf_event_header h = { .type = type, .misc = misc, .size = (uint16_t)size };
+	struct perf_event_header h = {.type = type, .misc = misc, .size = (uint16_t)size};
 
 	put(b, &h, sizeof(h));
 }
 
 static void write_comm(struct buf *b, uint32_t tid, const char *comm, uint64_t id)
 {
-	char name[16] = { 0 };
+	char name[16] = {0};
 
 	snprintf(name, sizeof(name), "%s", comm);
 	put_hdr(b, PERF_RECORD_COMM, 0, 8 + 8 + 16 + 32);
@@ -345,13 +350,14 @@ static int write_mmaps(struct buf *b, uint64_t id)
 		char perm[8], path[PATH_MAX] = "";
 		size_t fl, rec;
 		uint32_t prot = 0;
-		char fname[PATH_MAX + 8] = { 0 };
+		char fname[PATH_MAX + 8] = {0};
 
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095s", &start, &end, perm, &pgoff,
 			   &maj, &min, &ino, path) < 8 ||
 		    strcmp(path, exe))
 			continue;
-		prot = (perm[0] == 'r' ? 1 : 0) | (perm[1] == 'w' ? 2 : 0) | (perm[2] == 'x' ? 4 : 0);
+		prot =
+		    (perm[0] == 'r' ? 1 : 0) | (perm[1] == 'w' ? 2 : 0) | (perm[2] == 'x' ? 4 : 0);
 		fl = (strlen(path) + 1 + 7) / 8 * 8;
 		memcpy(fname, path, strlen(path));
 		rec = 8 + 8 + 8 * 3 + 4 * 2 + 8 * 2 + 4 * 2 + fl + 32;
@@ -388,12 +394,12 @@ static void write_sideband(struct buf *b, uint64_t id)
 
 /* ------------------------------------------------------------------ Intel */
 
-#define DS_OP(x) ((uint64_t)(x) << PERF_MEM_OP_SHIFT)
-#define DS_LVL(x) ((uint64_t)(x) << PERF_MEM_LVL_SHIFT)
-#define DS_SNOOP(x) ((uint64_t)(x) << PERF_MEM_SNOOP_SHIFT)
-#define DS_TLB(x) ((uint64_t)(x) << PERF_MEM_TLB_SHIFT)
+#define DS_OP(x)     ((uint64_t)(x) << PERF_MEM_OP_SHIFT)
+#define DS_LVL(x)    ((uint64_t)(x) << PERF_MEM_LVL_SHIFT)
+#define DS_SNOOP(x)  ((uint64_t)(x) << PERF_MEM_SNOOP_SHIFT)
+#define DS_TLB(x)    ((uint64_t)(x) << PERF_MEM_TLB_SHIFT)
 #define DS_LVLNUM(x) ((uint64_t)(x) << PERF_MEM_LVLNUM_SHIFT)
-#define DS_REMOTE ((uint64_t)1 << PERF_MEM_REMOTE_SHIFT)
+#define DS_REMOTE    ((uint64_t)1 << PERF_MEM_REMOTE_SHIFT)
 
 static uint64_t intel_ds(const struct ev *e)
 {
@@ -410,8 +416,8 @@ static uint64_t intel_ds(const struct ev *e)
 		if (e->coh_remote)
 			return DS_OP(PERF_MEM_OP_LOAD) |
 			       DS_LVL(PERF_MEM_LVL_REM_CCE1 | PERF_MEM_LVL_HIT) |
-			       DS_SNOOP(PERF_MEM_SNOOP_HITM) | DS_LVLNUM(PERF_MEM_LVLNUM_ANY_CACHE) |
-			       DS_REMOTE | tlb;
+			       DS_SNOOP(PERF_MEM_SNOOP_HITM) |
+			       DS_LVLNUM(PERF_MEM_LVLNUM_ANY_CACHE) | DS_REMOTE | tlb;
 		return DS_OP(PERF_MEM_OP_LOAD) | DS_LVL(PERF_MEM_LVL_L3 | PERF_MEM_LVL_HIT) |
 		       DS_SNOOP(PERF_MEM_SNOOP_HITM) | DS_LVLNUM(PERF_MEM_LVLNUM_L3) | tlb;
 	case K_ST_HIT:
@@ -431,25 +437,25 @@ static void intel_sample(struct buf *b, const struct ev *e, uint64_t time)
 
 	put_hdr(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_EXACT_IP,
 		8 + 8 * 9);
-	put64(b, id);		      /* IDENTIFIER */
-	put64(b, e->ip);	      /* IP */
-	put32(b, PID);		      /* TID */
+	put64(b, id);	 /* IDENTIFIER */
+	put64(b, e->ip); /* IP */
+	put32(b, PID);	 /* TID */
 	put32(b, PID + 1 + e->thr);
-	put64(b, time);		      /* TIME */
-	put64(b, e->addr);	      /* ADDR */
-	put32(b, (uint32_t)e->thr);   /* CPU */
+	put64(b, time);		    /* TIME */
+	put64(b, e->addr);	    /* ADDR */
+	put32(b, (uint32_t)e->thr); /* CPU */
 	put32(b, 0);
-	put64(b, store ? 20011 : 2003); /* PERIOD */
+	put64(b, store ? 20011 : 2003);					       /* PERIOD */
 	put64(b, store ? 0 : (uint64_t)e->lat | (uint64_t)(e->lat + 3) << 32); /* WEIGHT_STRUCT */
-	put64(b, intel_ds(e));	      /* DATA_SRC */
+	put64(b, intel_ds(e));						       /* DATA_SRC */
 }
 
 static int gen_intel(const char *out, long n)
 {
-	struct perf_event_attr a = { 0 };
+	struct perf_event_attr a = {0};
 	struct hws_perf_writer *w = hws_perf_writer__new(out, false);
 	uint64_t id1 = 1, id2 = 2;
-	struct buf b = { 0 };
+	struct buf b = {0};
 	struct ev e;
 	int err;
 
@@ -519,22 +525,22 @@ static void ibs_sample(struct buf *b, const struct ev *e, uint64_t time)
 
 	put_hdr(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_EXACT_IP,
 		8 + 8 * 6 + 4 + 4 + 56);
-	put64(b, 3);		     /* IDENTIFIER */
-	put64(b, e->ip);	     /* IP */
-	put32(b, PID);		     /* TID */
+	put64(b, 3);	 /* IDENTIFIER */
+	put64(b, e->ip); /* IP */
+	put32(b, PID);	 /* TID */
 	put32(b, PID + 1 + e->thr);
-	put64(b, time);		     /* TIME */
+	put64(b, time);		    /* TIME */
 	put32(b, (uint32_t)e->thr); /* CPU */
 	put32(b, 0);
-	put64(b, 0x10000);	     /* PERIOD */
-	put32(b, 4 + 56);	     /* RAW size */
-	put32(b, 0x1f);		     /* caps: AVAIL FETCHSAM OPSAM RDWROPCNT OPCNT */
-	put64(b, ctl);		     /* IbsOpCtl */
-	put64(b, e->ip);	     /* IbsOpRip */
-	put64(b, data);		     /* IbsOpData */
-	put64(b, d2);		     /* IbsOpData2 */
-	put64(b, d3);		     /* IbsOpData3 */
-	put64(b, e->addr);	     /* IbsDcLinAd */
+	put64(b, 0x10000); /* PERIOD */
+	put32(b, 4 + 56);  /* RAW size */
+	put32(b, 0x1f);	   /* caps: AVAIL FETCHSAM OPSAM RDWROPCNT OPCNT */
+	put64(b, ctl);	   /* IbsOpCtl */
+	put64(b, e->ip);   /* IbsOpRip */
+	put64(b, data);	   /* IbsOpData */
+	put64(b, d2);	   /* IbsOpData2 */
+	put64(b, d3);	   /* IbsOpData3 */
+	put64(b, e->addr); /* IbsDcLinAd */
 	put64(b, 0x100000000ULL + (e->addr & 0xfffffff)); /* IbsDcPhysAd */
 }
 
@@ -580,25 +586,25 @@ static void ibs_perf_sample(struct buf *b, const struct ev *e, uint64_t time)
 
 	put_hdr(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_EXACT_IP,
 		8 + 8 * 9);
-	put64(b, 4);		      /* IDENTIFIER */
-	put64(b, e->ip);	      /* IP */
-	put32(b, PID);		      /* TID */
+	put64(b, 4);	 /* IDENTIFIER */
+	put64(b, e->ip); /* IP */
+	put32(b, PID);	 /* TID */
 	put32(b, PID + 1 + e->thr);
-	put64(b, time);		      /* TIME */
-	put64(b, e->addr);	      /* ADDR */
-	put32(b, (uint32_t)e->thr);   /* CPU */
+	put64(b, time);		    /* TIME */
+	put64(b, e->addr);	    /* ADDR */
+	put32(b, (uint32_t)e->thr); /* CPU */
 	put32(b, 0);
-	put64(b, 0x10000);	      /* PERIOD */
+	put64(b, 0x10000); /* PERIOD */
 	put64(b, !store && miss ? (uint64_t)e->lat | (uint64_t)(e->lat + 20) << 32 : 0);
-	put64(b, ibs_kernel_ds(e));   /* DATA_SRC */
+	put64(b, ibs_kernel_ds(e)); /* DATA_SRC */
 }
 
 static int gen_ibs_perf(const char *out, long n)
 {
-	struct perf_event_attr a = { 0 };
+	struct perf_event_attr a = {0};
 	struct hws_perf_writer *w = hws_perf_writer__new(out, false);
 	uint64_t id = 4;
-	struct buf b = { 0 };
+	struct buf b = {0};
 	struct ev e;
 	int err;
 
@@ -636,10 +642,10 @@ static int gen_ibs_perf(const char *out, long n)
 
 static int gen_ibs(const char *out, long n, const char *cpuid)
 {
-	struct perf_event_attr a = { 0 };
+	struct perf_event_attr a = {0};
 	struct hws_perf_writer *w = hws_perf_writer__new(out, false);
 	uint64_t id = 3;
-	struct buf b = { 0 };
+	struct buf b = {0};
 	struct ev e;
 	int err;
 
@@ -688,12 +694,12 @@ static void spe_addr(struct buf *s, unsigned int idx, uint64_t v)
 static void spe_record(struct buf *s, const struct ev *e, uint64_t ts)
 {
 	bool store = e->kind == K_ST_HIT || e->kind == K_ST_MISS;
-	uint8_t op[2] = { 0x49, store ? 1 : 0 }; /* OP_TYPE ld/st class, GP register */
-	uint8_t ev[3] = { 0x52, 0, 0 };		 /* EVENTS, 2 bytes */
-	uint8_t ds[2] = { 0x43, 0 };		 /* DATA_SOURCE, 1 byte */
-	uint8_t ctx[5] = { 0x65 };		 /* CONTEXT EL2 (perf: tid when at EL2... ) */
-	uint8_t lat[3] = { 0x98, 0, 0 };	 /* COUNTER total latency */
-	uint16_t evb = 1 << 1 | 1 << 2;		 /* retired, L1D access */
+	uint8_t op[2] = {0x49, store ? 1 : 0}; /* OP_TYPE ld/st class, GP register */
+	uint8_t ev[3] = {0x52, 0, 0};	       /* EVENTS, 2 bytes */
+	uint8_t ds[2] = {0x43, 0};	       /* DATA_SOURCE, 1 byte */
+	uint8_t ctx[5] = {0x65};	       /* CONTEXT EL2 (perf: tid when at EL2... ) */
+	uint8_t lat[3] = {0x98, 0, 0};	       /* COUNTER total latency */
+	uint16_t evb = 1 << 1 | 1 << 2;	       /* retired, L1D access */
 	uint32_t tid = PID + 1 + (uint32_t)e->thr;
 	uint8_t t = 0x71;
 
@@ -723,7 +729,7 @@ static void spe_record(struct buf *s, const struct ev *e, uint64_t ts)
 	put(s, ev, 3);
 	if (!store)
 		put(s, ds, 2);
-	spe_addr(s, 2, e->addr);			 /* data VA */
+	spe_addr(s, 2, e->addr);				/* data VA */
 	spe_addr(s, 3, 0x100000000ULL + (e->addr & 0xfffffff)); /* data PA */
 	lat[1] = (uint8_t)(e->lat & 0xff);
 	lat[2] = (uint8_t)(e->lat >> 8);
@@ -737,10 +743,10 @@ static void spe_record(struct buf *s, const struct ev *e, uint64_t ts)
 
 static int gen_spe(const char *out, long n)
 {
-	struct perf_event_attr a = { 0 };
+	struct perf_event_attr a = {0};
 	struct hws_perf_writer *w = hws_perf_writer__new(out, false);
-	struct buf b = { 0 }, st[NR_THREADS] = { { 0 } };
-	uint64_t id = 5, off[NR_THREADS] = { 0 };
+	struct buf b = {0}, st[NR_THREADS] = {{0}};
+	uint64_t id = 5, off[NR_THREADS] = {0};
 	struct ev e;
 	int err;
 
@@ -790,7 +796,7 @@ static int gen_spe(const char *out, long n)
 				put64(&b, len);
 				put64(&b, off[c]);
 				put64(&b, (uint64_t)c + 1); /* reference */
-				put32(&b, (uint32_t)c);	 /* idx */
+				put32(&b, (uint32_t)c);	    /* idx */
 				put32(&b, PID + 1 + (uint32_t)c);
 				put32(&b, (uint32_t)c); /* cpu */
 				put32(&b, 0);
@@ -825,14 +831,15 @@ static void write_truth(const char *path)
 		perror(path);
 		exit(1);
 	}
-	fprintf(f, "%#llx false-sharing c2c_fs_counters\n", (unsigned long long)A(&c2c_fs_counters));
+	fprintf(f, "%#llx false-sharing c2c_fs_counters\n",
+		(unsigned long long)A(&c2c_fs_counters));
 	fprintf(f, "%#llx false-sharing c2c_fs_pair\n", (unsigned long long)A(&c2c_fs_pair));
 	fprintf(f, "%#llx true-sharing c2c_ts_counter\n", (unsigned long long)A(&c2c_ts_counter));
 	fprintf(f, "%#llx true-sharing c2c_ts_flag\n", (unsigned long long)A(&c2c_ts_flag));
 	fprintf(f, "%#llx read-shared c2c_ro_table\n", (unsigned long long)A(&c2c_ro_table));
 	for (int i = 0; i < NR_PRIVATE; i++)
-		fprintf(f, "%#llx private c2c_private[%d]\n", (unsigned long long)A(&c2c_private[i]),
-			i);
+		fprintf(f, "%#llx private c2c_private[%d]\n",
+			(unsigned long long)A(&c2c_private[i]), i);
 	fclose(f);
 }
 
@@ -844,13 +851,24 @@ int main(int argc, char **argv)
 
 	while ((o = getopt(argc, argv, "o:v:n:s:t:h")) != -1) {
 		switch (o) {
-		case 'o': out = optarg; break;
-		case 'v': vendor = optarg; break;
-		case 'n': n = strtol(optarg, NULL, 0); break;
-		case 's': rng = strtoull(optarg, NULL, 0) | 1; break;
-		case 't': truth = optarg; break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'v':
+			vendor = optarg;
+			break;
+		case 'n':
+			n = strtol(optarg, NULL, 0);
+			break;
+		case 's':
+			rng = strtoull(optarg, NULL, 0) | 1;
+			break;
+		case 't':
+			truth = optarg;
+			break;
 		default:
-			fprintf(stderr, "usage: bench_c2c_gen -o FILE -v intel|ibs|ibs-zen3|ibs-perf|spe [-n SAMPLES] "
+			fprintf(stderr, "usage: bench_c2c_gen -o FILE -v "
+					"intel|ibs|ibs-zen3|ibs-perf|spe [-n SAMPLES] "
 					"[-s SEED] [-t TRUTH]\n");
 			return o == 'h' ? 0 : 2;
 		}

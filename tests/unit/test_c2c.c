@@ -12,24 +12,24 @@
 
 #include "tests.h"
 
-#define DS_OP(x) ((uint64_t)(x) << PERF_MEM_OP_SHIFT)
-#define DS_LVL(x) ((uint64_t)(x) << PERF_MEM_LVL_SHIFT)
-#define DS_SNOOP(x) ((uint64_t)(x) << PERF_MEM_SNOOP_SHIFT)
+#define DS_OP(x)     ((uint64_t)(x) << PERF_MEM_OP_SHIFT)
+#define DS_LVL(x)    ((uint64_t)(x) << PERF_MEM_LVL_SHIFT)
+#define DS_SNOOP(x)  ((uint64_t)(x) << PERF_MEM_SNOOP_SHIFT)
 #define DS_SNOOPX(x) ((uint64_t)(x) << PERF_MEM_SNOOPX_SHIFT)
 #define DS_LVLNUM(x) ((uint64_t)(x) << PERF_MEM_LVLNUM_SHIFT)
-#define DS_REMOTE ((uint64_t)1 << PERF_MEM_REMOTE_SHIFT)
+#define DS_REMOTE    ((uint64_t)1 << PERF_MEM_REMOTE_SHIFT)
 
 #define LD_L1 (DS_OP(PERF_MEM_OP_LOAD) | DS_LVL(PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT))
-#define LD_LHITM                                                                      \
-	(DS_OP(PERF_MEM_OP_LOAD) | DS_LVL(PERF_MEM_LVL_L3 | PERF_MEM_LVL_HIT) |         \
+#define LD_LHITM                                                                                   \
+	(DS_OP(PERF_MEM_OP_LOAD) | DS_LVL(PERF_MEM_LVL_L3 | PERF_MEM_LVL_HIT) |                    \
 	 DS_SNOOP(PERF_MEM_SNOOP_HITM))
-#define LD_RHITM                                                                      \
-	(DS_OP(PERF_MEM_OP_LOAD) | DS_LVL(PERF_MEM_LVL_REM_CCE1 | PERF_MEM_LVL_HIT) |   \
+#define LD_RHITM                                                                                   \
+	(DS_OP(PERF_MEM_OP_LOAD) | DS_LVL(PERF_MEM_LVL_REM_CCE1 | PERF_MEM_LVL_HIT) |              \
 	 DS_SNOOP(PERF_MEM_SNOOP_HITM) | DS_REMOTE)
-#define LD_PEER                                                                       \
-	(DS_OP(PERF_MEM_OP_LOAD) | DS_LVL(PERF_MEM_LVL_L2 | PERF_MEM_LVL_HIT) |         \
+#define LD_PEER                                                                                    \
+	(DS_OP(PERF_MEM_OP_LOAD) | DS_LVL(PERF_MEM_LVL_L2 | PERF_MEM_LVL_HIT) |                    \
 	 DS_SNOOPX(PERF_MEM_SNOOPX_PEER))
-#define ST_L1HIT (DS_OP(PERF_MEM_OP_STORE) | DS_LVL(PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT))
+#define ST_L1HIT  (DS_OP(PERF_MEM_OP_STORE) | DS_LVL(PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT))
 #define ST_L1MISS (DS_OP(PERF_MEM_OP_STORE) | DS_LVL(PERF_MEM_LVL_L1 | PERF_MEM_LVL_MISS))
 
 static void add(struct hws_c2c *c, uint32_t tid, uint64_t addr, uint64_t ds, uint8_t width,
@@ -72,7 +72,7 @@ static int node_cb(void *ctx, int cpu)
 
 static void test_classes(void)
 {
-	struct hws_c2c_opts o = { .sz = sizeof(o), .cpu_node = node_cb };
+	struct hws_c2c_opts o = {.sz = sizeof(o), .cpu_node = node_cb};
 	struct hws_c2c *c = hws_c2c__new(&o);
 	struct hws_c2c_line_info li;
 	struct hws_c2c_entry_info e;
@@ -103,7 +103,7 @@ static void test_classes(void)
 	add(c, 2, 0x7010, ST_L1HIT, 8, 0, 10);
 	/* no address: counted, not in any line */
 	{
-		struct hws_sample s = { .sz = sizeof(s), .fields = HWS_SF_PID };
+		struct hws_sample s = {.sz = sizeof(s), .fields = HWS_SF_PID};
 
 		hws_data_src__normalize(LD_L1, &s);
 		hws_c2c__add(c, &s);
@@ -186,7 +186,7 @@ static void test_classes(void)
 		__T("html one script close per script", strstr(sb.buf, "</script>\n<script>"));
 		hws_strbuf__release(&sb);
 	}
-	__T("add after finish refused", hws_c2c__add(c, &(struct hws_sample){ 0 }) == -EBUSY);
+	__T("add after finish refused", hws_c2c__add(c, &(struct hws_sample){0}) == -EBUSY);
 	hws_c2c__delete(c);
 
 	/* show_all lists the read-shared and private lines */
@@ -232,7 +232,7 @@ static void test_loads_only(void)
 
 static void test_line_size(void)
 {
-	struct hws_c2c_opts o = { .sz = sizeof(o), .line_size = 32 };
+	struct hws_c2c_opts o = {.sz = sizeof(o), .line_size = 32};
 	struct hws_c2c_line_info li;
 	struct hws_c2c *c;
 
@@ -278,8 +278,8 @@ static void test_sources(void)
 	s.addr = 0x1008;
 	s.backend = "amd_ibs";
 	hws_data_src__normalize(DS_OP(PERF_MEM_OP_LOAD) | DS_LVL(PERF_MEM_LVL_NA) |
-					DS_LVLNUM(PERF_MEM_LVLNUM_ANY_CACHE) | DS_REMOTE |
-					((uint64_t)1 << PERF_MEM_HOPS_SHIFT),
+				    DS_LVLNUM(PERF_MEM_LVLNUM_ANY_CACHE) | DS_REMOTE |
+				    ((uint64_t)1 << PERF_MEM_HOPS_SHIFT),
 				&s);
 	s.mem_level = HWS_MEM_REMOTE_CACHE;
 	s.snoop = HWS_SNOOP_HITM;
@@ -290,8 +290,8 @@ static void test_sources(void)
 	T_EQ_U64("l2 hit", li.st.ld_l2hit, 6);
 	T_EQ_U64("normalized remote HITM", li.st.rmt_hitm, 1);
 	T_EQ_STR("class", hws_c2c_class__name(li.cls), "mixed");
-	__T("evidence names SPE/PEBS and IBS", strstr(li.evidence_text, "Intel PEBS data_src") &&
-						       strstr(li.evidence_text, "AMD IBS"));
+	__T("evidence names SPE/PEBS and IBS",
+	    strstr(li.evidence_text, "Intel PEBS data_src") && strstr(li.evidence_text, "AMD IBS"));
 	hws_c2c__delete(c);
 }
 
@@ -324,7 +324,7 @@ static void test_percentiles(void)
 	for (int round = 0; round < 50; round++) {
 		static uint32_t v[777];
 		uint32_t n = 1 + (uint32_t)(rand() % 777), k;
-		unsigned int ps[3] = { 50, 90, 99 };
+		unsigned int ps[3] = {50, 90, 99};
 		uint32_t got[3];
 
 		c = hws_c2c__new(NULL);
