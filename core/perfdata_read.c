@@ -9,7 +9,8 @@
  *    above MAX_PAYLOAD (64 MiB) are skipped (payload NULL, payload_size still set), a
  *    feature larger than MAX_FEATURE (64 MiB) or past MAX_FEATURES_TOTAL (128 MiB) is
  *    ignored, at most MAX_ATTRS (4096) events and MAX_IDS (1M) ids are kept; the window
- *    is 1 MiB. Typical files need a few MiB.
+ *    is 1 MiB; the records of one zstd COMPRESSED record may expand to MAX_DECOMP (32 MiB).
+ *    Typical files need a few MiB.
  *  - Every length read from the input is checked against what is left of its container
  *    (record, feature, file) before it is used; no loop runs more often than the input has
  *    bytes, so a corrupt file ends in an error, never a hang or an over-read.

@@ -78,6 +78,12 @@ static long perfdata_walk(struct hws_perf_reader *r, size_t input_size)
 	return n;
 }
 
+static void quiet(enum hws_log_level level, const char *msg)
+{
+	(void)level;
+	(void)msg;
+}
+
 static void run_fd(int fd, size_t size)
 {
 	int err;
@@ -93,7 +99,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	int fd, p[2];
 
-	hws_set_log_level(-1);
+	hws_set_print(quiet);
 	fd = memfd_create("fuzz", MFD_CLOEXEC);
 	if (fd < 0)
 		return 0;
