@@ -4,6 +4,7 @@
  * for the c2c tests (tests/e2e/c2c_*.sh) and the benchmark (scripts/bench-c2c).
  *
  *   bench_c2c_gen -o FILE -v intel|ibs|ibs-zen3|ibs-perf|spe [-n SAMPLES] [-s SEED] [-t TRUTH]
+ *                 [-L L1D_LINE_SIZE (writes a CACHE header)]
  *
  * One scenario, three encodings. The data are this program's own 64-byte aligned globals
  * (in .data, so the file-backed RW mapping covers them) and the code addresses are its own
@@ -265,6 +266,33 @@ static void put_pstr(struct buf *b, const char *s)
 	put(b, zero, olen - len);
 }
 
+static uint32_t cache_line; /* -L: write a CACHE header with this L1d line size */
+
+/* HEADER_CACHE as perf writes it: u32 version 1, u32 nr, {u32 level, line_size, sets, ways;
+ * strings type, size, map} per cache */
+static void set_cache_feature(struct hws_perf_writer *w)
+{
+	static const struct {
+		uint32_t level;
+		const char *type, *size;
+	} caches[] = { { 1, "Data", "48K" }, { 1, "Instruction", "32K" }, { 2, "Unified", "2048K" } };
+	struct buf b = { 0 };
+
+	put32(&b, 1);
+	put32(&b, 3);
+	for (int i = 0; i < 3; i++) {
+		put32(&b, caches[i].level);
+		put32(&b, cache_line);
+		put32(&b, 64);
+		put32(&b, 12);
+		put_pstr(&b, caches[i].type);
+		put_pstr(&b, caches[i].size);
+		put_pstr(&b, "0-1");
+	}
+	hws_perf_writer__set_feature(w, HWS_FEAT_CACHE, b.p, b.len);
+	free(b.p);
+}
+
 static void set_common_features(struct hws_perf_writer *w, const char *arch, const char *cpuid,
 				const char *pmu_name, uint32_t pmu_type)
 {
@@ -297,6 +325,8 @@ static void set_common_features(struct hws_perf_writer *w, const char *arch, con
 	}
 	hws_perf_writer__set_feature(w, HWS_FEAT_PMU_MAPPINGS, b.p, b.len);
 	free(b.p);
+	if (cache_line)
+		set_cache_feature(w);
 }
 
 /* sample_id trailer for IP|TID|TIME|ADDR|CPU|PERIOD|...|IDENTIFIER: tid, time, cpu, id */
@@ -849,7 +879,7 @@ int main(int argc, char **argv)
 	long n = 20000;
 	int o, err;
 
-	while ((o = getopt(argc, argv, "o:v:n:s:t:h")) != -1) {
+	while ((o = getopt(argc, argv, "o:v:n:s:t:L:h")) != -1) {
 		switch (o) {
 		case 'o':
 			out = optarg;
@@ -865,6 +895,9 @@ int main(int argc, char **argv)
 			break;
 		case 't':
 			truth = optarg;
+			break;
+		case 'L':
+			cache_line = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
 		default:
 			fprintf(stderr, "usage: bench_c2c_gen -o FILE -v "

@@ -83,6 +83,20 @@ for v in intel ibs ibs-zen3 ibs-perf spe; do
 		grep -q "$t" "$TMP/r.txt" || fail "$v: stdio lacks '$t'"
 	done
 done
+# the recording host's line size from the CACHE header: 128-byte lines put two threads'
+# "private" 64-byte lines into one line, which is then false sharing
+"$GEN" -o "$TMP/l128.data" -v intel -n 12000 -s 2 -L 128 -t "$TMP/truth128" || fail "generate -L 128"
+"$HWS_BIN" c2c report -i "$TMP/l128.data" --json >"$TMP/l128.json"
+eq "CACHE header: line size" "$(jq .line_size "$TMP/l128.json")" 128
+eq "CACHE header: source" "$(jq -r .line_size_source "$TMP/l128.json")" "file host L1d (CACHE header)"
+p0=$(awk '$3 == "c2c_private[0]" {print $1}' "$TMP/truth128")
+p1=$(awk '$3 == "c2c_private[1]" {print $1}' "$TMP/truth128")
+l=$(printf '%#x' $((p0 & ~127)))
+[ $((p0 & ~127)) = $((p1 & ~127)) ] || l=$(printf '%#x' $((p1 & ~127)))
+eq "128-byte line of two threads' private data" \
+	"$(jq -r --arg a "$l" '[.lines[] | select(.address == $a) | .class][0] // "absent"' "$TMP/l128.json")" false-sharing
+"$HWS_BIN" c2c report -i "$TMP/l128.data" --json --line-size 64 | jq -e '.line_size == 64 and (.lines | length) == 4' >/dev/null ||
+	fail "--line-size 64 overrides the CACHE header"
 # usage errors
 "$HWS_BIN" c2c report --line-size 48 -i "$f" >/dev/null 2>&1
 eq "bad --line-size exit" $? 2
