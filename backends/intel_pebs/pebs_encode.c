@@ -507,7 +507,11 @@ static void precise_fn(void *vctx, const char *name, int precise)
 /* Canonical "EVENT.UMASK" spelling of a user name (':' -> '.', upper case). */
 static void canon(const char *in, char *out, size_t len)
 {
+	const char *q = strstr(in, "::");
 	size_t i;
+
+	if (q)
+		in = q + 2; /* "skl::EVENT": the libpfm4 PMU is not part of the name */
 
 	for (i = 0; in[i] && i + 1 < len; i++)
 		out[i] = in[i] == ':' ? '.' : (char)toupper((unsigned char)in[i]);
@@ -767,9 +771,9 @@ static int encode_one(struct pebs_priv *p, const struct hws_event_request *req,
 				return 1;
 			for_each_pfm_name(qual, suggest_fn, &sc);
 			snprintf(err, errlen,
-				 "intel_pebs: event '%s' unknown on this core (%s; libpfm4 %s: %s)"
+				 "intel_pebs: event '%s' unknown on this core (%s; libpfm4%s%s: %s)"
 				 "%s%s%s%s%s%s",
-				 ev, pc->pmu_name, qual ? qual : "", pfm_strerror(ret),
+				 ev, pc->pmu_name, qual ? " " : "", qual ? qual : "", pfm_strerror(ret),
 				 sc.best[0][0] ? "; closest: " : "", sc.best[0],
 				 sc.best[1][0] ? ", " : "", sc.best[1], sc.best[2][0] ? ", " : "",
 				 sc.best[2]);
@@ -886,6 +890,171 @@ static int encode_one(struct pebs_priv *p, const struct hws_event_request *req,
 	return emit(out, n, max, &attr, pc->name, name, leader, err, errlen);
 }
 
+/* Next event of a comma list; commas inside perf's "pmu/event,term=v/" belong to it. */
+static char *next_event(char **cur)
+{
+	char *s = *cur, *c;
+	int in = 0;
+
+	if (!s || !*s)
+		return NULL;
+	for (c = s; *c; c++) {
+		if (*c == '/')
+			in = !in;
+		else if (*c == ',' && !in)
+			break;
+	}
+	if (*c)
+		*c++ = '\0';
+	*cur = c;
+	return s;
+}
+
+/* One event as the user wrote it, perf syntax included. */
+struct ev_spec {
+	char name[128];
+	char pmu[HWS_PMU_NAME_MAX]; /* "" = every core PMU */
+	long ldlat;		    /* -1: not in the event */
+	int precise;		    /* -1: not in the event */
+};
+
+/* perf modifiers: "p", "pp", "ppp" (that level) or "P" (the highest). -1 if not one. */
+static int precise_mod(const char *m, int *precise)
+{
+	size_t n = strspn(m, "p");
+
+	if (!*m)
+		return -1;
+	if (!strcmp(m, "P")) {
+		*precise = -1; /* the default is already the highest level */
+		return 0;
+	}
+	if (m[n] || n > 3)
+		return -1;
+	*precise = (int)n;
+	return 0;
+}
+
+/*
+ * Accept what perf users write: "cpu/mem-loads,ldlat=30/P", "cpu_atom/mem-stores/pp",
+ * "mem-loads:P", next to plain names ("mem-loads", "MEM_LOAD_RETIRED.L3_MISS",
+ * "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=50" is left to libpfm4).
+ */
+static int parse_spec(const char *ev, struct ev_spec *sp, char *err, size_t errlen)
+{
+	char buf[128], *slash, *body, *mods, *t, *save = NULL;
+
+	memset(sp, 0, sizeof(*sp));
+	sp->ldlat = -1;
+	sp->precise = -1;
+	if (strlen(ev) >= sizeof(sp->name)) {
+		snprintf(err, errlen, "intel_pebs: event name longer than %zu characters",
+			 sizeof(sp->name) - 1);
+		return HWS_E_TOO_BIG;
+	}
+	memcpy(buf, ev, strlen(ev) + 1);
+	slash = strchr(buf, '/');
+	if (!slash) {
+		char *colon = strrchr(buf, ':');
+		char *start = strstr(buf, "::"), *in, *outp;
+
+		if (colon && colon > buf && colon[-1] != ':' &&
+		    precise_mod(colon + 1, &sp->precise) == 0)
+			*colon = '\0';
+		/* libpfm4 terms ":ldlat=N" / ":precise=N" become this event's controls; the
+		 * other tokens are compacted in place (the output never passes the input) */
+		start = start ? start + 2 : buf;
+		outp = in = start;
+		while (*in) {
+			char *next = strchr(in, ':');
+			size_t len = next ? (size_t)(next - in) : strlen(in);
+			unsigned long long v;
+			char *end;
+
+			if (in != start && (!strncmp(in, "ldlat=", 6) || !strncmp(in, "precise=", 8))) {
+				int is_lat = in[0] == 'l';
+				const char *num = in + (is_lat ? 6 : 8);
+
+				errno = 0;
+				v = strtoull(num, &end, 0);
+				if (errno || end == num || (*end && *end != ':') ||
+				    (is_lat ? v < PEBS_LDLAT_MIN || v > PEBS_LDLAT_MAX : v > 3)) {
+					snprintf(err, errlen,
+						 is_lat ? "intel_pebs: '%s': ldlat out of range: the "
+							  "load-latency threshold is 3..65535 cycles "
+							  "(config1:0-15)" :
+							  "intel_pebs: '%s': precise out of range 0..3",
+						 ev);
+					return HWS_E_CONTROL_RANGE;
+				}
+				if (is_lat)
+					sp->ldlat = (long)v;
+				else
+					sp->precise = (int)v;
+			} else {
+				if (outp != start)
+					*outp++ = ':';
+				memmove(outp, in, len);
+				outp += len;
+			}
+			in = next ? next + 1 : in + len;
+		}
+		*outp = '\0';
+		memcpy(sp->name, buf, strlen(buf) + 1);
+		return 0;
+	}
+	*slash = '\0';
+	body = slash + 1;
+	mods = strchr(body, '/');
+	if (!mods) {
+		snprintf(err, errlen, "intel_pebs: '%s': missing the closing '/' (perf syntax "
+			 "is pmu/event,term=value/modifiers)", ev);
+		return HWS_E_BAD_ARG;
+	}
+	*mods++ = '\0';
+	if (strcmp(buf, "cpu") && strcmp(buf, "cpu_core") && strcmp(buf, "cpu_atom")) {
+		snprintf(err, errlen,
+			 "intel_pebs: '%s': PMU '%s' is not an Intel core PMU (cpu, cpu_core, "
+			 "cpu_atom); pick its backend with -b",
+			 ev, buf);
+		return HWS_E_NO_PMU;
+	}
+	memcpy(sp->pmu, buf, strlen(buf) + 1); /* one of the three names above */
+	if (*mods && precise_mod(mods, &sp->precise)) {
+		snprintf(err, errlen, "intel_pebs: '%s': unknown modifier '%s' (p, pp, ppp or P)",
+			 ev, mods);
+		return HWS_E_BAD_ARG;
+	}
+	for (t = strtok_r(body, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(t, '='), *end;
+		unsigned long long v;
+
+		if (!sp->name[0] && !eq) {
+			memcpy(sp->name, t, strlen(t) + 1); /* t is shorter than @ev */
+			continue;
+		}
+		if (!eq || strncmp(t, "ldlat=", 6)) {
+			snprintf(err, errlen, "intel_pebs: '%s': unknown term '%s' (ldlat=N)", ev, t);
+			return HWS_E_UNKNOWN_CONTROL;
+		}
+		errno = 0;
+		v = strtoull(eq + 1, &end, 0);
+		if (errno || *end || end == eq + 1 || v < PEBS_LDLAT_MIN || v > PEBS_LDLAT_MAX) {
+			snprintf(err, errlen,
+				 "intel_pebs: '%s': ldlat=%s out of range: the load-latency "
+				 "threshold is %d..%d cycles (config1:0-15)",
+				 ev, eq + 1, PEBS_LDLAT_MIN, PEBS_LDLAT_MAX);
+			return HWS_E_CONTROL_RANGE;
+		}
+		sp->ldlat = (long)v;
+	}
+	if (!sp->name[0]) {
+		snprintf(err, errlen, "intel_pebs: '%s': no event name", ev);
+		return HWS_E_BAD_ARG;
+	}
+	return 0;
+}
+
 static int pmu_ctx_init(struct pebs_priv *p, const char *name, int hybrid, struct pmu_ctx *pc,
 			char *err, size_t errlen)
 {
@@ -915,7 +1084,7 @@ int pebs_encode(struct pebs_priv *p, const struct hws_event_request *req,
 {
 	char names[2][HWS_PMU_NAME_MAX];
 	struct pebs_opts o;
-	char evbuf[512], *save = NULL, *ev;
+	char evbuf[512], *save, *ev;
 	int nr_pmus, i, n = 0, ret;
 	int hybrid;
 
@@ -936,9 +1105,10 @@ int pebs_encode(struct pebs_priv *p, const struct hws_event_request *req,
 		snprintf(err, errlen, "intel_pebs: phys_addr sampling needs Linux 4.14 or later");
 		return HWS_E_UNSUPPORTED;
 	}
-	if (!(req->flags & HWS_REQ_DRY_RUN) || getenv("HWS_PROC_CPUINFO")) {
+	{
 		char vendor[64] = "";
 
+		/* a fake HWS_SYSFS_ROOT without HWS_PROC_CPUINFO is not checked (dry runs) */
 		if (cpu_is_intel(vendor, sizeof(vendor)) == 0) {
 			snprintf(err, errlen,
 				 "intel_pebs: not an Intel CPU (vendor_id %s): PEBS is "
@@ -972,24 +1142,59 @@ int pebs_encode(struct pebs_priv *p, const struct hws_event_request *req,
 
 	snprintf(evbuf, sizeof(evbuf), "%s", req->event && *req->event ? req->event :
 				   "mem-loads,mem-stores");
-	for (ev = strtok_r(evbuf, ",", &save); ev; ev = strtok_r(NULL, ",", &save)) {
+	save = evbuf;
+	while ((ev = next_event(&save))) {
+		struct ev_spec sp;
+		struct pebs_opts eo = o;
 		int done = 0;
 
+		ret = parse_spec(ev, &sp, err, errlen);
+		if (ret)
+			return ret;
+		if (sp.ldlat >= 0)
+			eo.ldlat = sp.ldlat;
+		if (sp.precise >= 0)
+			eo.precise = sp.precise;
 		for (i = 0; i < nr_pmus; i++) {
 			struct pmu_ctx pc;
 
+			if (sp.pmu[0] && strcmp(sp.pmu, names[i]))
+				continue;
 			ret = pmu_ctx_init(p, names[i], hybrid, &pc, err, errlen);
 			if (ret)
 				return ret;
-			ret = encode_one(p, req, &o, &pc, ev, out, &n, max, err, errlen);
+			eo.ldlat_used = 0;
+			ret = encode_one(p, req, &eo, &pc, sp.name, out, &n, max, err, errlen);
 			if (ret < 0)
 				return ret;
 			if (ret == 0)
 				done++;
+			if (sp.ldlat >= 0 && !eo.ldlat_used) {
+				snprintf(err, errlen,
+					 "intel_pebs: ldlat applies only to load-latency events "
+					 "(mem-loads, MEM_TRANS_RETIRED.LOAD_LATENCY), not to %s",
+					 sp.name);
+				return HWS_E_UNKNOWN_CONTROL;
+			}
+			if (sp.ldlat < 0 && eo.ldlat_used)
+				o.ldlat_used = 1;
+		}
+		if (sp.pmu[0] && !done) {
+			for (i = 0; i < nr_pmus; i++)
+				if (!strcmp(sp.pmu, names[i]))
+					break;
+			if (i == nr_pmus) {
+				snprintf(err, errlen,
+					 "intel_pebs: no PMU '%s' here (in '%s'); this machine has "
+					 "%s%s%s",
+					 sp.pmu, ev, names[0], nr_pmus > 1 ? " and " : "",
+					 nr_pmus > 1 ? names[1] : "");
+				return HWS_E_NO_PMU;
+			}
 		}
 		if (!done) {
 			snprintf(err, errlen,
-				 "intel_pebs: event '%s' unknown on %s%s%s", ev, names[0],
+				 "intel_pebs: event '%s' unknown on %s%s%s", sp.name, names[0],
 				 nr_pmus > 1 ? " and " : "", nr_pmus > 1 ? names[1] : "");
 			return HWS_E_UNKNOWN_EVENT;
 		}

@@ -477,6 +477,103 @@ static void test_errors(void)
 	}
 }
 
+/* perf syntax ("cpu/mem-loads,ldlat=50/P", ":pp") and libpfm4 terms (":ldlat=", ":precise="). */
+struct syntax_case {
+	int line;
+	const char *tree, *force, *event;
+	int n;			/* events expected */
+	int idx;		/* the one checked */
+	const char *pmu;
+	uint64_t config, config1;
+	int precise;
+	const char *name;
+};
+
+static const struct syntax_case syntax_cases[] = {
+	{ __LINE__, "intel-skl", "skl", "cpu/mem-loads,ldlat=50/P", 1, 0, "cpu", 0x1cd, 50, 3,
+	  "cpu/mem-loads,ldlat=50/ppp" },
+	{ __LINE__, "intel-skl", "skl", "cpu/mem-stores/p", 1, 0, "cpu", 0x82d0, 0, 1,
+	  "cpu/mem-stores/p" },
+	{ __LINE__, "intel-skl", "skl", "mem-loads:pp", 1, 0, "cpu", 0x1cd, 30, 2,
+	  "cpu/mem-loads,ldlat=30/pp" },
+	{ __LINE__, "intel-skl", "skl", "cpu/mem-loads,ldlat=40/pp,cpu/mem-stores/", 2, 1, "cpu",
+	  0x82d0, 0, 3, "cpu/mem-stores/ppp" },
+	{ __LINE__, "intel-skl", "skl", "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=64:precise=2", 1, 0,
+	  "cpu", 0x1cd, 64, 2, "cpu/MEM_TRANS_RETIRED.LOAD_LATENCY,ldlat=64/pp" },
+	{ __LINE__, "intel-skl", "skl", "skl::MEM_TRANS_RETIRED:ldlat=99:LOAD_LATENCY", 1, 0, "cpu",
+	  0x1cd, 99, 3, "cpu/MEM_TRANS_RETIRED.LOAD_LATENCY,ldlat=99/ppp" },
+	{ __LINE__, "intel-skl", "skl", "MEM_LOAD_RETIRED.L3_MISS:p", 1, 0, "cpu", 0x20d1, 0, 1,
+	  "cpu/MEM_LOAD_RETIRED.L3_MISS/p" },
+	{ __LINE__, "intel-adl", NULL, "cpu_atom/mem-loads,ldlat=100/,cpu_core/mem-stores/pp", 2, 0,
+	  "cpu_atom", 0x5d0, 100, 2, "cpu_atom/mem-loads,ldlat=100/pp" },
+	{ __LINE__, "intel-adl", NULL, "cpu_atom/mem-loads,ldlat=100/,cpu_core/mem-stores/pp", 2, 1,
+	  "cpu_core", 0x2cd, 0, 2, "cpu_core/mem-stores/pp" },
+};
+
+static const struct err_case syntax_errors[] = {
+	{ __LINE__, "intel-skl", "skl", NULL, "ibs_op/foo/", NULL, NULL, HWS_E_NO_PMU,
+	  "not an Intel core PMU", "-b" },
+	{ __LINE__, "intel-skl", "skl", NULL, "cpu/mem-loads", NULL, NULL, HWS_E_BAD_ARG,
+	  "closing '/'", NULL },
+	{ __LINE__, "intel-skl", "skl", NULL, "cpu/mem-loads,foo=1/", NULL, NULL,
+	  HWS_E_UNKNOWN_CONTROL, "unknown term 'foo=1'", "ldlat" },
+	{ __LINE__, "intel-skl", "skl", NULL, "cpu/mem-loads,ldlat=1/", NULL, NULL,
+	  HWS_E_CONTROL_RANGE, "3..65535", NULL },
+	{ __LINE__, "intel-skl", "skl", NULL, "cpu/mem-loads/x", NULL, NULL, HWS_E_BAD_ARG,
+	  "unknown modifier 'x'", NULL },
+	{ __LINE__, "intel-skl", "skl", NULL, "cpu_atom/mem-loads/", NULL, NULL, HWS_E_NO_PMU,
+	  "no PMU 'cpu_atom'", NULL },
+	{ __LINE__, "intel-skl", "skl", NULL, "cpu/mem-stores,ldlat=40/", NULL, NULL,
+	  HWS_E_UNKNOWN_CONTROL, "load-latency", "mem-stores" },
+	{ __LINE__, "intel-skl", "skl", NULL, "MEM_LOAD_RETIRED.L3_MISS:precise=9", NULL, NULL,
+	  HWS_E_CONTROL_RANGE, "0..3", NULL },
+	{ __LINE__, "intel-skl", "skl", NULL, "MEM_TRANS_RETIRED.LOAD_LATENCY:ldlat=0", NULL, NULL,
+	  HWS_E_CONTROL_RANGE, "3..65535", NULL },
+};
+
+static void test_syntax(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(syntax_cases) / sizeof(syntax_cases[0]); i++) {
+		const struct syntax_case *c = &syntax_cases[i];
+		struct hws_event_desc d[8];
+		char err[512] = "", what[700];
+		int n;
+
+		if (c->force && !pfm_knows(c->force))
+			continue;
+		machine(c->tree, c->force);
+		n = encode(NULL, c->event, NULL, 0, 0, d, 8, err, sizeof(err));
+		snprintf(what, sizeof(what), "line %d %s (%s)", c->line, c->event, err);
+		T_EQ_U64(what, n, c->n);
+		if (n != c->n)
+			continue;
+		T_EQ_STR(what, d[c->idx].pmu, c->pmu);
+		T_EQ_U64(what, d[c->idx].attr.config, c->config);
+		T_EQ_U64(what, d[c->idx].attr.config1, c->config1);
+		T_EQ_U64(what, d[c->idx].attr.precise_ip, c->precise);
+		T_EQ_STR(what, d[c->idx].name, c->name);
+	}
+	for (i = 0; i < sizeof(syntax_errors) / sizeof(syntax_errors[0]); i++) {
+		const struct err_case *c = &syntax_errors[i];
+		struct hws_event_desc d[8];
+		char err[512] = "", what[700];
+		int n;
+
+		if (c->force && !pfm_knows(c->force))
+			continue;
+		machine(c->tree, c->force);
+		n = encode(NULL, c->event, NULL, 0, 0, d, 8, err, sizeof(err));
+		snprintf(what, sizeof(what), "line %d: %s", c->line, err);
+		T_EQ_U64(what, n, c->want);
+		if (c->must1)
+			__T(what, strstr(err, c->must1) != NULL);
+		if (c->must2)
+			__T(what, strstr(err, c->must2) != NULL);
+	}
+}
+
 /* Errors that need a kernel version or a short output array. */
 static void test_more_errors(void)
 {
@@ -557,6 +654,7 @@ int main(void)
 	test_default_and_hybrid();
 	test_errors();
 	test_more_errors();
+	test_syntax();
 	test_detect();
 	test_match();
 	hws_registry__delete(reg);
