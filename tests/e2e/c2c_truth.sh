@@ -97,6 +97,12 @@ eq "128-byte line of two threads' private data" \
 	"$(jq -r --arg a "$l" '[.lines[] | select(.address == $a) | .class][0] // "absent"' "$TMP/l128.json")" false-sharing
 "$HWS_BIN" c2c report -i "$TMP/l128.data" --json --line-size 64 | jq -e '.line_size == 64 and (.lines | length) == 4' >/dev/null ||
 	fail "--line-size 64 overrides the CACHE header"
+# a stream cut short: exit 1, the report of what came before, and the error named
+"$GEN" -o - -v intel -n 12000 -s 4 | head -c 400000 | "$HWS_BIN" c2c report -i - --json >"$TMP/cut.json" 2>"$TMP/cut.err"
+eq "truncated pipe: exit" "${PIPESTATUS[2]}" 1
+jq -e '.totals.records > 1000 and (.lines | length) == 4' "$TMP/cut.json" >/dev/null ||
+	fail "truncated pipe: no partial report: $(head -c 200 "$TMP/cut.json")"
+grep -q 'truncated' "$TMP/cut.err" || fail "truncated pipe: error not named: $(cat "$TMP/cut.err")"
 # usage errors
 "$HWS_BIN" c2c report --line-size 48 -i "$f" >/dev/null 2>&1
 eq "bad --line-size exit" $? 2
