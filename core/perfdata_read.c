@@ -55,7 +55,7 @@ struct rattr {
 
 struct idmap {
 	uint64_t id;
-	int idx;
+	int idx1;
 };
 
 struct rfeat {
@@ -96,8 +96,8 @@ struct hws_perf_reader {
 
 	struct rattr *attrs;
 	int nr_attrs;
-	struct idmap *ids;
-	size_t nr_ids;
+	struct idmap *ids; /* hash table, see id_put() */
+	size_t id_cap, nr_ids;
 	int id_pos_attr; /* attr whose sample_type locates ids (perf: the first) */
 
 	struct rfeat feats[HWS_FEAT__MAX];
@@ -272,27 +272,58 @@ static int copy_in(struct hws_perf_reader *r, uint64_t off, void *dst, uint64_t 
 
 /* ---------------------------------------------------------------- attrs and ids */
 
-static int cmp_id(const void *a, const void *b)
+/* id -> event: open addressing, id_cap a power of two kept >= 2 x nr_ids (O(1) per id, so
+ * a file with a million ids opens fast). idx1 = event index + 1; 0 marks a free slot. */
+static size_t id_slot(uint64_t id, size_t cap)
 {
-	const struct idmap *x = a, *y = b;
+	id ^= id >> 33;
+	id *= 0xff51afd7ed558ccdULL;
+	id ^= id >> 33;
+	return (size_t)id & (cap - 1);
+}
 
-	return x->id < y->id ? -1 : x->id > y->id;
+static void id_put(struct idmap *t, size_t cap, uint64_t id, int idx1)
+{
+	size_t i = id_slot(id, cap);
+
+	while (t[i].idx1 && t[i].id != id)
+		i = (i + 1) & (cap - 1);
+	t[i].id = id;
+	t[i].idx1 = idx1; /* an id listed twice goes to the later event, as in perf's hash */
+}
+
+static int id_reserve(struct hws_perf_reader *r, size_t n)
+{
+	size_t cap = r->id_cap ? r->id_cap : 64;
+	struct idmap *t;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	if (cap == r->id_cap)
+		return 0;
+	t = calloc(cap, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->id_cap; i++)
+		if (r->ids[i].idx1)
+			id_put(t, cap, r->ids[i].id, r->ids[i].idx1);
+	free(r->ids);
+	r->ids = t;
+	r->id_cap = cap;
+	return 0;
 }
 
 static int add_ids(struct hws_perf_reader *r, int idx, const uint8_t *ids, uint64_t n)
 {
 	struct rattr *a = &r->attrs[idx];
-	struct idmap *m;
 	uint64_t *ai;
 
 	if (!n)
 		return 0;
 	if (n > MAX_IDS || r->nr_ids + n > MAX_IDS)
 		return HWS_E_TOO_BIG;
-	m = realloc(r->ids, (r->nr_ids + n) * sizeof(*m));
-	if (!m)
+	if (id_reserve(r, (size_t)(r->nr_ids + n)))
 		return -ENOMEM;
-	r->ids = m;
 	ai = realloc(a->ids, (a->ev.nr_ids + n) * sizeof(*ai));
 	if (!ai)
 		return -ENOMEM;
@@ -303,13 +334,11 @@ static int add_ids(struct hws_perf_reader *r, int idx, const uint8_t *ids, uint6
 		if (r->swap)
 			id = bswap_64(id);
 		ai[a->ev.nr_ids + i] = id;
-		m[r->nr_ids + i].id = id;
-		m[r->nr_ids + i].idx = idx;
+		id_put(r->ids, r->id_cap, id, idx + 1);
 	}
 	a->ev.nr_ids += n;
 	a->ev.ids = ai;
 	r->nr_ids += n;
-	qsort(r->ids, r->nr_ids, sizeof(*r->ids), cmp_id);
 	return 0;
 }
 
@@ -345,21 +374,13 @@ static int add_attr(struct hws_perf_reader *r, uint8_t *buf, size_t asz)
 
 int hws_perf_reader__attr_by_id(const struct hws_perf_reader *r, uint64_t id)
 {
-	size_t lo = 0, hi;
+	size_t i;
 
-	if (!r)
+	if (!r || !r->id_cap)
 		return -1;
-	hi = r->nr_ids;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (r->ids[mid].id == id)
-			return r->ids[mid].idx;
-		if (r->ids[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	for (i = id_slot(id, r->id_cap); r->ids[i].idx1; i = (i + 1) & (r->id_cap - 1))
+		if (r->ids[i].id == id)
+			return r->ids[i].idx1 - 1;
 	return -1;
 }
 
