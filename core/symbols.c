@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <elfutils/libdw.h>
 #include <gelf.h>
@@ -565,12 +566,18 @@ static int build_id_hex(Elf *elf, char *out, size_t len)
 
 static Elf *open_elf(const char *path, int *fdp)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* names come from the recording: never block on a FIFO or read a device */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
 	Elf *elf;
 
 	*fdp = -1;
 	if (fd < 0)
 		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 64) {
+		close(fd);
+		return NULL;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		if (elf)
