@@ -1417,8 +1417,9 @@ int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
 					 (unsigned long long)c->src_count[k]);
 	hws_strbuf__addstr(sb, "\n");
 	if (!tt.records)
-		hws_strbuf__addstr(sb, "  Note: no load or store samples: record memory samples with data "
-				       "sources (hwsample c2c record, perf c2c record, perf mem record)\n");
+		hws_strbuf__addstr(
+		    sb, "  Note: no load or store samples: record memory samples with data "
+			"sources (hwsample c2c record, perf c2c record, perf mem record)\n");
 	hws_strbuf__addstr(sb, "\n");
 	hws_strbuf__addf(sb, "%s    Global Shared Cache Line Event Information\n%s", bar, bar);
 	hws_strbuf__addf(sb, "  Total Shared Cache Lines          : %10llu\n",
