@@ -4,8 +4,17 @@
  * drain the rings into a perf.data file until the workload ends or SIGINT/SIGTERM arrives,
  * then finish the file and print a summary with the loss of every event and CPU.
  *
+ * Config files (-c FILE / --config FILE, core/config.c): the file is loaded, the command line
+ * is merged over it (each value keeps its origin for --dry-run), it is validated against
+ * the backends, and then it only fills struct record and the list of jobs: one job per
+ * backend/PMU/section to encode, so several backends record in one session.
+ *
  * Invariants:
- *  - Nothing is opened or written before every argument and event has been validated.
+ *  - Nothing is opened or written before every argument, config value and event has been
+ *    validated.
+ *  - Command line > backend section > [run] > defaults, for every value.
+ *  - The status line is drawn only when stderr is a terminal, at most once a second from
+ *    the poll loop, and erased before anything else is printed to stderr.
  *  - Once the output file exists, every exit path goes through finish(): the file is always
  *    completed (header, attrs, features) so perf and hwsample can read it.
  *  - Signal handlers only set flags; all work happens in the main loop.
