@@ -52,6 +52,7 @@ enum cnt {
 	C_ST_L1HIT,
 	C_ST_L1MISS,
 	C_ST_NA,
+	C_RMW, /* locked / atomic load: a read-modify-write, so a write too */
 	NC,
 };
 
@@ -346,6 +347,8 @@ static uint32_t classify(const struct hws_sample *s)
 	}
 
 	m |= BIT(C_LOADS);
+	if ((m & BIT(C_LOCKS)) || (s->op_flags & HWS_OPF_ATOMIC))
+		m |= BIT(C_RMW);
 	if (lvl & ~(uint64_t)PERF_MEM_LVL_NA) {
 		/* perf's decoding on the legacy level bits */
 		if (lvl & PERF_MEM_LVL_HIT) {
@@ -784,7 +787,7 @@ static int classify_line(struct hws_c2c *c, struct line *l)
 		if (e->offset + w > u[i].end)
 			u[i].end = e->offset + w;
 		u[i].n += e->c[C_RECORDS];
-		u[i].writes += e->c[C_STORES];
+		u[i].writes += e->c[C_STORES] + e->c[C_RMW];
 		u[i].coh +=
 		    e->c[C_LCL_HITM] + e->c[C_RMT_HITM] + e->c[C_LCL_PEER] + e->c[C_RMT_PEER];
 	}
@@ -821,7 +824,7 @@ static int classify_line(struct hws_c2c *c, struct line *l)
 	 * different bytes point to false sharing, on the same bytes to true sharing; weaker
 	 * evidence, so it is flagged as inferred and gets a lower confidence.
 	 */
-	if (!sup_false && !sup_true && !l->c[C_STORES]) {
+	if (!sup_false && !sup_true && !l->c[C_STORES] && !l->c[C_RMW]) {
 		for (i = 0; i < nu; i++) {
 			if (!u[i].coh)
 				continue;
@@ -1196,6 +1199,7 @@ static void fill_stats(struct hws_c2c_stats *st, const uint64_t *cn, const struc
 	st->lcl_hitm_lat = lat->lcl_hitm;
 	st->rmt_hitm_lat = lat->rmt_hitm;
 	st->peer_lat = lat->peer;
+	st->rmw = cn[C_RMW];
 }
 
 int hws_c2c__line(const struct hws_c2c *c, uint32_t i, struct hws_c2c_line_info *out)
@@ -1327,7 +1331,7 @@ static void who_text(struct hws_strbuf *sb, const struct hws_c2c *c, uint32_t i,
 		uint64_t n;
 
 		hws_c2c__entry(c, i, j, &e);
-		n = writers ? e.st.stores : e.st.loads;
+		n = writers ? e.st.stores + e.st.rmw : e.st.loads;
 		if (!n)
 			continue;
 		for (k = 0; k < nr; k++)
@@ -1549,7 +1553,7 @@ static void json_stats(struct hws_strbuf *sb, const struct hws_c2c_stats *s)
 	    "\"peer\":{\"total\":%llu,\"local\":%llu,\"remote\":%llu},\"remote_cache_hit\":%llu,"
 	    "\"load_hits\":{\"lfb\":%llu,\"l1\":%llu,\"l2\":%llu,\"llc\":%llu,"
 	    "\"local_dram\":%llu,\"remote_dram\":%llu,\"uncached\":%llu,\"io\":%llu},"
-	    "\"store\":{\"l1_hit\":%llu,\"l1_miss\":%llu,\"na\":%llu}",
+	    "\"store\":{\"l1_hit\":%llu,\"l1_miss\":%llu,\"na\":%llu},\"rmw\":%llu",
 	    (unsigned long long)s->records, (unsigned long long)s->loads,
 	    (unsigned long long)s->stores, (unsigned long long)s->locks,
 	    (unsigned long long)(s->lcl_hitm + s->rmt_hitm), (unsigned long long)s->lcl_hitm,
@@ -1560,7 +1564,8 @@ static void json_stats(struct hws_strbuf *sb, const struct hws_c2c_stats *s)
 	    (unsigned long long)s->ld_llchit, (unsigned long long)s->lcl_dram,
 	    (unsigned long long)s->rmt_dram, (unsigned long long)s->ld_uncache,
 	    (unsigned long long)s->ld_io, (unsigned long long)s->st_l1hit,
-	    (unsigned long long)s->st_l1miss, (unsigned long long)s->st_na);
+	    (unsigned long long)s->st_l1miss, (unsigned long long)s->st_na,
+	    (unsigned long long)s->rmw);
 }
 
 static void json_str_or_null(struct hws_strbuf *sb, const char *s)
@@ -1612,7 +1617,7 @@ static void json_who(struct hws_strbuf *sb, const struct hws_c2c *c, uint32_t i,
 		for (k = j; k < j1; k++) {
 			hws_c2c__entry(c, i, k, &f);
 			if (f.pid == e.pid && f.tid == e.tid)
-				n += writers ? f.st.stores : f.st.loads;
+				n += writers ? f.st.stores + f.st.rmw : f.st.loads;
 		}
 		if (!n)
 			continue;

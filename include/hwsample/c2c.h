@@ -13,8 +13,9 @@
  * hws_c2c__finish() classifies every line (with no store sampled on the line, e.g. perf mem
  * record -t load, from the offsets of the coherence misses alone: "inferred", lower
  * confidence):
- *  - false sharing: a thread writes the line and another thread accesses bytes that do not
- *    overlap the written ones (different offsets; access widths are used where known);
+ *  - false sharing: a thread writes the line (store, or locked/atomic read-modify-write)
+ *    and another thread accesses bytes that do not overlap the written ones (different
+ *    offsets; access widths are used where known);
  *  - true sharing: another thread accesses the very bytes written;
  *  - mixed: both; private: one thread only; read-shared: several threads, no writer and no
  *    coherence event; unresolved: coherence events (HITM/peer) but the writer not sampled.
@@ -85,6 +86,7 @@ struct hws_c2c_stats {
 	uint64_t lat_sum, lat_n;	     /* all loads with a latency */
 	uint64_t lcl_hitm_lat, rmt_hitm_lat; /* sums, for mean cycles per HITM kind */
 	uint64_t peer_lat;
+	uint64_t rmw; /* locked / atomic loads (read-modify-write): writers too */
 };
 
 /* One line of the report (after __finish), in report order. */

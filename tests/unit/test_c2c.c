@@ -215,6 +215,12 @@ static void test_loads_only(void)
 	/* ... and on the same bytes */
 	add(c, 1, 0x2000, LD_LHITM, 8, 100, 20);
 	add(c, 2, 0x2000, LD_RHITM, 8, 300, 20);
+	/* locked read-modify-writes (lock add) of two threads on one counter: true sharing,
+	 * the RMW is the write */
+	add(c, 1, 0x4000, LD_LHITM | ((uint64_t)PERF_MEM_LOCK_LOCKED << PERF_MEM_LOCK_SHIFT), 8,
+	    100, 20);
+	add(c, 2, 0x4000, LD_RHITM | ((uint64_t)PERF_MEM_LOCK_LOCKED << PERF_MEM_LOCK_SHIFT), 8,
+	    300, 20);
 	/* one thread only: still unresolved */
 	add(c, 3, 0x3000, LD_LHITM, 8, 100, 20);
 	hws_c2c__finish(c, NULL);
@@ -227,6 +233,12 @@ static void test_loads_only(void)
 	T_EQ_STR("loads only, same bytes", hws_c2c_class__name(li.cls), "true-sharing");
 	find(c, 0x3000, &li);
 	T_EQ_STR("loads only, one thread", hws_c2c_class__name(li.cls), "unresolved");
+	find(c, 0x4000, &li);
+	T_EQ_STR("locked RMW", hws_c2c_class__name(li.cls), "true-sharing");
+	T_EQ_U64("locked RMW count", li.st.rmw, 40);
+	T_EQ_U64("locked RMW: evidence HITM + address", li.evidence,
+		 HWS_C2C_EV_HITM | HWS_C2C_EV_ADDR);
+	__T("locked RMW: high confidence", li.confidence >= 0.75f);
 	hws_c2c__delete(c);
 }
 
