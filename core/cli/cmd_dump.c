@@ -24,7 +24,7 @@
 
 static const char dump_usage[] =
 	"usage: hwsample dump [-i FILE] [--json|--csv] [--raw] [--limit N] [--sym|--no-sym]\n"
-	"                     [--srcline]\n"
+	"                     [--srcline] [-e EVENT]\n"
 	"\n"
 	"Print every decoded sample of a perf.data file (written by hwsample or perf record).\n"
 	"\n"
@@ -39,6 +39,7 @@ static const char dump_usage[] =
 	"      --sym          add symbols to JSON/CSV (sym, dso, data_sym, data_dso)\n"
 	"      --no-sym       no symbols in text output\n"
 	"      --srcline      add source file:line to symbols (needs debug info)\n"
+	"  -e, --event NAME   only the samples of this event (name as dump prints it)\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"Examples:\n"
@@ -54,6 +55,7 @@ struct dump_ctx {
 	struct hws_strbuf sb;
 	struct hws_decoder *dec;
 	uint64_t limit, n;
+	const char *event; /* --event: only this event */
 	int werr;
 };
 
@@ -77,6 +79,8 @@ static int dump_cb(void *ctx, const struct hws_sample *s)
 
 	if (c->limit && c->n >= c->limit)
 		return 1;
+	if (c->event && (!s->event || strcmp(s->event, c->event)))
+		return 0;
 	err = hws_output__sample(&c->out, s, &c->sb);
 	if (err == HWS_E_TOO_BIG) {
 		if (flush_out(c))
@@ -117,7 +121,8 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 		{ "csv", no_argument, NULL, 'c' },	   { "raw", no_argument, NULL, 'r' },
 		{ "limit", required_argument, NULL, 'l' }, { "sym", no_argument, NULL, 's' },
 		{ "no-sym", no_argument, NULL, 'S' },	   { "srcline", no_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },	   { NULL, 0, NULL, 0 },
+		{ "event", required_argument, NULL, 'e' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct hws_decoder_opts dopts = { .sz = sizeof(dopts) };
 	struct dump_ctx c = { .out = { .sz = sizeof(c.out) } };
@@ -127,7 +132,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	char ebuf[256];
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "i:e:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'i': path = optarg; break;
 		case 'j': c.out.format = HWS_OUT_JSON; break;
@@ -136,6 +141,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 		case 's': sym = 1; break;
 		case 'S': sym = 0; break;
 		case 'L': dopts.srcline = true; break;
+		case 'e': c.event = optarg; break;
 		case 'l': {
 			char *end;
 			errno = 0;

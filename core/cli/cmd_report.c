@@ -22,7 +22,7 @@
 
 static const char report_usage[] =
 	"usage: hwsample report [-i FILE] [--stdio] [--sort samples|period|latency] [--top N]\n"
-	"                       [--ascii|--unicode] [--no-sym] [--srcline]\n"
+	"                       [--ascii|--unicode] [--no-sym] [--srcline] [-e EVENT]\n"
 	"\n"
 	"Summarize a perf.data file: samples and loss per event and CPU, top functions and\n"
 	"code addresses, top data objects and addresses, data-source (level x snoop, TLB, op)\n"
@@ -36,6 +36,8 @@ static const char report_usage[] =
 	"      --unicode      Unicode block bars\n"
 	"      --no-sym       addresses only, no symbol lookup\n"
 	"      --srcline      add source file:line (needs debug info)\n"
+	"  -e, --event NAME   top tables and histograms of this event only (the counts\n"
+	"                     table always shows every event)\n"
 	"  -h, --help         this text\n"
 	"\n"
 	"Examples:\n"
@@ -44,6 +46,20 @@ static const char report_usage[] =
 	"\n"
 	"Exit codes: 0 ok, 1 unreadable or corrupt input (the report of what was decoded\n"
 	"before the error is still printed), 2 usage error.\n";
+
+struct report_ctx {
+	struct hws_report *rep;
+	const char *event; /* --event: only this event's samples */
+};
+
+static int report_cb(void *ctx, const struct hws_sample *s)
+{
+	struct report_ctx *c = ctx;
+
+	if (c->event && (!s->event || strcmp(s->event, c->event)))
+		return 0;
+	return hws_report__sample_fn(c->rep, s);
+}
 
 static bool utf8_locale(void)
 {
@@ -61,8 +77,10 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 		{ "sort", required_argument, NULL, 's' },  { "top", required_argument, NULL, 't' },
 		{ "ascii", no_argument, NULL, 'a' },	   { "unicode", no_argument, NULL, 'u' },
 		{ "no-sym", no_argument, NULL, 'S' },	   { "srcline", no_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },	   { NULL, 0, NULL, 0 },
+		{ "event", required_argument, NULL, 'e' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
+	struct report_ctx rc_ctx = { 0 };
 	struct hws_decoder_opts dopts = { .sz = sizeof(dopts) };
 	struct hws_report_opts ropts = { .sz = sizeof(ropts) };
 	struct hws_strbuf sb = HWS_STRBUF_INIT;
@@ -75,7 +93,7 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	char ebuf[256];
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "i:s:t:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "i:s:t:e:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'i': path = optarg; break;
 		case 'o': break;
@@ -83,6 +101,7 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 		case 'u': bars = 1; break;
 		case 'S': nosym = true; break;
 		case 'L': dopts.srcline = true; break;
+		case 'e': rc_ctx.event = optarg; break;
 		case 's':
 			if (!strcmp(optarg, "samples"))
 				ropts.sort = HWS_REPORT_SORT_SAMPLES;
@@ -138,7 +157,8 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 		ret = HWS_EXIT_ERROR;
 		goto out;
 	}
-	rc = hws_decoder__run(d, hws_report__sample_fn, rep);
+	rc_ctx.rep = rep;
+	rc = hws_decoder__run(d, report_cb, &rc_ctx);
 	err = hws_report__add_decoder_counts(rep, d);
 	if (!err)
 		err = hws_report__render(rep, nosym ? NULL : hws_decoder__symbols(d), &sb);

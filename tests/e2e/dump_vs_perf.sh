@@ -62,6 +62,10 @@ if command -v jq >/dev/null; then
 		sort >"$TMP/hws_json.txt"
 	check "json samples = perf script samples" cmp -s "$TMP/perf.txt" "$TMP/hws_json.txt"
 fi
+# --event: only that event
+pf=$(awk '{print $5}' "$TMP/perf.txt" | grep -m1 '^page-faults')
+eq "--event $pf" "$("$HWS_BIN" dump -i "$TMP/f.data" --json -e "$pf" | wc -l)" \
+	"$(awk -v e="$pf" '$5 == e' "$TMP/perf.txt" | wc -l)"
 # --limit
 eq "--limit 7" "$("$HWS_BIN" dump -i "$TMP/f.data" --json --limit 7 | wc -l)" 7
 # symbols: per-function sample counts of the workload's functions equal perf script's

@@ -85,6 +85,9 @@ check "--sort period header" grep -q "Top functions (by period, top 2" "$TMP/o.t
 check "--ascii has no Unicode blocks" bash -c "! grep -q '█' '$TMP/o.txt'"
 "$HWS_BIN" report -i "$TMP/r.data" --unicode --top 2 >"$TMP/u.txt"
 check "--unicode bars" grep -q '█' "$TMP/u.txt"
+"$HWS_BIN" report -i "$TMP/r.data" --ascii -e no-such-event >"$TMP/e.txt"
+check "--event with no match: no samples in the tables" grep -q "^# hwsample report: 0 samples" "$TMP/e.txt"
+check "--event: the counts table still lists the event" grep -q "^cpu-clock" "$TMP/e.txt"
 "$HWS_BIN" report -i "$TMP/r.data" --sort bogus >/dev/null 2>&1
 eq "bad --sort: usage exit" "$?" 2
 "$HWS_BIN" report -i "$TMP/nonexistent.data" >/dev/null 2>"$TMP/ne.err"
