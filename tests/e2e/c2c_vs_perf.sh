@@ -11,6 +11,20 @@ GEN=$HWS_BUILD_DIR/tests/bench/bench_c2c_gen
 [ -x "$GEN" ] || skip "bench_c2c_gen not built"
 command -v jq >/dev/null || skip "jq not installed"
 
+perf_pareto() {
+	awk '/Shared Cache Line Distribution Pareto/ {t = 1}
+	     t && $1 ~ /^[0-9]+$/ && $NF ~ /^0x/ && NF <= 8 {line = $NF; next}
+	     t && $1 ~ /%$/ && $6 ~ /^0x/ {print line, $6, $9, $1, $2, $3, $4}' "$1" | sort
+}
+hws_pareto() {
+	jq -r '.lines[] | select(.hitm.total > 0) as $l | [$l.entries[] |
+		{k: "\($l.address) \(.offset) \(.ip)", r: .hitm.remote, lc: .hitm.local,
+		 h: .store.l1_hit, m: .store.l1_miss}] | group_by(.k)[] |
+		{k: .[0].k, r: (map(.r) | add), lc: (map(.lc) | add), h: (map(.h) | add), m: (map(.m) | add)} |
+		[.k, $l.hitm.remote, $l.hitm.local, $l.store.l1_hit, $l.store.l1_miss, .r, .lc, .h, .m] | @tsv' "$1" |
+		awk -F'\t' 'function p(a, b) { return sprintf("%.2f%%", b ? 100 * a / b : 0) }
+		{split($1, k, " "); printf "%s 0x%x %s %s %s %s %s\n", k[1], k[2], k[3], p($6, $2), p($7, $3), p($8, $4), p($9, $5)}' | sort
+}
 # Intel PEBS style (two seeds) and AMD as perf c2c record stores it (kernel data_src)
 for run in intel:3 intel:11 ibs-perf:5; do
 	v=${run%:*} seed=${run#*:}
@@ -40,6 +54,12 @@ for run in intel:3 intel:11 ibs-perf:5; do
 	eq "$v seed $seed: store L1 miss" "$(jq .totals.store.l1_miss "$TMP/h.json")" "$(pv 'Store L1D Miss')"
 	eq "$v seed $seed: L1 hits" "$(jq .totals.load_hits.l1 "$TMP/h.json")" "$(pv 'Load L1D hit')"
 	eq "$v seed $seed: remote DRAM" "$(jq .totals.load_hits.remote_dram "$TMP/h.json")" "$(pv 'Load Remote DRAM')"
+	# Pareto: per line, offset and code address, the shares of remote/local HITM and of
+	# L1-hit/L1-miss stores (perf groups rows by offset,iaddr; so does this)
+	perf_pareto "$TMP/perf.txt" >"$TMP/perf.par"
+	hws_pareto "$TMP/h.json" >"$TMP/h.par"
+	[ "$(wc -l <"$TMP/perf.par")" -ge 8 ] || fail "$v seed $seed: perf Pareto rows: $(wc -l <"$TMP/perf.par")"
+	eq "$v seed $seed: Pareto rows (line off ip rmt% lcl% st-l1hit% st-l1miss%)" "$(cat "$TMP/h.par")" "$(cat "$TMP/perf.par")"
 	eq "$v seed $seed: shared lines" "$(jq '[.lines[] | select(.hitm.total > 0)] | length' "$TMP/h.json")" "$(pv 'Total Shared Cache Lines')"
 done
 # a real Intel recording (perf_data_converter fixture, WEIGHT_STRUCT + DATA_SRC): the
