@@ -138,6 +138,11 @@ void hws__swap_attr(void *attr, size_t avail, int to_host);
  * order (test helper). Returns 0 or HWS_E_BADREC (left partly swapped). */
 int hws__swap_feature(int feat, void *buf, size_t len, int to_host);
 
+/* Name for an event without one: "cycles", "page-faults", "tracepoint 123",
+ * "ibs_op/config=0x80000/" (with @pmu), else "raw 0x1cd". */
+void hws__attr_default_name(const struct perf_event_attr *at, const char *pmu, char *buf,
+			    size_t len);
+
 /* Feature payload builders (perf's on-disk encodings, host order). Return 0 or -errno. */
 int hws__put_string(struct hws_strbuf *sb, const char *s);
 int hws__put_u32(struct hws_strbuf *sb, uint32_t v);

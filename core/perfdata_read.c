@@ -384,18 +384,6 @@ int hws_perf_reader__attr_by_id(const struct hws_perf_reader *r, uint64_t id)
 	return -1;
 }
 
-static const char *const hw_names[] = {
-	"cycles", "instructions", "cache-references", "cache-misses", "branches",
-	"branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend",
-	"ref-cycles",
-};
-
-static const char *const sw_names[] = {
-	"cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations",
-	"minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
-	"bpf-output", "cgroup-switches",
-};
-
 /* Names: EVENT_DESC by index (as perf does), else generated from the attr. */
 static int name_attrs(struct hws_perf_reader *r)
 {
@@ -407,17 +395,7 @@ static int name_attrs(struct hws_perf_reader *r)
 		a->ev.pmu_name = hws_perf_reader__pmu_name(r, at->type);
 		if (a->name)
 			continue;
-		if (at->type == PERF_TYPE_HARDWARE && (at->config & 0xffffffff) < 10)
-			snprintf(buf, sizeof(buf), "%s", hw_names[at->config & 0xffffffff]);
-		else if (at->type == PERF_TYPE_SOFTWARE && at->config < 12)
-			snprintf(buf, sizeof(buf), "%s", sw_names[at->config]);
-		else if (at->type == PERF_TYPE_TRACEPOINT)
-			snprintf(buf, sizeof(buf), "tracepoint %llu", (unsigned long long)at->config);
-		else if (a->ev.pmu_name && at->type > PERF_TYPE_BREAKPOINT)
-			snprintf(buf, sizeof(buf), "%s/config=%#llx/", a->ev.pmu_name,
-				 (unsigned long long)at->config);
-		else
-			snprintf(buf, sizeof(buf), "raw %#llx", (unsigned long long)at->config);
+		hws__attr_default_name(at, a->ev.pmu_name, buf, sizeof(buf));
 		a->name = strdup(buf);
 		if (!a->name)
 			return -ENOMEM;
@@ -1099,59 +1077,83 @@ out:
 
 static int read_file_attrs(struct hws_perf_reader *r, const struct hws_file_header *h)
 {
-	uint64_t off = h->attrs.offset, end;
-	uint8_t buf[4096];
+	uint64_t off = 0, end = h->attrs.size;
+	uint8_t *sec, buf[4096];
+	int ret = 0;
 
 	if (h->attrs.offset > r->file_size || h->attrs.size > r->file_size - h->attrs.offset)
 		return fail(r, HWS_E_BAD_FILE, 0, NULL, "attr section outside the file");
-	end = h->attrs.offset + h->attrs.size;
+	if (h->attrs.size > (uint64_t)MAX_ATTRS * (sizeof(buf) + 16))
+		return fail(r, HWS_E_TOO_BIG, 24, NULL, "attr section of %llu bytes",
+			    (unsigned long long)h->attrs.size);
+	/* the whole section at once, so the window can serve the ids sections */
+	sec = malloc((size_t)end + 1);
+	if (!sec)
+		return -ENOMEM;
+	if (copy_in(r, h->attrs.offset, sec, end)) {
+		ret = fail(r, HWS_E_BAD_FILE, h->attrs.offset, NULL, "cannot read the attrs");
+		goto out;
+	}
 	while (off < end) {
 		struct hws_file_section ids;
+		uint64_t at = h->attrs.offset + off;
 		uint32_t asz;
 		uint64_t nids;
 		uint8_t *idbuf;
 		int idx, err;
 
-		if (end - off < PERF_ATTR_SIZE_VER0 + sizeof(ids))
-			return fail(r, HWS_E_BAD_FILE, off, NULL, "short attr in the attr section");
-		err = copy_in(r, off, buf, PERF_ATTR_SIZE_VER0);
-		if (err)
-			return fail(r, HWS_E_BAD_FILE, off, NULL, "cannot read attr");
-		asz = pd_get32(buf + 4);
+		if (end - off < PERF_ATTR_SIZE_VER0 + sizeof(ids)) {
+			ret = fail(r, HWS_E_BAD_FILE, at, NULL, "short attr in the attr section");
+			goto out;
+		}
+		asz = pd_get32(sec + off + 4);
 		if (r->swap)
 			asz = bswap_32(asz);
 		if (asz == 0)
 			asz = PERF_ATTR_SIZE_VER0;
-		if (asz < PERF_ATTR_SIZE_VER0 || asz > sizeof(buf) || end - off < asz + sizeof(ids))
-			return fail(r, HWS_E_BAD_FILE, off, NULL, "attr size %u is invalid", asz);
-		if (copy_in(r, off, buf, asz) || copy_in(r, off + asz, &ids, sizeof(ids)))
-			return fail(r, HWS_E_BAD_FILE, off, NULL, "cannot read attr");
+		if (asz < PERF_ATTR_SIZE_VER0 || asz > sizeof(buf) || end - off < asz + sizeof(ids)) {
+			ret = fail(r, HWS_E_BAD_FILE, at, NULL, "attr size %u is invalid", asz);
+			goto out;
+		}
+		memcpy(buf, sec + off, asz);
+		memcpy(&ids, sec + off + asz, sizeof(ids));
 		if (r->swap) {
 			ids.offset = bswap_64(ids.offset);
 			ids.size = bswap_64(ids.size);
 		}
 		idx = add_attr(r, buf, asz);
-		if (idx < 0)
-			return fail(r, idx, off, NULL, "too many attrs");
+		if (idx < 0) {
+			ret = fail(r, idx, at, NULL, "too many attrs");
+			goto out;
+		}
 		nids = ids.size / 8;
-		if (ids.offset > r->file_size || ids.size > r->file_size - ids.offset)
-			return fail(r, HWS_E_BAD_FILE, off, NULL, "attr %d: ids outside the file",
-				    idx);
-		if (nids > MAX_IDS)
-			return fail(r, HWS_E_TOO_BIG, off, NULL, "attr %d: too many ids", idx);
+		if (ids.offset > r->file_size || ids.size > r->file_size - ids.offset) {
+			ret = fail(r, HWS_E_BAD_FILE, at, NULL, "attr %d: ids outside the file", idx);
+			goto out;
+		}
+		if (nids > MAX_IDS) {
+			ret = fail(r, HWS_E_TOO_BIG, at, NULL, "attr %d: too many ids", idx);
+			goto out;
+		}
 		idbuf = malloc(nids * 8 + 1);
-		if (!idbuf)
-			return -ENOMEM;
+		if (!idbuf) {
+			ret = -ENOMEM;
+			goto out;
+		}
 		err = copy_in(r, ids.offset, idbuf, nids * 8);
 		if (!err)
 			err = add_ids(r, idx, idbuf, nids);
 		free(idbuf);
-		if (err)
-			return fail(r, err, ids.offset, NULL, "attr %d: cannot read ids", idx);
+		if (err) {
+			ret = fail(r, err, ids.offset, NULL, "attr %d: cannot read ids", idx);
+			goto out;
+		}
 		/* perf walks the section by each attr's own size */
 		off += asz + sizeof(ids);
 	}
-	return 0;
+out:
+	free(sec);
+	return ret;
 }
 
 /* Detect PERFFILE (v1) endianness by attr_size as perf does. */

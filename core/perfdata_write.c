@@ -349,7 +349,7 @@ static void attr_name(const struct wattr *a, char *buf, size_t len)
 	if (a->name)
 		snprintf(buf, len, "%s", a->name);
 	else
-		snprintf(buf, len, "raw 0x%llx", (unsigned long long)a->attr.config);
+		hws__attr_default_name(&a->attr, NULL, buf, len);
 }
 
 static int build_event_desc(struct hws_perf_writer *w, struct hws_strbuf *sb)

@@ -801,3 +801,32 @@ int hws__swap_record(void *recp, size_t size, const struct perf_event_attr *attr
 	}
 	return swap_trailer(rec, sz, attr, to_host);
 }
+
+/* ---------------------------------------------------------------- default event names */
+
+static const char *const hw_names[] = {
+	"cycles", "instructions", "cache-references", "cache-misses", "branches",
+	"branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend",
+	"ref-cycles",
+};
+
+static const char *const sw_names[] = {
+	"cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations",
+	"minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
+	"bpf-output", "cgroup-switches",
+};
+
+void hws__attr_default_name(const struct perf_event_attr *at, const char *pmu, char *buf,
+			    size_t len)
+{
+	if (at->type == PERF_TYPE_HARDWARE && (at->config & 0xffffffff) < 10)
+		snprintf(buf, len, "%s", hw_names[at->config & 0xffffffff]);
+	else if (at->type == PERF_TYPE_SOFTWARE && at->config < 12)
+		snprintf(buf, len, "%s", sw_names[at->config]);
+	else if (at->type == PERF_TYPE_TRACEPOINT)
+		snprintf(buf, len, "tracepoint %llu", (unsigned long long)at->config);
+	else if (pmu && at->type > PERF_TYPE_BREAKPOINT)
+		snprintf(buf, len, "%s/config=%#llx/", pmu, (unsigned long long)at->config);
+	else
+		snprintf(buf, len, "raw %#llx", (unsigned long long)at->config);
+}

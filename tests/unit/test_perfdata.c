@@ -6,6 +6,7 @@
  * What perf itself makes of the writer's files is checked in tests/e2e/perfdata_vs_perf.sh.
  */
 #include <errno.h>
+#include <time.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
@@ -515,6 +516,43 @@ static void test_old_layout(bool v1)
 	hws_perf_reader__close(r);
 }
 
+/* Many events and ids (4096 x 64): open stays fast and every id maps back. */
+static void test_many_ids(void)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a) };
+	struct hws_perf_writer *w;
+	struct hws_perf_reader *r;
+	char path[PATH_MAX + 16];
+	uint64_t eids[64];
+	int err = 0, bad = 0;
+	struct timespec t0, t1;
+
+	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP;
+	snprintf(path, sizeof(path), "%s/many.data", tmpdir);
+	w = hws_perf_writer__new(path, false);
+	for (int e = 0; e < 4096; e++) {
+		for (int i = 0; i < 64; i++)
+			eids[i] = ((uint64_t)e << 20) | (uint64_t)i * 7919;
+		if (hws_perf_writer__add_attr(w, &a, NULL, eids, 64) != e)
+			bad++;
+	}
+	__T("4096 attrs", bad == 0);
+	__T("close", hws_perf_writer__close(w) == 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = hws_perf_reader__open(path, &err);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	__T("open", r != NULL);
+	__T("open under 2 s", (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) <
+				      2000000000L);
+	for (int e = 0; r && e < 4096; e += 3)
+		for (int i = 0; i < 64; i += 5)
+			bad += hws_perf_reader__attr_by_id(r, ((uint64_t)e << 20) | (uint64_t)i * 7919) != e;
+	T_EQ_U64("every id maps to its event", bad, 0);
+	T_EQ_STR("name of an unnamed software event", r ? hws_perf_reader__attr(r, 7)->name : NULL,
+		 "cpu-clock");
+	hws_perf_reader__close(r);
+}
+
 int main(void)
 {
 	const char *t = getenv("TMPDIR");
@@ -531,6 +569,7 @@ int main(void)
 	test_writer_errors();
 	test_old_layout(false);
 	test_old_layout(true);
+	test_many_ids();
 	{
 		char cmd[PATH_MAX + 32];
 
