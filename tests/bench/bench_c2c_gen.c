@@ -3,7 +3,8 @@
  * bench_c2c_gen: write a perf.data file of memory samples with a known sharing ground truth,
  * for the c2c tests (tests/e2e/c2c_*.sh) and the benchmark (scripts/bench-c2c).
  *
- *   bench_c2c_gen -o FILE -v intel|ibs|ibs-zen3|ibs-perf|spe [-n SAMPLES] [-s SEED] [-t TRUTH]
+ *   bench_c2c_gen -o FILE -v intel|ibs|ibs-zen3|ibs-zen4|ibs-perf|spe [-n SAMPLES] [-s SEED] [-t
+ * TRUTH]
  *                 [-L L1D_LINE_SIZE (writes a CACHE header)]
  *
  * One scenario, three encodings. The data are this program's own 64-byte aligned globals
@@ -30,6 +31,7 @@
  * op samples as perf c2c record stores them on AMD (kernel ADDR, DATA_SRC, WEIGHT_STRUCT, no
  * RAW); ibs-zen3 = ibs with CPUID family 0x19 model 0x01, where the kernel (and hwsample)
  * do not trust CacheHitSt, so there is no HITM at all (perf c2c: "not supported on Zen3");
+ * ibs-zen4 = ibs with PMU_CAPS zen4_ibs_extensions and Zen 4 DataSrc (near/far CCX);
  * spe = arm_spe_0 attr,
  * AUXTRACE_INFO (ARM_SPE v1), TIME_CONV, AUXTRACE records of SPE packets per CPU, MIDR
  * Neoverse N1 in CPUID. All have ARCH, NRCPUS (8) and NUMA_TOPOLOGY (2 nodes).
@@ -275,8 +277,8 @@ static void set_cache_feature(struct hws_perf_writer *w)
 	static const struct {
 		uint32_t level;
 		const char *type, *size;
-	} caches[] = { { 1, "Data", "48K" }, { 1, "Instruction", "32K" }, { 2, "Unified", "2048K" } };
-	struct buf b = { 0 };
+	} caches[] = {{1, "Data", "48K"}, {1, "Instruction", "32K"}, {2, "Unified", "2048K"}};
+	struct buf b = {0};
 
 	put32(&b, 1);
 	put32(&b, 3);
@@ -534,6 +536,8 @@ static int gen_intel(const char *out, long n)
 
 /* ------------------------------------------------------------------ AMD IBS */
 
+static bool zen4; /* ibs-zen4: PMU_CAPS zen4_ibs_extensions, 4-bit DataSrc */
+
 static void ibs_sample(struct buf *b, const struct ev *e, uint64_t time)
 {
 	bool store = e->kind == K_ST_HIT || e->kind == K_ST_MISS, miss;
@@ -548,10 +552,18 @@ static void ibs_sample(struct buf *b, const struct ev *e, uint64_t time)
 		if (!store)
 			d3 |= (uint64_t)(lat ? lat : 1) << 32; /* DcMissLat */
 	}
-	if (e->kind == K_LLC)
+	if (zen4) {
+		/* Zen 4 DataSrc: 1 local L3 / same CCX, 2 another CCX on this node, 5 a CCX on
+		 * another node; CacheHitSt 0 = M (HITM on 1, 2, 5) */
+		if (e->kind == K_LLC)
+			d2 = 1 | 1ULL << 5;
+		else if (e->kind == K_COH)
+			d2 = e->coh_remote ? 5 | 1ULL << 4 : 2;
+	} else if (e->kind == K_LLC) {
 		d2 = 2 | 1ULL << 5; /* local cache, CacheHitSt = O/S: no HITM */
-	else if (e->kind == K_COH)
+	} else if (e->kind == K_COH) {
 		d2 = e->coh_remote ? 4 | 1ULL << 4 : 2; /* remote cache / local cache M state */
+	}
 
 	put_hdr(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_EXACT_IP,
 		8 + 8 * 6 + 4 + 4 + 56);
@@ -692,6 +704,18 @@ static int gen_ibs(const char *out, long n, const char *cpuid)
 	if (err < 0)
 		return err;
 	set_common_features(w, "x86_64", cpuid, "ibs_op", IBS_TYPE);
+	if (zen4) {
+		/* PMU_CAPS: u32 nr_pmu; per PMU u32 nr_caps, {name, value} strings, PMU name */
+		struct buf c = {0};
+
+		put32(&c, 1);
+		put32(&c, 1);
+		put_pstr(&c, "zen4_ibs_extensions");
+		put_pstr(&c, "1");
+		put_pstr(&c, "ibs_op");
+		hws_perf_writer__set_feature(w, HWS_FEAT_PMU_CAPS, c.p, c.len);
+		free(c.p);
+	}
 	/* trailer for IP|TID|TIME|CPU|PERIOD|RAW|IDENTIFIER is the same tid,time,cpu,id */
 	write_sideband(&b, id);
 	for (long i = 0; i < n; i++) {
@@ -901,7 +925,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr, "usage: bench_c2c_gen -o FILE -v "
-					"intel|ibs|ibs-zen3|ibs-perf|spe [-n SAMPLES] "
+					"intel|ibs|ibs-zen3|ibs-zen4|ibs-perf|spe [-n SAMPLES] "
 					"[-s SEED] [-t TRUTH]\n");
 			return o == 'h' ? 0 : 2;
 		}
@@ -914,6 +938,8 @@ int main(int argc, char **argv)
 		err = gen_intel(out, n);
 	else if (!strcmp(vendor, "ibs"))
 		err = gen_ibs(out, n, "AuthenticAMD,25,17,1");
+	else if (!strcmp(vendor, "ibs-zen4") && (zen4 = true))
+		err = gen_ibs(out, n, "AuthenticAMD,25,17,1");
 	else if (!strcmp(vendor, "ibs-zen3"))
 		err = gen_ibs(out, n, "AuthenticAMD,25,1,1"); /* CacheHitSt not trusted: no HITM */
 	else if (!strcmp(vendor, "ibs-perf"))
@@ -921,7 +947,8 @@ int main(int argc, char **argv)
 	else if (!strcmp(vendor, "spe"))
 		err = gen_spe(out, n);
 	else {
-		fprintf(stderr, "bench_c2c_gen: -v intel, ibs, ibs-zen3, ibs-perf or spe\n");
+		fprintf(stderr,
+			"bench_c2c_gen: -v intel, ibs, ibs-zen3, ibs-zen4, ibs-perf or spe\n");
 		return 2;
 	}
 	if (err) {

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# c2c report on generated Intel (HITM data_src), AMD IBS (RAW on Zen 4 and on Zen 3, which
-# has no HITM; and perf c2c record's kernel data_src without RAW) and Arm SPE (AUX) files with a
+# c2c report on generated Intel (HITM data_src), AMD IBS (RAW with legacy and Zen 4 DataSrc,
+# and on Zen 3, which has no HITM; and perf c2c record's kernel data_src without RAW) and Arm SPE (AUX) files with a
 # known ground truth (tests/bench/bench_c2c_gen.c): every contended line is found and
 # classified right, no private or read-only line is reported as shared, the evidence names
 # the vendor's source, and --line-size changes what is shared.
@@ -10,10 +10,10 @@ GEN=$HWS_BUILD_DIR/tests/bench/bench_c2c_gen
 [ -x "$GEN" ] || skip "bench_c2c_gen not built"
 command -v jq >/dev/null || skip "jq not installed"
 
-declare -A SRC=([intel]="Intel PEBS data_src" [ibs]="AMD IBS DataSrc/CacheHitSt" [ibs-perf]="AMD IBS DataSrc/CacheHitSt" [spe]="Arm SPE data source" [ibs-zen3]="")
-declare -A EVK=([intel]=hitm [ibs]=hitm [ibs-perf]=hitm [spe]=peer [ibs-zen3]=address)
+declare -A SRC=([intel]="Intel PEBS data_src" [ibs]="AMD IBS DataSrc/CacheHitSt" [ibs-perf]="AMD IBS DataSrc/CacheHitSt" [spe]="Arm SPE data source" [ibs-zen3]="" [ibs-zen4]="AMD IBS DataSrc/CacheHitSt")
+declare -A EVK=([intel]=hitm [ibs]=hitm [ibs-perf]=hitm [spe]=peer [ibs-zen3]=address [ibs-zen4]=hitm)
 
-for v in intel ibs ibs-zen3 ibs-perf spe; do
+for v in intel ibs ibs-zen3 ibs-zen4 ibs-perf spe; do
 	for seed in 1 7; do
 		f=$TMP/$v.$seed.data
 		check "$v: generate" "$GEN" -o "$f" -v "$v" -n 12000 -s $seed -t "$TMP/truth"
