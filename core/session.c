@@ -91,6 +91,7 @@ struct hws_session {
 	void *copybuf; /* overwrite mode: records of one ring, reversed */
 	size_t copybuf_len;
 	unsigned int aux_pages;
+	uint64_t foreign_samples; /* SAMPLEs with an id we did not open: dropped */
 	hws_aux_fn aux_fn; /* receives AUXTRACE records */
 	void *aux_ctx;
 };
@@ -792,7 +793,9 @@ static struct hws_loss_stats *stats_at(struct hws_session *s, int e, int cpu)
  * sample_id_all, so: SAMPLE -> id is the first u64 of the body; other records -> id is the
  * last u64, CPU the u32 at end-16. PERF_RECORD_LOST carries its id in the body.
  */
-static void account(struct hws_session *s, struct sess_ring *r, const struct perf_event_header *h)
+/* Returns false for a record that must not reach the file: a SAMPLE whose id this session
+ * did not open (seen once under heavy concurrent perf use; perf cannot parse such a file). */
+static bool account(struct hws_session *s, struct sess_ring *r, const struct perf_event_header *h)
 {
 	int ring_cpu = r->cpu;
 	const uint64_t *body = (const uint64_t *)(h + 1);
@@ -801,12 +804,16 @@ static void account(struct hws_session *s, struct sess_ring *r, const struct per
 	int e, cpu = ring_cpu;
 
 	if (!words)
-		return;
+		return true;
 	if (h->type == PERF_RECORD_SAMPLE) {
 		id = body[0];
 		e = hws_session__event_by_id(s, id);
-		if (e < 0)
-			return;
+		if (e < 0) {
+			if (!s->foreign_samples++)
+				pr_warn("session: dropping samples with id %llu, which this session did "
+					"not open\n", (unsigned long long)id);
+			return false;
+		}
 		if (ring_cpu < 0) {
 			/* per-thread ring: find CPU field: IDENTIFIER, IP?, TID, TIME, ADDR?, ID?,
 			 * STREAM_ID?, CPU */
@@ -817,7 +824,7 @@ static void account(struct hws_session *s, struct sess_ring *r, const struct per
 				cpu = (int)(uint32_t)body[i];
 		}
 		stats_at(s, e, cpu)->samples++;
-		return;
+		return true;
 	}
 	if (words >= 2) {
 		cpu = ring_cpu >= 0 ? ring_cpu : (int)*(const uint32_t *)&body[words - 2];
@@ -829,14 +836,14 @@ static void account(struct hws_session *s, struct sess_ring *r, const struct per
 			e = 0;
 		stats_at(s, e, cpu)->lost += body[1];
 		stats_at(s, e, cpu)->lost_events++;
-		return;
+		return true;
 	case PERF_RECORD_LOST_SAMPLES:
 	case PERF_RECORD_THROTTLE:
 	case PERF_RECORD_UNTHROTTLE:
 	case PERF_RECORD_AUX:
 		break;
 	default:
-		return;
+		return true;
 	}
 	id = body[words - 1];
 	e = hws_session__event_by_id(s, id);
@@ -866,6 +873,12 @@ static void account(struct hws_session *s, struct sess_ring *r, const struct per
 		}
 		break;
 	}
+	return true;
+}
+
+uint64_t hws_session__foreign_samples(const struct hws_session *s)
+{
+	return s->foreign_samples;
 }
 
 int64_t hws_session__read(struct hws_session *s, hws_record_fn fn, void *ctx)
@@ -882,9 +895,9 @@ int64_t hws_session__read(struct hws_session *s, hws_record_fn fn, void *ctx)
 		/* an empty data ring still drains its AUX area below */
 		hws_ring__read_init(r->ring);
 		while ((h = hws_ring__read_event(r->ring))) {
-			account(s, r, h);
+			bool keep = account(s, r, h);
 			total += h->size;
-			ret = fn ? fn(ctx, r->cpu, h) : 0;
+			ret = fn && keep ? fn(ctx, r->cpu, h) : 0;
 			hws_ring__consume(r->ring);
 			if (ret < 0)
 				break;
@@ -1005,9 +1018,9 @@ int64_t hws_session__read_overwrite(struct hws_session *s, hws_record_fn fn, voi
 		}
 		for (size_t i = nrec; i-- > 0 && ret >= 0;) {
 			h = (const struct perf_event_header *)((char *)s->copybuf + offs[i]);
-			account(s, r, h);
+			bool keep = account(s, r, h);
 			total += h->size;
-			ret = fn ? fn(ctx, r->cpu, h) : 0;
+			ret = fn && keep ? fn(ctx, r->cpu, h) : 0;
 		}
 		free(offs);
 		if (ret < 0)

@@ -134,6 +134,8 @@ HWS_API int hws_session__nr_cpu_slots(const struct hws_session *s);
 HWS_API int hws_session__slot_cpu(const struct hws_session *s, int slot);
 HWS_API const struct hws_loss_stats *hws_session__stats(const struct hws_session *s, int event,
 							int slot);
+/* SAMPLE records that carried an id this session did not open; dropped, never written. */
+HWS_API uint64_t hws_session__foreign_samples(const struct hws_session *s);
 /* Sum over rings of ring header errors / skipped bytes. */
 HWS_API uint64_t hws_session__ring_errors(const struct hws_session *s);
 /* Highest ring fill seen, in percent of the ring size. */
