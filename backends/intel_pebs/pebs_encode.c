@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <perfmon/pfmlib.h>
 
@@ -236,22 +237,34 @@ int pebs_core_pmus(struct pebs_priv *p, char (*names)[HWS_PMU_NAME_MAX], int max
 	return n;
 }
 
-/* Vendor from $HWS_PROC_CPUINFO or /proc/cpuinfo. A faked machine (HWS_SYSFS_ROOT) with no
- * faked cpuinfo is taken at its word. 1 Intel, 0 not (vendor in @vendor), -1 unknown. */
-static int cpu_is_intel(char *vendor, size_t len)
+/* cpuinfo to read: $HWS_PROC_CPUINFO, else <HWS_SYSFS_ROOT>/cpuinfo for a faked machine (as
+ * amd_ibs does), else /proc/cpuinfo. NULL: a faked machine without a faked cpuinfo. */
+static const char *cpuinfo_path(char *buf, size_t len)
 {
 	const char *path = getenv("HWS_PROC_CPUINFO");
+	const char *root = getenv("HWS_SYSFS_ROOT");
+
+	if (path && *path)
+		return path;
+	if (root && *root) {
+		snprintf(buf, len, "%s/cpuinfo", root);
+		return access(buf, R_OK) ? NULL : buf;
+	}
+	return "/proc/cpuinfo";
+}
+
+/* Vendor from cpuinfo_path(). A faked machine (HWS_SYSFS_ROOT) with no faked cpuinfo is
+ * taken at its word. 1 Intel, 0 not (vendor in @vendor), -1 unknown. */
+static int cpu_is_intel(char *vendor, size_t len)
+{
+	char pbuf[4096];
+	const char *path = cpuinfo_path(pbuf, sizeof(pbuf));
 	char line[256];
 	FILE *f;
 	int ret = -1;
 
-	if (!path || !*path) {
-		const char *root = getenv("HWS_SYSFS_ROOT");
-
-		if (root && *root)
-			return -1;
-		path = "/proc/cpuinfo";
-	}
+	if (!path)
+		return -1;
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -277,12 +290,13 @@ static int cpu_is_intel(char *vendor, size_t len)
 
 static int cpu_has_flag(const char *flag)
 {
-	const char *path = getenv("HWS_PROC_CPUINFO");
+	char pbuf[4096];
+	const char *path = cpuinfo_path(pbuf, sizeof(pbuf));
 	char line[4096];
 	FILE *f;
 	int ret = 0;
 
-	if (!path || !*path)
+	if (!path)
 		path = "/proc/cpuinfo";
 	f = fopen(path, "r");
 	if (!f)

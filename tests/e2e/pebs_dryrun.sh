@@ -120,5 +120,5 @@ err "precise above max" "max_precise=2" intel-hsw hsw precise=3
 err "pdist only" "PREC_DIST" intel-icl icl -e MEM_TRANS_RETIRED.LOAD_LATENCY precise=3
 err "vm without PEBS" "max_precise is 0" intel-vm-nopebs skl
 err "no core PMU" "no 'cpu' PMU" intel-none skl
-HWS_PROC_CPUINFO=$S/intel-none/cpuinfo err "not Intel" "not an Intel CPU" intel-skl skl
+HWS_PROC_CPUINFO=$S/intel-none/cpuinfo-amd err "not Intel" "not an Intel CPU" intel-skl skl
 exit $fail

@@ -455,7 +455,7 @@ static void test_errors(void)
 		if (!strcmp(c->tree, "amd")) {
 			/* an Intel-looking sysfs but an AMD cpuinfo */
 			machine("intel-skl", NULL);
-			snprintf(path, sizeof(path), "%s/tests/sysfs/intel-none/cpuinfo", src_dir);
+			snprintf(path, sizeof(path), "%s/tests/sysfs/intel-none/cpuinfo-amd", src_dir);
 			setenv("HWS_PROC_CPUINFO", path, 1);
 		} else if (!strcmp(c->tree, "none")) {
 			/* a machine with only software PMUs */
@@ -613,7 +613,7 @@ static void test_detect(void)
 	r = be->ops->detect(be->priv, why, sizeof(why));
 	__T("vm detect", r <= 0 && strstr(why, "max_precise"));
 	machine("intel-skl", NULL);
-	snprintf(path, sizeof(path), "%s/tests/sysfs/intel-none/cpuinfo", src_dir);
+	snprintf(path, sizeof(path), "%s/tests/sysfs/intel-none/cpuinfo-amd", src_dir);
 	setenv("HWS_PROC_CPUINFO", path, 1);
 	r = be->ops->detect(be->priv, why, sizeof(why));
 	__T("amd detect", r <= 0 && strstr(why, "AuthenticAMD"));
