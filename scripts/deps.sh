@@ -9,6 +9,9 @@ HWS_PACKAGES=(
 	linux-perf            # the independent oracle for tests, and the benchmark peer
 	clang llvm            # libFuzzer builds of the fuzz targets
 	jq time bc procps util-linux passwd   # test helpers (jq, /usr/bin/time, runuser, useradd)
+	strace bsdutils       # config tests check nothing is opened; script(1) for the status line
+	python3 python3-docutils   # comparison scripts; rst2man for the man page
+	chromium              # c2c HTML report rendered headless in tests
 )
 hws_install_deps() {
 	local missing=()

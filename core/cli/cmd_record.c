@@ -368,16 +368,27 @@ static int parse_args(struct record *r, int argc, char **argv)
 			r->backend = val;
 		} else if (!strcmp(a, "-e") || !strcmp(a, "--event")) {
 			NEED_ARG();
-			char *copy = strdup(val), *save = NULL;
-			for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-				if (r->nr_events == MAX_EVENTS) {
-					fprintf(stderr, "hwsample: too many events (max %d)\n", MAX_EVENTS);
-					free(copy);
-					return -1;
+			/* split on commas outside pmu/.../ terms, so that
+			 * "cpu/mem-loads,ldlat=30/P,cpu/mem-stores/P" is two events, as in perf */
+			const char *st = val;
+			int depth = 0;
+			for (const char *c = val;; c++) {
+				if (*c == '/')
+					depth = !depth;
+				if (*c && (*c != ',' || depth))
+					continue;
+				if (c > st) {
+					if (r->nr_events == MAX_EVENTS) {
+						fprintf(stderr, "hwsample: too many events (max %d)\n",
+							MAX_EVENTS);
+						return -1;
+					}
+					r->events[r->nr_events++] = strndup(st, (size_t)(c - st));
 				}
-				r->events[r->nr_events++] = strdup(t);
+				if (!*c)
+					break;
+				st = c + 1;
 			}
-			free(copy);
 		} else if (!strcmp(a, "-F") || !strcmp(a, "--freq")) {
 			NEED_ARG();
 			uint64_t max = (uint64_t)max_sample_rate();

@@ -121,4 +121,13 @@ err "pdist only" "PREC_DIST" intel-icl icl -e MEM_TRANS_RETIRED.LOAD_LATENCY pre
 err "vm without PEBS" "max_precise is 0" intel-vm-nopebs skl
 err "no core PMU" "no 'cpu' PMU" intel-none skl
 HWS_PROC_CPUINFO=$S/intel-none/cpuinfo-amd err "not Intel" "not an Intel CPU" intel-skl skl
+# -e splits on commas outside pmu/.../ terms: two events, ldlat kept with the loads
+out=$(HWS_SYSFS_ROOT=$S/intel-skl LIBPFM_FORCE_PMU=skl "$HWS_BIN" --dry-run -b intel_pebs \
+	-e 'cpu/mem-loads,ldlat=30/P,cpu/mem-stores/P' -- true 2>&1)
+if [ "$(printf '%s\n' "$out" | grep -c '^event ')" != 2 ] ||
+	! printf '%s\n' "$out" | grep -q '^event 0: cpu/mem-loads,ldlat=30/' ||
+	! printf '%s\n' "$out" | grep -q '^  config1 *0x1e$'; then
+	echo "FAIL: -e with pmu/.../ terms: $out" | head -5
+	fail=1
+fi
 exit $fail

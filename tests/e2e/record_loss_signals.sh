@@ -36,7 +36,9 @@ for sig in INT TERM; do
 	eq "SIG$sig: exit code" "$?" 0
 	check "SIG$sig: perf reads the file" sh -c "perf report --stats -i '$TMP/sig$sig.data' >/dev/null 2>&1"
 	n=$(perf_samples "$TMP/sig$sig.data")
-	check "SIG$sig: samples in the file (${n:-0})" [ "${n:-0}" -gt 100 ]
+	# a loaded 2-CPU machine may give the spinner little CPU: any samples will do, the
+	# point is that they all reached a complete file
+	check "SIG$sig: samples in the file (${n:-0})" [ "${n:-0}" -gt 0 ]
 	eq "SIG$sig: summary equals perf" "$(summary_total "$TMP/sig$sig.err")" "$n"
 	CHECKS=$((CHECKS + 1))
 	if pgrep -f "$TMP/spinner.sh" >/dev/null; then fail "SIG$sig: the workload still runs"; fi
