@@ -27,17 +27,17 @@
 
 #include "internal.h"
 
-#define MAX_CPU 4096
+#define MAX_CPU		4096
 #define MAX_AUX_STREAMS 4096
-#define NR_TYPES 128
+#define NR_TYPES	128
 
 #define AUX_FLAG_TRUNCATED 0x01
 #define AUX_FLAG_OVERWRITE 0x02
-#define AUX_FLAG_PARTIAL 0x04
+#define AUX_FLAG_PARTIAL   0x04
 #define AUX_FLAG_COLLISION 0x08
 
 #define MISC_COMM_EXEC (1U << 13)
-#define MISC_EXACT_IP (1U << 14)
+#define MISC_EXACT_IP  (1U << 14)
 
 struct ev_state {
 	struct hws_backend *backend;
@@ -83,7 +83,7 @@ struct hws_decoder *hws_decoder__new(struct hws_perf_reader *r, struct hws_regis
 				     const struct hws_decoder_opts *opts)
 {
 	struct hws_decoder *d;
-	struct hws_symbols_opts so = { .sz = sizeof(so) };
+	struct hws_symbols_opts so = {.sz = sizeof(so)};
 
 	if (!r) {
 		errno = EINVAL;
@@ -127,7 +127,7 @@ void hws_decoder__delete(struct hws_decoder *d)
 }
 
 static void set_err(struct hws_decoder *d, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static void set_err(struct hws_decoder *d, int err, const char *fmt, ...)
 {
 	va_list ap;
@@ -219,8 +219,8 @@ static void check_host(struct hws_decoder *d)
 	rel = hws_perf_reader__string(d->r, HWS_FEAT_OSRELEASE);
 	if (!host || !rel || strcmp(host, u.nodename) || strcmp(rel, u.release))
 		return;
-	if (hws_symbols__use_kallsyms(d->syms, d->opts.kallsyms ? d->opts.kallsyms :
-								  "/proc/kallsyms"))
+	if (hws_symbols__use_kallsyms(d->syms,
+				      d->opts.kallsyms ? d->opts.kallsyms : "/proc/kallsyms"))
 		pr_debug("decode: kallsyms not usable, kernel addresses stay [kernel]\n");
 }
 
@@ -371,7 +371,8 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 		s.period = ea->attr.sample_period;
 		s.fields |= HWS_SF_PERIOD;
 	}
-	c = counts_or_dummy(d, ev, (ea->attr.sample_type & PERF_SAMPLE_CPU) ? rs.cpu : (uint32_t)-1);
+	c = counts_or_dummy(d, ev,
+			    (ea->attr.sample_type & PERF_SAMPLE_CPU) ? rs.cpu : (uint32_t)-1);
 	if (b && b->ops->decode) {
 		rc = b->ops->decode(b->priv, file_info(d), &rs, &s);
 		if (rc == HWS_DECODE_SKIP) {
@@ -425,7 +426,7 @@ static int aux_event(struct hws_decoder *d)
 static int do_auxtrace(struct hws_decoder *d, const struct hws_perf_record *rec)
 {
 	const uint8_t *p = (const uint8_t *)rec->hdr;
-	struct hws_aux_chunk ch = { 0 };
+	struct hws_aux_chunk ch = {0};
 	struct aux_stream *st;
 	struct hws_backend *b;
 	uint64_t size, offset, reference;
@@ -489,8 +490,7 @@ static int do_auxtrace(struct hws_decoder *d, const struct hws_perf_record *rec)
 	st->next_offset = offset + size;
 	d->cur_stream = st;
 	d->cur_cpu = cpu;
-	rc = b->ops->aux_decode(b->priv, st->state, file_info(d), &ch,
-				aux_emit, d);
+	rc = b->ops->aux_decode(b->priv, st->state, file_info(d), &ch, aux_emit, d);
 	if (rc < 0) {
 		counts_or_dummy(d, ev, cpu)->errors++;
 		pr_debug("decode: offset 0x%" PRIx64 ": AUX decode error %d\n", rec->file_offset,
@@ -510,8 +510,8 @@ static int aux_flush_all(struct hws_decoder *d)
 			continue;
 		d->cur_stream = st;
 		d->cur_cpu = (uint32_t)-1;
-		rc = st->backend->ops->aux_flush(st->backend->priv, st->state,
-						 file_info(d), aux_emit, d);
+		rc = st->backend->ops->aux_flush(st->backend->priv, st->state, file_info(d),
+						 aux_emit, d);
 		if (rc > 0)
 			return rc;
 	}
@@ -749,8 +749,7 @@ static void add_counts(struct hws_decode_counts *o, const struct hws_decode_coun
 		dst[i] += src[i];
 }
 
-int hws_decoder__counts(const struct hws_decoder *d, int ev, int cpu,
-			struct hws_decode_counts *out)
+int hws_decoder__counts(const struct hws_decoder *d, int ev, int cpu, struct hws_decode_counts *out)
 {
 	size_t e0, e1;
 
@@ -793,8 +792,7 @@ const struct hws_file_info *hws_decoder__file_info(struct hws_decoder *d)
 	return hws_perf_reader__file_info(d->r);
 }
 
-int hws_decoder__raw_json(struct hws_decoder *d, const struct hws_sample *s,
-			  struct hws_strbuf *sb)
+int hws_decoder__raw_json(struct hws_decoder *d, const struct hws_sample *s, struct hws_strbuf *sb)
 {
 	const struct hws_backend *b = hws_decoder__event_backend(d, (int)s->attr_idx);
 

@@ -226,8 +226,8 @@ static void lb_csv_str(struct lb *l, const char *s)
 }
 
 /* text of a symbol lookup into @tmp (reset first); NULL if nothing known */
-static const char *sym_text(const struct hws_output_opts *o, const struct hws_sample *s,
-			    uint64_t a, bool data, struct hws_strbuf *tmp, const char **dso)
+static const char *sym_text(const struct hws_output_opts *o, const struct hws_sample *s, uint64_t a,
+			    bool data, struct hws_strbuf *tmp, const char **dso)
 {
 	struct hws_symbol sym;
 
@@ -244,12 +244,32 @@ static const char *sym_text(const struct hws_output_opts *o, const struct hws_sa
 
 /* the sample fields shared by every format, in column order */
 enum col {
-	C_TIME, C_CPU, C_PID, C_TID, C_EVENT, C_BACKEND, C_PERIOD, C_IP, C_PRECISE, C_ADDR,
-	C_PHYS, C_OP, C_LAT_TOTAL, C_LAT_ISSUE, C_LAT_XLAT, C_LAT_MISS, C_LAT_INS, C_LEVEL,
-	C_SNOOP, C_TLB, C_DATA_SRC, C_BRANCH, C__NR,
+	C_TIME,
+	C_CPU,
+	C_PID,
+	C_TID,
+	C_EVENT,
+	C_BACKEND,
+	C_PERIOD,
+	C_IP,
+	C_PRECISE,
+	C_ADDR,
+	C_PHYS,
+	C_OP,
+	C_LAT_TOTAL,
+	C_LAT_ISSUE,
+	C_LAT_XLAT,
+	C_LAT_MISS,
+	C_LAT_INS,
+	C_LEVEL,
+	C_SNOOP,
+	C_TLB,
+	C_DATA_SRC,
+	C_BRANCH,
+	C__NR,
 };
 
-#define COL(id, n, f) [id] = { n, ",\"" n "\":", sizeof(",\"" n "\":") - 1, f }
+#define COL(id, n, f) [id] = {n, ",\"" n "\":", sizeof(",\"" n "\":") - 1, f}
 
 /* key is zero-padded to 32 bytes so it can be copied with fixed-size moves */
 static const struct {
@@ -258,28 +278,28 @@ static const struct {
 	size_t key_len;
 	uint64_t need;
 } cols[C__NR] = {
-	COL(C_TIME, "time", HWS_SF_TIME),
-	COL(C_CPU, "cpu", HWS_SF_CPU),
-	COL(C_PID, "pid", HWS_SF_PID),
-	COL(C_TID, "tid", HWS_SF_PID),
-	COL(C_EVENT, "event", 0),
-	COL(C_BACKEND, "backend", 0),
-	COL(C_PERIOD, "period", HWS_SF_PERIOD),
-	COL(C_IP, "ip", HWS_SF_IP),
-	COL(C_PRECISE, "precise", HWS_SF_IP),
-	COL(C_ADDR, "addr", HWS_SF_ADDR),
-	COL(C_PHYS, "phys_addr", HWS_SF_PHYS_ADDR),
-	COL(C_OP, "op", HWS_SF_OP),
-	COL(C_LAT_TOTAL, "lat_total", HWS_SF_LAT_TOTAL),
-	COL(C_LAT_ISSUE, "lat_issue", HWS_SF_LAT_ISSUE),
-	COL(C_LAT_XLAT, "lat_xlat", HWS_SF_LAT_XLAT),
-	COL(C_LAT_MISS, "lat_miss", HWS_SF_LAT_MISS),
-	COL(C_LAT_INS, "lat_ins", HWS_SF_LAT_INS),
-	COL(C_LEVEL, "mem_level", HWS_SF_DATA_SRC),
-	COL(C_SNOOP, "snoop", HWS_SF_DATA_SRC),
-	COL(C_TLB, "tlb", HWS_SF_DATA_SRC),
-	COL(C_DATA_SRC, "data_src", HWS_SF_DATA_SRC),
-	COL(C_BRANCH, "branch_target", HWS_SF_BRANCH),
+    COL(C_TIME, "time", HWS_SF_TIME),
+    COL(C_CPU, "cpu", HWS_SF_CPU),
+    COL(C_PID, "pid", HWS_SF_PID),
+    COL(C_TID, "tid", HWS_SF_PID),
+    COL(C_EVENT, "event", 0),
+    COL(C_BACKEND, "backend", 0),
+    COL(C_PERIOD, "period", HWS_SF_PERIOD),
+    COL(C_IP, "ip", HWS_SF_IP),
+    COL(C_PRECISE, "precise", HWS_SF_IP),
+    COL(C_ADDR, "addr", HWS_SF_ADDR),
+    COL(C_PHYS, "phys_addr", HWS_SF_PHYS_ADDR),
+    COL(C_OP, "op", HWS_SF_OP),
+    COL(C_LAT_TOTAL, "lat_total", HWS_SF_LAT_TOTAL),
+    COL(C_LAT_ISSUE, "lat_issue", HWS_SF_LAT_ISSUE),
+    COL(C_LAT_XLAT, "lat_xlat", HWS_SF_LAT_XLAT),
+    COL(C_LAT_MISS, "lat_miss", HWS_SF_LAT_MISS),
+    COL(C_LAT_INS, "lat_ins", HWS_SF_LAT_INS),
+    COL(C_LEVEL, "mem_level", HWS_SF_DATA_SRC),
+    COL(C_SNOOP, "snoop", HWS_SF_DATA_SRC),
+    COL(C_TLB, "tlb", HWS_SF_DATA_SRC),
+    COL(C_DATA_SRC, "data_src", HWS_SF_DATA_SRC),
+    COL(C_BRANCH, "branch_target", HWS_SF_BRANCH),
 };
 
 static bool col_valid(const struct hws_sample *s, int c)
@@ -297,26 +317,53 @@ static void put_col(struct lb *l, const struct hws_sample *s, int c, int fmt)
 	const char *str = NULL;
 
 	switch (c) {
-	case C_TIME: lb_u64(l, s->time); return;
-	case C_CPU: lb_u64(l, s->cpu); return;
-	case C_PID: lb_u64(l, s->pid); return;
-	case C_TID: lb_u64(l, s->tid); return;
-	case C_PERIOD: lb_u64(l, s->period); return;
-	case C_LAT_TOTAL: lb_u64(l, s->lat_total); return;
-	case C_LAT_ISSUE: lb_u64(l, s->lat_issue); return;
-	case C_LAT_XLAT: lb_u64(l, s->lat_xlat); return;
-	case C_LAT_MISS: lb_u64(l, s->lat_miss); return;
-	case C_LAT_INS: lb_u64(l, s->lat_ins); return;
-	case C_DATA_SRC: lb_u64(l, s->data_src); return;
+	case C_TIME:
+		lb_u64(l, s->time);
+		return;
+	case C_CPU:
+		lb_u64(l, s->cpu);
+		return;
+	case C_PID:
+		lb_u64(l, s->pid);
+		return;
+	case C_TID:
+		lb_u64(l, s->tid);
+		return;
+	case C_PERIOD:
+		lb_u64(l, s->period);
+		return;
+	case C_LAT_TOTAL:
+		lb_u64(l, s->lat_total);
+		return;
+	case C_LAT_ISSUE:
+		lb_u64(l, s->lat_issue);
+		return;
+	case C_LAT_XLAT:
+		lb_u64(l, s->lat_xlat);
+		return;
+	case C_LAT_MISS:
+		lb_u64(l, s->lat_miss);
+		return;
+	case C_LAT_INS:
+		lb_u64(l, s->lat_ins);
+		return;
+	case C_DATA_SRC:
+		lb_u64(l, s->data_src);
+		return;
 	case C_PRECISE:
 		if (fmt == HWS_OUT_JSON)
 			lb_str(l, s->ip_precise ? "true" : "false");
 		else
 			lb_u64(l, s->ip_precise);
 		return;
-	case C_IP: case C_ADDR: case C_PHYS: case C_BRANCH: {
-		uint64_t v = c == C_IP ? s->ip : c == C_ADDR ? s->addr :
-			     c == C_PHYS ? s->phys_addr : s->branch_target;
+	case C_IP:
+	case C_ADDR:
+	case C_PHYS:
+	case C_BRANCH: {
+		uint64_t v = c == C_IP	   ? s->ip
+			     : c == C_ADDR ? s->addr
+			     : c == C_PHYS ? s->phys_addr
+					   : s->branch_target;
 		if (fmt == HWS_OUT_JSON)
 			lb_add(l, "\"", 1);
 		lb_hex(l, v);
@@ -324,13 +371,26 @@ static void put_col(struct lb *l, const struct hws_sample *s, int c, int fmt)
 			lb_add(l, "\"", 1);
 		return;
 	}
-	case C_EVENT: str = s->event; break;
-	case C_BACKEND: str = s->backend; break;
-	case C_OP: str = hws_op__name(s->op); break;
-	case C_LEVEL: str = hws_mem_level__name(s->mem_level); break;
-	case C_SNOOP: str = hws_snoop__name(s->snoop); break;
-	case C_TLB: str = hws_tlb__name(s->tlb); break;
-	default: return;
+	case C_EVENT:
+		str = s->event;
+		break;
+	case C_BACKEND:
+		str = s->backend;
+		break;
+	case C_OP:
+		str = hws_op__name(s->op);
+		break;
+	case C_LEVEL:
+		str = hws_mem_level__name(s->mem_level);
+		break;
+	case C_SNOOP:
+		str = hws_snoop__name(s->snoop);
+		break;
+	case C_TLB:
+		str = hws_tlb__name(s->tlb);
+		break;
+	default:
+		return;
 	}
 	if (fmt == HWS_OUT_JSON)
 		lb_json_str(l, str);
@@ -481,26 +541,26 @@ static bool json_fast(struct lb *l, const struct hws_sample *s)
 	p = l->p;
 	*p++ = '{';
 	int first = 1;
-#define NUM(c, v)                                                                        \
-	do {                                                                             \
-		p = w_key(p, c, first);                                                  \
-		first = 0;                                                               \
-		p = w_u64(p, v);                                                         \
+#define NUM(c, v)                                                                                  \
+	do {                                                                                       \
+		p = w_key(p, c, first);                                                            \
+		first = 0;                                                                         \
+		p = w_u64(p, v);                                                                   \
 	} while (0)
-#define HEX(c, v)                                                                        \
-	do {                                                                             \
-		p = w_key(p, c, first);                                                  \
-		first = 0;                                                               \
-		p = w_hexq(p, v);                                                        \
+#define HEX(c, v)                                                                                  \
+	do {                                                                                       \
+		p = w_key(p, c, first);                                                            \
+		first = 0;                                                                         \
+		p = w_hexq(p, v);                                                                  \
 	} while (0)
-#define STR(c, str, n)                                                                   \
-	do {                                                                             \
-		p = w_key(p, c, first);                                                  \
-		first = 0;                                                               \
-		*p++ = '"';                                                              \
-		copy_small(p, str, n);                                                   \
-		p += n;                                                                  \
-		*p++ = '"';                                                              \
+#define STR(c, str, n)                                                                             \
+	do {                                                                                       \
+		p = w_key(p, c, first);                                                            \
+		first = 0;                                                                         \
+		*p++ = '"';                                                                        \
+		copy_small(p, str, n);                                                             \
+		p += n;                                                                            \
+		*p++ = '"';                                                                        \
 	} while (0)
 	if (f & HWS_SF_TIME)
 		NUM(C_TIME, s->time);
@@ -568,9 +628,8 @@ static bool json_fast(struct lb *l, const struct hws_sample *s)
 }
 
 /* "sym":"name+0xoff","dso":"path" (or data_sym/data_dso); returns the new @first */
-static bool put_sym_json(struct lb *l, const struct hws_output_opts *o,
-			 const struct hws_sample *s, uint64_t a, bool data, struct hws_strbuf *tmp,
-			 bool first)
+static bool put_sym_json(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s,
+			 uint64_t a, bool data, struct hws_strbuf *tmp, bool first)
 {
 	struct hws_symbol sym;
 	size_t nl;
@@ -733,11 +792,11 @@ static void sample_text(struct lb *l, const struct hws_output_opts *o, const str
 		const char *n;
 		size_t off;
 	} lats[] = {
-		{ HWS_SF_LAT_TOTAL, " lat ", offsetof(struct hws_sample, lat_total) },
-		{ HWS_SF_LAT_ISSUE, " issue ", offsetof(struct hws_sample, lat_issue) },
-		{ HWS_SF_LAT_XLAT, " xlat ", offsetof(struct hws_sample, lat_xlat) },
-		{ HWS_SF_LAT_MISS, " miss ", offsetof(struct hws_sample, lat_miss) },
-		{ HWS_SF_LAT_INS, " ins ", offsetof(struct hws_sample, lat_ins) },
+	    {HWS_SF_LAT_TOTAL, " lat ", offsetof(struct hws_sample, lat_total)},
+	    {HWS_SF_LAT_ISSUE, " issue ", offsetof(struct hws_sample, lat_issue)},
+	    {HWS_SF_LAT_XLAT, " xlat ", offsetof(struct hws_sample, lat_xlat)},
+	    {HWS_SF_LAT_MISS, " miss ", offsetof(struct hws_sample, lat_miss)},
+	    {HWS_SF_LAT_INS, " ins ", offsetof(struct hws_sample, lat_ins)},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(lats); i++) {
 		uint32_t v;

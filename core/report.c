@@ -70,11 +70,11 @@ static const struct {
 	const char *name;
 	size_t off;
 } lat_fields[NR_LAT] = {
-	{ HWS_SF_LAT_TOTAL, "lat_total", offsetof(struct hws_sample, lat_total) },
-	{ HWS_SF_LAT_ISSUE, "lat_issue", offsetof(struct hws_sample, lat_issue) },
-	{ HWS_SF_LAT_XLAT, "lat_xlat", offsetof(struct hws_sample, lat_xlat) },
-	{ HWS_SF_LAT_MISS, "lat_miss", offsetof(struct hws_sample, lat_miss) },
-	{ HWS_SF_LAT_INS, "lat_ins", offsetof(struct hws_sample, lat_ins) },
+    {HWS_SF_LAT_TOTAL, "lat_total", offsetof(struct hws_sample, lat_total)},
+    {HWS_SF_LAT_ISSUE, "lat_issue", offsetof(struct hws_sample, lat_issue)},
+    {HWS_SF_LAT_XLAT, "lat_xlat", offsetof(struct hws_sample, lat_xlat)},
+    {HWS_SF_LAT_MISS, "lat_miss", offsetof(struct hws_sample, lat_miss)},
+    {HWS_SF_LAT_INS, "lat_ins", offsetof(struct hws_sample, lat_ins)},
 };
 
 struct hws_report *hws_report__new(const struct hws_report_opts *opts)
@@ -139,7 +139,7 @@ static struct akey *at_slot(const struct atable *t, uint32_t pid, uint64_t addr)
 static int at_grow(struct atable *t)
 {
 	size_t ns = t->size ? t->size * 2 : 1024;
-	struct atable n = { .size = ns };
+	struct atable n = {.size = ns};
 
 	n.k = calloc(ns, sizeof(*n.k));
 	if (!n.k)
@@ -217,7 +217,7 @@ static unsigned int log2_bucket(uint64_t v)
 
 int hws_report__add(struct hws_report *r, const struct hws_sample *s)
 {
-	struct tally v = { 1, (s->fields & HWS_SF_PERIOD) ? s->period : 1, 0 };
+	struct tally v = {1, (s->fields & HWS_SF_PERIOD) ? s->period : 1, 0};
 	int err = 0;
 
 	if (s->fields & HWS_SF_LAT_TOTAL)
@@ -352,7 +352,7 @@ uint64_t hws_report__addr_samples(const struct hws_report *r, uint32_t pid, uint
 int hws_report__bar(struct hws_strbuf *sb, uint64_t value, uint64_t max, unsigned int width,
 		    bool ascii)
 {
-	static const char *const eighths[] = { "", "▏", "▎", "▍", "▌", "▋", "▊", "▉" };
+	static const char *const eighths[] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
 	unsigned int units, full, part, used;
 	char buf[1024];
 	size_t n = 0;
@@ -427,10 +427,10 @@ static const char *sort_name(const struct hws_report *r)
 }
 
 struct row {
-	char *label;	       /* owned; NULL: made from @k when shown */
-	const struct akey *k;  /* address rows */
+	char *label;	      /* owned; NULL: made from @k when shown */
+	const struct akey *k; /* address rows */
 	struct tally t;
-	uint64_t key;	       /* sort value */
+	uint64_t key; /* sort value */
 };
 
 static int row_cmp_val(const void *a, const void *b)
@@ -533,8 +533,8 @@ static int render_table(struct hws_report *r, struct hws_strbuf *sb, const char 
 		if (!err)
 			err = hws_strbuf__addstr(sb, "  ");
 		if (!err)
-			err = rows[i].label ? hws_strbuf__addstr(sb, rows[i].label) :
-					      addr_label(syms, rows[i].k, data, sb);
+			err = rows[i].label ? hws_strbuf__addstr(sb, rows[i].label)
+					    : addr_label(syms, rows[i].k, data, sb);
 		if (!err)
 			err = hws_strbuf__addstr(sb, "\n");
 	}
@@ -587,7 +587,7 @@ static int render_addrs(struct hws_report *r, struct hws_symbols *syms, struct h
 	}
 	for (size_t i = 0; i < t->size; i++) {
 		const struct akey *k = &t->k[i];
-		struct hws_symbol sym = { 0 };
+		struct hws_symbol sym = {0};
 		uint64_t start;
 		size_t g;
 
@@ -630,7 +630,7 @@ out:
 
 static int render_counts(struct hws_report *r, struct hws_strbuf *sb)
 {
-	struct hws_decode_counts tot = { 0 };
+	struct hws_decode_counts tot = {0};
 	bool aux = false;
 	int err;
 
@@ -651,8 +651,8 @@ static int render_counts(struct hws_report *r, struct hws_strbuf *sb)
 	aux = tot.aux_records || tot.auxtrace_bytes;
 	err = hws_strbuf__addstr(sb, "\n== Samples and loss per event and CPU ==\n");
 	if (!err)
-		err = hws_strbuf__addf(sb, "%-*s %-10s %4s %10s %14s %8s %7s %9s %9s %8s %8s",
-				       ew, "event", "backend", "cpu", "samples", "period", "skipped",
+		err = hws_strbuf__addf(sb, "%-*s %-10s %4s %10s %14s %8s %7s %9s %9s %8s %8s", ew,
+				       "event", "backend", "cpu", "samples", "period", "skipped",
 				       "errors", "lost", "lost_smpl", "throttle", "unthrtl");
 	if (!err && aux)
 		err = hws_strbuf__addf(sb, " %8s %9s %8s %8s %6s", "aux_recs", "truncated",
@@ -676,14 +676,14 @@ static int render_counts(struct hws_report *r, struct hws_strbuf *sb)
 				       "%-*.*s %-10.10s %4s %10" PRIu64 " %14" PRIu64 " %8" PRIu64
 				       " %7" PRIu64 " %9" PRIu64 " %9" PRIu64 " %8" PRIu64
 				       " %8" PRIu64,
-				       ew, ew, row ? row->event : "total", row ? row->backend : "", cpu,
-				       c->samples, c->period, c->skipped, c->errors, c->lost,
+				       ew, ew, row ? row->event : "total", row ? row->backend : "",
+				       cpu, c->samples, c->period, c->skipped, c->errors, c->lost,
 				       c->lost_samples, c->throttle, c->unthrottle);
 		if (!err && aux)
-			err = hws_strbuf__addf(sb, " %8" PRIu64 " %9" PRIu64 " %8" PRIu64
-					       " %8" PRIu64 " %6" PRIu64,
-					       c->aux_records, c->aux_truncated, c->aux_partial,
-					       c->aux_collision, c->aux_gaps);
+			err = hws_strbuf__addf(
+			    sb, " %8" PRIu64 " %9" PRIu64 " %8" PRIu64 " %8" PRIu64 " %6" PRIu64,
+			    c->aux_records, c->aux_truncated, c->aux_partial, c->aux_collision,
+			    c->aux_gaps);
 		if (!err)
 			err = hws_strbuf__addstr(sb, "\n");
 	}
@@ -693,17 +693,18 @@ static int render_counts(struct hws_report *r, struct hws_strbuf *sb)
 	    !tot.aux_partial && !tot.aux_collision && !tot.errors)
 		return hws_strbuf__addstr(sb, "loss: none recorded\n");
 	return hws_strbuf__addf(sb,
-				"loss: %" PRIu64 " records lost (%" PRIu64 " LOST records), %" PRIu64
-				" samples dropped by the PMU, %" PRIu64 " throttles, %" PRIu64
-				" AUX truncated, %" PRIu64 " AUX partial, %" PRIu64
-				" AUX collisions, %" PRIu64 " undecodable records\n",
+				"loss: %" PRIu64 " records lost (%" PRIu64
+				" LOST records), %" PRIu64 " samples dropped by the PMU, %" PRIu64
+				" throttles, %" PRIu64 " AUX truncated, %" PRIu64
+				" AUX partial, %" PRIu64 " AUX collisions, %" PRIu64
+				" undecodable records\n",
 				tot.lost, tot.lost_records, tot.lost_samples, tot.throttle,
 				tot.aux_truncated, tot.aux_partial, tot.aux_collision, tot.errors);
 }
 
 static int render_data_src(struct hws_report *r, struct hws_strbuf *sb)
 {
-	uint64_t max = 0, lvl[HWS_MEM__MAX] = { 0 };
+	uint64_t max = 0, lvl[HWS_MEM__MAX] = {0};
 	int err;
 
 	if (!r->nr_data_src && !r->nr_op)
@@ -730,7 +731,8 @@ static int render_data_src(struct hws_report *r, struct hws_strbuf *sb)
 					       hws_mem_level__name((unsigned int)l), lvl[l],
 					       100.0 * (double)lvl[l] / (double)r->nr_data_src);
 			if (!err)
-				err = hws_report__bar(sb, lvl[l], max, r->opts.width, r->opts.ascii);
+				err =
+				    hws_report__bar(sb, lvl[l], max, r->opts.width, r->opts.ascii);
 			for (int s = 0; !err && s < HWS_SNOOP__MAX; s++)
 				err = hws_strbuf__addf(sb, " %9" PRIu64, r->ds[l][s]);
 			if (!err)
@@ -748,7 +750,8 @@ static int render_data_src(struct hws_report *r, struct hws_strbuf *sb)
 					       hws_tlb__name((unsigned int)t), r->tlb[t],
 					       100.0 * (double)r->tlb[t] / (double)r->nr_data_src);
 			if (!err)
-				err = hws_report__bar(sb, r->tlb[t], max, r->opts.width, r->opts.ascii);
+				err = hws_report__bar(sb, r->tlb[t], max, r->opts.width,
+						      r->opts.ascii);
 			if (!err)
 				err = hws_strbuf__addstr(sb, "\n");
 		}
@@ -765,7 +768,8 @@ static int render_data_src(struct hws_report *r, struct hws_strbuf *sb)
 					       hws_op__name((unsigned int)o), r->op[o],
 					       100.0 * (double)r->op[o] / (double)r->nr_op);
 			if (!err)
-				err = hws_report__bar(sb, r->op[o], max, r->opts.width, r->opts.ascii);
+				err = hws_report__bar(sb, r->op[o], max, r->opts.width,
+						      r->opts.ascii);
 			if (!err)
 				err = hws_strbuf__addstr(sb, "\n");
 		}
@@ -806,7 +810,8 @@ static int render_latency(struct hws_report *r, struct hws_strbuf *sb)
 			err = hws_strbuf__addf(sb, "%21s %10" PRIu64 " %5.1f%%  ", b ? range : "0",
 					       h->b[b], 100.0 * (double)h->b[b] / (double)h->count);
 			if (!err)
-				err = hws_report__bar(sb, h->b[b], max, r->opts.width, r->opts.ascii);
+				err =
+				    hws_report__bar(sb, h->b[b], max, r->opts.width, r->opts.ascii);
 			if (!err)
 				err = hws_strbuf__addstr(sb, "\n");
 		}
@@ -819,8 +824,9 @@ int hws_report__render(struct hws_report *r, struct hws_symbols *syms, struct hw
 	uint32_t sec = r->opts.sections;
 	int err;
 
-	err = hws_strbuf__addf(sb, "# hwsample report: %" PRIu64 " samples, total period %" PRIu64
-			       "\n", r->nr_samples, r->total_period);
+	err = hws_strbuf__addf(sb,
+			       "# hwsample report: %" PRIu64 " samples, total period %" PRIu64 "\n",
+			       r->nr_samples, r->total_period);
 	if (!err && (sec & HWS_REPORT_COUNTS) && r->nr_rows)
 		err = render_counts(r, sb);
 	if (!err && (sec & HWS_REPORT_TOP_CODE))

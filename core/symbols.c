@@ -32,10 +32,10 @@
 
 #include "internal.h"
 
-#define MAX_LOADS 16		 /* PT_LOAD segments kept per file */
-#define MAX_SYMS (8u << 20)	 /* symbols per file (bounded memory) */
-#define MAX_MAPS_PER_PROC 65536u /* mappings per process */
-#define KERNEL_PID ((uint32_t)-1)
+#define MAX_LOADS	  16	     /* PT_LOAD segments kept per file */
+#define MAX_SYMS	  (8u << 20) /* symbols per file (bounded memory) */
+#define MAX_MAPS_PER_PROC 65536u     /* mappings per process */
+#define KERNEL_PID	  ((uint32_t)-1)
 
 enum dso_state { DSO_UNLOADED = 0, DSO_LOADED, DSO_FAILED, DSO_SPECIAL };
 
@@ -65,7 +65,7 @@ struct dso {
 	int fd, dbg_fd;
 	Elf *elf, *dbg_elf;
 	Dwarf *dw;
-	int dw_state; /* 0 not tried, 1 open, -1 none */
+	int dw_state;		   /* 0 not tried, 1 open, -1 none */
 	const struct sym *last[2]; /* last hit for code / data lookups (reset on unload) */
 };
 
@@ -369,7 +369,7 @@ static size_t map_lower(const struct proc *p, uint64_t addr)
 int hws_symbols__mmap(struct hws_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
 		      uint64_t pgoff, const char *filename)
 {
-	struct map nm, left = { 0 }, right = { 0 };
+	struct map nm, left = {0}, right = {0};
 	bool has_left = false, has_right = false;
 	struct proc *p;
 	size_t i, j, add;
@@ -633,8 +633,9 @@ static int read_syms(struct dso *d, Elf *elf)
 		y->start = es.st_value;
 		y->size = es.st_size;
 		y->kind = type == STT_OBJECT ? HWS_SYM_OBJECT : HWS_SYM_FUNC;
-		y->bind_rank = GELF_ST_BIND(es.st_info) == STB_GLOBAL ? 0 :
-			       GELF_ST_BIND(es.st_info) == STB_WEAK   ? 1 : 2;
+		y->bind_rank = GELF_ST_BIND(es.st_info) == STB_GLOBAL ? 0
+			       : GELF_ST_BIND(es.st_info) == STB_WEAK ? 1
+								      : 2;
 		if (names_add(d, &alloc_names, name, &y->name))
 			return -ENOMEM;
 		d->nr_syms++;
@@ -675,8 +676,8 @@ static int dso_load(struct hws_symbols *s, struct dso *d)
 			GElf_Phdr ph;
 			if (!gelf_getphdr(d->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 				continue;
-			d->loads[d->nr_loads++] = (struct load_seg){ ph.p_offset, ph.p_vaddr,
-								     ph.p_filesz, ph.p_memsz };
+			d->loads[d->nr_loads++] =
+			    (struct load_seg){ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_memsz};
 		}
 	}
 	/* Separate debuginfo (Debian -dbgsym) when the file has no full symtab or no DWARF. */
@@ -686,8 +687,8 @@ static int dso_load(struct hws_symbols *s, struct dso *d)
 		snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug", bid, bid + 2);
 		d->dbg_elf = open_elf(dbg, &d->dbg_fd);
 	}
-	if (read_syms(d, d->dbg_elf && has_section(d->dbg_elf, SHT_SYMTAB, NULL) ? d->dbg_elf :
-										    d->elf))
+	if (read_syms(d, d->dbg_elf && has_section(d->dbg_elf, SHT_SYMTAB, NULL) ? d->dbg_elf
+										 : d->elf))
 		goto fail;
 	d->state = DSO_LOADED;
 	s->loaded[s->nr_loaded++] = d;
@@ -718,8 +719,8 @@ static const struct sym *sym_find(const struct dso *d, uint64_t addr, bool data)
 	for (size_t k = 0; k < 8 && lo > k; k++) {
 		const struct sym *y = &d->syms[lo - 1 - k];
 		if (addr - y->start < y->size || (addr == y->start)) {
-			if (!best || (data && y->kind == HWS_SYM_OBJECT &&
-				      best->kind != HWS_SYM_OBJECT))
+			if (!best ||
+			    (data && y->kind == HWS_SYM_OBJECT && best->kind != HWS_SYM_OBJECT))
 				best = y;
 			if (!data || y->kind == HWS_SYM_OBJECT)
 				break;
@@ -916,8 +917,16 @@ int hws_symbols__use_kallsyms(struct hws_symbols *s, const char *path)
 		if (!*name)
 			continue;
 		switch (type) {
-		case 't': case 'T': case 'w': case 'W':
-		case 'd': case 'D': case 'b': case 'B': case 'r': case 'R':
+		case 't':
+		case 'T':
+		case 'w':
+		case 'W':
+		case 'd':
+		case 'D':
+		case 'b':
+		case 'B':
+		case 'r':
+		case 'R':
 			break;
 		default:
 			continue;
@@ -974,8 +983,8 @@ int hws_symbol__format(const struct hws_symbol *sym, bool with_dso, struct hws_s
 		base = base ? base + 1 : sym->dso;
 	}
 	if (sym->name)
-		err = sym->offset ? hws_strbuf__addf(sb, "%s+0x%" PRIx64, sym->name, sym->offset) :
-				    hws_strbuf__addstr(sb, sym->name);
+		err = sym->offset ? hws_strbuf__addf(sb, "%s+0x%" PRIx64, sym->name, sym->offset)
+				  : hws_strbuf__addstr(sb, sym->name);
 	else if (base && base[0] == '[')
 		err = hws_strbuf__addstr(sb, base); /* [kernel], [vdso], [heap], [stack] */
 	else if (base)

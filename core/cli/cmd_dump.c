@@ -23,32 +23,34 @@
 #define FLUSH_AT (1u << 20)
 
 static const char dump_usage[] =
-	"usage: hwsample dump [-i FILE] [--json|--csv] [--raw] [--limit N] [--sym|--no-sym]\n"
-	"                     [--srcline] [-e EVENT]\n"
-	"\n"
-	"Print every decoded sample of a perf.data file (written by hwsample or perf record).\n"
-	"\n"
-	"  -i, --input FILE   input file (default hwsample.data; \"-\" reads a pipe on stdin)\n"
-	"      --json         one JSON object per line: time, cpu, pid, tid, event, backend,\n"
-	"                     period, ip, precise, addr, phys_addr, op, lat_total, lat_issue,\n"
-	"                     lat_xlat, lat_miss, lat_ins, mem_level, snoop, tlb, data_src,\n"
-	"                     branch_target (only the fields the sample has)\n"
-	"      --csv          the same columns as CSV, with a header row\n"
-	"      --raw          add the decoded vendor fields (IBS registers, SPE packets, ...)\n"
-	"      --limit N      stop after N samples\n"
-	"      --sym          add symbols to JSON/CSV (sym, dso, data_sym, data_dso)\n"
-	"      --no-sym       no symbols in text output\n"
-	"      --srcline      add source file:line to symbols (needs debug info)\n"
-	"  -e, --event NAME   only the samples of this event (name as dump prints it)\n"
-	"  -h, --help         this text\n"
-	"\n"
-	"Examples:\n"
-	"  hwsample dump -i hwsample.data\n"
-	"  hwsample dump -i perf.data --json --raw | jq 'select(.lat_total > 100)'\n"
-	"  perf record -o - -e cpu-clock -- ./prog | hwsample dump -i - --csv > samples.csv\n"
-	"\n"
-	"Exit codes: 0 ok, 1 unreadable or corrupt input (samples before the error are\n"
-	"printed), 2 usage error.\n";
+    "usage: hwsample dump [-i FILE] [--json|--csv] [--raw] [--limit N] [--sym|--no-sym]\n"
+    "                     [--srcline] [-e EVENT]\n"
+    "\n"
+    "Print every decoded sample of a perf.data file (written by hwsample or perf record),\n"
+    "in file order (per-CPU buffers interleave in time; perf script sorts by time).\n"
+    "Loss counters (LOST, LOST_SAMPLES, throttling, AUX truncation) go to stderr.\n"
+    "\n"
+    "  -i, --input FILE   input file (default hwsample.data; \"-\" reads a pipe on stdin)\n"
+    "      --json         one JSON object per line: time, cpu, pid, tid, event, backend,\n"
+    "                     period, ip, precise, addr, phys_addr, op, lat_total, lat_issue,\n"
+    "                     lat_xlat, lat_miss, lat_ins, mem_level, snoop, tlb, data_src,\n"
+    "                     branch_target (only the fields the sample has)\n"
+    "      --csv          the same columns as CSV, with a header row\n"
+    "      --raw          add the decoded vendor fields (IBS registers, SPE packets, ...)\n"
+    "      --limit N      stop after N samples\n"
+    "      --sym          add symbols to JSON/CSV (sym, dso, data_sym, data_dso)\n"
+    "      --no-sym       no symbols in text output\n"
+    "      --srcline      add source file:line to symbols (needs debug info)\n"
+    "  -e, --event NAME   only the samples of this event (name as dump prints it)\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "Examples:\n"
+    "  hwsample dump -i hwsample.data\n"
+    "  hwsample dump -i perf.data --json --raw | jq 'select(.lat_total > 100)'\n"
+    "  perf record -o - -e cpu-clock -- ./prog | hwsample dump -i - --csv > samples.csv\n"
+    "\n"
+    "Exit codes: 0 ok, 1 unreadable or corrupt input (samples before the error are\n"
+    "printed), 2 usage error.\n";
 
 struct dump_ctx {
 	struct hws_output_opts out;
@@ -110,22 +112,29 @@ static void loss_summary(struct hws_decoder *d)
 			t.lost, t.lost_samples, t.throttle, t.aux_truncated, t.aux_partial,
 			t.aux_collision, t.errors);
 	if (t.skipped)
-		fprintf(stderr, "hwsample dump: %" PRIu64 " records skipped by the backend "
-			"(no valid sample)\n", t.skipped);
+		fprintf(stderr,
+			"hwsample dump: %" PRIu64 " records skipped by the backend "
+			"(no valid sample)\n",
+			t.skipped);
 }
 
 int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' }, { "json", no_argument, NULL, 'j' },
-		{ "csv", no_argument, NULL, 'c' },	   { "raw", no_argument, NULL, 'r' },
-		{ "limit", required_argument, NULL, 'l' }, { "sym", no_argument, NULL, 's' },
-		{ "no-sym", no_argument, NULL, 'S' },	   { "srcline", no_argument, NULL, 'L' },
-		{ "event", required_argument, NULL, 'e' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"input", required_argument, NULL, 'i'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"csv", no_argument, NULL, 'c'},
+	    {"raw", no_argument, NULL, 'r'},
+	    {"limit", required_argument, NULL, 'l'},
+	    {"sym", no_argument, NULL, 's'},
+	    {"no-sym", no_argument, NULL, 'S'},
+	    {"srcline", no_argument, NULL, 'L'},
+	    {"event", required_argument, NULL, 'e'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
-	struct hws_decoder_opts dopts = { .sz = sizeof(dopts) };
-	struct dump_ctx c = { .out = { .sz = sizeof(c.out) } };
+	struct hws_decoder_opts dopts = {.sz = sizeof(dopts)};
+	struct dump_ctx c = {.out = {.sz = sizeof(c.out)}};
 	const char *path = "hwsample.data";
 	struct hws_perf_reader *r = NULL;
 	int sym = -1, o, err = 0, rc, ret = HWS_EXIT_OK;
@@ -134,14 +143,30 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "i:e:h", opts, NULL)) != -1) {
 		switch (o) {
-		case 'i': path = optarg; break;
-		case 'j': c.out.format = HWS_OUT_JSON; break;
-		case 'c': c.out.format = HWS_OUT_CSV; break;
-		case 'r': c.out.raw = true; break;
-		case 's': sym = 1; break;
-		case 'S': sym = 0; break;
-		case 'L': dopts.srcline = true; break;
-		case 'e': c.event = optarg; break;
+		case 'i':
+			path = optarg;
+			break;
+		case 'j':
+			c.out.format = HWS_OUT_JSON;
+			break;
+		case 'c':
+			c.out.format = HWS_OUT_CSV;
+			break;
+		case 'r':
+			c.out.raw = true;
+			break;
+		case 's':
+			sym = 1;
+			break;
+		case 'S':
+			sym = 0;
+			break;
+		case 'L':
+			dopts.srcline = true;
+			break;
+		case 'e':
+			c.event = optarg;
+			break;
 		case 'l': {
 			char *end;
 			errno = 0;
@@ -172,7 +197,8 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 
 	r = hws_perf_reader__open(path, &err);
 	if (!r) {
-		fprintf(stderr, "hwsample dump: %s: %s\n", path, hws_strerror(err, ebuf, sizeof(ebuf)));
+		fprintf(stderr, "hwsample dump: %s: %s\n", path,
+			hws_strerror(err, ebuf, sizeof(ebuf)));
 		return HWS_EXIT_ERROR;
 	}
 	c.dec = hws_decoder__new(r, hws_cli__registry(cli), &dopts);

@@ -21,31 +21,31 @@
 #include "cli.h"
 
 static const char report_usage[] =
-	"usage: hwsample report [-i FILE] [--stdio] [--sort samples|period|latency] [--top N]\n"
-	"                       [--ascii|--unicode] [--no-sym] [--srcline] [-e EVENT]\n"
-	"\n"
-	"Summarize a perf.data file: samples and loss per event and CPU, top functions and\n"
-	"code addresses, top data objects and addresses, data-source (level x snoop, TLB, op)\n"
-	"and latency histograms (log2 buckets, in cycles), drawn as bar charts.\n"
-	"\n"
-	"  -i, --input FILE   input file (default hwsample.data; \"-\" reads a pipe on stdin)\n"
-	"      --stdio        text report on stdout (the default and only mode)\n"
-	"  -s, --sort KEY     order of the top tables: samples (default), period, latency\n"
-	"  -t, --top N        rows per top table (default 20)\n"
-	"      --ascii        '#' bars (default when the locale is not UTF-8)\n"
-	"      --unicode      Unicode block bars\n"
-	"      --no-sym       addresses only, no symbol lookup\n"
-	"      --srcline      add source file:line (needs debug info)\n"
-	"  -e, --event NAME   top tables and histograms of this event only (the counts\n"
-	"                     table always shows every event)\n"
-	"  -h, --help         this text\n"
-	"\n"
-	"Examples:\n"
-	"  hwsample report -i hwsample.data\n"
-	"  hwsample report -i perf.data --sort latency --top 10\n"
-	"\n"
-	"Exit codes: 0 ok, 1 unreadable or corrupt input (the report of what was decoded\n"
-	"before the error is still printed), 2 usage error.\n";
+    "usage: hwsample report [-i FILE] [--stdio] [--sort samples|period|latency] [--top N]\n"
+    "                       [--ascii|--unicode] [--no-sym] [--srcline] [-e EVENT]\n"
+    "\n"
+    "Summarize a perf.data file: samples and loss per event and CPU, top functions and\n"
+    "code addresses, top data objects and addresses, data-source (level x snoop, TLB, op)\n"
+    "and latency histograms (log2 buckets, in cycles), drawn as bar charts.\n"
+    "\n"
+    "  -i, --input FILE   input file (default hwsample.data; \"-\" reads a pipe on stdin)\n"
+    "      --stdio        text report on stdout (the default and only mode)\n"
+    "  -s, --sort KEY     order of the top tables: samples (default), period, latency\n"
+    "  -t, --top N        rows per top table (default 20)\n"
+    "      --ascii        '#' bars (default when the locale is not UTF-8)\n"
+    "      --unicode      Unicode block bars\n"
+    "      --no-sym       addresses only, no symbol lookup\n"
+    "      --srcline      add source file:line (needs debug info)\n"
+    "  -e, --event NAME   top tables and histograms of this event only (the counts\n"
+    "                     table always shows every event)\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "Examples:\n"
+    "  hwsample report -i hwsample.data\n"
+    "  hwsample report -i perf.data --sort latency --top 10\n"
+    "\n"
+    "Exit codes: 0 ok, 1 unreadable or corrupt input (the report of what was decoded\n"
+    "before the error is still printed), 2 usage error.\n";
 
 struct report_ctx {
 	struct hws_report *rep;
@@ -73,16 +73,21 @@ static bool utf8_locale(void)
 int cmd_report(struct hws_cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' }, { "stdio", no_argument, NULL, 'o' },
-		{ "sort", required_argument, NULL, 's' },  { "top", required_argument, NULL, 't' },
-		{ "ascii", no_argument, NULL, 'a' },	   { "unicode", no_argument, NULL, 'u' },
-		{ "no-sym", no_argument, NULL, 'S' },	   { "srcline", no_argument, NULL, 'L' },
-		{ "event", required_argument, NULL, 'e' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"input", required_argument, NULL, 'i'},
+	    {"stdio", no_argument, NULL, 'o'},
+	    {"sort", required_argument, NULL, 's'},
+	    {"top", required_argument, NULL, 't'},
+	    {"ascii", no_argument, NULL, 'a'},
+	    {"unicode", no_argument, NULL, 'u'},
+	    {"no-sym", no_argument, NULL, 'S'},
+	    {"srcline", no_argument, NULL, 'L'},
+	    {"event", required_argument, NULL, 'e'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
-	struct report_ctx rc_ctx = { 0 };
-	struct hws_decoder_opts dopts = { .sz = sizeof(dopts) };
-	struct hws_report_opts ropts = { .sz = sizeof(ropts) };
+	struct report_ctx rc_ctx = {0};
+	struct hws_decoder_opts dopts = {.sz = sizeof(dopts)};
+	struct hws_report_opts ropts = {.sz = sizeof(ropts)};
 	struct hws_strbuf sb = HWS_STRBUF_INIT;
 	const char *path = "hwsample.data";
 	struct hws_perf_reader *r = NULL;
@@ -95,13 +100,26 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "i:s:t:e:h", opts, NULL)) != -1) {
 		switch (o) {
-		case 'i': path = optarg; break;
-		case 'o': break;
-		case 'a': bars = 0; break;
-		case 'u': bars = 1; break;
-		case 'S': nosym = true; break;
-		case 'L': dopts.srcline = true; break;
-		case 'e': rc_ctx.event = optarg; break;
+		case 'i':
+			path = optarg;
+			break;
+		case 'o':
+			break;
+		case 'a':
+			bars = 0;
+			break;
+		case 'u':
+			bars = 1;
+			break;
+		case 'S':
+			nosym = true;
+			break;
+		case 'L':
+			dopts.srcline = true;
+			break;
+		case 'e':
+			rc_ctx.event = optarg;
+			break;
 		case 's':
 			if (!strcmp(optarg, "samples"))
 				ropts.sort = HWS_REPORT_SORT_SAMPLES;
@@ -110,8 +128,10 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 			else if (!strcmp(optarg, "latency") || !strcmp(optarg, "lat"))
 				ropts.sort = HWS_REPORT_SORT_LATENCY;
 			else {
-				fprintf(stderr, "hwsample report: --sort takes samples, period or "
-					"latency, not '%s'\n", optarg);
+				fprintf(stderr,
+					"hwsample report: --sort takes samples, period or "
+					"latency, not '%s'\n",
+					optarg);
 				return HWS_EXIT_USAGE;
 			}
 			break;
@@ -121,7 +141,8 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 			errno = 0;
 			v = strtoul(optarg, &end, 0);
 			if (errno || *end || !v || v > 100000 || optarg[0] == '-') {
-				fprintf(stderr, "hwsample report: --top wants 1..100000, not '%s'\n",
+				fprintf(stderr,
+					"hwsample report: --top wants 1..100000, not '%s'\n",
 					optarg);
 				return HWS_EXIT_USAGE;
 			}
@@ -167,7 +188,8 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	fflush(stdout);
 	if (rc < 0) {
 		fprintf(stderr, "hwsample report: %s: %s\n", path, hws_decoder__errmsg(d));
-		fprintf(stderr, "hwsample report: the report covers the records before the error\n");
+		fprintf(stderr,
+			"hwsample report: the report covers the records before the error\n");
 		ret = HWS_EXIT_ERROR;
 	} else if (rc || err) {
 		fprintf(stderr, "hwsample report: %s\n",

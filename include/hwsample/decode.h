@@ -49,32 +49,32 @@ extern "C" {
 struct hws_decoder;
 
 struct hws_decoder_opts {
-	size_t sz;	     /* sizeof(struct hws_decoder_opts) */
-	bool no_sideband;    /* do not track COMM/MMAP/FORK (no symbols, slightly faster) */
-	bool srcline;	     /* symbols: source file:line lookups */
-	bool no_kallsyms;    /* never use /proc/kallsyms, even on the recording host */
+	size_t sz;	      /* sizeof(struct hws_decoder_opts) */
+	bool no_sideband;     /* do not track COMM/MMAP/FORK (no symbols, slightly faster) */
+	bool srcline;	      /* symbols: source file:line lookups */
+	bool no_kallsyms;     /* never use /proc/kallsyms, even on the recording host */
 	const char *kallsyms; /* kallsyms file to use when the host matches; NULL: /proc/kallsyms */
-	uint32_t max_files;  /* symbols: ELF files kept loaded (0 = default) */
+	uint32_t max_files;   /* symbols: ELF files kept loaded (0 = default) */
 };
 
 /* Counters of one (event, CPU) pair. Sums over CPUs/events via HWS_DECODE_ALL. */
 struct hws_decode_counts {
-	uint64_t samples;	/* struct hws_sample delivered */
-	uint64_t period;	/* sum of their periods (1 each when the event has none) */
-	uint64_t skipped;	/* backend said HWS_DECODE_SKIP (valid record, no sample) */
-	uint64_t errors;	/* malformed SAMPLE records or backend decode errors */
-	uint64_t lost;		/* PERF_RECORD_LOST: records the kernel dropped */
-	uint64_t lost_records;	/* number of PERF_RECORD_LOST records */
-	uint64_t lost_samples;	/* PERF_RECORD_LOST_SAMPLES: samples the PMU dropped */
-	uint64_t throttle;	/* PERF_RECORD_THROTTLE */
-	uint64_t unthrottle;	/* PERF_RECORD_UNTHROTTLE */
-	uint64_t aux_records;	/* PERF_RECORD_AUX */
-	uint64_t aux_bytes;	/* sum of their aux_size */
-	uint64_t aux_truncated; /* PERF_AUX_FLAG_TRUNCATED */
-	uint64_t aux_partial;	/* PERF_AUX_FLAG_PARTIAL */
-	uint64_t aux_collision; /* PERF_AUX_FLAG_COLLISION */
-	uint64_t aux_overwrite; /* PERF_AUX_FLAG_OVERWRITE */
-	uint64_t aux_gaps;	/* AUX chunks decoded with gap=1 */
+	uint64_t samples;	 /* struct hws_sample delivered */
+	uint64_t period;	 /* sum of their periods (1 each when the event has none) */
+	uint64_t skipped;	 /* backend said HWS_DECODE_SKIP (valid record, no sample) */
+	uint64_t errors;	 /* malformed SAMPLE records or backend decode errors */
+	uint64_t lost;		 /* PERF_RECORD_LOST: records the kernel dropped */
+	uint64_t lost_records;	 /* number of PERF_RECORD_LOST records */
+	uint64_t lost_samples;	 /* PERF_RECORD_LOST_SAMPLES: samples the PMU dropped */
+	uint64_t throttle;	 /* PERF_RECORD_THROTTLE */
+	uint64_t unthrottle;	 /* PERF_RECORD_UNTHROTTLE */
+	uint64_t aux_records;	 /* PERF_RECORD_AUX */
+	uint64_t aux_bytes;	 /* sum of their aux_size */
+	uint64_t aux_truncated;	 /* PERF_AUX_FLAG_TRUNCATED */
+	uint64_t aux_partial;	 /* PERF_AUX_FLAG_PARTIAL */
+	uint64_t aux_collision;	 /* PERF_AUX_FLAG_COLLISION */
+	uint64_t aux_overwrite;	 /* PERF_AUX_FLAG_OVERWRITE */
+	uint64_t aux_gaps;	 /* AUX chunks decoded with gap=1 */
 	uint64_t auxtrace_bytes; /* AUX bytes carried by PERF_RECORD_AUXTRACE */
 };
 

@@ -37,10 +37,10 @@ enum hws_output_format {
 };
 
 struct hws_output_opts {
-	size_t sz;	/* sizeof(struct hws_output_opts) */
-	int format;	/* enum hws_output_format */
-	bool raw;	/* add the vendor fields (raw_json) */
-	bool symbols;	/* add symbols (needs syms) */
+	size_t sz;    /* sizeof(struct hws_output_opts) */
+	int format;   /* enum hws_output_format */
+	bool raw;     /* add the vendor fields (raw_json) */
+	bool symbols; /* add symbols (needs syms) */
 	struct hws_symbols *syms;
 	/* vendor fields of @s as one JSON object; return 0, or < 0 to leave "raw" out */
 	int (*raw_json)(void *ctx, const struct hws_sample *s, struct hws_strbuf *sb);

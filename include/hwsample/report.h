@@ -38,7 +38,7 @@ struct hws_report;
 enum hws_report_sort {
 	HWS_REPORT_SORT_SAMPLES = 0, /* default */
 	HWS_REPORT_SORT_PERIOD,
-	HWS_REPORT_SORT_LATENCY,     /* sum of lat_total */
+	HWS_REPORT_SORT_LATENCY, /* sum of lat_total */
 };
 
 /* Sections, for hws_report_opts::sections (0 = all). */

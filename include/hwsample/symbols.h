@@ -87,8 +87,8 @@ HWS_API int hws_symbols__fork(struct hws_symbols *syms, uint32_t pid, uint32_t p
  * hws_symbols__mmap() - a mapping of @pid (MMAP / MMAP2). A new mapping replaces the parts
  * of older ones it overlaps, as in the kernel. @pid (u32)-1 means the kernel map.
  */
-HWS_API int hws_symbols__mmap(struct hws_symbols *syms, uint32_t pid, uint64_t start,
-			      uint64_t len, uint64_t pgoff, const char *filename);
+HWS_API int hws_symbols__mmap(struct hws_symbols *syms, uint32_t pid, uint64_t start, uint64_t len,
+			      uint64_t pgoff, const char *filename);
 
 /* Comm of @pid (its main thread's last COMM), NULL if unknown. Owned by @syms. */
 HWS_API const char *hws_symbols__pid_comm(struct hws_symbols *syms, uint32_t pid);

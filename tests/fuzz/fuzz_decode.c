@@ -69,10 +69,10 @@ static struct hws_registry *registry(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct hws_decoder_opts dopts = { .sz = sizeof(dopts), .no_kallsyms = true, .max_files = 4 };
-	struct hws_report_opts ropts = { .sz = sizeof(ropts), .max_keys = 4096, .top = 5 };
+	struct hws_decoder_opts dopts = {.sz = sizeof(dopts), .no_kallsyms = true, .max_files = 4};
+	struct hws_report_opts ropts = {.sz = sizeof(ropts), .max_keys = 4096, .top = 5};
 	struct hws_perf_reader *r;
-	struct ctx c = { 0 };
+	struct ctx c = {0};
 	int fd, err = 0;
 
 	hws_set_print(quiet);

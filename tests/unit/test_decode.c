@@ -23,8 +23,9 @@
 
 #include "tests.h"
 
-#define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-	    PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
+#define ST                                                                                         \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
 #define ID_A 1001 /* event 0: raw 0x42 (fake) */
 #define ID_B 1002 /* event 1: raw 0x43 (fakeaux) */
 #define ID_C 1003 /* event 2: software cpu-clock (no backend in this registry) */
@@ -77,16 +78,16 @@ static int fake_raw_json(void *priv, const struct hws_file_info *fi, const struc
 }
 
 static const struct hws_backend_ops fake_ops = {
-	.abi_version = HWS_BACKEND_ABI_VERSION,
-	.size = sizeof(struct hws_backend_ops),
-	.name = "fake",
-	.caps = HWS_CAP_RAW,
-	.init = be_init,
-	.detect = be_detect,
-	.encode = be_encode,
-	.match = fake_match,
-	.decode = fake_decode,
-	.raw_json = fake_raw_json,
+    .abi_version = HWS_BACKEND_ABI_VERSION,
+    .size = sizeof(struct hws_backend_ops),
+    .name = "fake",
+    .caps = HWS_CAP_RAW,
+    .init = be_init,
+    .detect = be_detect,
+    .encode = be_encode,
+    .match = fake_match,
+    .decode = fake_decode,
+    .raw_json = fake_raw_json,
 };
 
 struct aux_state {
@@ -111,7 +112,7 @@ static int aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 	nr_chunks++;
 	st->chunks++;
 	for (uint64_t off = 0; off + 8 <= ch->size; off += 8) {
-		struct hws_sample s = { .sz = sizeof(s) };
+		struct hws_sample s = {.sz = sizeof(s)};
 		int rc;
 
 		memcpy(&s.addr, p + off, 8);
@@ -129,24 +130,24 @@ static int aux_flush(void *priv, void *stream, const struct hws_file_info *fi, h
 		     void *ctx)
 {
 	struct aux_state *st = stream;
-	struct hws_sample s = { .sz = sizeof(s), .fields = HWS_SF_ADDR, .addr = 0xf1 };
+	struct hws_sample s = {.sz = sizeof(s), .fields = HWS_SF_ADDR, .addr = 0xf1};
 
 	flushes++;
 	return st->chunks ? emit(ctx, &s) : 0;
 }
 
 static const struct hws_backend_ops aux_ops = {
-	.abi_version = HWS_BACKEND_ABI_VERSION,
-	.size = sizeof(struct hws_backend_ops),
-	.name = "fakeaux",
-	.caps = HWS_CAP_AUX,
-	.aux_stream_size = sizeof(struct aux_state),
-	.init = be_init,
-	.detect = be_detect,
-	.encode = be_encode,
-	.match = aux_match,
-	.aux_decode = aux_decode,
-	.aux_flush = aux_flush,
+    .abi_version = HWS_BACKEND_ABI_VERSION,
+    .size = sizeof(struct hws_backend_ops),
+    .name = "fakeaux",
+    .caps = HWS_CAP_AUX,
+    .aux_stream_size = sizeof(struct aux_state),
+    .init = be_init,
+    .detect = be_detect,
+    .encode = be_encode,
+    .match = aux_match,
+    .aux_decode = aux_decode,
+    .aux_flush = aux_flush,
 };
 
 /* ------------------------------------------------------------------ file writing */
@@ -175,7 +176,7 @@ static void put32x2(struct rb *r, uint32_t a, uint32_t b)
 
 static void begin(struct rb *r, uint32_t type, uint16_t misc)
 {
-	struct perf_event_header h = { .type = type, .misc = misc };
+	struct perf_event_header h = {.type = type, .misc = misc};
 
 	r->n = 0;
 	put(r, &h, sizeof(h));
@@ -205,7 +206,7 @@ static void sample(struct hws_perf_writer *w, uint64_t id, uint32_t pid, uint64_
 		   uint16_t misc)
 {
 	struct rb r;
-	uint32_t raw[3] = { 8, cmd, lat }; /* u32 size, then 8 bytes: 4 + 8 = 12 -> pad */
+	uint32_t raw[3] = {8, cmd, lat}; /* u32 size, then 8 bytes: 4 + 8 = 12 -> pad */
 
 	begin(&r, PERF_RECORD_SAMPLE, misc);
 	put64(&r, id);
@@ -215,7 +216,7 @@ static void sample(struct hws_perf_writer *w, uint64_t id, uint32_t pid, uint64_
 	put64(&r, addr);
 	put32x2(&r, cpu, 0);
 	put64(&r, 1000 + cpu); /* period */
-	raw[0] = 12;		/* 4 + 12 = 16: 8-aligned */
+	raw[0] = 12;	       /* 4 + 12 = 16: 8-aligned */
 	put(&r, raw, sizeof(raw));
 	put(&r, "\0\0\0\0", 4);
 	finish(&r, w);
@@ -223,8 +224,12 @@ static void sample(struct hws_perf_writer *w, uint64_t id, uint32_t pid, uint64_
 
 static void write_file(const char *path, bool pipe)
 {
-	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_RAW, .config = 0x42,
-				     .sample_type = ST, .sample_id_all = 1, .sample_period = 1000 };
+	struct perf_event_attr a = {.size = sizeof(a),
+				    .type = PERF_TYPE_RAW,
+				    .config = 0x42,
+				    .sample_type = ST,
+				    .sample_id_all = 1,
+				    .sample_period = 1000};
 	struct perf_event_attr b = a, c = a;
 	uint64_t ida = ID_A, idb = ID_B, idc = ID_C;
 	struct hws_perf_writer *w = hws_perf_writer__new(path, pipe);
@@ -252,9 +257,9 @@ static void write_file(const char *path, bool pipe)
 	put64(&r, 0x400000);
 	put64(&r, 0x10000);
 	put64(&r, 0);
-	put64(&r, 0); /* maj, min */
-	put64(&r, 0); /* ino */
-	put64(&r, 0); /* ino_generation */
+	put64(&r, 0);	   /* maj, min */
+	put64(&r, 0);	   /* ino */
+	put64(&r, 0);	   /* ino_generation */
 	put32x2(&r, 5, 2); /* prot, flags */
 	put(&r, "/nonexistent/prog\0\0\0\0\0\0\0", 24);
 	trailer(&r, 100, 11, 0, ID_A);
@@ -296,7 +301,7 @@ static void write_file(const char *path, bool pipe)
 
 	/* AUX stream idx 0 (cpu 0): chunk, AUX TRUNCATED, chunk (gap), chunk, jump (gap) */
 	for (int k = 0; k < 4; k++) {
-		uint64_t data[2] = { 0xa000 + (uint64_t)k * 2, 0xa001 + (uint64_t)k * 2 };
+		uint64_t data[2] = {0xa000 + (uint64_t)k * 2, 0xa001 + (uint64_t)k * 2};
 		uint64_t offset = k < 3 ? (uint64_t)k * 16 : 4096;
 
 		if (k == 1) {
@@ -403,10 +408,11 @@ static void check_file(const char *path, const char *what)
 	T_EQ_U64("period", s->period, 1000);
 	T_EQ_U64("lat from backend", s->lat_total, 77);
 	T_EQ_U64("cpumode", s->cpumode, PERF_RECORD_MISC_USER);
-	__T("fields", (s->fields & (HWS_SF_TIME | HWS_SF_CPU | HWS_SF_PID | HWS_SF_IP | HWS_SF_ADDR |
-				    HWS_SF_PERIOD | HWS_SF_ID | HWS_SF_RAW | HWS_SF_LAT_TOTAL)) ==
-			      (HWS_SF_TIME | HWS_SF_CPU | HWS_SF_PID | HWS_SF_IP | HWS_SF_ADDR |
-			       HWS_SF_PERIOD | HWS_SF_ID | HWS_SF_RAW | HWS_SF_LAT_TOTAL));
+	__T("fields",
+	    (s->fields & (HWS_SF_TIME | HWS_SF_CPU | HWS_SF_PID | HWS_SF_IP | HWS_SF_ADDR |
+			  HWS_SF_PERIOD | HWS_SF_ID | HWS_SF_RAW | HWS_SF_LAT_TOTAL)) ==
+		(HWS_SF_TIME | HWS_SF_CPU | HWS_SF_PID | HWS_SF_IP | HWS_SF_ADDR | HWS_SF_PERIOD |
+		 HWS_SF_ID | HWS_SF_RAW | HWS_SF_LAT_TOTAL));
 	T_EQ_STR("event name restored", g->ev[0], "fake/lat/");
 	T_EQ_STR("backend", g->be[0], "fake");
 	T_EQ_U64("not precise", g->s[1].ip_precise, 0);
@@ -521,7 +527,8 @@ static void check_truncated(const char *path)
 		d = hws_decoder__new(r, NULL, NULL);
 		int rc = hws_decoder__run(d, collect, g);
 		__T("truncated: negative error", rc < 0);
-		__T("truncated: message with offset", strstr(hws_decoder__errmsg(d), "offset 0x") != NULL);
+		__T("truncated: message with offset",
+		    strstr(hws_decoder__errmsg(d), "offset 0x") != NULL);
 		T_EQ_U64("truncated: samples before the error delivered", g->n, 6);
 		__T("dead decoder stays dead", hws_decoder__run(d, collect, g) < 0);
 		hws_decoder__delete(d);

@@ -15,11 +15,11 @@
 
 static struct hws_sample full_sample(void)
 {
-	struct hws_sample s = { .sz = sizeof(s) };
+	struct hws_sample s = {.sz = sizeof(s)};
 
-	s.fields = HWS_SF_TIME | HWS_SF_CPU | HWS_SF_PID | HWS_SF_PERIOD | HWS_SF_IP |
-		   HWS_SF_ADDR | HWS_SF_PHYS_ADDR | HWS_SF_OP | HWS_SF_LAT_TOTAL |
-		   HWS_SF_LAT_MISS | HWS_SF_DATA_SRC | HWS_SF_BRANCH;
+	s.fields = HWS_SF_TIME | HWS_SF_CPU | HWS_SF_PID | HWS_SF_PERIOD | HWS_SF_IP | HWS_SF_ADDR |
+		   HWS_SF_PHYS_ADDR | HWS_SF_OP | HWS_SF_LAT_TOTAL | HWS_SF_LAT_MISS |
+		   HWS_SF_DATA_SRC | HWS_SF_BRANCH;
 	s.time = 12345678901234ULL;
 	s.cpu = 3;
 	s.pid = 100;
@@ -44,7 +44,7 @@ static struct hws_sample full_sample(void)
 
 static struct hws_sample sw_sample(void)
 {
-	struct hws_sample s = { .sz = sizeof(s) };
+	struct hws_sample s = {.sz = sizeof(s)};
 
 	s.fields = HWS_SF_TIME | HWS_SF_PID | HWS_SF_PERIOD | HWS_SF_IP;
 	s.time = 5;
@@ -63,8 +63,7 @@ static int fake_raw(void *ctx, const struct hws_sample *s, struct hws_strbuf *sb
 	return hws_strbuf__addf(sb, "{\"IbsOpData\":\"0x%x\",\"note\":\"a,b\"}", s->lat_total);
 }
 
-static const char *fmt(struct hws_output_opts *o, const struct hws_sample *s,
-		       struct hws_strbuf *sb)
+static const char *fmt(struct hws_output_opts *o, const struct hws_sample *s, struct hws_strbuf *sb)
 {
 	hws_strbuf__reset(sb);
 	__T("format ok", hws_output__sample(o, s, sb) == 0);
@@ -103,7 +102,7 @@ static void jq_check(const char *json)
 
 int main(void)
 {
-	struct hws_output_opts o = { .sz = sizeof(o) };
+	struct hws_output_opts o = {.sz = sizeof(o)};
 	struct hws_strbuf sb = HWS_STRBUF_INIT, all = HWS_STRBUF_INIT;
 	struct hws_sample s = full_sample(), w = sw_sample();
 	int raw_calls = 0;
@@ -163,7 +162,8 @@ int main(void)
 		 "0x401000,\"{\"\"IbsOpData\"\":\"\"0x138\"\",\"\"note\"\":\"\"a,b\"\"}\"\n");
 	T_EQ_U64("csv cells = header cells", count_cells(sb.buf), hcells);
 	o.raw = false;
-	T_EQ_STR("csv sw", fmt(&o, &w, &sb), "5,,7,8,cpu-clock,sw,1,0xffffffff81000010,0,,,,,,,,,,,,,\n");
+	T_EQ_STR("csv sw", fmt(&o, &w, &sb),
+		 "5,,7,8,cpu-clock,sw,1,0xffffffff81000010,0,,,,,,,,,,,,,\n");
 	w.event = "a,b";
 	__T("csv quoting", strstr(fmt(&o, &w, &sb), ",\"a,b\",sw,") != NULL);
 	w.event = "cpu-clock";
@@ -187,10 +187,12 @@ int main(void)
 	o.syms = syms;
 	__T("text sym: map only", strstr(fmt(&o, &s, &sb), "[P] [lib.so]+0x1e53bb addr") != NULL);
 	o.format = HWS_OUT_JSON;
-	__T("json sym", strstr(fmt(&o, &s, &sb),
-			       "\"sym\":\"[lib.so]+0x1e53bb\",\"dso\":\"/no/such/lib.so\"") != NULL);
+	__T("json sym",
+	    strstr(fmt(&o, &s, &sb), "\"sym\":\"[lib.so]+0x1e53bb\",\"dso\":\"/no/such/lib.so\"") !=
+		NULL);
 	__T("json no data_sym without map", strstr(sb.buf, "data_sym") == NULL);
-	__T("json kernel sym", strstr(fmt(&o, &w, &sb), "\"sym\":\"[kernel]\",\"dso\":\"[kernel]\"") != NULL);
+	__T("json kernel sym",
+	    strstr(fmt(&o, &w, &sb), "\"sym\":\"[kernel]\",\"dso\":\"[kernel]\"") != NULL);
 	o.format = HWS_OUT_CSV;
 	hws_strbuf__reset(&sb);
 	hws_output__header(&o, &sb);

@@ -16,7 +16,7 @@
 static struct hws_sample mk(uint32_t pid, uint64_t ip, uint64_t addr, uint32_t lat,
 			    unsigned int level, unsigned int snoop)
 {
-	struct hws_sample s = { .sz = sizeof(s) };
+	struct hws_sample s = {.sz = sizeof(s)};
 
 	s.fields = HWS_SF_PID | HWS_SF_IP | HWS_SF_PERIOD;
 	s.pid = pid;
@@ -86,10 +86,10 @@ static void test_aggregation(void)
 	T_EQ_U64("xlat 1000", hws_report__lat_bucket(r, HWS_SF_LAT_XLAT, 10), 1);
 	T_EQ_U64("xlat not in total", hws_report__lat_bucket(r, HWS_SF_LAT_TOTAL, 10), 0);
 
-	struct hws_decode_counts c = { .samples = 8, .period = 80, .lost = 17, .lost_records = 2,
-				       .throttle = 1 };
+	struct hws_decode_counts c = {
+	    .samples = 8, .period = 80, .lost = 17, .lost_records = 2, .throttle = 1};
 	hws_report__add_counts(r, "cpu-clock", "sw", 0, &c);
-	struct hws_decode_counts c2 = { .samples = 1, .period = 10, .lost_samples = 4 };
+	struct hws_decode_counts c2 = {.samples = 1, .period = 10, .lost_samples = 4};
 	hws_report__add_counts(r, "cpu-clock", "sw", 1, &c2);
 
 	struct hws_strbuf sb = HWS_STRBUF_INIT;
@@ -98,22 +98,31 @@ static void test_aggregation(void)
 	__T("header", strstr(t, "# hwsample report: 9 samples, total period 90") != NULL);
 	__T("counts row cpu 0", strstr(t, "cpu-clock    sw            0          8") != NULL);
 	__T("total row", strstr(t, "total") != NULL);
-	__T("loss summary", strstr(t, "loss: 17 records lost (2 LOST records), 4 samples dropped by "
-				      "the PMU, 1 throttles") != NULL);
-	__T("top code section", strstr(t, "== Top code addresses (by samples, top 4 of 4) ==") != NULL);
-	__T("top data section", strstr(t, "== Top data addresses (by samples, top 1 of 1) ==") != NULL);
+	__T("loss summary",
+	    strstr(t, "loss: 17 records lost (2 LOST records), 4 samples dropped by "
+		      "the PMU, 1 throttles") != NULL);
+	__T("top code section",
+	    strstr(t, "== Top code addresses (by samples, top 4 of 4) ==") != NULL);
+	__T("top data section",
+	    strstr(t, "== Top data addresses (by samples, top 1 of 1) ==") != NULL);
 	__T("top ip first", strstr(t, "           5  55.6%") != NULL);
-	__T("data source section", strstr(t, "== Data source (6 samples with a data source) ==") != NULL);
-	__T("latency section", strstr(t, "== Latency lat_total (cycles): 6 samples, min 3, mean 35.8, max 200 ==") != NULL);
+	__T("data source section",
+	    strstr(t, "== Data source (6 samples with a data source) ==") != NULL);
+	__T("latency section",
+	    strstr(t, "== Latency lat_total (cycles): 6 samples, min 3, mean 35.8, max 200 ==") !=
+		NULL);
 	__T("xlat section", strstr(t, "== Latency lat_xlat (cycles)") != NULL);
 	__T("no lat_miss section", strstr(t, "lat_miss") == NULL);
-	__T("bucket rows 2-3 .. 128-255", strstr(t, "2-3") && strstr(t, "128-255") && strstr(t, "64-127"));
+	__T("bucket rows 2-3 .. 128-255",
+	    strstr(t, "2-3") && strstr(t, "128-255") && strstr(t, "64-127"));
 	__T("unicode bars", strstr(t, "█") != NULL);
 
 	/* sort by latency: the kernel ip (200) comes first */
 	hws_report__delete(r);
-	struct hws_report_opts o = { .sz = sizeof(o), .sort = HWS_REPORT_SORT_LATENCY, .ascii = true,
-				     .sections = HWS_REPORT_TOP_CODE };
+	struct hws_report_opts o = {.sz = sizeof(o),
+				    .sort = HWS_REPORT_SORT_LATENCY,
+				    .ascii = true,
+				    .sections = HWS_REPORT_TOP_CODE};
 	r = hws_report__new(&o);
 	s = mk(1, 0x1000, 0, 1, 0, 0);
 	for (int i = 0; i < 10; i++)
@@ -123,8 +132,9 @@ static void test_aggregation(void)
 	hws_strbuf__reset(&sb);
 	hws_report__render(r, NULL, &sb);
 	const char *a = strstr(sb.buf, "Top code addresses");
-	__T("sorted by latency", a && strstr(a, "0x0000000000002000") &&
-				     strstr(a, "0x0000000000002000") < strstr(a, "0x0000000000001000"));
+	__T("sorted by latency",
+	    a && strstr(a, "0x0000000000002000") &&
+		strstr(a, "0x0000000000002000") < strstr(a, "0x0000000000001000"));
 	__T("ascii bars only", strstr(sb.buf, "█") == NULL && strstr(sb.buf, "###") != NULL);
 	__T("sections: no data source", strstr(sb.buf, "Data source") == NULL);
 	hws_report__delete(r);
@@ -133,7 +143,7 @@ static void test_aggregation(void)
 
 static void test_bound(void)
 {
-	struct hws_report_opts o = { .sz = sizeof(o), .max_keys = 100, .top = 5 };
+	struct hws_report_opts o = {.sz = sizeof(o), .max_keys = 100, .top = 5};
 	struct hws_report *r = hws_report__new(&o);
 	struct hws_strbuf sb = HWS_STRBUF_INIT;
 
@@ -172,7 +182,8 @@ static void test_symbols_grouping(void)
 	struct hws_sample s = mk(1, 0xffffffff81000104ULL, 0, 0, 0, 0);
 	hws_report__add(r, &s);
 	hws_report__render(r, syms, &sb);
-	__T("grouped by function", strstr(sb.buf, "== Top functions (by samples, top 2 of 2) ==") != NULL);
+	__T("grouped by function",
+	    strstr(sb.buf, "== Top functions (by samples, top 2 of 2) ==") != NULL);
 	__T("k_alpha has 3", strstr(sb.buf, "           3  75.0%") != NULL);
 	__T("k_alpha label", count_lines_with(sb.buf, "k_alpha") == 4); /* 1 group + 3 addrs */
 	__T("offset shown", strstr(sb.buf, "k_beta+0x4") != NULL);

@@ -24,28 +24,28 @@
 static char dir[] = "/tmp/hws-test-symbols-XXXXXX";
 
 static const char prog_src[] =
-	"#include <stdio.h>\n"
-	"#include <unistd.h>\n"
-	"int g_init = 5;\n"
-	"long g_bss_arr[4096];\n"
-	"static double s_local[16] = { 1.0 };\n"
-	"__attribute__((noinline)) int f_one(int x)\n"
-	"{\n"
-	"	return x * g_init + (int)s_local[x & 15];\n"
-	"}\n"
-	"__attribute__((noinline)) long f_two(long y)\n"
-	"{\n"
-	"	g_bss_arr[y & 4095] += y;\n"
-	"	return g_bss_arr[(y + 1) & 4095];\n"
-	"}\n"
-	"int main(int argc, char **argv)\n"
-	"{\n"
-	"	printf(\"%p %p %p\\n\", (void *)f_two, (void *)&g_bss_arr[100], (void *)&g_init);\n"
-	"	fflush(stdout);\n"
-	"	if (argc > 1)\n"
-	"		pause();\n"
-	"	return f_one(argc) + (int)f_two(argc);\n"
-	"}\n";
+    "#include <stdio.h>\n"
+    "#include <unistd.h>\n"
+    "int g_init = 5;\n"
+    "long g_bss_arr[4096];\n"
+    "static double s_local[16] = { 1.0 };\n"
+    "__attribute__((noinline)) int f_one(int x)\n"
+    "{\n"
+    "	return x * g_init + (int)s_local[x & 15];\n"
+    "}\n"
+    "__attribute__((noinline)) long f_two(long y)\n"
+    "{\n"
+    "	g_bss_arr[y & 4095] += y;\n"
+    "	return g_bss_arr[(y + 1) & 4095];\n"
+    "}\n"
+    "int main(int argc, char **argv)\n"
+    "{\n"
+    "	printf(\"%p %p %p\\n\", (void *)f_two, (void *)&g_bss_arr[100], (void *)&g_init);\n"
+    "	fflush(stdout);\n"
+    "	if (argc > 1)\n"
+    "		pause();\n"
+    "	return f_one(argc) + (int)f_two(argc);\n"
+    "}\n";
 
 static int run(const char *cmd)
 {
@@ -82,14 +82,15 @@ static void check_against_nm(struct hws_symbols *syms, const char *bin, int *nfu
 			continue;
 		q = a + sz / 2;
 		if (hws_symbols__resolve_file(syms, bin, q, !func, &sym) != 1) {
-			fprintf(stderr, "FAIL: %s %s at 0x%" PRIx64 " not resolved\n", bin, name, q);
+			fprintf(stderr, "FAIL: %s %s at 0x%" PRIx64 " not resolved\n", bin, name,
+				q);
 			tests_failed++;
 			continue;
 		}
 		/* an alias at the same address is fine (nm lists both) */
 		if (strcmp(sym.name, name) && q - sym.offset != a) {
-			fprintf(stderr, "FAIL: %s 0x%" PRIx64 ": got %s+0x%" PRIx64 " want %s\n", bin,
-				q, sym.name, sym.offset, name);
+			fprintf(stderr, "FAIL: %s 0x%" PRIx64 ": got %s+0x%" PRIx64 " want %s\n",
+				bin, q, sym.name, sym.offset, name);
 			tests_failed++;
 		}
 		T_EQ_U64("offset", sym.offset, q - a);
@@ -133,7 +134,7 @@ static void test_nm(const char *bin)
 
 static void test_srcline(const char *bin)
 {
-	struct hws_symbols_opts o = { .sz = sizeof(o), .srcline = true };
+	struct hws_symbols_opts o = {.sz = sizeof(o), .srcline = true};
 	struct hws_symbols *syms = hws_symbols__new(&o);
 	uint64_t a = nm_addr(bin, "f_two");
 	char cmd[512], want[512] = "", got[600];
@@ -174,14 +175,15 @@ static void test_live(const char *bin)
 	}
 	close(pfd[1]);
 	f = fdopen(pfd[0], "r");
-	__T("child prints addresses",
-	    f && fgets(line, sizeof(line), f) && sscanf(line, "%llx %llx %llx", &fn, &bss, &init) == 3);
+	__T("child prints addresses", f && fgets(line, sizeof(line), f) &&
+					  sscanf(line, "%llx %llx %llx", &fn, &bss, &init) == 3);
 	snprintf(line, sizeof(line), "/proc/%d/maps", (int)pid);
 	FILE *m = fopen(line, "r");
 	while (m && fgets(line, sizeof(line), m)) {
 		unsigned long long s, e, off;
 		char perms[8], path[512] = "";
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %511[^\n]", &s, &e, perms, &off, path) < 4)
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %511[^\n]", &s, &e, perms, &off,
+			   path) < 4)
 			continue;
 		char *p = path;
 		while (*p == ' ')
@@ -203,7 +205,8 @@ static void test_live(const char *bin)
 	__T("bss global resolves", hws_symbols__resolve(syms, (uint32_t)pid, bss, true, &sym) == 1);
 	T_EQ_STR("g_bss_arr", sym.name, "g_bss_arr");
 	T_EQ_U64("g_bss_arr[100] offset", sym.offset, 800);
-	__T("data global resolves", hws_symbols__resolve(syms, (uint32_t)pid, init, true, &sym) == 1);
+	__T("data global resolves",
+	    hws_symbols__resolve(syms, (uint32_t)pid, init, true, &sym) == 1);
 	T_EQ_STR("g_init", sym.name, "g_init");
 	/* libc function through the same maps */
 	__T("unknown pid", hws_symbols__resolve(syms, 1u << 30, fn, false, &sym) == 0);
@@ -265,7 +268,8 @@ static void test_kallsyms(void)
 	      "ffffffff81000200 A absolute\n"
 	      "ffffffff81000300 T do_work\n"
 	      "ffffffff82000000 D jiffies_x\n"
-	      "ffffffffc0000000 t mod_fn\t[mymod]\n", f);
+	      "ffffffffc0000000 t mod_fn\t[mymod]\n",
+	      f);
 	fclose(f);
 	hws_symbols__resolve(syms, 1, 0xffffffff81000150ULL, false, &sym);
 	T_EQ_STR("kernel without kallsyms", sym.dso, "[kernel]");
@@ -282,13 +286,14 @@ static void test_kallsyms(void)
 	fputs("0000000000000000 T _stext\n0000000000000000 t helper\n", f);
 	fclose(f);
 	__T("kptr_restrict detected", hws_symbols__use_kallsyms(syms, path) == -EPERM);
-	__T("names off again", hws_symbols__resolve(syms, 1, 0xffffffff81000150ULL, false, &sym) == 0);
+	__T("names off again",
+	    hws_symbols__resolve(syms, 1, 0xffffffff81000150ULL, false, &sym) == 0);
 	hws_symbols__delete(syms);
 }
 
 static void test_lru(const char *a, const char *b)
 {
-	struct hws_symbols_opts o = { .sz = sizeof(o), .max_files = 1 };
+	struct hws_symbols_opts o = {.sz = sizeof(o), .max_files = 1};
 	struct hws_symbols *syms = hws_symbols__new(&o);
 	uint64_t fa = nm_addr(a, "f_one"), fb = nm_addr(b, "f_two");
 	struct hws_symbols_stats st;
@@ -321,8 +326,8 @@ int main(void)
 	fputs(prog_src, f);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd),
-		 "cc -g -O1 -fno-pie -no-pie -o %s %s && cc -g -O1 -fPIE -pie -o %s %s", nopie,
-		 src, pie, src);
+		 "cc -g -O1 -fno-pie -no-pie -o %s %s && cc -g -O1 -fPIE -pie -o %s %s", nopie, src,
+		 pie, src);
 	if (run(cmd))
 		TEST_SKIP("no C compiler");
 
