@@ -45,6 +45,7 @@ static const struct hws_host host = {
 	.data_src_normalize = hws_data_src__normalize,
 	.strbuf_addf = hws_strbuf__addf,
 	.strbuf_add_json_str = hws_strbuf__add_json_str,
+	.strbuf_add = hws_strbuf__add,
 };
 
 const struct hws_host *hws_host__get(void)

@@ -1113,39 +1113,6 @@ static void raw_object(struct wb *w, const struct spe_priv *sp, const struct hws
 	wb_add(w, "}", 1);
 }
 
-/*
- * Append @n bytes to @out. The host offers only printf-style appends, which copy a long
- * "%s" byte by byte (several times slower than the whole decode). struct hws_strbuf's
- * fields are public contract data and its buffer is plain malloc/realloc memory (released
- * with free() by hws_strbuf__release), so grow it the way core's grow() does (doubling,
- * same cap and toobig rules) and copy directly.
- */
-static int sb_append(struct hws_strbuf *out, const char *b, size_t n)
-{
-	size_t cap = out->cap ? out->cap : (size_t)64 << 20;
-
-	if (n > cap || out->len + n > cap) {
-		out->toobig = 1;
-		return HWS_E_TOO_BIG;
-	}
-	if (!out->buf || out->len + n + 1 > out->alloc) {
-		size_t a = out->alloc ? out->alloc : 256;
-		char *p;
-
-		while (a < out->len + n + 1)
-			a *= 2;
-		p = realloc(out->buf, a);
-		if (!p)
-			return -ENOMEM;
-		out->buf = p;
-		out->alloc = a;
-	}
-	memcpy(out->buf + out->len, b, n);
-	out->len += n;
-	out->buf[out->len] = 0;
-	return 0;
-}
-
 int spe_raw_json(void *priv, const struct hws_file_info *fi, const struct hws_sample *s,
 		 struct hws_strbuf *out)
 {
@@ -1156,14 +1123,14 @@ int spe_raw_json(void *priv, const struct hws_file_info *fi, const struct hws_sa
 
 	raw_object(&w, sp, fi, s);
 	if (w.n < w.cap)
-		return sb_append(out, w.b, w.n);
+		return sp->host->strbuf_add(out, w.b, w.n);
 	/* a record with very many packets: size it, then render into a heap buffer */
 	big = malloc(w.n + 1);
 	if (!big)
 		return -ENOMEM;
 	w = (struct wb){big, 0, w.n + 1};
 	raw_object(&w, sp, fi, s);
-	ret = sb_append(out, w.b, w.n);
+	ret = sp->host->strbuf_add(out, w.b, w.n);
 	free(big);
 	return ret;
 }

@@ -918,10 +918,32 @@ static int write_auxtrace(void *ctx, const struct hws_aux_out *out)
 
 /* AUX sessions: AUXTRACE_INFO (from the backend) and TIME_CONV (from the mmap page), which
  * perf needs before the first AUXTRACE record to decode the AUX data. */
+/* AUX sessions: TIME_CONV (from the mmap page) and AUXTRACE_INFO (from the backend), which
+ * perf needs before the first AUXTRACE record to decode the AUX data. */
 static int write_aux_headers(struct record *r, struct hws_registry *reg)
 {
 	const struct perf_event_mmap_page *pc = hws_session__control_page(r->sess);
 
+	/* TIME_CONV first: perf (6.1) takes the conversion when it reads AUXTRACE_INFO */
+	if (pc && pc->cap_user_time_zero) {
+		struct {
+			struct perf_event_header h;
+			uint64_t time_shift, time_mult, time_zero, time_cycles, time_mask;
+			uint8_t cap_user_time_zero, cap_user_time_short, reserved[6];
+		} tc;
+		memset(&tc, 0, sizeof(tc));
+		tc.h.type = HWS_RECORD_TIME_CONV;
+		tc.h.size = sizeof(tc);
+		tc.time_shift = pc->time_shift;
+		tc.time_mult = pc->time_mult;
+		tc.time_zero = pc->time_zero;
+		tc.time_cycles = pc->time_cycles;
+		tc.time_mask = pc->time_mask;
+		tc.cap_user_time_zero = 1;
+		tc.cap_user_time_short = pc->cap_user_time_short;
+		if (hws_perf_writer__write(r->w, &tc, sizeof(tc)) < 0)
+			return -EIO;
+	}
 	for (int e = 0; e < hws_session__nr_events(r->sess); e++) {
 		struct hws_backend *b = hws_registry__find(reg, hws_session__event_backend(r->sess, e));
 		struct {
@@ -944,25 +966,6 @@ static int write_aux_headers(struct record *r, struct hws_registry *reg)
 		if (hws_perf_writer__write(r->w, &info, info.h.size) < 0)
 			return -EIO;
 		break; /* one per file, as perf */
-	}
-	if (pc && pc->cap_user_time_zero) {
-		struct {
-			struct perf_event_header h;
-			uint64_t time_shift, time_mult, time_zero, time_cycles, time_mask;
-			uint8_t cap_user_time_zero, cap_user_time_short, reserved[6];
-		} tc;
-		memset(&tc, 0, sizeof(tc));
-		tc.h.type = HWS_RECORD_TIME_CONV;
-		tc.h.size = sizeof(tc);
-		tc.time_shift = pc->time_shift;
-		tc.time_mult = pc->time_mult;
-		tc.time_zero = pc->time_zero;
-		tc.time_cycles = pc->time_cycles;
-		tc.time_mask = pc->time_mask;
-		tc.cap_user_time_zero = 1;
-		tc.cap_user_time_short = pc->cap_user_time_short;
-		if (hws_perf_writer__write(r->w, &tc, sizeof(tc)) < 0)
-			return -EIO;
 	}
 	return 0;
 }

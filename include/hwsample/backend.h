@@ -67,6 +67,8 @@ struct hws_host {
 	int (*strbuf_addf)(struct hws_strbuf *sb, const char *fmt, ...)
 		__attribute__((format(printf, 2, 3)));
 	int (*strbuf_add_json_str)(struct hws_strbuf *sb, const char *s);
+	/* append @len raw bytes (fast path for formatters that render into a local buffer) */
+	int (*strbuf_add)(struct hws_strbuf *sb, const void *data, size_t len);
 	/* version 1 ends here */
 };
 

@@ -87,8 +87,8 @@ static void test_load_errors(void)
 
 		snprintf(what, sizeof(what), "case at line %d: return", c->line);
 		T_EQ_U64(what, (uint64_t)(int64_t)ret, (uint64_t)(int64_t)c->ret);
-		snprintf(what, sizeof(what), "case at line %d: message '%s' has '%s'", c->line, err,
-			 c->want);
+		snprintf(what, sizeof(what), "case at line %d: message '%.1000s' has '%.300s'",
+			 c->line, err, c->want);
 		__T(what, strstr(err, c->want) != NULL);
 		if (*c->want)
 			__T("error names the file", strstr(err, dir) == err);
@@ -218,10 +218,9 @@ static void test_validate(void)
 		const char *path = write_file("v.conf", c->text);
 		int ret;
 
-		snprintf(src, sizeof(src), "%s/tests/sysfs/%s", sd, c->tree);
+		snprintf(src, sizeof(src), "%.900s/tests/sysfs/%.64s", sd, c->tree);
 		setenv("HWS_SYSFS_ROOT", src, 1);
-		snprintf(src, sizeof(src), "%s/tests/sysfs/%s/cpuinfo", sd,
-			 c->tree);
+		snprintf(src, sizeof(src), "%.900s/tests/sysfs/%.64s/cpuinfo", sd, c->tree);
 		setenv("HWS_PROC_CPUINFO", src, 1);
 		reg = hws_registry__new();
 		hws_registry__add_static(reg, err, sizeof(err));
@@ -231,8 +230,8 @@ static void test_validate(void)
 		ret = hws_config__validate(cfg, reg, err, sizeof(err));
 		snprintf(what, sizeof(what), "case at line %d: return %d", c->line, ret);
 		__T(what, ret == c->ret);
-		snprintf(what, sizeof(what), "case at line %d: message '%s' has '%s'", c->line, err,
-			 c->want);
+		snprintf(what, sizeof(what), "case at line %d: message '%.1000s' has '%.300s'",
+			 c->line, err, c->want);
 		__T(what, !*c->want || strstr(err, c->want));
 		hws_config__delete(cfg);
 		hws_registry__delete(reg);
@@ -257,7 +256,7 @@ static void test_key_table(void)
 							     : "x";
 		snprintf(text, sizeof(text), "[run]\n%s = %s\n", k->name, v);
 		int ret = hws_config__load(cfg, write_file("k.conf", text), err, sizeof(err));
-		snprintf(what, sizeof(what), "run key %s accepted: %s", k->name, err);
+		snprintf(what, sizeof(what), "run key %.64s accepted: %.1000s", k->name, err);
 		__T(what, ret == 0);
 		__T("has help", k->help && *k->help && k->cli);
 		hws_config__delete(cfg);
