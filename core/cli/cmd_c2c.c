@@ -173,6 +173,7 @@ static int c2c_record(struct hws_cli *cli, int argc, char **argv)
 	}
 	nargv[n++] = "-d";
 	nargv[n++] = "--phys-data";
+	nargv[n++] = "--c2c"; /* backends pick what a c2c report needs (HWS_REQ_C2C) */
 	for (i = 1; i < argc; i++) {
 		if (dashdash < 0 || i < dashdash) {
 			if (!strcmp(argv[i], "--ldlat") || !strcmp(argv[i], "-b")) {

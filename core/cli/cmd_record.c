@@ -124,6 +124,7 @@ struct record {
 	uint64_t freq, period;
 	bool system_wide, per_thread, no_inherit, overwrite, snapshot, dry_run, quiet;
 	bool data_addr, phys_data;
+	bool c2c; /* hidden --c2c (from `hwsample c2c record`): HWS_REQ_C2C to the backends */
 	const char *cpu_list;
 	pid_t pids[MAX_PIDS];
 	int nr_pids;
@@ -470,6 +471,8 @@ static int parse_args(struct record *r, int argc, char **argv)
 			r->snapshot = true;
 		} else if (!strcmp(a, "-d") || !strcmp(a, "--data")) {
 			r->data_addr = true;
+		} else if (!strcmp(a, "--c2c")) {
+			r->c2c = true;
 		} else if (!strcmp(a, "--phys-data")) {
 			r->phys_data = true;
 		} else if (!strcmp(a, "--dry-run")) {
@@ -1408,6 +1411,7 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 			.flags = (r->per_thread ? HWS_REQ_PER_THREAD : 0) |
 				 (r->system_wide || r->cpu_list ? HWS_REQ_SYSTEM_WIDE : 0) |
 				 (r->phys_data ? HWS_REQ_PHYS_ADDR : 0) |
+				 (r->c2c ? HWS_REQ_C2C : 0) |
 				 (r->dry_run ? HWS_REQ_DRY_RUN : 0),
 		};
 		struct hws_backend *b = jb->b, *eb = b;
