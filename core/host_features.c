@@ -142,9 +142,15 @@ static int add_numa(struct hws_perf_writer *w)
 	uint32_t nr = 0;
 	int err = 0;
 
-	/* count nodes first: nodes are node0..nodeN with possible holes */
+	/* nodes are node0..nodeN with possible holes: the highest comes from "possible" */
+	int max_node = MAX_LIST - 1;
+
+	if (hws_read_file("/sys/devices/system/node/possible", cpus, sizeof(cpus)) > 0)
+		max_node = cpulist_max(cpus);
+	if (max_node >= MAX_LIST)
+		max_node = MAX_LIST - 1;
 	err = hws__put_u32(&sb, 0);
-	for (int n = 0; !err && n < MAX_LIST; n++) {
+	for (int n = 0; !err && n <= max_node; n++) {
 		uint64_t total = 0, free_kb = 0;
 
 		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", n);

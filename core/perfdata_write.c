@@ -559,35 +559,31 @@ static int finish_file(struct hws_perf_writer *w)
 	if (err)
 		goto out;
 
-	/* ids of each attr, then the attr array with its ids sections. */
-	for (int i = 0; i < w->nr_attrs; i++) {
-		struct wattr *a = &w->attrs[i];
-
-		err = pwrite_all(w->fd, a->ids, a->nr_ids * 8, off);
-		if (err)
-			goto out;
-		/* stash the ids offset in the pad of our array (re-computed below) */
-		off += a->nr_ids * 8;
-	}
-	h.attrs.offset = off;
-	h.attrs.size = (uint64_t)w->nr_attrs * h.attr_size;
+	/* ids of each attr, then the attr array with its ids sections: built in memory,
+	 * written with one pwrite */
 	{
-		uint64_t ids_off = h.attrs.offset;
+		struct hws_strbuf sb = HWS_STRBUF_INIT;
+		uint64_t ids_off = off;
 
-		for (int i = w->nr_attrs - 1; i >= 0; i--)
-			ids_off -= w->attrs[i].nr_ids * 8;
-		for (int i = 0; i < w->nr_attrs; i++) {
+		for (int i = 0; !err && i < w->nr_attrs; i++)
+			err = hws_strbuf__add(&sb, w->attrs[i].ids, w->attrs[i].nr_ids * 8);
+		h.attrs.offset = off + sb.len;
+		h.attrs.size = (uint64_t)w->nr_attrs * h.attr_size;
+		for (int i = 0; !err && i < w->nr_attrs; i++) {
 			struct wattr *a = &w->attrs[i];
 			struct hws_file_section ids = { ids_off, a->nr_ids * 8 };
 
-			err = pwrite_all(w->fd, &a->attr, sizeof(a->attr), off);
+			err = hws_strbuf__add(&sb, &a->attr, sizeof(a->attr));
 			if (!err)
-				err = pwrite_all(w->fd, &ids, sizeof(ids), off + sizeof(a->attr));
-			if (err)
-				goto out;
-			off += h.attr_size;
+				err = hws_strbuf__add(&sb, &ids, sizeof(ids));
 			ids_off += a->nr_ids * 8;
 		}
+		if (!err && sb.len)
+			err = pwrite_all(w->fd, sb.buf, sb.len, off);
+		off += sb.len;
+		hws_strbuf__release(&sb);
+		if (err)
+			goto out;
 	}
 	if (ftruncate(w->fd, (off_t)off) && errno != EINVAL) {
 		err = -errno;

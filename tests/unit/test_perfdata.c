@@ -542,8 +542,9 @@ static void test_many_ids(void)
 	r = hws_perf_reader__open(path, &err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	__T("open", r != NULL);
-	__T("open under 2 s", (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) <
-				      2000000000L);
+	__T("open under 10 s (quadratic id handling takes minutes)",
+	    (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) <
+				      10000000000L);
 	for (int e = 0; r && e < 4096; e += 3)
 		for (int i = 0; i < 64; i += 5)
 			bad += hws_perf_reader__attr_by_id(r, ((uint64_t)e << 20) | (uint64_t)i * 7919) != e;
