@@ -447,6 +447,15 @@ static int row_cmp_val(const void *a, const void *b)
 	return x->label && y->label ? strcmp(x->label, y->label) : 0;
 }
 
+static int row_cmp_pid_addr(const void *a, const void *b)
+{
+	const struct akey *x = ((const struct row *)a)->k, *y = ((const struct row *)b)->k;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
 static void rows_free(struct row *rows, size_t n)
 {
 	for (size_t i = 0; rows && i < n; i++)
@@ -585,17 +594,19 @@ static int render_addrs(struct hws_report *r, struct hws_symbols *syms, struct h
 		err = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < t->size; i++) {
-		const struct akey *k = &t->k[i];
+	for (size_t i = 0; i < t->size; i++)
+		if (t->k[i].used)
+			rows[n++].k = &t->k[i];
+	/* resolve in (pid, address) order: each process's files come one after the other,
+	 * so the symbol cache loads each file once instead of thrashing in hash order */
+	qsort(rows, n, sizeof(*rows), row_cmp_pid_addr);
+	for (size_t i = 0; i < n; i++) {
+		const struct akey *k = rows[i].k;
 		struct hws_symbol sym = {0};
 		uint64_t start;
 		size_t g;
 
-		if (!k->used)
-			continue;
-		rows[n].k = k;
-		rows[n].t = k->t;
-		n++;
+		rows[i].t = k->t;
 		if (syms)
 			hws_symbols__resolve(syms, k->pid, k->addr, data, &sym);
 		start = sym.name ? sym.dso_addr - sym.offset : UINT64_MAX;
