@@ -430,7 +430,8 @@ struct row {
 	char *label;	      /* owned; NULL: made from @k when shown */
 	const struct akey *k; /* address rows */
 	struct tally t;
-	uint64_t key; /* sort value */
+	uint64_t key; /* sort value (address while resolving) */
+	uint32_t pid;
 };
 
 static int row_cmp_val(const void *a, const void *b)
@@ -449,11 +450,11 @@ static int row_cmp_val(const void *a, const void *b)
 
 static int row_cmp_pid_addr(const void *a, const void *b)
 {
-	const struct akey *x = ((const struct row *)a)->k, *y = ((const struct row *)b)->k;
+	const struct row *x = a, *y = b;
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	return x->key < y->key ? -1 : x->key > y->key;
 }
 
 static void rows_free(struct row *rows, size_t n)
@@ -595,8 +596,11 @@ static int render_addrs(struct hws_report *r, struct hws_symbols *syms, struct h
 		goto out;
 	}
 	for (size_t i = 0; i < t->size; i++)
-		if (t->k[i].used)
-			rows[n++].k = &t->k[i];
+		if (t->k[i].used) {
+			rows[n].k = &t->k[i];
+			rows[n].key = t->k[i].addr;
+			rows[n++].pid = t->k[i].pid;
+		}
 	/* resolve in (pid, address) order: each process's files come one after the other,
 	 * so the symbol cache loads each file once instead of thrashing in hash order */
 	qsort(rows, n, sizeof(*rows), row_cmp_pid_addr);
