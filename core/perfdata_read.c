@@ -95,7 +95,7 @@ struct hws_perf_reader {
 	size_t payload_cap;
 
 	struct rattr *attrs;
-	int nr_attrs;
+	int nr_attrs, attrs_cap;
 	struct idmap *ids; /* hash table, see id_put() */
 	size_t id_cap, nr_ids;
 	int id_pos_attr; /* attr whose sample_type locates ids (perf: the first) */
@@ -352,12 +352,16 @@ static int add_attr(struct hws_perf_reader *r, uint8_t *buf, size_t asz)
 		return HWS_E_TOO_BIG;
 	if (r->swap)
 		hws__swap_attr(buf, asz, 1);
-	na = realloc(r->attrs, sizeof(*na) * (size_t)(r->nr_attrs + 1));
-	if (!na)
-		return -ENOMEM;
-	r->attrs = na;
-	for (int i = 0; i < r->nr_attrs; i++)
-		na[i].ev.ids = na[i].ids;
+	if (r->nr_attrs == r->attrs_cap) { /* doubling: 4096 events stay cheap */
+		int cap = r->attrs_cap ? r->attrs_cap * 2 : 8;
+
+		na = realloc(r->attrs, sizeof(*na) * (size_t)cap);
+		if (!na)
+			return -ENOMEM;
+		r->attrs = na;
+		r->attrs_cap = cap;
+	}
+	na = r->attrs;
 	a = &na[r->nr_attrs];
 	memset(a, 0, sizeof(*a));
 	keep = asz < sizeof(a->ev.attr) ? asz : sizeof(a->ev.attr);

@@ -61,7 +61,7 @@ struct hws_perf_writer {
 	uint8_t *wbuf;	    /* small writes are gathered here; flushed when full and at close */
 	size_t wlen;
 	struct wattr *attrs;
-	int nr_attrs;
+	int nr_attrs, attrs_cap;
 	struct wfeat feats[HWS_FEAT__MAX];
 };
 
@@ -230,10 +230,16 @@ int hws_perf_writer__add_attr(struct hws_perf_writer *w, const struct perf_event
 		return -EBUSY;
 	if (w->nr_attrs >= MAX_ATTRS || nr_ids > (1u << 24))
 		return -E2BIG;
-	na = realloc(w->attrs, sizeof(*na) * (size_t)(w->nr_attrs + 1));
-	if (!na)
-		return -ENOMEM;
-	w->attrs = na;
+	if (w->nr_attrs == w->attrs_cap) { /* doubling: 4096 events stay cheap */
+		int cap = w->attrs_cap ? w->attrs_cap * 2 : 8;
+
+		na = realloc(w->attrs, sizeof(*na) * (size_t)cap);
+		if (!na)
+			return -ENOMEM;
+		w->attrs = na;
+		w->attrs_cap = cap;
+	}
+	na = w->attrs;
 	a = &na[w->nr_attrs];
 	memset(a, 0, sizeof(*a));
 	memcpy(&a->attr, attr, attr->size && attr->size < sizeof(*attr) ? attr->size : sizeof(*attr));

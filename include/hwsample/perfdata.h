@@ -199,7 +199,9 @@ HWS_API void hws_perf_reader__close(struct hws_perf_reader *r); /* NULL-safe */
 HWS_API bool hws_perf_reader__is_pipe(const struct hws_perf_reader *r);
 HWS_API bool hws_perf_reader__needs_swap(const struct hws_perf_reader *r);
 
-/* Events. In pipe mode the list grows as HEADER_ATTR records are read. */
+/* Events. In pipe mode the list grows as HEADER_ATTR records are read. The returned
+ * pointer is owned by the reader: valid until __close() (file mode) or until the next
+ * __next() that reads a HEADER_ATTR record (pipe mode: the array may move). */
 HWS_API int hws_perf_reader__nr_attrs(const struct hws_perf_reader *r);
 HWS_API const struct hws_perf_evattr *hws_perf_reader__attr(const struct hws_perf_reader *r,
 							     int idx);
