@@ -637,13 +637,22 @@ int hws__swap_record(void *recp, size_t size, const struct perf_event_attr *attr
 		swap64_at(rec, sz, o64, 1);
 		break;
 	}
-	case PERF_RECORD_READ: {
+	case PERF_RECORD_READ: { /* pid, tid, read_format block (group: nr first) */
 		static const size_t o32[] = { 8, 12 };
-		size_t n = attr ? (size_t)pd_read_size(attr->read_format, 1) : 0;
+		uint64_t nr = 1, n;
 
 		swap32_at(rec, sz, o32, 2);
-		if (attr && !(attr->read_format & PERF_FORMAT_GROUP) && 16 + n <= sz)
-			pd_swap64_array(rec + 16, n / 8);
+		if (!attr || sz < 24)
+			break;
+		if (attr->read_format & PERF_FORMAT_GROUP) {
+			nr = to_host ? bswap_64(pd_get64(rec + 16)) : pd_get64(rec + 16);
+			if (nr > sz / 8)
+				return HWS_E_BADREC;
+		}
+		n = pd_read_size(attr->read_format, nr);
+		if (16 + n > sz)
+			return HWS_E_BADREC;
+		pd_swap64_array(rec + 16, (size_t)n / 8);
 		break;
 	}
 	case 16: { /* NAMESPACES: pid, tid, nr, {dev, inode}[nr] */
