@@ -397,6 +397,10 @@ static int name_attrs(struct hws_perf_reader *r)
 		char buf[128];
 
 		a->ev.pmu_name = hws_perf_reader__pmu_name(r, at->type);
+		/* hybrid: generic HARDWARE/HW_CACHE events carry the PMU type in config[63:32] */
+		if (!a->ev.pmu_name && (at->type == PERF_TYPE_HARDWARE ||
+					at->type == PERF_TYPE_HW_CACHE) && (at->config >> 32))
+			a->ev.pmu_name = hws_perf_reader__pmu_name(r, (uint32_t)(at->config >> 32));
 		if (a->name)
 			continue;
 		hws__attr_default_name(at, a->ev.pmu_name, buf, sizeof(buf));

@@ -273,6 +273,8 @@ static void test_hybrid(void)
 	T_EQ_STR("cap atom", hws_perf_reader__pmu_cap(r, "cpu_atom", "max_precise"), "3");
 	T_EQ_STR("name", hws_perf_reader__attr(r, 0)->name, "cpu_core/cycles:ppp/");
 	T_EQ_STR("pmu 7", hws_perf_reader__pmu_name(r, 7), "cpu_atom");
+	T_EQ_STR("hybrid extended type -> cpu_core", hws_perf_reader__attr(r, 0)->pmu_name, "cpu_core");
+	T_EQ_STR("hybrid extended type -> cpu_atom", hws_perf_reader__attr(r, 1)->pmu_name, "cpu_atom");
 	__T("hybrid topology", hws_perf_reader__has_feature(r, HWS_FEAT_HYBRID_TOPOLOGY));
 	T_EQ_U64("attr by id 40", hws_perf_reader__attr_by_id(r, 40), 1);
 	hws_perf_reader__close(r);
