@@ -101,6 +101,7 @@ struct hws_aux *hws_aux__new_tracker(void)
 		return errno = ENOMEM, NULL;
 	a->cpu = (uint32_t)-1;
 	a->tid = (uint32_t)-1;
+	a->warned = true; /* reading a file: the reader reports the counts, no recording advice */
 	return a;
 }
 

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include <hwsample/aux.h>
 #include <hwsample/decode.h>
 #include <hwsample/errors.h>
 
@@ -63,7 +64,7 @@ struct hws_decoder {
 	size_t nr_evs;
 	struct aux_stream *streams;
 	size_t nr_streams;
-	uint8_t *aux_gap; /* per CPU slot: an AUX record said data was lost */
+	struct hws_aux **aux_trk; /* per CPU slot: gap tracker fed by PERF_RECORD_AUX (aux.h) */
 	int max_cpu_seen; /* highest CPU slot used */
 	uint64_t nr_records[NR_TYPES];
 	const struct hws_file_info *fi; /* cached; refreshed after user (header) records */
@@ -102,8 +103,8 @@ struct hws_decoder *hws_decoder__new(struct hws_perf_reader *r, struct hws_regis
 	so.srcline = d->opts.srcline;
 	so.max_files = d->opts.max_files;
 	d->syms = hws_symbols__new(&so);
-	d->aux_gap = calloc(MAX_CPU + 1, 1);
-	if (!d->syms || !d->aux_gap) {
+	d->aux_trk = calloc(MAX_CPU + 1, sizeof(*d->aux_trk));
+	if (!d->syms || !d->aux_trk) {
 		hws_decoder__delete(d);
 		errno = ENOMEM;
 		return NULL;
@@ -121,7 +122,9 @@ void hws_decoder__delete(struct hws_decoder *d)
 		free(d->streams[i].state);
 	free(d->evs);
 	free(d->streams);
-	free(d->aux_gap);
+	for (size_t i = 0; d->aux_trk && i <= MAX_CPU; i++)
+		hws_aux__delete(d->aux_trk[i]);
+	free(d->aux_trk);
 	hws_symbols__delete(d->syms);
 	free(d);
 }
@@ -136,6 +139,17 @@ static void set_err(struct hws_decoder *d, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(d->errmsg, sizeof(d->errmsg), fmt, ap);
 	va_end(ap);
+}
+
+/* Pipe mode: PMU_MAPPINGS (a HEADER_FEATURE record) arrives after the HEADER_ATTRs, so
+ * the PMU names and with them the backends are only known then: match again. */
+static void rematch_events(struct hws_decoder *d)
+{
+	for (size_t i = 1; d->reg && i < d->nr_evs; i++) {
+		const struct hws_perf_evattr *ea = hws_perf_reader__attr(d->r, (int)i - 1);
+		if (ea)
+			d->evs[i].backend = hws_registry__match(d->reg, &ea->attr, ea->pmu_name);
+	}
 }
 
 /* Make sure there is a slot for every event the reader knows; pick their backends. */
@@ -423,6 +437,17 @@ static int aux_event(struct hws_decoder *d)
 	return -1;
 }
 
+/* Gap tracker of CPU slot @slot, created on first use; NULL on OOM (then only offset jumps
+ * mark gaps). */
+static struct hws_aux *aux_tracker(struct hws_decoder *d, size_t slot)
+{
+	if (slot > MAX_CPU)
+		return NULL;
+	if (!d->aux_trk[slot])
+		d->aux_trk[slot] = hws_aux__new_tracker();
+	return d->aux_trk[slot];
+}
+
 static int do_auxtrace(struct hws_decoder *d, const struct hws_perf_record *rec)
 {
 	const uint8_t *p = (const uint8_t *)rec->hdr;
@@ -482,8 +507,17 @@ static int do_auxtrace(struct hws_decoder *d, const struct hws_perf_record *rec)
 	ch.cpu = cpu;
 	ch.tid = tid;
 	ch.attr = ev_attr(d, ev);
-	ch.gap = d->aux_gap[gslot] || (st->started && offset != st->next_offset);
-	d->aux_gap[gslot] = 0;
+	/* AUXTRACE sizes are padded to 8 while stream offsets advance by the real length:
+	 * a chunk starting up to 7 bytes before the padded end of the previous one follows it */
+	if (st->started && offset < st->next_offset && st->next_offset - offset < 8)
+		offset = st->next_offset;
+	{
+		struct hws_aux *t = aux_tracker(d, gslot);
+		/* the tracker places gaps where the recorder split the chunks (TRUNCATED ends a
+		 * chunk, PARTIAL starts one) and flags offset jumps */
+		ch.gap = t ? hws_aux__chunk_gap(t, offset, size, NULL) != 0
+			   : st->started && offset != st->next_offset;
+	}
 	if (ch.gap)
 		counts_or_dummy(d, ev, cpu)->aux_gaps++;
 	st->started = true;
@@ -631,8 +665,13 @@ static void do_loss(struct hws_decoder *d, const struct hws_perf_record *rec)
 		c->aux_partial += !!(fl & AUX_FLAG_PARTIAL);
 		c->aux_collision += !!(fl & AUX_FLAG_COLLISION);
 		c->aux_overwrite += !!(fl & AUX_FLAG_OVERWRITE);
-		if (fl & (AUX_FLAG_TRUNCATED | AUX_FLAG_PARTIAL))
-			d->aux_gap[cpu < MAX_CPU ? cpu + 1 : 0] = 1;
+		{
+			struct hws_aux *t = aux_tracker(d, cpu < MAX_CPU ? cpu + 1 : 0);
+			uint64_t aoff;
+			memcpy(&aoff, p + 8, 8);
+			if (t)
+				hws_aux__note_aux_record(t, aoff, b, fl);
+		}
 		return;
 	default:
 		return;
@@ -669,6 +708,10 @@ int hws_decoder__run(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 		switch (rec.hdr->type) {
 		case PERF_RECORD_SAMPLE:
 			rc = do_sample(d, &rec, fn, ctx);
+			break;
+		case HWS_RECORD_HEADER_FEATURE:
+			rematch_events(d);
+			rc = 0;
 			break;
 		case HWS_RECORD_AUXTRACE:
 			if (!d->host_checked)

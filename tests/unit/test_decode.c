@@ -7,8 +7,8 @@
  *    the gap flag of each chunk and its aux_flush calls.
  * Checked: generic fields (time, cpu, pid/tid, period, ip + EXACT_IP, addr, raw), event and
  * backend names, per event/CPU counters (samples, skipped, errors, LOST, LOST_SAMPLES,
- * THROTTLE/UNTHROTTLE, AUX flags), gap=1 after a TRUNCATED AUX record and after an offset
- * jump, aux_flush once per stream at the end, side-band (COMM/MMAP2/FORK) in the symbols,
+ * THROTTLE/UNTHROTTLE, AUX flags), gap=1 where a TRUNCATED AUX record's range ends and after
+ * an offset jump, aux_flush once per stream at the end, side-band (COMM/MMAP2/FORK) in the symbols,
  * callback stop and resume, decoding without backends, and a truncated file (error with the
  * offset, counters kept).
  */
@@ -299,7 +299,9 @@ static void write_file(const char *path, bool pipe)
 		finish(&r, w);
 	}
 
-	/* AUX stream idx 0 (cpu 0): chunk, AUX TRUNCATED, chunk (gap), chunk, jump (gap) */
+	/* AUX stream idx 0 (cpu 0): chunk [0,16), AUX TRUNCATED for [16,32), chunk [16,32)
+	 * (contiguous: its own data is whole), chunk [32,48) (gap: what followed the truncated
+	 * transaction is lost), jump to 4096 (gap) */
 	for (int k = 0; k < 4; k++) {
 		uint64_t data[2] = {0xa000 + (uint64_t)k * 2, 0xa001 + (uint64_t)k * 2};
 		uint64_t offset = k < 3 ? (uint64_t)k * 16 : 4096;
@@ -430,8 +432,8 @@ static void check_file(const char *path, const char *what)
 	T_EQ_U64("flushes (once per stream)", flushes, 2);
 	T_EQ_U64("chunks", nr_chunks, 5);
 	T_EQ_U64("chunk 0 no gap", gaps[0], 0);
-	T_EQ_U64("chunk after TRUNCATED: gap", gaps[1], 1);
-	T_EQ_U64("next chunk no gap", gaps[2], 0);
+	T_EQ_U64("chunk of the TRUNCATED record: no gap", gaps[1], 0);
+	T_EQ_U64("chunk after the truncated range: gap", gaps[2], 1);
 	T_EQ_U64("offset jump: gap", gaps[3], 1);
 	T_EQ_U64("new stream no gap", gaps[4], 0);
 
