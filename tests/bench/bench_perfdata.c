@@ -6,6 +6,8 @@
  *                                 "event: N" lines of `perf report -D`)
  *   bench_perfdata samples FILE   one line per SAMPLE: "0xOFFSET pid tid time ip period addr
  *                                 cpu" (the fields of perf report -D's PERF_RECORD_SAMPLE line)
+ *   bench_perfdata script FILE    one line per SAMPLE: "tid cpu sec.nsec" (perf script -F
+ *                                 tid,cpu,time --ns, normalized)
  *   bench_perfdata stats FILE     per-type counts, named as `perf report --stats` names them
  *   bench_perfdata bench FILE     read + parse every record, print records/s and MB/s
  *   bench_perfdata write FILE N   write N synthetic samples with the writer, print MB/s
@@ -224,7 +226,8 @@ int main(int argc, char **argv)
 		if (!strcmp(mode, "records")) {
 			printf("%#" PRIx64 " %#x %u\n", rec.file_offset, h->size, h->type);
 		} else if (h->type == PERF_RECORD_SAMPLE &&
-			   (!strcmp(mode, "samples") || !strcmp(mode, "bench"))) {
+			   (!strcmp(mode, "samples") || !strcmp(mode, "bench") ||
+			    !strcmp(mode, "script"))) {
 			const struct hws_perf_evattr *ev = hws_perf_reader__attr(r, rec.attr_idx);
 			struct hws_record_sample s;
 
@@ -232,6 +235,12 @@ int main(int argc, char **argv)
 				bad++;
 				if (mode[0] == 's')
 					printf("%#" PRIx64 " unparsed\n", rec.file_offset);
+				continue;
+			}
+			if (!strcmp(mode, "script")) {
+				printf("%d %d %" PRIu64 ".%09" PRIu64 "\n", (int)s.tid,
+				       (s.sample_type & PERF_SAMPLE_CPU) ? (int)s.cpu : -1,
+				       s.time / 1000000000, s.time % 1000000000);
 				continue;
 			}
 			if (mode[0] == 's') {

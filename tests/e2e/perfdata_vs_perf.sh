@@ -81,8 +81,25 @@ compare() { # name file [expected-error]
 		diff "$T/p.st" "$T/o.st" | head -5
 		bad=1
 	fi
+	# perf script's view of the same samples (tid, cpu, time)
+	# (sorted: perf script delivers in time order; --no-itrace: no samples made from PT)
+	perf script --no-itrace -F tid,cpu,time --ns -i "$f" 2>/dev/null |
+		awk '{ gsub(/[\[\]:]/, "") } NF == 3 && $3 ~ /^[0-9]+\.[0-9]+$/ { print $1, $2 + 0, $3 }' |
+		sort >"$T/p.scr"
+	"$TOOL" script "$f" 2>/dev/null | sort >"$T/o.scr"
+	if [ ! -s "$T/p.scr" ]; then # no CPU in sample_type: perf script refuses -F cpu
+		perf script --no-itrace -F tid,time --ns -i "$f" 2>/dev/null |
+			awk '{ gsub(/:/, "") } NF == 2 && $2 ~ /^[0-9]+\.[0-9]+$/ { print $1, $2 }' |
+			sort >"$T/p.scr"
+		"$TOOL" script "$f" 2>/dev/null | awk '{ print $1, $3 }' | sort >"$T/o.scr"
+	fi
+	if [ -s "$T/p.scr" ] && ! diff -q "$T/p.scr" "$T/o.scr" >/dev/null; then
+		echo "FAIL $name: samples differ from perf script"
+		diff "$T/p.scr" "$T/o.scr" | head -5
+		bad=1
+	fi
 	[ $bad = 0 ] || { fail=1; return; }
-	echo "ok $name: $(wc -l <"$T/o.rec") records, $(wc -l <"$T/o.smp") samples"
+	echo "ok $name: $(wc -l <"$T/o.rec") records, $(wc -l <"$T/o.smp") samples, $(wc -l <"$T/p.scr") perf script lines"
 }
 
 for f in "$FIX"/perf.data.*; do
