@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -818,22 +819,28 @@ static void sample_text(struct lb *l, const struct hws_output_opts *o, const str
 int hws_output__sample(const struct hws_output_opts *o, const struct hws_sample *s,
 		       struct hws_strbuf *sb)
 {
-	struct hws_strbuf tmp;
+	bool own = o->sz < offsetof(struct hws_output_opts, scratch) + sizeof(o->scratch) ||
+		   !o->scratch;
+	struct hws_strbuf local, *tmp = own ? &local : o->scratch;
 	struct lb l;
 
 	lb_init(&l, sb);
-	hws_strbuf__init(&tmp, 1u << 20);
+	if (own)
+		hws_strbuf__init(&local, 1u << 20);
+	else
+		hws_strbuf__reset(tmp);
 	switch (o->format) {
 	case HWS_OUT_JSON:
-		sample_json(&l, o, s, &tmp);
+		sample_json(&l, o, s, tmp);
 		break;
 	case HWS_OUT_CSV:
-		sample_csv(&l, o, s, &tmp);
+		sample_csv(&l, o, s, tmp);
 		break;
 	default:
-		sample_text(&l, o, s, &tmp);
+		sample_text(&l, o, s, tmp);
 		break;
 	}
-	hws_strbuf__release(&tmp);
+	if (own)
+		hws_strbuf__release(&local);
 	return lb_finish(&l);
 }

@@ -55,6 +55,7 @@ static const char dump_usage[] =
 struct dump_ctx {
 	struct hws_output_opts out;
 	struct hws_strbuf sb;
+	struct hws_strbuf scratch; /* reused by every hws_output__sample() */
 	struct hws_decoder *dec;
 	uint64_t limit, n;
 	const char *event; /* --event: only this event */
@@ -212,6 +213,8 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	c.out.syms = sym ? hws_decoder__symbols(c.dec) : NULL;
 	c.out.raw_json = raw_cb;
 	c.out.raw_ctx = c.dec;
+	hws_strbuf__init(&c.scratch, 1u << 20);
+	c.out.scratch = &c.scratch;
 	hws_output__header(&c.out, &c.sb);
 
 	rc = hws_decoder__run(c.dec, dump_cb, &c);
@@ -233,6 +236,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	else if (rc < 0)
 		loss_summary(c.dec);
 	hws_strbuf__release(&c.sb);
+	hws_strbuf__release(&c.scratch);
 	hws_decoder__delete(c.dec);
 	hws_perf_reader__close(r);
 	return ret;

@@ -45,6 +45,9 @@ struct hws_output_opts {
 	/* vendor fields of @s as one JSON object; return 0, or < 0 to leave "raw" out */
 	int (*raw_json)(void *ctx, const struct hws_sample *s, struct hws_strbuf *sb);
 	void *raw_ctx;
+	/* optional scratch buffer reused across calls (vendor fields, symbols); NULL: one is
+	 * made and freed per sample. Owned by the caller (hws_strbuf__release when done). */
+	struct hws_strbuf *scratch;
 };
 
 /* CSV header row (with newline); nothing for the other formats. 0 or negative error. */
