@@ -986,7 +986,10 @@ static int finished_round(struct record *r)
 	if (!r->wrote_since_round || r->write_err)
 		return 0;
 	r->wrote_since_round = false;
-	return hws_perf_writer__write(r->w, &h, sizeof(h));
+	if (hws_perf_writer__write(r->w, &h, sizeof(h)) < 0)
+		return -EIO;
+	/* a pipe reader (-o - | hwsample dump -i -) sees each round as it completes */
+	return strcmp(r->output, "-") ? 0 : hws_perf_writer__flush(r->w);
 }
 
 static int start_workload(struct record *r, char *err, size_t errlen)

@@ -56,6 +56,14 @@ check "per-thread: no child samples ($nproc_seen pids)" [ "$nproc_seen" -le 1 ]
 naddr=$(perf script -F addr -i "$TMP/pf.data" 2>/dev/null | grep -c '[0-9a-f]')
 check "page-faults -d: addresses present ($naddr)" [ "$naddr" -gt 0 ]
 
+# pipe mode (-o -): perf script and hwsample dump read the stream as it is written
+"$HWS_BIN" -b sw -e cpu-clock -F 2000 -o - -- sh -c "$spin" 2>"$TMP/pipe.err" >"$TMP/pipe.data"
+eq "-o -: exit code" "$?" 0
+n_hws=$(summary_total "$TMP/pipe.err")
+check "-o -: samples recorded (${n_hws:-0})" [ "${n_hws:-0}" -gt 0 ]
+eq "-o -: perf script reads the stream" "$(perf script -i - <"$TMP/pipe.data" 2>/dev/null | wc -l)" "$n_hws"
+eq "-o -: hwsample dump reads the stream" "$("$HWS_BIN" dump -i - <"$TMP/pipe.data" 2>/dev/null | grep -c cpu-clock)" "$n_hws"
+
 # -p PID attaches to a running process; side-band synthesized (COMM of the target present)
 sh -c "while :; do $spin; done" &
 bp=$!
