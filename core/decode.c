@@ -55,6 +55,18 @@ struct aux_stream {
 	bool started;
 };
 
+/* One buffered record of the ordered window. */
+struct win_rec {
+	uint64_t time; /* sort key: the record's time, or the previous timed record's */
+	uint64_t seq;  /* file order, to keep the sort stable */
+	uint64_t file_offset;
+	uint64_t payload_size;
+	size_t off, payload_off; /* into wbuf */
+	int attr_idx;
+};
+
+#define WINDOW_MAX_BYTES ((size_t)32 << 20)
+
 struct hws_decoder {
 	struct hws_decoder_opts opts;
 	struct hws_perf_reader *r;
@@ -78,6 +90,15 @@ struct hws_decoder {
 	void *ctx;
 	struct aux_stream *cur_stream;
 	uint32_t cur_cpu;
+	/* ordered window (perf's ordered events): the records of one round, sorted by time */
+	uint8_t *wbuf;
+	size_t wlen, wcap;
+	struct win_rec *wrec;
+	size_t wn, wcapn, wpos;
+	uint64_t wseq;
+	bool weof;
+	int werr; /* reader error met while filling: reported once the window is out */
+	char werrmsg[512];
 };
 
 struct hws_decoder *hws_decoder__new(struct hws_perf_reader *r, struct hws_registry *reg,
@@ -125,6 +146,8 @@ void hws_decoder__delete(struct hws_decoder *d)
 	for (size_t i = 0; d->aux_trk && i <= MAX_CPU; i++)
 		hws_aux__delete(d->aux_trk[i]);
 	free(d->aux_trk);
+	free(d->wbuf);
+	free(d->wrec);
 	hws_symbols__delete(d->syms);
 	free(d);
 }
@@ -679,9 +702,179 @@ static void do_loss(struct hws_decoder *d, const struct hws_perf_record *rec)
 	counts_or_dummy(d, -1, (uint32_t)-1)->errors++;
 }
 
+/* Time of a record as the kernel wrote it (sample TIME, or the sample_id trailer of other
+ * kernel records), or UINT64_MAX when it has none (user records, no TIME, no trailer). */
+static uint64_t record_time(struct hws_decoder *d, const struct hws_perf_record *rec)
+{
+	const struct perf_event_header *h = rec->hdr;
+	const struct hws_perf_evattr *ea;
+	uint64_t st, t;
+	size_t off;
+
+	if (h->type >= HWS_RECORD_HEADER_ATTR)
+		return UINT64_MAX;
+	ea = hws_perf_reader__attr(d->r, rec->attr_idx >= 0 ? rec->attr_idx : 0);
+	if (!ea)
+		return UINT64_MAX;
+	st = ea->attr.sample_type;
+	if (!(st & PERF_SAMPLE_TIME))
+		return UINT64_MAX;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		off = sizeof(*h) + 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+					!!(st & PERF_SAMPLE_TID));
+	} else {
+		size_t after;
+		if (!ea->attr.sample_id_all)
+			return UINT64_MAX;
+		after = 8 * (1 + !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
+			     !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_IDENTIFIER));
+		if (h->size < sizeof(*h) + after)
+			return UINT64_MAX;
+		off = h->size - after;
+	}
+	if (off + 8 > h->size)
+		return UINT64_MAX;
+	memcpy(&t, (const uint8_t *)h + off, 8);
+	return t;
+}
+
+static int cmp_win(const void *a, const void *b)
+{
+	const struct win_rec *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int win_reserve(struct hws_decoder *d, size_t bytes)
+{
+	if (d->wn == d->wcapn) {
+		size_t n = d->wcapn ? d->wcapn * 2 : 4096;
+		struct win_rec *w = realloc(d->wrec, n * sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		d->wrec = w;
+		d->wcapn = n;
+	}
+	if (d->wlen + bytes > d->wcap) {
+		size_t n = d->wcap ? d->wcap : (size_t)1 << 20;
+		uint8_t *b;
+		while (n < d->wlen + bytes)
+			n *= 2;
+		b = realloc(d->wbuf, n);
+		if (!b)
+			return -ENOMEM;
+		d->wbuf = b;
+		d->wcap = n;
+	}
+	return 0;
+}
+
+/*
+ * Read one round into the window: up to and including FINISHED_ROUND, the end, a reader
+ * error (kept for after the window), or WINDOW_MAX_BYTES; then sort it by time. Records are
+ * copied (the reader's pointers only live until its next call), AUX payloads too.
+ * perf sorts the same way (ordered events): with per-CPU rings, a file holds one ring's
+ * records before another's, so a sample may come before the MMAP2 that maps its code.
+ */
+static int fill_window(struct hws_decoder *d)
+{
+	uint64_t last_time = 0;
+	struct hws_perf_record rec;
+	int rc;
+
+	d->wlen = d->wn = d->wpos = 0;
+	while (d->wlen < WINDOW_MAX_BYTES) {
+		size_t need;
+		struct win_rec *w;
+
+		rc = hws_perf_reader__next(d->r, &rec);
+		if (rc < 0) {
+			d->werr = rc;
+			snprintf(d->werrmsg, sizeof(d->werrmsg), "%s", hws_perf_reader__errmsg(d->r));
+			break;
+		}
+		if (rc == 0) {
+			d->weof = true;
+			break;
+		}
+		if (ensure_events(d))
+			return -ENOMEM;
+		if (rec.hdr->type == HWS_RECORD_HEADER_FEATURE)
+			rematch_events(d);
+		need = rec.hdr->size + (size_t)rec.payload_size + 16;
+		if (win_reserve(d, need))
+			return -ENOMEM;
+		w = &d->wrec[d->wn++];
+		w->time = record_time(d, &rec);
+		if (w->time == UINT64_MAX)
+			w->time = last_time; /* keep its place after the previous timed record */
+		else
+			last_time = w->time;
+		w->seq = d->wseq++;
+		w->file_offset = rec.file_offset;
+		w->attr_idx = rec.attr_idx;
+		w->off = d->wlen;
+		memcpy(d->wbuf + d->wlen, rec.hdr, rec.hdr->size);
+		d->wlen += (rec.hdr->size + 7) & ~(size_t)7;
+		w->payload_size = rec.payload ? rec.payload_size : 0;
+		w->payload_off = d->wlen;
+		if (w->payload_size) {
+			memcpy(d->wbuf + d->wlen, rec.payload, (size_t)w->payload_size);
+			d->wlen += ((size_t)w->payload_size + 7) & ~(size_t)7;
+		}
+		if (rec.hdr->type == HWS_RECORD_FINISHED_ROUND)
+			break;
+	}
+	qsort(d->wrec, d->wn, sizeof(*d->wrec), cmp_win);
+	return 0;
+}
+
+/* Process one record. Returns 0, the callback's non-zero value, or negative. */
+static int dispatch(struct hws_decoder *d, struct hws_perf_record *rec, hws_sample_fn fn, void *ctx)
+{
+	int rc;
+
+	d->nr_records[rec->hdr->type < NR_TYPES ? rec->hdr->type : 0]++;
+	if (rec->hdr->type >= HWS_RECORD_HEADER_ATTR)
+		d->fi = NULL;
+	switch (rec->hdr->type) {
+	case PERF_RECORD_SAMPLE:
+		rc = do_sample(d, rec, fn, ctx);
+		break;
+	case HWS_RECORD_HEADER_FEATURE:
+		rematch_events(d);
+		rc = 0;
+		break;
+	case HWS_RECORD_AUXTRACE:
+		if (!d->host_checked)
+			check_host(d);
+		rc = do_auxtrace(d, rec);
+		break;
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+	case PERF_RECORD_AUX:
+		do_loss(d, rec);
+		rc = 0;
+		break;
+	default:
+		do_sideband(d, rec);
+		rc = 0;
+		break;
+	}
+	if (rc < 0) {
+		d->dead = true;
+		set_err(d, rc, "offset 0x%" PRIx64 ": record %s: %s", rec->file_offset,
+			hws_record__type_name(rec->hdr->type), strerror(-rc));
+	}
+	return rc;
+}
+
 int hws_decoder__run(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 {
-	struct hws_perf_record rec;
 	int rc;
 
 	if (d->dead)
@@ -689,56 +882,32 @@ int hws_decoder__run(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 	d->fn = fn;
 	d->ctx = ctx;
 	for (;;) {
-		rc = hws_perf_reader__next(d->r, &rec);
-		if (rc < 0) {
-			d->dead = true;
-			set_err(d, rc, "%s", hws_perf_reader__errmsg(d->r));
-			return rc;
+		if (d->wpos < d->wn) {
+			const struct win_rec *w = &d->wrec[d->wpos++];
+			struct hws_perf_record rec = {
+				.hdr = (const struct perf_event_header *)(d->wbuf + w->off),
+				.file_offset = w->file_offset,
+				.payload = w->payload_size ? d->wbuf + w->payload_off : NULL,
+				.payload_size = w->payload_size,
+				.attr_idx = w->attr_idx,
+			};
+			rc = dispatch(d, &rec, fn, ctx);
+			if (rc)
+				return rc;
+			continue;
 		}
-		if (rc == 0)
+		if (d->werr) {
+			d->dead = true;
+			set_err(d, d->werr, "%s", d->werrmsg);
+			return d->werr;
+		}
+		if (d->weof)
 			break;
-		if (ensure_events(d)) {
+		if (fill_window(d)) {
 			d->dead = true;
 			set_err(d, -ENOMEM, "out of memory");
 			return -ENOMEM;
 		}
-		d->nr_records[rec.hdr->type < NR_TYPES ? rec.hdr->type : 0]++;
-		if (rec.hdr->type >= HWS_RECORD_HEADER_ATTR)
-			d->fi = NULL;
-		switch (rec.hdr->type) {
-		case PERF_RECORD_SAMPLE:
-			rc = do_sample(d, &rec, fn, ctx);
-			break;
-		case HWS_RECORD_HEADER_FEATURE:
-			rematch_events(d);
-			rc = 0;
-			break;
-		case HWS_RECORD_AUXTRACE:
-			if (!d->host_checked)
-				check_host(d);
-			rc = do_auxtrace(d, &rec);
-			break;
-		case PERF_RECORD_LOST:
-		case PERF_RECORD_LOST_SAMPLES:
-		case PERF_RECORD_THROTTLE:
-		case PERF_RECORD_UNTHROTTLE:
-		case PERF_RECORD_AUX:
-			do_loss(d, &rec);
-			rc = 0;
-			break;
-		default:
-			do_sideband(d, &rec);
-			rc = 0;
-			break;
-		}
-		if (rc < 0) {
-			d->dead = true;
-			set_err(d, rc, "offset 0x%" PRIx64 ": record %s: %s", rec.file_offset,
-				hws_record__type_name(rec.hdr->type), strerror(-rc));
-			return rc;
-		}
-		if (rc)
-			return rc;
 	}
 	if (!d->flushed) {
 		d->flushed = true;

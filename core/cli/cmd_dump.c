@@ -27,7 +27,7 @@ static const char dump_usage[] =
     "                     [--srcline] [-e EVENT]\n"
     "\n"
     "Print every decoded sample of a perf.data file (written by hwsample or perf record),\n"
-    "in file order (per-CPU buffers interleave in time; perf script sorts by time).\n"
+    "in time order within each round (between FINISHED_ROUND records), as perf script.\n"
     "Loss counters (LOST, LOST_SAMPLES, throttling, AUX truncation) go to stderr.\n"
     "\n"
     "  -i, --input FILE   input file (default hwsample.data; \"-\" reads a pipe on stdin)\n"

@@ -2,8 +2,9 @@
 /*
  * The decode pipeline: perf.data records -> struct hws_sample.
  *
- * struct hws_decoder walks the records of a struct hws_perf_reader (file or pipe) in file
- * order and:
+ * struct hws_decoder walks the records of a struct hws_perf_reader (file or pipe) one round
+ * at a time (up to a FINISHED_ROUND record, or 32 MiB), each round sorted by time as perf's
+ * ordered events do (per-CPU rings put one CPU's records before another's in the file), and:
  *  - SAMPLE: splits the record by the event's sample_type (hws_sample__parse()), fills the
  *    generic fields of a struct hws_sample (time, cpu, pid/tid, period, id, event and backend
  *    name, ip + ip_precise from PERF_RECORD_MISC_EXACT_IP, cpumode, addr, phys_addr, page
@@ -11,8 +12,9 @@
  *    var1 go to lat_total and var2 to lat_ins as perf reads them), then hands it to the
  *    event's backend (ops->decode) which may refine or replace vendor fields, or skip it;
  *  - AUXTRACE: feeds the chunk to the AUX backend's ops->aux_decode with per-stream (idx)
- *    state the decoder allocates (ops->aux_stream_size bytes, zeroed); gap=1 after a
- *    PERF_RECORD_AUX with TRUNCATED/PARTIAL on that CPU or when the stream offset jumps;
+ *    state the decoder allocates (ops->aux_stream_size bytes, zeroed); gap=1 where the range
+ *    of a PERF_RECORD_AUX with TRUNCATED ends (PARTIAL: where it starts) on that CPU, or
+ *    when the stream offset jumps;
  *    ops->aux_flush at the end;
  *  - LOST, LOST_SAMPLES, THROTTLE, UNTHROTTLE, AUX flags: counted per event and CPU;
  *  - COMM, MMAP, MMAP2, FORK: kept in a struct hws_symbols for symbolization.
