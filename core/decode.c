@@ -827,7 +827,8 @@ static int fill_window(struct hws_decoder *d)
 		if (rec.hdr->type == HWS_RECORD_FINISHED_ROUND)
 			break;
 	}
-	qsort(d->wrec, d->wn, sizeof(*d->wrec), cmp_win);
+	if (d->wn > 1)
+		qsort(d->wrec, d->wn, sizeof(*d->wrec), cmp_win);
 	return 0;
 }
 
