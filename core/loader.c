@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <hwsample/registry.h>
+#include <hwsample/tracing.h>
 
 #include "internal.h"
 
@@ -46,6 +47,7 @@ static const struct hws_host host = {
 	.strbuf_addf = hws_strbuf__addf,
 	.strbuf_add_json_str = hws_strbuf__add_json_str,
 	.strbuf_add = hws_strbuf__add,
+	.tracefs_dir = hws_tracefs__dir,
 };
 
 const struct hws_host *hws_host__get(void)

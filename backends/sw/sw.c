@@ -15,8 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <hwsample/backend.h>
@@ -82,30 +80,11 @@ static const struct sw_event *find_sw(const char *name, size_t len)
 	return NULL;
 }
 
-static const char *tracefs_dir(struct sw_priv *p)
-{
-	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	struct stat st;
-	char path[256];
-
-	for (size_t i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), "%s/events", dirs[i]);
-		if (!stat(path, &st))
-			return dirs[i];
-	}
-	if (!mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
-		p->host->log(HWS_LOG_WARN, "sw: tracefs was not mounted: mounted it at "
-			     "/sys/kernel/tracing\n");
-		return dirs[0];
-	}
-	return NULL;
-}
-
 /* "sys:name" -> tracepoint id. */
 static int tracepoint_id(struct sw_priv *p, const char *sys, size_t syslen, const char *name,
 			 uint64_t *id, char *err, size_t errlen)
 {
-	const char *dir = tracefs_dir(p);
+	const char *dir = p->host->tracefs_dir();
 	char path[512], buf[32];
 	ssize_t n;
 	int fd;
