@@ -114,8 +114,7 @@ eq "list --controls nosuch: usage error" $? 2
 "$HWS_BIN" list --backend nosuch >/dev/null 2>&1
 eq "list --backend nosuch: usage error" $? 2
 # an unprivileged user sees what the paranoid level allows (the level is read, not changed)
-if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null && command -v runuser >/dev/null; then
-	id hwsample-test >/dev/null 2>&1 || useradd -M -s /bin/sh hwsample-test 2>/dev/null
+if [ -n "$(unpriv_user)" ]; then
 	par=$(cat /proc/sys/kernel/perf_event_paranoid)
 	runuser -u hwsample-test -- "$HWS_BIN" list >"$TMP/out" 2>&1
 	eq "unprivileged list: exit" $? 0

@@ -75,8 +75,7 @@ CEOF
 fi
 
 # no permission: an unprivileged user with kernel.perf_event_paranoid=2 cannot record -a
-if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null && command -v runuser >/dev/null; then
-	id hwsample-test >/dev/null 2>&1 || useradd -M -s /bin/sh hwsample-test 2>/dev/null
+if [ -n "$(unpriv_user)" ]; then
 	old=$(cat /proc/sys/kernel/perf_event_paranoid)
 	echo 2 >/proc/sys/kernel/perf_event_paranoid
 	chmod 1777 "$TMP"
@@ -102,7 +101,5 @@ if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null && command -v runuser >/d
 	else
 		echo "note: this kernel lets paranoid=3 users open per-task events (no Debian paranoid-3 patch)"
 	fi
-else
-	echo "note: not root: unprivileged checks skipped"
 fi
 finish

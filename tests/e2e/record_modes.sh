@@ -25,8 +25,12 @@ run_mode cpu_list -C 0 -- sh -c "$spin"
 run_mode system_wide -a -- sh -c "$spin"
 
 # per-CPU rings: -a on every online CPU gives samples on each CPU (cpu-clock ticks idle too)
+# (its own run with one spinner per CPU: this kernel does not tick cpu-clock on an idle CPU,
+# perf record -a sees the same)
 ncpu=$(getconf _NPROCESSORS_ONLN)
-seen=$(perf script -F cpu -i "$TMP/system_wide.data" 2>/dev/null | sort -u | wc -l)
+"$HWS_BIN" -q -b sw -e cpu-clock -F 1000 -a -o "$TMP/allcpu.data" -- \
+	sh -c "for c in \$(seq $ncpu); do (i=0; while [ \$i -lt 100000 ]; do i=\$((i+1)); done) & done; wait" 2>/dev/null
+seen=$(perf script -F cpu -i "$TMP/allcpu.data" 2>/dev/null | sort -u | wc -l)
 eq "system_wide: samples on every CPU" "$seen" "$ncpu"
 # -a synthesizes side-band for processes that already existed: COMM, FORK of extra
 # threads, MMAP2 of their executable maps, and the kernel map

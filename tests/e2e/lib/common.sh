@@ -26,6 +26,19 @@ need_sw_events() {
 		skip "perf_event_open of software events refused here (perf_event_paranoid / seccomp)"
 }
 # number of SAMPLE records perf counts in a file
+# An unprivileged user for permission tests: prints its name, or nothing (with the reason on
+# stderr) when we are not root, the tools are missing, or that user cannot execute $HWS_BIN
+# (e.g. the tree was cloned under a private directory such as one made by mktemp -d).
+unpriv_user() {
+	[ "$(id -u)" = 0 ] && command -v useradd >/dev/null && command -v runuser >/dev/null ||
+		{ echo "note: not root or no useradd/runuser: unprivileged checks skipped" >&2; return; }
+	id hwsample-test >/dev/null 2>&1 || useradd -M -s /bin/sh hwsample-test 2>/dev/null
+	if ! runuser -u hwsample-test -- test -x "$HWS_BIN"; then
+		echo "note: user hwsample-test cannot execute $HWS_BIN (a parent directory is private): unprivileged checks skipped" >&2
+		return
+	fi
+	echo hwsample-test
+}
 perf_samples() { perf report --stats -i "$1" 2>/dev/null | awk '/^ *SAMPLE events:/ {print $3; exit}'; }
 perf_script_lines() { perf script -i "$1" 2>/dev/null | wc -l; }
 # hwsample's own sample total from its summary (stderr of a record run)
