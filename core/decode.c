@@ -57,12 +57,16 @@ struct aux_stream {
 
 /* One buffered record of the ordered window. */
 struct win_rec {
-	uint64_t time; /* sort key: the record's time, or the previous timed record's */
-	uint64_t seq;  /* file order, to keep the sort stable */
 	uint64_t file_offset;
 	uint64_t payload_size;
 	size_t off, payload_off; /* into wbuf */
 	int attr_idx;
+};
+
+/* sort key: the record's time (or the previous timed record's), then its place in the file */
+struct win_key {
+	uint64_t time;
+	size_t idx;
 };
 
 #define WINDOW_MAX_BYTES ((size_t)32 << 20)
@@ -94,8 +98,9 @@ struct hws_decoder {
 	uint8_t *wbuf;
 	size_t wlen, wcap;
 	struct win_rec *wrec;
+	struct win_key *wkey, *wtmp; /* [wcapn]: the order to process wrec in, merge scratch */
+	size_t *wruns;		     /* [wcapn + 1]: starts of the ascending runs */
 	size_t wn, wcapn, wpos;
-	uint64_t wseq;
 	bool weof;
 	int werr; /* reader error met while filling: reported once the window is out */
 	char werrmsg[512];
@@ -148,6 +153,9 @@ void hws_decoder__delete(struct hws_decoder *d)
 	free(d->aux_trk);
 	free(d->wbuf);
 	free(d->wrec);
+	free(d->wkey);
+	free(d->wtmp);
+	free(d->wruns);
 	hws_symbols__delete(d->syms);
 	free(d);
 }
@@ -738,13 +746,52 @@ static uint64_t record_time(struct hws_decoder *d, const struct hws_perf_record 
 	return t;
 }
 
-static int cmp_win(const void *a, const void *b)
+/*
+ * Stable sort of the window's keys by time. A round holds one ring's records, then the next
+ * ring's, each already in time order: find those ascending runs and merge them pairwise
+ * (a run of equal times stays in file order: ties take the earlier run). One run: nothing to
+ * do, which is the common case for single-ring and pipe recordings.
+ */
+static void merge_runs(const struct win_key *a, size_t na, const struct win_key *b, size_t nb,
+		       struct win_key *out)
 {
-	const struct win_rec *x = a, *y = b;
+	size_t i = 0, j = 0;
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	while (i < na && j < nb)
+		*out++ = b[j].time < a[i].time ? b[j++] : a[i++];
+	memcpy(out, a + i, (na - i) * sizeof(*a));
+	memcpy(out + (na - i), b + j, (nb - j) * sizeof(*b));
+}
+
+static void sort_window(struct hws_decoder *d)
+{
+	struct win_key *src = d->wkey, *dst = d->wtmp, *t;
+	size_t *run = d->wruns, n = d->wn, nruns = 1;
+
+	run[0] = 0;
+	for (size_t i = 1; i < n; i++)
+		if (src[i].time < src[i - 1].time)
+			run[nruns++] = i;
+	while (nruns > 1) {
+		size_t r, m = 0;
+
+		run[nruns] = n;
+		for (r = 0; r + 1 < nruns; r += 2) {
+			merge_runs(src + run[r], run[r + 1] - run[r], src + run[r + 1],
+				   run[r + 2] - run[r + 1], dst + run[r]);
+			run[m++] = run[r];
+		}
+		if (r < nruns) {
+			memcpy(dst + run[r], src + run[r], (n - run[r]) * sizeof(*src));
+			run[m++] = run[r];
+		}
+		nruns = m;
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	d->wkey = src;
+	d->wtmp = dst;
 }
 
 static int win_reserve(struct hws_decoder *d, size_t bytes)
@@ -752,9 +799,24 @@ static int win_reserve(struct hws_decoder *d, size_t bytes)
 	if (d->wn == d->wcapn) {
 		size_t n = d->wcapn ? d->wcapn * 2 : 4096;
 		struct win_rec *w = realloc(d->wrec, n * sizeof(*w));
+		struct win_key *k;
+		size_t *runs;
+
 		if (!w)
 			return -ENOMEM;
 		d->wrec = w;
+		k = realloc(d->wkey, n * sizeof(*k));
+		if (!k)
+			return -ENOMEM;
+		d->wkey = k;
+		k = realloc(d->wtmp, n * sizeof(*k));
+		if (!k)
+			return -ENOMEM;
+		d->wtmp = k;
+		runs = realloc(d->wruns, (n + 1) * sizeof(*runs));
+		if (!runs)
+			return -ENOMEM;
+		d->wruns = runs;
 		d->wcapn = n;
 	}
 	if (d->wlen + bytes > d->wcap) {
@@ -788,6 +850,7 @@ static int fill_window(struct hws_decoder *d)
 	while (d->wlen < WINDOW_MAX_BYTES) {
 		size_t need;
 		struct win_rec *w;
+		struct win_key *k;
 
 		rc = hws_perf_reader__next(d->r, &rec);
 		if (rc < 0) {
@@ -806,13 +869,14 @@ static int fill_window(struct hws_decoder *d)
 		need = rec.hdr->size + (size_t)rec.payload_size + 16;
 		if (win_reserve(d, need))
 			return -ENOMEM;
+		k = &d->wkey[d->wn];
+		k->idx = d->wn;
 		w = &d->wrec[d->wn++];
-		w->time = record_time(d, &rec);
-		if (w->time == UINT64_MAX)
-			w->time = last_time; /* keep its place after the previous timed record */
+		k->time = record_time(d, &rec);
+		if (k->time == UINT64_MAX)
+			k->time = last_time; /* keep its place after the previous timed record */
 		else
-			last_time = w->time;
-		w->seq = d->wseq++;
+			last_time = k->time;
 		w->file_offset = rec.file_offset;
 		w->attr_idx = rec.attr_idx;
 		w->off = d->wlen;
@@ -828,7 +892,7 @@ static int fill_window(struct hws_decoder *d)
 			break;
 	}
 	if (d->wn > 1)
-		qsort(d->wrec, d->wn, sizeof(*d->wrec), cmp_win);
+		sort_window(d);
 	return 0;
 }
 
@@ -884,7 +948,7 @@ int hws_decoder__run(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 	d->ctx = ctx;
 	for (;;) {
 		if (d->wpos < d->wn) {
-			const struct win_rec *w = &d->wrec[d->wpos++];
+			const struct win_rec *w = &d->wrec[d->wkey[d->wpos++].idx];
 			struct hws_perf_record rec = {
 				.hdr = (const struct perf_event_header *)(d->wbuf + w->off),
 				.file_offset = w->file_offset,

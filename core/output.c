@@ -16,6 +16,7 @@
 #include <hwsample/errors.h>
 #include <hwsample/output.h>
 
+#include "fmt_num.h"
 #include "internal.h"
 
 /*
@@ -134,54 +135,18 @@ static void lb_str(struct lb *l, const char *s)
 	lb_add(l, s, strlen(s));
 }
 
-static const char digit_pairs[] = "00010203040506070809101112131415161718192021222324252627282930"
-				  "31323334353637383940414243444546474849505152535455565758596061"
-				  "62636465666768697071727374757677787980818283848586878889909192"
-				  "939495969798990";
-
 static void lb_u64(struct lb *l, uint64_t v)
 {
-	unsigned int n = 1;
-	char *e;
-
-	for (uint64_t t = v; t >= 10; t /= 10)
-		n++;
-	if (!lb_reserve(l, n))
+	if (!lb_reserve(l, HWS_FMT_U64_MAX))
 		return;
-	e = l->p + n;
-	l->p = e;
-	while (v >= 100) {
-		unsigned int r = (unsigned int)(v % 100);
-		v /= 100;
-		*--e = digit_pairs[2 * r + 1];
-		*--e = digit_pairs[2 * r];
-	}
-	if (v >= 10) {
-		*--e = digit_pairs[2 * v + 1];
-		*--e = digit_pairs[2 * v];
-	} else {
-		*--e = (char)('0' + v);
-	}
+	l->p = hws_fmt__u64(l->p, v);
 }
 
 static void lb_hex(struct lb *l, uint64_t v)
 {
-	static const char digits[] = "0123456789abcdef";
-	unsigned int n = 1;
-	char *e;
-
-	for (uint64_t t = v; t >= 16; t >>= 4)
-		n++;
-	if (!lb_reserve(l, n + 2))
+	if (!lb_reserve(l, HWS_FMT_HEX_MAX))
 		return;
-	l->p[0] = '0';
-	l->p[1] = 'x';
-	e = l->p + n + 2;
-	l->p = e;
-	do {
-		*--e = digits[v & 15];
-		v >>= 4;
-	} while (v);
+	l->p = hws_fmt__hex(l->p, v);
 }
 
 static void lb_json_str(struct lb *l, const char *s)
@@ -439,63 +404,15 @@ static void put_raw(struct lb *l, const struct hws_output_opts *o, const struct 
 }
 
 /* unchecked writers for the JSON fast path (the caller reserved enough) */
-static inline char *w_u64(char *p, uint64_t v)
-{
-	unsigned int n = 1;
-	char *e;
-
-	for (uint64_t t = v; t >= 10; t /= 10)
-		n++;
-	e = p + n;
-	p = e;
-	while (v >= 100) {
-		unsigned int r = (unsigned int)(v % 100);
-		v /= 100;
-		*--e = digit_pairs[2 * r + 1];
-		*--e = digit_pairs[2 * r];
-	}
-	if (v >= 10) {
-		*--e = digit_pairs[2 * v + 1];
-		*--e = digit_pairs[2 * v];
-	} else {
-		*--e = (char)('0' + v);
-	}
-	return p;
-}
-
-/* 0x... without quotes */
-static inline char *w_hex(char *p, uint64_t v)
-{
-	static const char digits[] = "0123456789abcdef";
-	unsigned int n = 1;
-	char *e;
-
-	for (uint64_t t = v; t >= 16; t >>= 4)
-		n++;
-	p[0] = '0';
-	p[1] = 'x';
-	e = p + 2 + n;
-	for (char *q = e; q > p + 2; v >>= 4)
-		*--q = digits[v & 15];
-	return e;
-}
+#define w_u64 hws_fmt__u64
+#define w_hex hws_fmt__hex
 
 static inline char *w_hexq(char *p, uint64_t v)
 {
-	static const char digits[] = "0123456789abcdef";
-	unsigned int n = 1;
-	char *e;
-
-	for (uint64_t t = v; t >= 16; t >>= 4)
-		n++;
-	p[0] = '"';
-	p[1] = '0';
-	p[2] = 'x';
-	e = p + 3 + n;
-	for (char *q = e; q > p + 3; v >>= 4)
-		*--q = digits[v & 15];
-	*e = '"';
-	return e + 1;
+	*p = '"';
+	p = hws_fmt__hex(p + 1, v);
+	*p = '"';
+	return p + 1;
 }
 
 static inline char *w_key(char *p, int c, int first)
@@ -514,16 +431,22 @@ static inline size_t name_len(const char *n)
 	return l;
 }
 
+/* 1 for the bytes JSON strings carry as they are (printable ASCII but '"' and '\\') */
+static const uint8_t json_plain_tbl[256] = {
+    [0x20 ... 0x21] = 1, /* 0x22 '"' */
+    [0x23 ... 0x5b] = 1, /* 0x5c '\\' */
+    [0x5d ... 0x7e] = 1,
+};
+
 static bool json_plain(const char *s, size_t *len)
 {
-	const char *p = s;
+	const uint8_t *p = (const uint8_t *)s;
 
-	for (; *p; p++) {
-		unsigned char c = (unsigned char)*p;
-		if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f)
-			return false;
-	}
-	*len = (size_t)(p - s);
+	while (json_plain_tbl[*p])
+		p++;
+	if (*p)
+		return false;
+	*len = (size_t)((const char *)p - s);
 	return true;
 }
 
@@ -644,7 +567,7 @@ static bool put_sym_json(struct lb *l, const struct hws_output_opts *o, const st
 		lb_add(l, ",\"sym\":" + first, sizeof(",\"sym\":") - 1 - first);
 	if (sym.name && !sym.srcfile && json_plain(sym.name, &nl) && nl < 4096) {
 		/* common case without printf: "name" or "name+0xoff" */
-		if (lb_reserve(l, nl + 24)) {
+		if (lb_reserve(l, nl + 32)) {
 			*l->p++ = '"';
 			copy_small(l->p, sym.name, nl);
 			l->p += nl;

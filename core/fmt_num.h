@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Unchecked number writers for the hot output paths (dump, report, c2c).
+ *
+ * Invariants: each writer stores at @p and returns the end of what it wrote; it may store
+ * up to HWS_FMT_SLACK bytes past that end (whole 8-byte words), so the caller must have
+ * reserved the longest result plus HWS_FMT_SLACK. The longest results are 20 decimal digits
+ * and "0x" + 16 hex digits. No division loop: eight digits at a time in one 64-bit word
+ * (SWAR), hex nibbles spread into bytes with shifts; the digit count comes from the value's
+ * bit length. Host byte order must be little-endian (x86-64, arm64: the tool's targets).
+ */
+#ifndef HWS_FMT_NUM_H
+#define HWS_FMT_NUM_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define HWS_FMT_SLACK 8
+#define HWS_FMT_U64_MAX (20 + HWS_FMT_SLACK)
+#define HWS_FMT_HEX_MAX (18 + HWS_FMT_SLACK)
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "core/fmt_num.h assumes a little-endian host"
+#endif
+
+/* x < 10^8 as eight ASCII digits, leading zeros kept, first digit in the lowest byte */
+static inline uint64_t hws_fmt__swar8(uint32_t x)
+{
+	uint64_t m = (x / 10000) | ((uint64_t)(x % 10000) << 32);
+	/* two 4-digit lanes -> four 2-digit lanes (x / 100 as x * 10486 >> 20, exact < 10^4) */
+	uint64_t top = ((m * 10486) >> 20) & 0x0000007f0000007fULL;
+	uint64_t h = ((m - 100 * top) << 16) + top;
+	/* four 2-digit lanes -> eight digits (x / 10 as x * 103 >> 10, exact < 179) */
+	uint64_t t = ((h * 103) >> 10) & 0x000f000f000f000fULL;
+
+	t += (h - 10 * t) << 8;
+	return t + 0x3030303030303030ULL;
+}
+
+/* decimal digits of @v (1..20) */
+static inline unsigned int hws_fmt__digits(uint64_t v)
+{
+	static const uint64_t pow10[20] = {1ULL,
+					   10ULL,
+					   100ULL,
+					   1000ULL,
+					   10000ULL,
+					   100000ULL,
+					   1000000ULL,
+					   10000000ULL,
+					   100000000ULL,
+					   1000000000ULL,
+					   10000000000ULL,
+					   100000000000ULL,
+					   1000000000000ULL,
+					   10000000000000ULL,
+					   100000000000000ULL,
+					   1000000000000000ULL,
+					   10000000000000000ULL,
+					   100000000000000000ULL,
+					   1000000000000000000ULL,
+					   10000000000000000000ULL};
+	/* bit length * 1233 / 4096 approximates log10(2^bits); one compare fixes it up */
+	unsigned int bits, d;
+
+	v |= 1; /* 0 has one digit; or-ing 1 never changes the count */
+	bits = 64 - (unsigned int)__builtin_clzll(v);
+	d = (bits * 1233) >> 12;
+	return d + (v >= pow10[d]);
+}
+
+static inline char *hws_fmt__u64(char *p, uint64_t v)
+{
+	uint64_t w;
+
+	if (v < 100000000) {
+		unsigned int n = hws_fmt__digits(v);
+
+		w = hws_fmt__swar8((uint32_t)v) >> (8 * (8 - n));
+		memcpy(p, &w, 8);
+		return p + n;
+	}
+	if (v < 10000000000000000ULL) {
+		uint32_t hi = (uint32_t)(v / 100000000), lo = (uint32_t)(v % 100000000);
+		unsigned int n = hws_fmt__digits(hi);
+
+		w = hws_fmt__swar8(hi) >> (8 * (8 - n));
+		memcpy(p, &w, 8);
+		p += n;
+		w = hws_fmt__swar8(lo);
+		memcpy(p, &w, 8);
+		return p + 8;
+	} else {
+		uint64_t q = v / 100000000;
+		uint32_t top = (uint32_t)(q / 100000000), mid = (uint32_t)(q % 100000000),
+			 lo = (uint32_t)(v % 100000000);
+		unsigned int n = hws_fmt__digits(top);
+
+		w = hws_fmt__swar8(top) >> (8 * (8 - n));
+		memcpy(p, &w, 8);
+		p += n;
+		w = hws_fmt__swar8(mid);
+		memcpy(p, &w, 8);
+		w = hws_fmt__swar8(lo);
+		memcpy(p + 8, &w, 8);
+		return p + 16;
+	}
+}
+
+/* x's eight nibbles as lowercase hex, most significant first (lowest byte) */
+static inline uint64_t hws_fmt__hex8(uint32_t x)
+{
+	uint64_t v = x, a;
+
+	v = (v | v << 16) & 0x0000ffff0000ffffULL;
+	v = (v | v << 8) & 0x00ff00ff00ff00ffULL;
+	v = (v | v << 4) & 0x0f0f0f0f0f0f0f0fULL;
+	v = __builtin_bswap64(v);
+	/* 'a' - '0' - 10 = 39 added to the nibbles above 9 */
+	a = ((v + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
+	return v + 0x3030303030303030ULL + a * 39;
+}
+
+/* 0x + hex digits, no leading zeros */
+static inline char *hws_fmt__hex(char *p, uint64_t v)
+{
+	unsigned int n = (67 - (unsigned int)__builtin_clzll(v | 1)) >> 2; /* nibbles, 1..16 */
+	uint64_t w;
+
+	p[0] = '0';
+	p[1] = 'x';
+	p += 2;
+	if (n <= 8) {
+		w = hws_fmt__hex8((uint32_t)v) >> (8 * (8 - n));
+		memcpy(p, &w, 8);
+		return p + n;
+	}
+	w = hws_fmt__hex8((uint32_t)(v >> 32)) >> (8 * (16 - n));
+	memcpy(p, &w, 8);
+	p += n - 8;
+	w = hws_fmt__hex8((uint32_t)v);
+	memcpy(p, &w, 8);
+	return p + 8;
+}
+
+#endif
