@@ -5,6 +5,8 @@
  * Rule: a level is only named when the value says the data was *found* there (HIT, or a
  * lvl_num without MISS); a miss at a level says nothing about where the data came from.
  */
+#include <stdbool.h>
+
 #include <hwsample/sample.h>
 
 #define F(v, shift, width) (((v) >> (shift)) & ((1ULL << (width)) - 1))
@@ -101,61 +103,99 @@ static unsigned int level_of(uint64_t v)
 	return HWS_MEM_UNKNOWN;
 }
 
-void hws_data_src__normalize(uint64_t v, struct hws_sample *s)
+/* what perf_mem_data_src @v says, independent of the sample it goes into */
+struct ds_norm {
+	uint64_t key;
+	uint32_t op_flags;
+	uint8_t op; /* HWS_OP_*, or NO_OP when the op bits say nothing */
+	uint8_t mem_level, snoop, tlb;
+	bool valid;
+};
+
+#define NO_OP 0xff
+
+static void ds_compute(uint64_t v, struct ds_norm *n)
 {
 	uint64_t op = DS_OP(v), snoop = DS_SNOOP(v), tlb = DS_TLB(v), blk = DS_BLK(v);
 
-	s->data_src = v;
-	s->fields |= HWS_SF_DATA_SRC;
+	n->key = v;
+	n->valid = true;
+	n->op = NO_OP;
+	n->op_flags = 0;
 	if (op & 0x2)
-		s->op = HWS_OP_LOAD;
+		n->op = HWS_OP_LOAD;
 	else if (op & 0x4)
-		s->op = HWS_OP_STORE;
+		n->op = HWS_OP_STORE;
 	else if (op & 0x8) {
-		s->op = HWS_OP_LOAD;
-		s->op_flags |= HWS_OPF_PREFETCH;
+		n->op = HWS_OP_LOAD;
+		n->op_flags |= HWS_OPF_PREFETCH;
 	} else if (op & 0x10)
-		s->op = HWS_OP_OTHER;
-	if (s->op != HWS_OP_UNKNOWN)
-		s->fields |= HWS_SF_OP;
+		n->op = HWS_OP_OTHER;
 
-	s->mem_level = (uint8_t)level_of(v);
+	n->mem_level = (uint8_t)level_of(v);
 
 	if (snoop & 0x10)
-		s->snoop = HWS_SNOOP_HITM;
+		n->snoop = HWS_SNOOP_HITM;
 	else if (DS_SNOOPX(v) & 0x2)
-		s->snoop = HWS_SNOOP_PEER;
+		n->snoop = HWS_SNOOP_PEER;
 	else if ((snoop & 0x4) || (DS_SNOOPX(v) & 0x1))
-		s->snoop = HWS_SNOOP_HIT;
+		n->snoop = HWS_SNOOP_HIT;
 	else if (snoop & 0x8)
-		s->snoop = HWS_SNOOP_MISS;
+		n->snoop = HWS_SNOOP_MISS;
 	else if (snoop & 0x2)
-		s->snoop = HWS_SNOOP_NONE;
+		n->snoop = HWS_SNOOP_NONE;
 	else
-		s->snoop = HWS_SNOOP_UNKNOWN;
+		n->snoop = HWS_SNOOP_UNKNOWN;
 
 	if (tlb & 0x4)
-		s->tlb = HWS_TLB_MISS;
+		n->tlb = HWS_TLB_MISS;
 	else if ((tlb & 0x2) && (tlb & 0x8) && !(tlb & 0x10))
-		s->tlb = HWS_TLB_L1_HIT;
+		n->tlb = HWS_TLB_L1_HIT;
 	else if ((tlb & 0x2) && (tlb & 0x10) && !(tlb & 0x8))
-		s->tlb = HWS_TLB_L2_HIT;
+		n->tlb = HWS_TLB_L2_HIT;
 	else if (tlb & 0x2)
-		s->tlb = HWS_TLB_HIT;
+		n->tlb = HWS_TLB_HIT;
 	else
-		s->tlb = HWS_TLB_UNKNOWN;
+		n->tlb = HWS_TLB_UNKNOWN;
 
 	if (DS_LOCK(v) & 0x2)
-		s->op_flags |= HWS_OPF_LOCK;
+		n->op_flags |= HWS_OPF_LOCK;
 	if (blk & 0x2)
-		s->op_flags |= HWS_OPF_BLK_DATA;
+		n->op_flags |= HWS_OPF_BLK_DATA;
 	if (blk & 0x4)
-		s->op_flags |= HWS_OPF_BLK_ADDR;
-	if (DS_REMOTE(v) || s->mem_level == HWS_MEM_REMOTE_CACHE ||
-	    s->mem_level == HWS_MEM_REMOTE_DRAM)
-		s->op_flags |= HWS_OPF_REMOTE;
-	if (s->mem_level == HWS_MEM_UNCACHED)
-		s->op_flags |= HWS_OPF_UNCACHED;
+		n->op_flags |= HWS_OPF_BLK_ADDR;
+	if (DS_REMOTE(v) || n->mem_level == HWS_MEM_REMOTE_CACHE ||
+	    n->mem_level == HWS_MEM_REMOTE_DRAM)
+		n->op_flags |= HWS_OPF_REMOTE;
+	if (n->mem_level == HWS_MEM_UNCACHED)
+		n->op_flags |= HWS_OPF_UNCACHED;
+}
+
+/*
+ * A recording holds a few hundred distinct data_src values among millions of samples:
+ * a direct-mapped cache per thread of the decoded form skips the bit tests for all but the
+ * first sample of each value.
+ */
+#define DS_CACHE_BITS 10
+
+static _Thread_local struct ds_norm ds_cache[1u << DS_CACHE_BITS];
+
+void hws_data_src__normalize(uint64_t v, struct hws_sample *s)
+{
+	struct ds_norm *n = &ds_cache[(v * 0x9e3779b97f4a7c15ULL) >> (64 - DS_CACHE_BITS)];
+
+	if (!n->valid || n->key != v)
+		ds_compute(v, n);
+	s->data_src = v;
+	s->fields |= HWS_SF_DATA_SRC;
+	if (n->op != NO_OP)
+		s->op = n->op;
+	if (s->op != HWS_OP_UNKNOWN)
+		s->fields |= HWS_SF_OP;
+	s->op_flags |= n->op_flags;
+	s->mem_level = n->mem_level;
+	s->snoop = n->snoop;
+	s->tlb = n->tlb;
 }
 
 static const char *const level_names[] = {

@@ -405,7 +405,7 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 	rs.misc = rec->hdr->misc;
 	b = d->evs[ev + 1].backend;
 
-	memset(&s, 0, sizeof(s));
+	hws_zero(&s, sizeof(s));
 	s.sz = sizeof(s);
 	s.attr_idx = (uint32_t)ev;
 	s.event = ea->name;

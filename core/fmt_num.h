@@ -69,10 +69,19 @@ static inline unsigned int hws_fmt__digits(uint64_t v)
 	return d + (v >= pow10[d]);
 }
 
-static inline char *hws_fmt__u64(char *p, uint64_t v)
+static inline __attribute__((always_inline)) char *hws_fmt__u64(char *p, uint64_t v)
 {
+	static const char pairs[200] = "0001020304050607080910111213141516171819"
+				       "2021222324252627282930313233343536373839"
+				       "4041424344454647484950515253545556575859"
+				       "6061626364656667686970717273747576777879"
+				       "8081828384858687888990919293949596979899";
 	uint64_t w;
 
+	if (v < 100) { /* CPUs, small periods: a table is cheaper than the digit count */
+		memcpy(p, pairs + 2 * v + (v < 10), 2);
+		return p + 1 + (v >= 10);
+	}
 	if (v < 100000000) {
 		unsigned int n = hws_fmt__digits(v);
 
@@ -122,7 +131,7 @@ static inline uint64_t hws_fmt__hex8(uint32_t x)
 }
 
 /* 0x + hex digits, no leading zeros */
-static inline char *hws_fmt__hex(char *p, uint64_t v)
+static inline __attribute__((always_inline)) char *hws_fmt__hex(char *p, uint64_t v)
 {
 	unsigned int n = (67 - (unsigned int)__builtin_clzll(v | 1)) >> 2; /* nibbles, 1..16 */
 	uint64_t w;

@@ -8,9 +8,11 @@
  * samples.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <hwsample/errors.h>
@@ -450,16 +452,95 @@ static bool json_plain(const char *s, size_t *len)
 	return true;
 }
 
-/* The fixed columns, written with one reservation. false: use the general path. */
-static bool json_fast(struct lb *l, const struct hws_sample *s)
+/*
+ * The enum names (op, level, snoop, TLB) with their lengths, made once: the JSON fast path
+ * copies a fixed 16 bytes and advances by the length.
+ */
+struct name_ent {
+	char s[16];
+	uint8_t n; /* 0: longer than s, use the slow path */
+};
+
+static struct name_ent op_tab[HWS_OP_OTHER + 1], lvl_tab[HWS_MEM__MAX], snoop_tab[HWS_SNOOP__MAX],
+    tlb_tab[HWS_TLB__MAX];
+static pthread_once_t name_tab_once = PTHREAD_ONCE_INIT;
+
+static void name_tab_fill(struct name_ent *t, size_t n, const char *(*name)(unsigned int))
 {
+	for (size_t i = 0; i < n; i++) {
+		const char *s = name((unsigned int)i);
+		size_t l = strlen(s), pl;
+
+		if (l < sizeof(t[i].s) && json_plain(s, &pl)) {
+			memcpy(t[i].s, s, l);
+			t[i].n = (uint8_t)l;
+		}
+	}
+}
+
+static void name_tab_init(void)
+{
+	name_tab_fill(op_tab, ARRAY_SIZE(op_tab), hws_op__name);
+	name_tab_fill(lvl_tab, ARRAY_SIZE(lvl_tab), hws_mem_level__name);
+	name_tab_fill(snoop_tab, ARRAY_SIZE(snoop_tab), hws_snoop__name);
+	name_tab_fill(tlb_tab, ARRAY_SIZE(tlb_tab), hws_tlb__name);
+}
+
+/* the memo: the last few strings seen, by address, with their length and plainness */
+#define MEMO_SLOTS 8
+
+struct hws_output_memo {
+	struct {
+		const char *p;
+		size_t len;
+		bool plain;
+	} e[MEMO_SLOTS];
+	unsigned int next;
+};
+
+struct hws_output_memo *hws_output_memo__new(void)
+{
+	return calloc(1, sizeof(struct hws_output_memo));
+}
+
+void hws_output_memo__delete(struct hws_output_memo *m)
+{
+	free(m);
+}
+
+static bool memo_plain(struct hws_output_memo *m, const char *s, size_t *len)
+{
+	bool plain;
+
+	if (!m)
+		return json_plain(s, len);
+	for (unsigned int i = 0; i < MEMO_SLOTS; i++) {
+		if (m->e[i].p == s) {
+			*len = m->e[i].len;
+			return m->e[i].plain;
+		}
+	}
+	plain = json_plain(s, len);
+	m->e[m->next].p = s;
+	m->e[m->next].len = plain ? *len : 0;
+	m->e[m->next].plain = plain;
+	m->next = (m->next + 1) % MEMO_SLOTS;
+	return plain;
+}
+
+/* The fixed columns, written with one reservation. false: use the general path. */
+static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s)
+{
+	struct hws_output_memo *memo =
+	    o->sz >= offsetof(struct hws_output_opts, memo) + sizeof(o->memo) ? o->memo : NULL;
 	const char *ev = s->event ? s->event : "", *be = s->backend ? s->backend : "";
 	size_t evl, bel;
 	uint64_t f = s->fields;
 	char *p;
 
-	if (!json_plain(ev, &evl) || !json_plain(be, &bel) || evl > 4096 || bel > 4096)
+	if (!memo_plain(memo, ev, &evl) || !memo_plain(memo, be, &bel) || evl > 4096 || bel > 4096)
 		return false;
+	pthread_once(&name_tab_once, name_tab_init);
 	if (!lb_reserve(l, 1024 + evl + bel))
 		return true; /* error recorded */
 	p = l->p;
@@ -476,6 +557,21 @@ static bool json_fast(struct lb *l, const struct hws_sample *s)
 		p = w_key(p, c, first);                                                            \
 		first = 0;                                                                         \
 		p = w_hexq(p, v);                                                                  \
+	} while (0)
+#define ENUM(c, tab, v, namefn)                                                                    \
+	do {                                                                                       \
+		if ((v) < ARRAY_SIZE(tab) && tab[v].n) {                                           \
+			p = w_key(p, c, first);                                                    \
+			first = 0;                                                                 \
+			*p++ = '"';                                                                \
+			memcpy(p, tab[v].s, 16);                                                   \
+			p += tab[v].n;                                                             \
+			*p++ = '"';                                                                \
+		} else {                                                                           \
+			const char *n_ = namefn(v);                                                \
+			size_t nl_ = name_len(n_);                                                 \
+			STR(c, n_, nl_);                                                           \
+		}                                                                                  \
 	} while (0)
 #define STR(c, str, n)                                                                             \
 	do {                                                                                       \
@@ -515,11 +611,8 @@ static bool json_fast(struct lb *l, const struct hws_sample *s)
 		HEX(C_ADDR, s->addr);
 	if (f & HWS_SF_PHYS_ADDR)
 		HEX(C_PHYS, s->phys_addr);
-	if (f & HWS_SF_OP) {
-		const char *n = hws_op__name(s->op);
-		size_t nl = name_len(n);
-		STR(C_OP, n, nl);
-	}
+	if (f & HWS_SF_OP)
+		ENUM(C_OP, op_tab, s->op, hws_op__name);
 	if (f & HWS_SF_LAT_TOTAL)
 		NUM(C_LAT_TOTAL, s->lat_total);
 	if (f & HWS_SF_LAT_ISSUE)
@@ -531,15 +624,9 @@ static bool json_fast(struct lb *l, const struct hws_sample *s)
 	if (f & HWS_SF_LAT_INS)
 		NUM(C_LAT_INS, s->lat_ins);
 	if (f & HWS_SF_DATA_SRC) {
-		const char *n = hws_mem_level__name(s->mem_level);
-		size_t nl = name_len(n);
-		STR(C_LEVEL, n, nl);
-		n = hws_snoop__name(s->snoop);
-		nl = name_len(n);
-		STR(C_SNOOP, n, nl);
-		n = hws_tlb__name(s->tlb);
-		nl = name_len(n);
-		STR(C_TLB, n, nl);
+		ENUM(C_LEVEL, lvl_tab, s->mem_level, hws_mem_level__name);
+		ENUM(C_SNOOP, snoop_tab, s->snoop, hws_snoop__name);
+		ENUM(C_TLB, tlb_tab, s->tlb, hws_tlb__name);
 		NUM(C_DATA_SRC, s->data_src);
 	}
 	if (f & HWS_SF_BRANCH)
@@ -547,6 +634,7 @@ static bool json_fast(struct lb *l, const struct hws_sample *s)
 #undef NUM
 #undef HEX
 #undef STR
+#undef ENUM
 	l->p = p;
 	return true;
 }
@@ -597,7 +685,7 @@ static void sample_json(struct lb *l, const struct hws_output_opts *o, const str
 {
 	bool first = true;
 
-	if (json_fast(l, s)) {
+	if (json_fast(l, o, s)) {
 		if (l->err || !l->p)
 			return;
 		first = l->p[-1] == '{';

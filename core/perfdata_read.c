@@ -1733,10 +1733,9 @@ static int decompress(struct hws_perf_reader *r, const uint8_t *rec, size_t size
 /* ---------------------------------------------------------------- record delivery */
 
 /* Byte-swap, attribute, and interpret a record copied into r->rec. */
-static int finish_record(struct hws_perf_reader *r, const struct perf_event_header *h,
+static int finish_record(struct hws_perf_reader *r, uint8_t *rec, const struct perf_event_header *h,
 			 uint64_t off, struct hws_perf_record *out)
 {
-	uint8_t *rec = (uint8_t *)r->rec;
 	int err, idx;
 
 	idx = record_attr(r, rec);
@@ -1804,7 +1803,7 @@ static int next_decompressed(struct hws_perf_reader *r, struct hws_perf_record *
 	memcpy(r->rec, r->dc + r->dc_pos, h.size);
 	memcpy(r->rec, &h, sizeof(h));
 	r->dc_pos += h.size;
-	err = finish_record(r, &h, r->dc_off, out);
+	err = finish_record(r, (uint8_t *)r->rec, &h, r->dc_off, out);
 	return err ? err : after_record(r, &h, out);
 }
 
@@ -1861,10 +1860,16 @@ int hws_perf_reader__next(struct hws_perf_reader *r, struct hws_perf_record *out
 	if (err)
 		return fail(r, err, r->pos, &h, "file truncated inside the record (%zu of %u bytes)",
 			    got, h.size);
-	rec = (uint8_t *)r->rec;
-	memcpy(rec, p, h.size);
-	memcpy(rec, &h, sizeof(h));
-	err = finish_record(r, &h, r->pos, out);
+	if (!r->swap && h.type < HWS_RECORD_HEADER_ATTR && !((uintptr_t)p & 7)) {
+		/* kernel records are only read: hand out the window's bytes, valid until the
+		 * next call as the copy would be */
+		rec = (uint8_t *)(uintptr_t)p;
+	} else {
+		rec = (uint8_t *)r->rec;
+		memcpy(rec, p, h.size);
+		memcpy(rec, &h, sizeof(h));
+	}
+	err = finish_record(r, rec, &h, r->pos, out);
 	if (err)
 		return err;
 

@@ -19,6 +19,7 @@
 #include <hwsample/perfdata.h>
 #include <hwsample/sample.h>
 
+#include "internal.h"
 #include "perfdata_int.h"
 
 struct cur {
@@ -105,7 +106,7 @@ int hws_sample__parse(const struct perf_event_attr *attr, const void *rec, size_
 	if (!attr || !rec || !out || size < sizeof(*hdr) || hdr->size > size ||
 	    hdr->size < sizeof(*hdr))
 		return HWS_E_BADREC;
-	memset(out, 0, sizeof(*out));
+	hws_zero(out, sizeof(*out));
 	st = attr->sample_type;
 	out->attr = attr;
 	out->sample_type = st;

@@ -215,6 +215,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	c.out.raw_ctx = c.dec;
 	hws_strbuf__init(&c.scratch, 1u << 20);
 	c.out.scratch = &c.scratch;
+	c.out.memo = hws_output_memo__new(); /* NULL is fine: no memo */
 	hws_output__header(&c.out, &c.sb);
 
 	rc = hws_decoder__run(c.dec, dump_cb, &c);
@@ -237,6 +238,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 		loss_summary(c.dec);
 	hws_strbuf__release(&c.sb);
 	hws_strbuf__release(&c.scratch);
+	hws_output_memo__delete(c.out.memo);
 	hws_decoder__delete(c.dec);
 	hws_perf_reader__close(r);
 	return ret;

@@ -48,7 +48,14 @@ struct hws_output_opts {
 	/* optional scratch buffer reused across calls (vendor fields, symbols); NULL: one is
 	 * made and freed per sample. Owned by the caller (hws_strbuf__release when done). */
 	struct hws_strbuf *scratch;
+	/* optional memo of the event/backend strings' JSON form, kept across calls (NULL: each
+	 * sample scans them again). Strings are known by address: a memo must not outlive the
+	 * strings its samples point to (make one per decoder run). */
+	struct hws_output_memo *memo;
 };
+
+HWS_API struct hws_output_memo *hws_output_memo__new(void);
+HWS_API void hws_output_memo__delete(struct hws_output_memo *m);
 
 /* CSV header row (with newline); nothing for the other formats. 0 or negative error. */
 HWS_API int hws_output__header(const struct hws_output_opts *o, struct hws_strbuf *sb);
