@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <hwsample/errors.h>
 #include <hwsample/report.h>
@@ -23,21 +24,33 @@
 
 #define NR_LAT 5
 
+/* arrays this large are mmap'd with transparent huge pages: fewer faults and TLB misses
+ * when every sample brings a new address (PEBS/IBS data addresses) */
+#define BIG_ALLOC (4u << 20)
+
 struct tally {
 	uint64_t samples, period, lat;
 };
 
-struct akey {
+/* one distinct (pid, address), in insertion order */
+struct aent {
 	uint64_t addr;
 	uint32_t pid;
-	uint32_t used;
+	uint32_t pad;
 	struct tally t;
 };
 
+/* hash slot: index + 1 into the entries (0 = empty) and 32 bits of the key's hash, so a
+ * probe only reads an entry whose hash matches */
+struct aslot {
+	uint32_t tag, idx;
+};
+
 struct atable {
-	struct akey *k;
-	struct akey *last; /* previous hit: samples come in runs of the same address */
-	size_t size, nr, max;
+	struct aslot *slot;
+	struct aent *e;
+	size_t size, nr, alloc, max; /* slots, entries used, entries allocated, entry bound */
+	size_t last;		     /* index + 1 of the previous hit: samples come in runs */
 	struct tally other;
 };
 
@@ -96,18 +109,70 @@ struct hws_report *hws_report__new(const struct hws_report_opts *opts)
 		r->opts.sections = ~0U;
 	if (!r->opts.max_keys)
 		r->opts.max_keys = 4u << 20;
+	if (r->opts.max_keys > UINT32_MAX - 1)
+		r->opts.max_keys = UINT32_MAX - 1; /* entry indexes are 32-bit */
 	r->ips.max = r->addrs.max = r->opts.max_keys;
 	for (int i = 0; i < NR_LAT; i++)
 		r->lat[i].min = UINT64_MAX;
 	return r;
 }
 
+static void *big_alloc(size_t bytes) /* zeroed */
+{
+	void *p;
+
+	if (bytes < BIG_ALLOC)
+		return calloc(1, bytes);
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, bytes, MADV_HUGEPAGE); /* best effort */
+	return p;
+}
+
+static void big_free(void *p, size_t bytes)
+{
+	if (!p)
+		return;
+	if (bytes < BIG_ALLOC)
+		free(p);
+	else
+		munmap(p, bytes);
+}
+
+/* grow @p from @old to @nbytes bytes (contents kept, the tail zeroed) */
+static void *big_realloc(void *p, size_t old, size_t nbytes)
+{
+	void *n;
+
+	if (p && old >= BIG_ALLOC) {
+		n = mremap(p, old, nbytes, MREMAP_MAYMOVE);
+		if (n == MAP_FAILED)
+			return NULL;
+		madvise(n, nbytes, MADV_HUGEPAGE);
+		return n;
+	}
+	n = big_alloc(nbytes);
+	if (!n)
+		return NULL;
+	if (p)
+		memcpy(n, p, old);
+	big_free(p, old);
+	return n;
+}
+
+static void at_free(struct atable *t)
+{
+	big_free(t->slot, t->size * sizeof(*t->slot));
+	big_free(t->e, t->alloc * sizeof(*t->e));
+}
+
 void hws_report__delete(struct hws_report *r)
 {
 	if (!r)
 		return;
-	free(r->ips.k);
-	free(r->addrs.k);
+	at_free(&r->ips);
+	at_free(&r->addrs);
 	for (size_t i = 0; i < r->nr_rows; i++) {
 		free(r->rows[i].event);
 		free(r->rows[i].backend);
@@ -116,7 +181,7 @@ void hws_report__delete(struct hws_report *r)
 	free(r);
 }
 
-static uint64_t key_hash(uint32_t pid, uint64_t addr)
+static inline uint64_t key_hash(uint32_t pid, uint64_t addr)
 {
 	uint64_t h = addr ^ ((uint64_t)pid << 47) ^ pid;
 
@@ -127,92 +192,131 @@ static uint64_t key_hash(uint32_t pid, uint64_t addr)
 	return h ^ (h >> 33);
 }
 
-static struct akey *at_slot(const struct atable *t, uint32_t pid, uint64_t addr)
+/* index + 1 of the entry of (pid, addr), or 0 with *slot = the empty slot ending the probe */
+static inline size_t at_find(const struct atable *t, uint32_t pid, uint64_t addr, size_t *slot)
 {
-	size_t m = t->size - 1, i = key_hash(pid, addr) & m;
+	uint64_t h = key_hash(pid, addr);
+	uint32_t tag = (uint32_t)(h >> 32);
+	size_t m = t->size - 1, i = h & m;
 
-	while (t->k[i].used && (t->k[i].addr != addr || t->k[i].pid != pid))
-		i = (i + 1) & m;
-	return &t->k[i];
+	for (; t->slot[i].idx; i = (i + 1) & m) {
+		const struct aent *e;
+
+		if (t->slot[i].tag != tag)
+			continue;
+		e = &t->e[t->slot[i].idx - 1];
+		if (e->addr == addr && e->pid == pid)
+			return t->slot[i].idx;
+	}
+	*slot = i;
+	return 0;
 }
 
-static int at_grow(struct atable *t)
+/* double the slots (rehashing from the dense entries, in order) */
+static int at_grow_slots(struct atable *t)
 {
-	size_t ns = t->size ? t->size * 2 : 1024;
-	struct atable n = {.size = ns};
+	size_t ns = t->size ? t->size * 2 : 1024, m = ns - 1;
+	struct aslot *n = big_alloc(ns * sizeof(*n));
 
-	n.k = calloc(ns, sizeof(*n.k));
-	if (!n.k)
+	if (!n)
 		return -ENOMEM;
-	for (size_t i = 0; i < t->size; i++)
-		if (t->k[i].used)
-			*at_slot(&n, t->k[i].pid, t->k[i].addr) = t->k[i];
-	free(t->k);
-	t->k = n.k;
+	for (size_t k = 0; k < t->nr; k++) {
+		uint64_t h = key_hash(t->e[k].pid, t->e[k].addr);
+		size_t i = h & m;
+
+		while (n[i].idx)
+			i = (i + 1) & m;
+		n[i].tag = (uint32_t)(h >> 32);
+		n[i].idx = (uint32_t)(k + 1);
+	}
+	big_free(t->slot, t->size * sizeof(*t->slot));
+	t->slot = n;
 	t->size = ns;
-	t->last = NULL;
 	return 0;
+}
+
+static int at_grow_entries(struct atable *t)
+{
+	size_t na = t->alloc ? t->alloc * 2 : 512;
+	struct aent *e = big_realloc(t->e, t->alloc * sizeof(*e), na * sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+	t->e = e;
+	t->alloc = na;
+	return 0;
+}
+
+static inline void tally_add(struct tally *t, const struct tally *v)
+{
+	t->samples += v->samples;
+	t->period += v->period;
+	t->lat += v->lat;
 }
 
 static int at_add(struct atable *t, uint32_t pid, uint64_t addr, const struct tally *v)
 {
-	struct akey *k;
+	struct aent *e;
+	size_t idx, slot = 0;
 
 	if ((int64_t)addr < 0)
 		pid = 0;
-	k = t->last;
-	if (k && k->addr == addr && k->pid == pid)
-		goto add;
+	if (t->last) {
+		e = &t->e[t->last - 1];
+		if (e->addr == addr && e->pid == pid) {
+			tally_add(&e->t, v);
+			return 0;
+		}
+	}
 	if (t->size) {
-		k = at_slot(t, pid, addr);
-		if (k->used)
-			goto add;
+		idx = at_find(t, pid, addr, &slot);
+		if (idx) {
+			t->last = idx;
+			tally_add(&t->e[idx - 1].t, v);
+			return 0;
+		}
 	}
 	if (t->nr >= t->max) {
-		k = NULL;
-		goto other;
+		tally_add(&t->other, v);
+		return 0;
 	}
-	if ((t->nr + 1) * 2 > t->size && at_grow(t))
+	/* at most 3/4 full */
+	if ((t->nr + 1) * 4 > t->size * 3) {
+		if (at_grow_slots(t))
+			return -ENOMEM;
+		at_find(t, pid, addr, &slot);
+	}
+	if (t->nr == t->alloc && at_grow_entries(t))
 		return -ENOMEM;
-	k = at_slot(t, pid, addr);
-	k->used = 1;
-	k->pid = pid;
-	k->addr = addr;
-	t->nr++;
-add:
-	t->last = k;
-	k->t.samples += v->samples;
-	k->t.period += v->period;
-	k->t.lat += v->lat;
-	return 0;
-other:
-	t->other.samples += v->samples;
-	t->other.period += v->period;
-	t->other.lat += v->lat;
+	e = &t->e[t->nr];
+	e->addr = addr;
+	e->pid = pid;
+	e->pad = 0;
+	e->t = *v;
+	t->slot[slot].tag = (uint32_t)(key_hash(pid, addr) >> 32);
+	t->slot[slot].idx = (uint32_t)++t->nr;
+	t->last = t->nr;
 	return 0;
 }
 
 static uint64_t at_get(const struct atable *t, uint32_t pid, uint64_t addr)
 {
-	const struct akey *k;
+	size_t idx, slot;
 
 	if (!t->size)
 		return 0;
 	if ((int64_t)addr < 0)
 		pid = 0;
-	k = at_slot(t, pid, addr);
-	return k->used ? k->t.samples : 0;
+	idx = at_find(t, pid, addr, &slot);
+	return idx ? t->e[idx - 1].t.samples : 0;
 }
 
-static unsigned int log2_bucket(uint64_t v)
+/* bit length of @v, at most HWS_REPORT_LAT_BUCKETS - 1 */
+static inline unsigned int log2_bucket(uint64_t v)
 {
-	unsigned int b = 0;
+	unsigned int b = v ? 64 - (unsigned int)__builtin_clzll(v) : 0;
 
-	while (v && b < HWS_REPORT_LAT_BUCKETS - 1) {
-		b++;
-		v >>= 1;
-	}
-	return b;
+	return b < HWS_REPORT_LAT_BUCKETS - 1 ? b : HWS_REPORT_LAT_BUCKETS - 1;
 }
 
 int hws_report__add(struct hws_report *r, const struct hws_sample *s)
@@ -427,17 +531,16 @@ static const char *sort_name(const struct hws_report *r)
 }
 
 struct row {
-	char *label;	      /* owned; NULL: made from @k when shown */
-	const struct akey *k; /* address rows */
+	char *label;	      /* group rows: owned */
+	const struct aent *k; /* address rows */
 	struct tally t;
-	uint64_t key; /* sort value (address while resolving) */
-	uint32_t pid;
+	uint64_t key; /* sort value */
 };
 
-static int row_cmp_val(const void *a, const void *b)
+/* order of the top tables: larger sort value first; ties by address then pid (address
+ * rows, unique) or by label (group rows) */
+static int row_cmp_val(const struct row *x, const struct row *y)
 {
-	const struct row *x = a, *y = b;
-
 	if (x->key != y->key)
 		return x->key > y->key ? -1 : 1;
 	if (x->k && y->k) {
@@ -448,13 +551,25 @@ static int row_cmp_val(const void *a, const void *b)
 	return x->label && y->label ? strcmp(x->label, y->label) : 0;
 }
 
-static int row_cmp_pid_addr(const void *a, const void *b)
+/* Move the best @shown of @rows[0..n) to the front, in order, by insertion into a sorted
+ * prefix (n x top, and most rows lose at the first compare). Stable: equal rows keep their
+ * order. */
+static void select_top(struct row *rows, size_t n, size_t shown)
 {
-	const struct row *x = a, *y = b;
+	for (size_t i = 0, have = 0; i < n && shown; i++) {
+		struct row x = rows[i];
+		size_t j;
 
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->key < y->key ? -1 : x->key > y->key;
+		if (have == shown && row_cmp_val(&x, &rows[have - 1]) >= 0)
+			continue;
+		j = have < shown ? have++ : have - 1;
+		rows[i] = rows[j]; /* the displaced row goes where x was */
+		while (j > 0 && row_cmp_val(&x, &rows[j - 1]) < 0) {
+			rows[j] = rows[j - 1];
+			j--;
+		}
+		rows[j] = x;
+	}
 }
 
 static void rows_free(struct row *rows, size_t n)
@@ -488,7 +603,7 @@ static char *group_label(const struct hws_symbol *sym)
 }
 
 /* "0xADDR symbol+off [dso]" of an address row */
-static int addr_label(struct hws_symbols *syms, const struct akey *k, bool data,
+static int addr_label(struct hws_symbols *syms, const struct aent *k, bool data,
 		      struct hws_strbuf *sb)
 {
 	struct hws_symbol sym;
@@ -502,34 +617,14 @@ static int addr_label(struct hws_symbols *syms, const struct akey *k, bool data,
 	return hws_symbol__format(&sym, true, sb);
 }
 
+/* a table of @shown rows, already in order, out of @n */
 static int render_table(struct hws_report *r, struct hws_strbuf *sb, const char *title,
-			const char *col, struct row *rows, size_t n, const struct tally *other,
-			struct hws_symbols *syms, bool data)
+			const char *col, const struct row *rows, size_t shown, size_t n,
+			const struct tally *other, struct hws_symbols *syms, bool data)
 {
-	uint64_t total = sort_total(r), max = 0;
-	size_t shown = n < r->opts.top ? n : r->opts.top;
+	uint64_t total = sort_total(r), max = shown ? rows[0].key : 0;
 	int err;
 
-	for (size_t i = 0; i < n; i++)
-		rows[i].key = sort_val(r, &rows[i].t);
-	/* only the first @shown rows need to be in order: move the best to the front by
-	 * insertion into a sorted prefix (n x top, and most rows lose at the first compare) */
-	for (size_t i = 0, have = 0; i < n && shown; i++) {
-		struct row x = rows[i];
-		size_t j;
-
-		if (have == shown && row_cmp_val(&x, &rows[have - 1]) >= 0)
-			continue;
-		j = have < shown ? have++ : have - 1;
-		rows[i] = rows[j]; /* the displaced row goes where x was */
-		while (j > 0 && row_cmp_val(&x, &rows[j - 1]) < 0) {
-			rows[j] = rows[j - 1];
-			j--;
-		}
-		rows[j] = x;
-	}
-	if (n)
-		max = rows[0].key;
 	err = hws_strbuf__addf(sb, "\n== %s (by %s, top %zu of %zu) ==\n", title, sort_name(r),
 			       shown, n);
 	if (!err)
@@ -575,44 +670,99 @@ static size_t gslot(struct gkey *tab, size_t size, const char *dso, uint64_t sta
 	return i;
 }
 
-/* Top addresses of table @t and the same grouped by symbol. */
-static int render_addrs(struct hws_report *r, struct hws_symbols *syms, struct hws_strbuf *sb,
-			const struct atable *t, bool data)
-{
-	struct row *rows = NULL, *groups = NULL;
-	struct gkey *gtab = NULL;
-	size_t n = 0, ng = 0, gsize = 16;
-	int err = 0;
+/* (pid, address) of an entry, for the resolve order */
+struct skey {
+	uint64_t addr;
+	uint32_t pid;
+	uint32_t idx;
+};
 
-	if (!t->nr)
-		return 0;
-	while (gsize < t->nr * 2)
-		gsize *= 2;
-	rows = calloc(t->nr, sizeof(*rows));
-	groups = calloc(t->nr, sizeof(*groups));
-	gtab = calloc(gsize, sizeof(*gtab));
-	if (!rows || !groups || !gtab) {
-		err = -ENOMEM;
+/* Entries of @t in (pid, address) order: LSD radix sort, 8 bits a pass, passes whose digit
+ * is the same in every key skipped. Return the array (big_free with n entries) or NULL. */
+static struct skey *sort_pid_addr(const struct atable *t)
+{
+	size_t n = t->nr, bytes = n * sizeof(struct skey);
+	struct skey *a = big_alloc(bytes), *b = big_alloc(bytes), *tmp;
+	uint32_t (*cnt)[256] = calloc(12, sizeof(*cnt));
+
+	if (!a || !b || !cnt) {
+		big_free(a, bytes);
+		a = NULL;
 		goto out;
 	}
-	for (size_t i = 0; i < t->size; i++)
-		if (t->k[i].used) {
-			rows[n].k = &t->k[i];
-			rows[n].key = t->k[i].addr;
-			rows[n++].pid = t->k[i].pid;
-		}
-	/* resolve in (pid, address) order: each process's files come one after the other,
-	 * so the symbol cache loads each file once instead of thrashing in hash order */
-	qsort(rows, n, sizeof(*rows), row_cmp_pid_addr);
 	for (size_t i = 0; i < n; i++) {
-		const struct akey *k = rows[i].k;
+		uint64_t x = t->e[i].addr;
+		uint32_t p = t->e[i].pid;
+
+		a[i] = (struct skey){x, p, (uint32_t)i};
+		for (int d = 0; d < 8; d++)
+			cnt[d][(x >> (8 * d)) & 0xff]++;
+		for (int d = 0; d < 4; d++)
+			cnt[8 + d][(p >> (8 * d)) & 0xff]++;
+	}
+	for (int d = 0; d < 12; d++) {
+		uint32_t pos[256], sum = 0;
+		int sh = 8 * (d & 7);
+		bool pid = d >= 8;
+
+		if (cnt[d][pid ? (a[0].pid >> sh) & 0xff : (a[0].addr >> sh) & 0xff] == n)
+			continue; /* one value: nothing moves */
+		for (int v = 0; v < 256; v++) {
+			pos[v] = sum;
+			sum += cnt[d][v];
+		}
+		for (size_t i = 0; i < n; i++) {
+			unsigned int v = pid ? (a[i].pid >> sh) & 0xff : (a[i].addr >> sh) & 0xff;
+			b[pos[v]++] = a[i];
+		}
+		tmp = a;
+		a = b;
+		b = tmp;
+	}
+out:
+	big_free(b, bytes);
+	free(cnt);
+	return a;
+}
+
+/* Group every entry of @t by symbol into @groups (creation order), with @syms resolving in
+ * (pid, address) order so each process's files load one after the other. A resolved
+ * range covers the following addresses of the same process without another lookup. */
+static int group_entries(struct hws_symbols *syms, const struct atable *t, bool data,
+			 struct row *groups, size_t *ngp)
+{
+	struct skey *order = NULL;
+	struct gkey *gtab = NULL;
+	size_t gsize = 16, ng = 0, g = 0;
+	uint64_t lo = 1, hi = 0; /* the current range (empty) */
+	uint32_t pid = 0;
+	int err = 0;
+
+	while (gsize < t->nr * 2)
+		gsize *= 2;
+	gtab = big_alloc(gsize * sizeof(*gtab));
+	if (!gtab)
+		return -ENOMEM;
+	if (syms) {
+		order = sort_pid_addr(t);
+		if (!order) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct aent *k = &t->e[order ? order[i].idx : i];
 		struct hws_symbol sym = {0};
 		uint64_t start;
-		size_t g;
 
-		rows[i].t = k->t;
+		if (i && k->pid == pid && k->addr >= lo && k->addr <= hi)
+			goto add; /* same symbol as the previous address */
+		pid = k->pid;
+		lo = hi = k->addr;
 		if (syms)
-			hws_symbols__resolve(syms, k->pid, k->addr, data, &sym);
+			hws_symbols__resolve_range(syms, k->pid, k->addr, data, &sym, &lo, &hi);
+		else
+			lo = 0, hi = UINT64_MAX; /* everything is "[unknown]" */
 		start = sym.name ? sym.dso_addr - sym.offset : UINT64_MAX;
 		g = gslot(gtab, gsize, sym.dso, start);
 		if (!gtab[g].row) {
@@ -625,20 +775,73 @@ static int render_addrs(struct hws_report *r, struct hws_symbols *syms, struct h
 			gtab[g].start = start;
 			gtab[g].row = ++ng;
 		}
-		struct tally *gt = &groups[gtab[g].row - 1].t;
-		gt->samples += k->t.samples;
-		gt->period += k->t.period;
-		gt->lat += k->t.lat;
+		g = gtab[g].row - 1;
+add:
+		tally_add(&groups[g].t, &k->t);
 	}
-	err = render_table(r, sb, data ? "Top data objects" : "Top functions",
-			   data ? "object  [dso]" : "function  [dso]", groups, ng, &t->other, syms,
-			   data);
-	if (!err)
-		err = render_table(r, sb, data ? "Top data addresses" : "Top code addresses",
-				   "address symbol", rows, n, NULL, syms, data);
 out:
-	free(gtab);
-	rows_free(rows, n);
+	*ngp = ng;
+	big_free(order, t->nr * sizeof(*order));
+	big_free(gtab, gsize * sizeof(*gtab));
+	return err;
+}
+
+/* the best @shown entries of @t into @top, in order */
+static size_t top_entries(struct hws_report *r, const struct atable *t, struct row *top,
+			  size_t shown)
+{
+	size_t have = 0;
+
+	for (size_t i = 0; i < t->nr && shown; i++) {
+		struct row x = {.k = &t->e[i], .t = t->e[i].t};
+		size_t j;
+
+		x.key = sort_val(r, &x.t);
+		if (have == shown && (x.key < top[have - 1].key ||
+				      row_cmp_val(&x, &top[have - 1]) >= 0))
+			continue;
+		j = have < shown ? have++ : have - 1;
+		while (j > 0 && row_cmp_val(&x, &top[j - 1]) < 0) {
+			top[j] = top[j - 1];
+			j--;
+		}
+		top[j] = x;
+	}
+	return have;
+}
+
+/* Top addresses of table @t and the same grouped by symbol. */
+static int render_addrs(struct hws_report *r, struct hws_symbols *syms, struct hws_strbuf *sb,
+			const struct atable *t, bool data)
+{
+	size_t ng = 0, shown = t->nr < r->opts.top ? t->nr : r->opts.top;
+	struct row *groups = NULL, *top = NULL;
+	int err = 0;
+
+	if (!t->nr)
+		return 0;
+	groups = calloc(t->nr, sizeof(*groups));
+	top = calloc(shown, sizeof(*top));
+	if (!groups || !top) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = group_entries(syms, t, data, groups, &ng);
+	if (err)
+		goto out;
+	for (size_t i = 0; i < ng; i++)
+		groups[i].key = sort_val(r, &groups[i].t);
+	select_top(groups, ng, ng < r->opts.top ? ng : r->opts.top);
+	err = render_table(r, sb, data ? "Top data objects" : "Top functions",
+			   data ? "object  [dso]" : "function  [dso]", groups,
+			   ng < r->opts.top ? ng : r->opts.top, ng, &t->other, syms, data);
+	if (!err) {
+		shown = top_entries(r, t, top, shown);
+		err = render_table(r, sb, data ? "Top data addresses" : "Top code addresses",
+				   "address symbol", top, shown, t->nr, NULL, syms, data);
+	}
+out:
+	free(top);
 	rows_free(groups, ng);
 	return err;
 }

@@ -82,6 +82,23 @@ struct proc {
 	size_t nr, alloc;
 };
 
+/* Direct-mapped cache of lookups, keyed by (pid, address, data): the dump path resolves
+ * every sample and most samples repeat a recent address. An entry is valid while its
+ * generation is the table's: any side-band change (mmap, exec, fork) and any file unload
+ * (names it points to are freed) starts a new generation. */
+#define RCACHE_BITS 12
+#define RCACHE_SIZE (1u << RCACHE_BITS)
+
+struct rcache {
+	uint64_t addr;
+	uint32_t pid;
+	uint32_t gen; /* 0: never filled */
+	uint8_t data;
+	int8_t ret;
+	struct dso *touched; /* its LRU tick is refreshed on a hit, as the lookup would */
+	struct hws_symbol sym;
+};
+
 struct hws_symbols {
 	struct hws_symbols_opts opts;
 	struct proc **procs;
@@ -93,6 +110,9 @@ struct hws_symbols {
 	uint64_t tick;
 	struct dso *kallsyms; /* DSO_LOADED when in use, else NULL */
 	struct hws_symbols_stats st;
+	struct rcache *cache; /* RCACHE_SIZE lookups, allocated at the first one */
+	uint32_t gen;	      /* cache generation: bumped when any answer may change */
+	struct dso *touched;  /* file whose LRU tick the current lookup refreshed */
 };
 
 static uint64_t hash_str(const char *s)
@@ -122,6 +142,7 @@ struct hws_symbols *hws_symbols__new(const struct hws_symbols_opts *opts)
 		memcpy(&s->opts, opts, n);
 	}
 	s->opts.sz = sizeof(s->opts);
+	s->gen = 1;
 	if (!s->opts.max_files)
 		s->opts.max_files = 64;
 	s->proc_buckets = 256;
@@ -196,7 +217,18 @@ void hws_symbols__delete(struct hws_symbols *s)
 	free(s->procs);
 	free(s->dsos);
 	free(s->loaded);
+	free(s->cache);
 	free(s);
+}
+
+/* every cached lookup is stale from now on */
+static void new_gen(struct hws_symbols *s)
+{
+	if (++s->gen == 0) {
+		if (s->cache)
+			memset(s->cache, 0, RCACHE_SIZE * sizeof(*s->cache));
+		s->gen = 1;
+	}
 }
 
 /* ------------------------------------------------------------------ tables */
@@ -312,6 +344,7 @@ int hws_symbols__comm(struct hws_symbols *s, uint32_t pid, uint32_t tid, const c
 	if (exec && pid == tid) {
 		/* exec replaced the address space: the new MMAP records follow */
 		p->nr = 0;
+		new_gen(s);
 	}
 	if (pid == tid || !p->comm[0])
 		snprintf(p->comm, sizeof(p->comm), "%s", comm);
@@ -324,6 +357,7 @@ int hws_symbols__fork(struct hws_symbols *s, uint32_t pid, uint32_t ppid)
 
 	if (pid == ppid)
 		return 0; /* a new thread shares the maps */
+	new_gen(s);
 	parent = proc_find(s, ppid);
 	child = proc_get(s, pid);
 	if (!child)
@@ -379,6 +413,7 @@ int hws_symbols__mmap(struct hws_symbols *s, uint32_t pid, uint64_t start, uint6
 	p = proc_get(s, pid);
 	if (!p)
 		return -ENOMEM;
+	new_gen(s);
 	nm.start = start;
 	nm.end = start + len;
 	nm.pgoff = pgoff;
@@ -654,6 +689,7 @@ static void make_room(struct hws_symbols *s)
 		if (s->loaded[i]->lru < s->loaded[victim]->lru)
 			victim = i;
 	dso_unload(s->loaded[victim]);
+	new_gen(s); /* cached names of that file are gone */
 	s->st.files_unloaded++;
 	s->loaded[victim] = s->loaded[--s->nr_loaded];
 }
@@ -665,6 +701,7 @@ static int dso_load(struct hws_symbols *s, struct dso *d)
 	size_t nph;
 
 	d->lru = ++s->tick;
+	s->touched = d;
 	if (d->state != DSO_UNLOADED)
 		return d->state == DSO_LOADED ? 0 : -ENOENT;
 	make_room(s);
@@ -729,14 +766,18 @@ static const struct sym *sym_find(const struct dso *d, uint64_t addr, bool data)
 	return best;
 }
 
+/* Symbol of @vaddr in @d into @out. [*vlo, *vhi] (file addresses, set to [vaddr, vaddr] or
+ * wider) is where the answer is the same symbol: @y is then the last symbol starting at or
+ * below every address of it and contains them all, so sym_find() and the last-hit cache
+ * both give @y there. */
 static void fill_sym(struct hws_symbols *s, struct dso *d, uint64_t vaddr, bool data,
-		     struct hws_symbol *out)
+		     struct hws_symbol *out, uint64_t *vlo, uint64_t *vhi)
 {
-	const struct sym *y = d->last[data];
+	const struct sym *y = d->last[data], *end = d->syms + d->nr_syms;
 
+	*vlo = *vhi = vaddr;
 	/* consecutive samples mostly hit the symbol of the previous one */
-	if (!y || vaddr - y->start >= y->size ||
-	    (y + 1 < d->syms + d->nr_syms && y[1].start <= vaddr)) {
+	if (!y || vaddr - y->start >= y->size || (y + 1 < end && y[1].start <= vaddr)) {
 		y = d->nr_syms ? sym_find(d, vaddr, data) : NULL;
 		if (y && y->size && (!data || y->kind == HWS_SYM_OBJECT))
 			d->last[data] = y;
@@ -747,9 +788,21 @@ static void fill_sym(struct hws_symbols *s, struct dso *d, uint64_t vaddr, bool 
 		out->offset = vaddr - y->start;
 		out->size = y->size;
 		out->kind = y->kind;
+		if (y->size && (!data || y->kind == HWS_SYM_OBJECT) &&
+		    (y + 1 == end || y[1].start > vaddr)) {
+			uint64_t last = y->start + y->size - 1;
+
+			if (last < y->start)
+				last = UINT64_MAX;
+			if (y + 1 < end && y[1].start - 1 < last)
+				last = y[1].start - 1;
+			*vlo = y->start;
+			*vhi = last;
+		}
 	}
 	if (!s->opts.srcline || d->state != DSO_LOADED || d->dw_state < 0)
 		return;
+	*vlo = *vhi = vaddr; /* file:line changes within a symbol */
 	if (!d->dw_state) {
 		d->dw = d->dbg_elf ? dwarf_begin_elf(d->dbg_elf, DWARF_C_READ, NULL) : NULL;
 		if (!d->dw)
@@ -771,8 +824,10 @@ static void fill_sym(struct hws_symbols *s, struct dso *d, uint64_t vaddr, bool 
 
 /* ELF vaddr of @addr inside map @m, computed through the PT_LOAD that maps the map's first
  * file byte (so .bss beyond the file end works too). false if no segment fits. */
-static bool map_to_vaddr(const struct dso *d, const struct map *m, uint64_t addr, uint64_t *vaddr)
+static bool map_to_vaddr_first(const struct dso *d, const struct map *m, uint64_t addr,
+			       uint64_t *vaddr, bool *first)
 {
+	*first = true;
 	for (int i = 0; i < d->nr_loads; i++) {
 		const struct load_seg *g = &d->loads[i];
 		uint64_t seg_page = g->off & ~0xfffULL;
@@ -790,35 +845,67 @@ static bool map_to_vaddr(const struct dso *d, const struct map *m, uint64_t addr
 				return true;
 			}
 		}
+		*first = false; /* a later segment's bias, if any, answers */
 	}
 	return false;
 }
 
-static int kernel_resolve(struct hws_symbols *s, uint64_t addr, struct hws_symbol *out)
+static bool map_to_vaddr(const struct dso *d, const struct map *m, uint64_t addr, uint64_t *vaddr)
+{
+	bool first;
+
+	return map_to_vaddr_first(d, m, addr, vaddr, &first);
+}
+
+/* The PT_LOAD segment (page-rounded start, as map_to_vaddr() checks) holding all of
+ * [vlo, vhi], so map_to_vaddr() accepts every address of it with the same bias. */
+static bool one_segment(const struct dso *d, uint64_t vlo, uint64_t vhi)
+{
+	for (int k = 0; k < d->nr_loads; k++) {
+		const struct load_seg *h = &d->loads[k];
+		if (vlo >= (h->vaddr & ~0xfffULL) && vhi < h->vaddr + h->memsz)
+			return true;
+	}
+	return false;
+}
+
+static int kernel_resolve(struct hws_symbols *s, uint64_t addr, struct hws_symbol *out,
+			  uint64_t *lo, uint64_t *hi)
 {
 	out->dso = "[kernel]";
 	out->dso_addr = addr;
-	if (!s->kallsyms)
+	if (!s->kallsyms) {
+		*lo = 1ULL << 63; /* all of it is "[kernel]" */
+		*hi = UINT64_MAX;
 		return 0;
-	fill_sym(s, s->kallsyms, addr, false, out);
+	}
+	fill_sym(s, s->kallsyms, addr, false, out, lo, hi);
+	if (*lo < (1ULL << 63))
+		*lo = 1ULL << 63; /* user addresses never resolve through kallsyms */
 	return out->name != NULL;
 }
 
-int hws_symbols__resolve(struct hws_symbols *s, uint32_t pid, uint64_t addr, bool data,
-			 struct hws_symbol *out)
+/* hws_symbols__resolve() without the cache; [*lo, *hi] as hws_symbols__resolve_range() */
+static int resolve(struct hws_symbols *s, uint32_t pid, uint64_t addr, bool data,
+		   struct hws_symbol *out, uint64_t *lo, uint64_t *hi)
 {
 	struct proc *p;
 	const struct map *m = NULL;
+	uint64_t vlo, vhi;
+	bool first;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
 	out->dso_addr = addr;
-	s->st.lookups++;
+	*lo = *hi = addr;
 	if ((int64_t)addr < 0)
-		return kernel_resolve(s, addr, out);
+		return kernel_resolve(s, addr, out, lo, hi);
 	p = proc_find(s, pid);
-	if (!p || !p->nr)
+	if (!p || !p->nr) {
+		*lo = 0; /* no map: every user address is unknown */
+		*hi = INT64_MAX;
 		return 0;
+	}
 	i = map_lower(p, addr);
 	if (i < p->nr && p->maps[i].start <= addr)
 		m = &p->maps[i];
@@ -827,6 +914,12 @@ int hws_symbols__resolve(struct hws_symbols *s, uint32_t pid, uint64_t addr, boo
 		out->dso_addr = addr - m->start + m->pgoff;
 	}
 	if (!m || m->dso->state == DSO_SPECIAL) {
+		/* the same answer over the whole map, or the whole hole between maps, unless
+		 * data looks back for a file's .bss below */
+		if (!data || i == 0 || (m && p->maps[i - 1].dso->state == DSO_SPECIAL)) {
+			*lo = m ? m->start : i ? p->maps[i - 1].end : 0;
+			*hi = m ? m->end - 1 : i < p->nr ? p->maps[i].start - 1 : INT64_MAX;
+		}
 		/* anonymous memory right after a file's mappings may be its .bss */
 		if (!data)
 			return 0;
@@ -840,7 +933,7 @@ int hws_symbols__resolve(struct hws_symbols *s, uint32_t pid, uint64_t addr, boo
 			}
 			if (dso_load(s, pm->dso) || !map_to_vaddr(pm->dso, pm, addr, &v))
 				return 0;
-			fill_sym(s, pm->dso, v, true, out);
+			fill_sym(s, pm->dso, v, true, out, &vlo, &vhi);
 			if (out->name) {
 				out->dso = pm->dso->path;
 				out->dso_addr = v;
@@ -849,17 +942,86 @@ int hws_symbols__resolve(struct hws_symbols *s, uint32_t pid, uint64_t addr, boo
 		}
 		return 0;
 	}
-	if (dso_load(s, m->dso))
+	if (dso_load(s, m->dso)) {
+		*lo = m->start; /* never loads: the map's name for all of it */
+		*hi = m->end - 1;
 		return 0;
-	if (!map_to_vaddr(m->dso, m, addr, &out->dso_addr))
+	}
+	if (!map_to_vaddr_first(m->dso, m, addr, &out->dso_addr, &first))
 		return 0;
-	fill_sym(s, m->dso, out->dso_addr, data, out);
+	fill_sym(s, m->dso, out->dso_addr, data, out, &vlo, &vhi);
+	/* widen only when the first candidate segment's bias answered: it answers the same
+	 * way for every address whose file address stays inside one segment */
+	if (vlo != vhi && first && one_segment(m->dso, vlo, vhi)) {
+		uint64_t delta = addr - out->dso_addr; /* memory address = file address + delta */
+
+		*lo = vlo + delta < m->start ? m->start : vlo + delta;
+		*hi = vhi + delta > m->end - 1 ? m->end - 1 : vhi + delta;
+		if (*lo > addr || *hi < addr || vlo + delta > vhi + delta)
+			*lo = *hi = addr; /* wrapped: keep the exact answer only */
+	}
 	return out->name != NULL;
+}
+
+int hws_symbols__resolve_range(struct hws_symbols *s, uint32_t pid, uint64_t addr, bool data,
+			       struct hws_symbol *out, uint64_t *lo, uint64_t *hi)
+{
+	uint64_t l, h;
+	int ret;
+
+	s->st.lookups++;
+	ret = resolve(s, pid, addr, data, out, &l, &h);
+	if (lo)
+		*lo = l;
+	if (hi)
+		*hi = h;
+	return ret;
+}
+
+static inline size_t rcache_slot(uint32_t pid, uint64_t addr, bool data)
+{
+	uint64_t h = (addr ^ ((uint64_t)pid << 32) ^ data) * 0x9E3779B97F4A7C15ULL;
+
+	return (size_t)(h >> (64 - RCACHE_BITS));
+}
+
+int hws_symbols__resolve(struct hws_symbols *s, uint32_t pid, uint64_t addr, bool data,
+			 struct hws_symbol *out)
+{
+	struct rcache *c;
+	uint64_t lo, hi;
+	int ret;
+
+	s->st.lookups++;
+	if (!s->cache) {
+		s->cache = calloc(RCACHE_SIZE, sizeof(*s->cache));
+		if (!s->cache)
+			return resolve(s, pid, addr, data, out, &lo, &hi);
+	}
+	c = &s->cache[rcache_slot(pid, addr, data)];
+	if (c->gen == s->gen && c->addr == addr && c->pid == pid && c->data == data) {
+		if (c->touched)
+			c->touched->lru = ++s->tick; /* as dso_load() in the lookup would */
+		*out = c->sym;
+		return c->ret;
+	}
+	s->touched = NULL;
+	ret = resolve(s, pid, addr, data, out, &lo, &hi);
+	/* a lookup that unloaded a file started a new generation: cache under that one */
+	c->gen = s->gen;
+	c->addr = addr;
+	c->pid = pid;
+	c->data = data;
+	c->ret = (int8_t)ret;
+	c->touched = s->touched;
+	c->sym = *out;
+	return ret;
 }
 
 int hws_symbols__resolve_file(struct hws_symbols *s, const char *path, uint64_t vaddr, bool data,
 			      struct hws_symbol *out)
 {
+	uint64_t lo, hi;
 	struct dso *d;
 
 	memset(out, 0, sizeof(*out));
@@ -871,7 +1033,7 @@ int hws_symbols__resolve_file(struct hws_symbols *s, const char *path, uint64_t 
 	out->dso = d->path;
 	if (dso_load(s, d))
 		return 0;
-	fill_sym(s, d, vaddr, data, out);
+	fill_sym(s, d, vaddr, data, out, &lo, &hi);
 	return out->name != NULL;
 }
 
@@ -886,6 +1048,7 @@ int hws_symbols__use_kallsyms(struct hws_symbols *s, const char *path)
 	FILE *f;
 	int err = 0;
 
+	new_gen(s);
 	if (s->kallsyms) {
 		dso_free(s->kallsyms);
 		s->kallsyms = NULL;

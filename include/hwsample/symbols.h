@@ -97,10 +97,25 @@ HWS_API const char *hws_symbols__pid_comm(struct hws_symbols *syms, uint32_t pid
  * hws_symbols__resolve() - symbolize @addr in process @pid.
  * @data: true for a data address (prefers variables), false for code.
  * Return: 1 if a symbol name was found, 0 if only the map (or nothing) is known; *out is
- * filled in both cases.
+ * filled in both cases. Recent answers are kept in a small direct-mapped cache (cleared by
+ * every side-band call and file unload), so repeated addresses cost a hash and a compare.
  */
 HWS_API int hws_symbols__resolve(struct hws_symbols *syms, uint32_t pid, uint64_t addr, bool data,
 				 struct hws_symbol *out);
+
+/**
+ * hws_symbols__resolve_range() - hws_symbols__resolve() that also says how far its answer
+ * holds, so a caller walking sorted addresses looks up each symbol once.
+ * @lo, @hi: set (when not NULL) to an inclusive range of addresses of process @pid around
+ * @addr over which a lookup with the same @data gives the same dso, name, kind, size and
+ * srcfile/line, with offset and dso_addr moving by the same amount as the address. It is
+ * [@addr, @addr] when nothing wider is known (always with opts.srcline).
+ * Return: as hws_symbols__resolve(). The range holds until the next side-band call
+ * (hws_symbols__mmap/comm/fork) or hws_symbols__use_kallsyms().
+ */
+HWS_API int hws_symbols__resolve_range(struct hws_symbols *syms, uint32_t pid, uint64_t addr,
+				       bool data, struct hws_symbol *out, uint64_t *lo,
+				       uint64_t *hi);
 
 /**
  * hws_symbols__resolve_file() - symbolize ELF virtual address @vaddr of file @path
