@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include <hwsample/errors.h>
 #include <hwsample/report.h>
@@ -23,10 +22,6 @@
 #include "internal.h"
 
 #define NR_LAT 5
-
-/* arrays this large are mmap'd with transparent huge pages: fewer faults and TLB misses
- * when every sample brings a new address (PEBS/IBS data addresses) */
-#define BIG_ALLOC (4u << 20)
 
 struct tally {
 	uint64_t samples, period, lat;
@@ -117,54 +112,10 @@ struct hws_report *hws_report__new(const struct hws_report_opts *opts)
 	return r;
 }
 
-static void *big_alloc(size_t bytes) /* zeroed */
-{
-	void *p;
-
-	if (bytes < BIG_ALLOC)
-		return calloc(1, bytes);
-	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-	madvise(p, bytes, MADV_HUGEPAGE); /* best effort */
-	return p;
-}
-
-static void big_free(void *p, size_t bytes)
-{
-	if (!p)
-		return;
-	if (bytes < BIG_ALLOC)
-		free(p);
-	else
-		munmap(p, bytes);
-}
-
-/* grow @p from @old to @nbytes bytes (contents kept, the tail zeroed) */
-static void *big_realloc(void *p, size_t old, size_t nbytes)
-{
-	void *n;
-
-	if (p && old >= BIG_ALLOC) {
-		n = mremap(p, old, nbytes, MREMAP_MAYMOVE);
-		if (n == MAP_FAILED)
-			return NULL;
-		madvise(n, nbytes, MADV_HUGEPAGE);
-		return n;
-	}
-	n = big_alloc(nbytes);
-	if (!n)
-		return NULL;
-	if (p)
-		memcpy(n, p, old);
-	big_free(p, old);
-	return n;
-}
-
 static void at_free(struct atable *t)
 {
-	big_free(t->slot, t->size * sizeof(*t->slot));
-	big_free(t->e, t->alloc * sizeof(*t->e));
+	free(t->slot);
+	free(t->e);
 }
 
 void hws_report__delete(struct hws_report *r)
@@ -216,7 +167,7 @@ static inline size_t at_find(const struct atable *t, uint32_t pid, uint64_t addr
 static int at_grow_slots(struct atable *t)
 {
 	size_t ns = t->size ? t->size * 2 : 1024, m = ns - 1;
-	struct aslot *n = big_alloc(ns * sizeof(*n));
+	struct aslot *n = calloc(ns, sizeof(*n));
 
 	if (!n)
 		return -ENOMEM;
@@ -229,7 +180,7 @@ static int at_grow_slots(struct atable *t)
 		n[i].tag = (uint32_t)(h >> 32);
 		n[i].idx = (uint32_t)(k + 1);
 	}
-	big_free(t->slot, t->size * sizeof(*t->slot));
+	free(t->slot);
 	t->slot = n;
 	t->size = ns;
 	return 0;
@@ -238,7 +189,7 @@ static int at_grow_slots(struct atable *t)
 static int at_grow_entries(struct atable *t)
 {
 	size_t na = t->alloc ? t->alloc * 2 : 512;
-	struct aent *e = big_realloc(t->e, t->alloc * sizeof(*e), na * sizeof(*e));
+	struct aent *e = realloc(t->e, na * sizeof(*e));
 
 	if (!e)
 		return -ENOMEM;
@@ -678,15 +629,15 @@ struct skey {
 };
 
 /* Entries of @t in (pid, address) order: LSD radix sort, 8 bits a pass, passes whose digit
- * is the same in every key skipped. Return the array (big_free with n entries) or NULL. */
+ * is the same in every key skipped. Return the array (caller frees) or NULL. */
 static struct skey *sort_pid_addr(const struct atable *t)
 {
 	size_t n = t->nr, bytes = n * sizeof(struct skey);
-	struct skey *a = big_alloc(bytes), *b = big_alloc(bytes), *tmp;
+	struct skey *a = malloc(bytes), *b = malloc(bytes), *tmp;
 	uint32_t (*cnt)[256] = calloc(12, sizeof(*cnt));
 
 	if (!a || !b || !cnt) {
-		big_free(a, bytes);
+		free(a);
 		a = NULL;
 		goto out;
 	}
@@ -720,40 +671,64 @@ static struct skey *sort_pid_addr(const struct atable *t)
 		b = tmp;
 	}
 out:
-	big_free(b, bytes);
+	free(b);
 	free(cnt);
 	return a;
 }
 
-/* Group every entry of @t by symbol into @groups (creation order), with @syms resolving in
+/* group rows and their hash index, both grown as groups appear (usually few) */
+struct groups {
+	struct row *rows;
+	size_t nr, alloc;
+	struct gkey *tab;
+	size_t size;
+};
+
+static int groups_grow(struct groups *g)
+{
+	size_t ns = g->size ? g->size * 2 : 1024;
+	struct gkey *t = calloc(ns, sizeof(*t));
+	struct row *rows;
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->size; i++)
+		if (g->tab[i].row)
+			t[gslot(t, ns, g->tab[i].dso, g->tab[i].start)] = g->tab[i];
+	free(g->tab);
+	g->tab = t;
+	g->size = ns;
+	rows = realloc(g->rows, ns / 2 * sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	memset(rows + g->alloc, 0, (ns / 2 - g->alloc) * sizeof(*rows));
+	g->rows = rows;
+	g->alloc = ns / 2;
+	return 0;
+}
+
+/* Group every entry of @t by symbol into @g (creation order), with @syms resolving in
  * (pid, address) order so each process's files load one after the other. A resolved
  * range covers the following addresses of the same process without another lookup. */
 static int group_entries(struct hws_symbols *syms, const struct atable *t, bool data,
-			 struct row *groups, size_t *ngp)
+			 struct groups *g)
 {
 	struct skey *order = NULL;
-	struct gkey *gtab = NULL;
-	size_t gsize = 16, ng = 0, g = 0;
 	uint64_t lo = 1, hi = 0; /* the current range (empty) */
 	uint32_t pid = 0;
+	size_t cur = 0;
 	int err = 0;
 
-	while (gsize < t->nr * 2)
-		gsize *= 2;
-	gtab = big_alloc(gsize * sizeof(*gtab));
-	if (!gtab)
-		return -ENOMEM;
 	if (syms) {
 		order = sort_pid_addr(t);
-		if (!order) {
-			err = -ENOMEM;
-			goto out;
-		}
+		if (!order)
+			return -ENOMEM;
 	}
 	for (size_t i = 0; i < t->nr; i++) {
 		const struct aent *k = &t->e[order ? order[i].idx : i];
 		struct hws_symbol sym = {0};
 		uint64_t start;
+		size_t slot;
 
 		if (i && k->pid == pid && k->addr >= lo && k->addr <= hi)
 			goto add; /* same symbol as the previous address */
@@ -764,25 +739,25 @@ static int group_entries(struct hws_symbols *syms, const struct atable *t, bool 
 		else
 			lo = 0, hi = UINT64_MAX; /* everything is "[unknown]" */
 		start = sym.name ? sym.dso_addr - sym.offset : UINT64_MAX;
-		g = gslot(gtab, gsize, sym.dso, start);
-		if (!gtab[g].row) {
-			groups[ng].label = group_label(&sym);
-			if (!groups[ng].label) {
+		if (g->nr * 2 >= g->size && (err = groups_grow(g)))
+			goto out;
+		slot = gslot(g->tab, g->size, sym.dso, start);
+		if (!g->tab[slot].row) {
+			g->rows[g->nr].label = group_label(&sym);
+			if (!g->rows[g->nr].label) {
 				err = -ENOMEM;
 				goto out;
 			}
-			gtab[g].dso = sym.dso;
-			gtab[g].start = start;
-			gtab[g].row = ++ng;
+			g->tab[slot].dso = sym.dso;
+			g->tab[slot].start = start;
+			g->tab[slot].row = ++g->nr;
 		}
-		g = gtab[g].row - 1;
+		cur = g->tab[slot].row - 1;
 add:
-		tally_add(&groups[g].t, &k->t);
+		tally_add(&g->rows[cur].t, &k->t);
 	}
 out:
-	*ngp = ng;
-	big_free(order, t->nr * sizeof(*order));
-	big_free(gtab, gsize * sizeof(*gtab));
+	free(order);
 	return err;
 }
 
@@ -814,27 +789,28 @@ static size_t top_entries(struct hws_report *r, const struct atable *t, struct r
 static int render_addrs(struct hws_report *r, struct hws_symbols *syms, struct hws_strbuf *sb,
 			const struct atable *t, bool data)
 {
-	size_t ng = 0, shown = t->nr < r->opts.top ? t->nr : r->opts.top;
-	struct row *groups = NULL, *top = NULL;
+	size_t shown = t->nr < r->opts.top ? t->nr : r->opts.top, gshown;
+	struct groups g = {0};
+	struct row *top = NULL;
 	int err = 0;
 
 	if (!t->nr)
 		return 0;
-	groups = calloc(t->nr, sizeof(*groups));
 	top = calloc(shown, sizeof(*top));
-	if (!groups || !top) {
+	if (!top) {
 		err = -ENOMEM;
 		goto out;
 	}
-	err = group_entries(syms, t, data, groups, &ng);
+	err = group_entries(syms, t, data, &g);
 	if (err)
 		goto out;
-	for (size_t i = 0; i < ng; i++)
-		groups[i].key = sort_val(r, &groups[i].t);
-	select_top(groups, ng, ng < r->opts.top ? ng : r->opts.top);
+	for (size_t i = 0; i < g.nr; i++)
+		g.rows[i].key = sort_val(r, &g.rows[i].t);
+	gshown = g.nr < r->opts.top ? g.nr : r->opts.top;
+	select_top(g.rows, g.nr, gshown);
 	err = render_table(r, sb, data ? "Top data objects" : "Top functions",
-			   data ? "object  [dso]" : "function  [dso]", groups,
-			   ng < r->opts.top ? ng : r->opts.top, ng, &t->other, syms, data);
+			   data ? "object  [dso]" : "function  [dso]", g.rows, gshown, g.nr,
+			   &t->other, syms, data);
 	if (!err) {
 		shown = top_entries(r, t, top, shown);
 		err = render_table(r, sb, data ? "Top data addresses" : "Top code addresses",
@@ -842,7 +818,8 @@ static int render_addrs(struct hws_report *r, struct hws_symbols *syms, struct h
 	}
 out:
 	free(top);
-	rows_free(groups, ng);
+	free(g.tab);
+	rows_free(g.rows, g.nr);
 	return err;
 }
 
