@@ -89,21 +89,45 @@ void spe_pkt__desc(const struct spe_pkt *p, char *buf, size_t len);
 /* Short name of a packet type ("ADDR", "LAT", ...). Never NULL. */
 const char *spe_pkt__name(unsigned int type);
 
-/* Fields of one decoded record (everything the packets said). */
+/* Where the fast decoder stores each packet's payload (struct spe_record::v) */
+enum spe_slot {
+	SPE_SLOT_ADDR = 0, /* 0..7: ADDRESS by index */
+	SPE_SLOT_LAT = 8,  /* 8..15: COUNTER by index */
+	SPE_SLOT_TS = 16,
+	SPE_SLOT_CONTEXT,
+	SPE_SLOT_EVENTS,
+	SPE_SLOT_SOURCE,
+	SPE_SLOT_OP,
+	SPE_SLOT_SINK, /* PAD / END: payload-less */
+	SPE_SLOT_NR = 24,
+};
+
+/*
+ * Fields of one decoded record (everything the packets said). Only the members whose
+ * SPE_HAVE_* bit is set in @present are meaningful (the decoder does not clear the others
+ * between records), except @events, which is zero when no EVENTS packet came.
+ * @op_class, @op_payload and @ctx_index are set when the record ends.
+ */
 struct spe_record {
-	uint32_t present; /* SPE_HAVE_* */
-	uint32_t nr_packets;
-	uint64_t pc, tgt, pbt, va, pa; /* raw ADDRESS payloads */
-	uint64_t ts;
-	uint64_t context;
-	uint64_t events;
-	uint64_t source;
-	uint16_t lat[3];
-	uint8_t ctx_index;
-	uint8_t op_class;
+	uint32_t present;  /* SPE_HAVE_* */
+	uint8_t ctx_index; /* CONTEXT header bits 1:0 (0: CONTEXTIDR_EL1, 1: EL2) */
+	uint8_t op_class;  /* SPE_OP_* */
 	uint8_t op_payload;
-	uint8_t source_len;
-	uint8_t events_len;
+	uint8_t pad0;
+	union {
+		uint64_t v[SPE_SLOT_NR]; /* payloads by enum spe_slot */
+		struct {
+			uint64_t addr[8]; /* raw ADDRESS payloads by SPE_ADDR_* (5..7 unused) */
+			uint64_t lat[8];  /* COUNTER payloads by SPE_CNT_* (3..7 unused) */
+			uint64_t ts;
+			uint64_t context;
+			uint64_t events; /* EVENTS payloads ORed */
+			uint64_t source;
+			uint64_t op;
+			uint64_t sink[3];
+		};
+	};
+	uint8_t hdr[SPE_SLOT_NR]; /* header byte of the packet that filled each slot */
 };
 
 enum spe_have {
@@ -120,12 +144,25 @@ enum spe_have {
 	SPE_HAVE_LAT_TOTAL = 1U << 10,
 	SPE_HAVE_LAT_ISSUE = 1U << 11,
 	SPE_HAVE_LAT_XLAT = 1U << 12,
+	/* SPE_HAVE_PC << ADDRESS index and SPE_HAVE_LAT_TOTAL << COUNTER index, masked by: */
+	SPE_HAVE_ADDR_MASK = 0x1fU,
+	SPE_HAVE_LAT_MASK = 7U << 10,
 };
 
 /* Add one packet to @r. Returns 1 if the packet ends the record (END / TIMESTAMP). */
 int spe_record__add(struct spe_record *r, const struct spe_pkt *p);
 
 #define SPE_REC_MAX 4096 /* longest record kept across chunks (PMSIDR.MaxSize <= 2 KiB) */
+
+/* The data source of one key (ds_key() in spe_decode.c) in normalized form */
+struct spe_ds_memo {
+	uint64_t data_src;
+	uint32_t fields; /* HWS_SF_DATA_SRC | HWS_SF_OP, or 0 */
+	uint32_t op_flags;
+	uint8_t valid, mem_level, snoop, tlb;
+};
+
+#define SPE_DS_KEYS 512
 
 struct spe_stream {
 	uint64_t pos;	     /* AUX stream position of the next byte of the next chunk */
@@ -134,11 +171,12 @@ struct spe_stream {
 	uint8_t in_record;   /* a record has started (first non-PAD packet seen) */
 	uint8_t resync;	     /* a bad packet was seen: drop the record in progress */
 	uint8_t midr_cpu_valid;
-	uint8_t pad0;
+	uint8_t ds_table; /* data-source table of @midr, resolved with it */
 	uint32_t midr_cpu;
 	uint64_t midr;
 	uint64_t nr_records, nr_bad, nr_dropped, nr_gaps, nr_context;
 	struct spe_record rec;
+	struct spe_ds_memo memo[SPE_DS_KEYS]; /* for @ds_table, cleared when it changes */
 	uint8_t buf[SPE_REC_MAX + 64];
 };
 
@@ -150,6 +188,9 @@ struct spe_priv {
 	uint64_t last_raw_pos;
 	uint64_t nr_records, nr_bad, nr_dropped;
 	int warned_context;
+	int optab_ready;
+	/* op and op_flags per OP_TYPE class (4: no OP_TYPE packet) and payload: op << 24 | flags */
+	uint32_t optab[5][256];
 	char json[16384]; /* raw_json renders here, then appends once */
 };
 

@@ -175,12 +175,12 @@ static const char *midr_name(uint64_t midr)
 	return NULL;
 }
 
-static int rec_is_store(const struct spe_record *r)
+static inline int rec_is_store(const struct spe_record *r)
 {
 	return (r->present & SPE_HAVE_OP) && r->op_class == SPE_OP_LDST && (r->op_payload & 1);
 }
 
-static int rec_is_load(const struct spe_record *r)
+static inline int rec_is_load(const struct spe_record *r)
 {
 	return (r->present & SPE_HAVE_OP) && r->op_class == SPE_OP_LDST && !(r->op_payload & 1);
 }
@@ -254,7 +254,8 @@ static uint64_t ds_generic(const struct spe_record *r)
 	return v;
 }
 
-uint64_t spe_data_src(const struct spe_record *r, uint64_t midr)
+/* @table: enum ds_table, resolved once per stream from the MIDR */
+static inline uint64_t data_src_table(const struct spe_record *r, int table)
 {
 	uint64_t v, common;
 
@@ -265,7 +266,7 @@ uint64_t spe_data_src(const struct spe_record *r, uint64_t midr)
 	else
 		return 0;
 
-	switch (midr_table(midr)) {
+	switch (table) {
 	case DS_TABLE_COMMON:
 		if (r->present & SPE_HAVE_SOURCE)
 			v |= ds_common(r, r->source);
@@ -292,6 +293,11 @@ uint64_t spe_data_src(const struct spe_record *r, uint64_t midr)
 	return v;
 }
 
+uint64_t spe_data_src(const struct spe_record *r, uint64_t midr)
+{
+	return data_src_table(r, midr_table(midr));
+}
+
 /* ---------------------------------------------------------------- addresses, time */
 
 static uint64_t addr_ip(uint64_t v)
@@ -299,15 +305,6 @@ static uint64_t addr_ip(uint64_t v)
 	uint64_t ns = v >> 63, el = (v >> 61) & 3, a = v & (uint64_t)((1ULL << 56) - 1);
 
 	if (ns && (el == 1 || el == 2))
-		a |= 0xffULL << 56;
-	return a;
-}
-
-static uint64_t addr_va(uint64_t v)
-{
-	uint64_t a = v & (uint64_t)((1ULL << 56) - 1);
-
-	if (((a >> 52) & 0xf) == 0xf)
 		a |= 0xffULL << 56;
 	return a;
 }
@@ -379,101 +376,197 @@ uint64_t spe_file_midr(const struct hws_file_info *fi, uint32_t cpu)
 
 /* ---------------------------------------------------------------- record -> sample */
 
+/* op << 24 | HWS_OPF_* of an OP_TYPE packet (class, payload); the events add branch flags */
+static uint32_t op_info(unsigned int cls, uint8_t v)
+{
+	uint32_t flags = 0, op;
+
+	switch (cls) {
+	case SPE_OP_LDST:
+		op = (v & 1) ? HWS_OP_STORE : HWS_OP_LOAD;
+		if ((v & 0xe2) == 0x02) { /* atomic / exclusive / acquire-release form */
+			if (v & 0x04)
+				flags |= HWS_OPF_ATOMIC | HWS_OPF_LOCK;
+			if (v & 0x08)
+				flags |= HWS_OPF_EXCL;
+		}
+		if ((v & 0x0a) == 0x08)
+			flags |= HWS_OPF_SVE;
+		if ((v & 0xfe) == 0x04)
+			flags |= HWS_OPF_SIMD;
+		break;
+	case SPE_OP_BRANCH:
+		op = HWS_OP_BRANCH;
+		if (v & 1)
+			flags |= HWS_OPF_BR_COND;
+		if (v & 2)
+			flags |= HWS_OPF_BR_IND;
+		if (((v >> 3) & 3) == 1)
+			flags |= HWS_OPF_BR_CALL;
+		if (((v >> 3) & 3) == 2)
+			flags |= HWS_OPF_BR_RET;
+		break;
+	default:
+		op = HWS_OP_OTHER;
+		if ((v & 0x89) == 0x08)
+			flags |= HWS_OPF_SVE;
+		break;
+	}
+	return op << 24 | flags;
+}
+
+static void optab_build(struct spe_priv *sp)
+{
+	for (unsigned int c = 0; c < 4; c++)
+		for (unsigned int v = 0; v < 256; v++)
+			sp->optab[c][v] = op_info(c, (uint8_t)v);
+	memset(sp->optab[4], 0, sizeof(sp->optab[4]));
+	sp->optab_ready = 1;
+}
+
+/*
+ * The data source of a record depends on few of its bits: load/store, the TLB events and,
+ * per table, the DATA_SOURCE code (common, AmpereOne, HiSilicon) or the cache/remote events
+ * (generic). ds_key() packs them into 9 bits; the stream memoizes data_src_table() and the
+ * host's normalize per key. Returns -1 for a code too large for the key (no memo).
+ */
+static inline int ds_key(const struct spe_record *r, int table)
+{
+	uint32_t pr = r->present, opk = 0, src;
+	uint64_t ev = r->events;
+
+	if ((pr & SPE_HAVE_OP) && r->op_class == SPE_OP_LDST)
+		opk = 1 + (r->op_payload & 1);
+	if (table == DS_TABLE_GENERIC) {
+		src = (uint32_t)(((ev >> SPE_EV_L1D_ACCESS) & 3) | ((ev >> 6) & 0x1c));
+	} else if (pr & SPE_HAVE_SOURCE) {
+		if (r->source >= 31)
+			return -1;
+		src = (uint32_t)r->source + 1;
+	} else {
+		src = 0;
+	}
+	return (int)(opk | ((uint32_t)(ev >> SPE_EV_TLB_ACCESS) & 3) << 2 | src << 4);
+}
+
+static void ds_fill(struct spe_ds_memo *m, const struct spe_record *r, int table,
+		    const struct hws_host *host)
+{
+	uint64_t ds = data_src_table(r, table);
+	struct hws_sample t;
+
+	memset(&t, 0, sizeof(t));
+	t.sz = sizeof(t);
+	if (ds && host && host->data_src_normalize) {
+		host->data_src_normalize(ds, &t);
+		/* a remote hit whose level SPE does not name */
+		if ((ds >> 37) & 1 && t.mem_level == HWS_MEM_UNKNOWN && table != DS_TABLE_GENERIC)
+			t.mem_level = HWS_MEM_REMOTE_CACHE;
+	}
+	m->data_src = t.data_src;
+	m->fields = (uint32_t)t.fields;
+	m->op_flags = t.op_flags;
+	m->mem_level = t.mem_level;
+	m->snoop = t.snoop;
+	m->tlb = t.tlb;
+	m->valid = 1;
+}
+
+static inline uint64_t bit_mask(uint64_t cond) /* all ones if @cond (0 or 1) */
+{
+	return (uint64_t)0 - cond;
+}
+
+/*
+ * The sample's fields from one record, without branches on the packets present (the
+ * random-looking mix of real SPE data would mispredict them). Every member set here is
+ * written whether or not its packet came (so @s can be reused from record to record);
+ * s->fields is ORed into. @memo (the stream's, for @table) and @optab (the instance's)
+ * may be NULL.
+ */
+static inline void rec_to_sample(const struct spe_record *r, int table, struct hws_sample *s,
+				 struct spe_ds_memo *memo, const uint32_t (*optab)[256],
+				 const struct hws_host *host)
+{
+	uint32_t pr = r->present, opi, flags;
+	uint64_t ev = r->events, pc = r->addr[SPE_ADDR_PC], va = r->addr[SPE_ADDR_VA];
+	uint64_t tgt = r->addr[SPE_ADDR_TGT];
+	uint64_t fields = s->fields, m, el;
+	const struct spe_ds_memo *dm;
+	struct spe_ds_memo one;
+	unsigned int cls;
+	int key;
+
+	/* ip: bits 55:0, top byte 0xff for NS EL1/EL2 (perf's rule) */
+	m = bit_mask(pr & SPE_HAVE_PC);
+	el = (pc >> 61) & 3;
+	s->ip = ((pc & ((1ULL << 56) - 1)) |
+		 (bit_mask((pc >> 63) & (el ^ (el >> 1)) & 1) & (0xffULL << 56))) &
+		m;
+	s->ip_precise = (uint8_t)(pr & SPE_HAVE_PC);
+	s->cpumode = (uint8_t)((el ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER) & m);
+	fields |= HWS_SF_IP & m;
+	/* data VA: sign-filled top byte when bits 55:52 are all ones */
+	m = bit_mask((pr >> 2) & 1);
+	va &= (1ULL << 56) - 1;
+	s->addr = (va | (bit_mask(((va >> 52) & 0xf) == 0xf) & (0xffULL << 56))) & m;
+	fields |= HWS_SF_ADDR & m;
+	m = bit_mask((pr >> 3) & 1);
+	s->phys_addr = r->addr[SPE_ADDR_PA] & ((1ULL << 56) - 1) & m;
+	fields |= HWS_SF_PHYS_ADDR & m;
+	m = bit_mask((pr >> 10) & 1);
+	s->lat_total = (uint32_t)((uint16_t)r->lat[SPE_CNT_TOTAL] & m);
+	s->weight = s->lat_total;
+	fields |= (HWS_SF_LAT_TOTAL | HWS_SF_WEIGHT) & m;
+	m = bit_mask((pr >> 11) & 1);
+	s->lat_issue = (uint32_t)((uint16_t)r->lat[SPE_CNT_ISSUE] & m);
+	fields |= HWS_SF_LAT_ISSUE & m;
+	m = bit_mask((pr >> 12) & 1);
+	s->lat_xlat = (uint32_t)((uint16_t)r->lat[SPE_CNT_XLAT] & m);
+	fields |= HWS_SF_LAT_XLAT & m;
+	m = bit_mask((pr >> 1) & 1);
+	el = (tgt >> 61) & 3;
+	s->branch_target = ((tgt & ((1ULL << 56) - 1)) |
+			    (bit_mask((tgt >> 63) & (el ^ (el >> 1)) & 1) & (0xffULL << 56))) &
+			   m;
+	fields |= HWS_SF_BRANCH & m;
+
+	/* op and its flags */
+	cls = (pr & SPE_HAVE_OP) ? r->op_class : 4;
+	opi = optab ? optab[cls][r->op_payload] : cls < 4 ? op_info(cls, r->op_payload) : 0;
+	flags = opi & 0xffffff;
+	s->op = (uint8_t)(opi >> 24);
+	fields |= HWS_SF_OP & bit_mask((pr >> 9) & 1);
+	if (cls == SPE_OP_BRANCH) {
+		uint32_t nt = (ev >> SPE_EV_NOT_TAKEN) & 1;
+
+		flags |= nt ? HWS_OPF_BR_NOT_TAKEN : (pr & SPE_HAVE_EVENTS) ? HWS_OPF_BR_TAKEN : 0;
+		flags |= (uint32_t)(HWS_OPF_BR_MISPRED & bit_mask((ev >> SPE_EV_MISPRED) & 1));
+	}
+	flags |= (uint32_t)(HWS_OPF_REMOTE & bit_mask((ev >> SPE_EV_REMOTE) & 1));
+
+	/* data source: memoized per key */
+	key = ds_key(r, table);
+	if (memo && key >= 0) {
+		dm = &memo[key];
+		if (__builtin_expect(!dm->valid, 0))
+			ds_fill(&memo[key], r, table, host);
+	} else {
+		ds_fill(&one, r, table, host);
+		dm = &one;
+	}
+	s->data_src = dm->data_src;
+	s->mem_level = dm->mem_level;
+	s->tlb = dm->tlb;
+	s->snoop = (ev >> SPE_EV_HITM) & 1 ? HWS_SNOOP_HITM : dm->snoop;
+	s->op_flags = flags | dm->op_flags;
+	s->fields = fields | dm->fields;
+}
+
 void spe_record__to_sample(const struct spe_record *r, uint64_t midr, struct hws_sample *s,
 			   const struct hws_host *host)
 {
-	uint64_t ev = r->events, ds;
-	uint32_t flags = 0;
-
-	if (r->present & SPE_HAVE_PC) {
-		s->ip = addr_ip(r->pc);
-		s->ip_precise = 1;
-		s->cpumode = ((r->pc >> 61) & 3) ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
-		s->fields |= HWS_SF_IP;
-	}
-	if (r->present & SPE_HAVE_VA) {
-		s->addr = addr_va(r->va);
-		s->fields |= HWS_SF_ADDR;
-	}
-	if (r->present & SPE_HAVE_PA) {
-		s->phys_addr = r->pa & (uint64_t)((1ULL << 56) - 1);
-		s->fields |= HWS_SF_PHYS_ADDR;
-	}
-	if (r->present & SPE_HAVE_LAT_TOTAL) {
-		s->lat_total = r->lat[SPE_CNT_TOTAL];
-		s->weight = r->lat[SPE_CNT_TOTAL];
-		s->fields |= HWS_SF_LAT_TOTAL | HWS_SF_WEIGHT;
-	}
-	if (r->present & SPE_HAVE_LAT_ISSUE) {
-		s->lat_issue = r->lat[SPE_CNT_ISSUE];
-		s->fields |= HWS_SF_LAT_ISSUE;
-	}
-	if (r->present & SPE_HAVE_LAT_XLAT) {
-		s->lat_xlat = r->lat[SPE_CNT_XLAT];
-		s->fields |= HWS_SF_LAT_XLAT;
-	}
-
-	ds = spe_data_src(r, midr);
-	if (ds) {
-		if (host && host->data_src_normalize)
-			host->data_src_normalize(ds, s);
-		/* a remote hit whose level SPE does not name */
-		if ((ds >> 37) & 1 && s->mem_level == HWS_MEM_UNKNOWN &&
-		    midr_table(midr) != DS_TABLE_GENERIC)
-			s->mem_level = HWS_MEM_REMOTE_CACHE;
-	}
-	if (ev & (1ULL << SPE_EV_HITM))
-		s->snoop = HWS_SNOOP_HITM;
-
-	if (r->present & SPE_HAVE_OP) {
-		uint8_t v = r->op_payload;
-
-		switch (r->op_class) {
-		case SPE_OP_LDST:
-			s->op = (v & 1) ? HWS_OP_STORE : HWS_OP_LOAD;
-			if ((v & 0xe2) == 0x02) { /* atomic / exclusive / acquire-release form */
-				if (v & 0x04)
-					flags |= HWS_OPF_ATOMIC | HWS_OPF_LOCK;
-				if (v & 0x08)
-					flags |= HWS_OPF_EXCL;
-			}
-			if ((v & 0x0a) == 0x08)
-				flags |= HWS_OPF_SVE;
-			if ((v & 0xfe) == 0x04)
-				flags |= HWS_OPF_SIMD;
-			break;
-		case SPE_OP_BRANCH:
-			s->op = HWS_OP_BRANCH;
-			if (v & 1)
-				flags |= HWS_OPF_BR_COND;
-			if (v & 2)
-				flags |= HWS_OPF_BR_IND;
-			if (((v >> 3) & 3) == 1)
-				flags |= HWS_OPF_BR_CALL;
-			if (((v >> 3) & 3) == 2)
-				flags |= HWS_OPF_BR_RET;
-			if (ev & (1ULL << SPE_EV_NOT_TAKEN))
-				flags |= HWS_OPF_BR_NOT_TAKEN;
-			else if (r->present & SPE_HAVE_EVENTS)
-				flags |= HWS_OPF_BR_TAKEN;
-			if (ev & (1ULL << SPE_EV_MISPRED))
-				flags |= HWS_OPF_BR_MISPRED;
-			break;
-		default:
-			s->op = HWS_OP_OTHER;
-			if ((v & 0x89) == 0x08)
-				flags |= HWS_OPF_SVE;
-			break;
-		}
-		s->fields |= HWS_SF_OP;
-	}
-	if (ev & (1ULL << SPE_EV_REMOTE))
-		flags |= HWS_OPF_REMOTE;
-	s->op_flags |= flags;
-	if (r->present & SPE_HAVE_TGT) {
-		s->branch_target = addr_ip(r->tgt);
-		s->fields |= HWS_SF_BRANCH;
-	}
+	rec_to_sample(r, midr_table(midr), s, NULL, NULL, host);
 }
 
 /* ---------------------------------------------------------------- stream */
@@ -485,6 +578,11 @@ struct decode_ctx {
 	const struct hws_aux_chunk *chunk;
 	hws_sample_fn emit;
 	void *ctx;
+	/* chunk-invariant parts of every sample, resolved once per chunk */
+	const struct hws_time_conv *tc;
+	uint64_t period;
+	uint64_t fields; /* HWS_SF_CPU / HWS_SF_PERIOD */
+	uint32_t tid;	 /* chunk's tid, 0 when none (-1 or 0) */
 };
 
 static void stream_reset(struct spe_stream *st)
@@ -492,64 +590,75 @@ static void stream_reset(struct spe_stream *st)
 	st->buf_len = 0;
 	st->buf_parsed = 0;
 	st->in_record = 0;
-	memset(&st->rec, 0, sizeof(st->rec));
+	st->rec.present = 0;
+	st->rec.events = 0;
 }
 
-static int emit_record(struct decode_ctx *dc, const uint8_t *raw, uint32_t raw_len,
-		       uint64_t raw_pos)
+static void rec_start_new(struct spe_stream *st)
+{
+	st->in_record = 1;
+	st->rec.present = 0;
+	st->rec.events = 0;
+}
+
+static void stream_midr(struct decode_ctx *dc)
+{
+	struct spe_stream *st = dc->st;
+	uint32_t cpu = dc->chunk->cpu;
+	uint8_t table;
+
+	st->midr = spe_file_midr(dc->fi, cpu);
+	table = (uint8_t)midr_table(st->midr);
+	if (table != st->ds_table || !st->midr_cpu_valid)
+		memset(st->memo, 0, sizeof(st->memo));
+	st->ds_table = table;
+	st->midr_cpu = cpu;
+	st->midr_cpu_valid = 1;
+}
+
+/*
+ * Emit the finished record st->rec. @s is the chunk's sample template: zeroed once, the
+ * chunk-invariant members set; every member that differs between records is written here,
+ * so no per-record clearing of the whole struct.
+ */
+static int emit_record(struct decode_ctx *dc, struct hws_sample *s, const uint8_t *raw,
+		       uint32_t raw_len, uint64_t raw_pos)
 {
 	struct spe_stream *st = dc->st;
 	const struct hws_aux_chunk *ch = dc->chunk;
 	const struct spe_record *r = &st->rec;
-	struct hws_sample s;
+	uint32_t pr = r->present, tid;
+	uint64_t fields = dc->fields | HWS_SF_RAW;
 
-	if (st->resync) {
+	if (__builtin_expect(st->resync, 0)) {
 		st->resync = 0;
 		st->nr_dropped++;
 		dc->priv->nr_dropped++;
 		return 0;
 	}
-	if (!st->midr_cpu_valid || st->midr_cpu != ch->cpu) {
-		st->midr = spe_file_midr(dc->fi, ch->cpu);
-		st->midr_cpu = ch->cpu;
-		st->midr_cpu_valid = 1;
+	if (__builtin_expect(!st->midr_cpu_valid || st->midr_cpu != ch->cpu, 0))
+		stream_midr(dc);
+	s->fields = fields;
+	rec_to_sample(r, st->ds_table, s, st->memo, dc->priv->optab, dc->priv->host);
+	/* Linux writes the task's pid (the thread id) to CONTEXTIDR */
+	tid = (pr & SPE_HAVE_CONTEXT) ? (uint32_t)r->context : dc->tid;
+	s->pid = tid;
+	s->tid = tid;
+	fields = (pr & SPE_HAVE_CONTEXT) || dc->tid ? HWS_SF_PID : 0;
+	st->nr_context += (pr >> 6) & 1; /* SPE_HAVE_CONTEXT */
+	s->time = 0;
+	if ((pr & SPE_HAVE_TS) && dc->tc) {
+		s->time = spe_tsc_to_perf_time(r->ts, dc->tc);
+		fields |= HWS_SF_TIME;
 	}
-	memset(&s, 0, sizeof(s));
-	s.sz = sizeof(s);
-	s.backend = "arm_spe";
-	spe_record__to_sample(r, st->midr, &s, dc->priv->host);
-	if (ch->cpu != UINT32_MAX) {
-		s.cpu = ch->cpu;
-		s.fields |= HWS_SF_CPU;
-	}
-	if (r->present & SPE_HAVE_CONTEXT) {
-		/* Linux writes the task's pid (the thread id) to CONTEXTIDR */
-		s.pid = (uint32_t)r->context;
-		s.tid = (uint32_t)r->context;
-		s.fields |= HWS_SF_PID;
-	} else if (ch->tid != UINT32_MAX && ch->tid != 0) {
-		s.pid = ch->tid;
-		s.tid = ch->tid;
-		s.fields |= HWS_SF_PID;
-	}
-	if ((r->present & SPE_HAVE_TS) && dc->fi && dc->fi->time_conv) {
-		s.time = spe_tsc_to_perf_time(r->ts, dc->fi->time_conv);
-		s.fields |= HWS_SF_TIME;
-	}
-	if (ch->attr && !ch->attr->freq && ch->attr->sample_period) {
-		s.period = ch->attr->sample_period;
-		s.fields |= HWS_SF_PERIOD;
-	}
-	s.raw = raw;
-	s.raw_size = raw_len;
-	s.fields |= HWS_SF_RAW;
+	s->fields |= fields;
+	s->raw = raw;
+	s->raw_size = raw_len;
 	st->nr_records++;
 	dc->priv->nr_records++;
-	if (r->present & SPE_HAVE_CONTEXT)
-		st->nr_context++;
 	dc->priv->last_raw = raw;
 	dc->priv->last_raw_pos = raw_pos;
-	return dc->emit ? dc->emit(dc->ctx, &s) : 0;
+	return dc->emit ? dc->emit(dc->ctx, s) : 0;
 }
 
 static void note_bad(struct decode_ctx *dc)
@@ -581,10 +690,127 @@ static void too_long(struct decode_ctx *dc)
 	st->resync = 1; /* the rest of the record is dropped (and counted) at its END/TS */
 }
 
+static inline uint64_t ld_le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
+
+/* the fast loop needs this many bytes left: 1-byte header + 8-byte load, with margin */
+#define FAST_MIN 16
+
+/*
+ * Header byte -> how the fast loop takes the packet (1-byte headers only; 0 = not taken:
+ * extended headers and bad bytes go to the generic decoder):
+ *   bits 3:0 packet length, 8:4 slot (enum spe_slot), 9 OR into the slot (EVENTS),
+ *   10 ends the record, 11 taken, 17:12 payload mask shift (64 - 8 * size),
+ *   30:18 SPE_HAVE_* bits.
+ */
+#define T_OR   (1U << 9)
+#define T_END  (1U << 10)
+#define T_OK   (1U << 11)
+#define T(len, slot, size, have, flags)                                                       \
+	((uint32_t)(len) | (uint32_t)(slot) << 4 | (uint32_t)(64 - 8 * (size)) << 12 |       \
+	 (uint32_t)(have) << 18 | T_OK | (flags))
+#define T_PAYLOAD(h, slot, have, flags) T(1 + (1 << (((h) >> 4) & 3)), slot, 1 << (((h) >> 4) & 3), have, flags)
+#define T_ADDR(k)  [0xb0 + (k)] = T(9, SPE_SLOT_ADDR + (k), 8, (k) <= SPE_ADDR_PBT ? SPE_HAVE_PC << (k) : 0, 0)
+#define T_LAT(k)   [0x98 + (k)] = T(3, SPE_SLOT_LAT + (k), 2, (k) <= SPE_CNT_XLAT ? SPE_HAVE_LAT_TOTAL << (k) : 0, 0)
+
+static const uint32_t hdr_tab[256] = {
+    [0x00] = T(1, SPE_SLOT_SINK, 8, 0, 0),		       /* PAD */
+    [0x01] = T(1, SPE_SLOT_SINK, 8, 0, T_END),		       /* END */
+    [0x71] = T(9, SPE_SLOT_TS, 8, SPE_HAVE_TS, T_END),	       /* TIMESTAMP */
+    [0x42] = T_PAYLOAD(0x42, SPE_SLOT_EVENTS, SPE_HAVE_EVENTS, T_OR), /* EVENTS */
+    [0x52] = T_PAYLOAD(0x52, SPE_SLOT_EVENTS, SPE_HAVE_EVENTS, T_OR),
+    [0x62] = T_PAYLOAD(0x62, SPE_SLOT_EVENTS, SPE_HAVE_EVENTS, T_OR),
+    [0x72] = T_PAYLOAD(0x72, SPE_SLOT_EVENTS, SPE_HAVE_EVENTS, T_OR),
+    [0x43] = T_PAYLOAD(0x43, SPE_SLOT_SOURCE, SPE_HAVE_SOURCE, 0), /* DATA_SOURCE */
+    [0x53] = T_PAYLOAD(0x53, SPE_SLOT_SOURCE, SPE_HAVE_SOURCE, 0),
+    [0x63] = T_PAYLOAD(0x63, SPE_SLOT_SOURCE, SPE_HAVE_SOURCE, 0),
+    [0x73] = T_PAYLOAD(0x73, SPE_SLOT_SOURCE, SPE_HAVE_SOURCE, 0),
+    [0x64] = T(5, SPE_SLOT_CONTEXT, 4, SPE_HAVE_CONTEXT, 0), /* CONTEXT */
+    [0x65] = T(5, SPE_SLOT_CONTEXT, 4, SPE_HAVE_CONTEXT, 0),
+    [0x66] = T(5, SPE_SLOT_CONTEXT, 4, SPE_HAVE_CONTEXT, 0),
+    [0x67] = T(5, SPE_SLOT_CONTEXT, 4, SPE_HAVE_CONTEXT, 0),
+    [0x48] = T(2, SPE_SLOT_OP, 1, SPE_HAVE_OP, 0), /* OP_TYPE */
+    [0x49] = T(2, SPE_SLOT_OP, 1, SPE_HAVE_OP, 0),
+    [0x4a] = T(2, SPE_SLOT_OP, 1, SPE_HAVE_OP, 0),
+    [0x4b] = T(2, SPE_SLOT_OP, 1, SPE_HAVE_OP, 0),
+    T_ADDR(0), T_ADDR(1), T_ADDR(2), T_ADDR(3), T_ADDR(4), T_ADDR(5), T_ADDR(6), T_ADDR(7),
+    T_LAT(0),  T_LAT(1),  T_LAT(2),  T_LAT(3),	T_LAT(4),  T_LAT(5),  T_LAT(6),	 T_LAT(7),
+};
+
+/* @q starts an extended-header ADDRESS or COUNTER packet (2 bytes readable) */
+static inline int ext_taken(const uint8_t *q)
+{
+	return (q[0] & 0xfc) == 0x20 && ((q[1] & 0xf8) == 0xb0 || (q[1] & 0xf8) == 0x98);
+}
+
+/*
+ * Fast path: packets of the record in progress (st->in_record, not buffered) from @d[*pi],
+ * while at least FAST_MIN bytes are left. Per packet: one table lookup, one unaligned
+ * 8-byte little-endian load masked to the payload size, one store into the record's slot;
+ * no branch on the packet type. Returns 1 at the end of the record (END / TIMESTAMP
+ * consumed), 0 when fewer than FAST_MIN bytes are left, 2 at a header it does not take
+ * (the generic decoder decides: extended header or bad byte). *pi: the next packet.
+ */
+static inline int fast_record(struct spe_record *rec, const uint8_t *d, size_t n, size_t *pi)
+{
+	const uint8_t *q = d + *pi, *lim = d + n - FAST_MIN;
+	uint32_t pr = rec->present;
+	uint64_t ev = rec->events;
+	int ret = 0;
+
+	while (q <= lim) {
+		uint8_t h = q[0];
+		uint32_t e = hdr_tab[h], slot = (e >> 4) & 31;
+		uint64_t w;
+
+		if (__builtin_expect(!(e & T_OK), 0)) {
+			/* extended ADDRESS / COUNTER header: the second byte's entry, one byte
+			 * longer, payload after two header bytes; indexes >= 8 kept nowhere */
+			if (!ext_taken(q)) {
+				ret = 2;
+				break;
+			}
+			e = hdr_tab[q[1]];
+			slot = (e >> 4) & 31;
+			if (h & 3) {
+				slot = SPE_SLOT_SINK;
+				e &= (1U << 18) - 1;
+			}
+			rec->v[slot] = ld_le64(q + 2) & (UINT64_MAX >> ((e >> 12) & 63));
+			q += (e & 15) + 1;
+			pr |= e >> 18;
+			continue;
+		}
+		w = ld_le64(q + 1) & (UINT64_MAX >> ((e >> 12) & 63));
+		ev |= w & bit_mask((e >> 9) & 1);
+		rec->v[slot] = w;
+		rec->hdr[slot] = h;
+		pr |= e >> 18;
+		q += e & 15;
+		if (e & T_END) {
+			ret = 1;
+			break;
+		}
+	}
+	rec->present = pr;
+	rec->events = ev;
+	rec->op_class = rec->hdr[SPE_SLOT_OP] & 3;
+	rec->op_payload = (uint8_t)rec->op;
+	rec->ctx_index = rec->hdr[SPE_SLOT_CONTEXT] & 3;
+	*pi = (size_t)(q - d);
+	return ret;
+}
+
 int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 		   const struct hws_aux_chunk *chunk, hws_sample_fn emit, void *ctx)
 {
-	struct decode_ctx dc = {priv, stream, fi, chunk, emit, ctx};
+	struct decode_ctx dc = {priv, stream, fi, chunk, emit, ctx, NULL, 0, 0, 0};
+	struct hws_sample s;
 	struct spe_stream *st = stream;
 	const uint8_t *d = chunk->data;
 	size_t n = (size_t)chunk->size, i = 0;
@@ -602,6 +828,23 @@ int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 	}
 	if (!d || !n)
 		return 0;
+	if (!dc.priv->optab_ready)
+		optab_build(dc.priv);
+	dc.tc = fi ? fi->time_conv : NULL;
+	if (chunk->attr && !chunk->attr->freq && chunk->attr->sample_period) {
+		dc.period = chunk->attr->sample_period;
+		dc.fields |= HWS_SF_PERIOD;
+	}
+	if (chunk->tid != UINT32_MAX)
+		dc.tid = chunk->tid;
+	memset(&s, 0, sizeof(s));
+	s.sz = sizeof(s);
+	s.backend = "arm_spe";
+	s.period = dc.period;
+	if (chunk->cpu != UINT32_MAX) {
+		s.cpu = chunk->cpu;
+		dc.fields |= HWS_SF_CPU;
+	}
 
 	/* 1. finish a packet split across the previous chunk and this one */
 	while (st->buf_len > st->buf_parsed && i < n) {
@@ -638,13 +881,12 @@ int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 				break;
 			}
 		} else if (!st->in_record) {
-			st->in_record = 1;
-			memset(&st->rec, 0, sizeof(st->rec));
+			rec_start_new(st);
 		}
 		buffered = 1;
 		st->buf_parsed = st->buf_len;
 		if (spe_record__add_inline(&st->rec, &p)) {
-			ret = emit_record(&dc, st->buf, st->buf_len, st->pos);
+			ret = emit_record(&dc, &s, st->buf, st->buf_len, st->pos);
 			stream_reset(st);
 			buffered = 0;
 			if (ret)
@@ -653,6 +895,32 @@ int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 	}
 	/* 2. packets wholly inside this chunk */
 	while (i < n) {
+		if (__builtin_expect(!buffered && n - i >= FAST_MIN, 1)) {
+			if (!st->in_record) {
+				uint8_t h = d[i];
+
+				if (h == 0x00) { /* PAD between records */
+					i++;
+					continue;
+				}
+				/* alignment, bad byte */
+				if (!(hdr_tab[h] & T_OK) && !ext_taken(d + i))
+					goto generic;
+				rec_start_new(st);
+				rec_start = i;
+			}
+			r = fast_record(&st->rec, d, n, &i);
+			if (r == 1) {
+				ret = emit_record(&dc, &s, d + rec_start, (uint32_t)(i - rec_start),
+						  base + rec_start);
+				st->in_record = 0;
+				if (ret)
+					return ret;
+				continue;
+			}
+			goto generic; /* fewer than FAST_MIN bytes left, or not a fast header */
+		}
+generic:
 		r = spe_pkt__get_inline(d + i, n - i, base + i, &p);
 		if (r == HWS_E_NEED_MORE)
 			break;
@@ -667,8 +935,7 @@ int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 				i += (size_t)r;
 				continue;
 			}
-			st->in_record = 1;
-			memset(&st->rec, 0, sizeof(st->rec));
+			rec_start_new(st);
 			rec_start = i;
 			buffered = 0;
 		}
@@ -681,9 +948,9 @@ int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 		if (spe_record__add_inline(&st->rec, &p)) {
 			i += (size_t)r;
 			if (buffered)
-				ret = emit_record(&dc, st->buf, st->buf_len, st->pos);
+				ret = emit_record(&dc, &s, st->buf, st->buf_len, st->pos);
 			else
-				ret = emit_record(&dc, d + rec_start, (uint32_t)(i - rec_start),
+				ret = emit_record(&dc, &s, d + rec_start, (uint32_t)(i - rec_start),
 						  base + rec_start);
 			stream_reset(st);
 			buffered = 0;
@@ -1084,13 +1351,13 @@ static void raw_object(struct wb *w, const struct spe_priv *sp, const struct hws
 	}
 	if (rec.present & SPE_HAVE_PC) {
 		wb_str(w, ",\"pc_el\":");
-		wb_u64(w, (rec.pc >> 61) & 3);
+		wb_u64(w, (rec.addr[SPE_ADDR_PC] >> 61) & 3);
 		wb_str(w, ",\"pc_ns\":");
-		wb_u64(w, rec.pc >> 63);
+		wb_u64(w, rec.addr[SPE_ADDR_PC] >> 63);
 	}
 	if (rec.present & SPE_HAVE_PBT) {
 		wb_str(w, ",\"prev_branch_target\":\"0x");
-		wb_hex(w, addr_ip(rec.pbt));
+		wb_hex(w, addr_ip(rec.addr[SPE_ADDR_PBT]));
 		wb_add(w, "\"", 1);
 	}
 	midr = spe_file_midr(fi, (s->fields & HWS_SF_CPU) ? s->cpu : UINT32_MAX);

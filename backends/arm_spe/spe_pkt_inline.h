@@ -144,7 +144,6 @@ static inline int spe_record__add_inline(struct spe_record *r, const struct spe_
 {
 	uint64_t v = p->payload;
 
-	r->nr_packets++;
 	switch (p->type) {
 	case SPE_PKT_END:
 		return 1;
@@ -153,59 +152,39 @@ static inline int spe_record__add_inline(struct spe_record *r, const struct spe_
 		r->present |= SPE_HAVE_TS;
 		return 1;
 	case SPE_PKT_ADDRESS:
-		switch (p->index) {
-		case SPE_ADDR_PC:
-			r->pc = v;
-			r->present |= SPE_HAVE_PC;
-			break;
-		case SPE_ADDR_TGT:
-			r->tgt = v;
-			r->present |= SPE_HAVE_TGT;
-			break;
-		case SPE_ADDR_VA:
-			r->va = v;
-			r->present |= SPE_HAVE_VA;
-			break;
-		case SPE_ADDR_PA:
-			r->pa = v;
-			r->present |= SPE_HAVE_PA;
-			break;
-		case SPE_ADDR_PBT:
-			r->pbt = v;
-			r->present |= SPE_HAVE_PBT;
-			break;
-		default:
-			break;
+		if (p->index <= SPE_ADDR_PBT) {
+			r->addr[p->index] = v;
+			r->present |= SPE_HAVE_PC << p->index;
 		}
 		break;
 	case SPE_PKT_COUNTER:
 		if (p->index <= SPE_CNT_XLAT) {
-			r->lat[p->index] = (uint16_t)v;
+			r->lat[p->index] = v;
 			r->present |= SPE_HAVE_LAT_TOTAL << p->index;
 		}
 		break;
 	case SPE_PKT_CONTEXT:
 		r->context = v;
 		r->ctx_index = p->index;
+		r->hdr[SPE_SLOT_CONTEXT] = p->hdr0;
 		r->present |= SPE_HAVE_CONTEXT;
 		break;
 	case SPE_PKT_OP_TYPE:
 		r->op_class = p->index;
 		r->op_payload = (uint8_t)v;
+		r->op = v;
+		r->hdr[SPE_SLOT_OP] = p->hdr0;
 		r->present |= SPE_HAVE_OP;
 		break;
 	case SPE_PKT_EVENTS:
 		r->events |= v;
-		r->events_len = p->payload_len;
 		r->present |= SPE_HAVE_EVENTS;
 		break;
 	case SPE_PKT_DATA_SOURCE:
 		r->source = v;
-		r->source_len = p->payload_len;
 		r->present |= SPE_HAVE_SOURCE;
 		break;
 	default:
-		r->nr_packets--;
 		break;
 	}
 	return 0;
