@@ -9,15 +9,22 @@
  *  - a line is keyed by its virtual address & ~(line_size - 1) alone, as perf c2c does for
  *    file-backed and shared maps (so processes sharing memory at one address meet; private
  *    memory of forked processes at the same address is merged too - the pid column shows
- *    it); its pid is the first sample's, used for symbols. An entry is keyed by (line,
- *    offset, pid, tid, ip). Both live in flat arrays indexed by open-addressing hash tables (slot =
- * index
- *    + 1, 0 = empty), grown at half load; entries of one line are chained through ->next;
- *  - counters are bit positions (enum cnt) so one mask per sample updates line, entry and
- *    totals alike; lines keep u64 counters, entries u32 (saturating is not needed below 4G
- *    samples per entry);
+ *    it); its pid is the first sample's, used for symbols. An entry is keyed by (data
+ *    address, pid, tid, code address). Both live in flat arrays indexed by open-addressing
+ *    hash tables (slot = index + 1, 0 = empty), grown at half load; entries of one line are
+ *    chained through ->next; lines and entries are created in sample order;
+ *  - per sample: no allocation (tables grow by doubling), no symbol lookup.
+ *    hws_c2c__add() classifies the sample (memoized per data_src/op kind) and queues it;
+ *    pend_flush() counts a batch of queued samples in a tight loop: one probe of the entry
+ *    table, the entry's counters (bit positions of enum cnt, u32: saturating is not needed
+ *    below 4G samples per entry), and a (line, latency) pair appended to a buffer that is
+ *    counted into the lines' histograms a batch at a time. Line counters and totals are the
+ *    entries' sums, added up in __finish();
+ *  - memory: one entry per distinct key, one line per line, a latency histogram per line
+ *    (bounded, see struct lhist), fixed-size queues; symbols are resolved in __finish() for
+ *    the reported lines only, once per distinct (pid, address), and shared by the entries;
  *  - after __finish() the object is read-only: report order, classification and the
- *    symbol strings (copied, owned here) never change.
+ *    symbol strings (copied, owned here in c->syms) never change.
  */
 #include <errno.h>
 #include <math.h>
@@ -60,6 +67,7 @@ enum cnt {
 #define NONE	   UINT32_MAX
 #define MAX_UNITS  4096 /* per line, for the pair analysis */
 #define NODE_CACHE 1024
+#define LBUF_MAX   65536 /* latencies buffered before they are counted per line */
 
 /* Sources of coherence evidence, by backend. */
 enum { SRC_PEBS, SRC_IBS, SRC_SPE, SRC_OTHER, NR_SRC };
@@ -75,40 +83,113 @@ struct lat {
 	uint64_t n;
 };
 
+/*
+ * Load latencies of one line, for its percentiles: exact counts per distinct value in a
+ * small open-addressing table (n == 0: empty slot) while a line has at most LH_SPARSE_MAX
+ * distinct values (hardware latencies are u16 cycle counts: far fewer in practice); past
+ * that, log-linear buckets (exact below 2^(LH_MBITS+1), relative error < 2^-LH_MBITS above).
+ * Samples append (line, value) to one buffer of LBUF_MAX pairs, counted into the lines a
+ * batch at a time (a sequential write per sample instead of a probe of the line's table).
+ * A line with LH_SMALL_AFTER loads gets direct counters for the values below LH_SMALL (most
+ * load latencies), one increment without a probe.
+ * Memory per line: LH_SMALL counters, plus at most 2 * LH_SPARSE_MAX slots or LH_DENSE
+ * counters.
+ */
+#define LH_SMALL       1024
+#define LH_SMALL_AFTER 256
+#define LH_SPARSE_MAX  4096
+#define LH_MBITS       10
+#define LH_EXACT       (2U << LH_MBITS)
+#define LH_DENSE       (LH_EXACT + (32 - LH_MBITS - 1) * (1U << LH_MBITS))
+
+struct lh_slot {
+	uint32_t v, n;
+};
+
+struct lhist {
+	uint32_t *small;   /* counts of values < LH_SMALL (lines with >= LH_SMALL_AFTER loads) */
+	struct lh_slot *t; /* values the other arrays do not take */
+	uint32_t size, used;
+	uint32_t *dense;
+	uint64_t total;
+};
+
 struct entry {
-	uint64_t ip;
-	uint32_t line, next;
-	uint32_t offset, pid, tid;
-	uint16_t width;
-	uint8_t in_false, in_true;
+	/* per sample: the key (compared when probing), then the counters */
+	uint64_t addr, ip; /* data and code address */
+	uint32_t pid, tid;
 	uint32_t c[NC];
 	struct lat lat;
-	uint64_t cpus;
-	char *symbol, *dso, *srcline, *data_symbol;
+	uint64_t cpus[4]; /* bit cpu % 64 of word (cpu / 64) % 4 */
+	uint64_t nodes;	  /* bit per NUMA node < 64 */
+	uint16_t width;
+	uint8_t src_mask; /* SRC_* bits of coherence samples */
+	/* set up once */
+	uint8_t in_false, in_true;
+	uint32_t line, next;
+	uint32_t offset;
+	/* symbols (reported lines only): point into c->syms, owned there */
+	const char *symbol, *dso, *srcline, *data_symbol;
 };
 
 struct line {
 	uint64_t addr;
 	uint32_t pid;
 	uint32_t first, nr_entries;
-	uint32_t tid0;
-	uint8_t multi_tid;
 	uint8_t cls;
 	uint8_t src_mask; /* SRC_* bits of coherence samples */
 	uint8_t symbolized;
 	uint8_t inferred; /* classified from coherence misses alone (no store sampled) */
 	uint32_t evidence;
 	float conf;
-	uint64_t c[NC];
-	struct lat lat;
+	uint64_t c[NC]; /* sums of the entries' counters (__finish) */
+	struct lat lat; /* sum of the entries' latencies (__finish) */
 	uint64_t cpus[4];
 	uint64_t nodes;
-	uint32_t *lats, nr_lats, cap_lats;
+	struct lhist lh;
 	uint32_t nr_threads, nr_cpus, nr_nodes, nr_offsets;
 	uint32_t p50, p90, p99;
 	uint64_t false_off, true_off;
 	uint32_t *order; /* entries in offset order (reported lines) */
-	char *evidence_text, *data_symbol;
+	char *evidence_text;
+	const char *data_symbol; /* owned by c->syms */
+};
+
+/*
+ * classify() reads only data_src, whether data_src and op are valid, op, op_flags, mem_level
+ * and snoop: a file has few distinct combinations, so the mask is memoized per combination
+ * (direct-mapped) instead of re-running its data-dependent branches for every sample.
+ */
+#define CLS_MEMO 256
+struct cls_memo {
+	uint64_t ds;
+	uint64_t rest; /* bit 27: valid */
+	uint32_t m;
+};
+
+/* A sample queued for pend_flush(). */
+#define NR_PEND	      1024
+#define PEND_PREFETCH 8
+struct pend {
+	uint64_t addr, ip, key; /* key: ent_key() */
+	uint32_t pid, tid, cpu, lat;
+	uint32_t m; /* counter bits */
+	uint16_t width;
+	uint8_t src_bit; /* 1 << SRC_* of a coherence sample, else 0 */
+	uint8_t has_lat;
+};
+
+/* Entry hash slot: upper half of the key's hash (cheap reject) and entry index + 1 (0 = empty). */
+struct eslot {
+	uint32_t tag, idx;
+};
+
+/* Memoized symbol of one (pid, address): strings owned here, shared by the entries. */
+struct symrec {
+	uint64_t addr;
+	uint32_t pid;
+	uint8_t data;
+	char *symbol, *dso, *srcline;
 };
 
 struct hws_c2c {
@@ -120,15 +201,26 @@ struct hws_c2c {
 	uint32_t lhash_size;
 	struct entry *ents;
 	uint32_t nr_ents, cap_ents;
-	uint32_t *ehash;
+	struct eslot *ehash;
 	uint32_t ehash_size;
-	uint64_t tot[NC];
+	uint64_t *lbuf; /* (line << 32 | latency) of the latest loads, counted in batches */
+	uint32_t nr_lbuf, cap_lbuf;
+	uint64_t tot[NC]; /* samples without an address; entries are added in __finish */
 	uint64_t noaddr, other;
 	struct lat tlat;
 	uint8_t src_seen;
 	uint64_t src_count[NR_SRC];
+	struct cls_memo memo[CLS_MEMO]; /* classify() of recent sample kinds */
+	struct pend pend[NR_PEND];	/* samples not counted yet */
+	uint32_t nr_pend;
+	const char *last_backend; /* memo of src_of() */
+	int last_src;
 	uint32_t *report;
 	uint32_t nr_report;
+	struct symrec *syms; /* symbol memo (__finish) */
+	uint32_t nr_syms, cap_syms;
+	uint32_t *shash;
+	uint32_t shash_size;
 	int16_t node_cache[NODE_CACHE]; /* node + 2 of a CPU, 0 = not asked yet */
 	struct hws_c2c_stats totals;	/* filled by __finish */
 	bool finished;
@@ -191,6 +283,14 @@ static int rehash(uint32_t **tab, uint32_t *size, uint32_t nr,
 	return 0;
 }
 
+static void lh_free(struct lhist *h)
+{
+	free(h->small);
+	free(h->t);
+	free(h->dense);
+	memset(h, 0, sizeof(*h));
+}
+
 static uint64_t line_key(uint64_t addr, uint32_t pid)
 {
 	(void)pid;
@@ -202,17 +302,42 @@ static uint64_t line_hash(struct hws_c2c *c, uint32_t i)
 	return line_key(c->lines[i].addr, c->lines[i].pid);
 }
 
-static uint64_t ent_key(uint32_t line, uint32_t off, uint32_t tid, uint64_t ip)
+/*
+ * Hash of an entry key: three independent multiplies (short dependency chain on the per-sample
+ * path) and a fold of the high half, where the products mix best, into the low bits (slot).
+ */
+static inline uint64_t ent_key(uint64_t addr, uint32_t pid, uint32_t tid, uint64_t ip)
 {
-	return mix64(ip * 31 + ((uint64_t)line << 20) + ((uint64_t)tid << 8) + off) ^
-	       mix64((uint64_t)tid << 32 | line);
+	uint64_t x = addr * 0x9e3779b97f4a7c15ULL + ip * 0xc2b2ae3d27d4eb4fULL +
+		     ((uint64_t)tid << 32 | pid) * 0x165667b19e3779f9ULL;
+
+	return x ^ (x >> 29);
 }
 
-static uint64_t ent_hash(struct hws_c2c *c, uint32_t i)
+static int ehash_grow(struct hws_c2c *c)
 {
-	const struct entry *e = &c->ents[i];
+	uint32_t nsize = c->ehash_size ? c->ehash_size * 2 : 1024, i;
+	struct eslot *t;
 
-	return ent_key(e->line, e->offset, e->tid, e->ip);
+	if (nsize < c->ehash_size)
+		return -ENOMEM;
+	t = calloc(nsize, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < c->nr_ents; i++) {
+		const struct entry *e = &c->ents[i];
+		uint64_t k = ent_key(e->addr, e->pid, e->tid, e->ip);
+		uint32_t h = (uint32_t)k & (nsize - 1);
+
+		while (t[h].idx)
+			h = (h + 1) & (nsize - 1);
+		t[h].tag = (uint32_t)(k >> 32);
+		t[h].idx = i + 1;
+	}
+	free(c->ehash);
+	c->ehash = t;
+	c->ehash_size = nsize;
+	return 0;
 }
 
 const char *hws_c2c_class__name(unsigned int cls)
@@ -258,14 +383,6 @@ struct hws_c2c *hws_c2c__new(const struct hws_c2c_opts *opts)
 	return c;
 }
 
-static void free_entry_strings(struct entry *e)
-{
-	free(e->symbol);
-	free(e->dso);
-	free(e->srcline);
-	free(e->data_symbol);
-}
-
 void hws_c2c__delete(struct hws_c2c *c)
 {
 	uint32_t i;
@@ -273,18 +390,23 @@ void hws_c2c__delete(struct hws_c2c *c)
 	if (!c)
 		return;
 	for (i = 0; i < c->nr_lines; i++) {
-		free(c->lines[i].lats);
+		lh_free(&c->lines[i].lh);
 		free(c->lines[i].order);
 		free(c->lines[i].evidence_text);
-		free(c->lines[i].data_symbol);
 	}
-	for (i = 0; i < c->nr_ents; i++)
-		free_entry_strings(&c->ents[i]);
+	for (i = 0; i < c->nr_syms; i++) {
+		free(c->syms[i].symbol);
+		free(c->syms[i].dso);
+		free(c->syms[i].srcline);
+	}
+	free(c->syms);
+	free(c->shash);
 	free(c->lines);
 	free(c->ents);
 	free(c->lhash);
 	free(c->ehash);
 	free(c->report);
+	free(c->lbuf);
 	free(c->line_size_source);
 	free(c);
 }
@@ -461,6 +583,15 @@ static uint32_t sample_lat(const struct hws_sample *s, bool *has)
 	return 0;
 }
 
+static void lat_sum(struct lat *to, const struct lat *from)
+{
+	to->sum += from->sum;
+	to->lcl_hitm += from->lcl_hitm;
+	to->rmt_hitm += from->rmt_hitm;
+	to->peer += from->peer;
+	to->n += from->n;
+}
+
 static void lat_add(struct lat *l, uint32_t m, uint32_t v)
 {
 	l->sum += v;
@@ -515,50 +646,62 @@ static int find_line(struct hws_c2c *c, uint64_t addr, uint32_t pid, uint32_t *o
 	return 0;
 }
 
-static int find_entry(struct hws_c2c *c, uint32_t line, uint32_t off, uint32_t pid, uint32_t tid,
+/*
+ * Entry of (addr, pid, tid, ip), created with its line when new: one probe of the entry table
+ * per sample (tags first, the entry itself only on a tag match); the line table is probed
+ * only for a new entry.
+ */
+static int find_entry(struct hws_c2c *c, uint64_t k, uint64_t addr, uint32_t pid, uint32_t tid,
 		      uint64_t ip, uint32_t *out)
 {
-	uint32_t h, idx;
+	uint32_t tag = (uint32_t)(k >> 32), h, idx, li;
 	struct entry *e;
 	struct line *l;
 	int err;
 
 	if (c->ehash_size) {
-		h = (uint32_t)ent_key(line, off, tid, ip) & (c->ehash_size - 1);
-		while ((idx = c->ehash[h])) {
-			e = &c->ents[idx - 1];
-			if (e->line == line && e->offset == off && e->tid == tid && e->ip == ip &&
-			    e->pid == pid) {
-				*out = idx - 1;
-				return 0;
+		h = (uint32_t)k & (c->ehash_size - 1);
+		while ((idx = c->ehash[h].idx)) {
+			if (c->ehash[h].tag == tag) {
+				e = &c->ents[idx - 1];
+				if (e->addr == addr && e->ip == ip && e->tid == tid &&
+				    e->pid == pid) {
+					*out = idx - 1;
+					return 0;
+				}
 			}
 			h = (h + 1) & (c->ehash_size - 1);
 		}
 	}
+	err = find_line(c, addr & ~(uint64_t)(c->o.line_size - 1), pid, &li);
+	if (err)
+		return err;
 	err = grow((void **)&c->ents, &c->cap_ents, c->nr_ents + 1, sizeof(*c->ents));
 	if (err)
 		return err;
 	e = &c->ents[c->nr_ents];
 	memset(e, 0, sizeof(*e));
-	e->line = line;
-	e->offset = off;
+	e->addr = addr;
+	e->line = li;
+	e->offset = (uint32_t)(addr & (c->o.line_size - 1));
 	e->pid = pid;
 	e->tid = tid;
 	e->ip = ip;
 	c->nr_ents++;
 	if ((uint64_t)c->nr_ents * 2 > c->ehash_size) {
-		err = rehash(&c->ehash, &c->ehash_size, c->nr_ents, ent_hash, c);
+		err = ehash_grow(c);
 		if (err) {
 			c->nr_ents--;
 			return err;
 		}
 	} else {
-		h = (uint32_t)ent_key(line, off, tid, ip) & (c->ehash_size - 1);
-		while (c->ehash[h])
+		h = (uint32_t)k & (c->ehash_size - 1);
+		while (c->ehash[h].idx)
 			h = (h + 1) & (c->ehash_size - 1);
-		c->ehash[h] = c->nr_ents;
+		c->ehash[h].tag = tag;
+		c->ehash[h].idx = c->nr_ents;
 	}
-	l = &c->lines[line];
+	l = &c->lines[li];
 	e->next = l->first;
 	l->first = c->nr_ents - 1;
 	l->nr_entries++;
@@ -566,17 +709,321 @@ static int find_entry(struct hws_c2c *c, uint32_t line, uint32_t off, uint32_t p
 	return 0;
 }
 
+/* ---------------------------------------------------------------- latency histogram */
+
+static uint32_t lh_bucket(uint32_t v)
+{
+	uint32_t e;
+
+	if (v < LH_EXACT)
+		return v;
+	e = 31 - (uint32_t)__builtin_clz(v); /* > LH_MBITS */
+	return LH_EXACT + (e - LH_MBITS - 1) * (1U << LH_MBITS) +
+	       ((v >> (e - LH_MBITS)) - (1U << LH_MBITS));
+}
+
+/* Middle of bucket @b (its value when exact). */
+static uint32_t lh_value(uint32_t b)
+{
+	uint32_t e, m;
+	uint64_t lo;
+
+	if (b < LH_EXACT)
+		return b;
+	b -= LH_EXACT;
+	e = b / (1U << LH_MBITS) + LH_MBITS + 1;
+	m = b % (1U << LH_MBITS) + (1U << LH_MBITS);
+	lo = (uint64_t)m << (e - LH_MBITS);
+	lo += (1ULL << (e - LH_MBITS)) / 2;
+	return lo > UINT32_MAX ? UINT32_MAX : (uint32_t)lo;
+}
+
+static uint32_t lh_hash(uint32_t v)
+{
+	v *= 0x9e3779b1U;
+	return v ^ (v >> 15);
+}
+
+static int lh_to_dense(struct lhist *h)
+{
+	uint32_t i;
+
+	h->dense = calloc(LH_DENSE, sizeof(*h->dense));
+	if (!h->dense)
+		return -ENOMEM;
+	for (i = 0; i < h->size; i++)
+		if (h->t[i].n)
+			h->dense[lh_bucket(h->t[i].v)] += h->t[i].n;
+	free(h->t);
+	h->t = NULL;
+	h->size = h->used = 0;
+	return 0;
+}
+
+static int lh_resize(struct lhist *h, uint32_t nsize)
+{
+	struct lh_slot *t = calloc(nsize, sizeof(*t));
+	uint32_t i, j;
+
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < h->size; i++) {
+		if (!h->t[i].n)
+			continue;
+		for (j = lh_hash(h->t[i].v) & (nsize - 1); t[j].n; j = (j + 1) & (nsize - 1))
+			;
+		t[j] = h->t[i];
+	}
+	free(h->t);
+	h->t = t;
+	h->size = nsize;
+	return 0;
+}
+
+/* Count @n times the value @v in the table (or the dense buckets). */
+static int lh_count(struct lhist *h, uint32_t v, uint32_t n)
+{
+	uint32_t i;
+
+	h->total += n;
+	if (h->dense) {
+		h->dense[lh_bucket(v)] += n;
+		return 0;
+	}
+	for (i = lh_hash(v) & (h->size - 1); h->t[i].n; i = (i + 1) & (h->size - 1)) {
+		if (h->t[i].v == v) {
+			h->t[i].n += n;
+			return 0;
+		}
+	}
+	h->t[i].v = v;
+	h->t[i].n = n;
+	h->used++;
+	if (h->used > LH_SPARSE_MAX)
+		return lh_to_dense(h);
+	if (h->used * 2 > h->size)
+		return lh_resize(h, h->size * 2);
+	return 0;
+}
+
+/* Direct counters for small values; the table keeps only the larger ones. */
+static int lh_to_small(struct lhist *h)
+{
+	struct lh_slot *old = h->t;
+	uint32_t i, osize = h->size;
+
+	h->small = calloc(LH_SMALL, sizeof(*h->small));
+	if (!h->small)
+		return -ENOMEM;
+	if (h->dense) {
+		/* buckets below LH_EXACT hold one value each: move those below LH_SMALL */
+		for (i = 0; i < LH_SMALL; i++) {
+			h->small[i] = h->dense[i];
+			h->dense[i] = 0;
+		}
+		return 0;
+	}
+	h->t = NULL;
+	h->size = h->used = 0;
+	if (lh_resize(h, 16)) {
+		h->t = old, h->size = osize;
+		return -ENOMEM;
+	}
+	for (i = 0; i < osize; i++) {
+		if (!old[i].n)
+			continue;
+		if (old[i].v < LH_SMALL) {
+			h->small[old[i].v] += old[i].n;
+			continue;
+		}
+		h->total -= old[i].n; /* counted again below */
+		if (lh_count(h, old[i].v, old[i].n))
+			return -ENOMEM;
+	}
+	free(old);
+	return 0;
+}
+
+static int lh_add(struct lhist *h, uint32_t v)
+{
+	if (h->small && v < LH_SMALL) {
+		h->small[v]++;
+		h->total++;
+		return 0;
+	}
+	if (!h->dense && !h->size && lh_resize(h, 16))
+		return -ENOMEM;
+	if (h->total == LH_SMALL_AFTER && !h->small && lh_to_small(h))
+		return -ENOMEM;
+	if (h->small && v < LH_SMALL) {
+		h->small[v]++;
+		h->total++;
+		return 0;
+	}
+	return lh_count(h, v, 1);
+}
+
+static int cmp_slot(const void *a, const void *b)
+{
+	uint32_t x = ((const struct lh_slot *)a)->v, y = ((const struct lh_slot *)b)->v;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentiles @ps[0..n) into @out: the value of rank ceil(total * p / 100). */
+static int lh_percentiles(struct lhist *h, const unsigned int *ps, uint32_t *out, int n)
+{
+	uint64_t rank[3], cum = 0;
+	uint32_t i, nr = 0;
+	struct lh_slot *v;
+	int k = 0;
+
+	for (k = 0; k < n; k++) {
+		out[k] = 0;
+		rank[k] = (h->total * ps[k] + 99) / 100;
+		if (rank[k])
+			rank[k]--; /* 0-based */
+	}
+	if (!h->total)
+		return 0;
+	k = 0;
+	/* values in small are below every value of the table or the dense buckets */
+	for (i = 0; h->small && i < LH_SMALL && k < n; i++) {
+		cum += h->small[i];
+		while (k < n && rank[k] < cum)
+			out[k++] = i;
+	}
+	if (h->dense) {
+		for (i = 0; i < LH_DENSE && k < n; i++) {
+			cum += h->dense[i];
+			while (k < n && rank[k] < cum)
+				out[k++] = lh_value(i);
+		}
+		return 0;
+	}
+	/* compact the used slots to the front, sorted by value */
+	v = h->t;
+	for (i = 0; i < h->size; i++)
+		if (h->t[i].n)
+			v[nr++] = h->t[i];
+	qsort(v, nr, sizeof(*v), cmp_slot);
+	for (i = 0; i < nr && k < n; i++) {
+		cum += v[i].n;
+		while (k < n && rank[k] < cum)
+			out[k++] = v[i].v;
+	}
+	/* the table is no longer a hash table: drop it */
+	free(h->t);
+	h->t = NULL;
+	h->size = h->used = 0;
+	return 0;
+}
+
+/* Count the buffered latencies into their lines' histograms. */
+static int lbuf_flush(struct hws_c2c *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->nr_lbuf; i++) {
+		uint64_t x = c->lbuf[i];
+
+		if (lh_add(&c->lines[x >> 32].lh, (uint32_t)x))
+			return -ENOMEM;
+	}
+	c->nr_lbuf = 0;
+	return 0;
+}
+
+static int lbuf_make_room(struct hws_c2c *c)
+{
+	if (c->cap_lbuf >= LBUF_MAX)
+		return lbuf_flush(c);
+	return grow((void **)&c->lbuf, &c->cap_lbuf, c->nr_lbuf + 1, sizeof(*c->lbuf));
+}
+
+/* Count the queued samples: a tight loop whose tables stay in the cache, the next slots
+ * prefetched. */
+static int pend_flush(struct hws_c2c *c)
+{
+	uint32_t n = c->nr_pend, i, ei;
+	int err = 0;
+
+	for (i = 0; i < n; i++) {
+		const struct pend *p = &c->pend[i];
+		struct entry *e;
+		uint32_t m = p->m;
+
+		if (i + PEND_PREFETCH < n && c->ehash_size)
+			__builtin_prefetch(&c->ehash[(uint32_t)c->pend[i + PEND_PREFETCH].key &
+						     (c->ehash_size - 1)]);
+		err = find_entry(c, p->key, p->addr, p->pid, p->tid, p->ip, &ei);
+		if (err)
+			break;
+		e = &c->ents[ei];
+		/* line and total counters are the entries' sums, added up in __finish */
+		for (uint32_t b = m; b; b &= b - 1)
+			e->c[__builtin_ctz(b)]++;
+		if (p->width > e->width)
+			e->width = p->width;
+		if (p->cpu != UINT32_MAX) {
+			e->cpus[(p->cpu >> 6) & 3] |= 1ULL << (p->cpu & 63);
+			if (c->o.cpu_node) {
+				int nd;
+
+				/* cache: the callback may be slow; nodes never change in a file */
+				if (p->cpu < NODE_CACHE) {
+					if (!c->node_cache[p->cpu])
+						c->node_cache[p->cpu] =
+						    (int16_t)(c->o.cpu_node(c->o.cpu_node_ctx,
+									    (int)p->cpu) +
+							      2);
+					nd = c->node_cache[p->cpu] - 2;
+				} else {
+					nd = c->o.cpu_node(c->o.cpu_node_ctx, (int)p->cpu);
+				}
+				if (nd >= 0 && nd < 64)
+					e->nodes |= 1ULL << nd;
+			}
+		}
+		e->src_mask |= p->src_bit;
+		if (p->has_lat) {
+			lat_add(&e->lat, m, p->lat);
+			if (c->nr_lbuf == c->cap_lbuf) {
+				err = lbuf_make_room(c);
+				if (err)
+					break;
+			}
+			c->lbuf[c->nr_lbuf++] = (uint64_t)e->line << 32 | p->lat;
+		}
+	}
+	c->nr_pend = 0;
+	return err;
+}
+
 int hws_c2c__add(struct hws_c2c *c, const struct hws_sample *s)
 {
-	uint32_t m, li, ei, lat, pid, tid, cpu, i;
-	struct line *l;
-	struct entry *e;
+	uint32_t m, i;
+	struct pend *p;
 	bool has_lat;
-	int err, src;
 
 	if (c->finished)
 		return -EBUSY;
-	m = classify(s);
+	{
+		uint64_t ds = (s->fields & HWS_SF_DATA_SRC) ? s->data_src : 0;
+		uint64_t rest = 1ULL << 27 | (uint64_t)s->op_flags << 32 |
+				(uint64_t)(s->fields & HWS_SF_DATA_SRC ? 1 : 0) << 26 |
+				(uint64_t)(s->fields & HWS_SF_OP ? 1 : 0) << 25 |
+				(uint64_t)s->op << 16 | (uint64_t)s->mem_level << 8 | s->snoop;
+		uint64_t x = (ds ^ rest) * 0x9e3779b97f4a7c15ULL;
+		struct cls_memo *cm = &c->memo[x >> 56 & (CLS_MEMO - 1)];
+
+		if (cm->ds != ds || cm->rest != rest) {
+			cm->ds = ds;
+			cm->rest = rest;
+			cm->m = classify(s);
+		}
+		m = cm->m;
+	}
 	if (!m) {
 		c->other++;
 		return 0;
@@ -588,71 +1035,33 @@ int hws_c2c__add(struct hws_c2c *c, const struct hws_sample *s)
 				c->tot[i]++;
 		return 0;
 	}
-	pid = (s->fields & HWS_SF_PID) ? s->pid : UINT32_MAX;
-	tid = (s->fields & HWS_SF_PID) ? s->tid : UINT32_MAX;
-	cpu = (s->fields & HWS_SF_CPU) ? s->cpu : UINT32_MAX;
-	err = find_line(c, s->addr & ~(uint64_t)(c->o.line_size - 1), pid, &li);
-	if (err)
-		return err;
-	err = find_entry(c, li, (uint32_t)(s->addr & (c->o.line_size - 1)), pid, tid,
-			 (s->fields & HWS_SF_IP) ? s->ip : 0, &ei);
-	if (err)
-		return err;
-	l = &c->lines[li];
-	e = &c->ents[ei];
-	for (uint32_t b = m; b; b &= b - 1) {
-		i = (uint32_t)__builtin_ctz(b);
-		c->tot[i]++;
-		l->c[i]++;
-		e->c[i]++;
-	}
-	if (s->op_width > e->width)
-		e->width = s->op_width;
-	if (l->c[C_RECORDS] == 1) {
-		l->tid0 = tid;
-	} else if (tid != l->tid0) {
-		l->multi_tid = 1;
-	}
-	if (cpu != UINT32_MAX) {
-		l->cpus[(cpu >> 6) & 3] |= 1ULL << (cpu & 63);
-		e->cpus |= 1ULL << (cpu & 63);
-		if (c->o.cpu_node) {
-			int n;
-
-			/* cache: the callback may be slow; nodes never change in a file */
-			if (cpu < NODE_CACHE) {
-				if (!c->node_cache[cpu])
-					c->node_cache[cpu] =
-					    (int16_t)(c->o.cpu_node(c->o.cpu_node_ctx, (int)cpu) +
-						      2);
-				n = c->node_cache[cpu] - 2;
-			} else {
-				n = c->o.cpu_node(c->o.cpu_node_ctx, (int)cpu);
-			}
-
-			if (n >= 0 && n < 64)
-				l->nodes |= 1ULL << n;
-		}
-	}
+	/* queue it: the tables are updated a batch at a time (pend_flush) */
+	p = &c->pend[c->nr_pend];
+	p->addr = s->addr;
+	p->ip = (s->fields & HWS_SF_IP) ? s->ip : 0;
+	p->pid = (s->fields & HWS_SF_PID) ? s->pid : UINT32_MAX;
+	p->tid = (s->fields & HWS_SF_PID) ? s->tid : UINT32_MAX;
+	p->cpu = (s->fields & HWS_SF_CPU) ? s->cpu : UINT32_MAX;
+	p->key = ent_key(p->addr, p->pid, p->tid, p->ip);
+	p->m = m;
+	p->width = s->op_width;
+	p->src_bit = 0;
+	p->has_lat = 0;
 	if (m & (BIT(C_LCL_HITM) | BIT(C_RMT_HITM) | BIT(C_LCL_PEER) | BIT(C_RMT_PEER))) {
-		src = src_of(s->backend);
-		l->src_mask |= (uint8_t)(1U << src);
-		c->src_seen |= (uint8_t)(1U << src);
-		c->src_count[src]++;
+		if (s->backend != c->last_backend || !c->last_backend) {
+			c->last_backend = s->backend;
+			c->last_src = src_of(s->backend);
+		}
+		p->src_bit = (uint8_t)(1U << c->last_src);
+		c->src_seen |= p->src_bit;
+		c->src_count[c->last_src]++;
 	}
 	if (m & BIT(C_LOADS)) {
-		lat = sample_lat(s, &has_lat);
-		if (has_lat) {
-			lat_add(&l->lat, m, lat);
-			lat_add(&e->lat, m, lat);
-			lat_add(&c->tlat, m, lat);
-			err =
-			    grow((void **)&l->lats, &l->cap_lats, l->nr_lats + 1, sizeof(*l->lats));
-			if (err)
-				return err;
-			l->lats[l->nr_lats++] = lat;
-		}
+		p->lat = sample_lat(s, &has_lat);
+		p->has_lat = has_lat;
 	}
+	if (++c->nr_pend == NR_PEND)
+		return pend_flush(c);
 	return 0;
 }
 
@@ -685,49 +1094,6 @@ static int cmp_u32(const void *a, const void *b)
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-/* k-th smallest of v[0..n) (reorders v): quickselect, O(n) on average. */
-static uint32_t select_k(uint32_t *v, uint32_t n, uint32_t k)
-{
-	uint32_t lo = 0, hi = n - 1;
-
-	while (lo < hi) {
-		uint32_t pivot = v[lo + (hi - lo) / 2], i = lo, j = hi, t;
-
-		while (i <= j) {
-			while (v[i] < pivot)
-				i++;
-			while (v[j] > pivot)
-				j--;
-			if (i <= j) {
-				t = v[i], v[i] = v[j], v[j] = t;
-				i++;
-				if (!j--)
-					break;
-			}
-		}
-		if (k <= j && j != UINT32_MAX)
-			hi = j;
-		else if (k >= i)
-			lo = i;
-		else
-			break;
-	}
-	return v[k];
-}
-
-/* Nearest-rank percentile @p of v[0..n) (reorders v). */
-static uint32_t pct(uint32_t *v, uint32_t n, unsigned int p)
-{
-	uint64_t k;
-
-	if (!n)
-		return 0;
-	k = ((uint64_t)n * p + 99) / 100;
-	if (k)
-		k--;
-	return select_k(v, n, (uint32_t)(k < n ? k : n - 1));
 }
 
 static void mark_bits(uint64_t *mask, uint32_t off, uint32_t end, uint32_t ls)
@@ -1005,45 +1371,111 @@ static char *fmt_sym(const struct hws_symbol *sym)
 	return strdup(sym->name);
 }
 
+/*
+ * Symbol of (pid, addr) as code (@data false: name, dso, srcline) or as a variable (@data
+ * true: the name only if the symbol is an object), resolved once per distinct key: many
+ * entries share a code address (threads, offsets) or a data address. NULL: out of memory.
+ */
+static const struct symrec *sym_get(struct hws_c2c *c, struct hws_symbols *syms, uint32_t pid,
+				    uint64_t addr, bool data)
+{
+	uint64_t k = mix64(addr ^ ((uint64_t)pid << 1 | data));
+	struct hws_symbol sym;
+	struct symrec *r;
+	uint32_t h, idx, i;
+
+	if (c->shash_size) {
+		for (h = (uint32_t)k & (c->shash_size - 1); (idx = c->shash[h]);
+		     h = (h + 1) & (c->shash_size - 1)) {
+			r = &c->syms[idx - 1];
+			if (r->addr == addr && r->pid == pid && r->data == data)
+				return r;
+		}
+	}
+	if (grow((void **)&c->syms, &c->cap_syms, c->nr_syms + 1, sizeof(*c->syms)))
+		return NULL;
+	if ((uint64_t)(c->nr_syms + 1) * 2 > c->shash_size) {
+		uint32_t nsize = c->shash_size ? c->shash_size * 2 : 256;
+		uint32_t *t = calloc(nsize, sizeof(*t));
+
+		if (!t)
+			return NULL;
+		for (i = 0; i < c->nr_syms; i++) {
+			r = &c->syms[i];
+			h = (uint32_t)mix64(r->addr ^ ((uint64_t)r->pid << 1 | r->data)) &
+			    (nsize - 1);
+			while (t[h])
+				h = (h + 1) & (nsize - 1);
+			t[h] = i + 1;
+		}
+		free(c->shash);
+		c->shash = t;
+		c->shash_size = nsize;
+	}
+	r = &c->syms[c->nr_syms];
+	memset(r, 0, sizeof(*r));
+	r->addr = addr;
+	r->pid = pid;
+	r->data = data;
+	if (data) {
+		if (hws_symbols__resolve(syms, pid, addr, true, &sym) > 0 &&
+		    sym.kind == HWS_SYM_OBJECT)
+			r->symbol = fmt_sym(&sym);
+	} else {
+		hws_symbols__resolve(syms, pid, addr, false, &sym);
+		r->symbol = fmt_sym(&sym);
+		r->dso = sym.dso ? strdup(sym.dso) : NULL;
+		if (sym.srcfile && sym.line) {
+			const char *b = strrchr(sym.srcfile, '/');
+
+			if (asprintf(&r->srcline, "%s:%u", b ? b + 1 : sym.srcfile, sym.line) < 0)
+				r->srcline = NULL;
+		}
+	}
+	for (h = (uint32_t)k & (c->shash_size - 1); c->shash[h]; h = (h + 1) & (c->shash_size - 1))
+		;
+	c->shash[h] = ++c->nr_syms;
+	return r;
+}
+
 static int symbolize_line(struct hws_c2c *c, struct line *l, struct hws_symbols *syms)
 {
-	struct hws_symbol sym;
+	const struct symrec *r;
 	uint32_t j;
 	uint32_t last_off = UINT32_MAX;
-	char *last_ds = NULL;
+	const char *last_ds = NULL;
 
 	if (!syms || l->symbolized)
 		return 0;
 	l->symbolized = 1;
-	if (l->pid != UINT32_MAX && hws_symbols__resolve(syms, l->pid, l->addr, true, &sym) > 0 &&
-	    sym.kind == HWS_SYM_OBJECT)
-		l->data_symbol = fmt_sym(&sym);
+	if (l->pid != UINT32_MAX) {
+		r = sym_get(c, syms, l->pid, l->addr, true);
+		if (!r)
+			return -ENOMEM;
+		l->data_symbol = r->symbol;
+	}
 	for (j = 0; j < l->nr_entries; j++) {
 		struct entry *e = &c->ents[l->order[j]];
 
 		if (e->pid == UINT32_MAX)
 			continue;
 		if (e->ip) {
-			hws_symbols__resolve(syms, e->pid, e->ip, false, &sym);
-			e->symbol = fmt_sym(&sym);
-			e->dso = sym.dso ? strdup(sym.dso) : NULL;
-			if (sym.srcfile && sym.line) {
-				const char *b = strrchr(sym.srcfile, '/');
-
-				if (asprintf(&e->srcline, "%s:%u", b ? b + 1 : sym.srcfile,
-					     sym.line) < 0)
-					e->srcline = NULL;
-			}
+			r = sym_get(c, syms, e->pid, e->ip, false);
+			if (!r)
+				return -ENOMEM;
+			e->symbol = r->symbol;
+			e->dso = r->dso;
+			e->srcline = r->srcline;
 		}
+		/* one variable per offset, looked up in the first (sorted) entry's process */
 		if (e->offset != last_off) {
 			last_off = e->offset;
-			last_ds = NULL;
-			if (hws_symbols__resolve(syms, e->pid, l->addr + e->offset, true, &sym) >
-				0 &&
-			    sym.kind == HWS_SYM_OBJECT)
-				last_ds = e->data_symbol = fmt_sym(&sym);
-		} else if (last_ds) {
-			e->data_symbol = strdup(last_ds);
+			r = sym_get(c, syms, e->pid, l->addr + e->offset, true);
+			if (!r)
+				return -ENOMEM;
+			last_ds = e->data_symbol = r->symbol;
+		} else {
+			e->data_symbol = last_ds;
 		}
 	}
 	return 0;
@@ -1115,6 +1547,31 @@ int hws_c2c__finish(struct hws_c2c *c, struct hws_symbols *syms)
 	if (c->finished)
 		return 0;
 	c->finished = true;
+	err = pend_flush(c);
+	if (err)
+		return err;
+	/* line counters and totals: sums over the entries (plus samples without address) */
+	for (ei = 0; ei < c->nr_ents; ei++) {
+		const struct entry *e = &c->ents[ei];
+		struct line *l = &c->lines[e->line];
+
+		for (k = 0; k < NC; k++) {
+			l->c[k] += e->c[k];
+			c->tot[k] += e->c[k];
+		}
+		lat_sum(&l->lat, &e->lat);
+		lat_sum(&c->tlat, &e->lat);
+		for (k = 0; k < 4; k++)
+			l->cpus[k] |= e->cpus[k];
+		l->nodes |= e->nodes;
+		l->src_mask |= e->src_mask;
+	}
+	err = lbuf_flush(c);
+	free(c->lbuf);
+	c->lbuf = NULL;
+	c->cap_lbuf = 0;
+	if (err)
+		return err;
 	fill_stats(&c->totals, c->tot, &c->tlat);
 	c->totals.noaddr = c->noaddr;
 	for (i = 0; i < c->nr_lines; i++) {
@@ -1144,9 +1601,14 @@ int hws_c2c__finish(struct hws_c2c *c, struct hws_symbols *syms)
 		sort_ec2c = c;
 		qsort(l->order, l->nr_entries, sizeof(*l->order), cmp_ents);
 		sort_ec2c = NULL;
-		l->p50 = pct(l->lats, l->nr_lats, 50);
-		l->p90 = pct(l->lats, l->nr_lats, 90);
-		l->p99 = pct(l->lats, l->nr_lats, 99);
+		{
+			static const unsigned int ps[3] = {50, 90, 99};
+			uint32_t pv[3];
+
+			if (lh_percentiles(&l->lh, ps, pv, 3))
+				return -ENOMEM;
+			l->p50 = pv[0], l->p90 = pv[1], l->p99 = pv[2];
+		}
 		for (n = 0, j = 0; j < 4; j++)
 			n += (uint32_t)__builtin_popcountll(l->cpus[j]);
 		l->nr_cpus = n;
@@ -1161,6 +1623,11 @@ int hws_c2c__finish(struct hws_c2c *c, struct hws_symbols *syms)
 				return err;
 		}
 	}
+	for (i = 0; i < c->nr_lines; i++)
+		lh_free(&c->lines[i].lh);
+	free(c->ehash);
+	c->ehash = NULL;
+	c->ehash_size = 0;
 	return 0;
 }
 
@@ -1266,7 +1733,8 @@ int hws_c2c__entry(const struct hws_c2c *c, uint32_t i, uint32_t j, struct hws_c
 	out->tid = e->tid;
 	out->ip = e->ip;
 	fill_stats(&out->st, cn, &e->lat);
-	out->nr_cpus = (uint32_t)__builtin_popcountll(e->cpus);
+	out->nr_cpus =
+	    (uint32_t)__builtin_popcountll(e->cpus[0] | e->cpus[1] | e->cpus[2] | e->cpus[3]);
 	out->in_false = e->in_false;
 	out->in_true = e->in_true;
 	out->symbol = e->symbol;

@@ -358,9 +358,63 @@ static void test_percentiles(void)
 	}
 }
 
+/*
+ * Lines with many loads: direct counters for small values (after 256 loads), the table for
+ * the rest, and past 4096 distinct large values log-linear buckets (relative error < 2^-10).
+ */
+static void test_percentiles_large(void)
+{
+	static uint32_t v[20000];
+	static const struct {
+		int line;
+		uint32_t n, range;
+		bool exact;
+	} cases[] = {
+	    {__LINE__, 300, 600, true},	      /* small counters from sample 256 on */
+	    {__LINE__, 5000, 1000, true},     /* all small */
+	    {__LINE__, 5000, 3000, true},     /* small + table */
+	    {__LINE__, 20000, 5000, true},    /* table stays under 4096 distinct values */
+	    {__LINE__, 20000, 200000, false}, /* dense buckets */
+	    {__LINE__, 20000, 1500, true},    /* below LH_EXACT: dense is exact too */
+	};
+	unsigned int ps[3] = {50, 90, 99};
+
+	for (size_t t = 0; t < sizeof(cases) / sizeof(cases[0]); t++) {
+		struct hws_c2c *c = hws_c2c__new(NULL);
+		struct hws_c2c_line_info li;
+		uint32_t k, got[3];
+		char what[64];
+
+		add(c, 1, 0x1000, ST_L1HIT, 8, 0, 1);
+		for (k = 0; k < cases[t].n; k++) {
+			/* the first half small values, then large: the table is migrated */
+			v[k] = (uint32_t)rand() % (k < cases[t].n / 2 ? 700 : cases[t].range);
+			add(c, 2, 0x1008, LD_LHITM, 8, v[k], 1);
+		}
+		hws_c2c__finish(c, NULL);
+		find(c, 0x1000, &li);
+		got[0] = li.lat_p50, got[1] = li.lat_p90, got[2] = li.lat_p99;
+		T_EQ_U64("large n", li.st.lat_n, cases[t].n);
+		qsort(v, cases[t].n, sizeof(v[0]), cmp32);
+		for (k = 0; k < 3; k++) {
+			uint64_t r = ((uint64_t)cases[t].n * ps[k] + 99) / 100;
+			uint32_t want = v[r ? r - 1 : 0];
+
+			snprintf(what, sizeof(what), "line %d p%u", cases[t].line, ps[k]);
+			if (cases[t].exact)
+				T_EQ_U64(what, got[k], want);
+			else
+				__T(what,
+				    got[k] >= want - want / 1024 && got[k] <= want + want / 1024);
+		}
+		hws_c2c__delete(c);
+	}
+}
+
 int main(void)
 {
 	test_percentiles();
+	test_percentiles_large();
 	test_classes();
 	test_line_size();
 	test_loads_only();
