@@ -1039,14 +1039,71 @@ int hws_symbols__resolve_file(struct hws_symbols *s, const char *path, uint64_t 
 
 /* ------------------------------------------------------------------ kallsyms */
 
+#define KALLSYMS_MAX (256u << 20) /* bytes read at most (/proc/kallsyms is ~6 MB) */
+
+/* The whole file in one buffer (NUL-terminated), read in large chunks: /proc/kallsyms
+ * reports a 1 KiB block size, and stdio would read it 1 KiB per system call. */
+static int read_all(const char *path, char **bufp, size_t *lenp)
+{
+	size_t len = 0, alloc = 1u << 20;
+	char *buf = malloc(alloc), *nb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), err = 0;
+	ssize_t n;
+
+	if (fd < 0 || !buf) {
+		err = fd < 0 ? -errno : -ENOMEM;
+		goto err_out;
+	}
+	for (;;) {
+		if (alloc - len < (64u << 10) + 1) {
+			if (alloc >= KALLSYMS_MAX)
+				break; /* bounded: the rest is not read */
+			nb = realloc(buf, alloc * 2);
+			if (!nb) {
+				err = -ENOMEM;
+				goto err_out;
+			}
+			buf = nb;
+			alloc *= 2;
+		}
+		n = read(fd, buf + len, alloc - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			goto err_out;
+		}
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = 0;
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+err_out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return err;
+}
+
+static inline int hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
 int hws_symbols__use_kallsyms(struct hws_symbols *s, const char *path)
 {
-	size_t alloc_names = 0, cap = 0;
+	size_t cap = 0, len = 0;
 	struct dso *d;
-	char line[512];
 	bool nonzero = false;
-	FILE *f;
-	int err = 0;
+	char *buf = NULL, *p, *end;
+	int err;
 
 	new_gen(s);
 	if (s->kallsyms) {
@@ -1055,45 +1112,42 @@ int hws_symbols__use_kallsyms(struct hws_symbols *s, const char *path)
 	}
 	if (!path)
 		return 0;
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
+	err = read_all(path, &buf, &len);
+	if (err)
+		return err;
 	d = calloc(1, sizeof(*d));
 	if (!d) {
-		fclose(f);
+		free(buf);
 		return -ENOMEM;
 	}
 	d->fd = d->dbg_fd = -1;
 	d->path = strdup("[kernel.kallsyms]");
-	while (d->path && fgets(line, sizeof(line), f)) {
-		char *name, *end, type;
-		unsigned long long a;
+	d->names = buf; /* names point into the file text, cut with NULs */
+	d->names_len = len;
+	err = d->path ? 0 : -ENOMEM;
+	/* "ffffffff81000000 T name\t[module]\n": each line's name is cut with a NUL in place */
+	for (p = buf, end = buf + len; !err && p < end; p++) {
+		char *name, type;
+		uint64_t a = 0;
 		struct sym *y;
+		int h, nd = 0;
+		bool nl;
 
-		/* "ffffffff81000000 T name\t[module]" */
-		a = strtoull(line, &end, 16);
-		if (end == line || *end != ' ' || !end[1] || end[2] != ' ')
-			continue;
-		type = end[1];
-		name = end + 3;
-		name[strcspn(name, " \t\n")] = 0;
-		if (!*name)
-			continue;
-		switch (type) {
-		case 't':
-		case 'T':
-		case 'w':
-		case 'W':
-		case 'd':
-		case 'D':
-		case 'b':
-		case 'B':
-		case 'r':
-		case 'R':
-			break;
-		default:
-			continue;
+		while (nd < 16 && (h = hexval((unsigned char)*p)) >= 0) {
+			a = a << 4 | (uint64_t)h;
+			p++;
+			nd++;
 		}
+		if (!nd || p + 2 >= end || p[0] != ' ' || p[1] == '\n' || p[2] != ' ')
+			goto next;
+		type = p[1];
+		name = p += 3;
+		while (p < end && *p != ' ' && *p != '\t' && *p != '\n')
+			p++;
+		if (p == name || !strchr("tTwWdDbBrR", type) || !type)
+			goto next;
+		nl = p < end && *p == '\n';
+		*p = 0; /* buf[len] is already 0 */
 		if (a)
 			nonzero = true;
 		if (d->nr_syms >= MAX_SYMS)
@@ -1108,20 +1162,18 @@ int hws_symbols__use_kallsyms(struct hws_symbols *s, const char *path)
 			d->syms = y;
 			cap = nc;
 		}
-		y = &d->syms[d->nr_syms];
+		y = &d->syms[d->nr_syms++];
 		y->start = a;
 		y->size = 0;
 		y->kind = strchr("tTwW", type) ? HWS_SYM_FUNC : HWS_SYM_OBJECT;
 		y->bind_rank = isupper((unsigned char)type) ? 0 : 2;
-		if (names_add(d, &alloc_names, name, &y->name)) {
-			err = -ENOMEM;
-			break;
-		}
-		d->nr_syms++;
+		y->name = (uint32_t)(name - buf);
+		if (nl)
+			continue; /* p is on the (cut) end of the line */
+next:
+		while (p < end && *p != '\n')
+			p++;
 	}
-	fclose(f);
-	if (!d->path)
-		err = -ENOMEM;
 	if (!err && !nonzero)
 		err = -EPERM; /* kptr_restrict: all addresses are 0 */
 	if (err) {
