@@ -5,13 +5,21 @@
  * truncated file everything decoded before the bad record is written first, then the error
  * (with the byte offset and record type) goes to stderr and the exit code is 1. Loss
  * counters are summarized on stderr so they are never silent and never mix with the data.
+ *
+ * Without --sym and --raw (nothing in a line depends on decoder state at that moment) and
+ * with more than one CPU, formatting runs in a second thread: the decoder copies each sample
+ * into a batch, the formatter turns whole batches into text and writes them, in order.
+ * HWS_DUMP_THREADS=0 in the environment keeps everything in one thread (same output).
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <hwsample/decode.h>
 #include <hwsample/errors.h>
@@ -52,6 +60,24 @@ static const char dump_usage[] =
     "Exit codes: 0 ok, 1 unreadable or corrupt input (samples before the error are\n"
     "printed), 2 usage error.\n";
 
+#define BATCH  2048 /* samples per batch */
+#define NBATCH 4    /* batches in flight */
+
+/*
+ * Decoder -> formatter hand-off: batches are used in ring order; the decoder fills
+ * b[prod % NBATCH] and publishes it (prod++), waiting while NBATCH are unconsumed; the
+ * formatter takes b[cons % NBATCH] once prod > cons. prod, cons and done change under mu.
+ */
+struct dump_pipe {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct hws_sample *b[NBATCH];
+	size_t n[NBATCH];
+	uint64_t prod, cons;
+	bool done;
+};
+
 struct dump_ctx {
 	struct hws_output_opts out;
 	struct hws_strbuf sb;
@@ -59,13 +85,14 @@ struct dump_ctx {
 	struct hws_decoder *dec;
 	uint64_t limit, n;
 	const char *event; /* --event: only this event */
-	int werr;
+	int werr;	   /* set by the thread that writes; read with __atomic_load */
+	struct dump_pipe *pipe;
 };
 
 static int flush_out(struct dump_ctx *c)
 {
 	if (c->sb.len && fwrite(c->sb.buf, 1, c->sb.len, stdout) != c->sb.len)
-		c->werr = errno ? -errno : -EIO;
+		__atomic_store_n(&c->werr, errno ? -errno : -EIO, __ATOMIC_RELAXED);
 	hws_strbuf__reset(&c->sb);
 	return c->werr;
 }
@@ -75,27 +102,157 @@ static int raw_cb(void *ctx, const struct hws_sample *s, struct hws_strbuf *sb)
 	return hws_decoder__raw_json(ctx, s, sb);
 }
 
-static int dump_cb(void *ctx, const struct hws_sample *s)
+/* one sample into c->sb, flushed when big: 0 or 2 (write error / no memory) */
+static int format_one(struct dump_ctx *c, const struct hws_sample *s)
 {
-	struct dump_ctx *c = ctx;
-	int err;
+	int err = hws_output__sample(&c->out, s, &c->sb);
 
-	if (c->limit && c->n >= c->limit)
-		return 1;
-	if (c->event && (!s->event || strcmp(s->event, c->event)))
-		return 0;
-	err = hws_output__sample(&c->out, s, &c->sb);
 	if (err == HWS_E_TOO_BIG) {
 		if (flush_out(c))
 			return 2;
 		err = hws_output__sample(&c->out, s, &c->sb);
 	}
-	if (err)
+	if (err) {
+		if (!c->werr)
+			__atomic_store_n(&c->werr, -ENOMEM, __ATOMIC_RELAXED);
 		return 2;
-	c->n++;
+	}
 	if (c->sb.len >= FLUSH_AT && flush_out(c))
 		return 2;
 	return 0;
+}
+
+static bool keep(struct dump_ctx *c, const struct hws_sample *s)
+{
+	return !c->event || (s->event && !strcmp(s->event, c->event));
+}
+
+static int dump_cb(void *ctx, const struct hws_sample *s)
+{
+	struct dump_ctx *c = ctx;
+
+	if (c->limit && c->n >= c->limit)
+		return 1;
+	if (!keep(c, s))
+		return 0;
+	if (format_one(c, s))
+		return 2;
+	c->n++;
+	return 0;
+}
+
+/* formatter thread: format and write whole batches until the decoder is done */
+static void *pipe_main(void *arg)
+{
+	struct dump_ctx *c = arg;
+	struct dump_pipe *p = c->pipe;
+	bool failed = false;
+
+	for (;;) {
+		size_t k;
+
+		pthread_mutex_lock(&p->mu);
+		while (p->cons == p->prod && !p->done)
+			pthread_cond_wait(&p->cv, &p->mu);
+		if (p->cons == p->prod) {
+			pthread_mutex_unlock(&p->mu);
+			break;
+		}
+		pthread_mutex_unlock(&p->mu);
+		k = p->cons % NBATCH;
+		/* after a write error keep draining, so the decoder never waits forever */
+		for (size_t i = 0; i < p->n[k] && !failed; i++)
+			failed = format_one(c, &p->b[k][i]) != 0;
+		p->n[k] = 0;
+		pthread_mutex_lock(&p->mu);
+		p->cons++;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+	}
+	if (!failed)
+		flush_out(c);
+	return NULL;
+}
+
+/* hand the decoder's current batch to the formatter; wait for a free one */
+static void pipe_publish(struct dump_pipe *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->prod++;
+	pthread_cond_broadcast(&p->cv);
+	while (p->prod - p->cons >= NBATCH)
+		pthread_cond_wait(&p->cv, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static int dump_cb_pipe(void *ctx, const struct hws_sample *s)
+{
+	struct dump_ctx *c = ctx;
+	struct dump_pipe *p = c->pipe;
+	size_t k = p->prod % NBATCH;
+
+	if (c->limit && c->n >= c->limit)
+		return 1;
+	if (!keep(c, s))
+		return 0;
+	p->b[k][p->n[k]++] = *s;
+	c->n++;
+	if (p->n[k] == BATCH)
+		pipe_publish(p);
+	return __atomic_load_n(&c->werr, __ATOMIC_RELAXED) ? 2 : 0;
+}
+
+/* start the formatter thread; false: stay single-threaded (no memory, one CPU, asked) */
+static bool pipe_start(struct dump_ctx *c)
+{
+	const char *env = getenv("HWS_DUMP_THREADS");
+	struct dump_pipe *p;
+
+	if ((env && !strcmp(env, "0")) || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return false;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return false;
+	for (int i = 0; i < NBATCH; i++) {
+		p->b[i] = malloc(BATCH * sizeof(*p->b[i]));
+		if (!p->b[i])
+			goto err_out;
+	}
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	c->pipe = p;
+	if (pthread_create(&p->th, NULL, pipe_main, c)) {
+		pthread_mutex_destroy(&p->mu);
+		pthread_cond_destroy(&p->cv);
+		c->pipe = NULL;
+		goto err_out;
+	}
+	return true;
+err_out:
+	for (int i = 0; i < NBATCH; i++)
+		free(p->b[i]);
+	free(p);
+	return false;
+}
+
+/* publish the last partial batch, let the formatter finish, free everything */
+static void pipe_stop(struct dump_ctx *c)
+{
+	struct dump_pipe *p = c->pipe;
+
+	pthread_mutex_lock(&p->mu);
+	if (p->n[p->prod % NBATCH])
+		p->prod++;
+	p->done = true;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	pthread_join(p->th, NULL);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->cv);
+	for (int i = 0; i < NBATCH; i++)
+		free(p->b[i]);
+	free(p);
+	c->pipe = NULL;
 }
 
 static void loss_summary(struct hws_decoder *d)
@@ -218,8 +375,14 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	c.out.memo = hws_output_memo__new(); /* NULL is fine: no memo */
 	hws_output__header(&c.out, &c.sb);
 
-	rc = hws_decoder__run(c.dec, dump_cb, &c);
-	flush_out(&c);
+	if (!c.out.raw && !c.out.symbols && pipe_start(&c)) {
+		rc = hws_decoder__run(c.dec, dump_cb_pipe, &c);
+		pipe_stop(&c);
+	} else {
+		rc = hws_decoder__run(c.dec, dump_cb, &c);
+	}
+	if (!c.werr)
+		flush_out(&c);
 	fflush(stdout);
 	if (rc < 0) {
 		fprintf(stderr, "hwsample dump: %s: %s\n", path, hws_decoder__errmsg(c.dec));
