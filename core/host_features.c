@@ -2,12 +2,13 @@
 /*
  * Header features describing the recording machine, in perf's on-disk encodings
  * (tools/perf/util/header.c write_*()): HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS,
- * CPUDESC, CPUID, TOTAL_MEM, CMDLINE, NUMA_TOPOLOGY, CPU_TOPOLOGY, PMU_MAPPINGS, PMU_CAPS,
- * CPU_PMU_CAPS, CLOCKID, CLOCK_DATA.
+ * CPUDESC, CPUID, TOTAL_MEM, CMDLINE, NUMA_TOPOLOGY, CPU_TOPOLOGY, CACHE, PMU_MAPPINGS,
+ * PMU_CAPS, CPU_PMU_CAPS, CLOCKID, CLOCK_DATA.
  *
- * Sources: uname(2), /proc/cpuinfo, /proc/meminfo, /sys/devices/system/{cpu,node} and the
- * PMUs under hws_sysfs_root()/bus/event_source/devices (so a fake sysfs tree shows up in
- * PMU_MAPPINGS / PMU_CAPS). A source that cannot be read just leaves its feature out.
+ * Sources: uname(2), /proc/cpuinfo, /proc/meminfo, /sys/devices/system/{cpu,node}, the
+ * caches under hws_sysfs_root()/devices/system/cpu/cpuN/cache and the PMUs under
+ * hws_sysfs_root()/bus/event_source/devices (so a fake sysfs tree shows up in CACHE,
+ * PMU_MAPPINGS and PMU_CAPS). A source that cannot be read just leaves its feature out.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -272,6 +273,117 @@ out:
 	return err;
 }
 
+/*
+ * CACHE (perf write_cache): u32 version = 1, u32 nr, then per cache u32 level, line_size,
+ * sets, ways and the strings type, size, map (shared_cpu_list), from
+ * <sysfs root>/devices/system/cpu/cpuN/cache/index0..3 of every CPU; a cache shared by
+ * several CPUs is listed once (all fields equal), the list sorted by level (stable).
+ */
+#define CACHE_LEVELS 4 /* perf reads index0..index3 */
+
+struct cache_desc {
+	uint32_t level, line_size, sets, ways;
+	char type[32], size[32], map[256];
+};
+
+/* 0, 1 if the index directory does not exist, or negative errno. */
+static int cache_read(int cpu, int idx, struct cache_desc *c)
+{
+	static const char *const num[4] = {"level", "coherency_line_size", "number_of_sets",
+					   "ways_of_associativity"};
+	uint32_t *val[4] = {&c->level, &c->line_size, &c->sets, &c->ways};
+	char path[PATH_MAX], buf[64];
+	int n, i;
+
+	n = snprintf(path, sizeof(path), "%s/devices/system/cpu/cpu%d/cache/index%d",
+		     hws_sysfs_root(), cpu, idx);
+	if (n < 0 || (size_t)n >= sizeof(path) - 32)
+		return -ENAMETOOLONG;
+	if (access(path, F_OK))
+		return 1;
+	for (i = 0; i < 4; i++) {
+		snprintf(path + n, sizeof(path) - (size_t)n, "/%s", num[i]);
+		if (hws_read_file(path, buf, sizeof(buf)) <= 0)
+			return -ENOENT;
+		*val[i] = (uint32_t)strtoul(buf, NULL, 10);
+	}
+	snprintf(path + n, sizeof(path) - (size_t)n, "/type");
+	if (hws_read_file(path, c->type, sizeof(c->type)) <= 0)
+		return -ENOENT;
+	snprintf(path + n, sizeof(path) - (size_t)n, "/size");
+	if (hws_read_file(path, c->size, sizeof(c->size)) <= 0)
+		return -ENOENT;
+	snprintf(path + n, sizeof(path) - (size_t)n, "/shared_cpu_list");
+	if (hws_read_file(path, c->map, sizeof(c->map)) <= 0)
+		return -ENOENT;
+	return 0;
+}
+
+static int add_cache(struct hws_perf_writer *w, int nr_cpus)
+{
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	struct cache_desc *caches = NULL, c;
+	uint32_t nr = 0, cap = 0, i, j;
+	int err = 0, cpu, idx, r;
+
+	for (cpu = 0; cpu < nr_cpus && cpu < MAX_LIST * 8; cpu++) {
+		for (idx = 0; idx < CACHE_LEVELS; idx++) {
+			memset(&c, 0, sizeof(c));
+			r = cache_read(cpu, idx, &c);
+			if (r == 1)
+				break;
+			if (r < 0)
+				goto out; /* unreadable: leave the feature out, as perf does */
+			for (i = 0; i < nr; i++)
+				if (!memcmp(&caches[i], &c, sizeof(c)))
+					break;
+			if (i < nr)
+				continue;
+			if (nr == cap) {
+				struct cache_desc *n;
+
+				cap = cap ? cap * 2 : 16;
+				n = realloc(caches, cap * sizeof(*caches));
+				if (!n) {
+					err = -ENOMEM;
+					goto out;
+				}
+				caches = n;
+			}
+			/* stable insertion by level */
+			for (j = nr; j > 0 && caches[j - 1].level > c.level; j--)
+				caches[j] = caches[j - 1];
+			caches[j] = c;
+			nr++;
+		}
+	}
+	if (!nr)
+		goto out;
+	err = hws__put_u32(&sb, 1);
+	if (!err)
+		err = hws__put_u32(&sb, nr);
+	for (i = 0; !err && i < nr; i++) {
+		err = hws__put_u32(&sb, caches[i].level);
+		if (!err)
+			err = hws__put_u32(&sb, caches[i].line_size);
+		if (!err)
+			err = hws__put_u32(&sb, caches[i].sets);
+		if (!err)
+			err = hws__put_u32(&sb, caches[i].ways);
+		if (!err)
+			err = hws__put_string(&sb, caches[i].type);
+		if (!err)
+			err = hws__put_string(&sb, caches[i].size);
+		if (!err)
+			err = hws__put_string(&sb, caches[i].map);
+	}
+	err = set_sb(w, HWS_FEAT_CACHE, &sb, err);
+out:
+	hws_strbuf__release(&sb);
+	free(caches);
+	return err;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -451,6 +563,8 @@ int hws_perf_writer__add_host_features(struct hws_perf_writer *w, int argc, char
 	err = add_numa(w);
 	if (!err)
 		err = add_cpu_topology(w, (int)nr[0]);
+	if (!err)
+		err = add_cache(w, (int)nr[0]);
 	if (!err)
 		err = add_pmus(w);
 	if (!err && clockid >= 0)
