@@ -99,6 +99,8 @@ struct hws_perf_reader {
 	struct idmap *ids; /* hash table, see id_put() */
 	size_t id_cap, nr_ids;
 	int id_pos_attr; /* attr whose sample_type locates ids (perf: the first) */
+	uint64_t last_id; /* one-entry cache of record_attr(): valid while last_idx1 != 0 */
+	int last_idx1;
 
 	struct rfeat feats[HWS_FEAT__MAX];
 	uint64_t features[4];
@@ -339,6 +341,7 @@ static int add_ids(struct hws_perf_reader *r, int idx, const uint8_t *ids, uint6
 	a->ev.nr_ids += n;
 	a->ev.ids = ai;
 	r->nr_ids += n;
+	r->last_idx1 = 0; /* an id may have moved to this event */
 	return 0;
 }
 
@@ -1392,6 +1395,7 @@ static int record_attr(struct hws_perf_reader *r, const uint8_t *rec)
 	const struct perf_event_header *h = (const void *)rec;
 	const struct perf_event_attr *a0;
 	int64_t id;
+	int idx;
 
 	if (r->nr_attrs == 0)
 		return -1;
@@ -1407,7 +1411,13 @@ static int record_attr(struct hws_perf_reader *r, const uint8_t *rec)
 		return -1;
 	if (r->swap)
 		id = (int64_t)bswap_64((uint64_t)id);
-	return hws_perf_reader__attr_by_id(r, (uint64_t)id);
+	/* consecutive records mostly come from the same event */
+	if (r->last_idx1 && r->last_id == (uint64_t)id)
+		return r->last_idx1 - 1;
+	idx = hws_perf_reader__attr_by_id(r, (uint64_t)id);
+	r->last_id = (uint64_t)id;
+	r->last_idx1 = idx + 1;
+	return idx;
 }
 
 static uint8_t *grow_payload(struct hws_perf_reader *r, size_t need)
