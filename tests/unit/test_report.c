@@ -5,6 +5,7 @@
  * latency buckets, the key bound, bar drawing, the loss table, sort orders and symbol
  * grouping in the rendered text.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -192,6 +193,177 @@ static void test_symbols_grouping(void)
 	hws_symbols__delete(syms);
 }
 
+/* label of a lookup as the report groups it: "name  [base]", "[base]" or "[unknown]" */
+static void label_of(const struct hws_symbol *sym, char *out, size_t len)
+{
+	const char *base = sym->dso ? strrchr(sym->dso, '/') : NULL;
+
+	base = base ? base + 1 : sym->dso;
+	if (sym->name && base)
+		snprintf(out, len, base[0] == '[' ? "%s  %s" : "%s  [%s]", sym->name, base);
+	else if (sym->name)
+		snprintf(out, len, "%s", sym->name);
+	else if (base)
+		snprintf(out, len, base[0] == '[' ? "%s" : "[%s]", base);
+	else
+		snprintf(out, len, "[unknown]");
+}
+
+struct lcount {
+	char label[160];
+	uint64_t n;
+};
+
+static void lc_add(struct lcount *t, int *n, int max, const char *label, uint64_t v)
+{
+	for (int i = 0; i < *n; i++)
+		if (!strcmp(t[i].label, label)) {
+			t[i].n += v;
+			return;
+		}
+	if (*n < max) {
+		snprintf(t[*n].label, sizeof(t[*n].label), "%s", label);
+		t[(*n)++].n = v;
+	}
+}
+
+/*
+ * The report resolves each symbol once for a run of sorted addresses (the range a lookup
+ * returns). Its "Top functions" / "Top data objects" totals must equal grouping every
+ * sample by its own lookup: kernel symbols of several sizes, a real ELF (this program,
+ * through its own maps), maps of files that do not exist, anonymous memory, the holes
+ * between maps and a process without maps; code and data addresses.
+ */
+static void test_range_grouping(void)
+{
+	static struct lcount want[2][512], got[2][512];
+	int nwant[2] = {0, 0}, ngot[2] = {0, 0};
+	struct hws_report_opts o = {.sz = sizeof(o), .top = 100000, .width = 1, .ascii = true};
+	struct hws_symbols *syms = hws_symbols__new(NULL), *ref = hws_symbols__new(NULL);
+	struct hws_report *r = hws_report__new(&o);
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	char kpath[] = "/tmp/hws-test-report-XXXXXX", line[1024];
+	uint64_t text_lo = 0, text_hi = 0, x = 88172645463325252ULL;
+	int fd = mkstemp(kpath);
+	FILE *f = fdopen(fd, "w");
+
+	/* 40 kernel symbols: gaps, sizes and a data symbol among them */
+	for (int i = 0; i < 40; i++)
+		fprintf(f, "%016llx %c ksym_%d\n", 0xffffffff81000000ULL + (uint64_t)i * i * 64,
+			i % 7 == 3 ? 'D' : 'T', i);
+	fclose(f);
+	__T("kallsyms", hws_symbols__use_kallsyms(syms, kpath) == 0);
+	__T("kallsyms ref", hws_symbols__use_kallsyms(ref, kpath) == 0);
+	unlink(kpath);
+	/* pid 10: this very program, as its MMAP2 records would describe it */
+	f = fopen("/proc/self/maps", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long a, e, off;
+		char perms[8], path[512] = "";
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %511[^\n]", &a, &e, perms, &off,
+			   path) < 4)
+			continue;
+		char *pp = path;
+		while (*pp == ' ')
+			pp++;
+		for (int k = 0; k < 2; k++)
+			hws_symbols__mmap(k ? ref : syms, 10, a, e - a, off, *pp ? pp : "//anon");
+		if (perms[2] == 'x' && strstr(pp, "test_report") && !text_lo) {
+			text_lo = a;
+			text_hi = e;
+		}
+	}
+	if (f)
+		fclose(f);
+	__T("own text map found", text_lo != 0);
+	/* pid 20: files that do not exist, anonymous memory and holes */
+	for (int k = 0; k < 2; k++) {
+		struct hws_symbols *sy = k ? ref : syms;
+		hws_symbols__mmap(sy, 20, 0x400000, 0x10000, 0, "/nonexistent/prog");
+		hws_symbols__mmap(sy, 20, 0x500000, 0x8000, 0, "//anon");
+		hws_symbols__mmap(sy, 20, 0x600000, 0x4000, 0x2000, "/nonexistent/libz.so");
+	}
+	for (int i = 0; i < 20000; i++) {
+		struct hws_sample s;
+		uint64_t ip, addr;
+		uint32_t pid;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		switch (x % 4) {
+		case 0:
+			ip = 0xffffffff81000000ULL + (x >> 8) % (40 * 40 * 64);
+			pid = 10 + (uint32_t)(x >> 40) % 3 * 10; /* merged: kernel */
+			break;
+		case 1:
+			ip = text_lo + (x >> 8) % (text_hi - text_lo);
+			pid = 10;
+			break;
+		case 2:
+			ip = 0x3f0000 + (x >> 8) % 0x220000; /* maps and the holes around them */
+			pid = 20;
+			break;
+		default:
+			ip = (x >> 8) % 0x100000;
+			pid = 30; /* no maps at all */
+			break;
+		}
+		addr = (x >> 3) % 5 ? ip ^ ((x >> 20) & 0x3f8) : 0;
+		s = mk(pid, ip, addr, 0, 0, 0);
+		hws_report__add(r, &s);
+		for (int data = 0; data < 2; data++) {
+			struct hws_symbol sym;
+			uint64_t a = data ? addr : ip;
+			char label[160];
+
+			if (data && !a)
+				continue;
+			hws_symbols__resolve(ref, (int64_t)a < 0 ? 0 : pid, a, data, &sym);
+			label_of(&sym, label, sizeof(label));
+			lc_add(want[data], &nwant[data], 512, label, 1);
+		}
+	}
+	__T("render", hws_report__render(r, syms, &sb) == 0);
+	/* rows: "%12 samples %5.1f%%  <bar of 1>  label" in the two grouped tables */
+	int table = -1;
+	for (char *p = sb.buf, *nl; p && *p; p = nl ? nl + 1 : NULL) {
+		unsigned long long n;
+
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = 0;
+		if (!strncmp(p, "== Top functions", 16))
+			table = 0;
+		else if (!strncmp(p, "== Top data objects", 19))
+			table = 1;
+		else if (!strncmp(p, "==", 2))
+			table = -1;
+		else if (table >= 0 && strlen(p) > 24 && sscanf(p, "%llu", &n) == 1 && p[18] == '%')
+			lc_add(got[table], &ngot[table], 512, p + 24, n);
+	}
+	for (int t = 0; t < 2; t++) {
+		__T("several groups", nwant[t] >= 20);
+		T_EQ_U64("same number of groups", ngot[t], nwant[t]);
+		for (int i = 0; i < nwant[t]; i++) {
+			uint64_t n = 0;
+			for (int j = 0; j < ngot[t]; j++)
+				if (!strcmp(got[t][j].label, want[t][i].label))
+					n = got[t][j].n;
+			if (n != want[t][i].n) {
+				fprintf(stderr, "FAIL: %s group '%s': %" PRIu64 " want %" PRIu64 "\n",
+					t ? "data" : "code", want[t][i].label, n, want[t][i].n);
+				tests_failed++;
+			}
+		}
+	}
+	hws_strbuf__release(&sb);
+	hws_report__delete(r);
+	hws_symbols__delete(syms);
+	hws_symbols__delete(ref);
+}
+
 static void test_bar(void)
 {
 	struct hws_strbuf sb = HWS_STRBUF_INIT;
@@ -218,6 +390,7 @@ int main(void)
 	test_aggregation();
 	test_bound();
 	test_symbols_grouping();
+	test_range_grouping();
 	test_bar();
 	TEST_END();
 }

@@ -155,11 +155,47 @@ static void test_srcline(const char *bin)
 	hws_symbols__delete(syms);
 }
 
+/* hws_symbols__resolve_range() at @addr: every probe inside the range it returns must get
+ * the same answer from a second table with the same maps (@ref), shifted by the distance. */
+static int check_range(struct hws_symbols *syms, struct hws_symbols *ref, uint32_t pid,
+		       uint64_t addr, bool data)
+{
+	struct hws_symbol a, b;
+	uint64_t lo = 1, hi = 0;
+	int ra = hws_symbols__resolve_range(syms, pid, addr, data, &a, &lo, &hi), bad = 0;
+	uint64_t probes[5] = {lo, hi, lo + (hi - lo) / 2, addr, addr + (hi - addr) / 3};
+
+	if (lo > addr || hi < addr) {
+		fprintf(stderr, "FAIL: range [0x%" PRIx64 ", 0x%" PRIx64 "] misses 0x%" PRIx64 "\n",
+			lo, hi, addr);
+		tests_failed++;
+		return 0;
+	}
+	for (int i = 0; i < 5; i++) {
+		uint64_t q = probes[i], d = q - addr;
+		int rb = hws_symbols__resolve(ref, pid, q, data, &b);
+
+		if (rb != ra || (a.dso == NULL) != (b.dso == NULL) ||
+		    (a.dso && strcmp(a.dso, b.dso)) || (a.name == NULL) != (b.name == NULL) ||
+		    (a.name && strcmp(a.name, b.name)) || a.kind != b.kind || a.size != b.size ||
+		    (a.name && b.offset != a.offset + d) || b.dso_addr != a.dso_addr + d)
+			bad++;
+	}
+	if (bad) {
+		fprintf(stderr,
+			"FAIL: pid %u 0x%" PRIx64 " %s: range [0x%" PRIx64 ", 0x%" PRIx64
+			"] of %s+0x%" PRIx64 " does not hold\n",
+			pid, addr, data ? "data" : "code", lo, hi, a.name ? a.name : "?", a.offset);
+		tests_failed++;
+	}
+	return hi > lo; /* a wide range */
+}
+
 /* A live PIE process: its /proc maps as MMAP2 would give them. */
 static void test_live(const char *bin)
 {
-	struct hws_symbols *syms = hws_symbols__new(NULL);
-	unsigned long long fn = 0, bss = 0, init = 0;
+	struct hws_symbols *syms = hws_symbols__new(NULL), *ref = hws_symbols__new(NULL);
+	unsigned long long fn = 0, bss = 0, init = 0, libc = 0;
 	int pfd[2];
 	pid_t pid;
 	char line[1024];
@@ -189,6 +225,9 @@ static void test_live(const char *bin)
 		while (*p == ' ')
 			p++;
 		hws_symbols__mmap(syms, (uint32_t)pid, s, e - s, off, *p ? p : "//anon");
+		hws_symbols__mmap(ref, (uint32_t)pid, s, e - s, off, *p ? p : "//anon");
+		if (!libc && perms[2] == 'x' && strstr(p, "libc"))
+			libc = s;
 	}
 	if (m)
 		fclose(m);
@@ -211,6 +250,64 @@ static void test_live(const char *bin)
 	/* libc function through the same maps */
 	__T("unknown pid", hws_symbols__resolve(syms, 1u << 30, fn, false, &sym) == 0);
 	__T("unknown pid has no dso", sym.dso == NULL);
+
+	/* ranges: code around f_two and in libc, data around the globals, every 5 bytes */
+	int wide = 0, n = 0;
+	for (uint64_t a = fn - 0x600; a < fn + 0x600; a += 5, n++)
+		wide += check_range(syms, ref, (uint32_t)pid, a, false);
+	for (uint64_t a = libc; libc && a < libc + 0x3000; a += 5, n++)
+		wide += check_range(syms, ref, (uint32_t)pid, a, false);
+	for (uint64_t a = init - 0x400; a < bss + 0x9000; a += 40, n++)
+		wide += check_range(syms, ref, (uint32_t)pid, a, true);
+	for (uint64_t a = bss - 0x1000; a < bss + 0x2000; a += 5, n++)
+		wide += check_range(syms, ref, (uint32_t)pid, a, false);
+	__T("libc map found", libc != 0);
+	__T("most lookups give a wide range", wide > n / 2);
+	/* f_two's range is the function, as nm sizes it */
+	uint64_t lo, hi;
+	hws_symbols__resolve_range(syms, (uint32_t)pid, fn + 2, false, &sym, &lo, &hi);
+	T_EQ_U64("f_two range starts at f_two", lo, fn);
+	T_EQ_U64("f_two range is its size", hi - lo + 1, sym.size);
+	hws_symbols__delete(syms);
+	hws_symbols__delete(ref);
+}
+
+/* The lookup cache follows the LRU: with one file loaded at a time, alternating processes
+ * reload each time (a stale cached name would point into an unloaded file: ASan). */
+static void test_cache_lru(const char *nopie)
+{
+	struct hws_symbols_opts o = {.sz = sizeof(o), .max_files = 1};
+	struct hws_symbols *syms = hws_symbols__new(&o);
+	uint64_t fa = nm_addr(nopie, "f_one"), fb = nm_addr(nopie, "f_two");
+	char copy[320], cmd[700];
+	struct hws_symbols_stats st;
+	struct hws_symbol sym;
+
+	snprintf(copy, sizeof(copy), "%s_copy", nopie);
+	snprintf(cmd, sizeof(cmd), "cp %s %s", nopie, copy);
+	__T("copy", run(cmd) == 0);
+	hws_symbols__mmap(syms, 5, 0x400000, 0x100000, 0, nopie);
+	hws_symbols__mmap(syms, 6, 0x400000, 0x100000, 0, copy);
+	for (int i = 0; i < 4; i++) {
+		__T("pid 5", hws_symbols__resolve(syms, 5, fa + 1, false, &sym) == 1);
+		T_EQ_STR("pid 5 name", sym.name, "f_one");
+		T_EQ_STR("pid 5 file", sym.dso, nopie);
+		__T("pid 5 again (cached)", hws_symbols__resolve(syms, 5, fa + 1, false, &sym) == 1);
+		T_EQ_STR("cached name", sym.name, "f_one");
+		T_EQ_U64("cached offset", sym.offset, 1);
+		__T("pid 6", hws_symbols__resolve(syms, 6, fb, false, &sym) == 1);
+		T_EQ_STR("pid 6 name", sym.name, "f_two");
+		T_EQ_STR("pid 6 file", sym.dso, copy);
+	}
+	hws_symbols__stats(syms, &st);
+	T_EQ_U64("loads", st.files_loaded, 8);
+	T_EQ_U64("unloads", st.files_unloaded, 7);
+	T_EQ_U64("lookups counted, cached ones too", st.lookups, 12);
+	/* a new mapping over a cached address changes the answer */
+	hws_symbols__mmap(syms, 5, 0x400000, 0x100000, 0, "/nonexistent/other");
+	hws_symbols__resolve(syms, 5, fa + 1, false, &sym);
+	T_EQ_STR("remapped", sym.dso, "/nonexistent/other");
+	__T("no name after remap", sym.name == NULL);
 	hws_symbols__delete(syms);
 }
 
@@ -339,6 +436,7 @@ int main(void)
 	test_maps();
 	test_kallsyms();
 	test_lru(nopie, pie);
+	test_cache_lru(nopie);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	run(cmd);
