@@ -189,6 +189,13 @@ struct spe_priv {
 	uint64_t nr_records, nr_bad, nr_dropped;
 	int warned_context;
 	int optab_ready;
+	/* raw_json: MIDR of the last CPU rendered, for the file @raw_midr_fi */
+	int raw_midr_valid;
+	uint32_t raw_midr_cpu;
+	const struct hws_file_info *raw_midr_fi;
+	const char *raw_midr_cpuid;
+	const uint64_t *raw_midr_priv;
+	uint64_t raw_midr;
 	/* op and op_flags per OP_TYPE class (4: no OP_TYPE packet) and payload: op << 24 | flags */
 	uint32_t optab[5][256];
 	char json[16384]; /* raw_json renders here, then appends once */

@@ -1058,6 +1058,8 @@ static void wb_str(struct wb *w, const char *s)
 	wb_add(w, s, strlen(s));
 }
 
+#define wb_lit(w, s) wb_add((w), "" s, sizeof(s) - 1) /* a string literal: no strlen */
+
 static void wb_hex(struct wb *w, uint64_t v) /* lower-case, no prefix */
 {
 	static const char dig[] = "0123456789abcdef";
@@ -1111,23 +1113,23 @@ static void pkt_desc(struct wb *w, const struct spe_pkt *p)
 	switch (p->type) {
 	case SPE_PKT_PAD:
 	case SPE_PKT_ALIGN:
-		wb_str(w, "PAD");
+		wb_lit(w, "PAD");
 		break;
 	case SPE_PKT_END:
-		wb_str(w, "END");
+		wb_lit(w, "END");
 		break;
 	case SPE_PKT_TIMESTAMP:
-		wb_str(w, "TS ");
+		wb_lit(w, "TS ");
 		wb_i64(w, (int64_t)v);
 		break;
 	case SPE_PKT_DATA_SOURCE:
-		wb_str(w, "DATA-SOURCE ");
+		wb_lit(w, "DATA-SOURCE ");
 		wb_i64(w, (int64_t)v);
 		break;
 	case SPE_PKT_EVENTS: {
 		static const int shown[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 17, 18};
 
-		wb_str(w, "EV");
+		wb_lit(w, "EV");
 		for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
 			if (v & (1ULL << shown[i])) {
 				wb_add(w, " ", 1);
@@ -1139,12 +1141,12 @@ static void pkt_desc(struct wb *w, const struct spe_pkt *p)
 		switch (p->index) {
 		case SPE_OP_OTHER:
 			if ((v & 0x89) == 0x08) {
-				wb_str(w, "SVE-OTHER EVLEN ");
+				wb_lit(w, "SVE-OTHER EVLEN ");
 				wb_u64(w, 32ULL << ((v >> 4) & 7));
 				if (v & 2)
-					wb_str(w, " FP");
+					wb_lit(w, " FP");
 				if (v & 4)
-					wb_str(w, " PRED");
+					wb_lit(w, " PRED");
 			} else {
 				wb_str(w, (v & 1) ? "OTHER COND-SELECT" : "OTHER INSN-OTHER");
 			}
@@ -1153,43 +1155,43 @@ static void pkt_desc(struct wb *w, const struct spe_pkt *p)
 			wb_str(w, (v & 1) ? "ST" : "LD");
 			if ((v & 0xe2) == 0x02) {
 				if (v & 0x04)
-					wb_str(w, " AT");
+					wb_lit(w, " AT");
 				if (v & 0x08)
-					wb_str(w, " EXCL");
+					wb_lit(w, " EXCL");
 				if (v & 0x10)
-					wb_str(w, " AR");
+					wb_lit(w, " AR");
 			}
 			switch (v & 0xfe) {
 			case 0x04:
-				wb_str(w, " SIMD-FP");
+				wb_lit(w, " SIMD-FP");
 				break;
 			case 0x00:
-				wb_str(w, " GP-REG");
+				wb_lit(w, " GP-REG");
 				break;
 			case 0x10:
-				wb_str(w, " UNSPEC-REG");
+				wb_lit(w, " UNSPEC-REG");
 				break;
 			case 0x30:
-				wb_str(w, " NV-SYSREG");
+				wb_lit(w, " NV-SYSREG");
 				break;
 			default:
 				break;
 			}
 			if ((v & 0x0a) == 0x08) {
-				wb_str(w, " EVLEN ");
+				wb_lit(w, " EVLEN ");
 				wb_u64(w, 32ULL << ((v >> 4) & 7));
 				if (v & 4)
-					wb_str(w, " PRED");
+					wb_lit(w, " PRED");
 				if (v & 0x80)
-					wb_str(w, " SG");
+					wb_lit(w, " SG");
 			}
 			break;
 		case SPE_OP_BRANCH:
-			wb_str(w, "B");
+			wb_lit(w, "B");
 			if (v & 1)
-				wb_str(w, " COND");
+				wb_lit(w, " COND");
 			if ((v & 0xfe) == 0x02)
-				wb_str(w, " IND");
+				wb_lit(w, " IND");
 			break;
 		default:
 			err = 1;
@@ -1202,16 +1204,16 @@ static void pkt_desc(struct wb *w, const struct spe_pkt *p)
 		case SPE_ADDR_TGT:
 			wb_str(w, p->index == SPE_ADDR_TGT ? "TGT 0x" : "PC 0x");
 			wb_hex(w, ADDR56(v));
-			wb_str(w, " el");
+			wb_lit(w, " el");
 			wb_u64(w, (v >> 61) & 3);
 			wb_str(w, (v >> 63) ? " ns=1" : " ns=0");
 			break;
 		case SPE_ADDR_VA:
-			wb_str(w, "VA 0x");
+			wb_lit(w, "VA 0x");
 			wb_hex(w, v);
 			break;
 		case SPE_ADDR_PA:
-			wb_str(w, "PA 0x");
+			wb_lit(w, "PA 0x");
 			wb_hex(w, ADDR56(v));
 			wb_str(w, (v >> 63) ? " ns=1" : " ns=0");
 			wb_str(w, ((v >> 62) & 1) ? " ch=1 pat=" : " ch=0 pat=");
@@ -1223,21 +1225,21 @@ static void pkt_desc(struct wb *w, const struct spe_pkt *p)
 		}
 		break;
 	case SPE_PKT_CONTEXT:
-		wb_str(w, "CONTEXT 0x");
+		wb_lit(w, "CONTEXT 0x");
 		wb_hex(w, v);
-		wb_str(w, " el");
+		wb_lit(w, " el");
 		wb_u64(w, (uint64_t)p->index + 1);
 		break;
 	case SPE_PKT_COUNTER:
-		wb_str(w, "LAT ");
+		wb_lit(w, "LAT ");
 		wb_u64(w, (uint16_t)v);
 		wb_add(w, " ", 1);
 		if (p->index == SPE_CNT_TOTAL)
-			wb_str(w, "TOT");
+			wb_lit(w, "TOT");
 		else if (p->index == SPE_CNT_ISSUE)
-			wb_str(w, "ISSUE");
+			wb_lit(w, "ISSUE");
 		else if (p->index == SPE_CNT_XLAT)
-			wb_str(w, "XLAT");
+			wb_lit(w, "XLAT");
 		break;
 	default:
 		err = 1;
@@ -1246,11 +1248,11 @@ static void pkt_desc(struct wb *w, const struct spe_pkt *p)
 	if (err) { /* perf's raw fallback */
 		w->n = start;
 		wb_str(w, spe_pkt__name(p->type));
-		wb_str(w, " 0x");
+		wb_lit(w, " 0x");
 		wb_hex(w, v);
-		wb_str(w, " (");
+		wb_lit(w, " (");
 		wb_u64(w, p->index);
-		wb_str(w, ")");
+		wb_lit(w, ")");
 	}
 }
 
@@ -1264,7 +1266,7 @@ void spe_pkt__desc(const struct spe_pkt *p, char *buf, size_t len)
 	wb_end(&w);
 }
 
-static void raw_object(struct wb *w, const struct spe_priv *sp, const struct hws_file_info *fi,
+static void raw_object(struct wb *w, struct spe_priv *sp, const struct hws_file_info *fi,
 		       const struct hws_sample *s)
 {
 	const uint8_t *b = s->raw;
@@ -1272,51 +1274,52 @@ static void raw_object(struct wb *w, const struct spe_priv *sp, const struct hws
 	struct spe_record rec;
 	size_t i = 0;
 	int first = 1;
-	uint64_t midr;
+	uint64_t midr, ev;
+	uint32_t cpu = (s->fields & HWS_SF_CPU) ? s->cpu : UINT32_MAX;
 
-	memset(&rec, 0, sizeof(rec));
-	wb_str(w, "{\"packets\":[");
+	rec.present = 0;
+	rec.events = 0;
+	wb_lit(w, "{\"packets\":[");
 	while (b && i < s->raw_size) {
 		struct spe_pkt p;
-		int r = spe_pkt__get(b + i, s->raw_size - i, pos + i, &p);
+		int r = spe_pkt__get_inline(b + i, s->raw_size - i, pos + i, &p);
 
 		if (!first)
 			wb_add(w, ",", 1);
 		first = 0;
 		if (r <= 0) {
-			wb_str(w, "{\"type\":\"BAD\",\"byte\":");
+			wb_lit(w, "{\"type\":\"BAD\",\"byte\":");
 			wb_u64(w, b[i]);
 			wb_add(w, "}", 1);
 			i++;
 			continue;
 		}
-		spe_record__add(&rec, &p);
-		wb_str(w, "{\"type\":\"");
+		spe_record__add_inline(&rec, &p);
+		wb_lit(w, "{\"type\":\"");
 		wb_str(w, spe_pkt__name(p.type));
-		wb_str(w, "\",\"index\":");
+		wb_lit(w, "\",\"index\":");
 		wb_u64(w, p.index);
-		wb_str(w, ",\"len\":");
+		wb_lit(w, ",\"len\":");
 		wb_u64(w, (uint64_t)r);
 		if (p.payload_len) {
-			wb_str(w, ",\"payload\":\"0x");
+			wb_lit(w, ",\"payload\":\"0x");
 			wb_hex(w, p.payload);
 			wb_add(w, "\"", 1);
 		}
-		wb_str(w, ",\"desc\":\""); /* desc text never needs JSON escapes */
+		wb_lit(w, ",\"desc\":\""); /* desc text never needs JSON escapes */
 		pkt_desc(w, &p);
-		wb_str(w, "\"}");
+		wb_lit(w, "\"}");
 		i += (size_t)r;
 	}
-	wb_str(w, "],\"events\":[");
+	wb_lit(w, "],\"events\":[");
 	first = 1;
-	for (int bit = 0; bit < 64; bit++) {
-		if (!(rec.events & (1ULL << bit)))
-			continue;
+	for (ev = rec.events; ev; ev &= ev - 1) {
+		int bit = __builtin_ctzll(ev);
 		wb_str(w, first ? "\"" : ",\"");
 		if (bit < 32 && ev_names[bit]) {
 			wb_str(w, ev_names[bit]);
 		} else {
-			wb_str(w, "EV");
+			wb_lit(w, "EV");
 			wb_u64(w, (uint64_t)bit);
 		}
 		wb_add(w, "\"", 1);
@@ -1324,55 +1327,66 @@ static void raw_object(struct wb *w, const struct spe_priv *sp, const struct hws
 	}
 	wb_add(w, "]", 1);
 	if (rec.present & SPE_HAVE_EVENTS) {
-		wb_str(w, ",\"events_raw\":\"0x");
+		wb_lit(w, ",\"events_raw\":\"0x");
 		wb_hex(w, rec.events);
 		wb_add(w, "\"", 1);
 	}
 	if (rec.present & SPE_HAVE_OP) {
-		wb_str(w, ",\"op_class\":");
+		wb_lit(w, ",\"op_class\":");
 		wb_u64(w, rec.op_class);
-		wb_str(w, ",\"op_raw\":\"0x");
+		wb_lit(w, ",\"op_raw\":\"0x");
 		wb_hex(w, rec.op_payload);
 		wb_add(w, "\"", 1);
 	}
 	if (rec.present & SPE_HAVE_SOURCE) {
-		wb_str(w, ",\"source\":");
+		wb_lit(w, ",\"source\":");
 		wb_u64(w, rec.source);
 	}
 	if (rec.present & SPE_HAVE_CONTEXT) {
-		wb_str(w, ",\"context\":");
+		wb_lit(w, ",\"context\":");
 		wb_u64(w, rec.context);
-		wb_str(w, ",\"context_el\":");
+		wb_lit(w, ",\"context_el\":");
 		wb_u64(w, (uint64_t)rec.ctx_index + 1);
 	}
 	if (rec.present & SPE_HAVE_TS) {
-		wb_str(w, ",\"ts\":");
+		wb_lit(w, ",\"ts\":");
 		wb_u64(w, rec.ts);
 	}
 	if (rec.present & SPE_HAVE_PC) {
-		wb_str(w, ",\"pc_el\":");
+		wb_lit(w, ",\"pc_el\":");
 		wb_u64(w, (rec.addr[SPE_ADDR_PC] >> 61) & 3);
-		wb_str(w, ",\"pc_ns\":");
+		wb_lit(w, ",\"pc_ns\":");
 		wb_u64(w, rec.addr[SPE_ADDR_PC] >> 63);
 	}
 	if (rec.present & SPE_HAVE_PBT) {
-		wb_str(w, ",\"prev_branch_target\":\"0x");
+		wb_lit(w, ",\"prev_branch_target\":\"0x");
 		wb_hex(w, addr_ip(rec.addr[SPE_ADDR_PBT]));
 		wb_add(w, "\"", 1);
 	}
-	midr = spe_file_midr(fi, (s->fields & HWS_SF_CPU) ? s->cpu : UINT32_MAX);
+	/* the MIDR of the last CPU asked for, cached (HEADER_CPUID is a string to parse); the
+	 * file info does not change under a reader, so its pointers identify it */
+	if (!sp->raw_midr_valid || sp->raw_midr_cpu != cpu || sp->raw_midr_fi != fi ||
+	    !fi || sp->raw_midr_cpuid != fi->cpuid || sp->raw_midr_priv != fi->auxtrace_priv) {
+		sp->raw_midr = spe_file_midr(fi, cpu);
+		sp->raw_midr_cpu = cpu;
+		sp->raw_midr_fi = fi;
+		sp->raw_midr_cpuid = fi ? fi->cpuid : NULL;
+		sp->raw_midr_priv = fi ? fi->auxtrace_priv : NULL;
+		sp->raw_midr_valid = 1;
+	}
+	midr = sp->raw_midr;
 	if (midr) {
 		const char *nm = midr_name(midr);
 		int t = midr_table(midr);
 
-		wb_str(w, ",\"midr\":\"0x");
+		wb_lit(w, ",\"midr\":\"0x");
 		wb_hex(w, midr);
 		wb_str(w, t == DS_TABLE_COMMON	    ? "\",\"ds_table\":\"common\""
 			  : t == DS_TABLE_AMPEREONE ? "\",\"ds_table\":\"ampereone\""
 			  : t == DS_TABLE_HISI_HIP  ? "\",\"ds_table\":\"hisi_hip\""
 						    : "\",\"ds_table\":\"generic\"");
 		if (nm) {
-			wb_str(w, ",\"cpu_model\":\"");
+			wb_lit(w, ",\"cpu_model\":\"");
 			wb_str(w, nm);
 			wb_add(w, "\"", 1);
 		}

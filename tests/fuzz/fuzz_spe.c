@@ -28,6 +28,7 @@ static int on_sample(void *ctx, const struct hws_sample *s)
 	(void)ctx;
 	for (uint32_t i = 0; i < s->raw_size; i++)
 		sum ^= ((const uint8_t *)s->raw)[i];
+	(void)sum;
 	ops->raw_json(priv, cur_fi, s, &sb);
 	hws_strbuf__release(&sb);
 	return 0;

@@ -557,6 +557,108 @@ static void test_time_conv(void)
 	T_EQ_U64("shifted", spe_tsc_to_perf_time(0x2345, &t), 10 + 0x234 * 3 + ((5 * 3) >> 4));
 }
 
+/*
+ * The fast path (whole packets with >= 16 bytes left, one table lookup each) against the
+ * generic decoder (every packet near a chunk end, so byte-by-byte chunks use only it):
+ * samples and counters must match on a stream of edge cases, and the values must be right.
+ */
+static void test_fast_edges(void)
+{
+	static uint8_t b[2048];
+	static struct got ref[MAXS];
+	struct spe_stream *st = calloc(1, sizeof(*st));
+	static const uint8_t recs[] = {
+	    /* 0: PC, CONTEXT el2, LD, two EVENTS packets (TLB access | HITM), ADDRESS index 5
+	     * and COUNTER index 3 (kept nowhere), ext ADDRESS index 8 (kept nowhere), a PAD
+	     * inside, VA, TS */
+	    0xb0, 0x00, 0x10, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, /* PC el0 0x401000 */
+	    0x65, 0x34, 0x12, 0x00, 0x00,			    /* CONTEXT el2 0x1234 */
+	    0x49, 0x00,						    /* LD GP-REG */
+	    0x42, 0x10,						    /* EVENTS 1 B: TLB access */
+	    0x62, 0x00, 0x00, 0x20, 0x00,			    /* EVENTS 4 B: HITM */
+	    0xb5, 1, 2, 3, 4, 5, 6, 7, 8,			    /* ADDRESS index 5 */
+	    0x9b, 0x99, 0x00,					    /* COUNTER index 3 */
+	    0x21, 0xb0, 9, 9, 9, 9, 9, 9, 9, 9,			    /* ext ADDRESS index 8 */
+	    0x00,						    /* PAD */
+	    0xb2, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* VA 0x80 */
+	    0x99, 0x07, 0x00,					    /* issue latency 7 */
+	    0x71, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* TS 16 */
+	    /* between records: PADs, a bad byte */
+	    0x00, 0x00, 0x02, 0x00,
+	    /* 1: load with an 8-byte DATA_SOURCE too large for the memo key, END */
+	    0xb0, 0x00, 0x20, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, /* PC 0x402000 */
+	    0x49, 0x00,						    /* LD */
+	    0x73, 0x40, 0, 0, 0, 0, 0, 0, 0,			    /* DATA_SOURCE 64 */
+	    0x98, 0x21, 0x00,					    /* total latency 33 */
+	    0x01,						    /* END */
+	    /* 2: a bad byte inside: dropped up to its END */
+	    0xb0, 0x00, 0x30, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x48, 0x00, 0x01,
+	    /* 3: N1 DRAM load (source 0xe), then the same source again in record 4 (memo) */
+	    0xb0, 0x00, 0x40, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x49, 0x00, 0x43, 0x0e, 0x01,
+	    0xb0, 0x00, 0x50, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x49, 0x00, 0x43, 0x0e, 0x01,
+	    /* 5: branch, 2-byte EVENTS with MISPRED, target */
+	    0xb0, 0x00, 0x60, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x4a, 0x01, 0x52, 0x80, 0x00,
+	    0xb1, 0x00, 0x70, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01,
+	};
+	size_t n = 0;
+	uint64_t bad_ref, drop_ref;
+	int nref, bad = 0;
+
+	memcpy(b, recs, sizeof(recs));
+	n = sizeof(recs);
+	memset(b + n, 0, 32); /* trailing PADs: every record is on the fast path */
+	n += 32;
+
+	ngot = 0;
+	chunk_at(st, &fi_n1, b, n, 0, 0, 2);
+	nref = ngot;
+	bad_ref = st->nr_bad;
+	drop_ref = st->nr_dropped;
+	memcpy(ref, got, sizeof(ref));
+	T_EQ_U64("fast: records", nref, 5);
+	T_EQ_U64("fast: bad bytes", bad_ref, 2);
+	T_EQ_U64("fast: dropped", drop_ref, 1);
+	if (nref == 5) {
+		T_EQ_U64("r0 ip (ADDRESS 5 and ext 8 ignored)", ref[0].s.ip, 0x401000);
+		T_EQ_U64("r0 addr", ref[0].s.addr, 0x80);
+		T_EQ_U64("r0 tid from CONTEXT", ref[0].s.tid, 0x1234);
+		T_EQ_U64("r0 EVENTS ORed: HITM", ref[0].s.snoop, HWS_SNOOP_HITM);
+		T_EQ_U64("r0 EVENTS ORed: TLB hit", ref[0].s.tlb, HWS_TLB_HIT);
+		T_EQ_U64("r0 issue", ref[0].s.lat_issue, 7);
+		__T("r0 no total latency", !(ref[0].s.fields & HWS_SF_LAT_TOTAL));
+		__T("r0 time", ref[0].s.fields & HWS_SF_TIME);
+		T_EQ_U64("r1 lat", ref[1].s.lat_total, 33);
+		/* N1 table, code 64 is no common code: a load with no level */
+		T_EQ_U64("r1 data_src", ref[1].s.data_src, 0x2ULL);
+		T_EQ_U64("r1 level", ref[1].s.mem_level, HWS_MEM_UNKNOWN);
+		__T("r1 no time (END)", !(ref[1].s.fields & HWS_SF_TIME));
+		T_EQ_U64("r3 DRAM", ref[2].s.mem_level, HWS_MEM_LOCAL_DRAM);
+		T_EQ_U64("r4 DRAM (memoized)", ref[3].s.mem_level, HWS_MEM_LOCAL_DRAM);
+		T_EQ_U64("r4 data_src", ref[3].s.data_src, ref[2].s.data_src);
+		T_EQ_U64("r5 branch", ref[4].s.op, HWS_OP_BRANCH);
+		__T("r5 mispred + taken", (ref[4].s.op_flags & (HWS_OPF_BR_MISPRED |
+							       HWS_OPF_BR_TAKEN)) ==
+					       (HWS_OPF_BR_MISPRED | HWS_OPF_BR_TAKEN));
+		T_EQ_U64("r5 target", ref[4].s.branch_target, 0x407000);
+		__T("r5 no data_src", !(ref[4].s.fields & HWS_SF_DATA_SRC));
+	}
+
+	/* generic path only (1-byte chunks) and mixed (7-byte chunks): identical */
+	for (size_t step = 1; step <= 7; step += 6) {
+		memset(st, 0, sizeof(*st));
+		ngot = 0;
+		for (size_t k = 0; k < n; k += step)
+			chunk_at(st, &fi_n1, b + k, n - k < step ? n - k : step, k, 0, 2);
+		T_EQ_U64("chunked: records", ngot, nref);
+		T_EQ_U64("chunked: bad bytes", st->nr_bad, bad_ref);
+		T_EQ_U64("chunked: dropped", st->nr_dropped, drop_ref);
+		for (int i = 0; i < nref && i < ngot; i++)
+			bad += !same(&got[i], &ref[i]);
+	}
+	T_EQ_U64("fast == generic", bad, 0);
+	free(st);
+}
+
 int main(void)
 {
 	ops = hws_backend_entry_arm_spe(hws_host__get());
@@ -572,5 +674,6 @@ int main(void)
 	test_midr();
 	test_align_and_pad();
 	test_time_conv();
+	test_fast_edges();
 	TEST_END();
 }
