@@ -41,12 +41,24 @@ struct aslot {
 	uint32_t tag, idx;
 };
 
+/* a sample waiting for its slot's cache line (see at_add()) */
+struct staged {
+	uint64_t addr, hash;
+	uint32_t pid;
+	struct tally v;
+};
+
+#define STAGE	     32		/* samples in flight */
+#define STAGE_SLOTS (64u << 10) /* index size (512 KiB) from which samples are staged */
+
 struct atable {
 	struct aslot *slot;
 	struct aent *e;
 	size_t size, nr, alloc, max; /* slots, entries used, entries allocated, entry bound */
 	size_t last;		     /* index + 1 of the previous hit: samples come in runs */
 	struct tally other;
+	unsigned int nstage;
+	struct staged stage[STAGE];
 };
 
 struct count_row {
@@ -144,9 +156,9 @@ static inline uint64_t key_hash(uint32_t pid, uint64_t addr)
 }
 
 /* index + 1 of the entry of (pid, addr), or 0 with *slot = the empty slot ending the probe */
-static inline size_t at_find(const struct atable *t, uint32_t pid, uint64_t addr, size_t *slot)
+static inline size_t at_find_h(const struct atable *t, uint32_t pid, uint64_t addr, uint64_t h,
+				size_t *slot)
 {
-	uint64_t h = key_hash(pid, addr);
 	uint32_t tag = (uint32_t)(h >> 32);
 	size_t m = t->size - 1, i = h & m;
 
@@ -163,6 +175,11 @@ static inline size_t at_find(const struct atable *t, uint32_t pid, uint64_t addr
 	return 0;
 }
 
+static inline size_t at_find(const struct atable *t, uint32_t pid, uint64_t addr, size_t *slot)
+{
+	return at_find_h(t, pid, addr, key_hash(pid, addr), slot);
+}
+
 /* double the slots (rehashing from the dense entries, in order) */
 static int at_grow_slots(struct atable *t)
 {
@@ -175,6 +192,8 @@ static int at_grow_slots(struct atable *t)
 		uint64_t h = key_hash(t->e[k].pid, t->e[k].addr);
 		size_t i = h & m;
 
+		if (k + 8 < t->nr) /* random stores: start the line of a later one now */
+			__builtin_prefetch(&n[key_hash(t->e[k + 8].pid, t->e[k + 8].addr) & m], 1);
 		while (n[i].idx)
 			i = (i + 1) & m;
 		n[i].tag = (uint32_t)(h >> 32);
@@ -205,13 +224,12 @@ static inline void tally_add(struct tally *t, const struct tally *v)
 	t->lat += v->lat;
 }
 
-static int at_add(struct atable *t, uint32_t pid, uint64_t addr, const struct tally *v)
+/* account @v to (pid, addr) whose key_hash() is @h */
+static int at_put(struct atable *t, uint32_t pid, uint64_t addr, uint64_t h, const struct tally *v)
 {
 	struct aent *e;
 	size_t idx, slot = 0;
 
-	if ((int64_t)addr < 0)
-		pid = 0;
 	if (t->last) {
 		e = &t->e[t->last - 1];
 		if (e->addr == addr && e->pid == pid) {
@@ -220,7 +238,7 @@ static int at_add(struct atable *t, uint32_t pid, uint64_t addr, const struct ta
 		}
 	}
 	if (t->size) {
-		idx = at_find(t, pid, addr, &slot);
+		idx = at_find_h(t, pid, addr, h, &slot);
 		if (idx) {
 			t->last = idx;
 			tally_add(&t->e[idx - 1].t, v);
@@ -235,7 +253,7 @@ static int at_add(struct atable *t, uint32_t pid, uint64_t addr, const struct ta
 	if ((t->nr + 1) * 4 > t->size * 3) {
 		if (at_grow_slots(t))
 			return -ENOMEM;
-		at_find(t, pid, addr, &slot);
+		at_find_h(t, pid, addr, h, &slot);
 	}
 	if (t->nr == t->alloc && at_grow_entries(t))
 		return -ENOMEM;
@@ -244,16 +262,68 @@ static int at_add(struct atable *t, uint32_t pid, uint64_t addr, const struct ta
 	e->pid = pid;
 	e->pad = 0;
 	e->t = *v;
-	t->slot[slot].tag = (uint32_t)(key_hash(pid, addr) >> 32);
+	t->slot[slot].tag = (uint32_t)(h >> 32);
 	t->slot[slot].idx = (uint32_t)++t->nr;
 	t->last = t->nr;
 	return 0;
+}
+
+/* apply the staged samples, in arrival order */
+static int at_flush(struct atable *t)
+{
+	int err = 0;
+
+	for (unsigned int i = 0; i < t->nstage; i++) {
+		const struct staged *x = &t->stage[i];
+		int e = at_put(t, x->pid, x->addr, x->hash, &x->v);
+
+		if (e && !err)
+			err = e;
+	}
+	t->nstage = 0;
+	return err;
+}
+
+/*
+ * Account one sample. Once the index outgrows the caches (every sample a new address, as
+ * PEBS/IBS data addresses are), each lookup would wait for a cache miss in turn: samples
+ * are then staged, their slot's line prefetched, and applied STAGE at a time in arrival
+ * order, so the misses overlap. The result is the same as applying them one by one.
+ */
+static int at_add(struct atable *t, uint32_t pid, uint64_t addr, const struct tally *v)
+{
+	struct staged *x;
+	uint64_t h;
+
+	if ((int64_t)addr < 0)
+		pid = 0;
+	if (t->nstage) {
+		x = &t->stage[t->nstage - 1];
+		if (x->addr == addr && x->pid == pid) { /* a run of one address */
+			tally_add(&x->v, v);
+			return 0;
+		}
+	}
+	h = key_hash(pid, addr);
+	if (!t->nstage && t->size < STAGE_SLOTS)
+		return at_put(t, pid, addr, h, v);
+	__builtin_prefetch(&t->slot[h & (t->size - 1)]);
+	x = &t->stage[t->nstage++];
+	x->addr = addr;
+	x->hash = h;
+	x->pid = pid;
+	x->v = *v;
+	return t->nstage == STAGE ? at_flush(t) : 0;
 }
 
 static uint64_t at_get(const struct atable *t, uint32_t pid, uint64_t addr)
 {
 	size_t idx, slot;
 
+	/* staged samples are part of the (logical) tallies: apply them; the table itself is
+	 * never const (allocated by hws_report__new) */
+	if (t->nstage)
+		at_flush((struct atable *)t);
 	if (!t->size)
 		return 0;
 	if ((int64_t)addr < 0)
@@ -1017,8 +1087,10 @@ static int render_latency(struct hws_report *r, struct hws_strbuf *sb)
 int hws_report__render(struct hws_report *r, struct hws_symbols *syms, struct hws_strbuf *sb)
 {
 	uint32_t sec = r->opts.sections;
-	int err;
+	int err = at_flush(&r->ips), err2 = at_flush(&r->addrs);
 
+	if (err || err2)
+		return err ? err : err2;
 	err = hws_strbuf__addf(sb,
 			       "# hwsample report: %" PRIu64 " samples, total period %" PRIu64 "\n",
 			       r->nr_samples, r->total_period);

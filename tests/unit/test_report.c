@@ -364,6 +364,79 @@ static void test_range_grouping(void)
 	hws_symbols__delete(ref);
 }
 
+/* Past ~48K distinct addresses samples are staged and applied in batches: the tallies, the
+ * key bound (first max_keys distinct keys in sample order) and runs must come out as if
+ * every sample had been applied at once. */
+static void test_many(void)
+{
+	struct hws_report_opts o = {.sz = sizeof(o), .max_keys = 150000, .top = 3};
+	struct hws_report *r = hws_report__new(&o);
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	uint64_t x = 12345, nsamples = 0, add_err = 0;
+
+	for (uint64_t i = 0; i < 200000; i++) {
+		/* key i, i % 7 + 1 times, the repeats sometimes in a run, sometimes spread */
+		for (uint64_t k = 0; k <= i % 7; k++) {
+			uint64_t ip = 0x400000 + (i << 4);
+			struct hws_sample s;
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			if (k && (x & 1)) { /* interleave an earlier key */
+				uint64_t j = (x >> 8) % (i + 1);
+				s = mk(1 + (uint32_t)(j % 3), 0x400000 + (j << 4), 0, 0, 0, 0);
+				add_err += hws_report__add(r, &s) != 0;
+				nsamples++;
+			}
+			s = mk(1 + (uint32_t)(i % 3), ip, 0, 0, 0, 0);
+			add_err += hws_report__add(r, &s) != 0;
+			nsamples++;
+		}
+	}
+	T_EQ_U64("adds", add_err, 0);
+	T_EQ_U64("samples", hws_report__nr_samples(r), nsamples);
+	/* count what the interleaving added, the same way */
+	uint64_t want[8] = {0}, keys[8] = {0, 1, 6, 7, 49151, 49152, 149999, 150000};
+	x = 12345;
+	for (uint64_t i = 0; i < 200000; i++)
+		for (uint64_t k = 0; k <= i % 7; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			for (int q = 0; q < 8; q++) {
+				if (k && (x & 1) && (x >> 8) % (i + 1) == keys[q])
+					want[q]++;
+				if (i == keys[q])
+					want[q]++;
+			}
+		}
+	for (int q = 0; q < 8; q++) {
+		uint64_t got = hws_report__ip_samples(r, 1 + (uint32_t)(keys[q] % 3),
+						      0x400000 + (keys[q] << 4));
+		if (keys[q] < 150000)
+			T_EQ_U64("key tally", got, want[q]);
+		else
+			T_EQ_U64("key past the bound not kept", got, 0);
+		T_EQ_U64("other pid", hws_report__ip_samples(r, 4, 0x400000 + (keys[q] << 4)), 0);
+	}
+	__T("render", hws_report__render(r, NULL, &sb) == 0);
+	__T("150000 keys", strstr(sb.buf, "top 3 of 150000)") != NULL);
+	__T("other row", strstr(sb.buf, "(table full: not itemized)") != NULL);
+	hws_strbuf__release(&sb);
+	hws_report__delete(r);
+
+	/* queries see the samples still in flight */
+	r = hws_report__new(NULL);
+	for (uint64_t i = 0; i < 60000; i++) {
+		struct hws_sample s = mk(9, 0x1000 + i * 8, 0x2000 + i * 8, 0, 0, 0);
+		hws_report__add(r, &s);
+	}
+	T_EQ_U64("last ip", hws_report__ip_samples(r, 9, 0x1000 + 59999 * 8), 1);
+	T_EQ_U64("last addr", hws_report__addr_samples(r, 9, 0x2000 + 59999 * 8), 1);
+	hws_report__delete(r);
+}
+
 static void test_bar(void)
 {
 	struct hws_strbuf sb = HWS_STRBUF_INIT;
@@ -391,6 +464,7 @@ int main(void)
 	test_bound();
 	test_symbols_grouping();
 	test_range_grouping();
+	test_many();
 	test_bar();
 	TEST_END();
 }
