@@ -69,6 +69,22 @@ struct win_key {
 	size_t idx;
 };
 
+/*
+ * Which task ran on a CPU when: SWITCH_CPU_WIDE switch-out records name the next task
+ * (next_prev_pid/tid), as perf's arm_spe decoder reads them. AUX samples that carry no pid
+ * (SPE without PID in CONTEXTIDR) take the task on their CPU at their time. A ring of the
+ * last TASK_HIST switches per CPU, in time order (records are dispatched by time).
+ */
+#define TASK_HIST 1024
+
+struct task_hist {
+	struct {
+		uint64_t time;
+		uint32_t pid, tid;
+	} e[TASK_HIST];
+	size_t n; /* switches seen; the newest is e[(n - 1) % TASK_HIST] */
+};
+
 #define WINDOW_MAX_BYTES ((size_t)32 << 20)
 
 struct hws_decoder {
@@ -81,6 +97,7 @@ struct hws_decoder {
 	struct aux_stream *streams;
 	size_t nr_streams;
 	struct hws_aux **aux_trk; /* per CPU slot: gap tracker fed by PERF_RECORD_AUX (aux.h) */
+	struct task_hist **tasks; /* [MAX_CPU]: tasks switched in, for AUX samples without pid */
 	int max_cpu_seen; /* highest CPU slot used */
 	uint64_t nr_records[NR_TYPES];
 	const struct hws_file_info *fi; /* cached; refreshed after user (header) records */
@@ -151,6 +168,9 @@ void hws_decoder__delete(struct hws_decoder *d)
 	for (size_t i = 0; d->aux_trk && i <= MAX_CPU; i++)
 		hws_aux__delete(d->aux_trk[i]);
 	free(d->aux_trk);
+	for (size_t i = 0; d->tasks && i < MAX_CPU; i++)
+		free(d->tasks[i]);
+	free(d->tasks);
 	free(d->wbuf);
 	free(d->wrec);
 	free(d->wkey);
@@ -439,6 +459,73 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 	return fn ? fn(ctx, &s) : 0;
 }
 
+static uint64_t record_time(struct hws_decoder *d, const struct hws_perf_record *rec);
+
+static void do_switch(struct hws_decoder *d, const struct hws_perf_record *rec)
+{
+	const uint8_t *p = (const uint8_t *)rec->hdr;
+	struct task_hist *h;
+	uint32_t cpu, pid, tid;
+	uint64_t t;
+	int ev = -1;
+
+	if (!(rec->hdr->misc & PERF_RECORD_MISC_SWITCH_OUT) || rec->hdr->size < 16)
+		return;
+	record_ev_cpu(d, rec, &ev, &cpu);
+	t = record_time(d, rec);
+	if (cpu >= MAX_CPU || t == UINT64_MAX)
+		return;
+	if (!d->tasks) {
+		d->tasks = calloc(MAX_CPU, sizeof(*d->tasks));
+		if (!d->tasks)
+			return;
+	}
+	h = d->tasks[cpu];
+	if (!h) {
+		h = d->tasks[cpu] = malloc(sizeof(*h));
+		if (!h)
+			return;
+		h->n = 0;
+	}
+	memcpy(&pid, p + 8, 4);
+	memcpy(&tid, p + 12, 4);
+	if (h->n && t < h->e[(h->n - 1) % TASK_HIST].time)
+		return; /* out of order: keep the history sorted */
+	h->e[h->n % TASK_HIST].time = t;
+	h->e[h->n % TASK_HIST].pid = pid;
+	h->e[h->n % TASK_HIST].tid = tid;
+	h->n++;
+}
+
+/* pid/tid of the task on @cpu at @s->time into @s, when the switch history knows it */
+static void task_at(struct hws_decoder *d, uint32_t cpu, struct hws_sample *s)
+{
+	const struct task_hist *h = d->tasks && cpu < MAX_CPU ? d->tasks[cpu] : NULL;
+	size_t lo, hi, first;
+
+	if (!h || !h->n)
+		return;
+	/* binary search over the ring's valid part [first, n) for the last time <= s->time */
+	first = h->n > TASK_HIST ? h->n - TASK_HIST : 0;
+	lo = first;
+	hi = h->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->e[mid % TASK_HIST].time <= s->time)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == first)
+		return; /* before the oldest switch kept: unknown */
+	if (h->e[(lo - 1) % TASK_HIST].tid == (uint32_t)-1)
+		return;
+	s->pid = h->e[(lo - 1) % TASK_HIST].pid;
+	s->tid = h->e[(lo - 1) % TASK_HIST].tid;
+	s->fields |= HWS_SF_PID;
+}
+
 static int aux_emit(void *ctx, const struct hws_sample *in)
 {
 	struct hws_decoder *d = ctx;
@@ -451,6 +538,8 @@ static int aux_emit(void *ctx, const struct hws_sample *in)
 	s.attr_idx = (uint32_t)st->ev;
 	s.event = ea ? ea->name : "aux";
 	s.backend = st->backend->ops->name;
+	if (!(s.fields & HWS_SF_PID) && (s.fields & HWS_SF_TIME))
+		task_at(d, (s.fields & HWS_SF_CPU) ? s.cpu : d->cur_cpu, &s);
 	c = counts_or_dummy(d, st->ev, (s.fields & HWS_SF_CPU) ? s.cpu : d->cur_cpu);
 	c->samples++;
 	c->period += (s.fields & HWS_SF_PERIOD) ? s.period : 1;
@@ -923,6 +1012,10 @@ static int dispatch(struct hws_decoder *d, struct hws_perf_record *rec, hws_samp
 	case PERF_RECORD_UNTHROTTLE:
 	case PERF_RECORD_AUX:
 		do_loss(d, rec);
+		rc = 0;
+		break;
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		do_switch(d, rec);
 		rc = 0;
 		break;
 	default:

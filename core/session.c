@@ -321,6 +321,10 @@ int hws_session__prepare(struct hws_session *s, char *err, size_t errlen)
 			a->comm_exec = 1;
 			a->task = 1;
 			a->mmap_data = want_addr;
+			/* as perf's SPE recording: which task runs on each CPU, for AUX samples
+			 * that carry no pid (SWITCH_CPU_WIDE records; per-thread has no CPUs) */
+			if (any_aux(s) && !o->per_thread)
+				a->context_switch = 1;
 		}
 	}
 	s->prepared = true;
