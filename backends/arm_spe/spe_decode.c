@@ -14,11 +14,18 @@
  *  - chunk->gap drops any partial record: data before it was lost.
  *  - A record left incomplete at the end of the stream is dropped (as perf does).
  *  - Nothing here allocates; nothing reads past a chunk or the stream buffer.
+ *  - Two decoders, one behaviour: fast_run() takes whole records while 16 bytes or more
+ *    are left in the chunk (header table, fixed 8-byte loads, no per-packet branches on
+ *    the type); the generic decoder (spe_pkt__get_inline + spe_record__add_inline) takes
+ *    everything else: chunk tails, records split across chunks, alignment packets, bad
+ *    bytes. tests/unit/test_spe_pkt.c checks they agree.
+ *  - Per record, the hot path calls nothing through a pointer but the sample callback:
+ *    the MIDR's data-source table is resolved once per stream (per CPU change), and the
+ *    host's data_src normalize is memoized per stream by data-source key.
  *
  * Data source (the DATA_SOURCE packet is IMPLEMENTATION DEFINED): decoded per MIDR with the
  * "common" Neoverse/Cortex table, the AmpereOne and the HiSilicon HIP12 tables (perf-facts.md
- * section 3); other
- * CPUs get perf's generic decode from the EVENTS packet, and the raw value stays in --raw.
+ * section 3); other CPUs get perf's generic decode from the EVENTS packet, and the raw value stays in --raw.
  * The perf_mem_data_src value follows perf 6.1 for the CPUs that perf knows, so the file
  * reads the same in perf-compatible output.
  */
@@ -749,60 +756,101 @@ static inline int ext_taken(const uint8_t *q)
 }
 
 /*
- * Fast path: packets of the record in progress (st->in_record, not buffered) from @d[*pi],
- * while at least FAST_MIN bytes are left. Per packet: one table lookup, one unaligned
- * 8-byte little-endian load masked to the payload size, one store into the record's slot;
- * no branch on the packet type. Returns 1 at the end of the record (END / TIMESTAMP
- * consumed), 0 when fewer than FAST_MIN bytes are left, 2 at a header it does not take
- * (the generic decoder decides: extended header or bad byte). *pi: the next packet.
+ * Fast path: whole records while at least FAST_MIN bytes are left, @d[*pi] being the next
+ * packet (st->in_record says whether a record is in progress; *prs is its start). Per
+ * packet: one table lookup, one unaligned 8-byte little-endian load masked to the payload
+ * size, one store into the record's slot, no branch on the packet type; at END/TIMESTAMP
+ * the record is emitted and the next one started after any PADs, without leaving the loop.
+ * Returns 0 when fewer than FAST_MIN bytes are left, 2 at a header it does not take
+ * (alignment, bad byte: the generic decoder decides), 3 when the callback returned
+ * non-zero (in *pret). The record in progress is in st->rec on return.
  */
-static inline int fast_record(struct spe_record *rec, const uint8_t *d, size_t n, size_t *pi)
+static int fast_run(struct decode_ctx *dc, struct hws_sample *s, const uint8_t *d, size_t n,
+		    size_t *pi, size_t *prs, int *pret)
 {
-	const uint8_t *q = d + *pi, *lim = d + n - FAST_MIN;
+	struct spe_stream *st = dc->st;
+	struct spe_record *rec = &st->rec;
+	const uint8_t *q = d + *pi, *lim = d + n - FAST_MIN, *rs = d + *prs;
+	uint64_t base = dc->chunk->offset;
 	uint32_t pr = rec->present;
 	uint64_t ev = rec->events;
-	int ret = 0;
+	int ret = 0, r;
 
-	while (q <= lim) {
-		uint8_t h = q[0];
-		uint32_t e = hdr_tab[h], slot = (e >> 4) & 31;
-		uint64_t w;
+	if (!st->in_record)
+		goto start;
+	for (;;) {
+		while (q <= lim) {
+			uint8_t h = q[0];
+			uint32_t e = hdr_tab[h], slot = (e >> 4) & 31;
+			uint64_t w;
 
-		if (__builtin_expect(!(e & T_OK), 0)) {
-			/* extended ADDRESS / COUNTER header: the second byte's entry, one byte
-			 * longer, payload after two header bytes; indexes >= 8 kept nowhere */
-			if (!ext_taken(q)) {
-				ret = 2;
-				break;
+			if (__builtin_expect(!(e & T_OK), 0)) {
+				/* extended ADDRESS / COUNTER header: the second byte's entry, one
+				 * byte longer, payload after two header bytes; indexes >= 8 are
+				 * kept nowhere */
+				if (!ext_taken(q)) {
+					ret = 2;
+					goto out;
+				}
+				e = hdr_tab[q[1]];
+				slot = (e >> 4) & 31;
+				if (h & 3) {
+					slot = SPE_SLOT_SINK;
+					e &= (1U << 18) - 1;
+				}
+				rec->v[slot] = ld_le64(q + 2) & (UINT64_MAX >> ((e >> 12) & 63));
+				q += (e & 15) + 1;
+				pr |= e >> 18;
+				continue;
 			}
-			e = hdr_tab[q[1]];
-			slot = (e >> 4) & 31;
-			if (h & 3) {
-				slot = SPE_SLOT_SINK;
-				e &= (1U << 18) - 1;
-			}
-			rec->v[slot] = ld_le64(q + 2) & (UINT64_MAX >> ((e >> 12) & 63));
-			q += (e & 15) + 1;
+			w = ld_le64(q + 1) & (UINT64_MAX >> ((e >> 12) & 63));
+			ev |= w & bit_mask((e >> 9) & 1);
+			rec->v[slot] = w;
+			rec->hdr[slot] = h;
 			pr |= e >> 18;
-			continue;
+			q += e & 15;
+			if (e & T_END)
+				goto end;
 		}
-		w = ld_le64(q + 1) & (UINT64_MAX >> ((e >> 12) & 63));
-		ev |= w & bit_mask((e >> 9) & 1);
-		rec->v[slot] = w;
-		rec->hdr[slot] = h;
-		pr |= e >> 18;
-		q += e & 15;
-		if (e & T_END) {
-			ret = 1;
-			break;
+		ret = 0;
+		goto out;
+end:
+		rec->present = pr;
+		rec->events = ev;
+		rec->op_class = rec->hdr[SPE_SLOT_OP] & 3;
+		rec->op_payload = (uint8_t)rec->op;
+		rec->ctx_index = rec->hdr[SPE_SLOT_CONTEXT] & 3;
+		st->in_record = 0;
+		r = emit_record(dc, s, rs, (uint32_t)(q - rs), base + (uint64_t)(rs - d));
+		if (r) {
+			*pret = r;
+			ret = 3;
+			goto out;
 		}
+start:
+		while (q <= lim && !*q) /* PADs before a record are not part of it */
+			q++;
+		if (q > lim) {
+			ret = 0;
+			goto out;
+		}
+		if (!(hdr_tab[*q] & T_OK) && !ext_taken(q)) {
+			ret = 2;
+			goto out;
+		}
+		st->in_record = 1;
+		rs = q;
+		pr = 0;
+		ev = 0;
 	}
+out:
 	rec->present = pr;
 	rec->events = ev;
 	rec->op_class = rec->hdr[SPE_SLOT_OP] & 3;
 	rec->op_payload = (uint8_t)rec->op;
 	rec->ctx_index = rec->hdr[SPE_SLOT_CONTEXT] & 3;
 	*pi = (size_t)(q - d);
+	*prs = (size_t)(rs - d);
 	return ret;
 }
 
@@ -896,31 +944,10 @@ int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 	/* 2. packets wholly inside this chunk */
 	while (i < n) {
 		if (__builtin_expect(!buffered && n - i >= FAST_MIN, 1)) {
-			if (!st->in_record) {
-				uint8_t h = d[i];
-
-				if (h == 0x00) { /* PAD between records */
-					i++;
-					continue;
-				}
-				/* alignment, bad byte */
-				if (!(hdr_tab[h] & T_OK) && !ext_taken(d + i))
-					goto generic;
-				rec_start_new(st);
-				rec_start = i;
-			}
-			r = fast_record(&st->rec, d, n, &i);
-			if (r == 1) {
-				ret = emit_record(&dc, &s, d + rec_start, (uint32_t)(i - rec_start),
-						  base + rec_start);
-				st->in_record = 0;
-				if (ret)
-					return ret;
-				continue;
-			}
-			goto generic; /* fewer than FAST_MIN bytes left, or not a fast header */
+			if (fast_run(&dc, &s, d, n, &i, &rec_start, &ret) == 3)
+				return ret;
+			/* fewer than FAST_MIN bytes left, or not a fast header */
 		}
-generic:
 		r = spe_pkt__get_inline(d + i, n - i, base + i, &p);
 		if (r == HWS_E_NEED_MORE)
 			break;
