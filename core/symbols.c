@@ -857,6 +857,41 @@ static bool map_to_vaddr(const struct dso *d, const struct map *m, uint64_t addr
 	return map_to_vaddr_first(d, m, addr, vaddr, &first);
 }
 
+/* Narrow [*lo, *hi] (around @addr, for which map_to_vaddr(d, m, .) fails) to the addresses
+ * for which it fails too: the gap between the images of @d's segments through every
+ * candidate bias. Any doubt leaves [addr, addr]. */
+static void vaddr_gap(const struct dso *d, const struct map *m, uint64_t addr, uint64_t *lo,
+		      uint64_t *hi)
+{
+	for (int i = 0; i < d->nr_loads; i++) {
+		const struct load_seg *g = &d->loads[i];
+		uint64_t seg_page = g->off & ~0xfffULL, bias;
+
+		if (m->pgoff < seg_page || m->pgoff >= g->off + (g->filesz ? g->filesz : 1))
+			continue;
+		bias = m->start - m->pgoff + g->off - g->vaddr;
+		for (int k = 0; k < d->nr_loads; k++) {
+			const struct load_seg *h = &d->loads[k];
+			uint64_t a = (h->vaddr & ~0xfffULL) + bias, b = h->vaddr + h->memsz + bias;
+
+			/* map_to_vaddr() accepts addr - bias in [page(vaddr), vaddr + memsz):
+			 * addr in [a, b) modulo 2^64, exactly that interval when a <= b */
+			if (h->vaddr + h->memsz < h->vaddr || a > b) {
+				*lo = *hi = addr; /* wraps: do not guess */
+				return;
+			}
+			if (b <= addr && b > *lo)
+				*lo = b; /* image [a, b) below */
+			else if (a > addr && a - 1 < *hi)
+				*hi = a - 1; /* image above */
+			else if (a <= addr && addr < b) {
+				*lo = *hi = addr; /* cannot be: it maps */
+				return;
+			}
+		}
+	}
+}
+
 /* The PT_LOAD segment (page-rounded start, as map_to_vaddr() checks) holding all of
  * [vlo, vhi], so map_to_vaddr() accepts every address of it with the same bias. */
 static bool one_segment(const struct dso *d, uint64_t vlo, uint64_t vhi)
@@ -931,8 +966,21 @@ static int resolve(struct hws_symbols *s, uint32_t pid, uint64_t addr, bool data
 					return 0;
 				continue;
 			}
-			if (dso_load(s, pm->dso) || !map_to_vaddr(pm->dso, pm, addr, &v))
+			if (dso_load(s, pm->dso)) {
+				if (m) { /* m's name, whatever the address */
+					*lo = m->start;
+					*hi = m->end - 1;
+				}
 				return 0;
+			}
+			if (!map_to_vaddr(pm->dso, pm, addr, &v)) {
+				if (m) { /* m's name where pm's segments do not reach */
+					*lo = m->start;
+					*hi = m->end - 1;
+					vaddr_gap(pm->dso, pm, addr, lo, hi);
+				}
+				return 0;
+			}
 			fill_sym(s, pm->dso, v, true, out, &vlo, &vhi);
 			if (out->name) {
 				out->dso = pm->dso->path;

@@ -195,7 +195,7 @@ static int check_range(struct hws_symbols *syms, struct hws_symbols *ref, uint32
 static void test_live(const char *bin)
 {
 	struct hws_symbols *syms = hws_symbols__new(NULL), *ref = hws_symbols__new(NULL);
-	unsigned long long fn = 0, bss = 0, init = 0, libc = 0;
+	unsigned long long fn = 0, bss = 0, init = 0, libc = 0, heap = 0;
 	int pfd[2];
 	pid_t pid;
 	char line[1024];
@@ -228,6 +228,8 @@ static void test_live(const char *bin)
 		hws_symbols__mmap(ref, (uint32_t)pid, s, e - s, off, *p ? p : "//anon");
 		if (!libc && perms[2] == 'x' && strstr(p, "libc"))
 			libc = s;
+		if (!strcmp(p, "[heap]"))
+			heap = s;
 	}
 	if (m)
 		fclose(m);
@@ -261,6 +263,13 @@ static void test_live(const char *bin)
 		wide += check_range(syms, ref, (uint32_t)pid, a, true);
 	for (uint64_t a = bss - 0x1000; a < bss + 0x2000; a += 5, n++)
 		wide += check_range(syms, ref, (uint32_t)pid, a, false);
+	/* heap data: the program's .bss lookback fails, one range for the heap */
+	int hwide = 0;
+	for (uint64_t a = heap; heap && a < heap + 0x4000; a += 24, n++)
+		hwide += check_range(syms, ref, (uint32_t)pid, a, true);
+	wide += hwide;
+	__T("heap map found", heap != 0);
+	__T("heap data ranges are wide", hwide > 0x4000 / 24 / 2);
 	__T("libc map found", libc != 0);
 	__T("most lookups give a wide range", wide > n / 2);
 	/* f_two's range is the function, as nm sizes it */
