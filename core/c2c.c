@@ -61,6 +61,7 @@ enum cnt {
 	C_ST_NA,
 	C_RMW, /* locked / atomic load: a read-modify-write, so a write too */
 	NC,
+	NCP = (NC + 3) & ~3, /* entry counters padded to whole 4 x u32 vectors */
 };
 
 #define BIT(x)	   (1U << (x))
@@ -118,7 +119,7 @@ struct entry {
 	/* per sample: the key (compared when probing), then the counters */
 	uint64_t addr, ip; /* data and code address */
 	uint32_t pid, tid;
-	uint32_t c[NC];
+	uint32_t c[NCP]; /* NC counters, padding */
 	struct lat lat;
 	uint64_t cpus[4]; /* bit cpu % 64 of word (cpu / 64) % 4 */
 	uint64_t nodes;	  /* bit per NUMA node < 64 */
@@ -163,13 +164,31 @@ struct line {
 #define CLS_MEMO 256
 struct cls_memo {
 	uint64_t ds;
-	uint64_t rest; /* bit 27: valid */
+	uint64_t rest; /* bit 26: valid */
+	const char *backend;
+	uint32_t m;
+	uint8_t kind;	 /* index in c->kinds, NO_KIND if they are full */
+	uint8_t src_bit; /* 1 << SRC_* if m has a coherence event, else 0 */
+};
+
+/*
+ * A kind of sample (a distinct counter mask): its counters as a vector of 0/1 to add to an
+ * entry's counters, and all-ones masks for the latency sums it feeds, so counting a sample
+ * is a few vector adds and no data-dependent branch.
+ */
+#define MAX_KINDS 64
+#define NO_KIND	  0xff
+typedef uint32_t v4u32 __attribute__((vector_size(16), aligned(4)));
+struct kind {
+	uint32_t dv[NCP];
+	uint64_t lcl_hitm, rmt_hitm, peer; /* ~0 if the latency counts in that sum */
 	uint32_t m;
 };
 
 /* A sample queued for pend_flush(). */
-#define NR_PEND	      1024
-#define PEND_PREFETCH 8
+#define NR_PEND		  1024
+#define PEND_PREFETCH	  8
+#define PREFETCH_MIN_ENTS 4096 /* ~1 MiB of entries */
 struct pend {
 	uint64_t addr, ip, key; /* key: ent_key() */
 	uint32_t pid, tid, cpu, lat;
@@ -177,6 +196,7 @@ struct pend {
 	uint16_t width;
 	uint8_t src_bit; /* 1 << SRC_* of a coherence sample, else 0 */
 	uint8_t has_lat;
+	uint8_t kind; /* c->kinds index, or NO_KIND */
 };
 
 /* Entry hash slot: upper half of the key's hash (cheap reject) and entry index + 1 (0 = empty). */
@@ -211,10 +231,10 @@ struct hws_c2c {
 	uint8_t src_seen;
 	uint64_t src_count[NR_SRC];
 	struct cls_memo memo[CLS_MEMO]; /* classify() of recent sample kinds */
-	struct pend pend[NR_PEND];	/* samples not counted yet */
+	struct kind kinds[MAX_KINDS];
+	uint32_t nr_kinds;
+	struct pend pend[NR_PEND]; /* samples not counted yet */
 	uint32_t nr_pend;
-	const char *last_backend; /* memo of src_of() */
-	int last_src;
 	uint32_t *report;
 	uint32_t nr_report;
 	struct symrec *syms; /* symbol memo (__finish) */
@@ -946,6 +966,8 @@ static int lbuf_make_room(struct hws_c2c *c)
 static int pend_flush(struct hws_c2c *c)
 {
 	uint32_t n = c->nr_pend, i, ei;
+	/* tables beyond the L2 cache: prefetch (not worth its instructions for small ones) */
+	bool pf = c->nr_ents > PREFETCH_MIN_ENTS;
 	int err = 0;
 
 	for (i = 0; i < n; i++) {
@@ -953,16 +975,53 @@ static int pend_flush(struct hws_c2c *c)
 		struct entry *e;
 		uint32_t m = p->m;
 
-		if (i + PEND_PREFETCH < n && c->ehash_size)
-			__builtin_prefetch(&c->ehash[(uint32_t)c->pend[i + PEND_PREFETCH].key &
+		/* two stages: the slot of a sample 2 * PEND_PREFETCH ahead, then (its slot now in
+		 * the cache) the entry it names */
+		if (pf && i + 2 * PEND_PREFETCH < n)
+			__builtin_prefetch(&c->ehash[(uint32_t)c->pend[i + 2 * PEND_PREFETCH].key &
 						     (c->ehash_size - 1)]);
+		if (pf && i + PEND_PREFETCH < n) {
+			uint64_t k = c->pend[i + PEND_PREFETCH].key;
+			const struct eslot *sl = &c->ehash[(uint32_t)k & (c->ehash_size - 1)];
+
+			if (sl->idx && sl->tag == (uint32_t)(k >> 32)) {
+				const char *ep = (const char *)&c->ents[sl->idx - 1];
+
+				__builtin_prefetch(ep);
+				__builtin_prefetch(ep + 64);
+				__builtin_prefetch(ep + 128);
+			}
+		}
 		err = find_entry(c, p->key, p->addr, p->pid, p->tid, p->ip, &ei);
 		if (err)
 			break;
 		e = &c->ents[ei];
 		/* line and total counters are the entries' sums, added up in __finish */
-		for (uint32_t b = m; b; b &= b - 1)
-			e->c[__builtin_ctz(b)]++;
+		if (p->kind != NO_KIND) {
+			const struct kind *kd = &c->kinds[p->kind];
+			uint64_t lat = p->lat; /* 0 without a latency */
+
+			v4u32 *ec = (v4u32 *)e->c;
+			const v4u32 *dv = (const v4u32 *)kd->dv;
+
+			_Static_assert(NCP == 24, "six vectors of counters");
+			ec[0] += dv[0];
+			ec[1] += dv[1];
+			ec[2] += dv[2];
+			ec[3] += dv[3];
+			ec[4] += dv[4];
+			ec[5] += dv[5];
+			e->lat.sum += lat;
+			e->lat.n += p->has_lat;
+			e->lat.lcl_hitm += lat & kd->lcl_hitm;
+			e->lat.rmt_hitm += lat & kd->rmt_hitm;
+			e->lat.peer += lat & kd->peer;
+		} else {
+			for (uint32_t b = m; b; b &= b - 1)
+				e->c[__builtin_ctz(b)]++;
+			if (p->has_lat)
+				lat_add(&e->lat, m, p->lat);
+		}
 		if (p->width > e->width)
 			e->width = p->width;
 		if (p->cpu != UINT32_MAX) {
@@ -986,23 +1045,58 @@ static int pend_flush(struct hws_c2c *c)
 			}
 		}
 		e->src_mask |= p->src_bit;
-		if (p->has_lat) {
-			lat_add(&e->lat, m, p->lat);
-			if (c->nr_lbuf == c->cap_lbuf) {
-				err = lbuf_make_room(c);
-				if (err)
-					break;
-			}
-			c->lbuf[c->nr_lbuf++] = (uint64_t)e->line << 32 | p->lat;
+		/* append (line, latency) whether or not there is one; keep it only if there is */
+		if (c->nr_lbuf == c->cap_lbuf) {
+			err = lbuf_make_room(c);
+			if (err)
+				break;
 		}
+		c->lbuf[c->nr_lbuf] = (uint64_t)e->line << 32 | p->lat;
+		c->nr_lbuf += p->has_lat;
 	}
 	c->nr_pend = 0;
 	return err;
 }
 
+/* Classify a new kind of sample into memo slot @cm. */
+static void memo_fill(struct hws_c2c *c, struct cls_memo *cm, const struct hws_sample *s,
+		      uint64_t ds, uint64_t rest)
+{
+	uint32_t m = classify(s), i, k;
+
+	cm->ds = ds;
+	cm->rest = rest;
+	cm->backend = s->backend;
+	cm->m = m;
+	cm->src_bit = 0;
+	if (m & (BIT(C_LCL_HITM) | BIT(C_RMT_HITM) | BIT(C_LCL_PEER) | BIT(C_RMT_PEER)))
+		cm->src_bit = (uint8_t)(1U << src_of(s->backend));
+	for (k = 0; k < c->nr_kinds; k++)
+		if (c->kinds[k].m == m)
+			break;
+	if (k == c->nr_kinds) {
+		struct kind *kd = &c->kinds[k];
+
+		if (k == MAX_KINDS) {
+			cm->kind = NO_KIND;
+			return;
+		}
+		memset(kd, 0, sizeof(*kd));
+		kd->m = m;
+		for (i = 0; i < NC; i++)
+			kd->dv[i] = (m >> i) & 1;
+		kd->lcl_hitm = (m & BIT(C_LCL_HITM)) ? ~0ULL : 0;
+		kd->rmt_hitm = (m & BIT(C_RMT_HITM)) ? ~0ULL : 0;
+		kd->peer = (m & (BIT(C_LCL_PEER) | BIT(C_RMT_PEER))) ? ~0ULL : 0;
+		c->nr_kinds++;
+	}
+	cm->kind = (uint8_t)k;
+}
+
 int hws_c2c__add(struct hws_c2c *c, const struct hws_sample *s)
 {
 	uint32_t m, i;
+	uint8_t kind, src_bit;
 	struct pend *p;
 	bool has_lat;
 
@@ -1010,19 +1104,19 @@ int hws_c2c__add(struct hws_c2c *c, const struct hws_sample *s)
 		return -EBUSY;
 	{
 		uint64_t ds = (s->fields & HWS_SF_DATA_SRC) ? s->data_src : 0;
-		uint64_t rest = 1ULL << 27 | (uint64_t)s->op_flags << 32 |
-				(uint64_t)(s->fields & HWS_SF_DATA_SRC ? 1 : 0) << 26 |
-				(uint64_t)(s->fields & HWS_SF_OP ? 1 : 0) << 25 |
-				(uint64_t)s->op << 16 | (uint64_t)s->mem_level << 8 | s->snoop;
+		uint64_t rest = (uint64_t)s->op_flags << 32 | 1ULL << 26 | /* bit 26: valid */
+				(uint64_t)((s->fields & HWS_SF_DATA_SRC) != 0) << 24 |
+				(uint64_t)((s->fields & HWS_SF_OP) != 0) << 25 |
+				(uint32_t)s->snoop << 16 | (uint32_t)s->mem_level << 8 | s->op;
 		uint64_t x = (ds ^ rest) * 0x9e3779b97f4a7c15ULL;
 		struct cls_memo *cm = &c->memo[x >> 56 & (CLS_MEMO - 1)];
 
-		if (cm->ds != ds || cm->rest != rest) {
-			cm->ds = ds;
-			cm->rest = rest;
-			cm->m = classify(s);
+		if (cm->ds != ds || cm->rest != rest || cm->backend != s->backend) {
+			memo_fill(c, cm, s, ds, rest);
 		}
 		m = cm->m;
+		kind = cm->kind;
+		src_bit = cm->src_bit;
 	}
 	if (!m) {
 		c->other++;
@@ -1044,21 +1138,20 @@ int hws_c2c__add(struct hws_c2c *c, const struct hws_sample *s)
 	p->cpu = (s->fields & HWS_SF_CPU) ? s->cpu : UINT32_MAX;
 	p->key = ent_key(p->addr, p->pid, p->tid, p->ip);
 	p->m = m;
+	p->kind = kind;
 	p->width = s->op_width;
-	p->src_bit = 0;
-	p->has_lat = 0;
-	if (m & (BIT(C_LCL_HITM) | BIT(C_RMT_HITM) | BIT(C_LCL_PEER) | BIT(C_RMT_PEER))) {
-		if (s->backend != c->last_backend || !c->last_backend) {
-			c->last_backend = s->backend;
-			c->last_src = src_of(s->backend);
-		}
-		p->src_bit = (uint8_t)(1U << c->last_src);
-		c->src_seen |= p->src_bit;
-		c->src_count[c->last_src]++;
+	p->src_bit = src_bit;
+	if (src_bit) {
+		c->src_seen |= src_bit;
+		c->src_count[__builtin_ctz(src_bit)]++;
 	}
+	p->lat = 0;
+	p->has_lat = 0;
 	if (m & BIT(C_LOADS)) {
 		p->lat = sample_lat(s, &has_lat);
 		p->has_lat = has_lat;
+		if (!has_lat)
+			p->lat = 0;
 	}
 	if (++c->nr_pend == NR_PEND)
 		return pend_flush(c);

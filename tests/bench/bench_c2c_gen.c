@@ -35,6 +35,9 @@
  * spe = arm_spe_0 attr,
  * AUXTRACE_INFO (ARM_SPE v1), TIME_CONV, AUXTRACE records of SPE packets per CPU, MIDR
  * Neoverse N1 in CPUID. All have ARCH, NRCPUS (8) and NUMA_TOPOLOGY (2 nodes).
+ * Samples are in time order; the intel and ibs encodings end a round (FINISHED_ROUND) every
+ * ~1 MiB of records, as perf record does after each pass over its ring buffers, so readers
+ * sort and flush rounds instead of queueing the whole file.
  */
 #include <errno.h>
 #include <limits.h>
@@ -521,6 +524,7 @@ static int gen_intel(const char *out, long n)
 		scenario(&e);
 		intel_sample(&b, &e, 1000 + (uint64_t)i * 100);
 		if (b.len > (1 << 20)) {
+			put_hdr(&b, HWS_RECORD_FINISHED_ROUND, 0, 8);
 			err = hws_perf_writer__write(w, b.p, b.len);
 			if (err)
 				return err;
@@ -669,6 +673,7 @@ static int gen_ibs_perf(const char *out, long n)
 		scenario(&e);
 		ibs_perf_sample(&b, &e, 1000 + (uint64_t)i * 100);
 		if (b.len > (1 << 20)) {
+			put_hdr(&b, HWS_RECORD_FINISHED_ROUND, 0, 8);
 			err = hws_perf_writer__write(w, b.p, b.len);
 			if (err)
 				return err;
@@ -722,6 +727,7 @@ static int gen_ibs(const char *out, long n, const char *cpuid)
 		scenario(&e);
 		ibs_sample(&b, &e, 1000 + (uint64_t)i * 100);
 		if (b.len > (1 << 20)) {
+			put_hdr(&b, HWS_RECORD_FINISHED_ROUND, 0, 8);
 			err = hws_perf_writer__write(w, b.p, b.len);
 			if (err)
 				return err;

@@ -411,8 +411,70 @@ static void test_percentiles_large(void)
 	}
 }
 
+/*
+ * Batched counting: more distinct sample kinds than the vectorized kinds table holds (each
+ * subset of the level bits is its own kind: 256 of them, the fallback path counts those past
+ * 64), and more entries than the prefetch threshold; the totals must be exact either way.
+ */
+static void test_batches(void)
+{
+	static const uint64_t lv[8] = {PERF_MEM_LVL_UNC,     PERF_MEM_LVL_IO,	   PERF_MEM_LVL_LFB,
+				       PERF_MEM_LVL_L1,	     PERF_MEM_LVL_L2,	   PERF_MEM_LVL_L3,
+				       PERF_MEM_LVL_LOC_RAM, PERF_MEM_LVL_REM_RAM1};
+	struct hws_c2c_opts o = {.sz = sizeof(o), .show_all = true};
+	const struct hws_c2c_stats *t;
+	struct hws_c2c_line_info li;
+	struct hws_c2c *c = hws_c2c__new(NULL);
+	bool ok = true;
+
+	for (int sub = 0; sub < 256; sub++) {
+		uint64_t lvl = PERF_MEM_LVL_HIT;
+
+		for (int b = 0; b < 8; b++)
+			if (sub & (1 << b))
+				lvl |= lv[b];
+		add(c, 1 + (uint32_t)(sub & 3), 0x10000 + (uint64_t)sub * 8,
+		    DS_OP(PERF_MEM_OP_LOAD) | DS_LVL(lvl) | DS_SNOOP(PERF_MEM_SNOOP_NONE), 8, 7, 2);
+	}
+	hws_c2c__finish(c, NULL);
+	t = hws_c2c__totals(c);
+	T_EQ_U64("kinds: loads", t->loads, 512);
+	T_EQ_U64("kinds: records", t->records, 512);
+	T_EQ_U64("kinds: uncached", t->ld_uncache, 256);
+	T_EQ_U64("kinds: io", t->ld_io, 256);
+	T_EQ_U64("kinds: lfb", t->ld_fbhit, 256);
+	T_EQ_U64("kinds: l1", t->ld_l1hit, 256);
+	T_EQ_U64("kinds: l2", t->ld_l2hit, 256);
+	T_EQ_U64("kinds: llc", t->ld_llchit, 256);
+	T_EQ_U64("kinds: local dram", t->lcl_dram, 256);
+	T_EQ_U64("kinds: remote dram", t->rmt_dram, 256);
+	T_EQ_U64("kinds: latencies", t->lat_n, 512);
+	T_EQ_U64("kinds: latency sum", t->lat_sum, 512 * 7);
+	hws_c2c__delete(c);
+
+	/* 2000 lines x 4 threads x 3 offsets (24000 entries), 2 samples each, interleaved */
+	c = hws_c2c__new(&o);
+	for (int rep = 0; rep < 2; rep++)
+		for (uint32_t ln = 0; ln < 2000; ln++)
+			for (uint32_t k = 0; k < 12; k++)
+				add(c, 1 + k % 4, 0x100000 + (uint64_t)ln * 64 + (k / 4) * 8,
+				    k % 4 ? LD_LHITM : ST_L1HIT, 8, 100 + ln % 50, 1);
+	hws_c2c__finish(c, NULL);
+	T_EQ_U64("entries: lines", hws_c2c__nr_lines(c), 2000);
+	for (uint32_t i = 0; i < hws_c2c__nr_lines(c); i++) {
+		hws_c2c__line(c, i, &li);
+		ok &= hws_c2c__nr_entries(c, i) == 12 && li.st.records == 24 && li.st.stores == 6 &&
+		      li.st.lcl_hitm == 18 && li.nr_threads == 4 &&
+		      li.lat_p50 == 100 + ((li.addr - 0x100000) / 64) % 50;
+	}
+	__T("entries: every line has its 12 entries, 24 records, 6 stores, 18 HITM", ok);
+	T_EQ_U64("entries: total records", hws_c2c__totals(c)->records, 48000);
+	hws_c2c__delete(c);
+}
+
 int main(void)
 {
+	test_batches();
 	test_percentiles();
 	test_percentiles_large();
 	test_classes();
