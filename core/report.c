@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include <hwsample/errors.h>
 #include <hwsample/report.h>
@@ -698,30 +699,29 @@ struct skey {
 	uint32_t idx;
 };
 
-/* Entries of @t in (pid, address) order: LSD radix sort, 8 bits a pass, passes whose digit
- * is the same in every key skipped. Return the array (caller frees) or NULL. */
-static struct skey *sort_pid_addr(const struct atable *t)
+/* Sort @a[0..n) by (pid, address): LSD radix sort, 8 bits a pass, passes whose digit is
+ * the same in every key skipped. Return the sorted array (@a or a new one; the other is
+ * freed) or NULL (both freed). */
+static struct skey *sort_pid_addr(struct skey *a, size_t n)
 {
-	size_t n = t->nr, bytes = n * sizeof(struct skey);
-	struct skey *a = malloc(bytes), *b = malloc(bytes), *tmp;
+	struct skey *b = malloc(n * sizeof(*b) + 1), *tmp;
 	uint32_t (*cnt)[256] = calloc(12, sizeof(*cnt));
 
-	if (!a || !b || !cnt) {
+	if (!b || !cnt) {
 		free(a);
 		a = NULL;
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		uint64_t x = t->e[i].addr;
-		uint32_t p = t->e[i].pid;
+		uint64_t x = a[i].addr;
+		uint32_t p = a[i].pid;
 
-		a[i] = (struct skey){x, p, (uint32_t)i};
 		for (int d = 0; d < 8; d++)
 			cnt[d][(x >> (8 * d)) & 0xff]++;
 		for (int d = 0; d < 4; d++)
 			cnt[8 + d][(p >> (8 * d)) & 0xff]++;
 	}
-	for (int d = 0; d < 12; d++) {
+	for (int d = 0; n && d < 12; d++) {
 		uint32_t pos[256], sum = 0;
 		int sh = 8 * (d & 7);
 		bool pid = d >= 8;
@@ -777,57 +777,132 @@ static int groups_grow(struct groups *g)
 	return 0;
 }
 
-/* Group every entry of @t by symbol into @g (creation order), with @syms resolving in
- * (pid, address) order so each process's files load one after the other. A resolved
- * range covers the following addresses of the same process without another lookup. */
+/* the group row of a lookup's (dso, symbol start), created when new; -1 on ENOMEM */
+static ssize_t group_of(struct groups *g, const struct hws_symbol *sym)
+{
+	uint64_t start = sym->name ? sym->dso_addr - sym->offset : UINT64_MAX;
+	size_t slot;
+
+	if (g->nr * 2 >= g->size && groups_grow(g))
+		return -1;
+	slot = gslot(g->tab, g->size, sym->dso, start);
+	if (!g->tab[slot].row) {
+		struct row *row = &g->rows[g->nr];
+
+		row->label = group_label(sym);
+		if (!row->label)
+			return -1;
+		g->tab[slot].dso = sym->dso;
+		g->tab[slot].start = start;
+		g->tab[slot].row = ++g->nr;
+	}
+	return (ssize_t)g->tab[slot].row - 1;
+}
+
+/* (pid, user or kernel half) -> the group of every address there, or -1: lookups differ */
+struct half {
+	uint64_t key; /* pid << 1 | kernel, + 1; 0 = empty */
+	ssize_t group;
+};
+
+/*
+ * Group every entry of @t by symbol into @g. (The order of the group rows never shows: rows
+ * that compare equal in row_cmp_val() print the same text.)
+ *  - a process half (user or kernel addresses) where one lookup says the answer is the
+ *    same everywhere (no maps, no kallsyms: a recording from another host) needs no more;
+ *  - the other entries are looked up in (pid, address) order, so each process's files load
+ *    one after the other, and a resolved range covers the following addresses of the same
+ *    process without another lookup.
+ */
 static int group_entries(struct hws_symbols *syms, const struct atable *t, bool data,
 			 struct groups *g)
 {
 	struct skey *order = NULL;
+	struct half *halves = NULL;
+	size_t norder = 0, hsize = 64, nhalves = 0;
 	uint64_t lo = 1, hi = 0; /* the current range (empty) */
+	struct hws_symbol sym;
 	uint32_t pid = 0;
-	size_t cur = 0;
-	int err = 0;
+	ssize_t cur = 0;
+	int err = -ENOMEM;
 
-	if (syms) {
-		order = sort_pid_addr(t);
-		if (!order)
-			return -ENOMEM;
-	}
+	order = malloc(t->nr * sizeof(*order) + 1);
+	halves = calloc(hsize, sizeof(*halves));
+	if (!order || !halves)
+		goto out;
 	for (size_t i = 0; i < t->nr; i++) {
-		const struct aent *k = &t->e[order ? order[i].idx : i];
-		struct hws_symbol sym = {0};
-		uint64_t start;
-		size_t slot;
+		const struct aent *k = &t->e[i];
+		bool kernel = (int64_t)k->addr < 0;
+		uint64_t key = ((uint64_t)k->pid << 1 | kernel) + 1;
+		size_t h = (size_t)(key * 0x9E3779B97F4A7C15ULL >> 32) & (hsize - 1);
 
-		if (i && k->pid == pid && k->addr >= lo && k->addr <= hi)
-			goto add; /* same symbol as the previous address */
-		pid = k->pid;
-		lo = hi = k->addr;
-		if (syms)
-			hws_symbols__resolve_range(syms, k->pid, k->addr, data, &sym, &lo, &hi);
-		else
-			lo = 0, hi = UINT64_MAX; /* everything is "[unknown]" */
-		start = sym.name ? sym.dso_addr - sym.offset : UINT64_MAX;
-		if (g->nr * 2 >= g->size && (err = groups_grow(g)))
-			goto out;
-		slot = gslot(g->tab, g->size, sym.dso, start);
-		if (!g->tab[slot].row) {
-			g->rows[g->nr].label = group_label(&sym);
-			if (!g->rows[g->nr].label) {
-				err = -ENOMEM;
-				goto out;
+		while (halves[h].key && halves[h].key != key)
+			h = (h + 1) & (hsize - 1);
+		if (!halves[h].key) {
+			memset(&sym, 0, sizeof(sym));
+			lo = 0;
+			hi = UINT64_MAX; /* no symbols: everything is "[unknown]" */
+			if (syms)
+				hws_symbols__resolve_range(syms, k->pid, k->addr, data, &sym, &lo,
+							   &hi);
+			halves[h].key = key;
+			halves[h].group = -1;
+			if (kernel ? lo <= 1ULL << 63 && hi == UINT64_MAX
+				   : lo == 0 && hi >= (uint64_t)INT64_MAX) {
+				halves[h].group = group_of(g, &sym);
+				if (halves[h].group < 0)
+					goto out;
 			}
-			g->tab[slot].dso = sym.dso;
-			g->tab[slot].start = start;
-			g->tab[slot].row = ++g->nr;
+			if (++nhalves * 2 > hsize) { /* rehash */
+				struct half *n = calloc(hsize * 2, sizeof(*n));
+
+				if (!n)
+					goto out;
+				for (size_t j = 0; j < hsize; j++) {
+					size_t q;
+
+					if (!halves[j].key)
+						continue;
+					q = (size_t)(halves[j].key * 0x9E3779B97F4A7C15ULL >> 32) &
+					    (hsize * 2 - 1);
+					while (n[q].key)
+						q = (q + 1) & (hsize * 2 - 1);
+					n[q] = halves[j];
+				}
+				free(halves);
+				halves = n;
+				hsize *= 2;
+				for (h = (size_t)(key * 0x9E3779B97F4A7C15ULL >> 32) & (hsize - 1);
+				     halves[h].key != key; h = (h + 1) & (hsize - 1))
+					;
+			}
 		}
-		cur = g->tab[slot].row - 1;
-add:
+		if (halves[h].group >= 0)
+			tally_add(&g->rows[halves[h].group].t, &k->t);
+		else
+			order[norder++] = (struct skey){k->addr, k->pid, (uint32_t)i};
+	}
+	order = sort_pid_addr(order, norder);
+	if (!order)
+		goto out;
+	lo = 1;
+	hi = 0;
+	for (size_t i = 0; i < norder; i++) {
+		const struct aent *k = &t->e[order[i].idx];
+
+		if (!i || k->pid != pid || k->addr < lo || k->addr > hi) {
+			pid = k->pid;
+			hws_symbols__resolve_range(syms, k->pid, k->addr, data, &sym, &lo, &hi);
+			cur = group_of(g, &sym);
+			if (cur < 0)
+				goto out;
+		}
 		tally_add(&g->rows[cur].t, &k->t);
 	}
+	err = 0;
 out:
 	free(order);
+	free(halves);
 	return err;
 }
 
