@@ -10,6 +10,12 @@
  *    (4096 when the kernel does not say); -F is refused: the SPE driver rejects freq.
  *  - perf's defaults: ts_enable=1 unless --per-thread, pa_enable=1 when physical addresses
  *    are asked for; the user's own value always wins.
+ *  - config3 (inv_event_filter, PMSNEVFR) and config4 (data_src_filter, PMSDSFR) lie past
+ *    the 128 bytes of the Linux 6.1 uapi perf_event_attr this is built against (kernel
+ *    offsets 128 and 136, attr.size PERF_ATTR_SIZE_VER8 = 136 / VER9 = 144). When this
+ *    build's attr lacks the word, the backend encodes such controls itself (range-checked,
+ *    bits from format/): zero is accepted (the kernel zero-fills a shorter attr), anything
+ *    else is refused with the encoded word, never dropped silently.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -58,6 +64,30 @@ static int known_index(const char *name)
 		if (!strcmp(known_controls[i].name, name))
 			return (int)i;
 	return -1;
+}
+
+/* config word @cfg (3: config3, 4: config4) exists in this build's perf_event_attr and in
+ * core's hws_pmu__set */
+static int attr_has_config(unsigned int cfg)
+{
+#ifdef PERF_ATTR_SIZE_VER8
+	return cfg <= 3;
+#else
+	return cfg <= 2;
+#endif
+}
+
+/* write @v into the bits of @f in the word @w (low range first, like core's pmu_set) */
+static void fmt_put(const struct hws_pmu_format *f, uint64_t v, uint64_t *w)
+{
+	for (unsigned int i = 0; i < f->nr_ranges; i++) {
+		unsigned int n = f->ranges[i].hi - f->ranges[i].lo + 1;
+		uint64_t m = n >= 64 ? UINT64_MAX : (1ULL << n) - 1;
+
+		*w &= ~(m << f->ranges[i].lo);
+		*w |= (v & m) << f->ranges[i].lo;
+		v = n >= 64 ? 0 : v >> n;
+	}
 }
 
 /* Named presets for -e (perf mem's spe-load / spe-store / spe-ldst, plus branches). */
@@ -224,6 +254,9 @@ int spe_encode(void *priv, const struct hws_event_request *req, struct hws_event
 	struct spe_priv *sp = priv;
 	struct hws_pmu *pmu;
 	struct perf_event_attr *attr;
+	const struct hws_control *ext_ctl = NULL; /* first non-zero config3/4 control */
+	unsigned int ext_cfg = 0;
+	uint64_t ext[2] = {0, 0}; /* config3, config4 when this build's attr lacks them */
 	const char *cap;
 	uint64_t min_ival = 0, v;
 	size_t nlen;
@@ -318,6 +351,7 @@ int spe_encode(void *priv, const struct hws_event_request *req, struct hws_event
 	/* the user's controls, in order */
 	for (uint32_t i = 0; i < req->nr_controls; i++) {
 		const struct hws_control *c = &req->controls[i];
+		const struct hws_pmu_format *f;
 
 		if (!strcmp(c->key, "period")) {
 			if (parse_u64(c->value, &v) || !v) {
@@ -335,9 +369,37 @@ int spe_encode(void *priv, const struct hws_event_request *req, struct hws_event
 			ret = HWS_E_BAD_ARG;
 			goto out;
 		}
+		f = sp->host->pmu_format(pmu, c->key);
+		if (f && f->config >= 3 && f->config <= 4 && !attr_has_config(f->config)) {
+			if (v > fmt_max(f)) {
+				snprintf(err, errlen,
+					 "%s: %s=%" PRIu64 " is too wide for its %u-bit field; "
+					 "valid range 0..%" PRIu64,
+					 pmu->name, c->key, v, f->width, fmt_max(f));
+				ret = HWS_E_CONTROL_RANGE;
+				goto out;
+			}
+			fmt_put(f, v, &ext[f->config - 3]);
+			if (v && !ext_ctl) {
+				ext_ctl = c;
+				ext_cfg = f->config;
+			}
+			continue;
+		}
 		ret = set_ctl(sp, pmu, c->key, v, attr, err, errlen);
 		if (ret)
 			goto out;
+	}
+	if (ext_ctl) {
+		snprintf(err, errlen,
+			 "%s: %s=%s encodes config%u=0x%" PRIx64 " (perf_event_attr bytes %u..%u, "
+			 "attr.size %u); this build's perf_event_attr is %zu bytes (Linux 6.1 uapi "
+			 "headers), so hwsample cannot pass config%u to the kernel yet",
+			 pmu->name, ext_ctl->key, ext_ctl->value, ext_cfg, ext[ext_cfg - 3],
+			 128 + 8 * (ext_cfg - 3), 135 + 8 * (ext_cfg - 3), 136 + 8 * (ext_cfg - 3),
+			 sizeof(struct perf_event_attr), ext_cfg);
+		ret = HWS_E_UNSUPPORTED;
+		goto out;
 	}
 	{
 		const struct hws_pmu_format *pa = sp->host->pmu_format(pmu, "pa_enable");

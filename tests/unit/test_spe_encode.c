@@ -71,10 +71,24 @@ static const struct ecase cases[] = {
     {__LINE__, "arm-v2-6.12", NULL, NULL, "discard=1 inv_event_filter=0x80 store_filter=1", 0, 0, 0,
      1, 10, 0xc00000001ULL, 0, 0, 0x80, 256, ST_CPU, NULL, NULL},
 #else
-    /* built against uapi headers older than 6.3: perf_event_attr has no config3 */
+    /* built against uapi headers older than 6.3: perf_event_attr has no config3; the
+     * backend encodes the word and refuses it (never drops it silently) */
     {__LINE__, "arm-v2-6.12", NULL, NULL, "inv_event_filter=0x80", 0, 0, 0, HWS_E_UNSUPPORTED, 0, 0,
-     0, 0, 0, 0, 0, NULL, "lives in config3"},
+     0, 0, 0, 0, 0, NULL,
+     "arm_spe_0: inv_event_filter=0x80 encodes config3=0x80 (perf_event_attr bytes 128..135, "
+     "attr.size 136); this build's perf_event_attr is 128 bytes"},
 #endif
+    /* zero in config3 / config4: what the kernel assumes for a shorter attr, accepted */
+    {__LINE__, "arm-v2-6.12", NULL, NULL, "inv_event_filter=0 store_filter=1", 0, 0, 0, 1, 10,
+     0x400000001ULL, 0, 0, 0, 256, ST_CPU, "arm_spe_0/store_filter,ts_enable/", NULL},
+    {__LINE__, "arm-newer", NULL, NULL, "data_src_filter=0", 0, 0, 0, 1, 11, 0x1, 0, 0, 0, 512,
+     ST_CPU, "arm_spe_0/ts_enable/", NULL},
+    /* config4 is refused with its encoded word, after the other controls were checked */
+    {__LINE__, "arm-newer", NULL, NULL, "inv_event_filter=0 data_src_filter=0x30 load_filter=1", 0,
+     0, 0, HWS_E_UNSUPPORTED, 0, 0, 0, 0, 0, 0, 0, NULL,
+     "data_src_filter=0x30 encodes config4=0x30 (perf_event_attr bytes 136..143, attr.size 144)"},
+    {__LINE__, "arm-newer", NULL, NULL, "data_src_filter=1 foo=1", 0, 0, 0, HWS_E_UNKNOWN_CONTROL, 0,
+     0, 0, 0, 0, 0, 0, NULL, "unknown control 'foo'"},
     /* newer: EFT filters, two PMUs: default is arm_spe_0, arm_spe_1 by name */
     {__LINE__, "arm-newer", NULL, NULL, "simd_filter=1 simd_filter_mask=1 float_filter=1", 0, 0, 0,
      1, 11, (1ULL << 39) | (1ULL << 40) | (1ULL << 41) | 1, 0, 0, 0, 512, ST_CPU, NULL, NULL},
