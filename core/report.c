@@ -36,8 +36,9 @@ struct aent {
 	struct tally t;
 };
 
-/* hash slot: index + 1 into the entries (0 = empty) and 32 bits of the key's hash, so a
- * probe only reads an entry whose hash matches */
+/* hash slot: index + 1 into the entries (0 = empty) and the low 32 bits of the key's hash:
+ * a probe only reads an entry whose hash matches, and growing rehashes from the slots
+ * alone (the home slot is the hash's low bits) */
 struct aslot {
 	uint32_t tag, idx;
 };
@@ -160,7 +161,7 @@ static inline uint64_t key_hash(uint32_t pid, uint64_t addr)
 static inline size_t at_find_h(const struct atable *t, uint32_t pid, uint64_t addr, uint64_t h,
 				size_t *slot)
 {
-	uint32_t tag = (uint32_t)(h >> 32);
+	uint32_t tag = (uint32_t)h;
 	size_t m = t->size - 1, i = h & m;
 
 	for (; t->slot[i].idx; i = (i + 1) & m) {
@@ -181,7 +182,9 @@ static inline size_t at_find(const struct atable *t, uint32_t pid, uint64_t addr
 	return at_find_h(t, pid, addr, key_hash(pid, addr), slot);
 }
 
-/* double the slots (rehashing from the dense entries, in order) */
+/* double the slots. The old slots are read in order and land near i and i + size: two
+ * sequential streams, no entry read (the tag is the hash's low bits, enough up to 2^32
+ * slots; past that the hash is recomputed from the entries). */
 static int at_grow_slots(struct atable *t)
 {
 	size_t ns = t->size ? t->size * 2 : 1024, m = ns - 1;
@@ -189,16 +192,18 @@ static int at_grow_slots(struct atable *t)
 
 	if (!n)
 		return -ENOMEM;
-	for (size_t k = 0; k < t->nr; k++) {
-		uint64_t h = key_hash(t->e[k].pid, t->e[k].addr);
-		size_t i = h & m;
+	for (size_t k = 0; k < t->size; k++) {
+		const struct aslot *o = &t->slot[k];
+		uint64_t h;
+		size_t i;
 
-		if (k + 8 < t->nr) /* random stores: start the line of a later one now */
-			__builtin_prefetch(&n[key_hash(t->e[k + 8].pid, t->e[k + 8].addr) & m], 1);
-		while (n[i].idx)
-			i = (i + 1) & m;
-		n[i].tag = (uint32_t)(h >> 32);
-		n[i].idx = (uint32_t)(k + 1);
+		if (!o->idx)
+			continue;
+		h = ns <= (1ULL << 32) ? o->tag
+				       : key_hash(t->e[o->idx - 1].pid, t->e[o->idx - 1].addr);
+		for (i = h & m; n[i].idx; i = (i + 1) & m)
+			;
+		n[i] = *o;
 	}
 	free(t->slot);
 	t->slot = n;
@@ -263,7 +268,7 @@ static int at_put(struct atable *t, uint32_t pid, uint64_t addr, uint64_t h, con
 	e->pid = pid;
 	e->pad = 0;
 	e->t = *v;
-	t->slot[slot].tag = (uint32_t)(h >> 32);
+	t->slot[slot].tag = (uint32_t)h;
 	t->slot[slot].idx = (uint32_t)++t->nr;
 	t->last = t->nr;
 	return 0;
