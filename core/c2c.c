@@ -1182,13 +1182,6 @@ struct unit {
 	uint8_t in_false, in_true;
 };
 
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void mark_bits(uint64_t *mask, uint32_t off, uint32_t end, uint32_t ls)
 {
 	uint32_t chunk = ls / 64 ? ls / 64 : 1, o;
@@ -1205,44 +1198,61 @@ static void fill_stats(struct hws_c2c_stats *st, const uint64_t *cn, const struc
 static int classify_line(struct hws_c2c *c, struct line *l)
 {
 	struct unit *u = NULL;
-	uint32_t nu = 0, i, j, ei;
+	uint32_t nu = 0, i, j, k, ei, hsz, *uh = NULL, *th = NULL, *eu = NULL;
 	uint64_t sup_false = 0, sup_true = 0, coh;
-	uint32_t tids_cap = 0, nr_tids = 0;
+	uint32_t nr_tids = 0;
 	uint64_t *tids = NULL;
 	double s;
+	int err = 0;
 
-	/* units: (offset, pid, tid), widths merged */
+	/*
+	 * units: (offset, pid, tid), widths merged; threads: (pid, tid). Both found through
+	 * open-addressing tables of the line's size (slot = index + 1), so a line with many
+	 * entries costs linear time; eu[] keeps each entry's unit (chain order) for the flags.
+	 */
+	hsz = 16;
+	while (hsz < 2 * (uint64_t)l->nr_entries)
+		hsz *= 2;
 	u = calloc(l->nr_entries < MAX_UNITS ? l->nr_entries : MAX_UNITS, sizeof(*u));
-	if (!u)
-		return -ENOMEM;
-	for (ei = l->first; ei != NONE; ei = c->ents[ei].next) {
+	uh = calloc(hsz, sizeof(*uh));
+	th = calloc(hsz, sizeof(*th));
+	tids = malloc(sizeof(*tids) * (l->nr_entries ? l->nr_entries : 1));
+	eu = malloc(sizeof(*eu) * (l->nr_entries ? l->nr_entries : 1));
+	if (!u || !uh || !th || !tids || !eu) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (k = 0, ei = l->first; ei != NONE; ei = c->ents[ei].next, k++) {
 		struct entry *e = &c->ents[ei];
-		uint32_t w = e->width ? e->width : 1;
+		uint32_t w = e->width ? e->width : 1, h, x;
 		uint64_t key = (uint64_t)e->pid << 32 | e->tid;
 
-		for (j = 0; j < nr_tids; j++)
-			if (tids[j] == key)
+		eu[k] = NONE;
+		for (h = (uint32_t)mix64(key) & (hsz - 1); (x = th[h]); h = (h + 1) & (hsz - 1))
+			if (tids[x - 1] == key)
 				break;
-		if (j == nr_tids) {
-			if (grow((void **)&tids, &tids_cap, nr_tids + 1, sizeof(*tids))) {
-				free(u);
-				free(tids);
-				return -ENOMEM;
-			}
+		if (!x) {
 			tids[nr_tids++] = key;
+			th[h] = nr_tids;
 		}
-		for (i = 0; i < nu; i++)
-			if (u[i].off == e->offset && u[i].pid == e->pid && u[i].tid == e->tid)
+		for (h = (uint32_t)mix64(key ^ (uint64_t)e->offset << 20 ^ e->offset) & (hsz - 1);
+		     (x = uh[h]); h = (h + 1) & (hsz - 1))
+			if (u[x - 1].off == e->offset && u[x - 1].pid == e->pid &&
+			    u[x - 1].tid == e->tid)
 				break;
-		if (i == nu) {
+		if (x) {
+			i = x - 1;
+		} else {
 			if (nu == MAX_UNITS)
 				continue;
-			u[nu].off = e->offset;
-			u[nu].end = e->offset + w;
-			u[nu].pid = e->pid;
-			u[nu].tid = e->tid;
-			nu++;
+			i = nu++;
+			uh[h] = nu;
+			u[i].off = e->offset;
+			u[i].end = e->offset + w;
+			u[i].pid = e->pid;
+			u[i].tid = e->tid;
 		}
+		eu[k] = i;
 		if (e->offset + w > u[i].end)
 			u[i].end = e->offset + w;
 		u[i].n += e->c[C_RECORDS];
@@ -1251,7 +1261,6 @@ static int classify_line(struct hws_c2c *c, struct line *l)
 		    e->c[C_LCL_HITM] + e->c[C_RMT_HITM] + e->c[C_LCL_PEER] + e->c[C_RMT_PEER];
 	}
 	l->nr_threads = nr_tids;
-	free(tids);
 
 	for (i = 0; i < nu; i++) {
 		if (!u[i].writes)
@@ -1311,35 +1320,25 @@ static int classify_line(struct hws_c2c *c, struct line *l)
 		l->inferred = sup_false || sup_true;
 	}
 	/* flag entries */
-	for (ei = l->first; ei != NONE; ei = c->ents[ei].next) {
-		struct entry *e = &c->ents[ei];
-
-		for (i = 0; i < nu; i++) {
-			if (u[i].off == e->offset && u[i].pid == e->pid && u[i].tid == e->tid) {
-				e->in_false = u[i].in_false;
-				e->in_true = u[i].in_true;
-				break;
-			}
-		}
+	for (k = 0, ei = l->first; ei != NONE; ei = c->ents[ei].next, k++) {
+		if (eu[k] == NONE)
+			continue;
+		c->ents[ei].in_false = u[eu[k]].in_false;
+		c->ents[ei].in_true = u[eu[k]].in_true;
 	}
-	/* distinct offsets */
+	/* distinct offsets (all below the line size, at most 4096) */
 	{
-		uint32_t *offs = malloc(sizeof(*offs) * (nu ? nu : 1)), k = 0;
+		uint64_t seen[4096 / 64] = {0};
 
-		if (!offs) {
-			free(u);
-			return -ENOMEM;
+		l->nr_offsets = 0;
+		for (i = 0; i < nu; i++) {
+			uint32_t o = u[i].off & 4095;
+
+			if (!(seen[o / 64] & (1ULL << (o % 64))))
+				l->nr_offsets++;
+			seen[o / 64] |= 1ULL << (o % 64);
 		}
-		for (i = 0; i < nu; i++)
-			offs[i] = u[i].off;
-		qsort(offs, nu, sizeof(*offs), cmp_u32);
-		for (i = 0; i < nu; i++)
-			if (!i || offs[i] != offs[i - 1])
-				k++;
-		l->nr_offsets = k;
-		free(offs);
 	}
-	free(u);
 
 	coh = hitm_of(l->c) + peer_of(l->c);
 	l->evidence = 0;
@@ -1389,7 +1388,13 @@ static int classify_line(struct hws_c2c *c, struct line *l)
 	} else {
 		l->conf = (float)(0.5 + 0.5 * (1.0 - exp(-(double)l->c[C_RECORDS] / 6.0)));
 	}
-	return 0;
+out:
+	free(u);
+	free(uh);
+	free(th);
+	free(tids);
+	free(eu);
+	return err;
 }
 
 static bool contended(const struct line *l)
@@ -2155,38 +2160,57 @@ static void json_offsets(struct hws_strbuf *sb, const struct hws_c2c *c, uint32_
 	hws_strbuf__addstr(sb, "]");
 }
 
-/* who: "writers" or "readers" of rows [j0, j1) (one offset) as [{pid,tid,samples}] */
+/*
+ * who: "writers" or "readers" of rows [j0, j1) (one offset) as [{pid,tid,samples}], threads in
+ * the order of their first row; linear in the rows (threads found through a hash table).
+ */
 static void json_who(struct hws_strbuf *sb, const struct hws_c2c *c, uint32_t i, uint32_t j0,
 		     uint32_t j1, bool writers)
 {
-	struct hws_c2c_entry_info e, f;
+	struct who {
+		uint32_t pid, tid;
+		uint64_t n;
+	} *w = NULL;
+	uint32_t j, nw = 0, hsz = 16, h, x, *ht = NULL;
+	struct hws_c2c_entry_info e;
 	const char *sep = "";
-	uint32_t j, k;
 
-	hws_strbuf__addstr(sb, "[");
+	while (hsz < 2 * (j1 - j0))
+		hsz *= 2;
+	w = malloc(sizeof(*w) * (j1 - j0 ? j1 - j0 : 1));
+	ht = calloc(hsz, sizeof(*ht));
+	if (!w || !ht) {
+		sb->toobig = 1; /* out of memory: the report says -E2BIG (incomplete) */
+		goto out;
+	}
 	for (j = j0; j < j1; j++) {
-		uint64_t n = 0;
-		bool seen = false;
+		uint64_t key;
 
 		hws_c2c__entry(c, i, j, &e);
-		for (k = j0; k < j && !seen; k++) {
-			hws_c2c__entry(c, i, k, &f);
-			seen = f.pid == e.pid && f.tid == e.tid;
+		key = (uint64_t)e.pid << 32 | e.tid;
+		for (h = (uint32_t)mix64(key) & (hsz - 1); (x = ht[h]); h = (h + 1) & (hsz - 1))
+			if (w[x - 1].pid == e.pid && w[x - 1].tid == e.tid)
+				break;
+		if (!x) {
+			w[nw].pid = e.pid;
+			w[nw].tid = e.tid;
+			w[nw].n = 0;
+			ht[h] = x = ++nw;
 		}
-		if (seen)
+		w[x - 1].n += writers ? e.st.stores + e.st.rmw : e.st.loads;
+	}
+out:
+	hws_strbuf__addstr(sb, "[");
+	for (j = 0; j < nw; j++) {
+		if (!w[j].n)
 			continue;
-		for (k = j; k < j1; k++) {
-			hws_c2c__entry(c, i, k, &f);
-			if (f.pid == e.pid && f.tid == e.tid)
-				n += writers ? f.st.stores + f.st.rmw : f.st.loads;
-		}
-		if (!n)
-			continue;
-		hws_strbuf__addf(sb, "%s{\"pid\":%d,\"tid\":%d,\"samples\":%llu}", sep, (int)e.pid,
-				 (int)e.tid, (unsigned long long)n);
+		hws_strbuf__addf(sb, "%s{\"pid\":%d,\"tid\":%d,\"samples\":%llu}", sep,
+				 (int)w[j].pid, (int)w[j].tid, (unsigned long long)w[j].n);
 		sep = ",";
 	}
 	hws_strbuf__addstr(sb, "]");
+	free(w);
+	free(ht);
 }
 
 /* per offset: data symbol, sharing, writers and readers */

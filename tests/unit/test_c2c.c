@@ -470,6 +470,47 @@ static void test_batches(void)
 	__T("entries: every line has its 12 entries, 24 records, 6 stores, 18 HITM", ok);
 	T_EQ_U64("entries: total records", hws_c2c__totals(c)->records, 48000);
 	hws_c2c__delete(c);
+
+	/* one line with 20000 entries (code addresses): classified in linear time */
+	c = hws_c2c__new(NULL);
+	for (uint32_t k = 0; k < 10000; k++) {
+		struct hws_sample smp;
+
+		for (int w = 0; w < 2; w++) {
+			memset(&smp, 0, sizeof(smp));
+			smp.sz = sizeof(smp);
+			smp.fields = HWS_SF_PID | HWS_SF_CPU | HWS_SF_IP | HWS_SF_ADDR;
+			smp.pid = 100;
+			smp.tid = w ? 2 : 1;
+			smp.cpu = (uint32_t)w;
+			smp.ip = 0x400000 + k * 4;
+			smp.addr = w ? 0x9008 : 0x9000;
+			smp.op_width = 8;
+			smp.backend = "intel_pebs";
+			hws_data_src__normalize(w ? LD_LHITM : ST_L1HIT, &smp);
+			__T("many entries: add", hws_c2c__add(c, &smp) == 0);
+		}
+	}
+	hws_c2c__finish(c, NULL);
+	T_EQ_U64("many entries: lines", hws_c2c__nr_lines(c), 1);
+	hws_c2c__line(c, 0, &li);
+	T_EQ_U64("many entries: class", li.cls, HWS_C2C_FALSE_SHARING);
+	T_EQ_U64("many entries: threads", li.nr_threads, 2);
+	T_EQ_U64("many entries: offsets", li.nr_offsets, 2);
+	T_EQ_U64("many entries: entries", hws_c2c__nr_entries(c, 0), 20000);
+	{
+		struct hws_strbuf sb = HWS_STRBUF_INIT;
+
+		T_EQ_U64("many entries: json", hws_c2c__render_json(c, &sb), 0);
+		__T("many entries: writer totals",
+		    sb.buf &&
+			strstr(sb.buf, "\"writers\":[{\"pid\":100,\"tid\":1,\"samples\":10000}]"));
+		__T("many entries: reader totals",
+		    sb.buf &&
+			strstr(sb.buf, "\"readers\":[{\"pid\":100,\"tid\":2,\"samples\":10000}]"));
+		hws_strbuf__release(&sb);
+	}
+	hws_c2c__delete(c);
 }
 
 int main(void)
