@@ -16,11 +16,13 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <hwsample/aux.h>
 #include <hwsample/decode.h>
@@ -87,6 +89,38 @@ struct task_hist {
 
 #define WINDOW_MAX_BYTES ((size_t)32 << 20)
 
+/* ordered window (perf's ordered events): the records of one round, sorted by time */
+struct window {
+	uint8_t *wbuf;
+	size_t wlen, wcap;
+	struct win_rec *wrec;
+	struct win_key *wkey, *wtmp; /* [wcapn]: the order to process wrec in, merge scratch */
+	size_t *wruns;		     /* [wcapn + 1]: starts of the ascending runs */
+	size_t wn, wcapn;
+	bool eof;
+	int rc;	 /* fill_window(): 0 or -ENOMEM */
+	int err; /* reader error met while filling: reported once the window is out */
+	char errmsg[512];
+};
+
+/*
+ * Read-ahead: with more than one CPU a thread fills the next window while the caller's
+ * thread dispatches the current one (win[k] and win[k ^ 1] alternate). Before the reader
+ * consumes a record that changes what dispatching reads (attrs, features, time conversion:
+ * any user record but rounds and AUX data), it waits until the dispatcher has finished the
+ * windows before and is waiting for this one, so every record sees the state it would see
+ * in one thread. Fields below change under mu.
+ */
+struct readahead {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool started, stop;
+	int want;	   /* window the reader is asked to fill next, or -1 */
+	bool filled[2];	   /* window k is ready for the dispatcher */
+	bool main_waiting; /* the dispatcher has nothing left and waits for the reader */
+};
+
 struct hws_decoder {
 	struct hws_decoder_opts opts;
 	struct hws_perf_reader *r;
@@ -111,16 +145,12 @@ struct hws_decoder {
 	void *ctx;
 	struct aux_stream *cur_stream;
 	uint32_t cur_cpu;
-	/* ordered window (perf's ordered events): the records of one round, sorted by time */
-	uint8_t *wbuf;
-	size_t wlen, wcap;
-	struct win_rec *wrec;
-	struct win_key *wkey, *wtmp; /* [wcapn]: the order to process wrec in, merge scratch */
-	size_t *wruns;		     /* [wcapn + 1]: starts of the ascending runs */
-	size_t wn, wcapn, wpos;
-	bool weof;
-	int werr; /* reader error met while filling: reported once the window is out */
-	char werrmsg[512];
+	struct window win[2];
+	struct window *cur; /* being dispatched (NULL before the first) */
+	size_t wpos;	    /* next record of cur */
+	int cur_k;	    /* index of cur in win[] */
+	bool threaded;	    /* read-ahead thread in use (decided at the first run) */
+	struct readahead ra;
 };
 
 struct hws_decoder *hws_decoder__new(struct hws_perf_reader *r, struct hws_registry *reg,
@@ -171,11 +201,22 @@ void hws_decoder__delete(struct hws_decoder *d)
 	for (size_t i = 0; d->tasks && i < MAX_CPU; i++)
 		free(d->tasks[i]);
 	free(d->tasks);
-	free(d->wbuf);
-	free(d->wrec);
-	free(d->wkey);
-	free(d->wtmp);
-	free(d->wruns);
+	if (d->ra.started) {
+		pthread_mutex_lock(&d->ra.mu);
+		__atomic_store_n(&d->ra.stop, true, __ATOMIC_RELAXED);
+		pthread_cond_broadcast(&d->ra.cv);
+		pthread_mutex_unlock(&d->ra.mu);
+		pthread_join(d->ra.th, NULL);
+		pthread_mutex_destroy(&d->ra.mu);
+		pthread_cond_destroy(&d->ra.cv);
+	}
+	for (int i = 0; i < 2; i++) {
+		free(d->win[i].wbuf);
+		free(d->win[i].wrec);
+		free(d->win[i].wkey);
+		free(d->win[i].wtmp);
+		free(d->win[i].wruns);
+	}
 	hws_symbols__delete(d->syms);
 	free(d);
 }
@@ -852,7 +893,7 @@ static void merge_runs(const struct win_key *a, size_t na, const struct win_key 
 	memcpy(out + (na - i), b + j, (nb - j) * sizeof(*b));
 }
 
-static void sort_window(struct hws_decoder *d)
+static void sort_window(struct window *d)
 {
 	struct win_key *src = d->wkey, *dst = d->wtmp, *t;
 	size_t *run = d->wruns, n = d->wn, nruns = 1;
@@ -883,7 +924,7 @@ static void sort_window(struct hws_decoder *d)
 	d->wtmp = dst;
 }
 
-static int win_reserve(struct hws_decoder *d, size_t bytes)
+static int win_reserve(struct window *d, size_t bytes)
 {
 	if (d->wn == d->wcapn) {
 		size_t n = d->wcapn ? d->wcapn * 2 : 4096;
@@ -922,6 +963,23 @@ static int win_reserve(struct hws_decoder *d, size_t bytes)
 	return 0;
 }
 
+/* user records the reader only moves along: they change nothing dispatching reads */
+static bool plain_record(int type)
+{
+	return type < HWS_RECORD_HEADER_ATTR || type == HWS_RECORD_FINISHED_ROUND ||
+	       type == HWS_RECORD_AUXTRACE || type == HWS_RECORD_COMPRESSED ||
+	       type == 83 /* COMPRESSED2 (perf >= 6.15) */;
+}
+
+/* read-ahead thread: wait until the dispatcher has finished every window before this one */
+static void barrier(struct hws_decoder *d)
+{
+	pthread_mutex_lock(&d->ra.mu);
+	while (!d->ra.main_waiting && !d->ra.stop)
+		pthread_cond_wait(&d->ra.cv, &d->ra.mu);
+	pthread_mutex_unlock(&d->ra.mu);
+}
+
 /*
  * Read one round into the window: up to and including FINISHED_ROUND, the end, a reader
  * error (kept for after the window), or WINDOW_MAX_BYTES; then sort it by time. Records are
@@ -929,26 +987,33 @@ static int win_reserve(struct hws_decoder *d, size_t bytes)
  * perf sorts the same way (ordered events): with per-CPU rings, a file holds one ring's
  * records before another's, so a sample may come before the MMAP2 that maps its code.
  */
-static int fill_window(struct hws_decoder *d)
+static int fill_window(struct hws_decoder *d, struct window *win)
 {
 	uint64_t last_time = 0;
 	struct hws_perf_record rec;
 	int rc;
 
-	d->wlen = d->wn = d->wpos = 0;
-	while (d->wlen < WINDOW_MAX_BYTES) {
+	win->wlen = win->wn = 0;
+	while (win->wlen < WINDOW_MAX_BYTES) {
 		size_t need;
 		struct win_rec *w;
 		struct win_key *k;
 
+		if (d->threaded) {
+			if (__atomic_load_n(&d->ra.stop, __ATOMIC_RELAXED))
+				break;
+			if (!plain_record(hws_perf_reader__peek_type(d->r)))
+				barrier(d);
+		}
 		rc = hws_perf_reader__next(d->r, &rec);
 		if (rc < 0) {
-			d->werr = rc;
-			snprintf(d->werrmsg, sizeof(d->werrmsg), "%s", hws_perf_reader__errmsg(d->r));
+			win->err = rc;
+			snprintf(win->errmsg, sizeof(win->errmsg), "%s",
+				 hws_perf_reader__errmsg(d->r));
 			break;
 		}
 		if (rc == 0) {
-			d->weof = true;
+			win->eof = true;
 			break;
 		}
 		if (ensure_events(d))
@@ -956,11 +1021,11 @@ static int fill_window(struct hws_decoder *d)
 		if (rec.hdr->type == HWS_RECORD_HEADER_FEATURE)
 			rematch_events(d);
 		need = rec.hdr->size + (size_t)rec.payload_size + 16;
-		if (win_reserve(d, need))
+		if (win_reserve(win, need))
 			return -ENOMEM;
-		k = &d->wkey[d->wn];
-		k->idx = d->wn;
-		w = &d->wrec[d->wn++];
+		k = &win->wkey[win->wn];
+		k->idx = win->wn;
+		w = &win->wrec[win->wn++];
 		k->time = record_time(d, &rec);
 		if (k->time == UINT64_MAX)
 			k->time = last_time; /* keep its place after the previous timed record */
@@ -968,21 +1033,108 @@ static int fill_window(struct hws_decoder *d)
 			last_time = k->time;
 		w->file_offset = rec.file_offset;
 		w->attr_idx = rec.attr_idx;
-		w->off = d->wlen;
-		memcpy(d->wbuf + d->wlen, rec.hdr, rec.hdr->size);
-		d->wlen += (rec.hdr->size + 7) & ~(size_t)7;
+		w->off = win->wlen;
+		memcpy(win->wbuf + win->wlen, rec.hdr, rec.hdr->size);
+		win->wlen += (rec.hdr->size + 7) & ~(size_t)7;
 		w->payload_size = rec.payload ? rec.payload_size : 0;
-		w->payload_off = d->wlen;
+		w->payload_off = win->wlen;
 		if (w->payload_size) {
-			memcpy(d->wbuf + d->wlen, rec.payload, (size_t)w->payload_size);
-			d->wlen += ((size_t)w->payload_size + 7) & ~(size_t)7;
+			memcpy(win->wbuf + win->wlen, rec.payload, (size_t)w->payload_size);
+			win->wlen += ((size_t)w->payload_size + 7) & ~(size_t)7;
 		}
 		if (rec.hdr->type == HWS_RECORD_FINISHED_ROUND)
 			break;
 	}
-	if (d->wn > 1)
-		sort_window(d);
+	if (win->wn > 1)
+		sort_window(win);
 	return 0;
+}
+
+static void *readahead_main(void *arg)
+{
+	struct hws_decoder *d = arg;
+	struct readahead *ra = &d->ra;
+
+	pthread_mutex_lock(&ra->mu);
+	for (;;) {
+		struct window *win;
+		int k;
+
+		while (ra->want < 0 && !ra->stop)
+			pthread_cond_wait(&ra->cv, &ra->mu);
+		if (ra->stop)
+			break;
+		k = ra->want;
+		ra->want = -1;
+		pthread_mutex_unlock(&ra->mu);
+		win = &d->win[k];
+		win->rc = fill_window(d, win);
+		pthread_mutex_lock(&ra->mu);
+		ra->filled[k] = true;
+		pthread_cond_broadcast(&ra->cv);
+		if (win->rc || win->err || win->eof)
+			break; /* nothing more to read */
+	}
+	pthread_mutex_unlock(&ra->mu);
+	return NULL;
+}
+
+/* start the read-ahead thread on window 0; false: read in the caller's thread */
+static bool readahead_start(struct hws_decoder *d)
+{
+	const char *env = getenv("HWS_DECODE_THREADS");
+
+	/* not on pipes: a reader blocked in read() would hold up the end of an early stop */
+	if ((env && !strcmp(env, "0")) || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+	    hws_perf_reader__is_pipe(d->r))
+		return false;
+	if (pthread_mutex_init(&d->ra.mu, NULL))
+		return false;
+	if (pthread_cond_init(&d->ra.cv, NULL)) {
+		pthread_mutex_destroy(&d->ra.mu);
+		return false;
+	}
+	d->ra.want = 0;
+	d->threaded = true;
+	if (pthread_create(&d->ra.th, NULL, readahead_main, d)) {
+		d->threaded = false;
+		pthread_mutex_destroy(&d->ra.mu);
+		pthread_cond_destroy(&d->ra.cv);
+		return false;
+	}
+	d->ra.started = true;
+	return true;
+}
+
+/* the next window to dispatch into d->cur: 0 or -ENOMEM */
+static int next_window(struct hws_decoder *d)
+{
+	int k = d->cur ? d->cur_k ^ 1 : 0;
+	struct window *win = &d->win[k];
+
+	if (!d->cur && !d->threaded)
+		readahead_start(d);
+	if (!d->threaded) {
+		win->rc = fill_window(d, win);
+	} else {
+		pthread_mutex_lock(&d->ra.mu);
+		d->ra.main_waiting = true;
+		pthread_cond_broadcast(&d->ra.cv);
+		while (!d->ra.filled[k])
+			pthread_cond_wait(&d->ra.cv, &d->ra.mu);
+		d->ra.main_waiting = false;
+		d->ra.filled[k] = false;
+		/* the window just finished can take the round after this one */
+		if (!win->rc && !win->err && !win->eof) {
+			d->ra.want = k ^ 1;
+			pthread_cond_broadcast(&d->ra.cv);
+		}
+		pthread_mutex_unlock(&d->ra.mu);
+	}
+	d->cur = win;
+	d->cur_k = k;
+	d->wpos = 0;
+	return win->rc;
 }
 
 /* Process one record. Returns 0, the callback's non-zero value, or negative. */
@@ -1040,28 +1192,30 @@ int hws_decoder__run(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 	d->fn = fn;
 	d->ctx = ctx;
 	for (;;) {
-		if (d->wpos < d->wn) {
-			const struct win_rec *w = &d->wrec[d->wkey[d->wpos++].idx];
+		struct window *win = d->cur;
+
+		if (win && d->wpos < win->wn) {
+			const struct win_rec *w = &win->wrec[win->wkey[d->wpos++].idx];
 			struct hws_perf_record rec = {
-				.hdr = (const struct perf_event_header *)(d->wbuf + w->off),
-				.file_offset = w->file_offset,
-				.payload = w->payload_size ? d->wbuf + w->payload_off : NULL,
-				.payload_size = w->payload_size,
-				.attr_idx = w->attr_idx,
+			    .hdr = (const struct perf_event_header *)(win->wbuf + w->off),
+			    .file_offset = w->file_offset,
+			    .payload = w->payload_size ? win->wbuf + w->payload_off : NULL,
+			    .payload_size = w->payload_size,
+			    .attr_idx = w->attr_idx,
 			};
 			rc = dispatch(d, &rec, fn, ctx);
 			if (rc)
 				return rc;
 			continue;
 		}
-		if (d->werr) {
+		if (win && win->err) {
 			d->dead = true;
-			set_err(d, d->werr, "%s", d->werrmsg);
-			return d->werr;
+			set_err(d, win->err, "%s", win->errmsg);
+			return win->err;
 		}
-		if (d->weof)
+		if (win && win->eof)
 			break;
-		if (fill_window(d)) {
+		if (next_window(d)) {
 			d->dead = true;
 			set_err(d, -ENOMEM, "out of memory");
 			return -ENOMEM;

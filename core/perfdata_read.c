@@ -1917,6 +1917,26 @@ end:
 	return 0;
 }
 
+int hws_perf_reader__peek_type(struct hws_perf_reader *r)
+{
+	struct perf_event_header h;
+	const uint8_t *p;
+	size_t got;
+
+	if (!r || r->err)
+		return -1;
+	if (r->dc_len - r->dc_pos >= sizeof(h)) {
+		p = r->dc + r->dc_pos;
+	} else {
+		if (r->pos >= r->data_end || (!r->stream && r->data_end - r->pos < sizeof(h)))
+			return -1;
+		if (fetch(r, r->pos, sizeof(h), &p, &got))
+			return -1;
+	}
+	memcpy(&h, p, sizeof(h));
+	return (int)(r->swap ? bswap_32(h.type) : h.type);
+}
+
 /* ---------------------------------------------------------------- accessors */
 
 const char *hws_perf_reader__errmsg(const struct hws_perf_reader *r)

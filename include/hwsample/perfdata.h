@@ -215,6 +215,10 @@ HWS_API int hws_perf_reader__attr_by_id(const struct hws_perf_reader *r, uint64_
  * handed out so callers can count them.
  */
 HWS_API int hws_perf_reader__next(struct hws_perf_reader *r, struct hws_perf_record *rec);
+/* Type of the record the next hws_perf_reader__next() returns, without consuming it; -1
+ * when unknown (end of data, a short or bad header: next() then says what is wrong). May
+ * read from a pipe. */
+HWS_API int hws_perf_reader__peek_type(struct hws_perf_reader *r);
 
 /* Last error as text: "offset 0x1234: record SAMPLE (type 9) size 0: ..." */
 HWS_API const char *hws_perf_reader__errmsg(const struct hws_perf_reader *r);

@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# hwsample dump formats in a second thread when it can (no --sym, no --raw, more than one
-# CPU). The output must be byte for byte what the single-threaded path prints
-# (HWS_DUMP_THREADS=0) for JSON, CSV and text, with --limit and -e, on files with many
-# batches of samples (PEBS, SPE AUX, a real fixture); a closed pipe or a full disk must end
-# the run with the usual exit code, never a hang; a corrupt file still prints every sample
-# before the bad record.
+# With more than one CPU the decoder reads the next round in a thread while the current one
+# is dispatched, and dump formats in another (no --sym, no --raw). The output must be byte
+# for byte what one thread prints (HWS_DECODE_THREADS=0 HWS_DUMP_THREADS=0) for JSON, CSV
+# and text, with --limit and -e, on files with many rounds and batches (PEBS, SPE AUX with
+# AUXTRACE_INFO/TIME_CONV, a real fixture), and for report; a closed pipe or a full disk must
+# end the run with the usual exit code, never a hang; a corrupt file still prints every
+# sample before the bad record.
 # hws-test: static-too
 . "$(dirname "$0")/lib/common.sh"
 B=${HWS_BUILD_DIR:?}/tests/bench
@@ -20,7 +21,8 @@ for f in $files; do
 	n=$(basename "$f")
 	for args in "--json" "--csv" "--no-sym" "--json --limit 9000" "--csv -e cpu/mem-stores/P"; do
 		# shellcheck disable=SC2086
-		HWS_DUMP_THREADS=0 "$HWS_BIN" dump -i "$f" $args >"$TMP/one" 2>"$TMP/one.err"
+		HWS_DECODE_THREADS=0 HWS_DUMP_THREADS=0 "$HWS_BIN" dump -i "$f" $args >"$TMP/one" \
+			2>"$TMP/one.err"
 		r1=$?
 		# shellcheck disable=SC2086
 		"$HWS_BIN" dump -i "$f" $args >"$TMP/two" 2>"$TMP/two.err"
@@ -30,6 +32,11 @@ for f in $files; do
 			cmp -s "$TMP/one" "$TMP/two"
 		check "$n $args: same stderr" cmp -s "$TMP/one.err" "$TMP/two.err"
 	done
+done
+for f in $files; do
+	HWS_DECODE_THREADS=0 "$HWS_BIN" report -i "$f" >"$TMP/r1" 2>&1
+	"$HWS_BIN" report -i "$f" >"$TMP/r2" 2>&1
+	check "report $(basename "$f"): same as one thread" cmp -s "$TMP/r1" "$TMP/r2"
 done
 eq "limit honoured" "$("$HWS_BIN" dump -i "$TMP/pebs.data" --json --limit 9000 2>/dev/null | wc -l)" 9000
 check "the -e case selects something" test "$("$HWS_BIN" dump -i "$TMP/pebs.data" --csv \
@@ -57,7 +64,8 @@ if [ -x "$B/bench_perfdata" ]; then
 	done < <("$B/bench_perfdata" records "$TMP/pebs.data" 2>/dev/null)
 	if [ -n "$off" ]; then
 		printf '\x00\x00' | dd of="$TMP/bad.data" bs=1 seek=$((off + 6)) conv=notrunc 2>/dev/null
-		HWS_DUMP_THREADS=0 "$HWS_BIN" dump -i "$TMP/bad.data" --json >"$TMP/b1" 2>/dev/null
+		HWS_DECODE_THREADS=0 HWS_DUMP_THREADS=0 "$HWS_BIN" dump -i "$TMP/bad.data" --json \
+			>"$TMP/b1" 2>/dev/null
 		r1=$?
 		"$HWS_BIN" dump -i "$TMP/bad.data" --json >"$TMP/b2" 2>/dev/null
 		r2=$?
