@@ -14,12 +14,13 @@
  *    hash tables (slot = index + 1, 0 = empty), grown at half load; entries of one line are
  *    chained through ->next; lines and entries are created in sample order;
  *  - per sample: no allocation (tables grow by doubling), no symbol lookup.
- *    hws_c2c__add() classifies the sample (memoized per data_src/op kind) and queues it;
- *    pend_flush() counts a batch of queued samples in a tight loop: one probe of the entry
- *    table, the entry's counters (bit positions of enum cnt, u32: saturating is not needed
- *    below 4G samples per entry), and a (line, latency) pair appended to a buffer that is
- *    counted into the lines' histograms a batch at a time. Line counters and totals are the
- *    entries' sums, added up in __finish();
+ *    hws_c2c__add() classifies the sample (memoized per data_src/op kind) and counts it:
+ *    one probe of the entry table, the kind's counter vector added to the entry's (counter
+ *    positions of enum cnt, u32: saturating is not needed below 4G samples per entry), and
+ *    a (line, latency) pair appended to a buffer that is counted into the lines' histograms
+ *    a batch at a time. Once the entries outgrow the L2 cache, samples are queued and
+ *    counted in batches with prefetches (pend_flush), in the same order. Line counters and
+ *    totals are the entries' sums, added up in __finish();
  *  - memory: one entry per distinct key, one line per line, a latency histogram per line
  *    (bounded, see struct lhist), fixed-size queues; symbols are resolved in __finish() for
  *    the reported lines only, once per distinct (pid, address), and shared by the entries;
@@ -671,13 +672,16 @@ static int find_line(struct hws_c2c *c, uint64_t addr, uint32_t pid, uint32_t *o
  * per sample (tags first, the entry itself only on a tag match); the line table is probed
  * only for a new entry.
  */
-static int find_entry(struct hws_c2c *c, uint64_t k, uint64_t addr, uint32_t pid, uint32_t tid,
-		      uint64_t ip, uint32_t *out)
+static int new_entry(struct hws_c2c *c, uint64_t k, uint64_t addr, uint32_t pid, uint32_t tid,
+		     uint64_t ip, uint32_t *out);
+
+static inline __attribute__((always_inline)) int find_entry(struct hws_c2c *c, uint64_t k,
+							    uint64_t addr, uint32_t pid,
+							    uint32_t tid, uint64_t ip,
+							    uint32_t *out)
 {
-	uint32_t tag = (uint32_t)(k >> 32), h, idx, li;
-	struct entry *e;
-	struct line *l;
-	int err;
+	uint32_t tag = (uint32_t)(k >> 32), h, idx;
+	const struct entry *e;
 
 	if (c->ehash_size) {
 		h = (uint32_t)k & (c->ehash_size - 1);
@@ -693,6 +697,19 @@ static int find_entry(struct hws_c2c *c, uint64_t k, uint64_t addr, uint32_t pid
 			h = (h + 1) & (c->ehash_size - 1);
 		}
 	}
+	return new_entry(c, k, addr, pid, tid, ip, out);
+}
+
+/* A new entry (and its line if new): the slow path of find_entry(). */
+static __attribute__((noinline)) int new_entry(struct hws_c2c *c, uint64_t k, uint64_t addr,
+					       uint32_t pid, uint32_t tid, uint64_t ip,
+					       uint32_t *out)
+{
+	uint32_t tag = (uint32_t)(k >> 32), h, li;
+	struct entry *e;
+	struct line *l;
+	int err;
+
 	err = find_line(c, addr & ~(uint64_t)(c->o.line_size - 1), pid, &li);
 	if (err)
 		return err;
@@ -963,24 +980,92 @@ static int lbuf_make_room(struct hws_c2c *c)
 
 /* Count the queued samples: a tight loop whose tables stay in the cache, the next slots
  * prefetched. */
+/* Count one sample into its entry (creating entry and line if new). 0 or -ENOMEM. */
+static inline __attribute__((always_inline)) int count_one(struct hws_c2c *c, const struct pend *p)
+{
+	struct entry *e;
+	uint32_t m = p->m, ei;
+	int err;
+
+	err = find_entry(c, p->key, p->addr, p->pid, p->tid, p->ip, &ei);
+	if (err)
+		return err;
+	e = &c->ents[ei];
+	/* line and total counters are the entries' sums, added up in __finish */
+	if (p->kind != NO_KIND) {
+		const struct kind *kd = &c->kinds[p->kind];
+		uint64_t lat = p->lat; /* 0 without a latency */
+		v4u32 *ec = (v4u32 *)e->c;
+		const v4u32 *dv = (const v4u32 *)kd->dv;
+
+		_Static_assert(NCP == 24, "six vectors of counters");
+		ec[0] += dv[0];
+		ec[1] += dv[1];
+		ec[2] += dv[2];
+		ec[3] += dv[3];
+		ec[4] += dv[4];
+		ec[5] += dv[5];
+		e->lat.sum += lat;
+		e->lat.n += p->has_lat;
+		e->lat.lcl_hitm += lat & kd->lcl_hitm;
+		e->lat.rmt_hitm += lat & kd->rmt_hitm;
+		e->lat.peer += lat & kd->peer;
+	} else {
+		for (uint32_t b = m; b; b &= b - 1)
+			e->c[__builtin_ctz(b)]++;
+		if (p->has_lat)
+			lat_add(&e->lat, m, p->lat);
+	}
+	if (p->width > e->width)
+		e->width = p->width;
+	if (p->cpu != UINT32_MAX) {
+		e->cpus[(p->cpu >> 6) & 3] |= 1ULL << (p->cpu & 63);
+		if (c->o.cpu_node) {
+			int nd;
+
+			/* cache: the callback may be slow; nodes never change in a file */
+			if (p->cpu < NODE_CACHE) {
+				if (!c->node_cache[p->cpu])
+					c->node_cache[p->cpu] =
+					    (int16_t)(c->o.cpu_node(c->o.cpu_node_ctx,
+								    (int)p->cpu) +
+						      2);
+				nd = c->node_cache[p->cpu] - 2;
+			} else {
+				nd = c->o.cpu_node(c->o.cpu_node_ctx, (int)p->cpu);
+			}
+			if (nd >= 0 && nd < 64)
+				e->nodes |= 1ULL << nd;
+		}
+	}
+	e->src_mask |= p->src_bit;
+	/* append (line, latency) whether or not there is one; keep it only if there is */
+	if (c->nr_lbuf == c->cap_lbuf) {
+		err = lbuf_make_room(c);
+		if (err)
+			return err;
+	}
+	c->lbuf[c->nr_lbuf] = (uint64_t)e->line << 32 | p->lat;
+	c->nr_lbuf += p->has_lat;
+	return 0;
+}
+
+/*
+ * Count the queued samples (large tables only, see hws_c2c__add): a tight loop that
+ * prefetches the slot, then the entry, of the samples ahead.
+ */
 static int pend_flush(struct hws_c2c *c)
 {
-	uint32_t n = c->nr_pend, i, ei;
-	/* tables beyond the L2 cache: prefetch (not worth its instructions for small ones) */
-	bool pf = c->nr_ents > PREFETCH_MIN_ENTS;
+	uint32_t n = c->nr_pend, i;
 	int err = 0;
 
-	for (i = 0; i < n; i++) {
-		const struct pend *p = &c->pend[i];
-		struct entry *e;
-		uint32_t m = p->m;
-
+	for (i = 0; i < n && !err; i++) {
 		/* two stages: the slot of a sample 2 * PEND_PREFETCH ahead, then (its slot now in
 		 * the cache) the entry it names */
-		if (pf && i + 2 * PEND_PREFETCH < n)
+		if (i + 2 * PEND_PREFETCH < n)
 			__builtin_prefetch(&c->ehash[(uint32_t)c->pend[i + 2 * PEND_PREFETCH].key &
 						     (c->ehash_size - 1)]);
-		if (pf && i + PEND_PREFETCH < n) {
+		if (i + PEND_PREFETCH < n) {
 			uint64_t k = c->pend[i + PEND_PREFETCH].key;
 			const struct eslot *sl = &c->ehash[(uint32_t)k & (c->ehash_size - 1)];
 
@@ -992,67 +1077,7 @@ static int pend_flush(struct hws_c2c *c)
 				__builtin_prefetch(ep + 128);
 			}
 		}
-		err = find_entry(c, p->key, p->addr, p->pid, p->tid, p->ip, &ei);
-		if (err)
-			break;
-		e = &c->ents[ei];
-		/* line and total counters are the entries' sums, added up in __finish */
-		if (p->kind != NO_KIND) {
-			const struct kind *kd = &c->kinds[p->kind];
-			uint64_t lat = p->lat; /* 0 without a latency */
-
-			v4u32 *ec = (v4u32 *)e->c;
-			const v4u32 *dv = (const v4u32 *)kd->dv;
-
-			_Static_assert(NCP == 24, "six vectors of counters");
-			ec[0] += dv[0];
-			ec[1] += dv[1];
-			ec[2] += dv[2];
-			ec[3] += dv[3];
-			ec[4] += dv[4];
-			ec[5] += dv[5];
-			e->lat.sum += lat;
-			e->lat.n += p->has_lat;
-			e->lat.lcl_hitm += lat & kd->lcl_hitm;
-			e->lat.rmt_hitm += lat & kd->rmt_hitm;
-			e->lat.peer += lat & kd->peer;
-		} else {
-			for (uint32_t b = m; b; b &= b - 1)
-				e->c[__builtin_ctz(b)]++;
-			if (p->has_lat)
-				lat_add(&e->lat, m, p->lat);
-		}
-		if (p->width > e->width)
-			e->width = p->width;
-		if (p->cpu != UINT32_MAX) {
-			e->cpus[(p->cpu >> 6) & 3] |= 1ULL << (p->cpu & 63);
-			if (c->o.cpu_node) {
-				int nd;
-
-				/* cache: the callback may be slow; nodes never change in a file */
-				if (p->cpu < NODE_CACHE) {
-					if (!c->node_cache[p->cpu])
-						c->node_cache[p->cpu] =
-						    (int16_t)(c->o.cpu_node(c->o.cpu_node_ctx,
-									    (int)p->cpu) +
-							      2);
-					nd = c->node_cache[p->cpu] - 2;
-				} else {
-					nd = c->o.cpu_node(c->o.cpu_node_ctx, (int)p->cpu);
-				}
-				if (nd >= 0 && nd < 64)
-					e->nodes |= 1ULL << nd;
-			}
-		}
-		e->src_mask |= p->src_bit;
-		/* append (line, latency) whether or not there is one; keep it only if there is */
-		if (c->nr_lbuf == c->cap_lbuf) {
-			err = lbuf_make_room(c);
-			if (err)
-				break;
-		}
-		c->lbuf[c->nr_lbuf] = (uint64_t)e->line << 32 | p->lat;
-		c->nr_lbuf += p->has_lat;
+		err = count_one(c, &c->pend[i]);
 	}
 	c->nr_pend = 0;
 	return err;
@@ -1097,7 +1122,7 @@ int hws_c2c__add(struct hws_c2c *c, const struct hws_sample *s)
 {
 	uint32_t m, i;
 	uint8_t kind, src_bit;
-	struct pend *p;
+	struct pend pl, *p = &pl;
 	bool has_lat;
 
 	if (c->finished)
@@ -1129,8 +1154,13 @@ int hws_c2c__add(struct hws_c2c *c, const struct hws_sample *s)
 				c->tot[i]++;
 		return 0;
 	}
-	/* queue it: the tables are updated a batch at a time (pend_flush) */
-	p = &c->pend[c->nr_pend];
+	/*
+	 * Small tables (in the cache) are updated right away; once the entries outgrow the L2
+	 * cache, samples are queued and counted a batch at a time with prefetches
+	 * (pend_flush), which also keeps them in order.
+	 */
+	if (c->nr_ents > PREFETCH_MIN_ENTS)
+		p = &c->pend[c->nr_pend];
 	p->addr = s->addr;
 	p->ip = (s->fields & HWS_SF_IP) ? s->ip : 0;
 	p->pid = (s->fields & HWS_SF_PID) ? s->pid : UINT32_MAX;
@@ -1153,6 +1183,8 @@ int hws_c2c__add(struct hws_c2c *c, const struct hws_sample *s)
 		if (!has_lat)
 			p->lat = 0;
 	}
+	if (p == &pl)
+		return count_one(c, p);
 	if (++c->nr_pend == NR_PEND)
 		return pend_flush(c);
 	return 0;
