@@ -109,6 +109,9 @@ struct hws_symbols {
 	size_t nr_loaded;
 	uint64_t tick;
 	struct dso *kallsyms; /* DSO_LOADED when in use, else NULL */
+	int ks_fd;	      /* kallsyms file read at the first kernel lookup, or -1 */
+	char *ks_buf;	      /* its first bytes, already read */
+	size_t ks_len, ks_alloc;
 	struct hws_symbols_stats st;
 	struct rcache *cache; /* RCACHE_SIZE lookups, allocated at the first one */
 	uint32_t gen;	      /* cache generation: bumped when any answer may change */
@@ -143,6 +146,7 @@ struct hws_symbols *hws_symbols__new(const struct hws_symbols_opts *opts)
 	}
 	s->opts.sz = sizeof(s->opts);
 	s->gen = 1;
+	s->ks_fd = -1;
 	if (!s->opts.max_files)
 		s->opts.max_files = 64;
 	s->proc_buckets = 256;
@@ -193,6 +197,9 @@ static void dso_free(struct dso *d)
 	free(d);
 }
 
+static void kallsyms_drop(struct hws_symbols *s);
+static void kallsyms_finish(struct hws_symbols *s);
+
 void hws_symbols__delete(struct hws_symbols *s)
 {
 	if (!s)
@@ -212,8 +219,7 @@ void hws_symbols__delete(struct hws_symbols *s)
 			dso_free(d);
 		}
 	}
-	if (s->kallsyms)
-		dso_free(s->kallsyms);
+	kallsyms_drop(s);
 	free(s->procs);
 	free(s->dsos);
 	free(s->loaded);
@@ -909,6 +915,8 @@ static int kernel_resolve(struct hws_symbols *s, uint64_t addr, struct hws_symbo
 {
 	out->dso = "[kernel]";
 	out->dso_addr = addr;
+	if (s->ks_fd >= 0)
+		kallsyms_finish(s);
 	if (!s->kallsyms) {
 		*lo = 1ULL << 63; /* all of it is "[kernel]" */
 		*hi = UINT64_MAX;
@@ -1087,54 +1095,45 @@ int hws_symbols__resolve_file(struct hws_symbols *s, const char *path, uint64_t 
 
 /* ------------------------------------------------------------------ kallsyms */
 
-#define KALLSYMS_MAX (256u << 20) /* bytes read at most (/proc/kallsyms is ~6 MB) */
+#define KALLSYMS_MAX   (256u << 20) /* bytes read at most (/proc/kallsyms is ~6 MB) */
+#define KALLSYMS_PROBE (64u << 10)  /* read at once to check the addresses */
 
-/* The whole file in one buffer (NUL-terminated), read in large chunks: /proc/kallsyms
- * reports a 1 KiB block size, and stdio would read it 1 KiB per system call. */
-static int read_all(const char *path, char **bufp, size_t *lenp)
+/* Read @fd into *buf (NUL-terminated, grown as needed) until EOF or @limit bytes, in large
+ * chunks: /proc/kallsyms reports a 1 KiB block size, and stdio would read it 1 KiB per
+ * system call. *eof tells whether the end was reached. */
+static int read_more(int fd, char **buf, size_t *len, size_t *alloc, size_t limit, bool *eof)
 {
-	size_t len = 0, alloc = 1u << 20;
-	char *buf = malloc(alloc), *nb;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), err = 0;
+	char *nb;
 	ssize_t n;
 
-	if (fd < 0 || !buf) {
-		err = fd < 0 ? -errno : -ENOMEM;
-		goto err_out;
-	}
-	for (;;) {
-		if (alloc - len < (64u << 10) + 1) {
-			if (alloc >= KALLSYMS_MAX)
-				break; /* bounded: the rest is not read */
-			nb = realloc(buf, alloc * 2);
-			if (!nb) {
-				err = -ENOMEM;
-				goto err_out;
+	*eof = false;
+	while (*len < limit) {
+		if (*alloc - *len < (64u << 10) + 1) {
+			size_t na = *alloc ? *alloc * 2 : KALLSYMS_PROBE * 2;
+
+			if (*alloc >= KALLSYMS_MAX) {
+				*eof = true; /* bounded: the rest is not read */
+				break;
 			}
-			buf = nb;
-			alloc *= 2;
+			nb = realloc(*buf, na);
+			if (!nb)
+				return -ENOMEM;
+			*buf = nb;
+			*alloc = na;
 		}
-		n = read(fd, buf + len, alloc - len - 1);
+		n = read(fd, *buf + *len, *alloc - *len - 1);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			err = -errno;
-			goto err_out;
-		}
-		if (!n)
+		if (n < 0)
+			return -errno;
+		if (!n) {
+			*eof = true;
 			break;
-		len += (size_t)n;
+		}
+		*len += (size_t)n;
 	}
-	close(fd);
-	buf[len] = 0;
-	*bufp = buf;
-	*lenp = len;
+	(*buf)[*len] = 0;
 	return 0;
-err_out:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return err;
 }
 
 static inline int hexval(unsigned char c)
@@ -1145,24 +1144,55 @@ static inline int hexval(unsigned char c)
 	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-int hws_symbols__use_kallsyms(struct hws_symbols *s, const char *path)
+/* One "ffffffff81000000 T name\t[module]" line at @p: its address, type and name (up to
+ * *name_end); false if it is not such a line or not a kept type. */
+static bool kallsyms_line(char *p, char *end, uint64_t *addr, char *type, char **name,
+			  char **name_end)
 {
-	size_t cap = 0, len = 0;
-	struct dso *d;
+	uint64_t a = 0;
+	int h, nd = 0;
+
+	while (nd < 16 && p < end && (h = hexval((unsigned char)*p)) >= 0) {
+		a = a << 4 | (uint64_t)h;
+		p++;
+		nd++;
+	}
+	if (!nd || p + 2 >= end || p[0] != ' ' || p[1] == '\n' || p[2] != ' ' || !p[1] ||
+	    !strchr("tTwWdDbBrR", p[1]))
+		return false;
+	*type = p[1];
+	*name = p += 3;
+	while (p < end && *p != ' ' && *p != '\t' && *p != '\n')
+		p++;
+	*name_end = p;
+	*addr = a;
+	return p != *name;
+}
+
+/* any kept symbol with a non-zero address in the complete lines of @buf */
+static bool kallsyms_nonzero(char *buf, size_t len)
+{
+	char *end = memrchr(buf, '\n', len), *name, *ne, type;
+	uint64_t a;
+
+	for (char *p = buf; end && p < end; p++) {
+		if (kallsyms_line(p, end, &a, &type, &name, &ne) && a)
+			return true;
+		p = memchr(p, '\n', (size_t)(end - p) + 1);
+		if (!p)
+			break;
+	}
+	return false;
+}
+
+/* The symbol table of the text in @buf (taken over: names point into it, cut with NULs). */
+static int kallsyms_parse(struct hws_symbols *s, char *buf, size_t len)
+{
 	bool nonzero = false;
-	char *buf = NULL, *p, *end;
+	size_t cap = 0;
+	struct dso *d;
 	int err;
 
-	new_gen(s);
-	if (s->kallsyms) {
-		dso_free(s->kallsyms);
-		s->kallsyms = NULL;
-	}
-	if (!path)
-		return 0;
-	err = read_all(path, &buf, &len);
-	if (err)
-		return err;
 	d = calloc(1, sizeof(*d));
 	if (!d) {
 		free(buf);
@@ -1170,32 +1200,23 @@ int hws_symbols__use_kallsyms(struct hws_symbols *s, const char *path)
 	}
 	d->fd = d->dbg_fd = -1;
 	d->path = strdup("[kernel.kallsyms]");
-	d->names = buf; /* names point into the file text, cut with NULs */
+	d->names = buf;
 	d->names_len = len;
 	err = d->path ? 0 : -ENOMEM;
-	/* "ffffffff81000000 T name\t[module]\n": each line's name is cut with a NUL in place */
-	for (p = buf, end = buf + len; !err && p < end; p++) {
-		char *name, type;
-		uint64_t a = 0;
+	for (char *p = buf, *end = buf + len; !err && p < end; p++) {
+		char *name, *ne, type;
 		struct sym *y;
-		int h, nd = 0;
+		uint64_t a;
 		bool nl;
 
-		while (nd < 16 && (h = hexval((unsigned char)*p)) >= 0) {
-			a = a << 4 | (uint64_t)h;
-			p++;
-			nd++;
+		if (!kallsyms_line(p, end, &a, &type, &name, &ne)) {
+			p = memchr(p, '\n', (size_t)(end - p));
+			if (!p)
+				break;
+			continue;
 		}
-		if (!nd || p + 2 >= end || p[0] != ' ' || p[1] == '\n' || p[2] != ' ')
-			goto next;
-		type = p[1];
-		name = p += 3;
-		while (p < end && *p != ' ' && *p != '\t' && *p != '\n')
-			p++;
-		if (p == name || !strchr("tTwWdDbBrR", type) || !type)
-			goto next;
-		nl = p < end && *p == '\n';
-		*p = 0; /* buf[len] is already 0 */
+		nl = ne < end && *ne == '\n';
+		*ne = 0; /* buf[len] is already 0 */
 		if (a)
 			nonzero = true;
 		if (d->nr_syms >= MAX_SYMS)
@@ -1216,11 +1237,9 @@ int hws_symbols__use_kallsyms(struct hws_symbols *s, const char *path)
 		y->kind = strchr("tTwW", type) ? HWS_SYM_FUNC : HWS_SYM_OBJECT;
 		y->bind_rank = isupper((unsigned char)type) ? 0 : 2;
 		y->name = (uint32_t)(name - buf);
-		if (nl)
-			continue; /* p is on the (cut) end of the line */
-next:
-		while (p < end && *p != '\n')
-			p++;
+		p = nl ? ne : memchr(ne, '\n', (size_t)(end - ne));
+		if (!p)
+			break;
 	}
 	if (!err && !nonzero)
 		err = -EPERM; /* kptr_restrict: all addresses are 0 */
@@ -1232,6 +1251,70 @@ next:
 	d->state = DSO_SPECIAL; /* never unloaded by the LRU */
 	s->kallsyms = d;
 	return 0;
+}
+
+static void kallsyms_drop(struct hws_symbols *s)
+{
+	if (s->kallsyms)
+		dso_free(s->kallsyms);
+	s->kallsyms = NULL;
+	if (s->ks_fd >= 0)
+		close(s->ks_fd);
+	s->ks_fd = -1;
+	free(s->ks_buf);
+	s->ks_buf = NULL;
+	s->ks_len = s->ks_alloc = 0;
+}
+
+/* the rest of a deferred kallsyms file, at the first kernel lookup; names stay off if it
+ * cannot be read */
+static void kallsyms_finish(struct hws_symbols *s)
+{
+	bool eof;
+	int err = read_more(s->ks_fd, &s->ks_buf, &s->ks_len, &s->ks_alloc, SIZE_MAX, &eof);
+
+	close(s->ks_fd);
+	s->ks_fd = -1;
+	if (!err) {
+		err = kallsyms_parse(s, s->ks_buf, s->ks_len); /* takes the buffer */
+		s->ks_buf = NULL;
+	}
+	if (err) {
+		pr_debug("symbols: kallsyms: %s, kernel names off\n", strerror(-err));
+		kallsyms_drop(s);
+	}
+	s->ks_len = s->ks_alloc = 0;
+}
+
+int hws_symbols__use_kallsyms(struct hws_symbols *s, const char *path)
+{
+	bool eof;
+	int err;
+
+	new_gen(s);
+	kallsyms_drop(s);
+	if (!path)
+		return 0;
+	s->ks_fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (s->ks_fd < 0)
+		return -errno;
+	/* the first lines tell whether addresses show (kptr_restrict zeroes them all); the
+	 * rest (~6 MB of kernel formatting) is read at the first kernel lookup, if any */
+	err = read_more(s->ks_fd, &s->ks_buf, &s->ks_len, &s->ks_alloc, KALLSYMS_PROBE, &eof);
+	if (!err && (eof || !kallsyms_nonzero(s->ks_buf, s->ks_len))) {
+		if (!eof) /* not proven yet: read it all now, for an exact answer */
+			err = read_more(s->ks_fd, &s->ks_buf, &s->ks_len, &s->ks_alloc, SIZE_MAX,
+					&eof);
+		if (!err) {
+			err = kallsyms_parse(s, s->ks_buf, s->ks_len);
+			s->ks_buf = NULL;
+		}
+		close(s->ks_fd);
+		s->ks_fd = -1;
+	}
+	if (err)
+		kallsyms_drop(s);
+	return err;
 }
 
 /* ------------------------------------------------------------------ formatting */

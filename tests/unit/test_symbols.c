@@ -397,6 +397,53 @@ static void test_kallsyms(void)
 	hws_symbols__delete(syms);
 }
 
+/* kallsyms larger than the first read: the rest is read at the first kernel lookup, from
+ * the file as it was opened (unlinked here); addresses that only show further on, or
+ * nowhere (kptr_restrict), are still told at once */
+static void test_kallsyms_big(void)
+{
+	struct hws_symbols *syms = hws_symbols__new(NULL);
+	char path[300];
+	struct hws_symbol sym;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/kallsyms_big", dir);
+	f = fopen(path, "w");
+	for (int i = 0; i < 5000; i++) /* ~200 KB */
+		fprintf(f, "%016llx t some_function_%05d\n", 0xffffffff81000000ULL + i * 0x40ULL, i);
+	fprintf(f, "ffffffffc0001000 T mod_last\t[m]\n");
+	fclose(f);
+	__T("use big kallsyms", hws_symbols__use_kallsyms(syms, path) == 0);
+	unlink(path);
+	__T("deferred lookup", hws_symbols__resolve(syms, 1, 0xffffffff81000000ULL + 4321 * 0x40 + 3,
+						 false, &sym) == 1);
+	T_EQ_STR("name past the first read", sym.name, "some_function_04321");
+	T_EQ_U64("offset", sym.offset, 3);
+	__T("last line", hws_symbols__resolve(syms, 1, 0xffffffffc0001010ULL, false, &sym) == 1);
+	T_EQ_STR("module symbol", sym.name, "mod_last");
+
+	f = fopen(path, "w"); /* zeros first, addresses later */
+	for (int i = 0; i < 5000; i++)
+		fprintf(f, "%016llx t zero_%05d\n", i < 4000 ? 0ULL : 0xffffffff81000000ULL + i * 64ULL,
+			i);
+	fclose(f);
+	__T("addresses further on", hws_symbols__use_kallsyms(syms, path) == 0);
+	__T("resolves", hws_symbols__resolve(syms, 1, 0xffffffff81000000ULL + 4500 * 64ULL, false,
+					     &sym) == 1);
+	T_EQ_STR("zero_04500", sym.name, "zero_04500");
+
+	f = fopen(path, "w"); /* kptr_restrict on a big file */
+	for (int i = 0; i < 5000; i++)
+		fprintf(f, "0000000000000000 t z_%05d\n", i);
+	fclose(f);
+	__T("kptr_restrict detected on a big file", hws_symbols__use_kallsyms(syms, path) == -EPERM);
+	__T("names off", hws_symbols__resolve(syms, 1, 0xffffffff81000040ULL, false, &sym) == 0);
+	T_EQ_STR("still [kernel]", sym.dso, "[kernel]");
+	__T("missing file", hws_symbols__use_kallsyms(syms, "/nonexistent/kallsyms") == -ENOENT);
+	unlink(path);
+	hws_symbols__delete(syms);
+}
+
 static void test_lru(const char *a, const char *b)
 {
 	struct hws_symbols_opts o = {.sz = sizeof(o), .max_files = 1};
@@ -444,6 +491,7 @@ int main(void)
 	test_live(pie);
 	test_maps();
 	test_kallsyms();
+	test_kallsyms_big();
 	test_lru(nopie, pie);
 	test_cache_lru(nopie);
 
