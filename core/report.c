@@ -2,13 +2,22 @@
 /*
  * Report aggregation and rendering (see include/hwsample/report.h).
  *
+ * Per sample: a few hash-table updates and counter increments, no allocation (but table
+ * growth), no formatting, no symbol lookup. Symbols, sorting and text come once, at render.
+ *
  * Invariants:
- *  - the address tables are open-addressing hash tables with a power-of-two size, at most
- *    half full; a table never holds more than max_keys entries: once full, new keys only
- *    increment the table's "other" tally;
+ *  - an address table is a dense array of distinct (pid, address) entries in insertion
+ *    order, indexed by an open-addressing hash of 32-bit entry numbers with a power-of-two
+ *    size, at most 3/4 full; a table never holds more than max_keys entries: once full, new
+ *    keys only increment the table's "other" tally;
+ *  - up to STAGE samples may wait in a table's stage (big tables only); they are applied in
+ *    arrival order before anything reads the table, so the result is the same as applying
+ *    each at once;
  *  - kernel addresses (top bit set) are keyed with pid 0 so they merge across processes;
  *  - the counts rows are kept in insertion order, strings copied;
- *  - rendering reads the tables, never changes them (it may be called twice).
+ *  - rendering reads the tables (after applying the stage), never changes the tallies (it
+ *    may be called twice); each symbol is looked up once per run of sorted addresses it
+ *    covers (hws_symbols__resolve_range()).
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -74,6 +74,9 @@ HWS_API void hws_symbols__delete(struct hws_symbols *syms); /* NULL-safe */
  * hws_symbols__use_kallsyms() - resolve kernel addresses with a kallsyms file.
  * @path: normally "/proc/kallsyms"; NULL turns kernel names off ("[kernel]" only).
  * Call it only when the recording host is the running host (hostname and osrelease match).
+ * Only the first 64 KiB are read here (more if they show no address); the rest is read
+ * from the file as opened at the first kernel lookup, so recordings without kernel
+ * addresses never pay for it. If that later read fails, kernel names are off.
  * Return: 0, or negative errno if the file cannot be read or shows no addresses
  * (kptr_restrict); kernel names stay off then.
  */
