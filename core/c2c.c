@@ -983,6 +983,7 @@ static int lbuf_make_room(struct hws_c2c *c)
 /* Count one sample into its entry (creating entry and line if new). 0 or -ENOMEM. */
 static inline __attribute__((always_inline)) int count_one(struct hws_c2c *c, const struct pend *p)
 {
+	struct lhist *lh;
 	struct entry *e;
 	uint32_t m = p->m, ei;
 	int err;
@@ -1039,7 +1040,14 @@ static inline __attribute__((always_inline)) int count_one(struct hws_c2c *c, co
 		}
 	}
 	e->src_mask |= p->src_bit;
-	/* append (line, latency) whether or not there is one; keep it only if there is */
+	/* a busy line has direct counters: count there (a store adds 0 to small[0]) */
+	lh = &c->lines[e->line].lh;
+	if (lh->small && p->lat < LH_SMALL) {
+		lh->small[p->lat] += p->has_lat;
+		lh->total += p->has_lat;
+		return 0;
+	}
+	/* else append (line, latency) whether or not there is one; keep it only if there is */
 	if (c->nr_lbuf == c->cap_lbuf) {
 		err = lbuf_make_room(c);
 		if (err)
