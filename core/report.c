@@ -60,6 +60,7 @@ struct staged {
 };
 
 #define STAGE	     32		/* samples in flight */
+#define LAST_CPUS    64
 #define STAGE_SLOTS (64u << 10) /* index size (512 KiB) from which samples are staged */
 
 struct atable {
@@ -67,6 +68,7 @@ struct atable {
 	struct aent *e;
 	size_t size, nr, alloc, max; /* slots, entries used, entries allocated, entry bound */
 	size_t last;		     /* index + 1 of the previous hit: samples come in runs */
+	uint32_t lastc[LAST_CPUS];   /* the same per CPU (mod LAST_CPUS): CPUs interleave */
 	struct tally other;
 	unsigned int nstage;
 	struct staged stage[STAGE];
@@ -305,10 +307,12 @@ static int at_flush(struct atable *t)
  * are then staged, their slot's line prefetched, and applied STAGE at a time in arrival
  * order, so the misses overlap. The result is the same as applying them one by one.
  */
-static int at_add(struct atable *t, uint32_t pid, uint64_t addr, const struct tally *v)
+static int at_add(struct atable *t, unsigned int cpu, uint32_t pid, uint64_t addr,
+		  const struct tally *v)
 {
 	struct staged *x;
 	uint64_t h;
+	int err;
 
 	if ((int64_t)addr < 0)
 		pid = 0;
@@ -318,10 +322,20 @@ static int at_add(struct atable *t, uint32_t pid, uint64_t addr, const struct ta
 			tally_add(&x->v, v);
 			return 0;
 		}
+	} else if (t->lastc[cpu]) {
+		struct aent *e = &t->e[t->lastc[cpu] - 1];
+
+		if (e->addr == addr && e->pid == pid) { /* this CPU's run */
+			tally_add(&e->t, v);
+			return 0;
+		}
 	}
 	h = key_hash(pid, addr);
-	if (!t->nstage && t->size < STAGE_SLOTS)
-		return at_put(t, pid, addr, h, v);
+	if (!t->nstage && t->size < STAGE_SLOTS) {
+		err = at_put(t, pid, addr, h, v);
+		t->lastc[cpu] = (uint32_t)t->last;
+		return err;
+	}
 	__builtin_prefetch(&t->slot[h & (t->size - 1)]);
 	x = &t->stage[t->nstage++];
 	x->addr = addr;
@@ -358,6 +372,7 @@ static inline unsigned int log2_bucket(uint64_t v)
 int hws_report__add(struct hws_report *r, const struct hws_sample *s)
 {
 	struct tally v = {1, (s->fields & HWS_SF_PERIOD) ? s->period : 1, 0};
+	unsigned int cpu = (s->fields & HWS_SF_CPU) ? s->cpu % LAST_CPUS : 0;
 	int err = 0;
 
 	if (s->fields & HWS_SF_LAT_TOTAL)
@@ -366,10 +381,10 @@ int hws_report__add(struct hws_report *r, const struct hws_sample *s)
 	r->total_period += v.period;
 	r->total_lat += v.lat;
 	if (s->fields & HWS_SF_IP)
-		err = at_add(&r->ips, s->pid, s->ip, &v);
+		err = at_add(&r->ips, cpu, s->pid, s->ip, &v);
 	/* address 0 is what non-memory events (cpu-clock with -d) carry: not data */
 	if (!err && (s->fields & HWS_SF_ADDR) && s->addr)
-		err = at_add(&r->addrs, s->pid, s->addr, &v);
+		err = at_add(&r->addrs, cpu, s->pid, s->addr, &v);
 	if (s->fields & HWS_SF_DATA_SRC) {
 		r->nr_data_src++;
 		r->ds[s->mem_level < HWS_MEM__MAX ? s->mem_level : 0]

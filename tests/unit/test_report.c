@@ -437,6 +437,35 @@ static void test_many(void)
 	hws_report__delete(r);
 }
 
+/* samples of CPUs interleaved (each CPU in its own run of one address, as a time-ordered
+ * system-wide file gives them): each CPU's run is counted to its own key */
+static void test_cpus(void)
+{
+	struct hws_report *r = hws_report__new(NULL);
+
+	for (int i = 0; i < 1000; i++) {
+		struct hws_sample s = mk(100 + (uint32_t)(i % 3), 0x401000 + (uint64_t)(i % 3) * 16,
+					 0, 0, 0, 0);
+
+		s.fields |= HWS_SF_CPU;
+		s.cpu = (uint32_t)(i % 3) + (i % 7 == 0 ? 64 : 0); /* 64 shares a slot with 0 */
+		if (i % 10 == 9)
+			s.ip += 4; /* now and then another address on the same CPU */
+		hws_report__add(r, &s);
+	}
+	uint64_t want[3][2] = {{0}};
+	for (int i = 0; i < 1000; i++)
+		want[i % 3][i % 10 == 9]++;
+	for (int c = 0; c < 3; c++) {
+		T_EQ_U64("cpu run", hws_report__ip_samples(r, 100 + (uint32_t)c, 0x401000 + c * 16),
+			 want[c][0]);
+		T_EQ_U64("cpu other address",
+			 hws_report__ip_samples(r, 100 + (uint32_t)c, 0x401000 + c * 16 + 4),
+			 want[c][1]);
+	}
+	hws_report__delete(r);
+}
+
 static void test_bar(void)
 {
 	struct hws_strbuf sb = HWS_STRBUF_INIT;
@@ -465,6 +494,7 @@ int main(void)
 	test_symbols_grouping();
 	test_range_grouping();
 	test_many();
+	test_cpus();
 	test_bar();
 	TEST_END();
 }
