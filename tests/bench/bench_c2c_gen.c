@@ -7,7 +7,8 @@
  * TRUTH]
  *                 [-L L1D_LINE_SIZE (writes a CACHE header)]
  *   bench_c2c_gen -T FILE: CPU time of the shared decode pipeline alone (a callback that only
- *                 counts), of the c2c aggregation on top, and of hws_c2c__finish (best of 3)
+ *                 counts), of the c2c aggregation on top, and of hws_c2c__finish (best of 3;
+ *                 decoding in one thread unless HWS_DECODE_THREADS says otherwise)
  *
  * One scenario, three encodings. The data are this program's own 64-byte aligned globals
  * (in .data, so the file-backed RW mapping covers them) and the code addresses are its own
@@ -1023,6 +1024,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (timed) {
+		/* one thread, so CPU time differences are the c2c work alone */
+		setenv("HWS_DECODE_THREADS", "0", 0);
 		err = time_decode(timed, 3);
 		if (err)
 			fprintf(stderr, "bench_c2c_gen: %s: %s\n", timed, strerror(-err));
