@@ -1044,11 +1044,17 @@ static inline size_t rcache_slot(uint32_t pid, uint64_t addr, bool data)
 int hws_symbols__resolve(struct hws_symbols *s, uint32_t pid, uint64_t addr, bool data,
 			 struct hws_symbol *out)
 {
+	const struct proc *p;
 	struct rcache *c;
 	uint64_t lo, hi;
 	int ret;
 
 	s->st.lookups++;
+	/* answers without any search (no kernel symbols, a process without maps) are cheaper
+	 * than the cache: every sample a new address would only fill it */
+	if ((int64_t)addr < 0 ? !s->kallsyms && s->ks_fd < 0
+			      : !(p = proc_find(s, pid)) || !p->nr)
+		return resolve(s, pid, addr, data, out, &lo, &hi);
 	if (!s->cache) {
 		s->cache = calloc(RCACHE_SIZE, sizeof(*s->cache));
 		if (!s->cache)
