@@ -99,6 +99,19 @@ struct rcache {
 	struct hws_symbol sym;
 };
 
+/* Recent answers that hold over a range (a function, a heap): a lookup inside one is the
+ * cached answer moved by the distance. Same validity rule as struct rcache. */
+#define NR_RANGES 8
+
+struct rrange {
+	uint64_t lo, hi, addr; /* [lo, hi] holds the answer for @addr */
+	uint32_t pid, gen;
+	uint8_t data;
+	int8_t ret;
+	struct dso *touched;
+	struct hws_symbol sym;
+};
+
 struct hws_symbols {
 	struct hws_symbols_opts opts;
 	struct proc **procs;
@@ -114,6 +127,8 @@ struct hws_symbols {
 	size_t ks_len, ks_alloc;
 	struct hws_symbols_stats st;
 	struct rcache *cache; /* RCACHE_SIZE lookups, allocated at the first one */
+	struct rrange ranges[NR_RANGES];
+	unsigned int next_range; /* replaced next (round robin) */
 	uint32_t gen;	      /* cache generation: bumped when any answer may change */
 	struct dso *touched;  /* file whose LRU tick the current lookup refreshed */
 };
@@ -233,6 +248,7 @@ static void new_gen(struct hws_symbols *s)
 	if (++s->gen == 0) {
 		if (s->cache)
 			memset(s->cache, 0, RCACHE_SIZE * sizeof(*s->cache));
+		memset(s->ranges, 0, sizeof(s->ranges));
 		s->gen = 1;
 	}
 }
@@ -1067,8 +1083,33 @@ int hws_symbols__resolve(struct hws_symbols *s, uint32_t pid, uint64_t addr, boo
 		*out = c->sym;
 		return c->ret;
 	}
+	for (unsigned int i = 0; i < NR_RANGES; i++) {
+		const struct rrange *r = &s->ranges[i];
+		uint64_t d;
+
+		if (r->gen != s->gen || r->pid != pid || r->data != data || addr < r->lo ||
+		    addr > r->hi)
+			continue;
+		d = addr - r->addr;
+		if (r->touched)
+			r->touched->lru = ++s->tick;
+		*out = r->sym;
+		if (out->name)
+			out->offset += d;
+		out->dso_addr += d;
+		ret = r->ret;
+		s->touched = r->touched;
+		goto store;
+	}
 	s->touched = NULL;
 	ret = resolve(s, pid, addr, data, out, &lo, &hi);
+	if (hi > lo) {
+		struct rrange *r = &s->ranges[s->next_range++ % NR_RANGES];
+
+		*r = (struct rrange){lo, hi, addr, pid, s->gen, data, (int8_t)ret, s->touched,
+				     *out};
+	}
+store:
 	/* a lookup that unloaded a file started a new generation: cache under that one */
 	c->gen = s->gen;
 	c->addr = addr;

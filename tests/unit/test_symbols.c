@@ -173,7 +173,7 @@ static int check_range(struct hws_symbols *syms, struct hws_symbols *ref, uint32
 	}
 	for (int i = 0; i < 5; i++) {
 		uint64_t q = probes[i], d = q - addr;
-		int rb = hws_symbols__resolve(ref, pid, q, data, &b);
+		int rb = hws_symbols__resolve_range(ref, pid, q, data, &b, NULL, NULL); /* uncached */
 
 		if (rb != ra || (a.dso == NULL) != (b.dso == NULL) ||
 		    (a.dso && strcmp(a.dso, b.dso)) || (a.name == NULL) != (b.name == NULL) ||
@@ -195,6 +195,7 @@ static int check_range(struct hws_symbols *syms, struct hws_symbols *ref, uint32
 static void test_live(const char *bin)
 {
 	struct hws_symbols *syms = hws_symbols__new(NULL), *ref = hws_symbols__new(NULL);
+	struct hws_symbols *fresh = hws_symbols__new(NULL);
 	unsigned long long fn = 0, bss = 0, init = 0, libc = 0, heap = 0;
 	int pfd[2];
 	pid_t pid;
@@ -226,6 +227,7 @@ static void test_live(const char *bin)
 			p++;
 		hws_symbols__mmap(syms, (uint32_t)pid, s, e - s, off, *p ? p : "//anon");
 		hws_symbols__mmap(ref, (uint32_t)pid, s, e - s, off, *p ? p : "//anon");
+		hws_symbols__mmap(fresh, (uint32_t)pid, s, e - s, off, *p ? p : "//anon");
 		if (!libc && perms[2] == 'x' && strstr(p, "libc"))
 			libc = s;
 		if (!strcmp(p, "[heap]"))
@@ -269,6 +271,39 @@ static void test_live(const char *bin)
 		hwide += check_range(syms, ref, (uint32_t)pid, a, true);
 	wide += hwide;
 	__T("heap map found", heap != 0);
+
+	/* the cached lookups (exact addresses and recent ranges) against uncached ones, the
+	 * same regions visited in a scrambled order */
+	uint64_t bases[4] = {fn - 0x600, libc, init - 0x400, heap}, x = 2463534242;
+	int mism = 0, nlook = 0;
+	for (int i = 0; i < 20000; i++) {
+		struct hws_symbol a, b;
+		bool data = i & 1;
+		uint64_t q;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		q = bases[x % 4] + (x >> 16) % 0x3000;
+		if (!bases[x % 4])
+			continue;
+		int ra = hws_symbols__resolve(fresh, (uint32_t)pid, q, data, &a);
+		int rb = hws_symbols__resolve_range(ref, (uint32_t)pid, q, data, &b, NULL, NULL);
+		nlook++;
+		if (ra != rb || (a.dso == NULL) != (b.dso == NULL) ||
+		    (a.dso && strcmp(a.dso, b.dso)) || (a.name == NULL) != (b.name == NULL) ||
+		    (a.name && strcmp(a.name, b.name)) || a.offset != b.offset ||
+		    a.dso_addr != b.dso_addr || a.size != b.size || a.kind != b.kind) {
+			if (mism++ < 5)
+				fprintf(stderr, "FAIL: cached 0x%" PRIx64 " %s: %s+0x%" PRIx64
+						" want %s+0x%" PRIx64 "\n",
+					q, data ? "data" : "code", a.name ? a.name : "?", a.offset,
+					b.name ? b.name : "?", b.offset);
+		}
+	}
+	tests_failed += mism;
+	__T("cached lookups compared", nlook > 10000);
+	hws_symbols__delete(fresh);
 	__T("heap data ranges are wide", hwide > 0x4000 / 24 / 2);
 	__T("libc map found", libc != 0);
 	__T("most lookups give a wide range", wide > n / 2);
