@@ -88,6 +88,7 @@ struct task_hist {
 };
 
 #define WINDOW_MAX_BYTES ((size_t)32 << 20)
+#define RA_WINDOW_BYTES	 ((size_t)512 << 10) /* read-ahead: rounds per hand-off, in bytes */
 
 /* ordered window (perf's ordered events): the records of one round, sorted by time */
 struct window {
@@ -893,11 +894,14 @@ static void merge_runs(const struct win_key *a, size_t na, const struct win_key 
 	memcpy(out + (na - i), b + j, (nb - j) * sizeof(*b));
 }
 
-static void sort_window(struct window *d)
+/* sort keys [from, to) of @d: one round */
+static void sort_window(struct window *d, size_t from, size_t to)
 {
-	struct win_key *src = d->wkey, *dst = d->wtmp, *t;
-	size_t *run = d->wruns, n = d->wn, nruns = 1;
+	struct win_key *src = d->wkey + from, *dst = d->wtmp + from, *t;
+	size_t *run = d->wruns, n = to - from, nruns = 1;
 
+	if (n < 2)
+		return;
 	run[0] = 0;
 	for (size_t i = 1; i < n; i++)
 		if (src[i].time < src[i - 1].time)
@@ -920,8 +924,8 @@ static void sort_window(struct window *d)
 		src = dst;
 		dst = t;
 	}
-	d->wkey = src;
-	d->wtmp = dst;
+	if (src != d->wkey + from) /* the sorted keys ended in the scratch half */
+		memcpy(d->wkey + from, src, n * sizeof(*src));
 }
 
 static int win_reserve(struct window *d, size_t bytes)
@@ -991,6 +995,7 @@ static int fill_window(struct hws_decoder *d, struct window *win)
 {
 	uint64_t last_time = 0;
 	struct hws_perf_record rec;
+	size_t seg = 0; /* first record of the round being read */
 	int rc;
 
 	win->wlen = win->wn = 0;
@@ -1042,11 +1047,20 @@ static int fill_window(struct hws_decoder *d, struct window *win)
 			memcpy(win->wbuf + win->wlen, rec.payload, (size_t)w->payload_size);
 			win->wlen += ((size_t)w->payload_size + 7) & ~(size_t)7;
 		}
-		if (rec.hdr->type == HWS_RECORD_FINISHED_ROUND)
-			break;
+		if (rec.hdr->type == HWS_RECORD_FINISHED_ROUND) {
+			/* one thread: one round per window. Read-ahead: several rounds (each
+			 * sorted on its own) per hand-off, which costs a wake-up on each side;
+			 * end at a round before a record that needs the barrier, so earlier
+			 * rounds never see its state change (mid-round ones still do, as they
+			 * do in one thread for their own round) */
+			sort_window(win, seg, win->wn);
+			seg = win->wn;
+			if (!d->threaded || win->wlen >= RA_WINDOW_BYTES ||
+			    !plain_record(hws_perf_reader__peek_type(d->r)))
+				break;
+		}
 	}
-	if (win->wn > 1)
-		sort_window(win);
+	sort_window(win, seg, win->wn);
 	return 0;
 }
 

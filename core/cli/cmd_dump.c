@@ -7,9 +7,10 @@
  * counters are summarized on stderr so they are never silent and never mix with the data.
  *
  * Without --sym and --raw (nothing in a line depends on decoder state at that moment) and
- * with more than one CPU, formatting runs in a second thread: the decoder copies each sample
- * into a batch, the formatter turns whole batches into text and writes them, in order.
- * HWS_DUMP_THREADS=0 in the environment keeps everything in one thread (same output).
+ * with three CPUs or more (the decoder's read-ahead thread has one), formatting runs in
+ * another thread: the decoder copies each sample into a batch, the formatter turns whole
+ * batches into text and writes them, in order. HWS_DUMP_THREADS=0 keeps it in the caller's
+ * thread, =1 uses the formatter thread whatever the CPU count (same output either way).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -60,8 +61,8 @@ static const char dump_usage[] =
     "Exit codes: 0 ok, 1 unreadable or corrupt input (samples before the error are\n"
     "printed), 2 usage error.\n";
 
-#define BATCH  2048 /* samples per batch */
-#define NBATCH 4    /* batches in flight */
+#define BATCH  512 /* samples per batch */
+#define NBATCH 16  /* batches in flight */
 
 /*
  * Decoder -> formatter hand-off: batches are used in ring order; the decoder fills
@@ -208,7 +209,9 @@ static bool pipe_start(struct dump_ctx *c)
 	const char *env = getenv("HWS_DUMP_THREADS");
 	struct dump_pipe *p;
 
-	if ((env && !strcmp(env, "0")) || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+	/* the decoder already reads ahead in a thread: a third one only pays with a CPU for
+	 * it (on two CPUs it made no difference but cost CPU time); "1" forces it */
+	if (env ? strcmp(env, "1") != 0 : sysconf(_SC_NPROCESSORS_ONLN) < 3)
 		return false;
 	p = calloc(1, sizeof(*p));
 	if (!p)
