@@ -82,6 +82,14 @@ static inline __attribute__((always_inline)) char *hws_fmt__u64(char *p, uint64_
 		memcpy(p, pairs + 2 * v + (v < 10), 2);
 		return p + 1 + (v >= 10);
 	}
+	if (v < 10000) { /* pids, latencies: two pairs */
+		uint32_t hi = (uint32_t)v / 100, lo = (uint32_t)v % 100;
+
+		memcpy(p, pairs + 2 * hi + (hi < 10), 2);
+		p += 1 + (hi >= 10);
+		memcpy(p, pairs + 2 * lo, 2);
+		return p + 2;
+	}
 	if (v < 100000000) {
 		unsigned int n = hws_fmt__digits(v);
 

@@ -457,33 +457,37 @@ static bool json_plain(const char *s, size_t *len)
  * copies a fixed 16 bytes and advances by the length.
  */
 struct name_ent {
-	char s[16];
-	uint8_t n; /* 0: longer than s, use the slow path */
+	char s[40]; /* ,"key":"name" zero-padded: copied as 32 bytes from s or s + 1 */
+	uint8_t n;  /* its length; 0: too long, use the slow path */
 };
 
 static struct name_ent op_tab[HWS_OP_OTHER + 1], lvl_tab[HWS_MEM__MAX], snoop_tab[HWS_SNOOP__MAX],
     tlb_tab[HWS_TLB__MAX];
 static pthread_once_t name_tab_once = PTHREAD_ONCE_INIT;
 
-static void name_tab_fill(struct name_ent *t, size_t n, const char *(*name)(unsigned int))
+static void name_tab_fill(struct name_ent *t, size_t n, int c, const char *(*name)(unsigned int))
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *s = name((unsigned int)i);
-		size_t l = strlen(s), pl;
+		size_t pl;
+		int l;
 
-		if (l < sizeof(t[i].s) && json_plain(s, &pl)) {
-			memcpy(t[i].s, s, l);
+		if (!json_plain(s, &pl))
+			continue;
+		l = snprintf(t[i].s, sizeof(t[i].s), "%s\"%s\"", cols[c].key, s);
+		if (l > 0 && l <= 32)
 			t[i].n = (uint8_t)l;
-		}
+		else
+			memset(t[i].s, 0, sizeof(t[i].s));
 	}
 }
 
 static void name_tab_init(void)
 {
-	name_tab_fill(op_tab, ARRAY_SIZE(op_tab), hws_op__name);
-	name_tab_fill(lvl_tab, ARRAY_SIZE(lvl_tab), hws_mem_level__name);
-	name_tab_fill(snoop_tab, ARRAY_SIZE(snoop_tab), hws_snoop__name);
-	name_tab_fill(tlb_tab, ARRAY_SIZE(tlb_tab), hws_tlb__name);
+	name_tab_fill(op_tab, ARRAY_SIZE(op_tab), C_OP, hws_op__name);
+	name_tab_fill(lvl_tab, ARRAY_SIZE(lvl_tab), C_LEVEL, hws_mem_level__name);
+	name_tab_fill(snoop_tab, ARRAY_SIZE(snoop_tab), C_SNOOP, hws_snoop__name);
+	name_tab_fill(tlb_tab, ARRAY_SIZE(tlb_tab), C_TLB, hws_tlb__name);
 }
 
 /* the memo: the last few strings seen, by address, with their length and plainness */
@@ -561,12 +565,9 @@ static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struc
 #define ENUM(c, tab, v, namefn)                                                                    \
 	do {                                                                                       \
 		if ((v) < ARRAY_SIZE(tab) && tab[v].n) {                                           \
-			p = w_key(p, c, first);                                                    \
+			memcpy(p, tab[v].s + first, 32);                                           \
+			p += tab[v].n - first;                                                     \
 			first = 0;                                                                 \
-			*p++ = '"';                                                                \
-			memcpy(p, tab[v].s, 16);                                                   \
-			p += tab[v].n;                                                             \
-			*p++ = '"';                                                                \
 		} else {                                                                           \
 			const char *n_ = namefn(v);                                                \
 			size_t nl_ = name_len(n_);                                                 \
