@@ -71,7 +71,10 @@ int pebs_decode(struct pebs_priv *p, const struct hws_file_info *fi,
 		}
 	}
 
-	if ((st & PERF_SAMPLE_DATA_SRC) && rec->data_src)
+	/* core normalizes data_src with the generic fields; only a sample core left without it
+	 * (an older core, or a caller filling @out by hand) needs it here */
+	if ((st & PERF_SAMPLE_DATA_SRC) && rec->data_src &&
+	    !((out->fields & HWS_SF_DATA_SRC) && out->data_src == rec->data_src))
 		p->host->data_src_normalize(rec->data_src, out);
 
 	if ((st & PERF_SAMPLE_DATA_PAGE_SIZE) && rec->data_page_size) {
