@@ -80,11 +80,11 @@ static int check_ops(const struct hws_backend_ops *ops, const char *path, char *
 {
 	const char *missing = NULL;
 
-	if (ops->abi_version == 0 || ops->abi_version > HWS_BACKEND_ABI_VERSION) {
+	if (ops->abi_version < HWS_BACKEND_ABI_MIN || ops->abi_version > HWS_BACKEND_ABI_VERSION) {
 		snprintf(err, len,
-			 "%s: backend plugin ABI version %u, this hwsample supports 1..%u: "
+			 "%s: backend plugin ABI version %u, this hwsample supports %u..%u: "
 			 "rebuild the plugin against this hwsample or use a matching hwsample",
-			 path, ops->abi_version, HWS_BACKEND_ABI_VERSION);
+			 path, ops->abi_version, HWS_BACKEND_ABI_MIN, HWS_BACKEND_ABI_VERSION);
 		return HWS_E_ABI_MISMATCH;
 	}
 	if (ops->size < OPS_V1_SIZE) {

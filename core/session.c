@@ -292,7 +292,8 @@ int hws_session__prepare(struct hws_session *s, char *err, size_t errlen)
 	for (int e = 0; e < s->nr_events; e++) {
 		struct perf_event_attr *a = &s->ev[e].desc.attr;
 
-		a->size = sizeof(*a);
+		/* 136/144 only when config3/config4 are used: older kernels take the short one */
+		a->size = hws_event_desc__attr_size(&s->ev[e].desc);
 		a->sample_type |= PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 				  PERF_SAMPLE_CPU;
 		if (a->freq)
@@ -412,6 +413,15 @@ static void open_error(struct hws_session *s, int e, int cpu, pid_t tid, int err
 		break;
 	case ESRCH:
 		snprintf(msg, len, "opening %s (%s): no such process", name, where);
+		break;
+	case E2BIG:
+		/* the kernel writes the attr size it knows back into attr.size */
+		snprintf(msg, len,
+			 "opening %s (%s): this kernel's perf_event_attr is %u bytes, the event "
+			 "needs %u (config3 needs Linux 6.3+, config4 a newer kernel): leave out "
+			 "the controls that use them (hwsample --dry-run shows config3/config4)",
+			 name, where, s->ev[e].desc.attr.size,
+			 *hws_event_desc__config(&s->ev[e].desc, 4) ? 144u : 136u);
 		break;
 	case EINVAL:
 		snprintf(msg, len,
@@ -1041,6 +1051,11 @@ int hws_session__nr_events(const struct hws_session *s)
 const struct perf_event_attr *hws_session__attr(const struct hws_session *s, int idx)
 {
 	return idx >= 0 && idx < s->nr_events ? &s->ev[idx].desc.attr : NULL;
+}
+
+const struct hws_event_desc *hws_session__desc(const struct hws_session *s, int idx)
+{
+	return idx >= 0 && idx < s->nr_events ? &s->ev[idx].desc : NULL;
 }
 
 const char *hws_session__event_name(const struct hws_session *s, int idx)

@@ -12,10 +12,10 @@
  *    are asked for; the user's own value always wins.
  *  - config3 (inv_event_filter, PMSNEVFR) and config4 (data_src_filter, PMSDSFR) lie past
  *    the 128 bytes of the Linux 6.1 uapi perf_event_attr this is built against (kernel
- *    offsets 128 and 136, attr.size PERF_ATTR_SIZE_VER8 = 136 / VER9 = 144). When this
- *    build's attr lacks the word, the backend encodes such controls itself (range-checked,
- *    bits from format/): zero is accepted (the kernel zero-fills a shorter attr), anything
- *    else is refused with the encoded word, never dropped silently.
+ *    offsets 128 and 136, attr.size PERF_ATTR_SIZE_VER8 = 136 / VER9 = 144). The backend
+ *    encodes such controls itself (range-checked, bits from format/) into the desc's words
+ *    (hws_event_desc__config); core passes attr.size 136/144 only when they are non-zero,
+ *    and a kernel without them answers E2BIG, which core explains.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -66,17 +66,6 @@ static int known_index(const char *name)
 	return -1;
 }
 
-/* config word @cfg (3: config3, 4: config4) exists in this build's perf_event_attr and in
- * core's hws_pmu__set */
-static int attr_has_config(unsigned int cfg)
-{
-#ifdef PERF_ATTR_SIZE_VER8
-	return cfg <= 3;
-#else
-	return cfg <= 2;
-#endif
-}
-
 /* write @v into the bits of @f in the word @w (low range first, like core's pmu_set) */
 static void fmt_put(const struct hws_pmu_format *f, uint64_t v, uint64_t *w)
 {
@@ -102,8 +91,10 @@ static const struct {
     {"all", {NULL}},
 };
 
-/* value of format @f in @attr (the module cannot call core's helpers) */
-static uint64_t fmt_get(const struct hws_pmu_format *f, const struct perf_event_attr *attr)
+/* value of format @f in @attr (the module cannot call core's helpers); @d: the desc @attr
+ * lives in, for config3/config4 */
+static uint64_t fmt_get(const struct hws_pmu_format *f, const struct perf_event_attr *attr,
+			struct hws_event_desc *d)
 {
 	uint64_t w, v = 0;
 	unsigned int shift = 0;
@@ -118,11 +109,12 @@ static uint64_t fmt_get(const struct hws_pmu_format *f, const struct perf_event_
 	case 2:
 		w = attr->config2;
 		break;
-#ifdef PERF_ATTR_SIZE_VER8
 	case 3:
-		w = attr->config3;
+	case 4:
+		if (!d)
+			return 0;
+		w = *hws_event_desc__config(d, f->config);
 		break;
-#endif
 	default:
 		return 0;
 	}
@@ -254,9 +246,7 @@ int spe_encode(void *priv, const struct hws_event_request *req, struct hws_event
 	struct spe_priv *sp = priv;
 	struct hws_pmu *pmu;
 	struct perf_event_attr *attr;
-	const struct hws_control *ext_ctl = NULL; /* first non-zero config3/4 control */
-	unsigned int ext_cfg = 0;
-	uint64_t ext[2] = {0, 0}; /* config3, config4 when this build's attr lacks them */
+	uint64_t ext[2] = {0, 0}; /* config3, config4 */
 	const char *cap;
 	uint64_t min_ival = 0, v;
 	size_t nlen;
@@ -370,7 +360,7 @@ int spe_encode(void *priv, const struct hws_event_request *req, struct hws_event
 			goto out;
 		}
 		f = sp->host->pmu_format(pmu, c->key);
-		if (f && f->config >= 3 && f->config <= 4 && !attr_has_config(f->config)) {
+		if (f && f->config >= 3 && f->config <= 4) {
 			if (v > fmt_max(f)) {
 				snprintf(err, errlen,
 					 "%s: %s=%" PRIu64 " is too wide for its %u-bit field; "
@@ -380,31 +370,18 @@ int spe_encode(void *priv, const struct hws_event_request *req, struct hws_event
 				goto out;
 			}
 			fmt_put(f, v, &ext[f->config - 3]);
-			if (v && !ext_ctl) {
-				ext_ctl = c;
-				ext_cfg = f->config;
-			}
 			continue;
 		}
 		ret = set_ctl(sp, pmu, c->key, v, attr, err, errlen);
 		if (ret)
 			goto out;
 	}
-	if (ext_ctl) {
-		snprintf(err, errlen,
-			 "%s: %s=%s encodes config%u=0x%" PRIx64 " (perf_event_attr bytes %u..%u, "
-			 "attr.size %u); this build's perf_event_attr is %zu bytes (Linux 6.1 uapi "
-			 "headers), so hwsample cannot pass config%u to the kernel yet",
-			 pmu->name, ext_ctl->key, ext_ctl->value, ext_cfg, ext[ext_cfg - 3],
-			 128 + 8 * (ext_cfg - 3), 135 + 8 * (ext_cfg - 3), 136 + 8 * (ext_cfg - 3),
-			 sizeof(struct perf_event_attr), ext_cfg);
-		ret = HWS_E_UNSUPPORTED;
-		goto out;
-	}
+	*hws_event_desc__config(&out[0], 3) = ext[0];
+	*hws_event_desc__config(&out[0], 4) = ext[1];
 	{
 		const struct hws_pmu_format *pa = sp->host->pmu_format(pmu, "pa_enable");
 
-		if (pa && fmt_get(pa, attr))
+		if (pa && fmt_get(pa, attr, &out[0]))
 			attr->sample_type |= PERF_SAMPLE_PHYS_ADDR;
 	}
 	attr->freq = 0;
@@ -412,7 +389,7 @@ int spe_encode(void *priv, const struct hws_event_request *req, struct hws_event
 	snprintf(out[0].pmu, sizeof(out[0].pmu), "%s", pmu->name);
 	nlen = (size_t)snprintf(out[0].name, sizeof(out[0].name), "%s/", pmu->name);
 	for (uint32_t f = 0; f < pmu->nr_formats && nlen < sizeof(out[0].name); f++) {
-		uint64_t fv = fmt_get(&pmu->formats[f], attr);
+		uint64_t fv = fmt_get(&pmu->formats[f], attr, &out[0]);
 
 		if (!fv)
 			continue;

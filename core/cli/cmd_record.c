@@ -1147,6 +1147,23 @@ static void print_dry_run(struct record *r, struct hws_registry *reg)
 						 jb->pmu ? jb->pmu : "");
 		}
 		hws_attr__print(hws_session__attr(r->sess, e), &sb, "  ");
+		{
+			/* words past this build's struct: shown when set, as the kernel gets them
+			 */
+			struct hws_event_desc *d =
+			    (struct hws_event_desc *)hws_session__desc(r->sess, e);
+
+#ifdef PERF_ATTR_SIZE_VER8
+			unsigned int w0 = 4; /* config3 is in the attr hws_attr__print showed */
+#else
+			unsigned int w0 = 3;
+#endif
+			for (unsigned int w = w0; d && w <= 4; w++)
+				if (*hws_event_desc__config(d, w))
+					hws_strbuf__addf(&sb, "  %-26s 0x%" PRIx64 "\n",
+							 w == 3 ? "config3" : "config4",
+							 *hws_event_desc__config(d, w));
+		}
 	}
 	hws_strbuf__addf(&sb, "mode: %s\n",
 			 r->system_wide ? "system-wide (-a)"
@@ -1401,7 +1418,7 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 
 	jb->first_event = *nall;
 	for (int i = 0; i < (nev ? nev : 1); i++) {
-		struct hws_event_desc descs[8];
+		struct hws_event_desc descs[8] = {0}; /* config3/config4 words stay 0 unless set */
 		struct hws_event_request req = {
 			.sz = sizeof(req),
 			.pmu = jb->pmu,
@@ -1433,6 +1450,7 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 					 rest);
 				rest = bar ? bar + 1 : NULL;
 				req.event = alt;
+				memset(descs, 0, sizeof(descs));
 				n = b->ops->encode(b->priv, &req, descs, 8, err, sizeof(err));
 				if (n < 0 && !*e1)
 					snprintf(e1, sizeof(e1), "%s", err);
@@ -1449,6 +1467,7 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 				char e2[512];
 				if (o == b)
 					continue;
+				memset(descs, 0, sizeof(descs));
 				int m = o->ops->encode(o->priv, &req, descs, 8, e2, sizeof(e2));
 				if (m > 0) {
 					n = m;

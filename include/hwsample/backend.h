@@ -35,7 +35,9 @@
 extern "C" {
 #endif
 
-#define HWS_BACKEND_ABI_VERSION 1
+/* 2: struct hws_event_desc carries config3/config4 right after attr (older plugins refused) */
+#define HWS_BACKEND_ABI_VERSION 2
+#define HWS_BACKEND_ABI_MIN	2
 
 /* Capability bits (struct hws_backend_ops::caps). Core picks ring or AUX mode from them. */
 enum hws_backend_cap {
@@ -116,11 +118,39 @@ enum hws_event_flag {
  * disabled/enable_on_exec, sample_id_all, mmap/comm tracking, IDENTIFIER...). */
 struct hws_event_desc {
 	struct perf_event_attr attr;
+	/*
+	 * perf_event_attr words newer than this build's uapi header, where the kernel looks
+	 * for them: directly after the struct (config3: attr bytes 128..135, Linux 6.3+;
+	 * config4: 136..143). hws_event_desc__config() finds them whichever header is used;
+	 * core passes attr.size 136/144 to the kernel only when they are non-zero.
+	 */
+#ifndef PERF_ATTR_SIZE_VER8
+	uint64_t attr_config3;
+#endif
+#ifndef PERF_ATTR_SIZE_VER9
+	uint64_t attr_config4;
+#endif
 	char name[128];		    /* display name, e.g. "ibs_op/l3missonly=1/" */
 	char pmu[HWS_PMU_NAME_MAX]; /* PMU it is opened on ("software", "ibs_op", ...) */
 	int32_t group_leader;	    /* index (in this encode's output) of its leader, -1 none */
 	uint32_t flags;		    /* HWS_EVF_* */
 };
+
+/* config word @n (3 or 4) of @d: inside attr on newer uapi headers, after it otherwise */
+static inline uint64_t *hws_event_desc__config(struct hws_event_desc *d, unsigned int n)
+{
+	return (uint64_t *)(void *)((char *)&d->attr + 128 + 8 * (n - 3));
+}
+
+/* attr.size to pass to the kernel: the smallest that carries every non-zero word */
+static inline uint32_t hws_event_desc__attr_size(struct hws_event_desc *d)
+{
+	if (*hws_event_desc__config(d, 4))
+		return 144;
+	if (*hws_event_desc__config(d, 3))
+		return 136;
+	return sizeof(struct perf_event_attr) < 136 ? sizeof(struct perf_event_attr) : 136;
+}
 
 /* A control a backend accepts, for `hwsample list`, errors and completion. */
 struct hws_control_info {

@@ -120,6 +120,8 @@ HWS_API int64_t hws_session__read_overwrite(struct hws_session *s, hws_record_fn
 
 HWS_API int hws_session__nr_events(const struct hws_session *s);
 HWS_API const struct perf_event_attr *hws_session__attr(const struct hws_session *s, int idx);
+/* the whole event of @idx (attr plus the config3/config4 words after it), NULL if none */
+HWS_API const struct hws_event_desc *hws_session__desc(const struct hws_session *s, int idx);
 HWS_API const char *hws_session__event_name(const struct hws_session *s, int idx);
 HWS_API const char *hws_session__event_pmu(const struct hws_session *s, int idx);
 HWS_API const char *hws_session__event_backend(const struct hws_session *s, int idx);

@@ -61,11 +61,18 @@ expect_err arm-n1-6.1 2 "min_latency=5000 is too wide for its 12-bit field; vali
 	-b arm_spe min_latency=5000 -a true
 expect_err arm-n1-6.1 2 "-F (frequency) is not supported" -b arm_spe -F 1000 -a true
 expect_err arm-n1-6.1 2 "'discard' needs Linux 6.14+" -b arm_spe discard=1 -a true
-expect_err arm-newer 3 "data_src_filter=1 encodes config4=0x1 (perf_event_attr bytes 136..143" -b arm_spe data_src_filter=1 -a true
-# config3 is refused only when the build's uapi perf_event_attr lacks it (Linux < 6.3 headers)
-if ! grep -q PERF_ATTR_SIZE_VER8 /usr/include/linux/perf_event.h 2>/dev/null; then
-	expect_err arm-newer 3 "inv_event_filter=0x80 encodes config3=0x80" \
-		-b arm_spe_1 inv_event_filter=0x80 -a true
+# config3/config4: past the 6.1 uapi attr; core passes attr.size 136/144 and prints the words
+out=$(HWS_SYSFS_ROOT=$R/arm-newer "$HWS_BIN" --dry-run -b arm_spe_1 inv_event_filter=0x80 -a true 2>&1)
+if [[ "$out" == *"config3                    0x80"* && "$out" == *"size                       136"* ]]; then
+	echo "ok   [arm-newer inv_event_filter=0x80]: config3 0x80, size 136"
+else
+	echo "FAIL [arm-newer inv_event_filter=0x80]: $out"; fail=1
+fi
+out=$(HWS_SYSFS_ROOT=$R/arm-newer "$HWS_BIN" --dry-run -b arm_spe data_src_filter=1 -a true 2>&1)
+if [[ "$out" == *"config4                    0x1"* && "$out" == *"size                       144"* ]]; then
+	echo "ok   [arm-newer data_src_filter=1]: config4 0x1, size 144"
+else
+	echo "FAIL [arm-newer data_src_filter=1]: $out"; fail=1
 fi
 expect_err arm-n1-6.1 3 "arm_spe_2: no such PMU; this machine has arm_spe_0" -b arm_spe_2 -a true
 expect_err intel-skl 3 "no arm_spe_<n> PMU" -b arm_spe -a true

@@ -73,7 +73,13 @@ int main(void)
 	bad.abi_version = HWS_BACKEND_ABI_VERSION + 1;
 	ret = hws_registry__add(reg, &bad, "x.so", NULL, err, sizeof(err));
 	__T("newer ABI refused", ret == HWS_E_ABI_MISMATCH);
-	__T("message names the versions", strstr(err, "x.so: backend plugin ABI version 2") != NULL);
+	__T("message names the versions",
+	    strstr(err, "x.so: backend plugin ABI version 3") != NULL);
+	bad = a;
+	bad.abi_version = 1; /* before hws_event_desc carried config3/config4 */
+	__T("ABI 1 refused",
+	    hws_registry__add(reg, &bad, "x.so", NULL, err, sizeof(err)) == HWS_E_ABI_MISMATCH);
+	__T("ABI 1 message", strstr(err, "supports 2..2") != NULL);
 	bad = a;
 	bad.abi_version = 0;
 	__T("ABI 0 refused", hws_registry__add(reg, &bad, "x.so", NULL, err, sizeof(err)) ==

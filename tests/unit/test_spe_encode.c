@@ -67,28 +67,21 @@ static const struct ecase cases[] = {
     /* 6.12 tree: discard and inv_event_filter (config3), min_interval 256 */
     {__LINE__, "arm-v2-6.12", NULL, NULL, "discard=1 store_filter=1", 0, 0, 0, 1, 10,
      0xc00000001ULL, 0, 0, 0, 256, ST_CPU, NULL, NULL},
-#ifdef PERF_ATTR_SIZE_VER8
+    /* config3: encoded into the word right after the 128-byte 6.1 attr (core sends size 136) */
     {__LINE__, "arm-v2-6.12", NULL, NULL, "discard=1 inv_event_filter=0x80 store_filter=1", 0, 0, 0,
-     1, 10, 0xc00000001ULL, 0, 0, 0x80, 256, ST_CPU, NULL, NULL},
-#else
-    /* built against uapi headers older than 6.3: perf_event_attr has no config3; the
-     * backend encodes the word and refuses it (never drops it silently) */
-    {__LINE__, "arm-v2-6.12", NULL, NULL, "inv_event_filter=0x80", 0, 0, 0, HWS_E_UNSUPPORTED, 0, 0,
-     0, 0, 0, 0, 0, NULL,
-     "arm_spe_0: inv_event_filter=0x80 encodes config3=0x80 (perf_event_attr bytes 128..135, "
-     "attr.size 136); this build's perf_event_attr is 128 bytes"},
-#endif
+     1, 10, 0xc00000001ULL, 0, 0, 0x80, 256, ST_CPU,
+     "arm_spe_0/discard,inv_event_filter=0x80,store_filter,ts_enable/", NULL},
     /* zero in config3 / config4: what the kernel assumes for a shorter attr, accepted */
     {__LINE__, "arm-v2-6.12", NULL, NULL, "inv_event_filter=0 store_filter=1", 0, 0, 0, 1, 10,
      0x400000001ULL, 0, 0, 0, 256, ST_CPU, "arm_spe_0/store_filter,ts_enable/", NULL},
     {__LINE__, "arm-newer", NULL, NULL, "data_src_filter=0", 0, 0, 0, 1, 11, 0x1, 0, 0, 0, 512,
      ST_CPU, "arm_spe_0/ts_enable/", NULL},
-    /* config4 is refused with its encoded word, after the other controls were checked */
+    /* config4 (checked below: the word after config3) */
     {__LINE__, "arm-newer", NULL, NULL, "inv_event_filter=0 data_src_filter=0x30 load_filter=1", 0,
-     0, 0, HWS_E_UNSUPPORTED, 0, 0, 0, 0, 0, 0, 0, NULL,
-     "data_src_filter=0x30 encodes config4=0x30 (perf_event_attr bytes 136..143, attr.size 144)"},
-    {__LINE__, "arm-newer", NULL, NULL, "data_src_filter=1 foo=1", 0, 0, 0, HWS_E_UNKNOWN_CONTROL, 0,
-     0, 0, 0, 0, 0, 0, NULL, "unknown control 'foo'"},
+     0, 0, 1, 11, 0x200000001ULL, 0, 0, 0, 512, ST_CPU,
+     "arm_spe_0/data_src_filter=0x30,load_filter,ts_enable/", NULL},
+    {__LINE__, "arm-newer", NULL, NULL, "data_src_filter=1 foo=1", 0, 0, 0, HWS_E_UNKNOWN_CONTROL,
+     0, 0, 0, 0, 0, 0, 0, NULL, "unknown control 'foo'"},
     /* newer: EFT filters, two PMUs: default is arm_spe_0, arm_spe_1 by name */
     {__LINE__, "arm-newer", NULL, NULL, "simd_filter=1 simd_filter_mask=1 float_filter=1", 0, 0, 0,
      1, 11, (1ULL << 39) | (1ULL << 40) | (1ULL << 41) | 1, 0, 0, 0, 512, ST_CPU, NULL, NULL},
@@ -110,8 +103,8 @@ static const struct ecase cases[] = {
      0, 0, NULL, "'discard' needs Linux 6.14+"},
     {__LINE__, "arm-n1-6.1", NULL, NULL, "inv_event_filter=1", 0, 0, 0, HWS_E_UNKNOWN_CONTROL, 0, 0,
      0, 0, 0, 0, 0, NULL, "'inv_event_filter' needs Linux 6.12+"},
-    {__LINE__, "arm-newer", NULL, NULL, "data_src_filter=1", 0, 0, 0, HWS_E_UNSUPPORTED, 0, 0, 0, 0,
-     0, 0, 0, NULL, "config4"},
+    {__LINE__, "arm-newer", NULL, NULL, "data_src_filter=0x1ffffffffffffffff", 0, 0, 0,
+     HWS_E_BAD_ARG, 0, 0, 0, 0, 0, 0, 0, NULL, "not a number"},
     {__LINE__, "arm-n1-6.1", NULL, NULL, "load_filter=yes", 0, 0, 0, HWS_E_BAD_ARG, 0, 0, 0, 0, 0,
      0, 0, NULL, "load_filter=yes is not a number"},
     {__LINE__, "arm-n1-6.1", NULL, NULL, "period=0", 0, 0, 0, HWS_E_BAD_ARG, 0, 0, 0, 0, 0, 0, 0,
@@ -163,9 +156,11 @@ static void run_case(const struct ecase *c)
 		T_EQ_U64(what, out[0].attr.config, c->config);
 		T_EQ_U64(what, out[0].attr.config1, c->config1);
 		T_EQ_U64(what, out[0].attr.config2, c->config2);
-#ifdef PERF_ATTR_SIZE_VER8
-		T_EQ_U64(what, out[0].attr.config3, c->config3);
-#endif
+		T_EQ_U64(what, *hws_event_desc__config(&out[0], 3), c->config3);
+		if (strstr(c->ctl, "data_src_filter=0x30"))
+			T_EQ_U64(what, *hws_event_desc__config(&out[0], 4), 0x30);
+		else
+			T_EQ_U64(what, *hws_event_desc__config(&out[0], 4), 0);
 		T_EQ_U64(what, out[0].attr.sample_period, c->sample_period);
 		T_EQ_U64(what, out[0].attr.sample_type, c->sample_type);
 		T_EQ_U64(what, out[0].attr.freq, 0);
