@@ -500,6 +500,13 @@ struct hws_output_memo {
 		bool plain;
 	} e[MEMO_SLOTS];
 	unsigned int next;
+	/* ,"event":"...","backend":"..." of the last event/backend pairs, ready to copy */
+	struct {
+		const char *ev, *be;
+		uint32_t n; /* 0: empty */
+		char txt[192];
+	} evbe[4];
+	unsigned int evbe_next;
 };
 
 struct hws_output_memo *hws_output_memo__new(void)
@@ -532,6 +539,28 @@ static bool memo_plain(struct hws_output_memo *m, const char *s, size_t *len)
 	return plain;
 }
 
+/* the memo's snippet for @ev/@be (both plain JSON), made on first use; NULL: none fits */
+static const char *evbe_snippet(struct hws_output_memo *m, const char *ev, size_t evl,
+				const char *be, size_t bel, uint32_t *n)
+{
+	unsigned int i = m->evbe_next;
+	int l;
+
+	if (evl + bel + 32 > sizeof(m->evbe[0].txt) - 32)
+		return NULL; /* room for the 32-byte over-copy too */
+	l = snprintf(m->evbe[i].txt, sizeof(m->evbe[i].txt), "%s\"%s\"%s\"%s\"", cols[C_EVENT].key,
+		     ev, cols[C_BACKEND].key, be);
+	if (l <= 0 || (size_t)l >= sizeof(m->evbe[i].txt) - 32)
+		return NULL;
+	memset(m->evbe[i].txt + l, 0, sizeof(m->evbe[i].txt) - (size_t)l);
+	m->evbe[i].ev = ev;
+	m->evbe[i].be = be;
+	m->evbe[i].n = (uint32_t)l;
+	m->evbe_next = (i + 1) % 4;
+	*n = (uint32_t)l;
+	return m->evbe[i].txt;
+}
+
 /* The fixed columns, written with one reservation. false: use the general path. */
 static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s)
 {
@@ -542,8 +571,27 @@ static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struc
 	uint64_t f = s->fields;
 	char *p;
 
-	if (!memo_plain(memo, ev, &evl) || !memo_plain(memo, be, &bel) || evl > 4096 || bel > 4096)
-		return false;
+	const char *evbe = NULL; /* the event/backend snippet, when the memo has it */
+	uint32_t evbe_n = 0;
+
+	if (memo && s->event && s->backend) {
+		for (unsigned int i = 0; i < 4; i++) {
+			if (memo->evbe[i].n && memo->evbe[i].ev == ev && memo->evbe[i].be == be) {
+				evbe = memo->evbe[i].txt;
+				evbe_n = memo->evbe[i].n;
+				break;
+			}
+		}
+	}
+	if (evbe) {
+		evl = bel = 0;
+	} else {
+		if (!memo_plain(memo, ev, &evl) || !memo_plain(memo, be, &bel) || evl > 4096 ||
+		    bel > 4096)
+			return false;
+		if (memo && s->event && s->backend)
+			evbe = evbe_snippet(memo, ev, evl, be, bel, &evbe_n);
+	}
 	pthread_once(&name_tab_once, name_tab_init);
 	if (!lb_reserve(l, 1024 + evl + bel))
 		return true; /* error recorded */
@@ -591,10 +639,18 @@ static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struc
 		NUM(C_PID, s->pid);
 		NUM(C_TID, s->tid);
 	}
-	if (s->event)
-		STR(C_EVENT, ev, evl);
-	if (s->backend)
-		STR(C_BACKEND, be, bel);
+	if (evbe) {
+		/* copied in 32-byte steps: the snippet is zero-padded to a multiple */
+		for (uint32_t k = first; k < evbe_n; k += 32)
+			memcpy(p + (k - first), evbe + k, 32);
+		p += evbe_n - first;
+		first = 0;
+	} else {
+		if (s->event)
+			STR(C_EVENT, ev, evl);
+		if (s->backend)
+			STR(C_BACKEND, be, bel);
+	}
 	if (f & HWS_SF_PERIOD)
 		NUM(C_PERIOD, s->period);
 	if (f & HWS_SF_IP) {
