@@ -897,11 +897,13 @@ static void merge_runs(const struct win_key *a, size_t na, const struct win_key 
 /* sort keys [from, to) of @d: one round */
 static void sort_window(struct window *d, size_t from, size_t to)
 {
-	struct win_key *src = d->wkey + from, *dst = d->wtmp + from, *t;
+	struct win_key *src, *dst, *t;
 	size_t *run = d->wruns, n = to - from, nruns = 1;
 
 	if (n < 2)
-		return;
+		return; /* also: no arrays yet (NULL) for an empty window */
+	src = d->wkey + from;
+	dst = d->wtmp + from;
 	run[0] = 0;
 	for (size_t i = 1; i < n; i++)
 		if (src[i].time < src[i - 1].time)
