@@ -105,7 +105,7 @@ struct window {
 };
 
 /*
- * Read-ahead: with more than one CPU a thread fills the next window while the caller's
+ * Read-ahead (opt-in, see readahead_start()): a thread fills the next window while the caller's
  * thread dispatches the current one (win[k] and win[k ^ 1] alternate). Before the reader
  * consumes a record that changes what dispatching reads (attrs, features, time conversion:
  * any user record but rounds and AUX data), it waits until the dispatcher has finished the
@@ -1095,13 +1095,18 @@ static void *readahead_main(void *arg)
 	return NULL;
 }
 
-/* start the read-ahead thread on window 0; false: read in the caller's thread */
+/*
+ * Start the read-ahead thread on window 0; false: read in the caller's thread. Opt-in
+ * (HWS_DECODE_THREADS=1): on the 2-vCPU development VM it gained up to 1.2x wall in one
+ * hour and cost up to 1.7x in the next (when the host placed the vCPUs far apart every
+ * window crossed between caches), so one thread stays the measured default.
+ */
 static bool readahead_start(struct hws_decoder *d)
 {
 	const char *env = getenv("HWS_DECODE_THREADS");
 
 	/* not on pipes: a reader blocked in read() would hold up the end of an early stop */
-	if ((env && !strcmp(env, "0")) || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+	if (!env || strcmp(env, "1") || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
 	    hws_perf_reader__is_pipe(d->r))
 		return false;
 	if (pthread_mutex_init(&d->ra.mu, NULL))

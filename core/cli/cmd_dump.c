@@ -6,11 +6,10 @@
  * (with the byte offset and record type) goes to stderr and the exit code is 1. Loss
  * counters are summarized on stderr so they are never silent and never mix with the data.
  *
- * Without --sym and --raw (nothing in a line depends on decoder state at that moment) and
- * with three CPUs or more (the decoder's read-ahead thread has one), formatting runs in
- * another thread: the decoder copies each sample into a batch, the formatter turns whole
- * batches into text and writes them, in order. HWS_DUMP_THREADS=0 keeps it in the caller's
- * thread, =1 uses the formatter thread whatever the CPU count (same output either way).
+ * With HWS_DUMP_THREADS=1, no --sym and no --raw (nothing in a line depends on decoder
+ * state at that moment) and more than one CPU, formatting runs in another thread: the
+ * decoder copies each sample into a batch, the formatter turns whole batches into text and
+ * writes them, in order (same output as one thread).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -209,9 +208,9 @@ static bool pipe_start(struct dump_ctx *c)
 	const char *env = getenv("HWS_DUMP_THREADS");
 	struct dump_pipe *p;
 
-	/* the decoder already reads ahead in a thread: a third one only pays with a CPU for
-	 * it (on two CPUs it made no difference but cost CPU time); "1" forces it */
-	if (env ? strcmp(env, "1") != 0 : sysconf(_SC_NPROCESSORS_ONLN) < 3)
+	/* opt-in, like the decoder's read-ahead: on the 2-vCPU development VM the gain was
+	 * small and unsteady (see decode.c readahead_start()) */
+	if (!env || strcmp(env, "1") || sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		return false;
 	p = calloc(1, sizeof(*p));
 	if (!p)

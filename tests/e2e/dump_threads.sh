@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# With more than one CPU the decoder reads the next rounds in a thread while the current ones
-# are dispatched, and dump can format in another (no --sym, no --raw; HWS_DUMP_THREADS=1
-# forces it on this 2-CPU machine). The output must be byte
+# With HWS_DECODE_THREADS=1 the decoder reads the next rounds in a thread while the current
+# ones are dispatched, and with HWS_DUMP_THREADS=1 dump formats in another (no --sym, no
+# --raw). The output must be byte
 # for byte what one thread prints (HWS_DECODE_THREADS=0 HWS_DUMP_THREADS=0) for JSON, CSV
 # and text, with --limit and -e, on files with many rounds and batches (PEBS, SPE AUX with
 # AUXTRACE_INFO/TIME_CONV, a real fixture), and for report; a closed pipe or a full disk must
@@ -26,7 +26,8 @@ for f in $files; do
 			2>"$TMP/one.err"
 		r1=$?
 		# shellcheck disable=SC2086
-		HWS_DUMP_THREADS=1 "$HWS_BIN" dump -i "$f" $args >"$TMP/two" 2>"$TMP/two.err"
+		HWS_DECODE_THREADS=1 HWS_DUMP_THREADS=1 "$HWS_BIN" dump -i "$f" $args >"$TMP/two" \
+			2>"$TMP/two.err"
 		r2=$?
 		eq "$n $args: exit code" "$r2" "$r1"
 		check "$n $args: same output as one thread ($(wc -l <"$TMP/one") lines)" \
@@ -36,7 +37,7 @@ for f in $files; do
 done
 for f in $files; do
 	HWS_DECODE_THREADS=0 "$HWS_BIN" report -i "$f" >"$TMP/r1" 2>&1
-	"$HWS_BIN" report -i "$f" >"$TMP/r2" 2>&1
+	HWS_DECODE_THREADS=1 "$HWS_BIN" report -i "$f" >"$TMP/r2" 2>&1
 	check "report $(basename "$f"): same as one thread" cmp -s "$TMP/r1" "$TMP/r2"
 done
 eq "limit honoured" "$("$HWS_BIN" dump -i "$TMP/pebs.data" --json --limit 9000 2>/dev/null | wc -l)" 9000
@@ -44,10 +45,11 @@ check "the -e case selects something" test "$("$HWS_BIN" dump -i "$TMP/pebs.data
 	-e cpu/mem-stores/P 2>/dev/null | wc -l)" -gt 100
 
 # closed pipe: the reader of the output goes away after one line
-HWS_DUMP_THREADS=1 timeout 20 bash -c "'$HWS_BIN' dump -i '$TMP/pebs.data' --json 2>'$TMP/pipe.err' | head -1 >/dev/null"
+HWS_DECODE_THREADS=1 HWS_DUMP_THREADS=1 timeout 20 bash -c "'$HWS_BIN' dump -i '$TMP/pebs.data' --json 2>'$TMP/pipe.err' | head -1 >/dev/null"
 eq "closed pipe: no hang" "$?" 0
 # full disk
-HWS_DUMP_THREADS=1 timeout 20 "$HWS_BIN" dump -i "$TMP/pebs.data" --json >/dev/full 2>"$TMP/full.err"
+HWS_DECODE_THREADS=1 HWS_DUMP_THREADS=1 timeout 20 "$HWS_BIN" dump -i "$TMP/pebs.data" \
+	--json >/dev/full 2>"$TMP/full.err"
 eq "/dev/full: exit code 1 (no hang)" "$?" 1
 check "/dev/full: says write error" grep -q "write error" "$TMP/full.err"
 
@@ -68,7 +70,8 @@ if [ -x "$B/bench_perfdata" ]; then
 		HWS_DECODE_THREADS=0 HWS_DUMP_THREADS=0 "$HWS_BIN" dump -i "$TMP/bad.data" --json \
 			>"$TMP/b1" 2>/dev/null
 		r1=$?
-		HWS_DUMP_THREADS=1 "$HWS_BIN" dump -i "$TMP/bad.data" --json >"$TMP/b2" 2>/dev/null
+		HWS_DECODE_THREADS=1 HWS_DUMP_THREADS=1 "$HWS_BIN" dump -i "$TMP/bad.data" --json \
+			>"$TMP/b2" 2>/dev/null
 		r2=$?
 		eq "corrupt: exit code 1" "$r2" 1
 		eq "corrupt: same exit code as one thread" "$r2" "$r1"
