@@ -21,6 +21,7 @@
 #include <hwsample/perfdata.h>
 #include <hwsample/registry.h>
 
+#include "rec_build.h"
 #include "tests.h"
 
 #define ST                                                                                         \
@@ -31,22 +32,6 @@
 #define ID_C 1003 /* event 2: software cpu-clock (no backend in this registry) */
 
 /* ------------------------------------------------------------------ test backends */
-
-static int be_init(void *priv, const struct hws_host *host)
-{
-	return 0;
-}
-
-static int be_detect(void *priv, char *why, size_t len)
-{
-	return 1;
-}
-
-static int be_encode(void *priv, const struct hws_event_request *req, struct hws_event_desc *out,
-		     int max, char *err, size_t errlen)
-{
-	return 0;
-}
 
 static int fake_match(void *priv, const struct perf_event_attr *attr, const char *pmu)
 {
@@ -151,36 +136,6 @@ static const struct hws_backend_ops aux_ops = {
 };
 
 /* ------------------------------------------------------------------ file writing */
-
-struct rb {
-	uint8_t b[4096];
-	size_t n;
-};
-
-static void put(struct rb *r, const void *p, size_t n)
-{
-	memcpy(r->b + r->n, p, n);
-	r->n += n;
-}
-
-static void put64(struct rb *r, uint64_t v)
-{
-	put(r, &v, 8);
-}
-
-static void put32x2(struct rb *r, uint32_t a, uint32_t b)
-{
-	put(r, &a, 4);
-	put(r, &b, 4);
-}
-
-static void begin(struct rb *r, uint32_t type, uint16_t misc)
-{
-	struct perf_event_header h = {.type = type, .misc = misc};
-
-	r->n = 0;
-	put(r, &h, sizeof(h));
-}
 
 /* sample_id trailer for ST: TID, TIME, CPU, IDENTIFIER */
 static void trailer(struct rb *r, uint32_t pid, uint64_t time, uint32_t cpu, uint64_t id)

@@ -17,28 +17,13 @@
 #include <hwsample/perfdata.h>
 #include <hwsample/registry.h>
 
+#include "rec_build.h"
 #include "tests.h"
 
 #define ST	      (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 #define ID	      77
 #define OWN	      (1ULL << 63)
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-static int be_init(void *priv, const struct hws_host *host)
-{
-	return 0;
-}
-
-static int be_detect(void *priv, char *why, size_t len)
-{
-	return 1;
-}
-
-static int be_encode(void *priv, const struct hws_event_request *req, struct hws_event_desc *out,
-		     int max, char *err, size_t errlen)
-{
-	return 0;
-}
 
 static int aux_match(void *priv, const struct perf_event_attr *attr, const char *pmu)
 {
@@ -81,28 +66,6 @@ static const struct hws_backend_ops aux_ops = {
     .aux_decode = aux_decode,
 };
 
-struct rb {
-	uint8_t b[1024];
-	size_t n;
-};
-
-static void put(struct rb *r, const void *p, size_t n)
-{
-	memcpy(r->b + r->n, p, n);
-	r->n += n;
-}
-
-static void put64(struct rb *r, uint64_t v)
-{
-	put(r, &v, 8);
-}
-
-static void put32x2(struct rb *r, uint32_t a, uint32_t b)
-{
-	put(r, &a, 4);
-	put(r, &b, 4);
-}
-
 static void emit_rec(struct hws_perf_writer *w, struct rb *r)
 {
 	((struct perf_event_header *)r->b)->size = (uint16_t)r->n;
@@ -113,11 +76,9 @@ static void emit_rec(struct hws_perf_writer *w, struct rb *r)
 static void sw(struct hws_perf_writer *w, uint32_t cpu, uint64_t t, bool out, uint32_t pid,
 	       uint32_t tid)
 {
-	struct perf_event_header h = {.type = PERF_RECORD_SWITCH_CPU_WIDE,
-				      .misc = out ? PERF_RECORD_MISC_SWITCH_OUT : 0};
-	struct rb r = {.n = 0};
+	struct rb r;
 
-	put(&r, &h, sizeof(h));
+	begin(&r, PERF_RECORD_SWITCH_CPU_WIDE, out ? PERF_RECORD_MISC_SWITCH_OUT : 0);
 	put32x2(&r, pid, tid);
 	put32x2(&r, 1, 1); /* trailer: the outgoing task, not used */
 	put64(&r, t);
@@ -129,10 +90,9 @@ static void sw(struct hws_perf_writer *w, uint32_t cpu, uint64_t t, bool out, ui
 static void chunk(struct hws_perf_writer *w, uint32_t idx, uint32_t cpu, const uint64_t *v,
 		  size_t n, uint64_t offset)
 {
-	struct perf_event_header h = {.type = HWS_RECORD_AUXTRACE};
-	struct rb r = {.n = 0};
+	struct rb r;
 
-	put(&r, &h, sizeof(h));
+	begin(&r, HWS_RECORD_AUXTRACE, 0);
 	put64(&r, n * 8);
 	put64(&r, offset);
 	put64(&r, 0);
