@@ -151,25 +151,39 @@ static void lb_hex(struct lb *l, uint64_t v)
 	l->p = hws_fmt__hex(l->p, v);
 }
 
+/* 1 for the bytes JSON strings carry as they are (printable ASCII but '"' and '\\') */
+static const uint8_t json_plain_tbl[256] = {
+    [0x20 ... 0x21] = 1, /* 0x22 '"' */
+    [0x23 ... 0x5b] = 1, /* 0x5c '\\' */
+    [0x5d ... 0x7e] = 1,
+};
+
+static bool json_plain(const char *s, size_t *len)
+{
+	const uint8_t *p = (const uint8_t *)s;
+
+	while (json_plain_tbl[*p])
+		p++;
+	if (*p)
+		return false;
+	*len = (size_t)((const char *)p - s);
+	return true;
+}
+
 static void lb_json_str(struct lb *l, const char *s)
 {
-	const char *p;
+	size_t n;
 
-	/* fast path: nothing to escape */
-	for (p = s; *p; p++) {
-		unsigned char c = (unsigned char)*p;
-		if (c < 0x20 || c == '"' || c == '\\' || c >= 0x7f) {
-			if (l->err)
-				return;
-			lb_commit(l);
-			l->err = hws_strbuf__add_json_str(l->sb, s);
-			l->p = NULL; /* the buffer may have moved */
-			if (!l->err)
-				lb_reserve(l, 1);
+	if (!json_plain(s, &n)) {
+		if (l->err)
 			return;
-		}
+		lb_commit(l);
+		l->err = hws_strbuf__add_json_str(l->sb, s);
+		l->p = NULL; /* the buffer may have moved */
+		if (!l->err)
+			lb_reserve(l, 1);
+		return;
 	}
-	size_t n = (size_t)(p - s);
 	if (!lb_reserve(l, n + 2))
 		return;
 	*l->p++ = '"';
@@ -433,28 +447,9 @@ static inline size_t name_len(const char *n)
 	return l;
 }
 
-/* 1 for the bytes JSON strings carry as they are (printable ASCII but '"' and '\\') */
-static const uint8_t json_plain_tbl[256] = {
-    [0x20 ... 0x21] = 1, /* 0x22 '"' */
-    [0x23 ... 0x5b] = 1, /* 0x5c '\\' */
-    [0x5d ... 0x7e] = 1,
-};
-
-static bool json_plain(const char *s, size_t *len)
-{
-	const uint8_t *p = (const uint8_t *)s;
-
-	while (json_plain_tbl[*p])
-		p++;
-	if (*p)
-		return false;
-	*len = (size_t)((const char *)p - s);
-	return true;
-}
-
 /*
- * The enum names (op, level, snoop, TLB) with their lengths, made once: the JSON fast path
- * copies a fixed 16 bytes and advances by the length.
+ * The enum columns (op, level, snoop, TLB) as whole ',"key":"name"' snippets with their
+ * lengths, made once: the JSON fast path copies a fixed 32 bytes and advances by the length.
  */
 struct name_ent {
 	char s[40]; /* ,"key":"name" zero-padded: copied as 32 bytes from s or s + 1 */
