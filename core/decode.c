@@ -338,14 +338,17 @@ static const struct perf_event_attr *ev_attr(struct hws_decoder *d, int ev)
 	return ea ? &ea->attr : NULL;
 }
 
-/* Event and CPU of a non-sample record from its sample_id trailer. */
+/* Event and CPU (and, if @time, the time: UINT64_MAX when none) of a non-sample record from
+ * its sample_id trailer. */
 static void record_ev_cpu(struct hws_decoder *d, const struct hws_perf_record *rec, int *ev,
-			  uint32_t *cpu)
+			  uint32_t *cpu, uint64_t *time)
 {
 	const struct perf_event_attr *attr;
 	struct hws_sample_id sid;
 
 	*cpu = (uint32_t)-1;
+	if (time)
+		*time = UINT64_MAX;
 	if (*ev < 0)
 		*ev = rec->attr_idx;
 	if (*ev < 0 && hws_perf_reader__nr_attrs(d->r) == 1)
@@ -353,9 +356,12 @@ static void record_ev_cpu(struct hws_decoder *d, const struct hws_perf_record *r
 	attr = ev_attr(d, *ev >= 0 ? *ev : 0);
 	if (!attr || !attr->sample_id_all)
 		return;
-	if (!hws_sample_id__parse(attr, rec->hdr, rec->hdr->size, &sid) &&
-	    (sid.fields & HWS_SF_CPU))
+	if (hws_sample_id__parse(attr, rec->hdr, rec->hdr->size, &sid))
+		return;
+	if (sid.fields & HWS_SF_CPU)
 		*cpu = sid.cpu;
+	if (time && (sid.fields & HWS_SF_TIME))
+		*time = sid.time;
 }
 
 /* The reader rebuilds its file info on each call; features only change with user records
@@ -501,8 +507,6 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 	return fn ? fn(ctx, &s) : 0;
 }
 
-static uint64_t record_time(struct hws_decoder *d, const struct hws_perf_record *rec);
-
 static void do_switch(struct hws_decoder *d, const struct hws_perf_record *rec)
 {
 	const uint8_t *p = (const uint8_t *)rec->hdr;
@@ -513,8 +517,7 @@ static void do_switch(struct hws_decoder *d, const struct hws_perf_record *rec)
 
 	if (!(rec->hdr->misc & PERF_RECORD_MISC_SWITCH_OUT) || rec->hdr->size < 16)
 		return;
-	record_ev_cpu(d, rec, &ev, &cpu);
-	t = record_time(d, rec);
+	record_ev_cpu(d, rec, &ev, &cpu, &t);
 	if (cpu >= MAX_CPU || t == UINT64_MAX)
 		return;
 	if (!d->tasks) {
@@ -789,7 +792,7 @@ static void do_loss(struct hws_decoder *d, const struct hws_perf_record *rec)
 		memcpy(&a, p + 8, 8); /* id */
 		memcpy(&b, p + 16, 8);
 		ev = hws_perf_reader__attr_by_id(d->r, a);
-		record_ev_cpu(d, rec, &ev, &cpu);
+		record_ev_cpu(d, rec, &ev, &cpu, NULL);
 		c = counts_or_dummy(d, ev, cpu);
 		c->lost += b;
 		c->lost_records++;
@@ -798,7 +801,7 @@ static void do_loss(struct hws_decoder *d, const struct hws_perf_record *rec)
 		if (size < 16)
 			break;
 		memcpy(&a, p + 8, 8);
-		record_ev_cpu(d, rec, &ev, &cpu);
+		record_ev_cpu(d, rec, &ev, &cpu, NULL);
 		counts_or_dummy(d, ev, cpu)->lost_samples += a;
 		return;
 	case PERF_RECORD_THROTTLE:
@@ -807,7 +810,7 @@ static void do_loss(struct hws_decoder *d, const struct hws_perf_record *rec)
 			break;
 		memcpy(&a, p + 16, 8); /* id */
 		ev = hws_perf_reader__attr_by_id(d->r, a);
-		record_ev_cpu(d, rec, &ev, &cpu);
+		record_ev_cpu(d, rec, &ev, &cpu, NULL);
 		c = counts_or_dummy(d, ev, cpu);
 		if (rec->hdr->type == PERF_RECORD_THROTTLE)
 			c->throttle++;
@@ -819,7 +822,7 @@ static void do_loss(struct hws_decoder *d, const struct hws_perf_record *rec)
 			break;
 		memcpy(&b, p + 16, 8); /* aux_size */
 		memcpy(&fl, p + 24, 8);
-		record_ev_cpu(d, rec, &ev, &cpu);
+		record_ev_cpu(d, rec, &ev, &cpu, NULL);
 		c = counts_or_dummy(d, ev, cpu);
 		c->aux_records++;
 		c->aux_bytes += b;
@@ -974,7 +977,7 @@ static bool plain_record(int type)
 {
 	return type < HWS_RECORD_HEADER_ATTR || type == HWS_RECORD_FINISHED_ROUND ||
 	       type == HWS_RECORD_AUXTRACE || type == HWS_RECORD_COMPRESSED ||
-	       type == 83 /* COMPRESSED2 (perf >= 6.15) */;
+	       type == HWS_RECORD_COMPRESSED2;
 }
 
 /* read-ahead thread: wait until the dispatcher has finished every window before this one */

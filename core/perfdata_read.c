@@ -43,8 +43,7 @@
 #define MAX_ATTRS 4096
 #define MAX_IDS (1u << 20)
 #define MAX_FEATURES_TOTAL (128ull << 20)
-#define MAX_CPUS 65536
-#define HWS_RECORD_COMPRESSED2 83 /* perf >= 6.15: {u64 data_size; data[]} */
+#define MAX_CPUS	   65536
 
 struct rattr {
 	struct hws_perf_evattr ev;

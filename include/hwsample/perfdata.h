@@ -52,6 +52,7 @@ enum hws_user_record_type {
 	HWS_RECORD_HEADER_FEATURE = 80,
 	HWS_RECORD_COMPRESSED = 81,
 	HWS_RECORD_FINISHED_INIT = 82,
+	HWS_RECORD_COMPRESSED2 = 83, /* perf >= 6.15: {u64 data_size; data[]} */
 	HWS_RECORD__MAX = 96,
 };
 
