@@ -44,6 +44,10 @@
 
 struct ev_state {
 	struct hws_backend *backend;
+	const struct hws_perf_evattr *ea; /* the reader's attr (refreshed by ensure_events()) */
+	/* where this event's records carry TIME (see time_layout()): SAMPLE: bytes from the
+	 * start; others: bytes back from the end; 0 none */
+	uint16_t t_smp, t_back;
 	bool matched;
 	struct hws_decode_counts *cpus; /* [nr_cpu_slots] */
 	size_t nr_cpu_slots;
@@ -57,8 +61,10 @@ struct aux_stream {
 	bool started;
 };
 
-/* One buffered record of the ordered window. */
+/* One buffered record of the ordered window: in the reader's mapping of the file (hdr,
+ * payload set: HWS_PERF_REC_*_STABLE) or copied into wbuf (NULL: at off, payload_off). */
 struct win_rec {
+	const void *hdr, *payload;
 	uint64_t file_offset;
 	uint64_t payload_size;
 	size_t off, payload_off; /* into wbuf */
@@ -94,6 +100,8 @@ struct task_hist {
 struct window {
 	uint8_t *wbuf;
 	size_t wlen, wcap;
+	size_t wref;	    /* bytes of stable records referenced in place (not in wbuf) */
+	uint64_t first_off; /* file offset of the first record, UINT64_MAX if none */
 	struct win_rec *wrec;
 	struct win_key *wkey, *wtmp; /* [wcapn]: the order to process wrec in, merge scratch */
 	size_t *wruns;		     /* [wcapn + 1]: starts of the ascending runs */
@@ -245,6 +253,22 @@ static void rematch_events(struct hws_decoder *d)
 	}
 }
 
+/* Where @a's records carry their time, as record_time() reads it. */
+static void time_layout(struct ev_state *e, const struct perf_event_attr *a)
+{
+	uint64_t st = a->sample_type;
+
+	e->t_smp = e->t_back = 0;
+	if (!(st & PERF_SAMPLE_TIME))
+		return;
+	e->t_smp = (uint16_t)(8 + 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+				       !!(st & PERF_SAMPLE_TID)));
+	if (a->sample_id_all)
+		e->t_back = (uint16_t)(8 * (1 + !!(st & PERF_SAMPLE_ID) +
+					    !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU) +
+					    !!(st & PERF_SAMPLE_IDENTIFIER)));
+}
+
 /* Make sure there is a slot for every event the reader knows; pick their backends. */
 static int ensure_events(struct hws_decoder *d)
 {
@@ -258,11 +282,17 @@ static int ensure_events(struct hws_decoder *d)
 		return -ENOMEM;
 	memset(e + d->nr_evs, 0, (want - d->nr_evs) * sizeof(*e));
 	d->evs = e;
+	/* adding attrs may have moved the reader's array */
+	for (size_t i = 1; i < d->nr_evs; i++)
+		e[i].ea = hws_perf_reader__attr(d->r, (int)i - 1);
 	for (size_t i = d->nr_evs ? d->nr_evs : 1; i < want; i++) {
 		const struct hws_perf_evattr *ea = hws_perf_reader__attr(d->r, (int)i - 1);
 		if (ea && d->reg)
 			e[i].backend = hws_registry__match(d->reg, &ea->attr, ea->pmu_name);
 		e[i].matched = true;
+		e[i].ea = ea;
+		if (ea)
+			time_layout(&e[i], &ea->attr);
 		if (ea)
 			pr_debug("decode: event %zu '%s' (type %u, pmu %s) -> backend %s\n", i - 1,
 				 ea->name ? ea->name : "?", ea->attr.type,
@@ -455,9 +485,9 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 
 	if (!d->host_checked)
 		check_host(d);
-	if (ev < 0 && hws_perf_reader__nr_attrs(d->r) == 1)
+	if (ev < 0 && d->nr_evs == 2) /* one event: records without an id are its */
 		ev = 0;
-	ea = ev >= 0 ? hws_perf_reader__attr(d->r, ev) : NULL;
+	ea = ev >= 0 && (size_t)ev + 1 < d->nr_evs ? d->evs[ev + 1].ea : NULL;
 	if (!ea) {
 		counts_or_dummy(d, -1, (uint32_t)-1)->errors++;
 		return 0;
@@ -849,32 +879,21 @@ static void do_loss(struct hws_decoder *d, const struct hws_perf_record *rec)
 static uint64_t record_time(struct hws_decoder *d, const struct hws_perf_record *rec)
 {
 	const struct perf_event_header *h = rec->hdr;
-	const struct hws_perf_evattr *ea;
-	uint64_t st, t;
-	size_t off;
+	size_t es = rec->attr_idx >= 0 ? (size_t)rec->attr_idx + 1 : 1, off;
+	const struct ev_state *e;
+	uint64_t t;
 
-	if (h->type >= HWS_RECORD_HEADER_ATTR)
+	if (h->type >= HWS_RECORD_HEADER_ATTR || es >= d->nr_evs)
 		return UINT64_MAX;
-	ea = hws_perf_reader__attr(d->r, rec->attr_idx >= 0 ? rec->attr_idx : 0);
-	if (!ea)
-		return UINT64_MAX;
-	st = ea->attr.sample_type;
-	if (!(st & PERF_SAMPLE_TIME))
-		return UINT64_MAX;
+	e = &d->evs[es];
 	if (h->type == PERF_RECORD_SAMPLE) {
-		off = sizeof(*h) + 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
-					!!(st & PERF_SAMPLE_TID));
+		off = e->t_smp;
 	} else {
-		size_t after;
-		if (!ea->attr.sample_id_all)
+		if (!e->t_back || h->size < sizeof(*h) + e->t_back)
 			return UINT64_MAX;
-		after = 8 * (1 + !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
-			     !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_IDENTIFIER));
-		if (h->size < sizeof(*h) + after)
-			return UINT64_MAX;
-		off = h->size - after;
+		off = h->size - e->t_back;
 	}
-	if (off + 8 > h->size)
+	if (!off || off + 8 > h->size)
 		return UINT64_MAX;
 	memcpy(&t, (const uint8_t *)h + off, 8);
 	return t;
@@ -991,8 +1010,9 @@ static void barrier(struct hws_decoder *d)
 
 /*
  * Read one round into the window: up to and including FINISHED_ROUND, the end, a reader
- * error (kept for after the window), or WINDOW_MAX_BYTES; then sort it by time. Records are
- * copied (the reader's pointers only live until its next call), AUX payloads too.
+ * error (kept for after the window), or WINDOW_MAX_BYTES; then sort it by time. Records the
+ * reader hands out in place (a mapped file: HWS_PERF_REC_*_STABLE) are kept as pointers;
+ * others are copied (their pointers only live until the reader's next call).
  * perf sorts the same way (ordered events): with per-CPU rings, a file holds one ring's
  * records before another's, so a sample may come before the MMAP2 that maps its code.
  */
@@ -1003,8 +1023,11 @@ static int fill_window(struct hws_decoder *d, struct window *win)
 	size_t seg = 0; /* first record of the round being read */
 	int rc;
 
-	win->wlen = win->wn = 0;
-	while (win->wlen < WINDOW_MAX_BYTES) {
+	win->wlen = win->wn = win->wref = 0;
+	win->first_off = UINT64_MAX;
+	if (ensure_events(d))
+		return -ENOMEM;
+	while (win->wlen + win->wref < WINDOW_MAX_BYTES) {
 		size_t need;
 		struct win_rec *w;
 		struct win_key *k;
@@ -1026,13 +1049,20 @@ static int fill_window(struct hws_decoder *d, struct window *win)
 			win->eof = true;
 			break;
 		}
-		if (ensure_events(d))
+		/* only user records add events (pipe-mode HEADER_ATTR) */
+		if (rec.hdr->type >= HWS_RECORD_HEADER_ATTR && ensure_events(d))
 			return -ENOMEM;
 		if (rec.hdr->type == HWS_RECORD_HEADER_FEATURE)
 			rematch_events(d);
-		need = rec.hdr->size + (size_t)rec.payload_size + 16;
+		need = 16;
+		if (!(rec.flags & HWS_PERF_REC_HDR_STABLE))
+			need += rec.hdr->size;
+		if (rec.payload && !(rec.flags & HWS_PERF_REC_PAYLOAD_STABLE))
+			need += (size_t)rec.payload_size;
 		if (win_reserve(win, need))
 			return -ENOMEM;
+		if (!win->wn)
+			win->first_off = rec.file_offset;
 		k = &win->wkey[win->wn];
 		k->idx = win->wn;
 		w = &win->wrec[win->wn++];
@@ -1043,12 +1073,22 @@ static int fill_window(struct hws_decoder *d, struct window *win)
 			last_time = k->time;
 		w->file_offset = rec.file_offset;
 		w->attr_idx = rec.attr_idx;
-		w->off = win->wlen;
-		memcpy(win->wbuf + win->wlen, rec.hdr, rec.hdr->size);
-		win->wlen += (rec.hdr->size + 7) & ~(size_t)7;
+		if (rec.flags & HWS_PERF_REC_HDR_STABLE) {
+			w->hdr = rec.hdr;
+			win->wref += rec.hdr->size;
+		} else {
+			w->hdr = NULL;
+			w->off = win->wlen;
+			memcpy(win->wbuf + win->wlen, rec.hdr, rec.hdr->size);
+			win->wlen += (rec.hdr->size + 7) & ~(size_t)7;
+		}
 		w->payload_size = rec.payload ? rec.payload_size : 0;
-		w->payload_off = win->wlen;
-		if (w->payload_size) {
+		w->payload = NULL;
+		if (w->payload_size && (rec.flags & HWS_PERF_REC_PAYLOAD_STABLE)) {
+			w->payload = rec.payload;
+			win->wref += (size_t)w->payload_size;
+		} else if (w->payload_size) {
+			w->payload_off = win->wlen;
 			memcpy(win->wbuf + win->wlen, rec.payload, (size_t)w->payload_size);
 			win->wlen += ((size_t)w->payload_size + 7) & ~(size_t)7;
 		}
@@ -1060,7 +1100,7 @@ static int fill_window(struct hws_decoder *d, struct window *win)
 			 * do in one thread for their own round) */
 			sort_window(win, seg, win->wn);
 			seg = win->wn;
-			if (!d->threaded || win->wlen >= RA_WINDOW_BYTES ||
+			if (!d->threaded || win->wlen + win->wref >= RA_WINDOW_BYTES ||
 			    !plain_record(hws_perf_reader__peek_type(d->r)))
 				break;
 		}
@@ -1158,6 +1198,8 @@ static int next_window(struct hws_decoder *d)
 	d->cur = win;
 	d->cur_k = k;
 	d->wpos = 0;
+	/* nothing before this window is looked at again (the read-ahead thread only reads on) */
+	hws_perf_reader__release(d->r, win->first_off);
 	return win->rc;
 }
 
@@ -1221,9 +1263,11 @@ int hws_decoder__run(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 		if (win && d->wpos < win->wn) {
 			const struct win_rec *w = &win->wrec[win->wkey[d->wpos++].idx];
 			struct hws_perf_record rec = {
-			    .hdr = (const struct perf_event_header *)(win->wbuf + w->off),
+			    .hdr = w->hdr ? w->hdr : (const void *)(win->wbuf + w->off),
 			    .file_offset = w->file_offset,
-			    .payload = w->payload_size ? win->wbuf + w->payload_off : NULL,
+			    .payload = !w->payload_size ? NULL
+				       : w->payload ? w->payload
+						    : win->wbuf + w->payload_off,
 			    .payload_size = w->payload_size,
 			    .attr_idx = w->attr_idx,
 			};

@@ -14,7 +14,9 @@
  *  - Every length read from the input is checked against what is left of its container
  *    (record, feature, file) before it is used; no loop runs more often than the input has
  *    bytes, so a corrupt file ends in an error, never a hang or an over-read.
- *  - Records handed out are copied into an 8-aligned buffer and are in host byte order.
+ *  - Records handed out are 8-aligned and in host byte order: kernel records of a mapped
+ *    regular file in place (HWS_PERF_REC_HDR_STABLE, see map_file()), others copied into
+ *    an 8-aligned buffer valid until the next call.
  *    Byte swapping follows perf's intent: u64 fields swapped as u64, u32/u16 fields as
  *    such (pid/tid, cpu/res keep their place), RAW/AUX/stack/string bytes unchanged, RAW's
  *    u32 size swapped; attr flag bitfields are bit-reversed per byte (perf swap_bitfield).
@@ -28,7 +30,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <stdint.h>
 #include <unistd.h>
 
 #include <hwsample/perfdata.h>
@@ -85,6 +89,13 @@ struct hws_perf_reader {
 	uint64_t win_off;
 	size_t win_len;
 
+	/* regular files: the whole file mapped read-only (map_len = file_size), NULL when
+	 * mmap failed or the input is a stream; released: bytes before it were dropped from
+	 * the mapping with MADV_DONTNEED (see hws_perf_reader__release()) */
+	const uint8_t *map;
+	size_t map_len;
+	uint64_t released;
+
 	uint64_t file_size;
 	uint64_t pos;
 	uint64_t data_end;
@@ -100,6 +111,9 @@ struct hws_perf_reader {
 	int id_pos_attr; /* attr whose sample_type locates ids (perf: the first) */
 	uint64_t last_id; /* one-entry cache of record_attr(): valid while last_idx1 != 0 */
 	int last_idx1;
+	/* where the first attr's layout puts a record's id (set with attrs[0], see
+	 * id_layout()): SAMPLE: bytes from the start; others: bytes back from the end; 0: none */
+	uint16_t id_smp_off, id_end_off;
 
 	struct rfeat feats[HWS_FEAT__MAX];
 	uint64_t features[4];
@@ -159,6 +173,17 @@ static int fetch(struct hws_perf_reader *r, uint64_t off, size_t len, const uint
 		 size_t *got)
 {
 	*got = 0;
+	if (r->map) {
+		if (off >= r->map_len)
+			return HWS_E_TRUNCATED;
+		if (r->map_len - off < len) {
+			*got = (size_t)(r->map_len - off);
+			return HWS_E_TRUNCATED;
+		}
+		*p = r->map + off;
+		*got = len;
+		return 0;
+	}
 	if (off >= r->win_off && off - r->win_off <= r->win_len &&
 	    r->win_len - (off - r->win_off) >= len) {
 		*p = r->win + (off - r->win_off);
@@ -344,6 +369,27 @@ static int add_ids(struct hws_perf_reader *r, int idx, const uint8_t *ids, uint6
 	return 0;
 }
 
+/* Where records carry their id with @a0's sample_type (as hws_record__id() finds it). */
+static void id_layout(struct hws_perf_reader *r, const struct perf_event_attr *a0)
+{
+	uint64_t st = a0->sample_type;
+
+	r->id_smp_off = r->id_end_off = 0;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		r->id_smp_off = 8;
+	else if (st & PERF_SAMPLE_ID)
+		r->id_smp_off = (uint16_t)(8 + 8 * (!!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) +
+						    !!(st & PERF_SAMPLE_TIME) +
+						    !!(st & PERF_SAMPLE_ADDR)));
+	if (!a0->sample_id_all)
+		return;
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		r->id_end_off = 8;
+	else if (st & PERF_SAMPLE_ID)
+		r->id_end_off = (uint16_t)(8 + 8 * (!!(st & PERF_SAMPLE_STREAM_ID) +
+						    !!(st & PERF_SAMPLE_CPU)));
+}
+
 /* Add an attr from @buf (@asz bytes on disk, file byte order; @buf is modified). */
 static int add_attr(struct hws_perf_reader *r, uint8_t *buf, size_t asz)
 {
@@ -375,6 +421,8 @@ static int add_attr(struct hws_perf_reader *r, uint8_t *buf, size_t asz)
 			break;
 		}
 	a->ev.attr.size = sizeof(a->ev.attr);
+	if (!r->nr_attrs)
+		id_layout(r, &a->ev.attr);
 	return r->nr_attrs++;
 }
 
@@ -1280,6 +1328,43 @@ static uint64_t fi_cpu_midr(const struct hws_file_info *fi, int cpu)
 	return 0;
 }
 
+/*
+ * Map a regular file whole: records and AUX payloads are then handed out in place (no read()
+ * copy, no copy by the caller: HWS_PERF_REC_STABLE). Pages are faulted in as records are
+ * read and dropped again by hws_perf_reader__release(), so the resident set stays bounded.
+ * Without mmap (it failed, or HWS_NO_MMAP=1) the 1 MiB read window is used. A file that
+ * shrinks while mapped raises SIGBUS on access; the CLI turns that into an error message.
+ */
+static void map_file(struct hws_perf_reader *r)
+{
+	const char *env = getenv("HWS_NO_MMAP");
+	void *m;
+
+	if ((env && !strcmp(env, "1")) || !r->file_size || r->file_size > SIZE_MAX / 2)
+		return;
+	m = mmap(NULL, (size_t)r->file_size, PROT_READ, MAP_PRIVATE, r->fd, 0);
+	if (m == MAP_FAILED)
+		return;
+	madvise(m, (size_t)r->file_size, MADV_SEQUENTIAL);
+	r->map = m;
+	r->map_len = (size_t)r->file_size;
+}
+
+void hws_perf_reader__release(struct hws_perf_reader *r, uint64_t before)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), end;
+
+	if (!r || !r->map)
+		return;
+	end = (before < r->map_len ? before : r->map_len) & ~(pg - 1);
+	/* in steps of at least 8 MiB: one madvise per round would cost more than it saves */
+	if (end <= r->released || end - r->released < ((uint64_t)8 << 20))
+		return;
+	madvise((void *)(uintptr_t)(r->map + r->released), (size_t)(end - r->released),
+		MADV_DONTNEED);
+	r->released = end;
+}
+
 struct hws_perf_reader *hws_perf_reader__open_fd(int fd, int *errp)
 {
 	struct hws_perf_reader *r;
@@ -1301,6 +1386,8 @@ struct hws_perf_reader *hws_perf_reader__open_fd(int fd, int *errp)
 	r->win_cap = WINDOW_SIZE;
 	r->win = malloc(r->win_cap);
 	r->rec = malloc(MAX_RECORD + 16);
+	if (!r->stream)
+		map_file(r);
 	if (!r->win || !r->rec)
 		goto nomem_free;
 	r->fi.sz = sizeof(r->fi);
@@ -1384,6 +1471,8 @@ void hws_perf_reader__close(struct hws_perf_reader *r)
 	zstd_free(r->zds);
 	free(r->win);
 	free(r->rec);
+	if (r->map)
+		munmap((void *)(uintptr_t)r->map, r->map_len);
 	free(r);
 }
 
@@ -1405,9 +1494,16 @@ static int record_attr(struct hws_perf_reader *r, const uint8_t *rec)
 		return -1;
 	if (r->nr_attrs == 1)
 		return 0;
-	id = hws_record__id(a0, rec, h->size);
-	if (id == -1 && !(a0->sample_type & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)))
+	if (!(a0->sample_type & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)))
 		return -1;
+	/* as hws_record__id(), with the offsets worked out once (id_layout()) */
+	id = -1;
+	if (h->type == PERF_RECORD_SAMPLE) {
+		if ((size_t)r->id_smp_off + 8 <= h->size)
+			id = (int64_t)pd_get64(rec + r->id_smp_off);
+	} else if (r->id_end_off && (size_t)r->id_end_off + 8 <= h->size) {
+		id = (int64_t)pd_get64(rec + h->size - r->id_end_off);
+	}
 	if (r->swap)
 		id = (int64_t)bswap_64((uint64_t)id);
 	/* consecutive records mostly come from the same event */
@@ -1462,6 +1558,10 @@ static int read_payload(struct hws_perf_reader *r, uint64_t off, uint64_t size,
 				return err;
 			done += n;
 		}
+	} else if (r->map) {
+		out->payload = r->map + off; /* inside the file: checked above */
+		out->flags |= HWS_PERF_REC_PAYLOAD_STABLE;
+		return 0;
 	} else {
 		if (!grow_payload(r, size ? (size_t)size : 1))
 			return -ENOMEM;
@@ -1828,6 +1928,23 @@ int hws_perf_reader__next(struct hws_perf_reader *r, struct hws_perf_record *out
 		return -EINVAL;
 	if (r->err)
 		return r->err;
+	if (r->map && !r->swap && r->dc_pos >= r->dc_len && r->pos < r->data_end &&
+	    r->data_end <= r->map_len && r->data_end - r->pos >= sizeof(h) && !(r->pos & 7)) {
+		/* the common case in short: a kernel record in place in the mapped file */
+		const struct perf_event_header *hp = (const void *)(r->map + r->pos);
+
+		if (hp->type < HWS_RECORD_HEADER_ATTR && hp->size >= sizeof(h) &&
+		    hp->size <= r->data_end - r->pos) {
+			out->hdr = hp;
+			out->file_offset = r->pos;
+			out->payload = NULL;
+			out->payload_size = 0;
+			out->flags = HWS_PERF_REC_HDR_STABLE;
+			out->attr_idx = record_attr(r, (const uint8_t *)hp);
+			r->pos += hp->size;
+			return 1;
+		}
+	}
 	memset(out, 0, sizeof(*out));
 	err = next_decompressed(r, out);
 	if (err)
@@ -1873,6 +1990,8 @@ int hws_perf_reader__next(struct hws_perf_reader *r, struct hws_perf_record *out
 		/* kernel records are only read: hand out the window's bytes, valid until the
 		 * next call as the copy would be */
 		rec = (uint8_t *)(uintptr_t)p;
+		if (r->map)
+			out->flags |= HWS_PERF_REC_HDR_STABLE;
 	} else {
 		rec = (uint8_t *)r->rec;
 		memcpy(rec, p, h.size);

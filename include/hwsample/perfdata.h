@@ -190,12 +190,23 @@ struct hws_perf_record {
 	const void *payload;		     /* AUXTRACE: the AUX bytes that follow; else NULL */
 	uint64_t payload_size;
 	int attr_idx;			     /* event of a SAMPLE (or sample_id record), -1 if unknown */
+	uint32_t flags;			     /* HWS_PERF_REC_* */
 };
+
+/* hdr (resp. payload) points into the reader's mapping of the file and stays valid until
+ * hws_perf_reader__close(), not only until the next call: callers may keep the pointer
+ * instead of a copy. Set for kernel records and AUXTRACE payloads of regular files in
+ * host byte order. */
+#define HWS_PERF_REC_HDR_STABLE	    (1U << 0)
+#define HWS_PERF_REC_PAYLOAD_STABLE (1U << 1)
 
 /* Open @path ("-" = stdin). Returns NULL and sets *err (negative) on failure. */
 HWS_API struct hws_perf_reader *hws_perf_reader__open(const char *path, int *err);
 HWS_API struct hws_perf_reader *hws_perf_reader__open_fd(int fd, int *err);
 HWS_API void hws_perf_reader__close(struct hws_perf_reader *r); /* NULL-safe */
+/* The caller no longer touches stable records before file offset @before: their pages may
+ * leave the resident set (they stay readable; a later touch reads them back). */
+HWS_API void hws_perf_reader__release(struct hws_perf_reader *r, uint64_t before);
 
 HWS_API bool hws_perf_reader__is_pipe(const struct hws_perf_reader *r);
 HWS_API bool hws_perf_reader__needs_swap(const struct hws_perf_reader *r);
