@@ -74,6 +74,15 @@ static unsigned int popcount64(uint64_t v)
 	return (unsigned int)__builtin_popcountll(v);
 }
 
+/* popcount without the libgcc call that __builtin_popcountll is on baseline x86-64 */
+static inline unsigned int bits64(uint64_t v)
+{
+	v = v - ((v >> 1) & 0x5555555555555555ULL);
+	v = (v & 0x3333333333333333ULL) + ((v >> 2) & 0x3333333333333333ULL);
+	v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (unsigned int)((v * 0x0101010101010101ULL) >> 56);
+}
+
 /* Skip a read_format block; returns its start/size. */
 static int read_block(struct cur *c, uint64_t read_format, const uint8_t **start, uint32_t *sz)
 {
@@ -95,6 +104,54 @@ static int read_block(struct cur *c, uint64_t read_format, const uint8_t **start
 	return 0;
 }
 
+/* sample_type bits whose fields are always 8 bytes (WEIGHT and WEIGHT_STRUCT share theirs) */
+#define FIXED_FIELDS                                                                               \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT |                     \
+	 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR |                  \
+	 PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE)
+
+/*
+ * The common case of hws_sample__parse(): only fixed-size fields, so the record's length is
+ * known from sample_type and checked once; then the fields are read in order without a
+ * check each. Same result as the general path (which also accepts trailing bytes).
+ */
+static void parse_fixed(uint64_t st, const uint8_t *p, struct hws_record_sample *out)
+{
+#define F64(bit, dst)                                                                              \
+	do {                                                                                       \
+		if (st & (bit)) {                                                                  \
+			(dst) = pd_get64(p);                                                       \
+			p += 8;                                                                    \
+		}                                                                                  \
+	} while (0)
+	F64(PERF_SAMPLE_IDENTIFIER, out->id);
+	F64(PERF_SAMPLE_IP, out->ip);
+	if (st & PERF_SAMPLE_TID) {
+		out->pid = pd_get32(p);
+		out->tid = pd_get32(p + 4);
+		p += 8;
+	}
+	F64(PERF_SAMPLE_TIME, out->time);
+	F64(PERF_SAMPLE_ADDR, out->addr);
+	F64(PERF_SAMPLE_ID, out->id);
+	F64(PERF_SAMPLE_STREAM_ID, out->stream_id);
+	if (st & PERF_SAMPLE_CPU) {
+		out->cpu = pd_get32(p);
+		p += 8;
+	}
+	F64(PERF_SAMPLE_PERIOD, out->period);
+	F64(PERF_SAMPLE_WEIGHT_TYPE, out->weight);
+	F64(PERF_SAMPLE_DATA_SRC, out->data_src);
+	F64(PERF_SAMPLE_TRANSACTION, out->transaction);
+	F64(PERF_SAMPLE_PHYS_ADDR, out->phys_addr);
+	F64(PERF_SAMPLE_CGROUP, out->cgroup);
+	F64(PERF_SAMPLE_DATA_PAGE_SIZE, out->data_page_size);
+	F64(PERF_SAMPLE_CODE_PAGE_SIZE, out->code_page_size);
+#undef F64
+}
+
 int hws_sample__parse(const struct perf_event_attr *attr, const void *rec, size_t size,
 		      struct hws_record_sample *out)
 {
@@ -114,6 +171,13 @@ int hws_sample__parse(const struct perf_event_attr *attr, const void *rec, size_
 	out->period = attr->sample_period; /* as perf: the attr's period unless PERIOD is sampled */
 	c.p = (const uint8_t *)rec + sizeof(*hdr);
 	c.left = hdr->size - sizeof(*hdr);
+	if (!(st & ~(uint64_t)FIXED_FIELDS) &&
+	    (st & PERF_SAMPLE_WEIGHT_TYPE) != PERF_SAMPLE_WEIGHT_TYPE) {
+		if (c.left < 8 * (size_t)bits64(st))
+			return HWS_E_BADREC;
+		parse_fixed(st, c.p, out);
+		return 0;
+	}
 
 	if ((st & PERF_SAMPLE_IDENTIFIER) && u64(&c, &out->id))
 		return HWS_E_BADREC;

@@ -338,9 +338,92 @@ static void test_names(void)
 	T_EQ_STR("hole", hws_record__type_name(40), "UNKNOWN");
 }
 
+/*
+ * Records with only fixed-size fields take a short path in the parser (one length check):
+ * every subset of those fields, in kernel order, with distinct values, must read back the
+ * same as the general path reads them when one variable field (an empty RAW) is added, and
+ * every shorter size must fail.
+ */
+static void test_fixed_subsets(void)
+{
+	static const uint64_t bits[] = {
+		PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP,	       PERF_SAMPLE_TID,
+		PERF_SAMPLE_TIME,	PERF_SAMPLE_ADDR,      PERF_SAMPLE_ID,
+		PERF_SAMPLE_STREAM_ID,	PERF_SAMPLE_CPU,       PERF_SAMPLE_PERIOD,
+		PERF_SAMPLE_WEIGHT,	PERF_SAMPLE_DATA_SRC,  PERF_SAMPLE_TRANSACTION,
+		PERF_SAMPLE_PHYS_ADDR,	PERF_SAMPLE_CGROUP,    PERF_SAMPLE_DATA_PAGE_SIZE,
+		PERF_SAMPLE_CODE_PAGE_SIZE,
+	};
+	unsigned int nb = sizeof(bits) / sizeof(bits[0]), bad = 0, prefix_bad = 0;
+	uint64_t seed = 0x9e3779b97f4a7c15ULL;
+
+	for (unsigned int i = 0; i < 3000; i++) {
+		struct perf_event_attr a = { .size = sizeof(a) };
+		struct hws_record_sample f, g;
+		struct rb r = { .n = 8 }, rv;
+		uint64_t st = 0, v;
+
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		for (unsigned int k = 0; k < nb; k++)
+			if ((seed >> (k + 20)) & 1)
+				st |= bits[k];
+		if (i & 1)
+			st = (st & ~(uint64_t)PERF_SAMPLE_WEIGHT) |
+			     ((st & PERF_SAMPLE_WEIGHT) ? PERF_SAMPLE_WEIGHT_STRUCT : 0);
+		/* fields in kernel order */
+		for (unsigned int k = 0; k < nb; k++) {
+			uint64_t b = bits[k] == PERF_SAMPLE_WEIGHT ? PERF_SAMPLE_WEIGHT_TYPE : bits[k];
+
+			if (!(st & b))
+				continue;
+			v = seed ^ (0x0101010101010101ULL * (k + 1));
+			r64(&r, v);
+		}
+		hdr(&r, PERF_RECORD_SAMPLE);
+		a.sample_type = st;
+		if (hws_sample__parse(&a, r.b, r.n, &f)) {
+			bad++;
+			continue;
+		}
+		/* the general path: same fields plus RAW (size 4, zero bytes) placed after
+		 * PERIOD, i.e. before WEIGHT and everything later in the kernel's order */
+		{
+			size_t split = 8;
+			uint64_t early = st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+					       PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+					       PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+					       PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
+
+			split += 8 * (size_t)__builtin_popcountll(early);
+			memcpy(rv.b, r.b, split);
+			memset(rv.b + split, 0, 8); /* u32 size 4 + 4 zero bytes: 8-aligned */
+			rv.b[split] = 4;
+			memcpy(rv.b + split + 8, r.b + split, r.n - split);
+			rv.n = r.n + 8;
+			hdr(&rv, PERF_RECORD_SAMPLE);
+		}
+		a.sample_type = st | PERF_SAMPLE_RAW;
+		if (hws_sample__parse(&a, rv.b, rv.n, &g)) {
+			bad++;
+			continue;
+		}
+		a.sample_type = st;
+		g.sample_type = f.sample_type;
+		g.raw = f.raw;
+		g.raw_size = f.raw_size;
+		if (memcmp(&f, &g, sizeof(f)))
+			bad++;
+		if (i % 100 == 0 && !all_prefixes_fail(&a, &r))
+			prefix_bad++;
+	}
+	T_EQ_U64("fixed-layout records parse as the general path does", bad, 0);
+	T_EQ_U64("fixed-layout records: every shorter size fails", prefix_bad, 0);
+}
+
 int main(void)
 {
 	test_every_field();
+	test_fixed_subsets();
 	test_read_nongroup_and_period_default();
 	test_sample_id_trailer();
 	test_swap_all_types();
