@@ -154,6 +154,16 @@ __attribute__((format(printf, 5, 6))) static int fail(struct hws_perf_reader *r,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (r->map) {
+		/* a mapped file that shrank reads as zeros up to the end of its last page */
+		struct stat st;
+		size_t n = strlen(msg);
+
+		if (!fstat(r->fd, &st) && (uint64_t)st.st_size < r->map_len && n < sizeof(msg))
+			snprintf(msg + n, sizeof(msg) - n,
+				 " (the file shrank from %zu to %llu bytes while being read)",
+				 r->map_len, (unsigned long long)st.st_size);
+	}
 	if (h)
 		snprintf(r->errmsg, sizeof(r->errmsg),
 			 "offset %#llx: record %s (type %u) size %u: %s", (unsigned long long)off,

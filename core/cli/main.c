@@ -5,9 +5,11 @@
  * `hwsample -b sw -- prog`).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -102,6 +104,25 @@ struct subcmd {
 	int (*fn)(struct hws_cli *, int, char **);
 };
 
+/*
+ * The reader maps input files (core/perfdata_read.c, map_file()). A mapped page that can no
+ * longer be read (the file was truncated while we read it, or a disk error) raises SIGBUS:
+ * say so instead of dying with "Bus error".
+ */
+static void on_sigbus(int sig)
+{
+	static const char msg[] =
+	    "hwsample: the input file could not be read through its mapping (it shrank while "
+	    "being read, or an I/O error): read a copy that is not being written, or set "
+	    "HWS_NO_MMAP=1 to read it with read() and stop with an error at the cut\n";
+	ssize_t n;
+
+	(void)sig;
+	n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	(void)n;
+	_exit(1);
+}
+
 int main(int argc, char **argv)
 {
 	struct hws_cli cli = { 0 };
@@ -132,6 +153,7 @@ int main(int argc, char **argv)
 	}
 	if (cli.verbose)
 		hws_set_log_level(HWS_LOG_WARN + cli.verbose);
+	signal(SIGBUS, on_sigbus);
 
 	const struct subcmd *c = NULL;
 	if (i < argc) {
