@@ -104,7 +104,9 @@ struct window {
 	uint64_t first_off; /* file offset of the first record, UINT64_MAX if none */
 	struct win_rec *wrec;
 	struct win_key *wkey, *wtmp; /* [wcapn]: the order to process wrec in, merge scratch */
-	size_t *wruns;		     /* [wcapn + 1]: starts of the ascending runs */
+	size_t *wruns; /* [wcapn + 2]: starts of the ascending runs of the round being read:
+			* [1, 1 + nruns) as fill_window() finds them, then sort_window()'s */
+	size_t nruns;
 	size_t wn, wcapn;
 	bool eof;
 	int rc;	 /* fill_window(): 0 or -ENOMEM */
@@ -336,10 +338,16 @@ static struct hws_decode_counts *counts(struct hws_decoder *d, int ev, uint32_t 
 
 static struct hws_decode_counts dummy_counts; /* target when allocation fails */
 
-static struct hws_decode_counts *counts_or_dummy(struct hws_decoder *d, int ev, uint32_t cpu)
+static inline struct hws_decode_counts *counts_or_dummy(struct hws_decoder *d, int ev,
+							 uint32_t cpu)
 {
-	struct hws_decode_counts *c = counts(d, ev, cpu);
+	struct hws_decode_counts *c;
 
+	/* the common case: a known event on a CPU already seen */
+	if (ev >= 0 && (size_t)ev + 1 < d->nr_evs && cpu < MAX_CPU &&
+	    (size_t)cpu + 1 < d->evs[ev + 1].nr_cpu_slots && (int)cpu + 1 <= d->max_cpu_seen)
+		return &d->evs[ev + 1].cpus[cpu + 1];
+	c = counts(d, ev, cpu);
 	return c ? c : &dummy_counts;
 }
 
@@ -916,20 +924,23 @@ static void merge_runs(const struct win_key *a, size_t na, const struct win_key 
 	memcpy(out + (na - i), b + j, (nb - j) * sizeof(*b));
 }
 
-/* sort keys [from, to) of @d: one round */
+/* sort keys [from, to) of @d: one round, whose run starts fill_window() noted */
 static void sort_window(struct window *d, size_t from, size_t to)
 {
 	struct win_key *src, *dst, *t;
-	size_t *run = d->wruns, n = to - from, nruns = 1;
+	size_t *run = d->wruns, n = to - from, nruns = 1, found = d->nruns;
 
-	if (n < 2)
+	d->nruns = 0; /* the next round's starts */
+	if (n < 2 || !found)
 		return; /* also: no arrays yet (NULL) for an empty window */
 	src = d->wkey + from;
 	dst = d->wtmp + from;
 	run[0] = 0;
-	for (size_t i = 1; i < n; i++)
-		if (src[i].time < src[i - 1].time)
-			run[nruns++] = i;
+	/* starts as offsets into the round; one at the round's first record (it began below
+	 * the previous round's last time) is run[0] already */
+	for (size_t j = 1; j <= found; j++)
+		if (run[j] > from)
+			run[nruns++] = run[j] - from;
 	while (nruns > 1) {
 		size_t r, m = 0;
 
@@ -971,7 +982,7 @@ static int win_reserve(struct window *d, size_t bytes)
 		if (!k)
 			return -ENOMEM;
 		d->wtmp = k;
-		runs = realloc(d->wruns, (n + 1) * sizeof(*runs));
+		runs = realloc(d->wruns, (n + 2) * sizeof(*runs));
 		if (!runs)
 			return -ENOMEM;
 		d->wruns = runs;
@@ -1023,7 +1034,7 @@ static int fill_window(struct hws_decoder *d, struct window *win)
 	size_t seg = 0; /* first record of the round being read */
 	int rc;
 
-	win->wlen = win->wn = win->wref = 0;
+	win->wlen = win->wn = win->wref = win->nruns = 0;
 	win->first_off = UINT64_MAX;
 	if (ensure_events(d))
 		return -ENOMEM;
@@ -1067,10 +1078,13 @@ static int fill_window(struct hws_decoder *d, struct window *win)
 		k->idx = win->wn;
 		w = &win->wrec[win->wn++];
 		k->time = record_time(d, &rec);
-		if (k->time == UINT64_MAX)
+		if (k->time == UINT64_MAX) {
 			k->time = last_time; /* keep its place after the previous timed record */
-		else
+		} else {
+			if (k->time < last_time) /* a new ascending run (see sort_window()) */
+				win->wruns[1 + win->nruns++] = win->wn - 1;
 			last_time = k->time;
+		}
 		w->file_offset = rec.file_offset;
 		w->attr_idx = rec.attr_idx;
 		if (rec.flags & HWS_PERF_REC_HDR_STABLE) {
