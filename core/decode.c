@@ -613,7 +613,8 @@ static int aux_emit(void *ctx, const struct hws_sample *in)
 {
 	struct hws_decoder *d = ctx;
 	struct aux_stream *st = d->cur_stream;
-	const struct hws_perf_evattr *ea = hws_perf_reader__attr(d->r, st->ev);
+	const struct hws_perf_evattr *ea =
+	    st->ev >= 0 && (size_t)st->ev + 1 < d->nr_evs ? d->evs[st->ev + 1].ea : NULL;
 	struct hws_sample s = *in;
 	struct hws_decode_counts *c;
 
