@@ -48,6 +48,7 @@
 #define MAX_IDS (1u << 20)
 #define MAX_FEATURES_TOTAL (128ull << 20)
 #define MAX_CPUS	   65536
+#define ID_CACHE 16 /* a power of two */
 
 struct rattr {
 	struct hws_perf_evattr ev;
@@ -109,8 +110,13 @@ struct hws_perf_reader {
 	struct idmap *ids; /* hash table, see id_put() */
 	size_t id_cap, nr_ids;
 	int id_pos_attr; /* attr whose sample_type locates ids (perf: the first) */
-	uint64_t last_id; /* one-entry cache of record_attr(): valid while last_idx1 != 0 */
-	int last_idx1;
+	/* record_attr()'s cache of recent ids, direct-mapped by the id's low bits (files
+	 * interleave a few events: loads and stores, one id per CPU): an entry is valid while
+	 * its idx1 != 0 */
+	struct {
+		uint64_t id;
+		int idx1;
+	} idc[ID_CACHE];
 	/* where the first attr's layout puts a record's id (set with attrs[0], see
 	 * id_layout()): SAMPLE: bytes from the start; others: bytes back from the end; 0: none */
 	uint16_t id_smp_off, id_end_off;
@@ -375,7 +381,7 @@ static int add_ids(struct hws_perf_reader *r, int idx, const uint8_t *ids, uint6
 	a->ev.nr_ids += n;
 	a->ev.ids = ai;
 	r->nr_ids += n;
-	r->last_idx1 = 0; /* an id may have moved to this event */
+	memset(r->idc, 0, sizeof(r->idc)); /* an id may have moved to this event */
 	return 0;
 }
 
@@ -1517,11 +1523,15 @@ static int record_attr(struct hws_perf_reader *r, const uint8_t *rec)
 	if (r->swap)
 		id = (int64_t)bswap_64((uint64_t)id);
 	/* consecutive records mostly come from the same event */
-	if (r->last_idx1 && r->last_id == (uint64_t)id)
-		return r->last_idx1 - 1;
-	idx = hws_perf_reader__attr_by_id(r, (uint64_t)id);
-	r->last_id = (uint64_t)id;
-	r->last_idx1 = idx + 1;
+	{
+		size_t c = (size_t)id & (ID_CACHE - 1);
+
+		if (r->idc[c].idx1 && r->idc[c].id == (uint64_t)id)
+			return r->idc[c].idx1 - 1;
+		idx = hws_perf_reader__attr_by_id(r, (uint64_t)id);
+		r->idc[c].id = (uint64_t)id;
+		r->idc[c].idx1 = idx + 1;
+	}
 	return idx;
 }
 
