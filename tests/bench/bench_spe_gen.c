@@ -5,7 +5,7 @@
  * (scripts/bench-spe).
  *
  *   bench_spe_gen -o FILE [-n RECORDS] [-s SEED] [-m MIDR] [-c CPUS] [--v2] [--no-split]
- *                 [--pipe] [--max-chunk BYTES]
+ *                 [--pipe] [--max-chunk BYTES] [--switches [--aux-late TICKS]]
  *
  * The file has: AUXTRACE_INFO (ARM_SPE, v1 {PMU type, per-cpu-mmaps} or --v2 per-CPU
  * metadata), TIME_CONV, one arm_spe_0 attr (id 1), headers ARCH=aarch64, CPUID=MIDR,
@@ -19,6 +19,27 @@
  * The AUXTRACE offset field counts padded bytes and the payload's file offset is kept
  * congruent to it modulo 16, so alignment packets mean the same to perf (which aligns on
  * the buffer address) and to hwsample (which aligns on the stream position).
+ *
+ * --switches (tests/e2e/spe_switch_vs_perf.sh): no CONTEXT packets, so the pid/tid of a
+ * record comes from the task on its CPU at its time. A second attr (id 2, a dummy:u tracking
+ * event with context_switch=1, sample_id_all; trailer TID, TIME, ID, CPU, IDENTIFIER, so its
+ * switch records are 56 bytes) owns PERF_RECORD_SWITCH_CPU_WIDE records: switch-outs
+ * (next_prev = the task switched in, from a fixed table, pid constant per tid) at random
+ * times, some exactly at a record's time (time_zero + ts * 25 ns: TIME_CONV below) and some
+ * strictly inside a record's 25 ns counter tick; switch-ins (ignored by both decoders) follow
+ * some switch-outs at the same time and realign the file so payloads stay congruent (no
+ * FINISHED_ROUND is inserted: it would flush perf's ordered events before all CPUs' AUX data
+ * of a round is queued). The file is laid out as perf record writes it: per drain period
+ * [D(k-1), D(k)) (20000..60000 counter ticks), for each CPU in order its ring records (the
+ * period's switches, time-ordered) then its AUXTRACE chunk(s) holding every record that
+ * ends with a TIMESTAMP < D(k) (a record may straddle into the next period's chunk), then
+ * FINISHED_ROUND. Every CPU has records in every period up to its last (TIMESTAMP steps are
+ * <= 5000 ticks), so perf 6.1's decoder never runs a queue dry before the last round (it
+ * would not look at that queue again). --aux-late TICKS: each period's AUX data also holds
+ * the records up to TICKS after its end, as when perf record reads a CPU's AUX area a little
+ * after its ring and switches of the next period come one round late (perf's ordered events
+ * keep a round in hand for that). Without --switches the output is byte-identical to what
+ * it was before the option existed.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,20 +51,32 @@
 #define PMU_TYPE 9
 #define FILE_HDR 104 /* the writer starts the data section right after the header */
 
-static uint64_t rng;
+/* rng: records and chunk cuts; swrng: --switches periods, switch times and tasks (its own
+ * sequence, so the file and pipe forms of a seed hold the same switches) */
+static uint64_t rng, swrng;
+
+static uint64_t rnd_of(uint64_t *r)
+{
+	/* xorshift64* */
+	*r ^= *r >> 12;
+	*r ^= *r << 25;
+	*r ^= *r >> 27;
+	return *r * 2685821657736338717ULL;
+}
 
 static uint64_t rnd(void)
 {
-	/* xorshift64* */
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 2685821657736338717ULL;
+	return rnd_of(&rng);
 }
 
 static unsigned int rn(unsigned int n)
 {
 	return (unsigned int)(rnd() % n);
+}
+
+static unsigned int srn(unsigned int n)
+{
+	return (unsigned int)(rnd_of(&swrng) % n);
 }
 
 struct stream {
@@ -53,7 +86,25 @@ struct stream {
 	size_t nr_cuts, cap_cuts;
 	size_t nocut_end; /* no cut before this offset (right after alignment packets) */
 	uint64_t ts;
+	/* --switches bookkeeping (never feeds the random sequence): per cut, the last
+	 * TIMESTAMP begun before it; every TIMESTAMP written, in order */
+	uint64_t *cut_ts, done_ts, *rts;
+	size_t nr_rts, cap_rts;
 };
+
+static int switches; /* --switches: no CONTEXT packets (pid/tid from switch records) */
+static unsigned long long aux_late; /* --aux-late: AUX read this many ticks after the ring */
+
+static void *grow(void *p, size_t *cap, size_t elem)
+{
+	*cap = *cap ? *cap * 2 : 1024;
+	p = realloc(p, *cap * elem);
+	if (!p) {
+		perror("realloc");
+		exit(1);
+	}
+	return p;
+}
 
 static void put(struct stream *s, const void *p, size_t n)
 {
@@ -79,13 +130,12 @@ static void mark_cut(struct stream *s)
 	if (s->len < s->nocut_end || s->len % cut_align)
 		return;
 	if (s->nr_cuts == s->cap_cuts) {
-		s->cap_cuts = s->cap_cuts ? s->cap_cuts * 2 : 1024;
-		s->cuts = realloc(s->cuts, s->cap_cuts * sizeof(*s->cuts));
-		if (!s->cuts) {
-			perror("realloc");
-			exit(1);
-		}
+		size_t cap = s->cap_cuts;
+
+		s->cuts = grow(s->cuts, &s->cap_cuts, sizeof(*s->cuts));
+		s->cut_ts = grow(s->cut_ts, &cap, sizeof(*s->cut_ts));
 	}
+	s->cut_ts[s->nr_cuts] = s->done_ts;
 	s->cuts[s->nr_cuts++] = s->len;
 }
 
@@ -166,7 +216,7 @@ static void one_record(struct stream *s)
 		s->nocut_end = s->len + 32;
 	}
 	addr(s, 0, code_addr(el));
-	if (rn(4)) {
+	if (!switches && rn(4)) {
 		h = rn(2) ? 0x65 : 0x64;
 		pkt(s, &h, 1, 100 + rn(50), 4);
 	}
@@ -216,7 +266,13 @@ static void one_record(struct stream *s)
 	if (rn(10)) {
 		s->ts += 1 + rn(5000);
 		h = 0x71;
+		/* cuts from the TIMESTAMP's own start on count as after it: a period's
+		 * chunks stop before the packet that ends a record of a later period */
+		s->done_ts = s->ts;
 		pkt(s, &h, 1, s->ts, 8);
+		if (s->nr_rts == s->cap_rts)
+			s->rts = grow(s->rts, &s->cap_rts, sizeof(*s->rts));
+		s->rts[s->nr_rts++] = s->ts;
 	} else {
 		h = 0x01;
 		pkt(s, &h, 1, 0, 0);
@@ -296,10 +352,163 @@ static void emit_chunk(const uint8_t *d, size_t n, uint64_t *soff, uint32_t cpu)
 	*soff += padded;
 }
 
+/* ---------------------------------------------------------------- --switches */
+
+#define TIME_ZERO   1000000000ULL /* TIME_CONV time_zero */
+#define NS_PER_TICK 25		  /* TIME_CONV: ns = time_zero + ts * 25600 >> 10 */
+#define DUMMY_ID    2
+#define SW_SIZE	    56 /* header, next_prev pid/tid, trailer TID TIME ID CPU IDENTIFIER */
+
+/* the tasks switched in; a tid always has the same pid (perf keys its threads by tid) */
+static const struct {
+	uint32_t pid, tid;
+} tasks[] = {
+    {0, 0}, {1201, 1201}, {1201, 1207}, {1201, 1209}, {2300, 2300}, {2300, 2311}, {4077, 4077},
+};
+#define NR_TASKS (sizeof(tasks) / sizeof(tasks[0]))
+
+/* SWITCH_CPU_WIDE on @cpu at @t: a switch-out names @next, a switch-in names @prev; the
+ * trailer's pid/tid is the task the kernel writes it from (@prev out, @next in) */
+static void emit_switch(uint32_t cpu, int is_out, unsigned int prev, unsigned int next, uint64_t t)
+{
+	uint8_t r[SW_SIZE];
+	unsigned int other = is_out ? next : prev, self = is_out ? prev : next;
+
+	memset(r, 0, sizeof(r));
+	put_u32(r, 15); /* PERF_RECORD_SWITCH_CPU_WIDE */
+	if (is_out)
+		r[5] = 0x20; /* misc PERF_RECORD_MISC_SWITCH_OUT (1 << 13) */
+	r[6] = SW_SIZE;
+	put_u32(r + 8, tasks[other].pid);
+	put_u32(r + 12, tasks[other].tid);
+	put_u32(r + 16, tasks[self].pid);
+	put_u32(r + 20, tasks[self].tid);
+	put_u64(r + 24, t);
+	put_u64(r + 32, DUMMY_ID);
+	put_u32(r + 40, cpu);
+	put_u64(r + 48, DUMMY_ID);
+	out(r, SW_SIZE);
+}
+
+/* would an AUXTRACE written now have its payload congruent to @soff modulo 16? */
+static int aligned_for(uint64_t soff)
+{
+	return (FILE_HDR + data_pos() + 48) % 16 == soff % 16;
+}
+
+/* AUXTRACE chunks for stream bytes [@pos, @end) (@end a cut or the stream's end), cut at
+ * random allowed cuts of at most about @max_chunk bytes; @ci: the stream's cut cursor */
+static void emit_range(struct stream *s, size_t *ci, size_t pos, size_t end, uint64_t *soff,
+		       uint32_t cpu, int split, unsigned long long max_chunk)
+{
+	while (pos < end) {
+		size_t e = end, target = pos + 64 + rn((unsigned int)max_chunk - 63);
+
+		if (split && target < end) {
+			while (*ci < s->nr_cuts && s->cuts[*ci] <= target)
+				(*ci)++;
+			if (*ci && s->cuts[*ci - 1] > pos)
+				e = s->cuts[*ci - 1];
+		}
+		emit_chunk(s->buf + pos, e - pos, soff, cpu);
+		pos = e;
+	}
+}
+
+/* The perf record layout of --switches (see the file comment). */
+static void emit_periods(struct stream *st, unsigned int ncpus, uint64_t *soff, int split,
+			 unsigned long long max_chunk)
+{
+	size_t pos[64] = {0}, ci[64] = {0}, pj[64] = {0}, ri[64] = {0};
+	unsigned int cur[64];
+	uint64_t d = 1000000, maxts = 0;
+	uint8_t fr[8] = {0};
+
+	put_u32(fr, 68); /* FINISHED_ROUND */
+	fr[6] = 8;
+	for (unsigned int c = 0; c < ncpus; c++) {
+		cur[c] = srn(NR_TASKS); /* the task before the first switch: unknown to readers */
+		if (st[c].len && st[c].ts > maxts)
+			maxts = st[c].ts;
+	}
+	while (d <= maxts) {
+		uint64_t prevd = d;
+
+		d += 20000 + srn(40000);
+		for (unsigned int c = 0; c < ncpus; c++) {
+			struct stream *s = &st[c];
+			uint64_t t[4], tlast = TIME_ZERO + prevd * NS_PER_TICK;
+			unsigned int n = srn(4), m = 0;
+			size_t a = ri[c], end = pos[c];
+
+			/* this period's TIMESTAMPs: rts[a, ri) */
+			while (ri[c] < s->nr_rts && s->rts[ri[c]] < d)
+				ri[c]++;
+			for (unsigned int i = 0; i < n; i++) {
+				unsigned int kind = srn(8), k;
+				uint64_t v;
+
+				if (kind < 3 && ri[c] > a) {
+					/* at a record's time, or inside its tick */
+					v = TIME_ZERO + s->rts[a + srn((unsigned int)(ri[c] - a))] *
+							    NS_PER_TICK;
+					if (kind == 2)
+						v += 1 + srn(NS_PER_TICK - 1);
+				} else {
+					v = TIME_ZERO + prevd * NS_PER_TICK +
+					    rnd_of(&swrng) % ((d - prevd) * NS_PER_TICK);
+				}
+				/* insert sorted, no two switches of a CPU at the same time */
+				k = m;
+				while (k && t[k - 1] > v) {
+					t[k] = t[k - 1];
+					k--;
+				}
+				if (k && t[k - 1] == v) {
+					memmove(&t[k], &t[k + 1], (m - k) * sizeof(*t));
+					continue;
+				}
+				t[k] = v;
+				m++;
+			}
+			for (unsigned int i = 0; i < m; i++) {
+				unsigned int prev = cur[c];
+
+				cur[c] = (prev + 1 + srn(NR_TASKS - 1)) % NR_TASKS;
+				emit_switch(c, 1, prev, cur[c], t[i]);
+				if (srn(2))
+					emit_switch(c, 0, prev, cur[c], t[i]);
+				tlast = t[i];
+			}
+			/* AUX data up to the last cut before the first TIMESTAMP >= d (+ aux_late)
+			 */
+			if (!s->len || pos[c] >= s->len)
+				continue;
+			if (d > s->ts) {
+				end = s->len;
+			} else {
+				while (pj[c] < s->nr_cuts && s->cut_ts[pj[c]] < d + aux_late)
+					pj[c]++;
+				if (pj[c] && s->cuts[pj[c] - 1] > pos[c])
+					end = s->cuts[pj[c] - 1];
+			}
+			if (end <= pos[c])
+				continue;
+			if (!aligned_for(soff[c]))
+				emit_switch(c, 0, cur[c], cur[c], tlast); /* 56 bytes: realign */
+			emit_range(s, &ci[c], pos[c], end, &soff[c], c, split, max_chunk);
+			pos[c] = end;
+		}
+		out(fr, 8);
+	}
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: bench_spe_gen -o FILE [-n RECORDS] [-s SEED] [-m MIDR] [-c CPUS] "
-			"[--v2] [--no-split] [--pipe] [--max-chunk BYTES]\n");
+	fprintf(
+	    stderr,
+	    "usage: bench_spe_gen -o FILE [-n RECORDS] [-s SEED] [-m MIDR] [-c CPUS] "
+	    "[--v2] [--no-split] [--pipe] [--max-chunk BYTES] [--switches [--aux-late TICKS]]\n");
 	exit(2);
 }
 
@@ -333,12 +542,17 @@ int main(int argc, char **argv)
 			split = 0;
 		else if (!strcmp(argv[i], "--pipe"))
 			pipe = 1;
+		else if (!strcmp(argv[i], "--switches"))
+			switches = 1;
+		else if (!strcmp(argv[i], "--aux-late") && i + 1 < argc)
+			aux_late = strtoull(argv[++i], NULL, 0);
 		else
 			usage();
 	}
 	if (!path || !ncpus || ncpus > 64 || max_chunk < 64)
 		usage();
 	rng = seed * 0x9e3779b97f4a7c15ULL + 1;
+	swrng = seed * 0xbf58476d1ce4e5b9ULL + 7;
 	if (pipe)
 		cut_align = 16;
 	obuf = malloc(OBUF);
@@ -372,6 +586,23 @@ int main(int argc, char **argv)
 	attr.sample_id_all = 1;
 	if (hws_perf_writer__add_attr(w, &attr, "arm_spe_0//", &id, 1) < 0)
 		return 1;
+	if (switches) {
+		/* perf record's tracking event for SPE: dummy:u with context_switch */
+		uint64_t did = DUMMY_ID;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = PERF_TYPE_SOFTWARE;
+		attr.config = PERF_COUNT_SW_DUMMY;
+		attr.sample_period = 1;
+		attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				   PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
+		attr.exclude_kernel = 1;
+		attr.context_switch = 1;
+		attr.sample_id_all = 1;
+		if (hws_perf_writer__add_attr(w, &attr, "dummy:u", &did, 1) < 0)
+			return 1;
+	}
 	snprintf(cpuid, sizeof(cpuid), "0x%016llx", midr);
 	hws_perf_writer__set_string(w, HWS_FEAT_ARCH, "aarch64");
 	hws_perf_writer__set_string(w, HWS_FEAT_CPUID, cpuid);
@@ -453,7 +684,9 @@ int main(int argc, char **argv)
 		out(rec, n);
 	}
 	/* AUXTRACE chunks: interleave the streams, cut at random packet starts */
-	{
+	if (switches) {
+		emit_periods(st, ncpus, soff, split, max_chunk);
+	} else {
 		size_t *pos = calloc(ncpus, sizeof(*pos)), *ci = calloc(ncpus, sizeof(*ci));
 		unsigned int left = ncpus;
 
@@ -496,6 +729,8 @@ int main(int argc, char **argv)
 	for (unsigned int c = 0; c < ncpus; c++) {
 		free(st[c].buf);
 		free(st[c].cuts);
+		free(st[c].cut_ts);
+		free(st[c].rts);
 	}
 	free(st);
 	free(soff);
