@@ -3,19 +3,23 @@
  * Unchecked number writers for the hot output paths (dump, report, c2c).
  *
  * Invariants: each writer stores at @p and returns the end of what it wrote; it may store
- * up to HWS_FMT_SLACK bytes past that end (whole 8-byte words), so the caller must have
- * reserved the longest result plus HWS_FMT_SLACK. The longest results are 20 decimal digits
- * and "0x" + 16 hex digits. No division loop: eight digits at a time in one 64-bit word
- * (SWAR), hex nibbles spread into bytes with shifts; the digit count comes from the value's
- * bit length. Host byte order must be little-endian (x86-64, arm64: the tool's targets).
+ * up to HWS_FMT_SLACK bytes past that end (whole 8- or 16-byte stores), so the caller must
+ * have reserved the longest result plus HWS_FMT_SLACK. The longest results are 20 decimal
+ * digits and "0x" + 16 hex digits. No division loop: eight digits at a time in one 64-bit
+ * word (SWAR), hex nibbles spread into bytes with shifts (or one SSE2 step); the digit count
+ * comes from the value's bit length. Host byte order must be little-endian (x86-64, arm64:
+ * the tool's targets).
  */
 #ifndef HWS_FMT_NUM_H
 #define HWS_FMT_NUM_H
 
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
-#define HWS_FMT_SLACK 8
+#define HWS_FMT_SLACK 16
 #define HWS_FMT_U64_MAX (20 + HWS_FMT_SLACK)
 #define HWS_FMT_HEX_MAX (18 + HWS_FMT_SLACK)
 
@@ -36,6 +40,18 @@ static inline uint64_t hws_fmt__swar8(uint32_t x)
 	t += (h - 10 * t) << 8;
 	return t + 0x3030303030303030ULL;
 }
+
+/* "00".."99" as little-endian 16-bit words */
+#define HWS_FMT_P10(d) HWS_FMT_P1(d, 0), HWS_FMT_P1(d, 1), HWS_FMT_P1(d, 2), HWS_FMT_P1(d, 3), \
+	HWS_FMT_P1(d, 4), HWS_FMT_P1(d, 5), HWS_FMT_P1(d, 6), HWS_FMT_P1(d, 7), HWS_FMT_P1(d, 8), \
+	HWS_FMT_P1(d, 9)
+#define HWS_FMT_P1(a, b) (uint16_t)(('0' + (a)) | ('0' + (b)) << 8)
+static const uint16_t hws_fmt__pairs[100] = {
+    HWS_FMT_P10(0), HWS_FMT_P10(1), HWS_FMT_P10(2), HWS_FMT_P10(3), HWS_FMT_P10(4),
+    HWS_FMT_P10(5), HWS_FMT_P10(6), HWS_FMT_P10(7), HWS_FMT_P10(8), HWS_FMT_P10(9),
+};
+#undef HWS_FMT_P10
+#undef HWS_FMT_P1
 
 /* decimal digits of @v (1..20) */
 static inline unsigned int hws_fmt__digits(uint64_t v)
@@ -124,6 +140,37 @@ static inline __attribute__((always_inline)) char *hws_fmt__u64(char *p, uint64_
 	}
 }
 
+/*
+ * @v below 2^32 with fewer size tiers than hws_fmt__u64(): values of mixed sizes (pids 0, 18,
+ * 1234; latencies) would mispredict its branches, so everything below 10^4 takes one path
+ * (two digit pairs, the leading zeros shifted out) and everything below 10^8 another.
+ */
+static inline __attribute__((always_inline)) char *hws_fmt__u32(char *p, uint32_t v)
+{
+	static const uint32_t pow10[9] = {1,	  10,	   100,	     1000,     10000,
+					  100000, 1000000, 10000000, 100000000};
+	unsigned int n, bits;
+	uint64_t w;
+
+	if (v < 10000) {
+		uint32_t hi = (v * 5243) >> 19, lo = v - 100 * hi; /* v / 100, exact below 43699 */
+		uint32_t w4 = hws_fmt__pairs[hi] | (uint32_t)hws_fmt__pairs[lo] << 16;
+
+		n = 1 + (v >= 10) + (v >= 100) + (v >= 1000);
+		w4 >>= 8 * (4 - n);
+		memcpy(p, &w4, 4);
+		return p + n;
+	}
+	if (__builtin_expect(v >= 100000000, 0))
+		return hws_fmt__u64(p, v);
+	bits = 32 - (unsigned int)__builtin_clz(v);
+	n = (bits * 1233) >> 12;
+	n += v >= pow10[n];
+	w = hws_fmt__swar8(v) >> (8 * (8 - n));
+	memcpy(p, &w, 8);
+	return p + n;
+}
+
 /* x's eight nibbles as lowercase hex, most significant first (lowest byte) */
 static inline uint64_t hws_fmt__hex8(uint32_t x)
 {
@@ -138,15 +185,12 @@ static inline uint64_t hws_fmt__hex8(uint32_t x)
 	return v + 0x3030303030303030ULL + a * 39;
 }
 
-/* 0x + hex digits, no leading zeros */
-static inline __attribute__((always_inline)) char *hws_fmt__hex(char *p, uint64_t v)
+/* hex digits of @v, no leading zeros, no 0x: the portable way (two 8-nibble words) */
+static inline __attribute__((always_inline)) char *hws_fmt__hex_digits_swar(char *p, uint64_t v)
 {
 	unsigned int n = (67 - (unsigned int)__builtin_clzll(v | 1)) >> 2; /* nibbles, 1..16 */
 	uint64_t w;
 
-	p[0] = '0';
-	p[1] = 'x';
-	p += 2;
 	if (n <= 8) {
 		w = hws_fmt__hex8((uint32_t)v) >> (8 * (8 - n));
 		memcpy(p, &w, 8);
@@ -158,6 +202,37 @@ static inline __attribute__((always_inline)) char *hws_fmt__hex(char *p, uint64_
 	w = hws_fmt__hex8((uint32_t)v);
 	memcpy(p, &w, 8);
 	return p + 8;
+}
+
+/* hex digits of @v, no leading zeros, no 0x */
+static inline __attribute__((always_inline)) char *hws_fmt__hex_digits(char *p, uint64_t v)
+{
+#ifdef __SSE2__
+	/* all 16 nibbles in one step, the leading zero nibbles shifted out first (n >= 1, so
+	 * the shift is below 64); the bytes after the first n are '0's inside the slack */
+	unsigned int n = (67 - (unsigned int)__builtin_clzll(v | 1)) >> 2; /* nibbles, 1..16 */
+	uint64_t x = __builtin_bswap64(v << (4 * (16 - n)));
+	const __m128i m0f = _mm_set1_epi8(0x0f);
+	__m128i b = _mm_cvtsi64_si128((long long)x);
+	__m128i nib = _mm_unpacklo_epi8(_mm_and_si128(_mm_srli_epi16(b, 4), m0f),
+					_mm_and_si128(b, m0f));
+	__m128i gt9 = _mm_cmpgt_epi8(nib, _mm_set1_epi8(9));
+
+	nib = _mm_add_epi8(nib, _mm_add_epi8(_mm_set1_epi8('0'),
+					     _mm_and_si128(gt9, _mm_set1_epi8('a' - '0' - 10))));
+	_mm_storeu_si128((__m128i *)(void *)p, nib);
+	return p + n;
+#else
+	return hws_fmt__hex_digits_swar(p, v);
+#endif
+}
+
+/* 0x + hex digits, no leading zeros */
+static inline __attribute__((always_inline)) char *hws_fmt__hex(char *p, uint64_t v)
+{
+	p[0] = '0';
+	p[1] = 'x';
+	return hws_fmt__hex_digits(p + 2, v);
 }
 
 #endif

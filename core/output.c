@@ -487,6 +487,10 @@ static void name_tab_init(void)
 
 /* the memo: the last few strings seen, by address, with their length and plainness */
 #define MEMO_SLOTS 8
+#define HEAD_SLOTS 128 /* direct-mapped by pid/tid/event */
+#define HEAD_TXT   96
+#define DSRC_SLOTS 16 /* direct-mapped by data source */
+#define DSRC_TXT   128
 
 struct hws_output_memo {
 	struct {
@@ -502,6 +506,30 @@ struct hws_output_memo {
 		char txt[192];
 	} evbe[4];
 	unsigned int evbe_next;
+	/*
+	 * Text already made for values seen before, reused while the values repeat (they do:
+	 * the same threads, one data source for a whole sw recording). Each entry holds its
+	 * key and the exact bytes the columns would produce, so a hit copies what a miss would
+	 * have written.
+	 */
+	struct {
+		uint64_t base; /* time - base < 10^8: txt is '{"time":' + base / 10^8 */
+		uint32_t n;    /* 0: empty */
+		char txt[32];
+	} tb;
+	struct head_ent { /* ,"pid":..,"tid":..,"event":"..","backend":".." */
+		const char *ev, *be;
+		uint64_t pt;	/* pid << 32 | tid (0 without HWS_SF_PID) */
+		uint32_t haspid; /* HWS_SF_PID set */
+		uint32_t n;	/* 0: empty */
+		char txt[HEAD_TXT];
+	} head[HEAD_SLOTS];
+	struct dsrc_ent { /* ,"mem_level":"..","snoop":"..","tlb":"..","data_src":.. */
+		uint64_t ds;
+		uint32_t key; /* 1 << 24 | level << 16 | snoop << 8 | tlb; 0: empty */
+		uint32_t n;
+		char txt[DSRC_TXT];
+	} dsrc[DSRC_SLOTS];
 };
 
 struct hws_output_memo *hws_output_memo__new(void)
@@ -556,20 +584,76 @@ static const char *evbe_snippet(struct hws_output_memo *m, const char *ev, size_
 	return m->evbe[i].txt;
 }
 
+/* @n bytes (n <= @cap, a multiple of 32) of a memo entry, copied in 32-byte moves */
+static inline __attribute__((always_inline)) char *copy_txt(char *p, const char *txt, uint32_t n)
+{
+	for (uint32_t k = 0; k < n; k += 32)
+		memcpy(p + k, txt + k, 32);
+	return p + n;
+}
+
+/* '{"time":' and @t, the digits above the last eight from the memo while they stay the same */
+static inline __attribute__((always_inline)) char *json_time(char *p, struct hws_output_memo *m,
+							      uint64_t t)
+{
+	uint64_t d = t - m->tb.base, w;
+
+	if (__builtin_expect(d >= 100000000 || !m->tb.n, 0)) {
+		uint64_t hi = t / 100000000;
+
+		/* below 10^8 no prefix; in the last 10^8 below 2^64, t - base would wrap */
+		if (!hi || hi > (UINT64_MAX - 100000000) / 100000000) {
+			memcpy(p, "{\"time\":", 8);
+			return hws_fmt__u64(p + 8, t);
+		}
+		memset(m->tb.txt, 0, sizeof(m->tb.txt));
+		memcpy(m->tb.txt, "{\"time\":", 8);
+		m->tb.n = (uint32_t)(hws_fmt__u64(m->tb.txt + 8, hi) - m->tb.txt);
+		m->tb.base = hi * 100000000;
+		d = t - m->tb.base;
+	}
+	memcpy(p, m->tb.txt, 32);
+	p += m->tb.n;
+	w = hws_fmt__swar8((uint32_t)d);
+	memcpy(p, &w, 8);
+	return p + 8;
+}
+
+static inline unsigned int head_slot(uint64_t pt, const char *ev)
+{
+	return (unsigned int)(((pt ^ (uintptr_t)ev << 24) * 0x9e3779b97f4a7c15ULL) >> 57);
+}
+
+static inline unsigned int dsrc_slot(uint64_t ds, uint32_t key)
+{
+	return (unsigned int)(((ds ^ (uint64_t)key << 40) * 0x9e3779b97f4a7c15ULL) >> 60);
+}
+
 /* The fixed columns, written with one reservation. false: use the general path. */
 static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s)
 {
 	struct hws_output_memo *memo =
 	    o->sz >= offsetof(struct hws_output_opts, memo) + sizeof(o->memo) ? o->memo : NULL;
 	const char *ev = s->event ? s->event : "", *be = s->backend ? s->backend : "";
-	size_t evl, bel;
+	size_t evl = 0, bel = 0;
 	uint64_t f = s->fields;
 	char *p;
 
 	const char *evbe = NULL; /* the event/backend snippet, when the memo has it */
 	uint32_t evbe_n = 0;
+	struct head_ent *he = NULL; /* the memo's pid..backend entry for this sample */
+	bool head_hit = false;
+	uint32_t haspid = !!(f & HWS_SF_PID);
+	uint64_t pt = haspid ? (uint64_t)s->pid << 32 | s->tid : 0;
 
-	if (memo && s->event && s->backend) {
+	if (memo && s->event && s->backend && (f & HWS_SF_TIME)) {
+		he = &memo->head[head_slot(pt, s->event)];
+		head_hit = ((he->pt ^ pt) | (he->haspid ^ haspid) |
+			    ((uintptr_t)he->ev ^ (uintptr_t)s->event) |
+			    ((uintptr_t)he->be ^ (uintptr_t)s->backend)) == 0 &&
+			   he->n;
+	}
+	if (!head_hit && memo && s->event && s->backend) {
 		for (unsigned int i = 0; i < 4; i++) {
 			if (memo->evbe[i].n && memo->evbe[i].ev == ev && memo->evbe[i].be == be) {
 				evbe = memo->evbe[i].txt;
@@ -578,9 +662,7 @@ static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struc
 			}
 		}
 	}
-	if (evbe) {
-		evl = bel = 0;
-	} else {
+	if (!head_hit && !evbe) {
 		if (!memo_plain(memo, ev, &evl) || !memo_plain(memo, be, &bel) || evl > 4096 ||
 		    bel > 4096)
 			return false;
@@ -588,16 +670,21 @@ static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struc
 			evbe = evbe_snippet(memo, ev, evl, be, bel, &evbe_n);
 	}
 	pthread_once(&name_tab_once, name_tab_init);
-	if (!lb_reserve(l, 1024 + evl + bel))
+	if (!lb_reserve(l, 1024 + HEAD_TXT + evl + bel))
 		return true; /* error recorded */
 	p = l->p;
-	*p++ = '{';
 	int first = 1;
 #define NUM(c, v)                                                                                  \
 	do {                                                                                       \
 		p = w_key(p, c, first);                                                            \
 		first = 0;                                                                         \
 		p = w_u64(p, v);                                                                   \
+	} while (0)
+#define NUM32(c, v)                                                                                \
+	do {                                                                                       \
+		p = w_key(p, c, first);                                                            \
+		first = 0;                                                                         \
+		p = hws_fmt__u32(p, v);                                                            \
 	} while (0)
 #define HEX(c, v)                                                                                  \
 	do {                                                                                       \
@@ -626,28 +713,57 @@ static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struc
 		p += n;                                                                            \
 		*p++ = '"';                                                                        \
 	} while (0)
-	if (f & HWS_SF_TIME)
-		NUM(C_TIME, s->time);
+	if (f & HWS_SF_TIME) {
+		if (memo) {
+			p = json_time(p, memo, s->time);
+			first = 0;
+		} else {
+			*p++ = '{';
+			NUM(C_TIME, s->time);
+		}
+	} else {
+		*p++ = '{';
+	}
 	if (f & HWS_SF_CPU)
 		NUM(C_CPU, s->cpu);
-	if (f & HWS_SF_PID) {
-		NUM(C_PID, s->pid);
-		NUM(C_TID, s->tid);
-	}
-	if (evbe) {
-		/* copied in 32-byte steps: the snippet is zero-padded to a multiple */
-		for (uint32_t k = first; k < evbe_n; k += 32)
-			memcpy(p + (k - first), evbe + k, 32);
-		p += evbe_n - first;
-		first = 0;
+	if (head_hit) {
+		p = copy_txt(p, he->txt, he->n);
 	} else {
-		if (s->event)
-			STR(C_EVENT, ev, evl);
-		if (s->backend)
-			STR(C_BACKEND, be, bel);
+		char *h0 = p;
+
+		if (f & HWS_SF_PID) {
+			NUM32(C_PID, s->pid);
+			NUM32(C_TID, s->tid);
+		}
+		if (evbe) {
+			/* copied in 32-byte steps: the snippet is zero-padded to a multiple */
+			for (uint32_t k = first; k < evbe_n; k += 32)
+				memcpy(p + (k - first), evbe + k, 32);
+			p += evbe_n - first;
+			first = 0;
+		} else {
+			if (s->event)
+				STR(C_EVENT, ev, evl);
+			if (s->backend)
+				STR(C_BACKEND, be, bel);
+		}
+		if (he && (size_t)(p - h0) <= HEAD_TXT) {
+			/* he is only set with time present: the text starts with its comma */
+			he->n = 0;
+			memcpy(he->txt, h0, (size_t)(p - h0));
+			he->ev = s->event;
+			he->be = s->backend;
+			he->pt = pt;
+			he->haspid = haspid;
+			he->n = (uint32_t)(p - h0);
+		}
 	}
-	if (f & HWS_SF_PERIOD)
-		NUM(C_PERIOD, s->period);
+	if (f & HWS_SF_PERIOD) {
+		if (s->period <= UINT32_MAX)
+			NUM32(C_PERIOD, (uint32_t)s->period);
+		else
+			NUM(C_PERIOD, s->period);
+	}
 	if (f & HWS_SF_IP) {
 		HEX(C_IP, s->ip);
 		p = w_key(p, C_PRECISE, first);
@@ -666,24 +782,41 @@ static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struc
 	if (f & HWS_SF_OP)
 		ENUM(C_OP, op_tab, s->op, hws_op__name);
 	if (f & HWS_SF_LAT_TOTAL)
-		NUM(C_LAT_TOTAL, s->lat_total);
+		NUM32(C_LAT_TOTAL, s->lat_total);
 	if (f & HWS_SF_LAT_ISSUE)
-		NUM(C_LAT_ISSUE, s->lat_issue);
+		NUM32(C_LAT_ISSUE, s->lat_issue);
 	if (f & HWS_SF_LAT_XLAT)
-		NUM(C_LAT_XLAT, s->lat_xlat);
+		NUM32(C_LAT_XLAT, s->lat_xlat);
 	if (f & HWS_SF_LAT_MISS)
-		NUM(C_LAT_MISS, s->lat_miss);
+		NUM32(C_LAT_MISS, s->lat_miss);
 	if (f & HWS_SF_LAT_INS)
-		NUM(C_LAT_INS, s->lat_ins);
+		NUM32(C_LAT_INS, s->lat_ins);
 	if (f & HWS_SF_DATA_SRC) {
-		ENUM(C_LEVEL, lvl_tab, s->mem_level, hws_mem_level__name);
-		ENUM(C_SNOOP, snoop_tab, s->snoop, hws_snoop__name);
-		ENUM(C_TLB, tlb_tab, s->tlb, hws_tlb__name);
-		NUM(C_DATA_SRC, s->data_src);
+		uint32_t key = 1u << 24 | (uint32_t)s->mem_level << 16 | (uint32_t)s->snoop << 8 |
+			       s->tlb;
+		struct dsrc_ent *de = memo && !first ? &memo->dsrc[dsrc_slot(s->data_src, key)] : NULL;
+
+		if (de && de->key == key && de->ds == s->data_src) {
+			p = copy_txt(p, de->txt, de->n);
+		} else {
+			char *d0 = p;
+
+			ENUM(C_LEVEL, lvl_tab, s->mem_level, hws_mem_level__name);
+			ENUM(C_SNOOP, snoop_tab, s->snoop, hws_snoop__name);
+			ENUM(C_TLB, tlb_tab, s->tlb, hws_tlb__name);
+			NUM(C_DATA_SRC, s->data_src);
+			if (de && (size_t)(p - d0) <= DSRC_TXT) {
+				memcpy(de->txt, d0, (size_t)(p - d0));
+				de->n = (uint32_t)(p - d0);
+				de->ds = s->data_src;
+				de->key = key;
+			}
+		}
 	}
 	if (f & HWS_SF_BRANCH)
 		HEX(C_BRANCH, s->branch_target);
 #undef NUM
+#undef NUM32
 #undef HEX
 #undef STR
 #undef ENUM

@@ -2,8 +2,10 @@
 /*
  * core/fmt_num.h (the unchecked decimal/hex writers of dump, report and c2c) against
  * snprintf: every power of ten and of two and their neighbours, every value below 100000,
- * and a million random values spread over all bit lengths. Also checks that a writer stores
- * nothing beyond its end + HWS_FMT_SLACK.
+ * every digit count and nibble count at both ends, and a million random values spread over
+ * all bit lengths. Each writer is checked: hws_fmt__u64, hws_fmt__u32 (for values below
+ * 2^32), hws_fmt__hex (SSE2 on x86-64) and hws_fmt__hex_digits_swar (the portable path that
+ * other hosts use). Also checks that a writer stores nothing beyond its end + HWS_FMT_SLACK.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +25,18 @@ static uint64_t next_rand(void)
 }
 
 static int bad;
+static unsigned long n_u32;
+
+/* @got was filled with '#' before the writer ran and the writer returned @e */
+static void expect(const char *what, const char *want, const char *got, const char *e)
+{
+	size_t n = strlen(want);
+
+	if ((size_t)(e - got) != n || memcmp(got, want, n) || got[n + HWS_FMT_SLACK] != '#') {
+		if (bad++ < 5)
+			fprintf(stderr, "%s %s: got '%.*s'\n", what, want, (int)(e - got), got);
+	}
+}
 
 static void check(uint64_t v)
 {
@@ -31,19 +45,20 @@ static void check(uint64_t v)
 	memset(got, '#', sizeof(got));
 	snprintf(want, sizeof(want), "%" PRIu64, v);
 	e = hws_fmt__u64(got, v);
-	if ((size_t)(e - got) != strlen(want) || memcmp(got, want, strlen(want)) ||
-	    got[strlen(want) + HWS_FMT_SLACK] != '#') {
-		if (bad++ < 5)
-			fprintf(stderr, "u64 %s: got '%.*s'\n", want, (int)(e - got), got);
+	expect("u64", want, got, e);
+	if (v <= UINT32_MAX) {
+		memset(got, '#', sizeof(got));
+		e = hws_fmt__u32(got, (uint32_t)v);
+		expect("u32", want, got, e);
+		n_u32++;
 	}
 	memset(got, '#', sizeof(got));
 	snprintf(want, sizeof(want), "0x%" PRIx64, v);
 	e = hws_fmt__hex(got, v);
-	if ((size_t)(e - got) != strlen(want) || memcmp(got, want, strlen(want)) ||
-	    got[strlen(want) + HWS_FMT_SLACK] != '#') {
-		if (bad++ < 5)
-			fprintf(stderr, "hex %s: got '%.*s'\n", want, (int)(e - got), got);
-	}
+	expect("hex", want, got, e);
+	memset(got, '#', sizeof(got));
+	e = hws_fmt__hex_digits_swar(got, v);
+	expect("hex_swar", want + 2, got, e);
 }
 
 int main(void)
@@ -65,11 +80,32 @@ int main(void)
 	}
 	check(UINT64_MAX);
 	check(UINT64_MAX - 1);
+	check(UINT32_MAX);
+	check(UINT32_MAX - 1);
+	check((uint64_t)UINT32_MAX + 1);
+	/* every nibble count: the smallest and largest value with k nibbles, all-ones digits */
+	for (int k = 1; k <= 16; k++, n += 4) {
+		uint64_t top = k == 16 ? UINT64_MAX : (1ULL << (4 * k)) - 1;
+
+		check(top);
+		check(k == 1 ? 0 : 1ULL << (4 * (k - 1)));
+		check(top / 15 * 9);  /* 99...9 in hex */
+		check(top / 15 * 10); /* aa...a in hex */
+	}
+	/* every decimal digit count: 9, 99, ...; 10^k with 1..9 in front (1, 10, 20, ... 900..) */
+	for (uint64_t q = 1, k = 0; k < 20; k++, q *= 10) {
+		for (uint64_t d = 1; d <= 9; d++, n++)
+			if (d * q / q == d)
+				check(d * q);
+		if (k < 19)
+			check(q * 10 - 1);
+	}
 	for (uint64_t v = 0; v < 100000; v++, n++)
 		check(v);
 	for (int i = 0; i < 1000000; i++, n++)
 		check(next_rand() >> (next_rand() & 63));
 	T_EQ_U64("values formatted unlike snprintf", bad, 0);
 	__T("checked more than a million values", n > 1000000);
+	__T("u32 writer checked on most of them", n_u32 > 100000);
 	TEST_END();
 }
