@@ -3,8 +3,10 @@
  * The decode pipeline (see include/hwsample/decode.h).
  *
  * Invariants:
- *  - records are processed in file order, one at a time; nothing read from a record is kept
- *    past its processing except counters and the side-band tables in struct hws_symbols;
+ *  - records are processed in time order within each round, one at a time; nothing read from
+ *    a record is kept past its processing except counters, the side-band tables in struct
+ *    hws_symbols, the switch history, and AUXTRACE chunks, which are decoded once the window
+ *    after their own has been dispatched (aux_hold(): switches written a round late);
  *  - per-event state (backend, counters) exists for every attr the reader knows; it grows
  *    as pipe-mode HEADER_ATTR records add events (ensure_events());
  *  - counters are kept per (event slot, CPU slot): event slot 0 / CPU slot 0 are "unknown",
@@ -132,6 +134,23 @@ struct readahead {
 	bool main_waiting; /* the dispatcher has nothing left and waits for the reader */
 };
 
+/*
+ * An AUXTRACE chunk waiting for the window after its own (see hws_decoder__run()): perf
+ * record reads a CPU's ring before its AUX area, so a context switch that happened between
+ * the two reads lands in the next round while the chunk already holds later records. perf
+ * decodes AUX data only up to the time of each event it processes and flushes a round only
+ * up to the previous round's last time; holding chunks one window does the same for the
+ * task history (task_at()).
+ */
+struct aux_pend {
+	struct hws_aux_chunk ch; /* ch.data: the reader's mapping, or copy */
+	uint8_t *copy;		 /* owned copy of a payload that does not outlive its window */
+	size_t stream;
+	uint64_t file_offset;
+	uint64_t gen; /* window it was dispatched in */
+	int ev;
+};
+
 struct hws_decoder {
 	struct hws_decoder_opts opts;
 	struct hws_perf_reader *r;
@@ -162,6 +181,9 @@ struct hws_decoder {
 	int cur_k;	    /* index of cur in win[] */
 	bool threaded;	    /* read-ahead thread in use (decided at the first run) */
 	struct readahead ra;
+	struct aux_pend *pend; /* [npend] in dispatch order */
+	size_t npend, cappend;
+	uint64_t gen; /* windows started */
 };
 
 struct hws_decoder *hws_decoder__new(struct hws_perf_reader *r, struct hws_registry *reg,
@@ -212,6 +234,9 @@ void hws_decoder__delete(struct hws_decoder *d)
 	for (size_t i = 0; d->tasks && i < MAX_CPU; i++)
 		free(d->tasks[i]);
 	free(d->tasks);
+	for (size_t i = 0; i < d->npend; i++)
+		free(d->pend[i].copy);
+	free(d->pend);
 	if (d->ra.started) {
 		pthread_mutex_lock(&d->ra.mu);
 		__atomic_store_n(&d->ra.stop, true, __ATOMIC_RELAXED);
@@ -652,6 +677,9 @@ static struct hws_aux *aux_tracker(struct hws_decoder *d, size_t slot)
 	return d->aux_trk[slot];
 }
 
+static int aux_hold(struct hws_decoder *d, const struct hws_perf_record *rec,
+		    const struct hws_aux_chunk *ch, size_t stream, int ev);
+
 static int do_auxtrace(struct hws_decoder *d, const struct hws_perf_record *rec)
 {
 	const uint8_t *p = (const uint8_t *)rec->hdr;
@@ -661,7 +689,7 @@ static int do_auxtrace(struct hws_decoder *d, const struct hws_perf_record *rec)
 	uint64_t size, offset, reference;
 	uint32_t idx, tid, cpu;
 	uint32_t gslot;
-	int ev, rc;
+	int ev;
 
 	if (rec->hdr->size < 48) {
 		counts_or_dummy(d, -1, (uint32_t)-1)->errors++;
@@ -726,15 +754,70 @@ static int do_auxtrace(struct hws_decoder *d, const struct hws_perf_record *rec)
 		counts_or_dummy(d, ev, cpu)->aux_gaps++;
 	st->started = true;
 	st->next_offset = offset + size;
-	d->cur_stream = st;
-	d->cur_cpu = cpu;
-	rc = b->ops->aux_decode(b->priv, st->state, file_info(d), &ch, aux_emit, d);
-	if (rc < 0) {
-		counts_or_dummy(d, ev, cpu)->errors++;
-		pr_debug("decode: offset 0x%" PRIx64 ": AUX decode error %d\n", rec->file_offset,
-			 rc);
-		return 0;
+	return aux_hold(d, rec, &ch, idx, ev);
+}
+
+/* Queue a chunk for aux_run() (copying a payload that lives only as long as its window). */
+static int aux_hold(struct hws_decoder *d, const struct hws_perf_record *rec,
+		    const struct hws_aux_chunk *ch, size_t stream, int ev)
+{
+	struct aux_pend *p;
+
+	if (d->npend == d->cappend) {
+		size_t n = d->cappend ? d->cappend * 2 : 64;
+		struct aux_pend *np = realloc(d->pend, n * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		d->pend = np;
+		d->cappend = n;
 	}
+	p = &d->pend[d->npend];
+	p->ch = *ch;
+	p->copy = NULL;
+	if (ch->data && ch->size && !(rec->flags & HWS_PERF_REC_PAYLOAD_STABLE)) {
+		p->copy = malloc((size_t)ch->size);
+		if (!p->copy)
+			return -ENOMEM;
+		memcpy(p->copy, ch->data, (size_t)ch->size);
+		p->ch.data = p->copy;
+	}
+	p->stream = stream;
+	p->file_offset = rec->file_offset;
+	p->gen = d->gen;
+	p->ev = ev;
+	d->npend++;
+	return 0;
+}
+
+/*
+ * Decode the held chunks dispatched in windows before @below (all: UINT64_MAX), in order.
+ * Returns 0 or the callback's non-zero value (the chunks after the one that stopped stay).
+ */
+static int aux_run(struct hws_decoder *d, uint64_t below)
+{
+	size_t i = 0;
+	int rc = 0;
+
+	for (; i < d->npend && d->pend[i].gen < below && !rc; i++) {
+		struct aux_pend *p = &d->pend[i];
+		struct aux_stream *st = &d->streams[p->stream];
+		struct hws_backend *b = st->backend;
+
+		p->ch.attr = ev_attr(d, p->ev); /* the reader's attrs may have moved */
+		d->cur_stream = st;
+		d->cur_cpu = p->ch.cpu;
+		rc = b->ops->aux_decode(b->priv, st->state, file_info(d), &p->ch, aux_emit, d);
+		if (rc < 0) {
+			counts_or_dummy(d, p->ev, p->ch.cpu)->errors++;
+			pr_debug("decode: offset 0x%" PRIx64 ": AUX decode error %d\n",
+				 p->file_offset, rc);
+			rc = 0;
+		}
+		free(p->copy);
+	}
+	memmove(d->pend, d->pend + i, (d->npend - i) * sizeof(*d->pend));
+	d->npend -= i;
 	return rc;
 }
 
@@ -1213,8 +1296,12 @@ static int next_window(struct hws_decoder *d)
 	d->cur = win;
 	d->cur_k = k;
 	d->wpos = 0;
-	/* nothing before this window is looked at again (the read-ahead thread only reads on) */
-	hws_perf_reader__release(d->r, win->first_off);
+	d->gen++;
+	/* nothing before this window or the oldest held AUX chunk is looked at again (the
+	 * read-ahead thread only reads on) */
+	hws_perf_reader__release(d->r, d->npend && d->pend[0].file_offset < win->first_off
+					   ? d->pend[0].file_offset
+					   : win->first_off);
 	return win->rc;
 }
 
@@ -1290,6 +1377,13 @@ int hws_decoder__run(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 			if (rc)
 				return rc;
 			continue;
+		}
+		/* the window is done: chunks held from the one before can be decoded now; at the
+		 * end or before an error, all of them */
+		if (win && d->npend) {
+			rc = aux_run(d, win->err || win->eof ? UINT64_MAX : d->gen);
+			if (rc)
+				return rc;
 		}
 		if (win && win->err) {
 			d->dead = true;

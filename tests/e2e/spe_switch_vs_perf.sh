@@ -30,13 +30,13 @@
 # Also (hwsample only: perf 6.1 does not decode these SPE pipe streams) the pipe form of each
 # file (same records and switches, other chunk cuts) gives the same samples, pid/tid included.
 #
-# Known discrepancy, not run by default: HWS_SPE_AUX_LATE=TICKS (e.g. 3000) makes each period's
-# AUX data hold records up to TICKS after the period's last switch written to the ring, as
-# when perf record reads a CPU's AUX area after its ring and a switch in between lands in the
-# next round. perf still agrees with the switch records (its ordered events flush a round late
-# and arm_spe decodes the AUX queues only up to each event's time); hwsample decodes a chunk
-# when its round is dispatched, before the late switch, and gives the previous task. This test
-# fails then until core/decode.c defers AUX decoding (or task lookup) like perf does.
+# Late switches (the last three cases, --aux-late 3000): each period's AUX data holds records
+# up to 3000 ticks after the period's last switch written to the ring, as when perf record
+# reads a CPU's AUX area after its ring and a switch in between lands in the next round. perf
+# agrees with the switch records (its ordered events flush a round late and arm_spe decodes
+# the AUX queues only up to each event's time); hwsample holds each AUXTRACE chunk until the
+# window after its own has been dispatched (core/decode.c, aux_hold()), so it must too.
+# HWS_SPE_AUX_LATE=TICKS applies a lateness to every case.
 set -u
 : "${HWS_BIN:?}" "${HWS_BUILD_DIR:?}"
 late=()
@@ -51,9 +51,11 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail=0
 
-run_case() { # seed cpus records max-chunk
+run_case() { # seed cpus records max-chunk [late-ticks]
 	local seed=$1 cpus=$2 n=$3 mc=$4
 	local f=$T/sw-$seed.data
+	local late=("${late[@]}")
+	[ -n "${5:-}" ] && late=(--aux-late "$5")
 	"$GEN" -o "$f" -s "$seed" -c "$cpus" -n "$n" --max-chunk "$mc" --switches "${late[@]}" || {
 		echo "FAIL: generator seed $seed"; fail=1; return; }
 	perf script -i "$f" --itrace=i1i --ns --show-switch-events -F cpu,pid,tid,time,ip \
@@ -169,6 +171,9 @@ run_case 3 2 500 300
 run_case 4 4 1000 700
 run_case 5 2 800 400
 run_case 6 4 600 300
+run_case 7 2 600 700 3000
+run_case 8 4 800 500 3000
+run_case 9 2 1000 400 3000
 # every kind of record must have been compared at least once over the cases
 python3 - "$T/counts" <<'EOF' || fail=1
 import sys
