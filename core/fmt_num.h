@@ -140,6 +140,18 @@ static inline __attribute__((always_inline)) char *hws_fmt__u64(char *p, uint64_
 	}
 }
 
+/* @v below 10^8 as digits in one word (first digit in the lowest byte) and their count */
+static inline __attribute__((always_inline)) uint64_t hws_fmt__word8(uint32_t v, unsigned int *n)
+{
+	static const uint32_t pow10[9] = {1,	  10,	   100,	     1000,     10000,
+					  100000, 1000000, 10000000, 100000000};
+	unsigned int d = ((32 - (unsigned int)__builtin_clz(v | 1)) * 1233) >> 12;
+
+	d += (v | 1) >= pow10[d];
+	*n = d;
+	return hws_fmt__swar8(v) >> (8 * (8 - d));
+}
+
 /*
  * @v below 2^32 with fewer size tiers than hws_fmt__u64(): values of mixed sizes (pids 0, 18,
  * 1234; latencies) would mispredict its branches, so everything below 10^4 takes one path

@@ -459,6 +459,7 @@ struct name_ent {
 static struct name_ent op_tab[HWS_OP_OTHER + 1], lvl_tab[HWS_MEM__MAX], snoop_tab[HWS_SNOOP__MAX],
     tlb_tab[HWS_TLB__MAX];
 static pthread_once_t name_tab_once = PTHREAD_ONCE_INIT;
+static bool name_tab_ready; /* set (release) when the tables are filled: no call per sample */
 
 static void name_tab_fill(struct name_ent *t, size_t n, int c, const char *(*name)(unsigned int))
 {
@@ -483,6 +484,7 @@ static void name_tab_init(void)
 	name_tab_fill(lvl_tab, ARRAY_SIZE(lvl_tab), C_LEVEL, hws_mem_level__name);
 	name_tab_fill(snoop_tab, ARRAY_SIZE(snoop_tab), C_SNOOP, hws_snoop__name);
 	name_tab_fill(tlb_tab, ARRAY_SIZE(tlb_tab), C_TLB, hws_tlb__name);
+	__atomic_store_n(&name_tab_ready, true, __ATOMIC_RELEASE);
 }
 
 /* the memo: the last few strings seen, by address, with their length and plainness */
@@ -490,6 +492,7 @@ static void name_tab_init(void)
 #define HEAD_SLOTS 128 /* direct-mapped by pid/tid/event */
 #define HEAD_TXT   96
 #define DSRC_SLOTS 16 /* direct-mapped by data source */
+#define PER_SLOTS  8  /* direct-mapped by event */
 #define DSRC_TXT   128
 
 struct hws_output_memo {
@@ -524,6 +527,12 @@ struct hws_output_memo {
 		uint32_t n;	/* 0: empty */
 		char txt[HEAD_TXT];
 	} head[HEAD_SLOTS];
+	struct per_ent { /* the last period of an event (periods are often fixed per event) */
+		const char *ev;
+		uint64_t v;
+		uint64_t w; /* its digits, first in the lowest byte */
+		uint32_t n; /* how many (1..8); 0: empty */
+	} per[PER_SLOTS];
 	struct dsrc_ent { /* ,"mem_level":"..","snoop":"..","tlb":"..","data_src":.. */
 		uint64_t ds;
 		uint32_t key; /* 1 << 24 | level << 16 | snoop << 8 | tlb; 0: empty */
@@ -629,8 +638,12 @@ static inline unsigned int dsrc_slot(uint64_t ds, uint32_t key)
 	return (unsigned int)(((ds ^ (uint64_t)key << 40) * 0x9e3779b97f4a7c15ULL) >> 60);
 }
 
-/* The fixed columns, written with one reservation. false: use the general path. */
-static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s)
+/*
+ * The fixed columns, written with one reservation; with @close also the closing "}\n".
+ * false: use the general path. *first: nothing written after the '{'.
+ */
+static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s,
+		      bool close, bool *first_out)
 {
 	struct hws_output_memo *memo =
 	    o->sz >= offsetof(struct hws_output_opts, memo) + sizeof(o->memo) ? o->memo : NULL;
@@ -669,7 +682,8 @@ static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struc
 		if (memo && s->event && s->backend)
 			evbe = evbe_snippet(memo, ev, evl, be, bel, &evbe_n);
 	}
-	pthread_once(&name_tab_once, name_tab_init);
+	if (!__atomic_load_n(&name_tab_ready, __ATOMIC_ACQUIRE))
+		pthread_once(&name_tab_once, name_tab_init);
 	if (!lb_reserve(l, 1024 + HEAD_TXT + evl + bel))
 		return true; /* error recorded */
 	p = l->p;
@@ -759,10 +773,30 @@ static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struc
 		}
 	}
 	if (f & HWS_SF_PERIOD) {
-		if (s->period <= UINT32_MAX)
+		struct per_ent *pe = memo ? &memo->per[((uintptr_t)s->event >> 4) % PER_SLOTS] : NULL;
+
+		if (pe && pe->v == s->period && pe->ev == s->event && pe->n) {
+			p = w_key(p, C_PERIOD, first);
+			first = 0;
+			memcpy(p, &pe->w, 8);
+			p += pe->n;
+		} else if (pe && s->period < 100000000) {
+			unsigned int n;
+			uint64_t w = hws_fmt__word8((uint32_t)s->period, &n);
+
+			p = w_key(p, C_PERIOD, first);
+			first = 0;
+			memcpy(p, &w, 8);
+			p += n;
+			pe->w = w;
+			pe->v = s->period;
+			pe->ev = s->event;
+			pe->n = n;
+		} else if (s->period <= UINT32_MAX) {
 			NUM32(C_PERIOD, (uint32_t)s->period);
-		else
+		} else {
 			NUM(C_PERIOD, s->period);
+		}
 	}
 	if (f & HWS_SF_IP) {
 		HEX(C_IP, s->ip);
@@ -820,6 +854,11 @@ static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struc
 #undef HEX
 #undef STR
 #undef ENUM
+	if (close) {
+		memcpy(p, "}\n", 2);
+		p += 2;
+	}
+	*first_out = first;
 	l->p = p;
 	return true;
 }
@@ -868,12 +907,11 @@ static bool put_sym_json(struct lb *l, const struct hws_output_opts *o, const st
 static void sample_json(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s,
 			struct hws_strbuf *tmp)
 {
-	bool first = true;
+	bool first = true, more = (o->symbols && o->syms) || o->raw;
 
-	if (json_fast(l, o, s)) {
-		if (l->err || !l->p)
+	if (json_fast(l, o, s, !more, &first)) {
+		if (l->err || !l->p || !more)
 			return;
-		first = l->p[-1] == '{';
 	} else {
 		lb_add(l, "{", 1);
 		for (int c = 0; c < C__NR; c++) {
@@ -1023,8 +1061,7 @@ int hws_output__sample(const struct hws_output_opts *o, const struct hws_sample 
 	lb_init(&l, sb);
 	if (own)
 		hws_strbuf__init(&local, 1u << 20);
-	else
-		hws_strbuf__reset(tmp);
+	/* no reset of a shared scratch here: each user resets it before use */
 	switch (o->format) {
 	case HWS_OUT_JSON:
 		sample_json(&l, o, s, tmp);

@@ -4,8 +4,9 @@
  * snprintf: every power of ten and of two and their neighbours, every value below 100000,
  * every digit count and nibble count at both ends, and a million random values spread over
  * all bit lengths. Each writer is checked: hws_fmt__u64, hws_fmt__u32 (for values below
- * 2^32), hws_fmt__hex (SSE2 on x86-64) and hws_fmt__hex_digits_swar (the portable path that
- * other hosts use). Also checks that a writer stores nothing beyond its end + HWS_FMT_SLACK.
+ * 2^32), hws_fmt__word8 (below 10^8), hws_fmt__hex (SSE2 on x86-64) and
+ * hws_fmt__hex_digits_swar (the portable path that other hosts use). Also checks that a
+ * writer stores nothing beyond its end + HWS_FMT_SLACK.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -51,6 +52,14 @@ static void check(uint64_t v)
 		e = hws_fmt__u32(got, (uint32_t)v);
 		expect("u32", want, got, e);
 		n_u32++;
+	}
+	if (v < 100000000) {
+		unsigned int k;
+		uint64_t w = hws_fmt__word8((uint32_t)v, &k);
+
+		memset(got, '#', sizeof(got));
+		memcpy(got, &w, 8);
+		expect("word8", want, got, got + k);
 	}
 	memset(got, '#', sizeof(got));
 	snprintf(want, sizeof(want), "0x%" PRIx64, v);

@@ -37,8 +37,10 @@ static uint64_t pick(const uint64_t *v, size_t n)
 /* event names: plain ones, one longer than a memo entry, ones that need escaping */
 static char ev_long[200];
 static char ev_copy[2][16]; /* same text as "cpu-clock" at other addresses */
-static const char *events[] = {"cpu-clock", "cpu/mem-loads,ldlat=30/P", "ibs_op//", ev_long,
-			       "q\"uote",   "tab\there", ev_copy[0], ev_copy[1]};
+static const char *events[] = {"cpu-clock", "cpu/mem-loads,ldlat=30/P",
+			       "ibs_op//",  ev_long,
+			       "q\"uote",   "tab\there",
+			       ev_copy[0],  ev_copy[1]};
 static const char *backends[] = {"sw", "intel_pebs", "amd_ibs", "arm_spe"};
 
 static bool plain(const char *s)
@@ -155,8 +157,8 @@ static const uint64_t field_sets[] = {
 	HWS_SF_PHYS_ADDR | HWS_SF_OP | HWS_SF_LAT_TOTAL | HWS_SF_LAT_INS | HWS_SF_DATA_SRC,
     /* spe-like, no pid */
     HWS_SF_TIME | HWS_SF_CPU | HWS_SF_PERIOD | HWS_SF_IP | HWS_SF_OP | HWS_SF_LAT_TOTAL,
-    HWS_SF_TIME | HWS_SF_PID | HWS_SF_IP | HWS_SF_LAT_ISSUE | HWS_SF_LAT_XLAT |
-	HWS_SF_LAT_MISS | HWS_SF_BRANCH | HWS_SF_DATA_SRC,
+    HWS_SF_TIME | HWS_SF_PID | HWS_SF_IP | HWS_SF_LAT_ISSUE | HWS_SF_LAT_XLAT | HWS_SF_LAT_MISS |
+	HWS_SF_BRANCH | HWS_SF_DATA_SRC,
     /* no time: the caches keyed on a leading comma must stay out */
     HWS_SF_CPU | HWS_SF_PID | HWS_SF_DATA_SRC,
     HWS_SF_DATA_SRC,
@@ -176,8 +178,8 @@ static const uint64_t times_base[] = {0,
 static const uint64_t pids[] = {0, 1, 18, 77, 2004, 21929, 21930, 99999, 4194304, UINT32_MAX};
 static const uint64_t dsrcs[] = {0, 1, 128933429281ULL, 1204370276932ULL, UINT64_MAX};
 static const uint64_t enums[] = {0, 1, 2, 3, 5, 8, 200, 255};
-static const uint64_t smalls[] = {0, 9, 10, 99, 100, 9999, 10000, 20000, 99999999, 100000000,
-				  UINT32_MAX};
+static const uint64_t smalls[] = {0,	 9,	10,	  99,	     100,	9999,
+				  10000, 20000, 99999999, 100000000, UINT32_MAX};
 
 static void gen(struct hws_sample *s, uint64_t *t)
 {
