@@ -458,6 +458,14 @@ struct name_ent {
 
 static struct name_ent op_tab[HWS_OP_OTHER + 1], lvl_tab[HWS_MEM__MAX], snoop_tab[HWS_SNOOP__MAX],
     tlb_tab[HWS_TLB__MAX];
+/* the same names as CSV cells: ",name" zero-padded, copied as 32 bytes; n = 0: slow path */
+struct csv_name {
+	char s[32];
+	uint8_t n;
+};
+
+static struct csv_name op_csv[ARRAY_SIZE(op_tab)], lvl_csv[ARRAY_SIZE(lvl_tab)],
+    snoop_csv[ARRAY_SIZE(snoop_tab)], tlb_csv[ARRAY_SIZE(tlb_tab)];
 static pthread_once_t name_tab_once = PTHREAD_ONCE_INIT;
 static bool name_tab_ready; /* set (release) when the tables are filled: no call per sample */
 
@@ -478,8 +486,26 @@ static void name_tab_fill(struct name_ent *t, size_t n, int c, const char *(*nam
 	}
 }
 
+static void csv_name_fill(struct csv_name *t, size_t n, const char *(*name)(unsigned int))
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *s = name((unsigned int)i);
+		size_t l = strlen(s);
+
+		if (l < sizeof(t[i].s) - 1 && !strpbrk(s, ",\"\n\r")) {
+			t[i].s[0] = ',';
+			memcpy(t[i].s + 1, s, l);
+			t[i].n = (uint8_t)(l + 1);
+		}
+	}
+}
+
 static void name_tab_init(void)
 {
+	csv_name_fill(op_csv, ARRAY_SIZE(op_csv), hws_op__name);
+	csv_name_fill(lvl_csv, ARRAY_SIZE(lvl_csv), hws_mem_level__name);
+	csv_name_fill(snoop_csv, ARRAY_SIZE(snoop_csv), hws_snoop__name);
+	csv_name_fill(tlb_csv, ARRAY_SIZE(tlb_csv), hws_tlb__name);
 	name_tab_fill(op_tab, ARRAY_SIZE(op_tab), C_OP, hws_op__name);
 	name_tab_fill(lvl_tab, ARRAY_SIZE(lvl_tab), C_LEVEL, hws_mem_level__name);
 	name_tab_fill(snoop_tab, ARRAY_SIZE(snoop_tab), C_SNOOP, hws_snoop__name);
@@ -527,6 +553,12 @@ struct hws_output_memo {
 		uint32_t n;	/* 0: empty */
 		char txt[HEAD_TXT];
 	} head[HEAD_SLOTS];
+	struct { /* CSV kind (csv_kind()) of the last few strings, as e[] for JSON */
+		const char *p;
+		size_t len;
+		int kind;
+	} csv[MEMO_SLOTS];
+	unsigned int csv_next;
 	struct per_ent { /* the last period of an event (periods are often fixed per event) */
 		const char *ev;
 		uint64_t v;
@@ -933,16 +965,170 @@ static void sample_json(struct lb *l, const struct hws_output_opts *o, const str
 	lb_add(l, "}\n", 2);
 }
 
+/*
+ * How @s goes into a CSV cell (as lb_csv_str() writes it): 0 as it is, 1 between quotes
+ * (',', CR or LF but no '"' inside), 2 with doubled quotes (slow path). From the memo when
+ * it has it; *len: strlen(s).
+ */
+static int csv_kind_of(const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r"))
+		return 0;
+	return strchr(s, '"') ? 2 : 1;
+}
+
+static int csv_kind(struct hws_output_memo *m, const char *s, size_t *len)
+{
+	int k;
+
+	if (!m) {
+		*len = strlen(s);
+		return csv_kind_of(s);
+	}
+	for (unsigned int i = 0; i < MEMO_SLOTS; i++) {
+		if (m->csv[i].p == s) {
+			*len = m->csv[i].len;
+			return m->csv[i].kind;
+		}
+	}
+	*len = strlen(s);
+	k = csv_kind_of(s);
+	m->csv[m->csv_next].p = s;
+	m->csv[m->csv_next].len = *len;
+	m->csv[m->csv_next].kind = k;
+	m->csv_next = (m->csv_next + 1) % MEMO_SLOTS;
+	return k;
+}
+
+/* the 22 columns with one reservation; false: use the general path (nothing written) */
+static bool csv_fast(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s)
+{
+	struct hws_output_memo *memo =
+	    o->sz >= offsetof(struct hws_output_opts, memo) + sizeof(o->memo) ? o->memo : NULL;
+	uint64_t f = s->fields;
+	size_t evl = 0, bel = 0;
+	int evk = 0, bek = 0;
+	char *p;
+
+	if (!__atomic_load_n(&name_tab_ready, __ATOMIC_ACQUIRE))
+		pthread_once(&name_tab_once, name_tab_init);
+	if (s->event)
+		evk = csv_kind(memo, s->event, &evl);
+	if (s->backend)
+		bek = csv_kind(memo, s->backend, &bel);
+	if (evk > 1 || bek > 1 || evl > 4096 || bel > 4096)
+		return false;
+	if ((f & HWS_SF_OP) && (s->op >= ARRAY_SIZE(op_csv) || !op_csv[s->op].n))
+		return false;
+	if ((f & HWS_SF_DATA_SRC) &&
+	    (s->mem_level >= ARRAY_SIZE(lvl_csv) || !lvl_csv[s->mem_level].n ||
+	     s->snoop >= ARRAY_SIZE(snoop_csv) || !snoop_csv[s->snoop].n ||
+	     s->tlb >= ARRAY_SIZE(tlb_csv) || !tlb_csv[s->tlb].n))
+		return false;
+	if (!lb_reserve(l, 1024 + evl + bel))
+		return true; /* error recorded */
+	p = l->p;
+	if (f & HWS_SF_TIME)
+		p = hws_fmt__u64(p, s->time);
+	*p++ = ',';
+	if (f & HWS_SF_CPU)
+		p = hws_fmt__u64(p, s->cpu);
+	*p++ = ',';
+	if (f & HWS_SF_PID) {
+		p = hws_fmt__u32(p, s->pid);
+		*p++ = ',';
+		p = hws_fmt__u32(p, s->tid);
+	} else {
+		*p++ = ',';
+	}
+	*p++ = ',';
+	if (s->event) {
+		*p = '"';
+		p += evk;
+		copy_small(p, s->event, evl);
+		p += evl;
+		*p = '"';
+		p += evk;
+	}
+	*p++ = ',';
+	if (s->backend) {
+		*p = '"';
+		p += bek;
+		copy_small(p, s->backend, bel);
+		p += bel;
+		*p = '"';
+		p += bek;
+	}
+	*p++ = ',';
+	if (f & HWS_SF_PERIOD)
+		p = hws_fmt__u64(p, s->period);
+	*p++ = ',';
+	if (f & HWS_SF_IP) {
+		p = hws_fmt__hex(p, s->ip);
+		*p++ = ',';
+		p = hws_fmt__u64(p, s->ip_precise);
+	} else {
+		*p++ = ',';
+	}
+	*p++ = ',';
+	if (f & HWS_SF_ADDR)
+		p = hws_fmt__hex(p, s->addr);
+	*p++ = ',';
+	if (f & HWS_SF_PHYS_ADDR)
+		p = hws_fmt__hex(p, s->phys_addr);
+	if (f & HWS_SF_OP) {
+		memcpy(p, op_csv[s->op].s, 32);
+		p += op_csv[s->op].n;
+	} else {
+		*p++ = ',';
+	}
+	*p++ = ',';
+	if (f & HWS_SF_LAT_TOTAL)
+		p = hws_fmt__u32(p, s->lat_total);
+	*p++ = ',';
+	if (f & HWS_SF_LAT_ISSUE)
+		p = hws_fmt__u32(p, s->lat_issue);
+	*p++ = ',';
+	if (f & HWS_SF_LAT_XLAT)
+		p = hws_fmt__u32(p, s->lat_xlat);
+	*p++ = ',';
+	if (f & HWS_SF_LAT_MISS)
+		p = hws_fmt__u32(p, s->lat_miss);
+	*p++ = ',';
+	if (f & HWS_SF_LAT_INS)
+		p = hws_fmt__u32(p, s->lat_ins);
+	if (f & HWS_SF_DATA_SRC) {
+		memcpy(p, lvl_csv[s->mem_level].s, 32);
+		p += lvl_csv[s->mem_level].n;
+		memcpy(p, snoop_csv[s->snoop].s, 32);
+		p += snoop_csv[s->snoop].n;
+		memcpy(p, tlb_csv[s->tlb].s, 32);
+		p += tlb_csv[s->tlb].n;
+		*p++ = ',';
+		p = hws_fmt__u64(p, s->data_src);
+	} else {
+		memcpy(p, ",,,,", 4); /* level, snoop, tlb, data_src */
+		p += 4;
+	}
+	*p++ = ',';
+	if (f & HWS_SF_BRANCH)
+		p = hws_fmt__hex(p, s->branch_target);
+	l->p = p;
+	return true;
+}
+
 static void sample_csv(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s,
 		       struct hws_strbuf *tmp)
 {
 	const char *t, *dso;
 
-	for (int c = 0; c < C__NR; c++) {
-		if (c)
-			lb_add(l, ",", 1);
-		if (col_valid(s, c))
-			put_col(l, s, c, HWS_OUT_CSV);
+	if (!csv_fast(l, o, s)) {
+		for (int c = 0; c < C__NR; c++) {
+			if (c)
+				lb_add(l, ",", 1);
+			if (col_valid(s, c))
+				put_col(l, s, c, HWS_OUT_CSV);
+		}
 	}
 	if (o->symbols && o->syms) {
 		for (int k = 0; k < 2; k++) {
@@ -967,20 +1153,41 @@ static void sample_text(struct lb *l, const struct hws_output_opts *o, const str
 			struct hws_strbuf *tmp)
 {
 	const char *t, *dso;
-	char b[64];
 
-	if (s->fields & HWS_SF_TIME) {
-		snprintf(b, sizeof(b), "%" PRIu64 ".%09" PRIu64 " ", s->time / 1000000000U,
-			 s->time % 1000000000U);
-		lb_str(l, b);
-	}
-	if (s->fields & HWS_SF_CPU) {
-		snprintf(b, sizeof(b), "[%03u] ", s->cpu);
-		lb_str(l, b);
-	}
-	if (s->fields & HWS_SF_PID) {
-		snprintf(b, sizeof(b), "%u/%u ", s->pid, s->tid);
-		lb_str(l, b);
+	/* "%lu.%09lu ", "[%03u] " and "%u/%u " by hand, with one reservation */
+	if ((s->fields & (HWS_SF_TIME | HWS_SF_CPU | HWS_SF_PID)) && lb_reserve(l, 128)) {
+		char *p = l->p;
+
+		if (s->fields & HWS_SF_TIME) {
+			uint64_t ns = s->time % 1000000000U, w;
+
+			p = hws_fmt__u64(p, s->time / 1000000000U);
+			p[0] = '.';
+			p[1] = (char)('0' + ns / 100000000);
+			w = hws_fmt__swar8((uint32_t)(ns % 100000000));
+			memcpy(p + 2, &w, 8);
+			p[10] = ' ';
+			p += 11;
+		}
+		if (s->fields & HWS_SF_CPU) {
+			*p++ = '[';
+			if (s->cpu < 1000) {
+				p[0] = (char)('0' + s->cpu / 100);
+				memcpy(p + 1, &hws_fmt__pairs[s->cpu % 100], 2);
+				p += 3;
+			} else {
+				p = hws_fmt__u32(p, s->cpu);
+			}
+			memcpy(p, "] ", 2);
+			p += 2;
+		}
+		if (s->fields & HWS_SF_PID) {
+			p = hws_fmt__u32(p, s->pid);
+			*p++ = '/';
+			p = hws_fmt__u32(p, s->tid);
+			*p++ = ' ';
+		}
+		l->p = p;
 	}
 	lb_str(l, s->event ? s->event : "?");
 	lb_add(l, ":", 1);

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * The JSON fast path's memo caches (core/output.c: time prefix, pid..backend text, data
- * source text) must never change a byte: 300000 generated samples drawn from small pools,
- * so that entries hit, miss, collide and get replaced, are formatted three ways and must
- * agree: with a memo, without one, and by a plain snprintf reference written here from the
- * documented key order (include/hwsample/output.h). The pools cover times around 10^8 and
- * its multiples, below it and near UINT64_MAX, pid/tid 0 and UINT32_MAX, samples without
- * pid/cpu/time, out-of-range enum values, event names longer than a cache entry and names
- * that need JSON escaping, and event strings at new addresses with the same text.
+ * The fast paths of core/output.c must never change a byte. JSON: its memo caches (time
+ * prefix, pid..backend text, period, data source text): 300000 generated samples drawn from
+ * small pools, so that entries hit, miss, collide and get replaced, are formatted with a
+ * memo, without one, and by a plain snprintf reference written here from the documented
+ * key order (include/hwsample/output.h); all three must agree. CSV and text (hand-written
+ * numbers, CSV name tables, quoted event names) are checked against snprintf references of
+ * the same samples, with and without a memo. The pools cover times around 10^8 and its
+ * multiples, below it and near UINT64_MAX, pid/tid 0 and UINT32_MAX, CPUs above 999,
+ * samples without pid/cpu/time, out-of-range enum values, event names longer than a cache
+ * entry, names that need JSON escaping or CSV quoting, and event strings at new addresses
+ * with the same text.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -40,7 +43,8 @@ static char ev_copy[2][16]; /* same text as "cpu-clock" at other addresses */
 static const char *events[] = {"cpu-clock", "cpu/mem-loads,ldlat=30/P",
 			       "ibs_op//",  ev_long,
 			       "q\"uote",   "tab\there",
-			       ev_copy[0],  ev_copy[1]};
+			       ev_copy[0],  ev_copy[1],
+			       "new\nline", "a,\"b\""};
 static const char *backends[] = {"sw", "intel_pebs", "amd_ibs", "arm_spe"};
 
 static bool plain(const char *s)
@@ -148,6 +152,140 @@ static void ref_json(const struct hws_sample *s, char *b, size_t len)
 #undef KEY
 }
 
+/* a CSV cell as lb_csv_str() documents it: quoted, with '"' doubled, if it holds , " CR LF */
+static size_t csv_cell(char *b, size_t len, const char *s)
+{
+	size_t n = 0;
+
+	if (!strpbrk(s, ",\"\n\r"))
+		return (size_t)snprintf(b, len, "%s", s);
+	b[n++] = '"';
+	for (; *s && n + 3 < len; s++) {
+		if (*s == '"')
+			b[n++] = '"';
+		b[n++] = *s;
+	}
+	b[n++] = '"';
+	b[n] = 0;
+	return n;
+}
+
+/* the CSV row: every column in header order, empty when not valid */
+static void ref_csv(const struct hws_sample *s, char *b, size_t len)
+{
+	size_t n = 0;
+	uint64_t f = s->fields;
+
+#define ADD(...) n += (size_t)snprintf(b + n, len - n, __VA_ARGS__)
+	if (f & HWS_SF_TIME)
+		ADD("%" PRIu64, s->time);
+	ADD(",");
+	if (f & HWS_SF_CPU)
+		ADD("%u", s->cpu);
+	ADD(",");
+	if (f & HWS_SF_PID)
+		ADD("%u,%u", s->pid, s->tid);
+	else
+		ADD(",");
+	ADD(",");
+	if (s->event)
+		n += csv_cell(b + n, len - n, s->event);
+	ADD(",");
+	if (s->backend)
+		n += csv_cell(b + n, len - n, s->backend);
+	ADD(",");
+	if (f & HWS_SF_PERIOD)
+		ADD("%" PRIu64, s->period);
+	ADD(",");
+	if (f & HWS_SF_IP)
+		ADD("0x%" PRIx64 ",%u", s->ip, s->ip_precise);
+	else
+		ADD(",");
+	ADD(",");
+	if (f & HWS_SF_ADDR)
+		ADD("0x%" PRIx64, s->addr);
+	ADD(",");
+	if (f & HWS_SF_PHYS_ADDR)
+		ADD("0x%" PRIx64, s->phys_addr);
+	ADD(",");
+	if (f & HWS_SF_OP)
+		n += csv_cell(b + n, len - n, hws_op__name(s->op));
+	ADD(",");
+	if (f & HWS_SF_LAT_TOTAL)
+		ADD("%u", s->lat_total);
+	ADD(",");
+	if (f & HWS_SF_LAT_ISSUE)
+		ADD("%u", s->lat_issue);
+	ADD(",");
+	if (f & HWS_SF_LAT_XLAT)
+		ADD("%u", s->lat_xlat);
+	ADD(",");
+	if (f & HWS_SF_LAT_MISS)
+		ADD("%u", s->lat_miss);
+	ADD(",");
+	if (f & HWS_SF_LAT_INS)
+		ADD("%u", s->lat_ins);
+	ADD(",");
+	if (f & HWS_SF_DATA_SRC) {
+		n += csv_cell(b + n, len - n, hws_mem_level__name(s->mem_level));
+		ADD(",");
+		n += csv_cell(b + n, len - n, hws_snoop__name(s->snoop));
+		ADD(",");
+		n += csv_cell(b + n, len - n, hws_tlb__name(s->tlb));
+		ADD(",%" PRIu64, s->data_src);
+	} else {
+		ADD(",,,");
+	}
+	ADD(",");
+	if (f & HWS_SF_BRANCH)
+		ADD("0x%" PRIx64, s->branch_target);
+	ADD("\n");
+#undef ADD
+}
+
+/* the text line (no symbols, no raw) */
+static void ref_text(const struct hws_sample *s, char *b, size_t len)
+{
+	size_t n = 0;
+	uint64_t f = s->fields;
+
+#define ADD(...) n += (size_t)snprintf(b + n, len - n, __VA_ARGS__)
+	if (f & HWS_SF_TIME)
+		ADD("%" PRIu64 ".%09" PRIu64 " ", s->time / 1000000000U, s->time % 1000000000U);
+	if (f & HWS_SF_CPU)
+		ADD("[%03u] ", s->cpu);
+	if (f & HWS_SF_PID)
+		ADD("%u/%u ", s->pid, s->tid);
+	ADD("%s:", s->event ? s->event : "?");
+	if (f & HWS_SF_PERIOD)
+		ADD(" %" PRIu64, s->period);
+	if (f & HWS_SF_IP)
+		ADD(" ip 0x%" PRIx64 "%s", s->ip, s->ip_precise ? " [P]" : "");
+	if (f & HWS_SF_ADDR)
+		ADD(" addr 0x%" PRIx64, s->addr);
+	if (f & HWS_SF_PHYS_ADDR)
+		ADD(" phys 0x%" PRIx64, s->phys_addr);
+	if (f & HWS_SF_OP)
+		ADD(" op %s", hws_op__name(s->op));
+	if (f & HWS_SF_DATA_SRC)
+		ADD(" lvl %s snoop %s tlb %s", hws_mem_level__name(s->mem_level),
+		    hws_snoop__name(s->snoop), hws_tlb__name(s->tlb));
+	if (f & HWS_SF_LAT_TOTAL)
+		ADD(" lat %u", s->lat_total);
+	if (f & HWS_SF_LAT_ISSUE)
+		ADD(" issue %u", s->lat_issue);
+	if (f & HWS_SF_LAT_XLAT)
+		ADD(" xlat %u", s->lat_xlat);
+	if (f & HWS_SF_LAT_MISS)
+		ADD(" miss %u", s->lat_miss);
+	if (f & HWS_SF_LAT_INS)
+		ADD(" ins %u", s->lat_ins);
+	if (f & HWS_SF_BRANCH)
+		ADD(" target 0x%" PRIx64, s->branch_target);
+	ADD("\n");
+#undef ADD
+}
+
 static const uint64_t field_sets[] = {
     /* sw */
     HWS_SF_TIME | HWS_SF_CPU | HWS_SF_PID | HWS_SF_PERIOD | HWS_SF_IP | HWS_SF_ADDR |
@@ -192,11 +330,11 @@ static void gen(struct hws_sample *s, uint64_t *t)
 	else
 		*t += rnd() % 50000;
 	s->time = *t;
-	s->cpu = (uint32_t)(rnd() % 4 ? rnd() % 4 : PICK(pids));
+	s->cpu = (uint32_t)(rnd() % 4 ? rnd() % 4 : rnd() % 2 ? rnd() % 2000 : PICK(pids));
 	s->pid = (uint32_t)PICK(pids);
 	s->tid = (uint32_t)(rnd() % 2 ? s->pid : PICK(pids));
 	s->period = rnd() % 16 ? PICK(smalls) : rnd();
-	s->event = rnd() % 32 ? events[rnd() % 3] : events[rnd() % 8];
+	s->event = rnd() % 32 ? events[rnd() % 3] : events[rnd() % 10];
 	s->backend = rnd() % 32 ? backends[rnd() % 2] : rnd() % 2 ? backends[rnd() % 4] : NULL;
 	if (rnd() % 64 == 0)
 		s->event = NULL;
@@ -224,7 +362,8 @@ int main(void)
 	struct hws_output_opts without = {.sz = sizeof(without), .format = HWS_OUT_JSON};
 	struct hws_sample s;
 	uint64_t t = 6213116937086ULL;
-	unsigned long diff_memo = 0, diff_ref = 0, nref = 0, n = 300000;
+	unsigned long diff_memo = 0, diff_ref = 0, nref = 0, n = 300000, diff_other = 0;
+	unsigned long nother = 0;
 	char ref[2048];
 
 	memset(ev_long, 'e', sizeof(ev_long) - 1);
@@ -252,6 +391,29 @@ int main(void)
 				fprintf(stderr, "memo: %sref:  %s", a.buf, ref);
 		}
 	}
+	/* CSV and text, with and without a memo, against their references */
+	rng = 0x2545f4914f6cdd1dULL;
+	for (unsigned long i = 0; i < n / 2; i++) {
+		gen(&s, &t);
+		for (int k = 0; k < 4; k++) {
+			struct hws_output_opts *o = k & 1 ? &with : &without;
+
+			o->format = k < 2 ? HWS_OUT_CSV : HWS_OUT_TEXT;
+			hws_strbuf__reset(&a);
+			if (k < 2)
+				ref_csv(&s, ref, sizeof(ref));
+			else
+				ref_text(&s, ref, sizeof(ref));
+			if (hws_output__sample(o, &s, &a) || !a.buf || strcmp(a.buf, ref)) {
+				if (diff_other++ < 5)
+					fprintf(stderr, "%s: %sref:  %s", k < 2 ? "csv" : "text",
+						a.buf ? a.buf : "(none)\n", ref);
+			}
+			nother++;
+		}
+	}
+	T_EQ_U64("CSV/text lines unlike their references", diff_other, 0);
+	__T("CSV and text checked", nother == 2 * n);
 	T_EQ_U64("lines that differ with and without the memo", diff_memo, 0);
 	T_EQ_U64("lines unlike the snprintf reference", diff_ref, 0);
 	__T("most lines checked against the reference", nref > n / 2);
