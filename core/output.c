@@ -3,9 +3,13 @@
  * Sample formatters (see include/hwsample/output.h).
  *
  * Invariants: a field is written only when its HWS_SF_* bit is set; every line ends in
- * '\n'; the column set and order of CSV is fixed by csv_cols[] (header and rows share it);
+ * '\n'; the column set and order of CSV is fixed by cols[] (header and rows share it);
  * numbers are formatted by hand (no printf per field) because dump runs over millions of
- * samples.
+ * samples. JSON and CSV rows take a fast path (one reservation, unchecked writers) and fall
+ * back to the general per-column path for anything it does not cover (strings that need
+ * escaping, names too long for its tables); both write the same bytes. The memo's caches
+ * hold, for a key, exactly the text the columns would produce, so a hit writes the same
+ * bytes as a miss (tests/unit/test_output_fast.c checks this against snprintf).
  */
 #include <errno.h>
 #include <pthread.h>
