@@ -519,9 +519,11 @@ static void name_tab_init(void)
 
 /* the memo: the last few strings seen, by address, with their length and plainness */
 #define MEMO_SLOTS 8
-#define HEAD_SLOTS 128 /* direct-mapped by pid/tid/event */
+#define HEAD_BITS  9 /* 512 entries, direct-mapped by pid/tid/event */
+#define HEAD_SLOTS (1u << HEAD_BITS)
 #define HEAD_TXT   96
-#define DSRC_SLOTS 16 /* direct-mapped by data source */
+#define DSRC_BITS  10 /* 1024 entries, direct-mapped by data source (PEBS: hundreds) */
+#define DSRC_SLOTS (1u << DSRC_BITS)
 #define PER_SLOTS  8  /* direct-mapped by event */
 #define DSRC_TXT   128
 
@@ -666,12 +668,14 @@ static inline __attribute__((always_inline)) char *json_time(char *p, struct hws
 
 static inline unsigned int head_slot(uint64_t pt, const char *ev)
 {
-	return (unsigned int)(((pt ^ (uintptr_t)ev << 24) * 0x9e3779b97f4a7c15ULL) >> 57);
+	return (unsigned int)(((pt ^ (uintptr_t)ev << 24) * 0x9e3779b97f4a7c15ULL) >>
+			      (64 - HEAD_BITS));
 }
 
 static inline unsigned int dsrc_slot(uint64_t ds, uint32_t key)
 {
-	return (unsigned int)(((ds ^ (uint64_t)key << 40) * 0x9e3779b97f4a7c15ULL) >> 60);
+	return (unsigned int)(((ds ^ (uint64_t)key << 40) * 0x9e3779b97f4a7c15ULL) >>
+			      (64 - DSRC_BITS));
 }
 
 /*
