@@ -136,7 +136,7 @@ static int lb_finish(struct lb *l)
 
 #define lb_lit(l, s) lb_add((l), (s), sizeof(s) - 1)
 
-static void lb_str(struct lb *l, const char *s)
+static inline void lb_str(struct lb *l, const char *s)
 {
 	lb_add(l, s, strlen(s));
 }
@@ -209,23 +209,6 @@ static void lb_csv_str(struct lb *l, const char *s)
 		lb_add(l, s, 1);
 	}
 	lb_add(l, "\"", 1);
-}
-
-/* text of a symbol lookup into @tmp (reset first); NULL if nothing known */
-static const char *sym_text(const struct hws_output_opts *o, const struct hws_sample *s, uint64_t a,
-			    bool data, struct hws_strbuf *tmp, const char **dso)
-{
-	struct hws_symbol sym;
-
-	*dso = NULL;
-	hws_strbuf__reset(tmp);
-	hws_symbols__resolve(o->syms, s->pid, a, data, &sym);
-	if (!sym.name && !sym.dso)
-		return NULL;
-	if (hws_symbol__format(&sym, false, tmp))
-		return NULL;
-	*dso = sym.dso;
-	return tmp->buf;
 }
 
 /* the sample fields shared by every format, in column order */
@@ -1141,10 +1124,31 @@ static void sample_csv(struct lb *l, const struct hws_output_opts *o, const stru
 	if (o->symbols && o->syms) {
 		for (int k = 0; k < 2; k++) {
 			bool ok = k ? (s->fields & HWS_SF_ADDR) : (s->fields & HWS_SF_IP);
+			struct hws_symbol sym;
+
 			lb_add(l, ",", 1);
-			t = ok ? sym_text(o, s, k ? s->addr : s->ip, k, tmp, &dso) : NULL;
-			if (t)
-				lb_csv_str(l, t);
+			t = NULL;
+			dso = NULL;
+			if (ok) {
+				hws_symbols__resolve(o->syms, s->pid, k ? s->addr : s->ip, k, &sym);
+				/* "name" or "name+0xoff" as one plain cell: no printf */
+				if (sym.name && !sym.srcfile && !csv_kind_of(sym.name)) {
+					lb_str(l, sym.name);
+					if (sym.offset && lb_reserve(l, HWS_FMT_HEX_MAX + 1)) {
+						*l->p++ = '+';
+						l->p = hws_fmt__hex(l->p, sym.offset);
+					}
+					t = sym.name;
+					dso = sym.dso;
+				} else if (sym.name || sym.dso) {
+					hws_strbuf__reset(tmp);
+					if (!hws_symbol__format(&sym, false, tmp) && tmp->buf) {
+						t = tmp->buf;
+						dso = sym.dso;
+						lb_csv_str(l, t);
+					}
+				}
+			}
 			lb_add(l, ",", 1);
 			if (t && dso)
 				lb_csv_str(l, dso);
@@ -1157,10 +1161,40 @@ static void sample_csv(struct lb *l, const struct hws_output_opts *o, const stru
 	lb_add(l, "\n", 1);
 }
 
+/* " sym" of the text format: hws_symbol__format() without printf in the common case */
+static void put_sym_text(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s,
+			 uint64_t a, bool data, struct hws_strbuf *tmp)
+{
+	struct hws_symbol sym;
+	size_t nl;
+
+	hws_symbols__resolve(o->syms, s->pid, a, data, &sym);
+	if (!sym.name && !sym.dso)
+		return;
+	if (sym.name && !sym.srcfile) {
+		/* "name" or "name+0xoff" */
+		nl = strlen(sym.name);
+		if (!lb_reserve(l, nl + 32))
+			return;
+		*l->p++ = ' ';
+		memcpy(l->p, sym.name, nl);
+		l->p += nl;
+		if (sym.offset) {
+			*l->p++ = '+';
+			l->p = hws_fmt__hex(l->p, sym.offset);
+		}
+		return;
+	}
+	hws_strbuf__reset(tmp);
+	if (hws_symbol__format(&sym, false, tmp) || !tmp->buf)
+		return;
+	lb_add(l, " ", 1);
+	lb_str(l, tmp->buf);
+}
+
 static void sample_text(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s,
 			struct hws_strbuf *tmp)
 {
-	const char *t, *dso;
 
 	/* "%lu.%09lu ", "[%03u] " and "%u/%u " by hand, with one reservation */
 	if ((s->fields & (HWS_SF_TIME | HWS_SF_CPU | HWS_SF_PID)) && lb_reserve(l, 128)) {
@@ -1208,18 +1242,14 @@ static void sample_text(struct lb *l, const struct hws_output_opts *o, const str
 		lb_hex(l, s->ip);
 		if (s->ip_precise)
 			lb_str(l, " [P]");
-		if (o->symbols && o->syms && (t = sym_text(o, s, s->ip, false, tmp, &dso))) {
-			lb_add(l, " ", 1);
-			lb_str(l, t);
-		}
+		if (o->symbols && o->syms)
+			put_sym_text(l, o, s, s->ip, false, tmp);
 	}
 	if (s->fields & HWS_SF_ADDR) {
 		lb_str(l, " addr ");
 		lb_hex(l, s->addr);
-		if (o->symbols && o->syms && (t = sym_text(o, s, s->addr, true, tmp, &dso))) {
-			lb_add(l, " ", 1);
-			lb_str(l, t);
-		}
+		if (o->symbols && o->syms)
+			put_sym_text(l, o, s, s->addr, true, tmp);
 	}
 	if (s->fields & HWS_SF_PHYS_ADDR) {
 		lb_str(l, " phys ");

@@ -10,11 +10,12 @@
  * multiples, below it and near UINT64_MAX, pid/tid 0 and UINT32_MAX, CPUs above 999,
  * samples without pid/cpu/time, out-of-range enum values, event names longer than a cache
  * entry, names that need JSON escaping or CSV quoting, and event strings at new addresses
- * with the same text.
+ * with the same text. Symbols in text and CSV rows are checked against hws_symbol__format().
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <hwsample/output.h>
 
@@ -286,6 +287,91 @@ static void ref_text(const struct hws_sample *s, char *b, size_t len)
 #undef ADD
 }
 
+/*
+ * Symbols in text and CSV rows (their printf-free "name+0xoff" path): kernel addresses
+ * resolved through a small kallsyms file, every row compared with hws_symbol__format()'s
+ * text placed as the documented cells: text " sym" after the ip, CSV sym,dso cells.
+ */
+static void check_syms(void)
+{
+	static const char ks[] = "ffffffff81000000 T _stext\n"
+				 "ffffffff81000100 T plain_func\n"
+				 "ffffffff81000200 t comma,func\n"
+				 "ffffffff81000300 T quote\"func\n"
+				 "ffffffff81000400 T last_func\n";
+	static const uint64_t addrs[] = {0xffffffff81000000ULL, 0xffffffff81000001ULL,
+					 0xffffffff81000100ULL, 0xffffffff810001ffULL,
+					 0xffffffff81000234ULL, 0xffffffff81000300ULL,
+					 0xffffffff81000321ULL, 0xffffffff81000400ULL,
+					 0xffffffff81000410ULL, 0xffffffff80000000ULL};
+	char path[] = "/tmp/hws_test_ksymsXXXXXX", ref[2048], cell[512];
+	struct hws_output_opts o = {.sz = sizeof(o)};
+	struct hws_strbuf sb, f;
+	struct hws_symbols *syms;
+	unsigned long bad = 0, named = 0;
+	int fd = mkstemp(path);
+
+	__T("temp kallsyms", fd >= 0 && write(fd, ks, sizeof(ks) - 1) == (ssize_t)sizeof(ks) - 1);
+	if (fd >= 0)
+		close(fd);
+	syms = hws_symbols__new(NULL);
+	__T("kallsyms used", syms && !hws_symbols__use_kallsyms(syms, path));
+	o.symbols = true;
+	o.syms = syms;
+	hws_strbuf__init(&sb, 1u << 20);
+	hws_strbuf__init(&f, 1u << 20);
+	for (size_t i = 0; syms && i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+		struct hws_sample s = {.sz = sizeof(s)};
+		struct hws_symbol sym;
+		size_t n;
+
+		s.fields = HWS_SF_TIME | HWS_SF_PID | HWS_SF_IP;
+		s.time = 6213116937086ULL;
+		s.pid = s.tid = 7;
+		s.event = "cpu-clock";
+		s.backend = "sw";
+		s.ip = addrs[i];
+		hws_symbols__resolve(syms, s.pid, s.ip, false, &sym);
+		hws_strbuf__reset(&f);
+		__T("reference symbol text", !hws_symbol__format(&sym, false, &f) && f.buf);
+		if (!f.buf)
+			continue;
+		named += sym.name != NULL;
+		/* text: the line without symbols, " sym" inserted before the newline */
+		o.format = HWS_OUT_TEXT;
+		ref_text(&s, ref, sizeof(ref));
+		n = strlen(ref) - 1;
+		snprintf(ref + n, sizeof(ref) - n, " %s\n", f.buf);
+		hws_strbuf__reset(&sb);
+		if (hws_output__sample(&o, &s, &sb) || !sb.buf || strcmp(sb.buf, ref)) {
+			if (bad++ < 5)
+				fprintf(stderr, "text sym: %sref:      %s", sb.buf ? sb.buf : "-\n", ref);
+		}
+		/* CSV: sym and dso cells of the ip, empty data_sym and data_dso */
+		o.format = HWS_OUT_CSV;
+		ref_csv(&s, ref, sizeof(ref));
+		n = strlen(ref) - 1;
+		csv_cell(cell, sizeof(cell), f.buf);
+		n += (size_t)snprintf(ref + n, sizeof(ref) - n, ",%s,", cell);
+		if (sym.dso) {
+			csv_cell(cell, sizeof(cell), sym.dso);
+			n += (size_t)snprintf(ref + n, sizeof(ref) - n, "%s", cell);
+		}
+		snprintf(ref + n, sizeof(ref) - n, ",,\n");
+		hws_strbuf__reset(&sb);
+		if (hws_output__sample(&o, &s, &sb) || !sb.buf || strcmp(sb.buf, ref)) {
+			if (bad++ < 5)
+				fprintf(stderr, "csv sym: %sref:     %s", sb.buf ? sb.buf : "-\n", ref);
+		}
+	}
+	T_EQ_U64("symbol rows unlike hws_symbol__format()", bad, 0);
+	__T("most addresses had a name", named >= 8);
+	hws_symbols__delete(syms);
+	hws_strbuf__release(&sb);
+	hws_strbuf__release(&f);
+	unlink(path);
+}
+
 static const uint64_t field_sets[] = {
     /* sw */
     HWS_SF_TIME | HWS_SF_CPU | HWS_SF_PID | HWS_SF_PERIOD | HWS_SF_IP | HWS_SF_ADDR |
@@ -413,6 +499,7 @@ int main(void)
 		}
 	}
 	T_EQ_U64("CSV/text lines unlike their references", diff_other, 0);
+	check_syms();
 	__T("CSV and text checked", nother == 2 * n);
 	T_EQ_U64("lines that differ with and without the memo", diff_memo, 0);
 	T_EQ_U64("lines unlike the snprintf reference", diff_ref, 0);
