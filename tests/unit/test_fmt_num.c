@@ -4,9 +4,10 @@
  * snprintf: every power of ten and of two and their neighbours, every value below 100000,
  * every digit count and nibble count at both ends, and a million random values spread over
  * all bit lengths. Each writer is checked: hws_fmt__u64, hws_fmt__u32 (for values below
- * 2^32), hws_fmt__word8 (below 10^8), hws_fmt__hex (SSE2 on x86-64) and
- * hws_fmt__hex_digits_swar (the portable path that other hosts use). Also checks that a
- * writer stores nothing beyond its end + HWS_FMT_SLACK.
+ * 2^32), hws_fmt__word8 (below 10^8), hws_fmt__hex (SSE2 on x86-64), and the portable
+ * paths that other hosts use (hws_fmt__hex_digits_swar, hws_fmt__swar8_scalar, which must
+ * equal the SSE2 hws_fmt__swar8). Also checks that a writer stores nothing beyond its end +
+ * HWS_FMT_SLACK. Every value below 10^6 and every 10^4-block edge below 10^8 are included.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -60,6 +61,10 @@ static void check(uint64_t v)
 		memset(got, '#', sizeof(got));
 		memcpy(got, &w, 8);
 		expect("word8", want, got, got + k);
+		/* the portable eight digits (other hosts) agree with the SSE2 ones */
+		if (hws_fmt__swar8_scalar((uint32_t)v) != hws_fmt__swar8((uint32_t)v) &&
+		    bad++ < 5)
+			fprintf(stderr, "swar8_scalar %s differs\n", want);
 	}
 	memset(got, '#', sizeof(got));
 	snprintf(want, sizeof(want), "0x%" PRIx64, v);
@@ -109,8 +114,13 @@ int main(void)
 		if (k < 19)
 			check(q * 10 - 1);
 	}
-	for (uint64_t v = 0; v < 100000; v++, n++)
+	for (uint64_t v = 0; v < 1000000; v++, n++)
 		check(v);
+	/* the SSE2 eight digits split at 10^4: both sides of every block edge */
+	for (uint64_t v = 10000; v < 100000000; v += 10000, n += 2) {
+		check(v - 1);
+		check(v);
+	}
 	for (int i = 0; i < 1000000; i++, n++)
 		check(next_rand() >> (next_rand() & 63));
 	T_EQ_U64("values formatted unlike snprintf", bad, 0);
