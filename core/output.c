@@ -1192,104 +1192,165 @@ static void put_sym_text(struct lb *l, const struct hws_output_opts *o, const st
 	lb_str(l, tmp->buf);
 }
 
+/* an enum name for text: from the CSV table when it has it (no strlen), else the function */
+static inline char *text_name(char *p, const struct csv_name *t, size_t n, unsigned int v,
+			      const char *(*name)(unsigned int))
+{
+	const char *src;
+	size_t len;
+
+	if (v < n && t[v].n) {
+		src = t[v].s + 1;
+		len = t[v].n - 1u;
+	} else {
+		src = name(v);
+		len = strlen(src);
+	}
+	memcpy(p, src, len);
+	return p + len;
+}
+
+/* room for one enum name of text_name() */
+static inline size_t text_name_room(const struct csv_name *t, size_t n, unsigned int v,
+				    const char *(*name)(unsigned int))
+{
+	return v < n && t[v].n ? sizeof(t[v].s) : strlen(name(v));
+}
+
+/* room for the enum names of @s in text */
+static size_t text_names_room(const struct hws_sample *s)
+{
+	size_t n = 0;
+
+	if (s->fields & HWS_SF_OP)
+		n += text_name_room(op_csv, ARRAY_SIZE(op_csv), s->op, hws_op__name);
+	if (s->fields & HWS_SF_DATA_SRC) {
+		n += text_name_room(lvl_csv, ARRAY_SIZE(lvl_csv), s->mem_level,
+				    hws_mem_level__name);
+		n += text_name_room(snoop_csv, ARRAY_SIZE(snoop_csv), s->snoop, hws_snoop__name);
+		n += text_name_room(tlb_csv, ARRAY_SIZE(tlb_csv), s->tlb, hws_tlb__name);
+	}
+	return n;
+}
+
 static void sample_text(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s,
 			struct hws_strbuf *tmp)
 {
+	struct hws_output_memo *memo =
+	    o->sz >= offsetof(struct hws_output_opts, memo) + sizeof(o->memo) ? o->memo : NULL;
+	const char *ev = s->event ? s->event : "?";
+	bool syms = o->symbols && o->syms;
+	uint64_t f = s->fields;
+	size_t evl;
+	char *p;
 
-	/* "%lu.%09lu ", "[%03u] " and "%u/%u " by hand, with one reservation */
-	if ((s->fields & (HWS_SF_TIME | HWS_SF_CPU | HWS_SF_PID)) && lb_reserve(l, 128)) {
-		char *p = l->p;
+	if (!__atomic_load_n(&name_tab_ready, __ATOMIC_ACQUIRE))
+		pthread_once(&name_tab_once, name_tab_init);
+	csv_kind(memo, ev, &evl); /* its length, memoized by address */
+	/* "%lu.%09lu ", "[%03u] ", "%u/%u ", "event:", " period", " ip 0x.. [P]" by hand */
+	if (!lb_reserve(l, 256 + evl))
+		return;
+	p = l->p;
+	if (f & HWS_SF_TIME) {
+		uint64_t ns = s->time % 1000000000U, w;
 
-		if (s->fields & HWS_SF_TIME) {
-			uint64_t ns = s->time % 1000000000U, w;
-
-			p = hws_fmt__u64(p, s->time / 1000000000U);
-			p[0] = '.';
-			p[1] = (char)('0' + ns / 100000000);
-			w = hws_fmt__swar8((uint32_t)(ns % 100000000));
-			memcpy(p + 2, &w, 8);
-			p[10] = ' ';
-			p += 11;
-		}
-		if (s->fields & HWS_SF_CPU) {
-			*p++ = '[';
-			if (s->cpu < 1000) {
-				p[0] = (char)('0' + s->cpu / 100);
-				memcpy(p + 1, &hws_fmt__pairs[s->cpu % 100], 2);
-				p += 3;
-			} else {
-				p = hws_fmt__u32(p, s->cpu);
-			}
-			memcpy(p, "] ", 2);
-			p += 2;
-		}
-		if (s->fields & HWS_SF_PID) {
-			p = hws_fmt__u32(p, s->pid);
-			*p++ = '/';
-			p = hws_fmt__u32(p, s->tid);
-			*p++ = ' ';
-		}
-		l->p = p;
+		p = hws_fmt__u64(p, s->time / 1000000000U);
+		p[0] = '.';
+		p[1] = (char)('0' + ns / 100000000);
+		w = hws_fmt__swar8((uint32_t)(ns % 100000000));
+		memcpy(p + 2, &w, 8);
+		p[10] = ' ';
+		p += 11;
 	}
-	lb_str(l, s->event ? s->event : "?");
-	lb_add(l, ":", 1);
-	if (s->fields & HWS_SF_PERIOD) {
-		lb_add(l, " ", 1);
-		lb_u64(l, s->period);
+	if (f & HWS_SF_CPU) {
+		*p++ = '[';
+		if (s->cpu < 1000) {
+			p[0] = (char)('0' + s->cpu / 100);
+			memcpy(p + 1, &hws_fmt__pairs[s->cpu % 100], 2);
+			p += 3;
+		} else {
+			p = hws_fmt__u32(p, s->cpu);
+		}
+		memcpy(p, "] ", 2);
+		p += 2;
 	}
-	if (s->fields & HWS_SF_IP) {
-		lb_str(l, " ip ");
-		lb_hex(l, s->ip);
-		if (s->ip_precise)
-			lb_str(l, " [P]");
-		if (o->symbols && o->syms)
-			put_sym_text(l, o, s, s->ip, false, tmp);
+	if (f & HWS_SF_PID) {
+		p = hws_fmt__u32(p, s->pid);
+		*p++ = '/';
+		p = hws_fmt__u32(p, s->tid);
+		*p++ = ' ';
 	}
-	if (s->fields & HWS_SF_ADDR) {
-		lb_str(l, " addr ");
-		lb_hex(l, s->addr);
-		if (o->symbols && o->syms)
+	memcpy(p, ev, evl);
+	p += evl;
+	*p++ = ':';
+	if (f & HWS_SF_PERIOD) {
+		*p++ = ' ';
+		p = hws_fmt__u64(p, s->period);
+	}
+	if (f & HWS_SF_IP) {
+		memcpy(p, " ip ", 4);
+		p = hws_fmt__hex(p + 4, s->ip);
+		if (s->ip_precise) {
+			memcpy(p, " [P]", 4);
+			p += 4;
+		}
+	}
+	l->p = p;
+	if ((f & HWS_SF_IP) && syms)
+		put_sym_text(l, o, s, s->ip, false, tmp);
+	if (f & HWS_SF_ADDR) {
+		if (!lb_reserve(l, 64))
+			return;
+		memcpy(l->p, " addr ", 6);
+		l->p = hws_fmt__hex(l->p + 6, s->addr);
+		if (syms)
 			put_sym_text(l, o, s, s->addr, true, tmp);
 	}
-	if (s->fields & HWS_SF_PHYS_ADDR) {
-		lb_str(l, " phys ");
-		lb_hex(l, s->phys_addr);
+	if (!lb_reserve(l, 512 + text_names_room(s)))
+		return;
+	p = l->p;
+	if (f & HWS_SF_PHYS_ADDR) {
+		memcpy(p, " phys ", 6);
+		p = hws_fmt__hex(p + 6, s->phys_addr);
 	}
-	if (s->fields & HWS_SF_OP) {
-		lb_str(l, " op ");
-		lb_str(l, hws_op__name(s->op));
+	if (f & HWS_SF_OP) {
+		memcpy(p, " op ", 4);
+		p = text_name(p + 4, op_csv, ARRAY_SIZE(op_csv), s->op, hws_op__name);
 	}
-	if (s->fields & HWS_SF_DATA_SRC) {
-		lb_str(l, " lvl ");
-		lb_str(l, hws_mem_level__name(s->mem_level));
-		lb_str(l, " snoop ");
-		lb_str(l, hws_snoop__name(s->snoop));
-		lb_str(l, " tlb ");
-		lb_str(l, hws_tlb__name(s->tlb));
+	if (f & HWS_SF_DATA_SRC) {
+		memcpy(p, " lvl ", 5);
+		p = text_name(p + 5, lvl_csv, ARRAY_SIZE(lvl_csv), s->mem_level,
+			      hws_mem_level__name);
+		memcpy(p, " snoop ", 7);
+		p = text_name(p + 7, snoop_csv, ARRAY_SIZE(snoop_csv), s->snoop, hws_snoop__name);
+		memcpy(p, " tlb ", 5);
+		p = text_name(p + 5, tlb_csv, ARRAY_SIZE(tlb_csv), s->tlb, hws_tlb__name);
 	}
-	static const struct {
-		uint64_t f;
-		const char *n;
-		size_t off;
-	} lats[] = {
-	    {HWS_SF_LAT_TOTAL, " lat ", offsetof(struct hws_sample, lat_total)},
-	    {HWS_SF_LAT_ISSUE, " issue ", offsetof(struct hws_sample, lat_issue)},
-	    {HWS_SF_LAT_XLAT, " xlat ", offsetof(struct hws_sample, lat_xlat)},
-	    {HWS_SF_LAT_MISS, " miss ", offsetof(struct hws_sample, lat_miss)},
-	    {HWS_SF_LAT_INS, " ins ", offsetof(struct hws_sample, lat_ins)},
-	};
-	for (size_t i = 0; i < ARRAY_SIZE(lats); i++) {
-		uint32_t v;
-		if (!(s->fields & lats[i].f))
-			continue;
-		memcpy(&v, (const char *)s + lats[i].off, sizeof(v));
-		lb_str(l, lats[i].n);
-		lb_u64(l, v);
+	if (f & HWS_SF_LAT_TOTAL) {
+		memcpy(p, " lat ", 5);
+		p = hws_fmt__u32(p + 5, s->lat_total);
 	}
-	if (s->fields & HWS_SF_BRANCH) {
-		lb_str(l, " target ");
-		lb_hex(l, s->branch_target);
+	if (f & HWS_SF_LAT_ISSUE) {
+		memcpy(p, " issue ", 7);
+		p = hws_fmt__u32(p + 7, s->lat_issue);
 	}
+	if (f & HWS_SF_LAT_XLAT) {
+		memcpy(p, " xlat ", 6);
+		p = hws_fmt__u32(p + 6, s->lat_xlat);
+	}
+	if (f & HWS_SF_LAT_MISS) {
+		memcpy(p, " miss ", 6);
+		p = hws_fmt__u32(p + 6, s->lat_miss);
+	}
+	if (f & HWS_SF_LAT_INS) {
+		memcpy(p, " ins ", 5);
+		p = hws_fmt__u32(p + 5, s->lat_ins);
+	}
+	if (f & HWS_SF_BRANCH) {
+		memcpy(p, " target ", 8);
+		p = hws_fmt__hex(p + 8, s->branch_target);
+	}
+	l->p = p;
 	if (o->raw)
 		put_raw(l, o, s, tmp);
 	lb_add(l, "\n", 1);
