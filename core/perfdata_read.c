@@ -1348,7 +1348,9 @@ static uint64_t fi_cpu_midr(const struct hws_file_info *fi, int cpu)
  * Map a regular file whole: records and AUX payloads are then handed out in place (no read()
  * copy, no copy by the caller: HWS_PERF_REC_STABLE). Pages are faulted in as records are
  * read and dropped again by hws_perf_reader__release(), so the resident set stays bounded.
- * Without mmap (it failed, or HWS_NO_MMAP=1) the 1 MiB read window is used. A file that
+ * No MADV_SEQUENTIAL: it lets the kernel drop the file's cached pages behind us, and the next
+ * run (or perf on the same file) reads them from disk again. Without mmap (it failed, or
+ * HWS_NO_MMAP=1) the 1 MiB read window is used. A file that
  * shrinks while mapped raises SIGBUS on access; the CLI turns that into an error message.
  */
 static void map_file(struct hws_perf_reader *r)
@@ -1361,7 +1363,6 @@ static void map_file(struct hws_perf_reader *r)
 	m = mmap(NULL, (size_t)r->file_size, PROT_READ, MAP_PRIVATE, r->fd, 0);
 	if (m == MAP_FAILED)
 		return;
-	madvise(m, (size_t)r->file_size, MADV_SEQUENTIAL);
 	r->map = m;
 	r->map_len = (size_t)r->file_size;
 }
