@@ -1346,12 +1346,13 @@ static uint64_t fi_cpu_midr(const struct hws_file_info *fi, int cpu)
 
 /*
  * Map a regular file whole: records and AUX payloads are then handed out in place (no read()
- * copy, no copy by the caller: HWS_PERF_REC_STABLE). Pages are faulted in as records are
- * read and dropped again by hws_perf_reader__release(), so the resident set stays bounded.
- * No MADV_SEQUENTIAL: it lets the kernel drop the file's cached pages behind us, and the next
- * run (or perf on the same file) reads them from disk again. Without mmap (it failed, or
- * HWS_NO_MMAP=1) the 1 MiB read window is used. A file that
- * shrinks while mapped raises SIGBUS on access; the CLI turns that into an error message.
+ * copy, no copy by the caller: HWS_PERF_REC_HDR_STABLE / _PAYLOAD_STABLE). Pages are faulted
+ * in as records are read and dropped again by hws_perf_reader__release(), so the resident
+ * set stays bounded. No MADV_SEQUENTIAL: it lets the kernel drop the file's cached pages
+ * behind us, and the next run (or perf on the same file) reads them from disk again.
+ * Without mmap (it failed, or HWS_NO_MMAP=1) the 1 MiB read window is used. A file that
+ * shrinks while mapped reads as zeros to the end of its last page (fail() says it shrank)
+ * and raises SIGBUS past it; the CLI turns that into an error message.
  */
 static void map_file(struct hws_perf_reader *r)
 {

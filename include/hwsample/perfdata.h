@@ -200,7 +200,10 @@ struct hws_perf_record {
 #define HWS_PERF_REC_HDR_STABLE	    (1U << 0)
 #define HWS_PERF_REC_PAYLOAD_STABLE (1U << 1)
 
-/* Open @path ("-" = stdin). Returns NULL and sets *err (negative) on failure. */
+/* Open @path ("-" = stdin). Returns NULL and sets *err (negative) on failure. Regular files
+ * are mapped (HWS_NO_MMAP=1 in the environment: read() instead); a mapped file that shrinks
+ * while being read raises SIGBUS past its new last page, which a program reading files
+ * others may truncate should catch (the hwsample CLI does). */
 HWS_API struct hws_perf_reader *hws_perf_reader__open(const char *path, int *err);
 HWS_API struct hws_perf_reader *hws_perf_reader__open_fd(int fd, int *err);
 HWS_API void hws_perf_reader__close(struct hws_perf_reader *r); /* NULL-safe */
