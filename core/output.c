@@ -1243,6 +1243,8 @@ static void sample_text(struct lb *l, const struct hws_output_opts *o, const str
 	uint64_t f = s->fields;
 	size_t evl;
 	char *p;
+/* a literal at p, p moved past it (the length is the literal's own) */
+#define LIT(str) (memcpy(p, str, sizeof(str) - 1), p += sizeof(str) - 1)
 
 	if (!__atomic_load_n(&name_tab_ready, __ATOMIC_ACQUIRE))
 		pthread_once(&name_tab_once, name_tab_init);
@@ -1271,8 +1273,7 @@ static void sample_text(struct lb *l, const struct hws_output_opts *o, const str
 		} else {
 			p = hws_fmt__u32(p, s->cpu);
 		}
-		memcpy(p, "] ", 2);
-		p += 2;
+		LIT("] ");
 	}
 	if (f & HWS_SF_PID) {
 		p = hws_fmt__u32(p, s->pid);
@@ -1288,11 +1289,10 @@ static void sample_text(struct lb *l, const struct hws_output_opts *o, const str
 		p = hws_fmt__u64(p, s->period);
 	}
 	if (f & HWS_SF_IP) {
-		memcpy(p, " ip ", 4);
-		p = hws_fmt__hex(p + 4, s->ip);
+		LIT(" ip ");
+		p = hws_fmt__hex(p, s->ip);
 		if (s->ip_precise) {
-			memcpy(p, " [P]", 4);
-			p += 4;
+			LIT(" [P]");
 		}
 	}
 	l->p = p;
@@ -1310,46 +1310,47 @@ static void sample_text(struct lb *l, const struct hws_output_opts *o, const str
 		return;
 	p = l->p;
 	if (f & HWS_SF_PHYS_ADDR) {
-		memcpy(p, " phys ", 6);
-		p = hws_fmt__hex(p + 6, s->phys_addr);
+		LIT(" phys ");
+		p = hws_fmt__hex(p, s->phys_addr);
 	}
 	if (f & HWS_SF_OP) {
-		memcpy(p, " op ", 4);
-		p = text_name(p + 4, op_csv, ARRAY_SIZE(op_csv), s->op, hws_op__name);
+		LIT(" op ");
+		p = text_name(p, op_csv, ARRAY_SIZE(op_csv), s->op, hws_op__name);
 	}
 	if (f & HWS_SF_DATA_SRC) {
-		memcpy(p, " lvl ", 5);
-		p = text_name(p + 5, lvl_csv, ARRAY_SIZE(lvl_csv), s->mem_level,
+		LIT(" lvl ");
+		p = text_name(p, lvl_csv, ARRAY_SIZE(lvl_csv), s->mem_level,
 			      hws_mem_level__name);
-		memcpy(p, " snoop ", 7);
-		p = text_name(p + 7, snoop_csv, ARRAY_SIZE(snoop_csv), s->snoop, hws_snoop__name);
-		memcpy(p, " tlb ", 5);
-		p = text_name(p + 5, tlb_csv, ARRAY_SIZE(tlb_csv), s->tlb, hws_tlb__name);
+		LIT(" snoop ");
+		p = text_name(p, snoop_csv, ARRAY_SIZE(snoop_csv), s->snoop, hws_snoop__name);
+		LIT(" tlb ");
+		p = text_name(p, tlb_csv, ARRAY_SIZE(tlb_csv), s->tlb, hws_tlb__name);
 	}
 	if (f & HWS_SF_LAT_TOTAL) {
-		memcpy(p, " lat ", 5);
-		p = hws_fmt__u32(p + 5, s->lat_total);
+		LIT(" lat ");
+		p = hws_fmt__u32(p, s->lat_total);
 	}
 	if (f & HWS_SF_LAT_ISSUE) {
-		memcpy(p, " issue ", 7);
-		p = hws_fmt__u32(p + 7, s->lat_issue);
+		LIT(" issue ");
+		p = hws_fmt__u32(p, s->lat_issue);
 	}
 	if (f & HWS_SF_LAT_XLAT) {
-		memcpy(p, " xlat ", 6);
-		p = hws_fmt__u32(p + 6, s->lat_xlat);
+		LIT(" xlat ");
+		p = hws_fmt__u32(p, s->lat_xlat);
 	}
 	if (f & HWS_SF_LAT_MISS) {
-		memcpy(p, " miss ", 6);
-		p = hws_fmt__u32(p + 6, s->lat_miss);
+		LIT(" miss ");
+		p = hws_fmt__u32(p, s->lat_miss);
 	}
 	if (f & HWS_SF_LAT_INS) {
-		memcpy(p, " ins ", 5);
-		p = hws_fmt__u32(p + 5, s->lat_ins);
+		LIT(" ins ");
+		p = hws_fmt__u32(p, s->lat_ins);
 	}
 	if (f & HWS_SF_BRANCH) {
-		memcpy(p, " target ", 8);
-		p = hws_fmt__hex(p + 8, s->branch_target);
+		LIT(" target ");
+		p = hws_fmt__hex(p, s->branch_target);
 	}
+#undef LIT
 	l->p = p;
 	if (o->raw)
 		put_raw(l, o, s, tmp);
