@@ -54,6 +54,17 @@ static int tests_run;
 		exit(77);                                                               \
 	} while (0)
 
+/* xorshift64: the tests' reproducible random numbers (*state must not be 0) */
+static inline uint64_t tests_xorshift64(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *state = x;
+}
+
 #define TEST_END()                                                                      \
 	do {                                                                            \
 		printf("%d checks, %d failed\n", tests_run, tests_failed);              \
