@@ -1232,6 +1232,28 @@ static void mark_bits(uint64_t *mask, uint32_t off, uint32_t end, uint32_t ls)
 		*mask |= 1ULL << (off / chunk);
 }
 
+/*
+ * One pair of units of a line with @sup samples of evidence: the same bytes (their offset
+ * ranges overlap) is true sharing, different bytes false sharing; the pair's offsets are
+ * marked in the matching mask and @sup added to its support.
+ */
+static void pair_verdict(struct line *l, struct unit *a, struct unit *b, uint64_t sup,
+			 uint32_t ls, uint64_t *sup_false, uint64_t *sup_true)
+{
+	bool overlap = a->off < b->end && b->off < a->end;
+	uint64_t *mask = overlap ? &l->true_off : &l->false_off;
+
+	if (overlap) {
+		*sup_true += sup;
+		a->in_true = b->in_true = 1;
+	} else {
+		*sup_false += sup;
+		a->in_false = b->in_false = 1;
+	}
+	mark_bits(mask, a->off, a->end, ls);
+	mark_bits(mask, b->off, b->end, ls);
+}
+
 static void fill_stats(struct hws_c2c_stats *st, const uint64_t *cn, const struct lat *lat);
 
 /* Pair analysis of one line; fills cls, evidence, conf, false/true offsets and entry flags. */
@@ -1306,24 +1328,10 @@ static int classify_line(struct hws_c2c *c, struct line *l)
 		if (!u[i].writes)
 			continue;
 		for (j = 0; j < nu; j++) {
-			uint64_t sup;
-			bool overlap;
-
 			if (u[j].tid == u[i].tid && u[j].pid == u[i].pid)
 				continue;
-			overlap = u[i].off < u[j].end && u[j].off < u[i].end;
-			sup = u[i].writes < u[j].n ? u[i].writes : u[j].n;
-			if (overlap) {
-				sup_true += sup;
-				u[i].in_true = u[j].in_true = 1;
-				mark_bits(&l->true_off, u[i].off, u[i].end, c->o.line_size);
-				mark_bits(&l->true_off, u[j].off, u[j].end, c->o.line_size);
-			} else {
-				sup_false += sup;
-				u[i].in_false = u[j].in_false = 1;
-				mark_bits(&l->false_off, u[i].off, u[i].end, c->o.line_size);
-				mark_bits(&l->false_off, u[j].off, u[j].end, c->o.line_size);
-			}
+			pair_verdict(l, &u[i], &u[j], u[i].writes < u[j].n ? u[i].writes : u[j].n,
+				     c->o.line_size, &sup_false, &sup_true);
 		}
 	}
 	/*
@@ -1337,24 +1345,11 @@ static int classify_line(struct hws_c2c *c, struct line *l)
 			if (!u[i].coh)
 				continue;
 			for (j = i + 1; j < nu; j++) {
-				uint64_t sup;
-
 				if (!u[j].coh || (u[j].tid == u[i].tid && u[j].pid == u[i].pid))
 					continue;
-				sup = u[i].coh < u[j].coh ? u[i].coh : u[j].coh;
-				if (u[i].off < u[j].end && u[j].off < u[i].end) {
-					sup_true += sup;
-					u[i].in_true = u[j].in_true = 1;
-					mark_bits(&l->true_off, u[i].off, u[i].end, c->o.line_size);
-					mark_bits(&l->true_off, u[j].off, u[j].end, c->o.line_size);
-				} else {
-					sup_false += sup;
-					u[i].in_false = u[j].in_false = 1;
-					mark_bits(&l->false_off, u[i].off, u[i].end,
-						  c->o.line_size);
-					mark_bits(&l->false_off, u[j].off, u[j].end,
-						  c->o.line_size);
-				}
+				pair_verdict(l, &u[i], &u[j],
+					     u[i].coh < u[j].coh ? u[i].coh : u[j].coh,
+					     c->o.line_size, &sup_false, &sup_true);
 			}
 		}
 		l->inferred = sup_false || sup_true;
