@@ -790,6 +790,16 @@ static inline uint8_t len1(uint8_t h) /* lens16() for one position */
 
 #define FAST_BLK 256 /* positions per lens block */
 
+/* fast_run()'s register copies back into @rec, with the fields derived from its slots */
+static inline void rec_close(struct spe_record *rec, uint32_t pr, uint64_t ev)
+{
+	rec->present = pr;
+	rec->events = ev;
+	rec->op_class = rec->hdr[SPE_SLOT_OP] & 3;
+	rec->op_payload = (uint8_t)rec->op;
+	rec->ctx_index = rec->hdr[SPE_SLOT_CONTEXT] & 3;
+}
+
 /*
  * Fast path: whole records while at least FAST_MIN bytes are left, @d[*pi] being the next
  * packet (st->in_record says whether a record is in progress; *prs is its start). Per
@@ -865,11 +875,7 @@ static int fast_run(struct decode_ctx *dc, struct hws_sample *s, const uint8_t *
 		ret = 0;
 		goto out;
 end:
-		rec->present = pr;
-		rec->events = ev;
-		rec->op_class = rec->hdr[SPE_SLOT_OP] & 3;
-		rec->op_payload = (uint8_t)rec->op;
-		rec->ctx_index = rec->hdr[SPE_SLOT_CONTEXT] & 3;
+		rec_close(rec, pr, ev);
 		st->in_record = 0;
 		r = emit_record(dc, s, d + rs, (uint32_t)(k - rs), base + rs);
 		if (r) {
@@ -894,11 +900,7 @@ start:
 		ev = 0;
 	}
 out:
-	rec->present = pr;
-	rec->events = ev;
-	rec->op_class = rec->hdr[SPE_SLOT_OP] & 3;
-	rec->op_payload = (uint8_t)rec->op;
-	rec->ctx_index = rec->hdr[SPE_SLOT_CONTEXT] & 3;
+	rec_close(rec, pr, ev);
 	*pi = k;
 	*prs = rs;
 	return ret;
