@@ -181,6 +181,9 @@ struct hws_decoder {
 	int cur_k;	    /* index of cur in win[] */
 	bool threaded;	    /* read-ahead thread in use (decided at the first run) */
 	struct readahead ra;
+	bool direct_checked, direct; /* unordered delivery decided, in use (run_direct()) */
+	uint64_t side_last;	     /* its window's previous record time */
+	uint64_t direct_n;	     /* samples it delivered */
 	struct aux_pend *pend; /* [npend] in dispatch order */
 	size_t npend, cappend;
 	uint64_t gen; /* windows started */
@@ -1086,6 +1089,59 @@ static int win_reserve(struct window *d, size_t bytes)
 	return 0;
 }
 
+/* Append @rec to @win with its sort key: in place when the reader says it stays (stable),
+ * else copied. *last_time: the previous timed record's time in this round; a record that
+ * goes back starts a new ascending run (see sort_window()). 0 or -ENOMEM. */
+static int win_add(struct hws_decoder *d, struct window *win, const struct hws_perf_record *r,
+		   uint64_t *last_time)
+{
+	struct win_rec *w;
+	struct win_key *k;
+	size_t need = 16;
+
+	if (!(r->flags & HWS_PERF_REC_HDR_STABLE))
+		need += r->hdr->size;
+	if (r->payload && !(r->flags & HWS_PERF_REC_PAYLOAD_STABLE))
+		need += (size_t)r->payload_size;
+	if (win_reserve(win, need))
+		return -ENOMEM;
+	if (!win->wn)
+		win->first_off = r->file_offset;
+	k = &win->wkey[win->wn];
+	k->idx = win->wn;
+	w = &win->wrec[win->wn++];
+	k->time = record_time(d, r);
+	if (k->time == UINT64_MAX) {
+		k->time = *last_time; /* keep its place after the previous timed record */
+	} else {
+		if (k->time < *last_time) /* a new ascending run (see sort_window()) */
+			win->wruns[1 + win->nruns++] = win->wn - 1;
+		*last_time = k->time;
+	}
+	w->file_offset = r->file_offset;
+	w->attr_idx = r->attr_idx;
+	if (r->flags & HWS_PERF_REC_HDR_STABLE) {
+		w->hdr = r->hdr;
+		win->wref += r->hdr->size;
+	} else {
+		w->hdr = NULL;
+		w->off = win->wlen;
+		memcpy(win->wbuf + win->wlen, r->hdr, r->hdr->size);
+		win->wlen += (r->hdr->size + 7) & ~(size_t)7;
+	}
+	w->payload_size = r->payload ? r->payload_size : 0;
+	w->payload = NULL;
+	if (w->payload_size && (r->flags & HWS_PERF_REC_PAYLOAD_STABLE)) {
+		w->payload = r->payload;
+		win->wref += (size_t)w->payload_size;
+	} else if (w->payload_size) {
+		w->payload_off = win->wlen;
+		memcpy(win->wbuf + win->wlen, r->payload, (size_t)w->payload_size);
+		win->wlen += ((size_t)w->payload_size + 7) & ~(size_t)7;
+	}
+	return 0;
+}
+
 /* user records the reader only moves along: they change nothing dispatching reads */
 static bool plain_record(int type)
 {
@@ -1123,10 +1179,6 @@ static int fill_window(struct hws_decoder *d, struct window *win)
 	if (ensure_events(d))
 		return -ENOMEM;
 	while (win->wlen + win->wref < WINDOW_MAX_BYTES) {
-		size_t need;
-		struct win_rec *w;
-		struct win_key *k;
-
 		if (d->threaded) {
 			if (__atomic_load_n(&d->ra.stop, __ATOMIC_RELAXED))
 				break;
@@ -1149,47 +1201,8 @@ static int fill_window(struct hws_decoder *d, struct window *win)
 			return -ENOMEM;
 		if (rec.hdr->type == HWS_RECORD_HEADER_FEATURE)
 			rematch_events(d);
-		need = 16;
-		if (!(rec.flags & HWS_PERF_REC_HDR_STABLE))
-			need += rec.hdr->size;
-		if (rec.payload && !(rec.flags & HWS_PERF_REC_PAYLOAD_STABLE))
-			need += (size_t)rec.payload_size;
-		if (win_reserve(win, need))
+		if (win_add(d, win, &rec, &last_time))
 			return -ENOMEM;
-		if (!win->wn)
-			win->first_off = rec.file_offset;
-		k = &win->wkey[win->wn];
-		k->idx = win->wn;
-		w = &win->wrec[win->wn++];
-		k->time = record_time(d, &rec);
-		if (k->time == UINT64_MAX) {
-			k->time = last_time; /* keep its place after the previous timed record */
-		} else {
-			if (k->time < last_time) /* a new ascending run (see sort_window()) */
-				win->wruns[1 + win->nruns++] = win->wn - 1;
-			last_time = k->time;
-		}
-		w->file_offset = rec.file_offset;
-		w->attr_idx = rec.attr_idx;
-		if (rec.flags & HWS_PERF_REC_HDR_STABLE) {
-			w->hdr = rec.hdr;
-			win->wref += rec.hdr->size;
-		} else {
-			w->hdr = NULL;
-			w->off = win->wlen;
-			memcpy(win->wbuf + win->wlen, rec.hdr, rec.hdr->size);
-			win->wlen += (rec.hdr->size + 7) & ~(size_t)7;
-		}
-		w->payload_size = rec.payload ? rec.payload_size : 0;
-		w->payload = NULL;
-		if (w->payload_size && (rec.flags & HWS_PERF_REC_PAYLOAD_STABLE)) {
-			w->payload = rec.payload;
-			win->wref += (size_t)w->payload_size;
-		} else if (w->payload_size) {
-			w->payload_off = win->wlen;
-			memcpy(win->wbuf + win->wlen, rec.payload, (size_t)w->payload_size);
-			win->wlen += ((size_t)w->payload_size + 7) & ~(size_t)7;
-		}
 		if (rec.hdr->type == HWS_RECORD_FINISHED_ROUND) {
 			/* one thread: one round per window. Read-ahead: several rounds (each
 			 * sorted on its own) per hand-off, which costs a wake-up on each side;
@@ -1351,6 +1364,104 @@ static int dispatch(struct hws_decoder *d, struct hws_perf_record *rec, hws_samp
 	return rc;
 }
 
+/* the @i-th record of @win in time order */
+static inline struct hws_perf_record win_record(const struct window *win, size_t i)
+{
+	const struct win_rec *w = &win->wrec[win->wkey[i].idx];
+
+	return (struct hws_perf_record){
+	    .hdr = w->hdr ? w->hdr : (const void *)(win->wbuf + w->off),
+	    .file_offset = w->file_offset,
+	    .payload = !w->payload_size ? NULL
+		       : w->payload ? w->payload
+				    : win->wbuf + w->payload_off,
+	    .payload_size = w->payload_size,
+	    .attr_idx = w->attr_idx,
+	};
+}
+
+/*
+ * Unordered delivery (opts.unordered): samples go to the callback in file order, as the
+ * reader hands them out, without passing through the window; every other record (sideband,
+ * loss, user records) still goes through the window d->win[0], one round at a time, and is
+ * dispatched sorted by time at the round's end (or the end of the data, or before a reader
+ * error), so the symbol tables end in the same state as in time order. Only for files
+ * without AUX data (whose decoding follows context switches in time) and not for pipes
+ * (whose events may only be known later).
+ */
+static bool direct_mode(struct hws_decoder *d)
+{
+	if (!d->direct_checked) {
+		d->direct_checked = true;
+		d->direct = d->opts.unordered && !hws_perf_reader__is_pipe(d->r) &&
+			    !ensure_events(d) && aux_event(d) < 0;
+	}
+	return d->direct;
+}
+
+/* dispatch the held non-sample records of the direct mode in time order, then let the reader
+ * drop what lies before @upto (nothing before it is referenced any more) */
+static int side_flush(struct hws_decoder *d, uint64_t upto)
+{
+	struct window *side = &d->win[0];
+	int rc = 0;
+
+	sort_window(side, 0, side->wn);
+	for (size_t i = 0; i < side->wn && !rc; i++) {
+		struct hws_perf_record rec = win_record(side, i);
+
+		rc = dispatch(d, &rec, NULL, NULL); /* no samples here: no callback */
+	}
+	side->wlen = side->wn = side->wref = side->nruns = 0;
+	side->first_off = UINT64_MAX;
+	d->side_last = 0;
+	hws_perf_reader__release(d->r, upto);
+	return rc;
+}
+
+static int run_direct(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
+{
+	struct window *side = &d->win[0];
+	struct hws_perf_record rec;
+	int rc, frc;
+
+	while ((rc = hws_perf_reader__next(d->r, &rec)) > 0) {
+		if (rec.hdr->type == PERF_RECORD_SAMPLE) {
+			rc = dispatch(d, &rec, fn, ctx);
+			if (rc)
+				return rc;
+			if (!(++d->direct_n & 0xffff))
+				hws_perf_reader__release(d->r, side->wn ? side->first_off
+									: rec.file_offset);
+			continue;
+		}
+		/* only user records add events (pipe-mode HEADER_ATTR) */
+		if ((rec.hdr->type >= HWS_RECORD_HEADER_ATTR && ensure_events(d)) ||
+		    win_add(d, side, &rec, &d->side_last)) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (rec.hdr->type == HWS_RECORD_FINISHED_ROUND ||
+		    side->wlen + side->wref >= WINDOW_MAX_BYTES) {
+			rc = side_flush(d, rec.file_offset);
+			if (rc)
+				return rc;
+		}
+	}
+	/* the end, or an error: what was read before it is applied first */
+	frc = side_flush(d, UINT64_MAX);
+	if (frc)
+		return frc;
+	if (rc < 0) {
+		d->dead = true;
+		if (rc == -ENOMEM)
+			set_err(d, rc, "out of memory");
+		else
+			set_err(d, rc, "%s", hws_perf_reader__errmsg(d->r));
+	}
+	return rc;
+}
+
 int hws_decoder__run(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 {
 	int rc;
@@ -1359,20 +1470,14 @@ int hws_decoder__run(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 		return d->err ? d->err : -EINVAL;
 	d->fn = fn;
 	d->ctx = ctx;
+	if (!d->cur && direct_mode(d))
+		return run_direct(d, fn, ctx);
 	for (;;) {
 		struct window *win = d->cur;
 
 		if (win && d->wpos < win->wn) {
-			const struct win_rec *w = &win->wrec[win->wkey[d->wpos++].idx];
-			struct hws_perf_record rec = {
-			    .hdr = w->hdr ? w->hdr : (const void *)(win->wbuf + w->off),
-			    .file_offset = w->file_offset,
-			    .payload = !w->payload_size ? NULL
-				       : w->payload ? w->payload
-						    : win->wbuf + w->payload_off,
-			    .payload_size = w->payload_size,
-			    .attr_idx = w->attr_idx,
-			};
+			struct hws_perf_record rec = win_record(win, d->wpos++);
+
 			rc = dispatch(d, &rec, fn, ctx);
 			if (rc)
 				return rc;

@@ -12,6 +12,7 @@
 #ifndef HWS_CLI_H
 #define HWS_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <hwsample/registry.h>
@@ -36,6 +37,9 @@ struct hws_registry *hws_cli__registry(struct hws_cli *cli);
 
 /* Map an error code to the exit code above. */
 int hws_cli__exit_code(int err);
+
+/* environment variable @name is set to "1" */
+bool hws_cli__env_on(const char *name);
 
 int cmd_record(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));
 int cmd_dump(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));

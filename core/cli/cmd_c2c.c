@@ -265,7 +265,9 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	struct hws_decoder_opts dopts = {.sz = sizeof(dopts), .srcline = true};
+	struct hws_decoder_opts dopts = {.sz = sizeof(dopts),
+					 .srcline = true,
+					 .unordered = !hws_cli__env_on("HWS_DECODE_ORDERED")};
 	struct hws_c2c_opts copts = {.sz = sizeof(copts)};
 	struct hws_strbuf sb = HWS_STRBUF_INIT;
 	const char *path = "hwsample.data", *html = NULL, *arch;

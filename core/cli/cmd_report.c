@@ -86,7 +86,8 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct report_ctx rc_ctx = {0};
-	struct hws_decoder_opts dopts = {.sz = sizeof(dopts)};
+	struct hws_decoder_opts dopts = {.sz = sizeof(dopts),
+					 .unordered = !hws_cli__env_on("HWS_DECODE_ORDERED")};
 	struct hws_report_opts ropts = {.sz = sizeof(ropts)};
 	struct hws_strbuf sb = HWS_STRBUF_INIT;
 	const char *path = "hwsample.data";

@@ -72,6 +72,13 @@ struct hws_registry *hws_cli__registry(struct hws_cli *cli)
 	return cli->reg;
 }
 
+bool hws_cli__env_on(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && !strcmp(v, "1");
+}
+
 int hws_cli__exit_code(int err)
 {
 	if (err >= 0)

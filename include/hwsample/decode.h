@@ -57,6 +57,10 @@ struct hws_decoder_opts {
 	bool no_kallsyms;     /* never use /proc/kallsyms, even on the recording host */
 	const char *kallsyms; /* kallsyms file to use when the host matches; NULL: /proc/kallsyms */
 	uint32_t max_files;   /* symbols: ELF files kept loaded (0 = default) */
+	/* samples may come in file order rather than time order (faster): for callers that
+	 * only aggregate and look symbols up after the run (report, c2c). Sideband records are
+	 * still applied in time order. Ignored for pipes and files with AUX data. */
+	bool unordered;
 };
 
 /* Counters of one (event, CPU) pair. Sums over CPUs/events via HWS_DECODE_ALL. */

@@ -5,7 +5,12 @@
  * records before another's, so a sample can precede, in the file, the side-band that
  * came before it in time. Rounds stay barriers: nothing crosses a FINISHED_ROUND. Also
  * resuming after the callback stops in the middle of a round.
+ * Unordered delivery (opts.unordered, used by report and c2c): samples in file order, side-band
+ * still applied in time order (the last COMM by time names the process, not the last in the
+ * file); a pipe ignores the option and stays in time order.
  */
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <hwsample/decode.h>
@@ -69,21 +74,21 @@ static int cb(void *ctx, const struct hws_sample *s)
 	return g->n == g->stop_at ? 1 : 0;
 }
 
-int main(void)
+/* the test records, in a file (or, @pipe, a pipe-mode file) at @path */
+static void write_records(const char *path, bool pipe)
 {
-	char path[] = "/tmp/hws-order-XXXXXX";
-	struct perf_event_attr a = { .size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
-				     .sample_type = ST, .sample_id_all = 1, .sample_period = 1 };
+	struct perf_event_attr a = {.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+				    .sample_type = ST, .sample_id_all = 1, .sample_period = 1};
 	uint64_t id = ID;
-	int fd = mkstemp(path);
-	struct hws_perf_writer *w;
+	struct hws_perf_writer *w = hws_perf_writer__new(path, pipe);
 
-	__T("tmp file", fd >= 0);
-	close(fd);
-	w = hws_perf_writer__new(path, false);
 	__T("writer", w != NULL);
+	if (!w)
+		return;
 	hws_perf_writer__add_attr(w, &a, "cpu-clock", &id, 1);
-	/* round 1: cpu 0's ring (samples at 300, 100), then cpu 1's (comm at 50, sample 200) */
+	/* round 1: cpu 0's ring (comm at 70, samples at 300, 100), then cpu 1's (comm at 50,
+	 * sample 200) */
+	comm(w, "newest", 70);
 	sample(w, 300, 0);
 	sample(w, 100, 0);
 	comm(w, "late", 50);
@@ -93,32 +98,79 @@ int main(void)
 	sample(w, 40, 1);
 	sample(w, 30, 0);
 	__T("close", hws_perf_writer__close(w) == 0);
+}
 
-	for (int stop = 0; stop <= 2; stop++) {
-		int err = 0;
-		struct hws_perf_reader *r = hws_perf_reader__open(path, &err);
-		struct hws_decoder_opts o = { .sz = sizeof(o) };
-		struct hws_decoder *d = r ? hws_decoder__new(r, NULL, &o) : NULL;
-		struct got g = { .stop_at = stop };
-		int rc;
+/* a reader of @path through a pipe fed by a child process */
+static struct hws_perf_reader *open_as_pipe(const char *path, int *pfd)
+{
+	int fds[2], err = 0;
 
-		__T("decoder", d != NULL);
-		if (!d)
-			break;
-		while ((rc = hws_decoder__run(d, cb, &g)) > 0)
-			; /* callback stopped: resume */
-		T_EQ_U64("run ends cleanly", rc, 0);
-		T_EQ_U64("samples", g.n, 5);
-		T_EQ_U64("1st: sorted within round 1", g.t[0], 100);
-		T_EQ_U64("2nd", g.t[1], 200);
-		T_EQ_U64("3rd", g.t[2], 300);
-		T_EQ_U64("4th: round 2 after round 1, sorted", g.t[3], 30);
-		T_EQ_U64("5th", g.t[4], 40);
-		T_EQ_STR("comm of pid 7 known", hws_symbols__pid_comm(hws_decoder__symbols(d), 7),
-			 "late");
-		hws_decoder__delete(d);
-		hws_perf_reader__close(r);
+	if (pipe(fds))
+		return NULL;
+	if (fork() == 0) {
+		char buf[4096];
+		int fd = open(path, O_RDONLY);
+		ssize_t n;
+
+		close(fds[0]);
+		while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
+			if (write(fds[1], buf, (size_t)n) != n)
+				break;
+		_exit(0);
+	}
+	close(fds[1]);
+	*pfd = fds[0];
+	return hws_perf_reader__open_fd(fds[0], &err);
+}
+
+int main(void)
+{
+	char path[] = "/tmp/hws-order-XXXXXX", ppath[] = "/tmp/hws-order-pipe-XXXXXX";
+	int fd = mkstemp(path), pfd0 = mkstemp(ppath);
+
+	__T("tmp files", fd >= 0 && pfd0 >= 0);
+	close(fd);
+	close(pfd0);
+	write_records(path, false);
+	write_records(ppath, true);
+
+	for (int mode = 0; mode < 3; mode++) {
+		/* 0: time order; 1: unordered; 2: unordered, read from a pipe (time order) */
+		static const uint64_t sorted[5] = {100, 200, 300, 30, 40};
+		static const uint64_t in_file[5] = {300, 100, 200, 40, 30};
+		const uint64_t *want = mode == 1 ? in_file : sorted;
+
+		for (int stop = 0; stop <= 2; stop++) {
+			int err = 0, pfd = -1;
+			struct hws_perf_reader *r;
+			struct hws_decoder_opts o = {.sz = sizeof(o), .unordered = mode > 0};
+			struct hws_decoder *d;
+			struct got g = {.stop_at = stop};
+			int rc;
+
+			r = mode == 2 ? open_as_pipe(ppath, &pfd) : hws_perf_reader__open(path, &err);
+			d = r ? hws_decoder__new(r, NULL, &o) : NULL;
+			__T("decoder", d != NULL);
+			if (!d)
+				break;
+			while ((rc = hws_decoder__run(d, cb, &g)) > 0)
+				; /* callback stopped: resume */
+			T_EQ_U64("run ends cleanly", rc, 0);
+			T_EQ_U64("samples", g.n, 5);
+			for (int i = 0; i < 5; i++)
+				T_EQ_U64(mode == 1 ? "file order" : "time order within rounds",
+					 g.t[i], want[i]);
+			T_EQ_STR("comm of pid 7: the later by time",
+				 hws_symbols__pid_comm(hws_decoder__symbols(d), 7), "newest");
+			hws_decoder__delete(d);
+			hws_perf_reader__close(r);
+			if (pfd >= 0)
+				close(pfd);
+			while (wait(NULL) > 0)
+				;
+		}
 	}
 	unlink(path);
+	unlink(ppath);
 	TEST_END();
 }
