@@ -503,18 +503,23 @@ static int sym_cmp(const void *a, const void *b)
 static void syms_finish(struct dso *d, uint64_t last_size, bool all)
 {
 	size_t n = 0;
-
 	bool sorted = true;
 
 	if (!d->nr_syms)
 		return;
+	/* kallsyms is in address order, with aliases of mixed binding at one address: sorting
+	 * by address alone is enough when the best of each address is kept below */
 	for (size_t i = 1; i < d->nr_syms && sorted; i++)
-		sorted = sym_cmp(&d->syms[i - 1], &d->syms[i]) <= 0;
-	if (!sorted) /* kallsyms mostly is: modules come last */
+		sorted = d->syms[i - 1].start <= d->syms[i].start;
+	if (!sorted)
 		qsort(d->syms, d->nr_syms, sizeof(*d->syms), sym_cmp);
 	for (size_t i = 0; i < d->nr_syms; i++) {
-		if (n && d->syms[n - 1].start == d->syms[i].start)
+		if (n && d->syms[n - 1].start == d->syms[i].start) {
+			/* the first of sym_cmp()'s order at this address (ties: the earlier) */
+			if (sym_cmp(&d->syms[i], &d->syms[n - 1]) < 0)
+				d->syms[n - 1] = d->syms[i];
 			continue;
+		}
 		d->syms[n++] = d->syms[i];
 	}
 	d->nr_syms = n;
@@ -1183,33 +1188,39 @@ static int read_more(int fd, char **buf, size_t *len, size_t *alloc, size_t limi
 	return 0;
 }
 
-static inline int hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c |= 0x20;
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
+/* hex digit value + 1 of a character, 0 if none */
+static const uint8_t hex1[256] = {
+    ['0'] = 1,	['1'] = 2,  ['2'] = 3,	['3'] = 4,  ['4'] = 5,	['5'] = 6,  ['6'] = 7,
+    ['7'] = 8,	['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14,
+    ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15,
+    ['F'] = 16,
+};
+
+/* symbol types kept: text, weak, data, bss, read-only */
+static const bool ks_kept[256] = {
+    ['t'] = 1, ['T'] = 1, ['w'] = 1, ['W'] = 1, ['d'] = 1,
+    ['D'] = 1, ['b'] = 1, ['B'] = 1, ['r'] = 1, ['R'] = 1,
+};
 
 /* One "ffffffff81000000 T name\t[module]" line at @p: its address, type and name (up to
- * *name_end); false if it is not such a line or not a kept type. */
+ * *name_end: the first space, tab or control character); false if it is not such a line or
+ * not a kept type. */
 static bool kallsyms_line(char *p, char *end, uint64_t *addr, char *type, char **name,
 			  char **name_end)
 {
 	uint64_t a = 0;
 	int h, nd = 0;
 
-	while (nd < 16 && p < end && (h = hexval((unsigned char)*p)) >= 0) {
-		a = a << 4 | (uint64_t)h;
+	while (nd < 16 && p < end && (h = hex1[(unsigned char)*p])) {
+		a = a << 4 | (uint64_t)(h - 1);
 		p++;
 		nd++;
 	}
-	if (!nd || p + 2 >= end || p[0] != ' ' || p[1] == '\n' || p[2] != ' ' || !p[1] ||
-	    !strchr("tTwWdDbBrR", p[1]))
+	if (!nd || p + 2 >= end || p[0] != ' ' || p[2] != ' ' || !ks_kept[(unsigned char)p[1]])
 		return false;
 	*type = p[1];
 	*name = p += 3;
-	while (p < end && *p != ' ' && *p != '\t' && *p != '\n')
+	while (p < end && (unsigned char)*p > ' ')
 		p++;
 	*name_end = p;
 	*addr = a;
