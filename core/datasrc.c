@@ -180,22 +180,36 @@ static void ds_compute(uint64_t v, struct ds_norm *n)
 
 static _Thread_local struct ds_norm ds_cache[1u << DS_CACHE_BITS];
 
+static inline void ds_apply(const struct ds_norm *slot, uint64_t v, struct hws_sample *s)
+{
+	struct ds_norm n = *slot; /* a copy: the stores into @s cannot alias it */
+	uint8_t op = n.op != NO_OP ? n.op : s->op;
+
+	s->data_src = v;
+	s->op = op;
+	s->fields |= HWS_SF_DATA_SRC | (op != HWS_OP_UNKNOWN ? HWS_SF_OP : 0);
+	s->op_flags |= n.op_flags;
+	s->mem_level = n.mem_level;
+	s->snoop = n.snoop;
+	s->tlb = n.tlb;
+}
+
+/* a value not in the cache: out of line and reached by a tail call, so the hit path of
+ * hws_data_src__normalize() is a leaf that saves no registers */
+static __attribute__((noinline, cold)) void ds_miss(uint64_t v, struct ds_norm *n,
+						    struct hws_sample *s)
+{
+	ds_compute(v, n);
+	ds_apply(n, v, s);
+}
+
 void hws_data_src__normalize(uint64_t v, struct hws_sample *s)
 {
 	struct ds_norm *n = &ds_cache[(v * 0x9e3779b97f4a7c15ULL) >> (64 - DS_CACHE_BITS)];
 
-	if (!n->valid || n->key != v)
-		ds_compute(v, n);
-	s->data_src = v;
-	s->fields |= HWS_SF_DATA_SRC;
-	if (n->op != NO_OP)
-		s->op = n->op;
-	if (s->op != HWS_OP_UNKNOWN)
-		s->fields |= HWS_SF_OP;
-	s->op_flags |= n->op_flags;
-	s->mem_level = n->mem_level;
-	s->snoop = n->snoop;
-	s->tlb = n->tlb;
+	if (__builtin_expect(!n->valid || n->key != v, 0))
+		return ds_miss(v, n, s);
+	ds_apply(n, v, s);
 }
 
 static const char *const level_names[] = {

@@ -31,6 +31,7 @@
 #include <hwsample/errors.h>
 
 #include "internal.h"
+#include "perfdata_int.h"
 
 #define MAX_CPU		4096
 #define MAX_AUX_STREAMS 4096
@@ -44,8 +45,22 @@
 #define MISC_COMM_EXEC (1U << 13)
 #define MISC_EXACT_IP  (1U << 14)
 
+/*
+ * Samples whose fields are all 8 bytes (the usual memory-sampling and cpu-clock layouts):
+ * where each field sits, from the record's start, worked out once per event, so a sample
+ * is read straight into both the backend's record view and the shared sample (0: field
+ * absent; the header owns bytes 0-7).
+ */
+struct fix_plan {
+	uint16_t len; /* bytes a record needs; 0: not a fixed layout */
+	uint8_t id, ip, tid, time, addr, stream, cpu, period, weight, dsrc, trans, phys, cgroup,
+		dps, cps;
+	uint64_t sf; /* HWS_SF_* set by the layout alone */
+};
+
 struct ev_state {
 	struct hws_backend *backend;
+	struct fix_plan fp;
 	const struct hws_perf_evattr *ea; /* the reader's attr (refreshed by ensure_events()) */
 	/* where this event's records carry TIME (see time_layout()): SAMPLE: bytes from the
 	 * start; others: bytes back from the end; 0 none */
@@ -299,6 +314,52 @@ static void time_layout(struct ev_state *e, const struct perf_event_attr *a)
 					    !!(st & PERF_SAMPLE_IDENTIFIER)));
 }
 
+/* sample_type bits whose fields are always 8 bytes (as sample_parse.c's FIXED_FIELDS) */
+#define FIXED_ST                                                                                   \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT |                     \
+	 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR |                  \
+	 PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE)
+
+/* Field offsets of a fixed layout, in the kernel's order (perf-facts.md section 6). */
+static void fix_layout(struct fix_plan *fp, const struct perf_event_attr *a)
+{
+	uint64_t st = a->sample_type;
+	unsigned int o = 8;
+
+	memset(fp, 0, sizeof(*fp));
+	if ((st & ~(uint64_t)FIXED_ST) ||
+	    (st & PERF_SAMPLE_WEIGHT_TYPE) == PERF_SAMPLE_WEIGHT_TYPE)
+		return;
+#define AT(bit, f, flag)                                                                           \
+	do {                                                                                       \
+		if (st & (bit)) {                                                                  \
+			fp->f = (uint8_t)o;                                                        \
+			fp->sf |= (flag);                                                          \
+			o += 8;                                                                    \
+		}                                                                                  \
+	} while (0)
+	AT(PERF_SAMPLE_IDENTIFIER, id, HWS_SF_ID);
+	AT(PERF_SAMPLE_IP, ip, HWS_SF_IP);
+	AT(PERF_SAMPLE_TID, tid, HWS_SF_PID);
+	AT(PERF_SAMPLE_TIME, time, HWS_SF_TIME);
+	AT(PERF_SAMPLE_ADDR, addr, HWS_SF_ADDR);
+	AT(PERF_SAMPLE_ID, id, HWS_SF_ID); /* the same id as IDENTIFIER's: the later one is read */
+	AT(PERF_SAMPLE_STREAM_ID, stream, 0);
+	AT(PERF_SAMPLE_CPU, cpu, HWS_SF_CPU);
+	AT(PERF_SAMPLE_PERIOD, period, HWS_SF_PERIOD);
+	AT(PERF_SAMPLE_WEIGHT_TYPE, weight, HWS_SF_WEIGHT);
+	AT(PERF_SAMPLE_DATA_SRC, dsrc, 0);
+	AT(PERF_SAMPLE_TRANSACTION, trans, 0);
+	AT(PERF_SAMPLE_PHYS_ADDR, phys, HWS_SF_PHYS_ADDR);
+	AT(PERF_SAMPLE_CGROUP, cgroup, 0);
+	AT(PERF_SAMPLE_DATA_PAGE_SIZE, dps, HWS_SF_DATA_PAGE_SIZE);
+	AT(PERF_SAMPLE_CODE_PAGE_SIZE, cps, HWS_SF_CODE_PAGE_SIZE);
+#undef AT
+	fp->len = (uint16_t)o; /* at most 8 + 17 * 8 */
+}
+
 /* Make sure there is a slot for every event the reader knows; pick their backends. */
 static int ensure_events(struct hws_decoder *d)
 {
@@ -321,8 +382,10 @@ static int ensure_events(struct hws_decoder *d)
 			e[i].backend = hws_registry__match(d->reg, &ea->attr, ea->pmu_name);
 		e[i].matched = true;
 		e[i].ea = ea;
-		if (ea)
+		if (ea) {
 			time_layout(&e[i], &ea->attr);
+			fix_layout(&e[i].fp, &ea->attr);
+		}
 		if (ea)
 			pr_debug("decode: event %zu '%s' (type %u, pmu %s) -> backend %s\n", i - 1,
 				 ea->name ? ea->name : "?", ea->attr.type,
@@ -509,10 +572,78 @@ static void fill_generic(const struct hws_record_sample *rs, struct hws_sample *
 	}
 }
 
+/*
+ * A fixed-layout sample (fix_plan) read into the backend's view @rs and the shared sample
+ * @s at once: the same values hws_sample__parse() + fill_generic() give, without the
+ * second pass. The caller has checked the record's length against fp->len.
+ */
+static inline void fill_fixed(const struct fix_plan *fp, const struct perf_event_attr *attr,
+			      const uint8_t *p, uint16_t misc, struct hws_record_sample *rs,
+			      struct hws_sample *s)
+{
+	uint64_t v;
+
+	hws_zero(rs, sizeof(*rs));
+	rs->attr = attr;
+	rs->sample_type = attr->sample_type;
+	rs->misc = misc;
+	rs->period = attr->sample_period; /* as hws_sample__parse(): unless PERIOD is sampled */
+	s->cpumode = (uint8_t)(misc & PERF_RECORD_MISC_CPUMODE_MASK);
+	s->fields = fp->sf;
+	if (fp->id)
+		rs->id = s->id = pd_get64(p + fp->id);
+	if (fp->ip) {
+		rs->ip = s->ip = pd_get64(p + fp->ip);
+		s->ip_precise = (misc & MISC_EXACT_IP) ? 1 : 0;
+	}
+	if (fp->tid) {
+		rs->pid = s->pid = pd_get32(p + fp->tid);
+		rs->tid = s->tid = pd_get32(p + fp->tid + 4);
+	}
+	if (fp->time)
+		rs->time = s->time = pd_get64(p + fp->time);
+	if (fp->addr)
+		rs->addr = s->addr = pd_get64(p + fp->addr);
+	if (fp->stream)
+		rs->stream_id = pd_get64(p + fp->stream);
+	if (fp->cpu)
+		rs->cpu = s->cpu = pd_get32(p + fp->cpu);
+	if (fp->period)
+		rs->period = s->period = pd_get64(p + fp->period);
+	if (fp->weight) {
+		rs->weight = s->weight = v = pd_get64(p + fp->weight);
+		/* as fill_generic(): latency in the low 32 bits, WEIGHT_STRUCT var2 above */
+		if ((uint32_t)v) {
+			s->lat_total = (uint32_t)v;
+			s->fields |= HWS_SF_LAT_TOTAL;
+		}
+		if ((attr->sample_type & PERF_SAMPLE_WEIGHT_STRUCT) && (uint16_t)(v >> 32)) {
+			s->lat_ins = (uint16_t)(v >> 32);
+			s->fields |= HWS_SF_LAT_INS;
+		}
+	}
+	if (fp->dsrc) {
+		rs->data_src = v = pd_get64(p + fp->dsrc);
+		if (v)
+			hws_data_src__normalize(v, s);
+	}
+	if (fp->trans)
+		rs->transaction = pd_get64(p + fp->trans);
+	if (fp->phys)
+		rs->phys_addr = s->phys_addr = pd_get64(p + fp->phys);
+	if (fp->cgroup)
+		rs->cgroup = pd_get64(p + fp->cgroup);
+	if (fp->dps)
+		rs->data_page_size = s->data_page_size = pd_get64(p + fp->dps);
+	if (fp->cps)
+		rs->code_page_size = s->code_page_size = pd_get64(p + fp->cps);
+}
+
 static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, hws_sample_fn fn,
 		     void *ctx)
 {
 	const struct hws_perf_evattr *ea;
+	const struct fix_plan *fp;
 	struct hws_record_sample rs;
 	struct hws_decode_counts *c;
 	struct hws_backend *b;
@@ -528,23 +659,27 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 		counts_or_dummy(d, -1, (uint32_t)-1)->errors++;
 		return 0;
 	}
-	if (hws_sample__parse(&ea->attr, rec->hdr, rec->hdr->size, &rs)) {
-		counts_or_dummy(d, ev, (uint32_t)-1)->errors++;
-		pr_debug("decode: offset 0x%" PRIx64 ": malformed SAMPLE of event %d\n",
-			 rec->file_offset, ev);
-		return 0;
-	}
-	rs.attr = &ea->attr;
-	rs.pmu_name = ea->pmu_name;
-	rs.misc = rec->hdr->misc;
-	b = d->evs[ev + 1].backend;
-
+	fp = &d->evs[ev + 1].fp;
 	hws_zero(&s, sizeof(s));
+	if (fp->len && rec->hdr->size >= fp->len) {
+		fill_fixed(fp, &ea->attr, (const uint8_t *)rec->hdr, rec->hdr->misc, &rs, &s);
+	} else {
+		if (hws_sample__parse(&ea->attr, rec->hdr, rec->hdr->size, &rs)) {
+			counts_or_dummy(d, ev, (uint32_t)-1)->errors++;
+			pr_debug("decode: offset 0x%" PRIx64 ": malformed SAMPLE of event %d\n",
+				 rec->file_offset, ev);
+			return 0;
+		}
+		rs.attr = &ea->attr;
+		rs.misc = rec->hdr->misc;
+		fill_generic(&rs, &s);
+	}
+	rs.pmu_name = ea->pmu_name;
+	b = d->evs[ev + 1].backend;
 	s.sz = sizeof(s);
 	s.attr_idx = (uint32_t)ev;
 	s.event = ea->name;
 	s.backend = b ? b->ops->name : "none";
-	fill_generic(&rs, &s);
 	if (!(s.fields & HWS_SF_PERIOD) && !ea->attr.freq && ea->attr.sample_period) {
 		/* fixed period (-c): the kernel does not write it, perf shows the attr's */
 		s.period = ea->attr.sample_period;
