@@ -442,22 +442,63 @@ static inline struct hws_decode_counts *counts_or_dummy(struct hws_decoder *d, i
 	return c ? c : &dummy_counts;
 }
 
-/* Kernel symbols only when the recording host is this host. */
+/*
+ * Kernel symbols: from the kallsyms of the kernel the file was recorded on.
+ *  - opts.kallsyms (perf report --kallsyms): that file, whatever the host;
+ *  - the recording kernel is the running one (the file's HEADER_BUILD_ID entry for
+ *    [kernel.kallsyms] equals /sys/kernel/notes; without a build-id on either side,
+ *    hostname and osrelease): /proc/kallsyms, or perf's build-id cache copy of it when that
+ *    provably lists the same addresses (much cheaper than the kernel generating it);
+ *  - another kernel: the build-id cache copy, if there is one; else no kernel names.
+ * Symbols move with KASLR when the file's kernel MMAP says so (see symbols.h).
+ */
 static void check_host(struct hws_decoder *d)
 {
-	const char *host, *rel;
+	char bid[48], run[48], copy[4096], dir[4096];
+	const char *cdir = d->opts.buildid_dir;
+	bool have_copy = false, same;
 	struct utsname u;
+	int nb, err;
 
 	d->host_checked = true;
-	if (d->opts.no_kallsyms || d->opts.no_sideband || uname(&u))
+	if (d->opts.no_kallsyms || d->opts.no_sideband)
 		return;
-	host = hws_perf_reader__string(d->r, HWS_FEAT_HOSTNAME);
-	rel = hws_perf_reader__string(d->r, HWS_FEAT_OSRELEASE);
-	if (!host || !rel || strcmp(host, u.nodename) || strcmp(rel, u.release))
+	if (d->opts.kallsyms) {
+		err = hws_symbols__use_kallsyms(d->syms, d->opts.kallsyms);
+		if (err)
+			pr_warn("decode: kallsyms %s: %s; kernel addresses stay [kernel]\n",
+				d->opts.kallsyms, strerror(-err));
 		return;
-	if (hws_symbols__use_kallsyms(d->syms,
-				      d->opts.kallsyms ? d->opts.kallsyms : "/proc/kallsyms"))
-		pr_debug("decode: kallsyms not usable, kernel addresses stay [kernel]\n");
+	}
+	nb = hws_perf_reader__build_id(d->r, "[kernel.kallsyms]", bid, sizeof(bid));
+	if (nb > 0) {
+		if (!cdir && !hws__buildid_dir(dir, sizeof(dir)))
+			cdir = dir;
+		have_copy = cdir && *cdir &&
+			    !hws__buildid_kallsyms_path(cdir, bid, copy, sizeof(copy));
+	}
+	if (nb > 0 && hws__kernel_build_id(run, sizeof(run)) > 0) {
+		same = !strcmp(bid, run);
+	} else {
+		const char *host = hws_perf_reader__string(d->r, HWS_FEAT_HOSTNAME);
+		const char *rel = hws_perf_reader__string(d->r, HWS_FEAT_OSRELEASE);
+
+		same = !uname(&u) && host && rel && !strcmp(host, u.nodename) &&
+		       !strcmp(rel, u.release);
+	}
+	if (same)
+		err = hws_symbols__use_kallsyms_copy(d->syms, "/proc/kallsyms",
+						     have_copy ? copy : NULL, "/proc/modules");
+	else if (have_copy)
+		err = hws_symbols__use_kallsyms(d->syms, copy);
+	else
+		return (void)pr_info("decode: no kallsyms of the recording's kernel%s%s (not the "
+				     "running one, none in the build-id cache): kernel addresses "
+				     "stay [kernel]; --kallsyms FILE names them\n",
+				     nb > 0 ? " " : "", nb > 0 ? bid : "");
+	if (err)
+		pr_debug("decode: kallsyms not usable (%s), kernel addresses stay [kernel]\n",
+			 strerror(-err));
 }
 
 static const struct perf_event_attr *ev_attr(struct hws_decoder *d, int ev)

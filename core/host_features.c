@@ -505,6 +505,29 @@ static int add_clock(struct hws_perf_writer *w, int clockid)
 	return set_sb(w, HWS_FEAT_CLOCK_DATA, &sb, err);
 }
 
+/* BUILD_ID: the running kernel's entry, as perf writes it (pid -1, misc KERNEL with the
+ * id-size flag, the name padded to 64 bytes), so both tools find the kernel's kallsyms in
+ * the build-id cache later. Nothing when the kernel shows no build-id. */
+static int add_kernel_build_id(struct hws_perf_writer *w)
+{
+	uint8_t e[36 + 64] = {0};
+	char hex[48];
+	int n = hws__kernel_build_id(hex, sizeof(hex));
+	uint16_t misc = PERF_RECORD_MISC_KERNEL | (1U << 15), size = sizeof(e);
+	int32_t pid = -1;
+
+	if (n <= 0 || n > 40)
+		return 0;
+	memcpy(e + 4, &misc, 2);
+	memcpy(e + 6, &size, 2);
+	memcpy(e + 8, &pid, 4);
+	for (int i = 0; i < n / 2; i++)
+		e[12 + i] = (uint8_t)strtoul((char[]){hex[2 * i], hex[2 * i + 1], 0}, NULL, 16);
+	e[32] = (uint8_t)(n / 2);
+	memcpy(e + 36, "[kernel.kallsyms]", sizeof("[kernel.kallsyms]"));
+	return hws_perf_writer__set_feature(w, HWS_FEAT_BUILD_ID, e, sizeof(e));
+}
+
 int hws_perf_writer__add_host_features(struct hws_perf_writer *w, int argc, char *const *argv,
 				       int clockid)
 {
@@ -569,5 +592,7 @@ int hws_perf_writer__add_host_features(struct hws_perf_writer *w, int argc, char
 		err = add_pmus(w);
 	if (!err && clockid >= 0)
 		err = add_clock(w, clockid);
+	if (!err)
+		err = add_kernel_build_id(w);
 	return err;
 }

@@ -44,4 +44,13 @@ static inline __attribute__((always_inline)) void hws_zero(void *p, size_t n)
  * Returns length or -errno. */
 int hws_read_file(const char *path, char *buf, size_t len);
 
+/* core/buildid.c: the running kernel's build-id (from <sysfs root>/kernel/notes) as hex;
+ * perf's build-id cache directory ($PERF_BUILDID_DIR, else ~/.debug); the kallsyms copy
+ * of kernel @bid in it (0 when it exists); copying @kallsyms there unless a copy exists.
+ * All return a negative errno on failure. */
+int hws__kernel_build_id(char *hex, size_t len);
+int hws__buildid_dir(char *buf, size_t len);
+int hws__buildid_kallsyms_path(const char *dir, const char *bid, char *buf, size_t len);
+int hws__buildid_cache_kallsyms(const char *dir, const char *bid, const char *kallsyms);
+
 #endif

@@ -26,6 +26,7 @@
 #define HWS_BRANCH_COUNTERS (1ULL << 19) /* PERF_SAMPLE_BRANCH_COUNTERS */
 #define HWS_FORMAT_LOST (1ULL << 4)	 /* PERF_FORMAT_LOST */
 #define HWS_MISC_MMAP_BUILD_ID (1U << 14)
+#define HWS_MISC_BUILD_ID_SIZE (1U << 15) /* HEADER_BUILD_ID entry: byte 20 of the id is its size */
 
 struct hws_file_section {
 	uint64_t offset;
@@ -47,6 +48,14 @@ static inline uint64_t pd_get64(const void *p)
 	uint64_t v;
 
 	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint16_t pd_get16(const void *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
 	return v;
 }
 

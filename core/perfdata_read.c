@@ -2122,6 +2122,46 @@ const void *hws_perf_reader__feature(const struct hws_perf_reader *r, int feat, 
 	return r->feats[feat].data;
 }
 
+int hws_perf_reader__build_id(const struct hws_perf_reader *r, const char *filename, char *hex,
+			      size_t len)
+{
+	size_t flen, off = 0, want = strlen(filename);
+	const uint8_t *p = hws_perf_reader__feature(r, HWS_FEAT_BUILD_ID, &flen);
+
+	/* entries (host order, checked when the section was read): u32 type, u16 misc,
+	 * u16 size, s32 pid, u8 build_id[20], u8 id size (when misc has BUILD_ID_SIZE), 3
+	 * reserved bytes, then the NUL-terminated file name padded to the entry's size */
+	while (p && off + 36 <= flen) {
+		uint16_t misc = pd_get16(p + off + 4), sz = pd_get16(p + off + 6);
+		const uint8_t *e = p + off;
+		size_t nlen, idlen;
+
+		if (sz < 36 || off + sz > flen)
+			break;
+		nlen = strnlen((const char *)e + 36, sz - 36u);
+		off += sz;
+		if (nlen != want || memcmp(e + 36, filename, want))
+			continue;
+		idlen = (misc & HWS_MISC_BUILD_ID_SIZE) ? e[32] : 20;
+		if (idlen > 20)
+			idlen = 20;
+		if (!(misc & HWS_MISC_BUILD_ID_SIZE)) /* old files: zero-padded to 20 bytes */
+			while (idlen && !e[12 + idlen - 1])
+				idlen--;
+		if (!idlen)
+			return 0;
+		if (len < idlen * 2 + 1)
+			return -ENOSPC;
+		for (size_t i = 0; i < idlen; i++) {
+			hex[2 * i] = "0123456789abcdef"[e[12 + i] >> 4];
+			hex[2 * i + 1] = "0123456789abcdef"[e[12 + i] & 15];
+		}
+		hex[idlen * 2] = 0;
+		return (int)idlen * 2;
+	}
+	return 0;
+}
+
 const char *hws_perf_reader__string(const struct hws_perf_reader *r, int feat)
 {
 	const struct rfeat *f;

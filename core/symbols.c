@@ -45,6 +45,7 @@ struct sym {
 	uint32_t name; /* offset into dso->names */
 	uint8_t kind;  /* enum hws_sym_kind */
 	uint8_t bind_rank;
+	uint8_t module; /* kallsyms: the line had a [module] tag */
 };
 
 struct load_seg {
@@ -125,6 +126,15 @@ struct hws_symbols {
 	int ks_fd;	      /* kallsyms file read at the first kernel lookup, or -1 */
 	char *ks_buf;	      /* its first bytes, already read */
 	size_t ks_len, ks_alloc;
+	char *ks_copy;	      /* a copy to read instead of the rest of ks_fd, if it matches */
+	char *ks_modules;     /* the module list the copy's module symbols must match */
+	size_t ks_probe;      /* bytes of ks_fd the copy was found equal to */
+	/* relocation: where the recording saw the kernel's reference symbol (the kernel MMAP
+	 * "[kernel.kallsyms]_text", pgoff), and where the kallsyms in use puts it */
+	char kref_name[32];
+	uint64_t kref_addr;	 /* 0: unknown */
+	uint64_t ks_text, ks_stext; /* _text and _stext in the kallsyms, 0 if absent */
+	bool ks_relocated;	 /* the kallsyms in use was compared with kref (and moved) */
 	struct hws_symbols_stats st;
 	struct rcache *cache; /* RCACHE_SIZE lookups, allocated at the first one */
 	struct rrange ranges[NR_RANGES];
@@ -214,6 +224,7 @@ static void dso_free(struct dso *d)
 
 static void kallsyms_drop(struct hws_symbols *s);
 static void kallsyms_finish(struct hws_symbols *s);
+static void kernel_ref(struct hws_symbols *s, const char *name, uint64_t addr);
 
 void hws_symbols__delete(struct hws_symbols *s)
 {
@@ -432,6 +443,8 @@ int hws_symbols__mmap(struct hws_symbols *s, uint32_t pid, uint64_t start, uint6
 
 	if (!len || start + len < start)
 		return 0;
+	if (pid == KERNEL_PID && filename && !strncmp(filename, "[kernel.kallsyms]", 17))
+		kernel_ref(s, filename + 17, pgoff);
 	p = proc_get(s, pid);
 	if (!p)
 		return -ENOMEM;
@@ -1243,6 +1256,65 @@ static bool kallsyms_nonzero(char *buf, size_t len)
 	return false;
 }
 
+/*
+ * Move the kernel's symbols to where the recording saw the kernel: a kallsyms taken in
+ * another boot (KASLR) or perf's cached copy lists the kernel at another base. The
+ * difference is that of the reference symbol named by the file's kernel MMAP (perf and
+ * hwsample write "[kernel.kallsyms]_text" with _text's address as pgoff). Modules load at
+ * addresses of their own in each boot: with a difference, their symbols are dropped (their
+ * addresses stay "[kernel]") rather than named wrongly. Done once per kallsyms, when both
+ * the kallsyms and the reference are known, whichever comes last.
+ */
+static void ks_relocate(struct hws_symbols *s)
+{
+	struct dso *d = s->kallsyms;
+	uint64_t ref = 0, delta;
+	size_t n = 0;
+
+	if (!d || s->ks_relocated || !s->kref_addr)
+		return;
+	s->ks_relocated = true;
+	if (!strcmp(s->kref_name, "_text"))
+		ref = s->ks_text;
+	else if (!strcmp(s->kref_name, "_stext"))
+		ref = s->ks_stext;
+	if (!ref) {
+		pr_debug("symbols: kallsyms has no %s: kernel symbols not checked for KASLR\n",
+			 s->kref_name);
+		return;
+	}
+	delta = s->kref_addr - ref;
+	if (!delta)
+		return;
+	pr_info("symbols: the recording's kernel lies %s0x%" PRIx64 " bytes from this kallsyms "
+		"(another boot, KASLR): kernel symbols moved by that, module symbols dropped\n",
+		(int64_t)delta < 0 ? "-" : "+", (int64_t)delta < 0 ? -delta : delta);
+	for (size_t i = 0; i < d->nr_syms; i++) {
+		struct sym y = d->syms[i];
+
+		if (y.module)
+			continue;
+		y.start += delta;
+		y.size = 0; /* sizes are the distances to the next symbol: worked out again */
+		d->syms[n++] = y;
+	}
+	d->nr_syms = n;
+	d->last[0] = d->last[1] = NULL;
+	syms_finish(d, 4096, true); /* sorts again if the move wrapped around */
+	new_gen(s);
+}
+
+static void kernel_ref(struct hws_symbols *s, const char *name, uint64_t addr)
+{
+	size_t n = strlen(name);
+
+	if (!n || !addr || s->kref_addr || n >= sizeof(s->kref_name))
+		return;
+	memcpy(s->kref_name, name, n + 1);
+	s->kref_addr = addr;
+	ks_relocate(s);
+}
+
 /* The symbol table of the text in @buf (taken over: names point into it, cut with NULs). */
 static int kallsyms_parse(struct hws_symbols *s, char *buf, size_t len)
 {
@@ -1265,7 +1337,7 @@ static int kallsyms_parse(struct hws_symbols *s, char *buf, size_t len)
 		char *name, *ne, type;
 		struct sym *y;
 		uint64_t a;
-		bool nl;
+		bool nl, module;
 
 		if (!kallsyms_line(p, end, &a, &type, &name, &ne)) {
 			p = memchr(p, '\n', (size_t)(end - p));
@@ -1274,9 +1346,16 @@ static int kallsyms_parse(struct hws_symbols *s, char *buf, size_t len)
 			continue;
 		}
 		nl = ne < end && *ne == '\n';
+		module = ne + 1 < end && *ne == '\t' && ne[1] == '[';
 		*ne = 0; /* buf[len] is already 0 */
 		if (a)
 			nonzero = true;
+		if (!module && name[0] == '_' && (type == 'T' || type == 't')) {
+			if (!strcmp(name, "_text"))
+				s->ks_text = a;
+			else if (!strcmp(name, "_stext"))
+				s->ks_stext = a;
+		}
 		if (d->nr_syms >= MAX_SYMS)
 			break;
 		if (d->nr_syms == cap) {
@@ -1294,6 +1373,7 @@ static int kallsyms_parse(struct hws_symbols *s, char *buf, size_t len)
 		y->size = 0;
 		y->kind = strchr("tTwW", type) ? HWS_SYM_FUNC : HWS_SYM_OBJECT;
 		y->bind_rank = isupper((unsigned char)type) ? 0 : 2;
+		y->module = module;
 		y->name = (uint32_t)(name - buf);
 		p = nl ? ne : memchr(ne, '\n', (size_t)(end - ne));
 		if (!p)
@@ -1308,6 +1388,7 @@ static int kallsyms_parse(struct hws_symbols *s, char *buf, size_t len)
 	syms_finish(d, 4096, true);
 	d->state = DSO_SPECIAL; /* never unloaded by the LRU */
 	s->kallsyms = d;
+	ks_relocate(s);
 	return 0;
 }
 
@@ -1322,6 +1403,149 @@ static void kallsyms_drop(struct hws_symbols *s)
 	free(s->ks_buf);
 	s->ks_buf = NULL;
 	s->ks_len = s->ks_alloc = 0;
+	free(s->ks_copy);
+	free(s->ks_modules);
+	s->ks_copy = s->ks_modules = NULL;
+	s->ks_probe = 0;
+	s->ks_text = s->ks_stext = 0;
+	s->ks_relocated = false;
+}
+
+#define MAX_MODULES 8192
+
+struct kmod {
+	char name[64];
+	uint64_t base, size;
+	bool seen;
+};
+
+/* /proc/modules lines "name size refs deps state 0xaddr ...": modules and where they are.
+ * Returns the count, or -1 if it cannot tell (unreadable, hidden addresses, too many). A
+ * missing file (a kernel without modules) is an empty list. */
+static int read_modules(const char *path, struct kmod **out)
+{
+	struct kmod *m = NULL;
+	char line[1024];
+	int n = 0, cap = 0;
+	FILE *f;
+
+	*out = NULL;
+	if (!path)
+		return 0;
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? 0 : -1;
+	while (fgets(line, sizeof(line), f)) {
+		char name[64], state[32];
+		unsigned long long size, base;
+
+		if (sscanf(line, "%63s %llu %*s %*s %31s %llx", name, &size, state, &base) != 4 ||
+		    !base || n >= MAX_MODULES) {
+			n = -1; /* kptr_restrict shows 0x0000000000000000 */
+			break;
+		}
+		if (n == cap) {
+			struct kmod *nm = realloc(m, (size_t)(cap ? cap * 2 : 64) * sizeof(*m));
+
+			if (!nm) {
+				n = -1;
+				break;
+			}
+			m = nm;
+			cap = cap ? cap * 2 : 64;
+		}
+		snprintf(m[n].name, sizeof(m[n].name), "%s", name);
+		m[n].base = base;
+		m[n].size = size;
+		m[n].seen = false;
+		n++;
+	}
+	fclose(f);
+	if (n < 0)
+		free(m);
+	else
+		*out = m;
+	return n;
+}
+
+/*
+ * Whether the module symbols of the kallsyms text @buf are exactly those of the modules
+ * @modules lists, each inside its module: a kernel's own symbols never move while it runs,
+ * module symbols come and go with the modules, and other tagged symbols (BPF programs,
+ * ftrace trampolines: "[bpf]", "[__builtin__ftrace]") are not listed anywhere cheaper than
+ * kallsyms itself, so a copy that has any cannot be proven current.
+ */
+static bool modules_match(const char *buf, size_t len, const char *modules)
+{
+	const char *end = buf + len, *p = buf;
+	struct kmod *m;
+	int n = read_modules(modules, &m), last = 0;
+	bool ok = n >= 0;
+
+	while (ok && (p = memchr(p, '\t', (size_t)(end - p)))) {
+		const char *ls = p, *tag = p + 1, *te;
+		char *name, *ne, type;
+		uint64_t a;
+		int k;
+
+		while (ls > buf && ls[-1] != '\n')
+			ls--;
+		te = tag < end && *tag == '[' ? memchr(tag, ']', (size_t)(end - tag)) : NULL;
+		if (!te || !kallsyms_line((char *)ls, (char *)end, &a, &type, &name, &ne)) {
+			p++; /* not a symbol of a kept type: its address does not matter */
+			continue;
+		}
+		tag++;
+		for (k = 0; k < n; k++) { /* a module's lines come together: start at the last */
+			const struct kmod *x = &m[(last + k) % n];
+
+			if (strlen(x->name) == (size_t)(te - tag) && !memcmp(x->name, tag, (size_t)(te - tag)))
+				break;
+		}
+		if (k == n) {
+			ok = false; /* a tag /proc/modules does not list */
+			break;
+		}
+		last = (last + k) % n;
+		if (a < m[last].base || a - m[last].base >= m[last].size)
+			ok = false;
+		m[last].seen = true;
+		p = te;
+	}
+	for (int k = 0; ok && k < n; k++)
+		ok = m[k].seen;
+	free(m);
+	return ok;
+}
+
+/* Read the copy whole; keep it (and close the live file) if it still starts with the
+ * bytes the live file showed and its modules match. */
+static bool kallsyms_take_copy(struct hws_symbols *s)
+{
+	char *buf = NULL;
+	size_t len = 0, alloc = 0;
+	bool eof, ok = false;
+	int fd = open(s->ks_copy, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd >= 0 && !read_more(fd, &buf, &len, &alloc, KALLSYMS_MAX, &eof) && eof &&
+	    len >= s->ks_probe && !memcmp(buf, s->ks_buf, s->ks_probe))
+		ok = modules_match(buf, len, s->ks_modules);
+	if (fd >= 0)
+		close(fd);
+	pr_debug("symbols: kernel names from %s: %s\n", ok ? s->ks_copy : "the running kernel",
+		 ok ? "the same addresses as the running kernel"
+		    : "the copy does not match the running kernel's modules or text");
+	if (!ok) {
+		free(buf);
+		return false;
+	}
+	free(s->ks_buf);
+	s->ks_buf = buf;
+	s->ks_len = len;
+	s->ks_alloc = alloc;
+	close(s->ks_fd);
+	s->ks_fd = -1;
+	return true;
 }
 
 /* the rest of a deferred kallsyms file, at the first kernel lookup; names stay off if it
@@ -1329,10 +1553,13 @@ static void kallsyms_drop(struct hws_symbols *s)
 static void kallsyms_finish(struct hws_symbols *s)
 {
 	bool eof;
-	int err = read_more(s->ks_fd, &s->ks_buf, &s->ks_len, &s->ks_alloc, SIZE_MAX, &eof);
+	int err = 0;
 
-	close(s->ks_fd);
-	s->ks_fd = -1;
+	if (!s->ks_copy || !kallsyms_take_copy(s)) {
+		err = read_more(s->ks_fd, &s->ks_buf, &s->ks_len, &s->ks_alloc, SIZE_MAX, &eof);
+		close(s->ks_fd);
+		s->ks_fd = -1;
+	}
 	if (!err) {
 		err = kallsyms_parse(s, s->ks_buf, s->ks_len); /* takes the buffer */
 		s->ks_buf = NULL;
@@ -1345,6 +1572,36 @@ static void kallsyms_finish(struct hws_symbols *s)
 }
 
 int hws_symbols__use_kallsyms(struct hws_symbols *s, const char *path)
+{
+	return hws_symbols__use_kallsyms_copy(s, path, NULL, NULL);
+}
+
+/* whether the file at @path starts with the @len bytes at @want */
+static bool same_start(const char *path, const char *want, size_t len)
+{
+	char *buf = malloc(len ? len : 1);
+	size_t got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	bool same = false;
+
+	while (buf && fd >= 0 && got < len) {
+		ssize_t n = read(fd, buf + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	same = buf && got == len && !memcmp(buf, want, len);
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return same;
+}
+
+int hws_symbols__use_kallsyms_copy(struct hws_symbols *s, const char *path, const char *copy,
+				   const char *modules)
 {
 	bool eof;
 	int err;
@@ -1369,6 +1626,18 @@ int hws_symbols__use_kallsyms(struct hws_symbols *s, const char *path)
 		}
 		close(s->ks_fd);
 		s->ks_fd = -1;
+	}
+	/* a copy that starts as the live file does is read instead of the rest, if its modules
+	 * still match at the first kernel lookup (the probe covers the kernel's own text) */
+	if (!err && s->ks_fd >= 0 && copy && s->ks_len &&
+	    same_start(copy, s->ks_buf, s->ks_len)) {
+		s->ks_copy = strdup(copy);
+		s->ks_modules = modules ? strdup(modules) : NULL;
+		s->ks_probe = s->ks_len;
+		if (!s->ks_copy || (modules && !s->ks_modules))
+			err = -ENOMEM;
+	} else if (!err && copy && s->ks_fd >= 0) {
+		pr_debug("symbols: %s does not start as %s does: not used\n", copy, path);
 	}
 	if (err)
 		kallsyms_drop(s);

@@ -89,11 +89,13 @@ _hwsample() {
 		return 0
 		;;
 	dump)
-		mapfile -t COMPREPLY < <(compgen -W "-i --json --csv --raw --help" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "-i --json --csv --raw --limit --sym --no-sym
+			--kallsyms --srcline -e --event --help" -- "$cur")
 		return 0
 		;;
 	report)
-		mapfile -t COMPREPLY < <(compgen -W "-i --help" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "-i --stdio --sort --top --ascii --unicode --no-sym
+			--srcline --kallsyms -e --event --help" -- "$cur")
 		return 0
 		;;
 	c2c)
@@ -106,7 +108,8 @@ _hwsample() {
 	if [[ $cur == -* ]]; then
 		mapfile -t COMPREPLY < <(compgen -W "-b --backend -e --event -c --config --count -F
 			-a -C -p --per-thread -m -o --overwrite -S -d --phys-data --no-inherit
-			--duration --dry-run -q --no-status -v --backend-dir --help --" -- "$cur")
+			--duration --dry-run -q --no-status -N --no-buildid-cache -v --backend-dir
+			--help --" -- "$cur")
 		return 0
 	fi
 	if [[ -n $backend ]]; then

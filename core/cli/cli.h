@@ -38,6 +38,10 @@ struct hws_registry *hws_cli__registry(struct hws_cli *cli);
 /* Map an error code to the exit code above. */
 int hws_cli__exit_code(int err);
 
+/* @path of option @opt of command @cmd can be opened for reading; else prints
+ * "hwsample CMD: OPT PATH: reason" and returns -errno */
+int hws_cli__check_input(const char *cmd, const char *opt, const char *path);
+
 /* environment variable @name is set to "1" */
 bool hws_cli__env_on(const char *name);
 

@@ -26,6 +26,7 @@ static const char c2c_usage[] =
     "usage: hwsample c2c record [--ldlat N] [-b BACKEND] [RECORD OPTIONS] -- PROG [ARGS]\n"
     "       hwsample c2c report [-i FILE] [--stdio|--json] [--html FILE] [--line-size N]\n"
     "                           [--show-all] [--top N] [--no-sym] [--no-srcline]\n"
+    "                           [--kallsyms FILE]\n"
     "\n"
     "Find cache lines that several threads fight over, and say whether each one is false\n"
     "sharing (threads write different bytes of the line) or true sharing (the same bytes),\n"
@@ -49,6 +50,8 @@ static const char c2c_usage[] =
     "      --show-all     every line, also private and read-shared ones\n"
     "      --top N        lines with offset tables / heat maps (default 10)\n"
     "      --no-sym       no symbol lookup\n"
+    "      --kallsyms FILE  kernel symbols from FILE (a kallsyms of the recording's kernel);\n"
+    "                     default: /proc/kallsyms on that kernel, else perf's build-id cache\n"
     "      --no-srcline   no source file:line lookup (faster)\n"
     "  -h, --help         this text\n"
     "\n"
@@ -261,6 +264,7 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	    {"show-all", no_argument, NULL, 'a'},
 	    {"top", required_argument, NULL, 't'},
 	    {"no-sym", no_argument, NULL, 'S'},
+	    {"kallsyms", required_argument, NULL, 'K'},
 	    {"no-srcline", no_argument, NULL, 'L'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -296,6 +300,11 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 			break;
 		case 'a':
 			copts.show_all = true;
+			break;
+		case 'K':
+			if (hws_cli__check_input("c2c report", "--kallsyms", optarg))
+				return HWS_EXIT_USAGE;
+			dopts.kallsyms = optarg;
 			break;
 		case 'S':
 			nosym = true;

@@ -32,7 +32,7 @@
 
 static const char dump_usage[] =
     "usage: hwsample dump [-i FILE] [--json|--csv] [--raw] [--limit N] [--sym|--no-sym]\n"
-    "                     [--srcline] [-e EVENT]\n"
+    "                     [--srcline] [-e EVENT] [--kallsyms FILE]\n"
     "\n"
     "Print every decoded sample of a perf.data file (written by hwsample or perf record),\n"
     "in time order within each round (between FINISHED_ROUND records), as perf script.\n"
@@ -48,6 +48,8 @@ static const char dump_usage[] =
     "      --limit N      stop after N samples\n"
     "      --sym          add symbols to JSON/CSV (sym, dso, data_sym, data_dso)\n"
     "      --no-sym       no symbols in text output\n"
+    "      --kallsyms FILE  kernel symbols from FILE (a kallsyms of the recording's kernel);\n"
+    "                     default: /proc/kallsyms on that kernel, else perf's build-id cache\n"
     "      --srcline      add source file:line to symbols (needs debug info)\n"
     "  -e, --event NAME   only the samples of this event (name as dump prints it)\n"
     "  -h, --help         this text\n"
@@ -288,6 +290,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	    {"limit", required_argument, NULL, 'l'},
 	    {"sym", no_argument, NULL, 's'},
 	    {"no-sym", no_argument, NULL, 'S'},
+	    {"kallsyms", required_argument, NULL, 'K'},
 	    {"srcline", no_argument, NULL, 'L'},
 	    {"event", required_argument, NULL, 'e'},
 	    {"help", no_argument, NULL, 'h'},
@@ -317,6 +320,11 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 			break;
 		case 's':
 			sym = 1;
+			break;
+		case 'K':
+			if (hws_cli__check_input("dump", "--kallsyms", optarg))
+				return HWS_EXIT_USAGE;
+			dopts.kallsyms = optarg;
 			break;
 		case 'S':
 			sym = 0;

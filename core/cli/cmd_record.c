@@ -65,7 +65,7 @@ static const char record_usage[] =
 	"                [-e EVENT[,EVENT...]] [KEY=VALUE ...]\n"
 	"                [-F FREQ | -c PERIOD] [-a | -C CPUS | -p PID | --per-thread]\n"
 	"                [-m PAGES[,AUXPAGES]] [-o FILE] [--overwrite] [-S] [-d] [--phys-data]\n"
-	"                [--no-inherit] [--duration SECS] [--dry-run] [-q] [--no-status]\n"
+	"                [--no-inherit] [--duration SECS] [--dry-run] [-q] [--no-status] [-N]\n"
 	"                [--] [PROG [ARGS...]]\n"
 	"\n"
 	"  -c FILE        run configuration (INI; see cfg/ and hwsample(1)). -c takes a file\n"
@@ -95,6 +95,9 @@ static const char record_usage[] =
 	"                 config file, where each value came from); open nothing\n"
 	"  -q             no summary, no status line\n"
 	"  --no-status    no status line (it is shown only when stderr is a terminal)\n"
+	"  -N, --no-buildid-cache  do not copy /proc/kallsyms into perf's build-id cache\n"
+	"                 (~/.debug, or $PERF_BUILDID_DIR) as perf record does; the copy lets\n"
+	"                 hwsample and perf name kernel addresses after a reboot or elsewhere\n"
 	"  -v, -vv        more messages from the library (also before the command)\n"
 	"\n"
 	"Command-line values override the config file: -c/-F replace the file's period and\n"
@@ -134,6 +137,7 @@ struct record {
 	int argc;
 	double duration;    /* seconds, 0 = until the workload ends */
 	bool no_status, output_given;
+	bool no_buildid_cache; /* -N: no kallsyms copy in perf's build-id cache */
 	int verbose;
 	const char *config_path;
 	struct hws_config *over; /* command-line values as config items ("command line") */
@@ -433,6 +437,8 @@ static int parse_args(struct record *r, int argc, char **argv)
 			}
 		} else if (!strcmp(a, "--no-status")) {
 			r->no_status = true;
+		} else if (!strcmp(a, "-N") || !strcmp(a, "--no-buildid-cache")) {
+			r->no_buildid_cache = true;
 		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose") || !strcmp(a, "-vv")) {
 			r->verbose += !strcmp(a, "-vv") ? 2 : 1;
 			hws_set_log_level(HWS_LOG_WARN + r->verbose);
@@ -1779,6 +1785,16 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 	uint64_t fsize = hws_perf_writer__data_size(r->w);
 	ret = hws_perf_writer__close(r->w);
 	r->w = NULL;
+	if (!r->no_buildid_cache) {
+		/* as perf record: the kernel's kallsyms kept by build-id, unless already there */
+		int cerr = hws_buildid_cache__add_kernel(NULL);
+
+		/* quietly when there is nothing to copy (no build-id, kptr_restrict) */
+		if (cerr && cerr != -ENOENT && cerr != -EPERM && r->verbose)
+			fprintf(stderr, "hwsample: kallsyms not copied to the build-id cache (%s); "
+				"kernel names of this file need this boot's /proc/kallsyms\n",
+				strerror(-cerr));
+	}
 	if (ret < 0) {
 		snprintf(err, sizeof(err), "finishing %s: %s", r->output, strerror(-ret));
 		goto fail;

@@ -23,6 +23,7 @@
 static const char report_usage[] =
     "usage: hwsample report [-i FILE] [--stdio] [--sort samples|period|latency] [--top N]\n"
     "                       [--ascii|--unicode] [--no-sym] [--srcline] [-e EVENT]\n"
+    "                       [--kallsyms FILE]\n"
     "\n"
     "Summarize a perf.data file: samples and loss per event and CPU, top functions and\n"
     "code addresses, top data objects and addresses, data-source (level x snoop, TLB, op)\n"
@@ -35,6 +36,8 @@ static const char report_usage[] =
     "      --ascii        '#' bars (default when the locale is not UTF-8)\n"
     "      --unicode      Unicode block bars\n"
     "      --no-sym       addresses only, no symbol lookup\n"
+    "      --kallsyms FILE  kernel symbols from FILE (a kallsyms of the recording's kernel);\n"
+    "                     default: /proc/kallsyms on that kernel, else perf's build-id cache\n"
     "      --srcline      add source file:line (needs debug info)\n"
     "  -e, --event NAME   top tables and histograms of this event only (the counts\n"
     "                     table always shows every event)\n"
@@ -81,6 +84,7 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	    {"unicode", no_argument, NULL, 'u'},
 	    {"no-sym", no_argument, NULL, 'S'},
 	    {"srcline", no_argument, NULL, 'L'},
+	    {"kallsyms", required_argument, NULL, 'K'},
 	    {"event", required_argument, NULL, 'e'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -117,6 +121,11 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 			break;
 		case 'L':
 			dopts.srcline = true;
+			break;
+		case 'K':
+			if (hws_cli__check_input("report", "--kallsyms", optarg))
+				return HWS_EXIT_USAGE;
+			dopts.kallsyms = optarg;
 			break;
 		case 'e':
 			rc_ctx.event = optarg;

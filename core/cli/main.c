@@ -5,6 +5,7 @@
  * `hwsample -b sw -- prog`).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +71,18 @@ struct hws_registry *hws_cli__registry(struct hws_cli *cli)
 		cli->reg = NULL;
 	}
 	return cli->reg;
+}
+
+int hws_cli__check_input(const char *cmd, const char *opt, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int err = fd < 0 ? -errno : 0;
+
+	if (fd >= 0)
+		close(fd);
+	else
+		fprintf(stderr, "hwsample %s: %s %s: %s\n", cmd, opt, path, strerror(-err));
+	return err;
 }
 
 bool hws_cli__env_on(const char *name)

@@ -55,12 +55,16 @@ struct hws_decoder_opts {
 	bool no_sideband;     /* do not track COMM/MMAP/FORK (no symbols, slightly faster) */
 	bool srcline;	      /* symbols: source file:line lookups */
 	bool no_kallsyms;     /* never use /proc/kallsyms, even on the recording host */
-	const char *kallsyms; /* kallsyms file to use when the host matches; NULL: /proc/kallsyms */
+	const char *kallsyms; /* kallsyms of the recording's kernel (perf report --kallsyms);
+			       * NULL: /proc/kallsyms on that kernel, else perf's build-id cache */
 	uint32_t max_files;   /* symbols: ELF files kept loaded (0 = default) */
 	/* samples may come in file order rather than time order (faster): for callers that
 	 * only aggregate and look symbols up after the run (report, c2c). Sideband records are
 	 * still applied in time order. Ignored for pipes and files with AUX data. */
 	bool unordered;
+	/* perf's build-id cache, for kallsyms copies; NULL: $PERF_BUILDID_DIR, else ~/.debug;
+	 * "": none */
+	const char *buildid_dir;
 };
 
 /* Counters of one (event, CPU) pair. Sums over CPUs/events via HWS_DECODE_ALL. */

@@ -73,7 +73,8 @@ HWS_API void hws_symbols__delete(struct hws_symbols *syms); /* NULL-safe */
 /**
  * hws_symbols__use_kallsyms() - resolve kernel addresses with a kallsyms file.
  * @path: normally "/proc/kallsyms"; NULL turns kernel names off ("[kernel]" only).
- * Call it only when the recording host is the running host (hostname and osrelease match).
+ * Call it with /proc/kallsyms only when the recording kernel is the running kernel (same
+ * build-id, or hostname and osrelease); any kallsyms file of the recording's kernel works.
  * Only the first 64 KiB are read here (more if they show no address); the rest is read
  * from the file as opened at the first kernel lookup, so recordings without kernel
  * addresses never pay for it. If that later read fails, kernel names are off.
@@ -81,6 +82,23 @@ HWS_API void hws_symbols__delete(struct hws_symbols *syms); /* NULL-safe */
  * (kptr_restrict); kernel names stay off then.
  */
 HWS_API int hws_symbols__use_kallsyms(struct hws_symbols *syms, const char *path);
+
+/**
+ * hws_symbols__use_kallsyms_copy() - hws_symbols__use_kallsyms(@path), reading a copy of
+ * it instead of the rest of @path when the copy provably lists the same addresses (perf's
+ * build-id cache keeps one per kernel; the kernel takes tens of ms to generate
+ * /proc/kallsyms, a copy reads in a few): the copy starts with the bytes @path showed (the
+ * kernel's own symbols), and its module symbols are those of the modules @modules lists
+ * (normally /proc/modules; NULL or a missing file: no modules), each inside its module.
+ * A copy with other tagged symbols (BPF programs, trampolines) is not used.
+ * @copy: NULL makes this hws_symbols__use_kallsyms().
+ *
+ * Either way, kernel symbols are moved to where the recording saw the kernel when its
+ * kernel MMAP ("[kernel.kallsyms]_text", pgoff = _text) says the kernel lay elsewhere
+ * (another boot, KASLR); module symbols are then dropped.
+ */
+HWS_API int hws_symbols__use_kallsyms_copy(struct hws_symbols *syms, const char *path,
+					   const char *copy, const char *modules);
 
 /* Side-band records. Return 0 or -ENOMEM. */
 HWS_API int hws_symbols__comm(struct hws_symbols *syms, uint32_t pid, uint32_t tid,

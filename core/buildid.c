@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Kernel build-ids and perf's build-id cache, for kernel symbols that outlive the boot.
+ *
+ * perf record keeps a copy of /proc/kallsyms per kernel build-id in its build-id cache
+ * (<dir>/[kernel.kallsyms]/<build-id>/kallsyms, with <dir>/.build-id/<2>/<rest> linking to
+ * it; <dir> is $PERF_BUILDID_DIR or ~/.debug) and names the kernel's build-id in the
+ * file's HEADER_BUILD_ID section; perf report reads the copy when the running kernel is
+ * another. hwsample writes and reads the same layout, so either tool symbolizes the
+ * other's recordings after a reboot or on another machine.
+ *
+ * Invariants: nothing here follows a path into the cache that was not built from a
+ * build-id of hex digits only; a copy is written to a temporary name and renamed into
+ * place, so a reader never sees a partial copy; a copy whose addresses are all zero
+ * (kptr_restrict) is never written.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <hwsample/perfdata.h>
+#include <hwsample/pmu.h>
+
+#include "internal.h"
+
+#define NT_GNU_BUILD_ID_TYPE 3
+
+static bool all_hex(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+			return false;
+	return true;
+}
+
+int hws__kernel_build_id(char *hex, size_t len)
+{
+	char path[4096];
+	uint8_t buf[4096];
+	size_t off = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/kernel/notes", hws_sysfs_root());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	if (n < 0)
+		return -EIO;
+	/* ELF notes: u32 namesz, descsz, type; name and desc each padded to 4 bytes */
+	while (off + 12 <= (size_t)n) {
+		uint32_t nsz, dsz, type;
+		size_t name_at = off + 12, desc_at;
+
+		memcpy(&nsz, buf + off, 4);
+		memcpy(&dsz, buf + off + 4, 4);
+		memcpy(&type, buf + off + 8, 4);
+		if (nsz > (size_t)n || dsz > (size_t)n)
+			break;
+		desc_at = name_at + ((nsz + 3u) & ~3u);
+		if (desc_at + dsz > (size_t)n)
+			break;
+		if (type == NT_GNU_BUILD_ID_TYPE && nsz == 4 && !memcmp(buf + name_at, "GNU", 4) &&
+		    dsz && dsz <= 20) {
+			if (len < dsz * 2 + 1)
+				return -ENOSPC;
+			for (uint32_t i = 0; i < dsz; i++)
+				snprintf(hex + 2 * i, 3, "%02x", buf[desc_at + i]);
+			return (int)dsz * 2;
+		}
+		off = desc_at + ((dsz + 3u) & ~3u);
+	}
+	return -ENOENT;
+}
+
+int hws__buildid_dir(char *buf, size_t len)
+{
+	const char *d = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	int n;
+
+	if (d && *d)
+		n = snprintf(buf, len, "%s", d);
+	else if (home && *home)
+		n = snprintf(buf, len, "%s/.debug", home);
+	else
+		return -ENOENT;
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int hws__buildid_kallsyms_path(const char *dir, const char *bid, char *buf, size_t len)
+{
+	struct stat st;
+	int n;
+
+	if (!all_hex(bid))
+		return -EINVAL;
+	n = snprintf(buf, len, "%s/[kernel.kallsyms]/%s/kallsyms", dir, bid);
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	if (!stat(buf, &st) && S_ISREG(st.st_mode))
+		return 0;
+	/* perf's older layout: the copy is the build-id entry itself */
+	snprintf(buf, len, "%s/[kernel.kallsyms]/%s", dir, bid);
+	if (!stat(buf, &st) && S_ISREG(st.st_mode))
+		return 0;
+	return -ENOENT;
+}
+
+/* mkdir -p @path (mode 0755) */
+static int mkdirs(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(path, 0755) && errno != EEXIST) {
+			int err = -errno;
+
+			*p = '/';
+			return err;
+		}
+		*p = '/';
+	}
+	return mkdir(path, 0755) && errno != EEXIST ? -errno : 0;
+}
+
+/* copy all of @from (a /proc file: size unknown) to @fd; whether any line showed a
+ * non-zero address in its first field */
+static int copy_text(int from, int fd, bool *nonzero)
+{
+	static const char zeros[] = "0000000000000000 ";
+	char buf[1 << 16];
+	bool line_start = true;
+	ssize_t n;
+
+	*nonzero = false;
+	while ((n = read(from, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		for (ssize_t i = 0; i < n && !*nonzero; i++) {
+			/* a line whose address field is not all zeros */
+			if (line_start && (size_t)(n - i) > 17 && memcmp(buf + i, zeros, 8))
+				*nonzero = true;
+			line_start = buf[i] == '\n';
+		}
+		for (ssize_t o = 0; o < n;) {
+			ssize_t w = write(fd, buf + o, (size_t)(n - o));
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				return -errno;
+			o += w;
+		}
+	}
+	return 0;
+}
+
+int hws_buildid_cache__add_kernel(const char *dir)
+{
+	char bid[48], dbuf[4096];
+	int err = hws__kernel_build_id(bid, sizeof(bid));
+
+	if (err < 0)
+		return err;
+	if (!dir) {
+		err = hws__buildid_dir(dbuf, sizeof(dbuf));
+		if (err)
+			return err;
+		dir = dbuf;
+	}
+	return hws__buildid_cache_kallsyms(dir, bid, "/proc/kallsyms");
+}
+
+int hws__buildid_cache_kallsyms(const char *dir, const char *bid, const char *kallsyms)
+{
+	char path[4096], tmp[4200], link[4096], target[4200];
+	bool nonzero;
+	int from, fd, err, n;
+
+	if (!all_hex(bid))
+		return -EINVAL;
+	if (!hws__buildid_kallsyms_path(dir, bid, path, sizeof(path)))
+		return 0; /* there already (perf never replaces a copy either) */
+	n = snprintf(path, sizeof(path), "%s/[kernel.kallsyms]/%s", dir, bid);
+	if (n < 0 || (size_t)n >= sizeof(path) - 16)
+		return -ENAMETOOLONG;
+	err = mkdirs(path);
+	if (err)
+		return err;
+	snprintf(tmp, sizeof(tmp), "%s/.kallsyms.%d", path, (int)getpid());
+	from = open(kallsyms, O_RDONLY | O_CLOEXEC);
+	if (from < 0)
+		return -errno;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err = -errno;
+		close(from);
+		return err;
+	}
+	err = copy_text(from, fd, &nonzero);
+	close(from);
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && !nonzero)
+		err = -EPERM; /* kptr_restrict: a copy without addresses helps nobody */
+	snprintf(path + n, sizeof(path) - (size_t)n, "/kallsyms");
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err) {
+		unlink(tmp);
+		return err;
+	}
+	/* <dir>/.build-id/ab/cdef... -> ../../[kernel.kallsyms]/abcdef..., as perf links it */
+	n = snprintf(link, sizeof(link), "%s/.build-id/%.2s", dir, bid);
+	if (n > 0 && (size_t)n < sizeof(link) - 64 && !mkdirs(link)) {
+		snprintf(link + n, sizeof(link) - (size_t)n, "/%s", bid + 2);
+		snprintf(target, sizeof(target), "../../[kernel.kallsyms]/%s", bid);
+		if (symlink(target, link) && errno != EEXIST)
+			pr_debug("buildid: %s: %s\n", link, strerror(errno));
+	}
+	return 0;
+}
