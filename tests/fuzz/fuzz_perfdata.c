@@ -7,6 +7,7 @@
  * sanitizer report, hang or unbounded allocation is a bug.
  * Seed corpus: tests/fuzz/corpus/perfdata/ (small real and synthetic files).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -75,6 +76,12 @@ static long perfdata_walk(struct hws_perf_reader *r, size_t input_size)
 	hws_perf_reader__pmu_cap(r, "ibs_op", "zen4_ibs_extensions");
 	hws_perf_reader__cpu_node(r, 0);
 	hws_perf_reader__nr_cpus(r, NULL);
+	{
+		char bid[48];
+
+		n += hws_perf_reader__build_id(r, "[kernel.kallsyms]", bid, sizeof(bid)) == 40;
+		n += hws_perf_reader__build_id(r, "[kernel.kallsyms]", bid, 8) == -ENOSPC;
+	}
 	return n;
 }
 
