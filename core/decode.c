@@ -1495,6 +1495,15 @@ static int next_window(struct hws_decoder *d)
 }
 
 /* Process one record. Returns 0, the callback's non-zero value, or negative. */
+/* a record's dispatch failed (@rc < 0): the run cannot go on */
+static int dispatch_err(struct hws_decoder *d, const struct hws_perf_record *rec, int rc)
+{
+	d->dead = true;
+	set_err(d, rc, "offset 0x%" PRIx64 ": record %s: %s", rec->file_offset,
+		hws_record__type_name(rec->hdr->type), strerror(-rc));
+	return rc;
+}
+
 static int dispatch(struct hws_decoder *d, struct hws_perf_record *rec, hws_sample_fn fn, void *ctx)
 {
 	int rc;
@@ -1532,12 +1541,20 @@ static int dispatch(struct hws_decoder *d, struct hws_perf_record *rec, hws_samp
 		rc = 0;
 		break;
 	}
-	if (rc < 0) {
-		d->dead = true;
-		set_err(d, rc, "offset 0x%" PRIx64 ": record %s: %s", rec->file_offset,
-			hws_record__type_name(rec->hdr->type), strerror(-rc));
-	}
-	return rc;
+	return rc < 0 ? dispatch_err(d, rec, rc) : rc;
+}
+
+/* dispatch(), with SAMPLE records (nearly all of them) taken before its switch */
+static inline int dispatch_fast(struct hws_decoder *d, struct hws_perf_record *rec,
+				hws_sample_fn fn, void *ctx)
+{
+	int rc;
+
+	if (__builtin_expect(rec->hdr->type != PERF_RECORD_SAMPLE, 0))
+		return dispatch(d, rec, fn, ctx);
+	d->nr_records[PERF_RECORD_SAMPLE]++;
+	rc = do_sample(d, rec, fn, ctx);
+	return rc < 0 ? dispatch_err(d, rec, rc) : rc;
 }
 
 /* the @i-th record of @win in time order */
@@ -1603,7 +1620,7 @@ static int run_direct(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 
 	while ((rc = hws_perf_reader__next(d->r, &rec)) > 0) {
 		if (rec.hdr->type == PERF_RECORD_SAMPLE) {
-			rc = dispatch(d, &rec, fn, ctx);
+			rc = dispatch_fast(d, &rec, fn, ctx);
 			if (rc)
 				return rc;
 			if (!(++d->direct_n & 0xffff))
@@ -1654,7 +1671,7 @@ int hws_decoder__run(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 		if (win && d->wpos < win->wn) {
 			struct hws_perf_record rec = win_record(win, d->wpos++);
 
-			rc = dispatch(d, &rec, fn, ctx);
+			rc = dispatch_fast(d, &rec, fn, ctx);
 			if (rc)
 				return rc;
 			continue;
