@@ -770,12 +770,12 @@ static inline void lens16(const uint8_t *src, uint8_t *dst)
 	u8x16 h, x, l, small, ext;
 
 	memcpy(&h, src, 16);
+	/* 1 + (1 << x) for x = h[5:4] in 0..3 is x + 2 + (x >> 1) + (x == 3 ? 3 : 0) */
 	x = (h >> 4) & 3;
-	l = 1 + (((u8x16)(x == 0) & 1) | ((u8x16)(x == 1) & 2) | ((u8x16)(x == 2) & 4) |
-		 ((u8x16)(x == 3) & 8));
-	small = (u8x16)((h & 0xfe) == 0);
+	l = x + 2 + (x >> 1) + ((u8x16)(x == 3) & 3);
+	small = (u8x16)((h & 0xfe) == 0); /* PAD / END: 1 (all ones adds -1 to the 2 of x 0) */
 	ext = (u8x16)((h & 0xfc) == 0x20);
-	l = (l & ~(small | ext)) | (small & 1);
+	l = (l + small) & ~ext;
 	memcpy(dst, &l, 16);
 }
 
@@ -790,6 +790,44 @@ static inline uint8_t len1(uint8_t h) /* lens16() for one position */
 
 #define FAST_BLK 256 /* positions per lens block */
 
+/*
+ * The fast loop's view of hdr_tab[] (struct spe_fast_ent, made once per instance): what a
+ * header byte does as masks and bytes the loop uses as they are, so a packet costs no shifts
+ * or flag tests. A byte the loop does not take (extended header, bad byte: hdr_tab 0) has
+ * zero masks, no SPE_HAVE_* bits and the sink slot, so the loop's unconditional stores
+ * change nothing before it looks at ctl.
+ */
+static void fast_tab_build(struct spe_fast_ent *ft)
+{
+	for (unsigned int h = 0; h < 256; h++) {
+		uint32_t e = hdr_tab[h];
+		struct spe_fast_ent *f = &ft[h];
+
+		memset(f, 0, sizeof(*f));
+		f->slot = SPE_SLOT_SINK;
+		if (!(e & T_OK))
+			continue; /* FAST_SLOW */
+		f->pmask = UINT64_MAX >> ((e >> 12) & 63);
+		f->evmask = (e & T_OR) ? UINT64_MAX : 0;
+		f->have = e >> 18;
+		f->slot = (uint8_t)((e >> 4) & 31);
+		f->ctl = (e & T_END) ? FAST_END : FAST_GO;
+		f->len = (uint8_t)(e & 15);
+	}
+}
+
+/* lens of the block [k, k + FAST_BLK) (or to the chunk's end) into @lbuf */
+static inline void lens_fill(const uint8_t *d, size_t n, size_t k, uint8_t *lbuf, size_t *le)
+{
+	size_t j = 0, cnt = n - k < FAST_BLK ? n - k : FAST_BLK;
+
+	for (; j + 16 <= cnt; j += 16)
+		lens16(d + k + j, lbuf + j);
+	for (; j < cnt; j++)
+		lbuf[j] = len1(d[k + j]);
+	*le = k + cnt;
+}
+
 /* fast_run()'s register copies back into @rec, with the fields derived from its slots */
 static inline void rec_close(struct spe_record *rec, uint32_t pr, uint64_t ev)
 {
@@ -803,10 +841,11 @@ static inline void rec_close(struct spe_record *rec, uint32_t pr, uint64_t ev)
 /*
  * Fast path: whole records while at least FAST_MIN bytes are left, @d[*pi] being the next
  * packet (st->in_record says whether a record is in progress; *prs is its start). Per
- * packet: its length from the block's lens, one table lookup, one unaligned 8-byte
- * little-endian load masked to the payload size, one store into the record's slot, no
- * branch on the packet type; at END/TIMESTAMP the record is emitted and the next one
- * started after any PADs, without leaving the loop.
+ * packet: one fast_ent lookup, one unaligned 8-byte little-endian load masked to the
+ * payload, one store into the record's slot, its length from the block's lens, one test of
+ * the entry's ctl and one of the position against min(lens block end, last fast position);
+ * at END/TIMESTAMP the record is emitted and the next one started after any PADs, without
+ * leaving the loop.
  * Returns 0 when fewer than FAST_MIN bytes are left, 2 at a header it does not take
  * (alignment, bad byte: the generic decoder decides), 3 when the callback returned
  * non-zero (in *pret). The record in progress is in st->rec on return.
@@ -816,9 +855,13 @@ static int fast_run(struct decode_ctx *dc, struct hws_sample *s, const uint8_t *
 {
 	struct spe_stream *st = dc->st;
 	struct spe_record *rec = &st->rec;
-	size_t k = *pi, lim = n - FAST_MIN, rs = *prs, lb = 0, le = 0;
+	const struct spe_fast_ent *ft = dc->priv->ftab;
+	/* the walk moves a pointer: p is d + k, plim the last position it takes (d + lim),
+	 * ple the end of the lens block, pbound the nearer of the two (one test a packet) */
+	const uint8_t *p = d + *pi, *plim = d + (n - FAST_MIN), *ple = d, *pbound;
 	uint8_t lbuf[FAST_BLK] __attribute__((aligned(16)));
-	const uint8_t *len = lbuf; /* len[k] for lb <= k < le (offset by lb) */
+	ptrdiff_t lens = 0; /* p[lens]: the length of the packet at p (inside the block) */
+	size_t rs = *prs, le;
 	uint64_t base = dc->chunk->offset;
 	uint32_t pr = rec->present;
 	uint64_t ev = rec->events;
@@ -826,82 +869,85 @@ static int fast_run(struct decode_ctx *dc, struct hws_sample *s, const uint8_t *
 
 	if (!st->in_record)
 		goto start;
-	for (;;) {
-		while (k <= lim) {
-			uint8_t h = d[k];
-			uint32_t e = hdr_tab[h], slot = (e >> 4) & 31;
-			uint64_t w;
-
-			if (__builtin_expect(k >= le, 0)) {
-				/* lens for [k, k + FAST_BLK): vectors while 16 bytes are left */
-				size_t j = 0, cnt = n - k < FAST_BLK ? n - k : FAST_BLK;
-
-				for (; j + 16 <= cnt; j += 16)
-					lens16(d + k + j, lbuf + j);
-				for (; j < cnt; j++)
-					lbuf[j] = len1(d[k + j]);
-				lb = k;
-				le = k + cnt;
-				len = (const uint8_t *)((uintptr_t)lbuf - lb);
-			}
-			if (__builtin_expect(!(e & T_OK), 0)) {
-				/* extended ADDRESS / COUNTER header: the second byte's entry, one
-				 * byte longer, payload after two header bytes; indexes >= 8 are
-				 * kept nowhere */
-				if (!ext_taken(d + k)) {
-					ret = 2;
-					goto out;
-				}
-				e = hdr_tab[d[k + 1]];
-				slot = (e >> 4) & 31;
-				if (h & 3) {
-					slot = SPE_SLOT_SINK;
-					e &= (1U << 18) - 1;
-				}
-				rec->v[slot] = ld_le64(d + k + 2) & (UINT64_MAX >> ((e >> 12) & 63));
-				k += (e & 15) + 1;
-				pr |= e >> 18;
-				continue;
-			}
-			w = ld_le64(d + k + 1) & (UINT64_MAX >> ((e >> 12) & 63));
-			ev |= w & bit_mask((e >> 9) & 1);
-			rec->v[slot] = w;
-			rec->hdr[slot] = h;
-			pr |= e >> 18;
-			k += len[k];
-			if (e & T_END)
-				goto end;
-		}
-		ret = 0;
+	if (p > plim)
 		goto out;
+refill:
+	/* here plim >= p >= ple: lens for the block at p */
+	lens_fill(d, n, (size_t)(p - d), lbuf, &le);
+	lens = lbuf - p;
+	ple = d + le;
+	pbound = ple < plim + 1 ? ple : plim + 1;
+	for (;;) {
+		/* p <= plim and p < ple: p[0 .. FAST_MIN) is in the chunk, p[lens] is valid */
+		uint8_t h = *p;
+		const struct spe_fast_ent *e = &ft[h];
+		uint64_t w = ld_le64(p + 1) & e->pmask;
+		const uint8_t *q = p + p[lens];
+
+		ev |= w & e->evmask;
+		rec->v[e->slot] = w;
+		rec->hdr[e->slot] = h;
+		pr |= e->have;
+		if (__builtin_expect(e->ctl != FAST_GO, 0)) {
+			const struct spe_fast_ent *e1;
+			uint32_t have;
+			unsigned int slot;
+
+			if (e->ctl == FAST_END) {
+				p = q;
+				goto end;
+			}
+			/* extended ADDRESS / COUNTER header: the second byte's entry, one byte
+			 * longer, payload after two header bytes; indexes >= 8 are kept nowhere */
+			if (!ext_taken(p)) {
+				ret = 2;
+				goto out;
+			}
+			e1 = &ft[p[1]];
+			slot = (h & 3) ? SPE_SLOT_SINK : e1->slot;
+			have = (h & 3) ? 0 : e1->have;
+			rec->v[slot] = ld_le64(p + 2) & e1->pmask;
+			pr |= have;
+			q = p + e1->len + 1;
+		}
+		p = q;
+		if (__builtin_expect(p >= pbound, 0)) {
+			if (p > plim)
+				goto out;
+			if (p >= ple)
+				goto refill;
+		}
+		continue;
 end:
 		rec_close(rec, pr, ev);
 		st->in_record = 0;
-		r = emit_record(dc, s, d + rs, (uint32_t)(k - rs), base + rs);
+		r = emit_record(dc, s, d + rs, (uint32_t)((size_t)(p - d) - rs), base + rs);
 		if (r) {
 			*pret = r;
 			ret = 3;
 			goto out;
 		}
 start:
-		while (k <= lim && !d[k]) /* PADs before a record are not part of it */
-			k++;
-		if (k > lim) {
+		while (p <= plim && !*p) /* PADs before a record are not part of it */
+			p++;
+		if (p > plim) {
 			ret = 0;
 			goto out;
 		}
-		if (!(hdr_tab[d[k]] & T_OK) && !ext_taken(d + k)) {
+		if (!(hdr_tab[*p] & T_OK) && !ext_taken(p)) {
 			ret = 2;
 			goto out;
 		}
 		st->in_record = 1;
-		rs = k;
+		rs = (size_t)(p - d);
 		pr = 0;
 		ev = 0;
+		if (p >= ple)
+			goto refill;
 	}
 out:
 	rec_close(rec, pr, ev);
-	*pi = k;
+	*pi = (size_t)(p - d);
 	*prs = rs;
 	return ret;
 }
@@ -928,8 +974,10 @@ int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 	}
 	if (!d || !n)
 		return 0;
-	if (!dc.priv->optab_ready)
+	if (!dc.priv->optab_ready) {
 		optab_build(dc.priv);
+		fast_tab_build(dc.priv->ftab);
+	}
 	dc.tc = fi ? fi->time_conv : NULL;
 	if (chunk->attr && !chunk->attr->freq && chunk->attr->sample_period) {
 		dc.period = chunk->attr->sample_period;
