@@ -484,66 +484,68 @@ static inline uint64_t bit_mask(uint64_t cond) /* all ones if @cond (0 or 1) */
 	return (uint64_t)0 - cond;
 }
 
+/* HWS_SF_* of the address and counter packets a record has, by SPE_HAVE_* bits 3:0 and 12:9 */
+#define PRF_LO(p)                                                                             \
+	(((p) & SPE_HAVE_PC ? HWS_SF_IP : 0) | ((p) & SPE_HAVE_TGT ? HWS_SF_BRANCH : 0) |       \
+	 ((p) & SPE_HAVE_VA ? HWS_SF_ADDR : 0) | ((p) & SPE_HAVE_PA ? HWS_SF_PHYS_ADDR : 0))
+#define PRF_HI(p)                                                                             \
+	(((p) & 1 ? HWS_SF_OP : 0) | ((p) & 2 ? HWS_SF_LAT_TOTAL | HWS_SF_WEIGHT : 0) |         \
+	 ((p) & 4 ? HWS_SF_LAT_ISSUE : 0) | ((p) & 8 ? HWS_SF_LAT_XLAT : 0))
+#define PRF4(f, b) f(b), f(b + 1), f(b + 2), f(b + 3)
+static const uint32_t prf_lo[16] = {PRF4(PRF_LO, 0), PRF4(PRF_LO, 4), PRF4(PRF_LO, 8),
+				    PRF4(PRF_LO, 12)};
+static const uint32_t prf_hi[16] = {PRF4(PRF_HI, 0), PRF4(PRF_HI, 4), PRF4(PRF_HI, 8),
+				    PRF4(PRF_HI, 12)};
+
+/* ip / branch target from an ADDRESS payload: bits 55:0, top byte 0xff for NS EL1/EL2
+ * (perf's rule), i.e. when bits 63:61 (NS, EL) are 0b101 or 0b110 */
+static inline uint64_t addr_code(uint64_t v)
+{
+	return (v & ((1ULL << 56) - 1)) | (bit_mask((0x60U >> (v >> 61)) & 1) & (0xffULL << 56));
+}
+
 /*
  * The sample's fields from one record, without branches on the packets present (the
  * random-looking mix of real SPE data would mispredict them). Every member set here is
  * written whether or not its packet came (so @s can be reused from record to record);
  * s->fields is ORed into. @memo (the stream's, for @table) and @optab (the instance's)
- * may be NULL.
+ * may be NULL. @r's PC/TGT/VA/PA and three counter slots must be 0 where their packet did
+ * not come (the decoder clears them when a record starts).
  */
-static inline void rec_to_sample(const struct spe_record *r, int table, struct hws_sample *s,
-				 struct spe_ds_memo *memo, const uint32_t (*optab)[256],
-				 const struct hws_host *host)
+static inline __attribute__((always_inline)) void
+rec_to_sample(const struct spe_record *r, int table, struct hws_sample *s, struct spe_ds_memo *memo,
+	      const uint32_t (*optab)[256], const struct hws_host *host)
 {
 	uint32_t pr = r->present, opi, flags;
 	uint64_t ev = r->events, pc = r->addr[SPE_ADDR_PC], va = r->addr[SPE_ADDR_VA];
-	uint64_t tgt = r->addr[SPE_ADDR_TGT];
-	uint64_t fields = s->fields, m, el;
+	uint64_t fields = s->fields | prf_lo[pr & 15] | prf_hi[(pr >> 9) & 15], m;
 	const struct spe_ds_memo *dm;
 	struct spe_ds_memo one;
 	unsigned int cls;
 	int key;
 
-	/* ip: bits 55:0, top byte 0xff for NS EL1/EL2 (perf's rule) */
-	m = bit_mask(pr & SPE_HAVE_PC);
-	el = (pc >> 61) & 3;
-	s->ip = ((pc & ((1ULL << 56) - 1)) |
-		 (bit_mask((pc >> 63) & (el ^ (el >> 1)) & 1) & (0xffULL << 56))) &
-		m;
+	/* the address and counter slots of absent packets are 0 (rec_clear_slots()), which
+	 * every conversion below maps to 0 */
+	s->ip = addr_code(pc);
 	s->ip_precise = (uint8_t)(pr & SPE_HAVE_PC);
-	s->cpumode = (uint8_t)((el ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER) & m);
-	fields |= HWS_SF_IP & m;
+	m = bit_mask(pr & SPE_HAVE_PC);
+	s->cpumode =
+	    (uint8_t)(((pc >> 61) & 3 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER) & m);
 	/* data VA: sign-filled top byte when bits 55:52 are all ones */
-	m = bit_mask((pr >> 2) & 1);
 	va &= (1ULL << 56) - 1;
-	s->addr = (va | (bit_mask(((va >> 52) & 0xf) == 0xf) & (0xffULL << 56))) & m;
-	fields |= HWS_SF_ADDR & m;
-	m = bit_mask((pr >> 3) & 1);
-	s->phys_addr = r->addr[SPE_ADDR_PA] & ((1ULL << 56) - 1) & m;
-	fields |= HWS_SF_PHYS_ADDR & m;
-	m = bit_mask((pr >> 10) & 1);
-	s->lat_total = (uint32_t)((uint16_t)r->lat[SPE_CNT_TOTAL] & m);
+	s->addr = va | (bit_mask(((va >> 52) & 0xf) == 0xf) & (0xffULL << 56));
+	s->phys_addr = r->addr[SPE_ADDR_PA] & ((1ULL << 56) - 1);
+	s->lat_total = (uint16_t)r->lat[SPE_CNT_TOTAL];
 	s->weight = s->lat_total;
-	fields |= (HWS_SF_LAT_TOTAL | HWS_SF_WEIGHT) & m;
-	m = bit_mask((pr >> 11) & 1);
-	s->lat_issue = (uint32_t)((uint16_t)r->lat[SPE_CNT_ISSUE] & m);
-	fields |= HWS_SF_LAT_ISSUE & m;
-	m = bit_mask((pr >> 12) & 1);
-	s->lat_xlat = (uint32_t)((uint16_t)r->lat[SPE_CNT_XLAT] & m);
-	fields |= HWS_SF_LAT_XLAT & m;
-	m = bit_mask((pr >> 1) & 1);
-	el = (tgt >> 61) & 3;
-	s->branch_target = ((tgt & ((1ULL << 56) - 1)) |
-			    (bit_mask((tgt >> 63) & (el ^ (el >> 1)) & 1) & (0xffULL << 56))) &
-			   m;
-	fields |= HWS_SF_BRANCH & m;
+	s->lat_issue = (uint16_t)r->lat[SPE_CNT_ISSUE];
+	s->lat_xlat = (uint16_t)r->lat[SPE_CNT_XLAT];
+	s->branch_target = addr_code(r->addr[SPE_ADDR_TGT]);
 
 	/* op and its flags */
 	cls = (pr & SPE_HAVE_OP) ? r->op_class : 4;
 	opi = optab ? optab[cls][r->op_payload] : cls < 4 ? op_info(cls, r->op_payload) : 0;
 	flags = opi & 0xffffff;
 	s->op = (uint8_t)(opi >> 24);
-	fields |= HWS_SF_OP & bit_mask((pr >> 9) & 1);
 	if (cls == SPE_OP_BRANCH) {
 		uint32_t nt = (ev >> SPE_EV_NOT_TAKEN) & 1;
 
@@ -573,7 +575,13 @@ static inline void rec_to_sample(const struct spe_record *r, int table, struct h
 void spe_record__to_sample(const struct spe_record *r, uint64_t midr, struct hws_sample *s,
 			   const struct hws_host *host)
 {
-	rec_to_sample(r, midr_table(midr), s, NULL, NULL, host);
+	struct spe_record c = *r; /* any record: the slots of absent packets made 0 */
+
+	for (unsigned int k = SPE_ADDR_PC; k <= SPE_ADDR_PA; k++)
+		c.addr[k] &= bit_mask((c.present >> k) & 1);
+	for (unsigned int k = SPE_CNT_TOTAL; k <= SPE_CNT_XLAT; k++)
+		c.lat[k] &= bit_mask((c.present >> (10 + k)) & 1);
+	rec_to_sample(&c, midr_table(midr), s, NULL, NULL, host);
 }
 
 /* ---------------------------------------------------------------- stream */
@@ -587,10 +595,21 @@ struct decode_ctx {
 	void *ctx;
 	/* chunk-invariant parts of every sample, resolved once per chunk */
 	const struct hws_time_conv *tc;
+	/* tc in the common case (no short counters, shift < 64): perf time = tzero +
+	 * (ts >> tshift) * tmult + ((ts & low bits) * tmult >> tshift); tfast 0: use tc */
+	uint64_t tmult, tzero;
+	uint32_t tshift, tfast;
 	uint64_t period;
 	uint64_t fields; /* HWS_SF_CPU / HWS_SF_PERIOD */
 	uint32_t tid;	 /* chunk's tid, 0 when none (-1 or 0) */
 };
+
+/* a record starts: the slots rec_to_sample() reads unconditionally back to 0 */
+static inline void rec_clear_slots(struct spe_record *r)
+{
+	memset(&r->addr[SPE_ADDR_PC], 0, 4 * sizeof(r->addr[0])); /* PC, TGT, VA, PA */
+	memset(&r->lat[SPE_CNT_TOTAL], 0, 3 * sizeof(r->lat[0])); /* TOTAL, ISSUE, XLAT */
+}
 
 static void stream_reset(struct spe_stream *st)
 {
@@ -599,6 +618,7 @@ static void stream_reset(struct spe_stream *st)
 	st->in_record = 0;
 	st->rec.present = 0;
 	st->rec.events = 0;
+	rec_clear_slots(&st->rec);
 }
 
 static void rec_start_new(struct spe_stream *st)
@@ -606,6 +626,7 @@ static void rec_start_new(struct spe_stream *st)
 	st->in_record = 1;
 	st->rec.present = 0;
 	st->rec.events = 0;
+	rec_clear_slots(&st->rec);
 }
 
 static void stream_midr(struct decode_ctx *dc)
@@ -655,7 +676,12 @@ static int emit_record(struct decode_ctx *dc, struct hws_sample *s, const uint8_
 	st->nr_context += (pr >> 6) & 1; /* SPE_HAVE_CONTEXT */
 	s->time = 0;
 	if ((pr & SPE_HAVE_TS) && dc->tc) {
-		s->time = spe_tsc_to_perf_time(r->ts, dc->tc);
+		uint64_t ts = r->ts, sh = dc->tshift;
+
+		s->time = __builtin_expect(dc->tfast, 1)
+			      ? dc->tzero + (ts >> sh) * dc->tmult +
+				    (((ts & ((1ULL << sh) - 1)) * dc->tmult) >> sh)
+			      : spe_tsc_to_perf_time(ts, dc->tc);
 		fields |= HWS_SF_TIME;
 	}
 	s->fields |= fields;
@@ -942,6 +968,7 @@ start:
 		rs = (size_t)(p - d);
 		pr = 0;
 		ev = 0;
+		rec_clear_slots(rec);
 		if (p >= ple)
 			goto refill;
 	}
@@ -955,7 +982,7 @@ out:
 int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 		   const struct hws_aux_chunk *chunk, hws_sample_fn emit, void *ctx)
 {
-	struct decode_ctx dc = {priv, stream, fi, chunk, emit, ctx, NULL, 0, 0, 0};
+	struct decode_ctx dc = {priv, stream, fi, chunk, emit, ctx, NULL, 0, 0, 0, 0, 0, 0, 0};
 	struct hws_sample s;
 	struct spe_stream *st = stream;
 	const uint8_t *d = chunk->data;
@@ -979,6 +1006,12 @@ int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 		fast_tab_build(dc.priv->ftab);
 	}
 	dc.tc = fi ? fi->time_conv : NULL;
+	if (dc.tc && !dc.tc->cap_user_time_short && dc.tc->time_shift < 64) {
+		dc.tfast = 1;
+		dc.tshift = (uint32_t)dc.tc->time_shift;
+		dc.tmult = dc.tc->time_mult;
+		dc.tzero = dc.tc->time_zero;
+	}
 	if (chunk->attr && !chunk->attr->freq && chunk->attr->sample_period) {
 		dc.period = chunk->attr->sample_period;
 		dc.fields |= HWS_SF_PERIOD;
