@@ -1557,7 +1557,12 @@ static inline int dispatch_fast(struct hws_decoder *d, struct hws_perf_record *r
 	return rc < 0 ? dispatch_err(d, rec, rc) : rc;
 }
 
-/* the @i-th record of @win in time order */
+/*
+ * The @i-th record of @win in time order. What win_add() kept in place (w->hdr, w->payload
+ * non-NULL) is the reader's stable memory and keeps its HWS_PERF_REC_*_STABLE flag, so
+ * aux_hold() holds such a payload without copying it; a copy in wbuf lives only as long as
+ * the window and has no flag.
+ */
 static inline struct hws_perf_record win_record(const struct window *win, size_t i)
 {
 	const struct win_rec *w = &win->wrec[win->wkey[i].idx];
@@ -1570,6 +1575,8 @@ static inline struct hws_perf_record win_record(const struct window *win, size_t
 				    : win->wbuf + w->payload_off,
 	    .payload_size = w->payload_size,
 	    .attr_idx = w->attr_idx,
+	    .flags = (w->hdr ? HWS_PERF_REC_HDR_STABLE : 0) |
+		     (w->payload_size && w->payload ? HWS_PERF_REC_PAYLOAD_STABLE : 0),
 	};
 }
 

@@ -484,66 +484,68 @@ static inline uint64_t bit_mask(uint64_t cond) /* all ones if @cond (0 or 1) */
 	return (uint64_t)0 - cond;
 }
 
+/* HWS_SF_* of the address and counter packets a record has, by SPE_HAVE_* bits 3:0 and 12:9 */
+#define PRF_LO(p)                                                                             \
+	(((p) & SPE_HAVE_PC ? HWS_SF_IP : 0) | ((p) & SPE_HAVE_TGT ? HWS_SF_BRANCH : 0) |       \
+	 ((p) & SPE_HAVE_VA ? HWS_SF_ADDR : 0) | ((p) & SPE_HAVE_PA ? HWS_SF_PHYS_ADDR : 0))
+#define PRF_HI(p)                                                                             \
+	(((p) & 1 ? HWS_SF_OP : 0) | ((p) & 2 ? HWS_SF_LAT_TOTAL | HWS_SF_WEIGHT : 0) |         \
+	 ((p) & 4 ? HWS_SF_LAT_ISSUE : 0) | ((p) & 8 ? HWS_SF_LAT_XLAT : 0))
+#define PRF4(f, b) f(b), f(b + 1), f(b + 2), f(b + 3)
+static const uint32_t prf_lo[16] = {PRF4(PRF_LO, 0), PRF4(PRF_LO, 4), PRF4(PRF_LO, 8),
+				    PRF4(PRF_LO, 12)};
+static const uint32_t prf_hi[16] = {PRF4(PRF_HI, 0), PRF4(PRF_HI, 4), PRF4(PRF_HI, 8),
+				    PRF4(PRF_HI, 12)};
+
+/* ip / branch target from an ADDRESS payload: bits 55:0, top byte 0xff for NS EL1/EL2
+ * (perf's rule), i.e. when bits 63:61 (NS, EL) are 0b101 or 0b110 */
+static inline uint64_t addr_code(uint64_t v)
+{
+	return (v & ((1ULL << 56) - 1)) | (bit_mask((0x60U >> (v >> 61)) & 1) & (0xffULL << 56));
+}
+
 /*
  * The sample's fields from one record, without branches on the packets present (the
  * random-looking mix of real SPE data would mispredict them). Every member set here is
  * written whether or not its packet came (so @s can be reused from record to record);
  * s->fields is ORed into. @memo (the stream's, for @table) and @optab (the instance's)
- * may be NULL.
+ * may be NULL. @r's PC/TGT/VA/PA and three counter slots must be 0 where their packet did
+ * not come (the decoder clears them when a record starts).
  */
-static inline void rec_to_sample(const struct spe_record *r, int table, struct hws_sample *s,
-				 struct spe_ds_memo *memo, const uint32_t (*optab)[256],
-				 const struct hws_host *host)
+static inline __attribute__((always_inline)) void
+rec_to_sample(const struct spe_record *r, int table, struct hws_sample *s, struct spe_ds_memo *memo,
+	      const uint32_t (*optab)[256], const struct hws_host *host)
 {
 	uint32_t pr = r->present, opi, flags;
 	uint64_t ev = r->events, pc = r->addr[SPE_ADDR_PC], va = r->addr[SPE_ADDR_VA];
-	uint64_t tgt = r->addr[SPE_ADDR_TGT];
-	uint64_t fields = s->fields, m, el;
+	uint64_t fields = s->fields | prf_lo[pr & 15] | prf_hi[(pr >> 9) & 15], m;
 	const struct spe_ds_memo *dm;
 	struct spe_ds_memo one;
 	unsigned int cls;
 	int key;
 
-	/* ip: bits 55:0, top byte 0xff for NS EL1/EL2 (perf's rule) */
-	m = bit_mask(pr & SPE_HAVE_PC);
-	el = (pc >> 61) & 3;
-	s->ip = ((pc & ((1ULL << 56) - 1)) |
-		 (bit_mask((pc >> 63) & (el ^ (el >> 1)) & 1) & (0xffULL << 56))) &
-		m;
+	/* the address and counter slots of absent packets are 0 (rec_clear_slots()), which
+	 * every conversion below maps to 0 */
+	s->ip = addr_code(pc);
 	s->ip_precise = (uint8_t)(pr & SPE_HAVE_PC);
-	s->cpumode = (uint8_t)((el ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER) & m);
-	fields |= HWS_SF_IP & m;
+	m = bit_mask(pr & SPE_HAVE_PC);
+	s->cpumode =
+	    (uint8_t)(((pc >> 61) & 3 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER) & m);
 	/* data VA: sign-filled top byte when bits 55:52 are all ones */
-	m = bit_mask((pr >> 2) & 1);
 	va &= (1ULL << 56) - 1;
-	s->addr = (va | (bit_mask(((va >> 52) & 0xf) == 0xf) & (0xffULL << 56))) & m;
-	fields |= HWS_SF_ADDR & m;
-	m = bit_mask((pr >> 3) & 1);
-	s->phys_addr = r->addr[SPE_ADDR_PA] & ((1ULL << 56) - 1) & m;
-	fields |= HWS_SF_PHYS_ADDR & m;
-	m = bit_mask((pr >> 10) & 1);
-	s->lat_total = (uint32_t)((uint16_t)r->lat[SPE_CNT_TOTAL] & m);
+	s->addr = va | (bit_mask(((va >> 52) & 0xf) == 0xf) & (0xffULL << 56));
+	s->phys_addr = r->addr[SPE_ADDR_PA] & ((1ULL << 56) - 1);
+	s->lat_total = (uint16_t)r->lat[SPE_CNT_TOTAL];
 	s->weight = s->lat_total;
-	fields |= (HWS_SF_LAT_TOTAL | HWS_SF_WEIGHT) & m;
-	m = bit_mask((pr >> 11) & 1);
-	s->lat_issue = (uint32_t)((uint16_t)r->lat[SPE_CNT_ISSUE] & m);
-	fields |= HWS_SF_LAT_ISSUE & m;
-	m = bit_mask((pr >> 12) & 1);
-	s->lat_xlat = (uint32_t)((uint16_t)r->lat[SPE_CNT_XLAT] & m);
-	fields |= HWS_SF_LAT_XLAT & m;
-	m = bit_mask((pr >> 1) & 1);
-	el = (tgt >> 61) & 3;
-	s->branch_target = ((tgt & ((1ULL << 56) - 1)) |
-			    (bit_mask((tgt >> 63) & (el ^ (el >> 1)) & 1) & (0xffULL << 56))) &
-			   m;
-	fields |= HWS_SF_BRANCH & m;
+	s->lat_issue = (uint16_t)r->lat[SPE_CNT_ISSUE];
+	s->lat_xlat = (uint16_t)r->lat[SPE_CNT_XLAT];
+	s->branch_target = addr_code(r->addr[SPE_ADDR_TGT]);
 
 	/* op and its flags */
 	cls = (pr & SPE_HAVE_OP) ? r->op_class : 4;
 	opi = optab ? optab[cls][r->op_payload] : cls < 4 ? op_info(cls, r->op_payload) : 0;
 	flags = opi & 0xffffff;
 	s->op = (uint8_t)(opi >> 24);
-	fields |= HWS_SF_OP & bit_mask((pr >> 9) & 1);
 	if (cls == SPE_OP_BRANCH) {
 		uint32_t nt = (ev >> SPE_EV_NOT_TAKEN) & 1;
 
@@ -573,7 +575,13 @@ static inline void rec_to_sample(const struct spe_record *r, int table, struct h
 void spe_record__to_sample(const struct spe_record *r, uint64_t midr, struct hws_sample *s,
 			   const struct hws_host *host)
 {
-	rec_to_sample(r, midr_table(midr), s, NULL, NULL, host);
+	struct spe_record c = *r; /* any record: the slots of absent packets made 0 */
+
+	for (unsigned int k = SPE_ADDR_PC; k <= SPE_ADDR_PA; k++)
+		c.addr[k] &= bit_mask((c.present >> k) & 1);
+	for (unsigned int k = SPE_CNT_TOTAL; k <= SPE_CNT_XLAT; k++)
+		c.lat[k] &= bit_mask((c.present >> (10 + k)) & 1);
+	rec_to_sample(&c, midr_table(midr), s, NULL, NULL, host);
 }
 
 /* ---------------------------------------------------------------- stream */
@@ -587,10 +595,21 @@ struct decode_ctx {
 	void *ctx;
 	/* chunk-invariant parts of every sample, resolved once per chunk */
 	const struct hws_time_conv *tc;
+	/* tc in the common case (no short counters, shift < 64): perf time = tzero +
+	 * (ts >> tshift) * tmult + ((ts & low bits) * tmult >> tshift); tfast 0: use tc */
+	uint64_t tmult, tzero;
+	uint32_t tshift, tfast;
 	uint64_t period;
 	uint64_t fields; /* HWS_SF_CPU / HWS_SF_PERIOD */
 	uint32_t tid;	 /* chunk's tid, 0 when none (-1 or 0) */
 };
+
+/* a record starts: the slots rec_to_sample() reads unconditionally back to 0 */
+static inline void rec_clear_slots(struct spe_record *r)
+{
+	memset(&r->addr[SPE_ADDR_PC], 0, 4 * sizeof(r->addr[0])); /* PC, TGT, VA, PA */
+	memset(&r->lat[SPE_CNT_TOTAL], 0, 3 * sizeof(r->lat[0])); /* TOTAL, ISSUE, XLAT */
+}
 
 static void stream_reset(struct spe_stream *st)
 {
@@ -599,6 +618,7 @@ static void stream_reset(struct spe_stream *st)
 	st->in_record = 0;
 	st->rec.present = 0;
 	st->rec.events = 0;
+	rec_clear_slots(&st->rec);
 }
 
 static void rec_start_new(struct spe_stream *st)
@@ -606,6 +626,7 @@ static void rec_start_new(struct spe_stream *st)
 	st->in_record = 1;
 	st->rec.present = 0;
 	st->rec.events = 0;
+	rec_clear_slots(&st->rec);
 }
 
 static void stream_midr(struct decode_ctx *dc)
@@ -655,7 +676,12 @@ static int emit_record(struct decode_ctx *dc, struct hws_sample *s, const uint8_
 	st->nr_context += (pr >> 6) & 1; /* SPE_HAVE_CONTEXT */
 	s->time = 0;
 	if ((pr & SPE_HAVE_TS) && dc->tc) {
-		s->time = spe_tsc_to_perf_time(r->ts, dc->tc);
+		uint64_t ts = r->ts, sh = dc->tshift;
+
+		s->time = __builtin_expect(dc->tfast, 1)
+			      ? dc->tzero + (ts >> sh) * dc->tmult +
+				    (((ts & ((1ULL << sh) - 1)) * dc->tmult) >> sh)
+			      : spe_tsc_to_perf_time(ts, dc->tc);
 		fields |= HWS_SF_TIME;
 	}
 	s->fields |= fields;
@@ -770,12 +796,12 @@ static inline void lens16(const uint8_t *src, uint8_t *dst)
 	u8x16 h, x, l, small, ext;
 
 	memcpy(&h, src, 16);
+	/* 1 + (1 << x) for x = h[5:4] in 0..3 is x + 2 + (x >> 1) + (x == 3 ? 3 : 0) */
 	x = (h >> 4) & 3;
-	l = 1 + (((u8x16)(x == 0) & 1) | ((u8x16)(x == 1) & 2) | ((u8x16)(x == 2) & 4) |
-		 ((u8x16)(x == 3) & 8));
-	small = (u8x16)((h & 0xfe) == 0);
+	l = x + 2 + (x >> 1) + ((u8x16)(x == 3) & 3);
+	small = (u8x16)((h & 0xfe) == 0); /* PAD / END: 1 (all ones adds -1 to the 2 of x 0) */
 	ext = (u8x16)((h & 0xfc) == 0x20);
-	l = (l & ~(small | ext)) | (small & 1);
+	l = (l + small) & ~ext;
 	memcpy(dst, &l, 16);
 }
 
@@ -790,6 +816,44 @@ static inline uint8_t len1(uint8_t h) /* lens16() for one position */
 
 #define FAST_BLK 256 /* positions per lens block */
 
+/*
+ * The fast loop's view of hdr_tab[] (struct spe_fast_ent, made once per instance): what a
+ * header byte does as masks and bytes the loop uses as they are, so a packet costs no shifts
+ * or flag tests. A byte the loop does not take (extended header, bad byte: hdr_tab 0) has
+ * zero masks, no SPE_HAVE_* bits and the sink slot, so the loop's unconditional stores
+ * change nothing before it looks at ctl.
+ */
+static void fast_tab_build(struct spe_fast_ent *ft)
+{
+	for (unsigned int h = 0; h < 256; h++) {
+		uint32_t e = hdr_tab[h];
+		struct spe_fast_ent *f = &ft[h];
+
+		memset(f, 0, sizeof(*f));
+		f->slot = SPE_SLOT_SINK;
+		if (!(e & T_OK))
+			continue; /* FAST_SLOW */
+		f->pmask = UINT64_MAX >> ((e >> 12) & 63);
+		f->evmask = (e & T_OR) ? UINT64_MAX : 0;
+		f->have = e >> 18;
+		f->slot = (uint8_t)((e >> 4) & 31);
+		f->ctl = (e & T_END) ? FAST_END : FAST_GO;
+		f->len = (uint8_t)(e & 15);
+	}
+}
+
+/* lens of the block [k, k + FAST_BLK) (or to the chunk's end) into @lbuf */
+static inline void lens_fill(const uint8_t *d, size_t n, size_t k, uint8_t *lbuf, size_t *le)
+{
+	size_t j = 0, cnt = n - k < FAST_BLK ? n - k : FAST_BLK;
+
+	for (; j + 16 <= cnt; j += 16)
+		lens16(d + k + j, lbuf + j);
+	for (; j < cnt; j++)
+		lbuf[j] = len1(d[k + j]);
+	*le = k + cnt;
+}
+
 /* fast_run()'s register copies back into @rec, with the fields derived from its slots */
 static inline void rec_close(struct spe_record *rec, uint32_t pr, uint64_t ev)
 {
@@ -803,10 +867,11 @@ static inline void rec_close(struct spe_record *rec, uint32_t pr, uint64_t ev)
 /*
  * Fast path: whole records while at least FAST_MIN bytes are left, @d[*pi] being the next
  * packet (st->in_record says whether a record is in progress; *prs is its start). Per
- * packet: its length from the block's lens, one table lookup, one unaligned 8-byte
- * little-endian load masked to the payload size, one store into the record's slot, no
- * branch on the packet type; at END/TIMESTAMP the record is emitted and the next one
- * started after any PADs, without leaving the loop.
+ * packet: one fast_ent lookup, one unaligned 8-byte little-endian load masked to the
+ * payload, one store into the record's slot, its length from the block's lens, one test of
+ * the entry's ctl and one of the position against min(lens block end, last fast position);
+ * at END/TIMESTAMP the record is emitted and the next one started after any PADs, without
+ * leaving the loop.
  * Returns 0 when fewer than FAST_MIN bytes are left, 2 at a header it does not take
  * (alignment, bad byte: the generic decoder decides), 3 when the callback returned
  * non-zero (in *pret). The record in progress is in st->rec on return.
@@ -816,9 +881,13 @@ static int fast_run(struct decode_ctx *dc, struct hws_sample *s, const uint8_t *
 {
 	struct spe_stream *st = dc->st;
 	struct spe_record *rec = &st->rec;
-	size_t k = *pi, lim = n - FAST_MIN, rs = *prs, lb = 0, le = 0;
+	const struct spe_fast_ent *ft = dc->priv->ftab;
+	/* the walk moves a pointer: p is d + k, plim the last position it takes (d + lim),
+	 * ple the end of the lens block, pbound the nearer of the two (one test a packet) */
+	const uint8_t *p = d + *pi, *plim = d + (n - FAST_MIN), *ple = d, *pbound;
 	uint8_t lbuf[FAST_BLK] __attribute__((aligned(16)));
-	const uint8_t *len = lbuf; /* len[k] for lb <= k < le (offset by lb) */
+	ptrdiff_t lens = 0; /* p[lens]: the length of the packet at p (inside the block) */
+	size_t rs = *prs, le;
 	uint64_t base = dc->chunk->offset;
 	uint32_t pr = rec->present;
 	uint64_t ev = rec->events;
@@ -826,82 +895,86 @@ static int fast_run(struct decode_ctx *dc, struct hws_sample *s, const uint8_t *
 
 	if (!st->in_record)
 		goto start;
-	for (;;) {
-		while (k <= lim) {
-			uint8_t h = d[k];
-			uint32_t e = hdr_tab[h], slot = (e >> 4) & 31;
-			uint64_t w;
-
-			if (__builtin_expect(k >= le, 0)) {
-				/* lens for [k, k + FAST_BLK): vectors while 16 bytes are left */
-				size_t j = 0, cnt = n - k < FAST_BLK ? n - k : FAST_BLK;
-
-				for (; j + 16 <= cnt; j += 16)
-					lens16(d + k + j, lbuf + j);
-				for (; j < cnt; j++)
-					lbuf[j] = len1(d[k + j]);
-				lb = k;
-				le = k + cnt;
-				len = (const uint8_t *)((uintptr_t)lbuf - lb);
-			}
-			if (__builtin_expect(!(e & T_OK), 0)) {
-				/* extended ADDRESS / COUNTER header: the second byte's entry, one
-				 * byte longer, payload after two header bytes; indexes >= 8 are
-				 * kept nowhere */
-				if (!ext_taken(d + k)) {
-					ret = 2;
-					goto out;
-				}
-				e = hdr_tab[d[k + 1]];
-				slot = (e >> 4) & 31;
-				if (h & 3) {
-					slot = SPE_SLOT_SINK;
-					e &= (1U << 18) - 1;
-				}
-				rec->v[slot] = ld_le64(d + k + 2) & (UINT64_MAX >> ((e >> 12) & 63));
-				k += (e & 15) + 1;
-				pr |= e >> 18;
-				continue;
-			}
-			w = ld_le64(d + k + 1) & (UINT64_MAX >> ((e >> 12) & 63));
-			ev |= w & bit_mask((e >> 9) & 1);
-			rec->v[slot] = w;
-			rec->hdr[slot] = h;
-			pr |= e >> 18;
-			k += len[k];
-			if (e & T_END)
-				goto end;
-		}
-		ret = 0;
+	if (p > plim)
 		goto out;
+refill:
+	/* here plim >= p >= ple: lens for the block at p */
+	lens_fill(d, n, (size_t)(p - d), lbuf, &le);
+	lens = lbuf - p;
+	ple = d + le;
+	pbound = ple < plim + 1 ? ple : plim + 1;
+	for (;;) {
+		/* p <= plim and p < ple: p[0 .. FAST_MIN) is in the chunk, p[lens] is valid */
+		uint8_t h = *p;
+		const struct spe_fast_ent *e = &ft[h];
+		uint64_t w = ld_le64(p + 1) & e->pmask;
+		const uint8_t *q = p + p[lens];
+
+		ev |= w & e->evmask;
+		rec->v[e->slot] = w;
+		rec->hdr[e->slot] = h;
+		pr |= e->have;
+		if (__builtin_expect(e->ctl != FAST_GO, 0)) {
+			const struct spe_fast_ent *e1;
+			uint32_t have;
+			unsigned int slot;
+
+			if (e->ctl == FAST_END) {
+				p = q;
+				goto end;
+			}
+			/* extended ADDRESS / COUNTER header: the second byte's entry, one byte
+			 * longer, payload after two header bytes; indexes >= 8 are kept nowhere */
+			if (!ext_taken(p)) {
+				ret = 2;
+				goto out;
+			}
+			e1 = &ft[p[1]];
+			slot = (h & 3) ? SPE_SLOT_SINK : e1->slot;
+			have = (h & 3) ? 0 : e1->have;
+			rec->v[slot] = ld_le64(p + 2) & e1->pmask;
+			pr |= have;
+			q = p + e1->len + 1;
+		}
+		p = q;
+		if (__builtin_expect(p >= pbound, 0)) {
+			if (p > plim)
+				goto out;
+			if (p >= ple)
+				goto refill;
+		}
+		continue;
 end:
 		rec_close(rec, pr, ev);
 		st->in_record = 0;
-		r = emit_record(dc, s, d + rs, (uint32_t)(k - rs), base + rs);
+		r = emit_record(dc, s, d + rs, (uint32_t)((size_t)(p - d) - rs), base + rs);
 		if (r) {
 			*pret = r;
 			ret = 3;
 			goto out;
 		}
 start:
-		while (k <= lim && !d[k]) /* PADs before a record are not part of it */
-			k++;
-		if (k > lim) {
+		while (p <= plim && !*p) /* PADs before a record are not part of it */
+			p++;
+		if (p > plim) {
 			ret = 0;
 			goto out;
 		}
-		if (!(hdr_tab[d[k]] & T_OK) && !ext_taken(d + k)) {
+		if (!(hdr_tab[*p] & T_OK) && !ext_taken(p)) {
 			ret = 2;
 			goto out;
 		}
 		st->in_record = 1;
-		rs = k;
+		rs = (size_t)(p - d);
 		pr = 0;
 		ev = 0;
+		rec_clear_slots(rec);
+		if (p >= ple)
+			goto refill;
 	}
 out:
 	rec_close(rec, pr, ev);
-	*pi = k;
+	*pi = (size_t)(p - d);
 	*prs = rs;
 	return ret;
 }
@@ -909,7 +982,7 @@ out:
 int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 		   const struct hws_aux_chunk *chunk, hws_sample_fn emit, void *ctx)
 {
-	struct decode_ctx dc = {priv, stream, fi, chunk, emit, ctx, NULL, 0, 0, 0};
+	struct decode_ctx dc = {priv, stream, fi, chunk, emit, ctx, NULL, 0, 0, 0, 0, 0, 0, 0};
 	struct hws_sample s;
 	struct spe_stream *st = stream;
 	const uint8_t *d = chunk->data;
@@ -928,9 +1001,17 @@ int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 	}
 	if (!d || !n)
 		return 0;
-	if (!dc.priv->optab_ready)
+	if (!dc.priv->optab_ready) {
 		optab_build(dc.priv);
+		fast_tab_build(dc.priv->ftab);
+	}
 	dc.tc = fi ? fi->time_conv : NULL;
+	if (dc.tc && !dc.tc->cap_user_time_short && dc.tc->time_shift < 64) {
+		dc.tfast = 1;
+		dc.tshift = (uint32_t)dc.tc->time_shift;
+		dc.tmult = dc.tc->time_mult;
+		dc.tzero = dc.tc->time_zero;
+	}
 	if (chunk->attr && !chunk->attr->freq && chunk->attr->sample_period) {
 		dc.period = chunk->attr->sample_period;
 		dc.fields |= HWS_SF_PERIOD;
