@@ -1242,12 +1242,19 @@ static int pend_flush(struct hws_c2c *c)
 	return err;
 }
 
-/* Classify a new kind of sample into memo slot @cm. */
-static void memo_fill(struct hws_c2c *c, struct cls_memo *cm, const struct hws_sample *s,
-		      uint64_t ds, uint64_t rest)
+/*
+ * Classify a new kind of sample into memo slot @cm; -EBUSY after __finish() (which empties
+ * the memo, so that every sample comes here).
+ */
+static __attribute__((noinline)) int memo_fill(struct hws_c2c *c, struct cls_memo *cm,
+					       const struct hws_sample *s, uint64_t ds,
+					       uint64_t rest)
 {
-	uint32_t m = classify(s), i, k;
+	uint32_t m, i, k;
 
+	if (c->finished)
+		return -EBUSY;
+	m = classify(s);
 	cm->ds = ds;
 	cm->rest = rest;
 	cm->backend = s->backend;
@@ -1267,7 +1274,7 @@ static void memo_fill(struct hws_c2c *c, struct cls_memo *cm, const struct hws_s
 
 		if (k == MAX_KINDS) {
 			cm->kind = NO_KIND;
-			return;
+			return 0;
 		}
 		memset(kd, 0, sizeof(*kd));
 		kd->m = m;
@@ -1279,12 +1286,15 @@ static void memo_fill(struct hws_c2c *c, struct cls_memo *cm, const struct hws_s
 		c->nr_kinds++;
 	}
 	cm->kind = (uint8_t)k;
+	return 0;
 }
 
 /*
- * The memo key besides data_src: what else classify() reads (op, mem_level, snoop, the
- * lock and atomic flags, whether data_src and op are valid), bit 2 set (an empty slot has
- * 0). On little-endian hosts op, mem_level and snoop are masked out of one load.
+ * The memo key besides data_src (taken whether valid or not: classify() reads it only if
+ * valid, so a key with more in it is still a correct key): what else classify() reads (op,
+ * mem_level, snoop, the lock and atomic flags, whether data_src and op are valid), bit 2
+ * set (an empty slot has 0). On little-endian hosts op, mem_level and snoop are masked out
+ * of one load.
  */
 _Static_assert(
     offsetof(struct hws_sample, op) == offsetof(struct hws_sample, ip_precise) + 1 &&
@@ -1342,18 +1352,18 @@ pend_fill(struct pend *p, const struct hws_sample *s, uint64_t f, const struct c
 static inline __attribute__((always_inline)) int c2c_add(struct hws_c2c *c,
 							 const struct hws_sample *s)
 {
-	uint64_t f = s->fields, ds, rest, x;
-	const struct cls_memo *cm;
+	uint64_t f = s->fields, ds = s->data_src, rest = memo_rest(s, f);
+	uint64_t x = (ds ^ rest) * 0x9e3779b97f4a7c15ULL;
+	struct cls_memo *cm = &c->memo[x >> 56 & (CLS_MEMO - 1)];
 	uint32_t m, i;
+	int err;
 
-	if (c->finished)
-		return -EBUSY;
-	ds = (f & HWS_SF_DATA_SRC) ? s->data_src : 0;
-	rest = memo_rest(s, f);
-	x = (ds ^ rest) * 0x9e3779b97f4a7c15ULL;
-	cm = &c->memo[x >> 56 & (CLS_MEMO - 1)];
-	if (__builtin_expect(cm->ds != ds || cm->rest != rest || cm->backend != s->backend, 0))
-		memo_fill(c, &c->memo[x >> 56 & (CLS_MEMO - 1)], s, ds, rest);
+	/* after __finish() the memo is empty: memo_fill() refuses the sample */
+	if (__builtin_expect(cm->ds != ds || cm->rest != rest || cm->backend != s->backend, 0)) {
+		err = memo_fill(c, cm, s, ds, rest);
+		if (err)
+			return err;
+	}
 	m = cm->m;
 	if (!m) {
 		c->other++;
@@ -1911,6 +1921,7 @@ int hws_c2c__finish(struct hws_c2c *c, struct hws_symbols *syms)
 	if (c->finished)
 		return 0;
 	c->finished = true;
+	memset(c->memo, 0, sizeof(c->memo)); /* hws_c2c__add() refuses samples from now on */
 	err = pend_flush(c);
 	if (err)
 		return err;
