@@ -18,18 +18,19 @@
  *    distinct counter mask) and counts it in the first two cache lines of its entry: one
  *    probe of the entry table, the count and latency sum of the kind's slot (each entry
  *    keeps NSLOT kinds, claimed in sample order; other kinds go to a counter vector of
- *    enum cnt positions in c->xcnt), the CPU bit, and the latency in the line's direct
- *    counters or, without them, a (line, latency) pair appended to a buffer that is
- *    counted into the lines' histograms a batch at a time. Counters are u32: saturating
- *    is not needed below 4G samples per entry. NUMA nodes are the nodes of the entry's
- *    CPU bits, looked up in __finish() (per sample only for entries that saw a CPU >= 256,
- *    whose bits alias). Once the entries outgrow the L2 cache, samples are queued and
- *    counted in batches with prefetches (pend_flush), in the same order. __finish() turns
- *    the slots into the entries' counters (c[], lat); line counters and totals are the
- *    entries' sums;
+ *    enum cnt positions in the entry's side record, c->xcnt), the CPU bit, and the
+ *    latency in the line's direct counters or, without them, a (line, latency) pair
+ *    appended to a buffer that is counted into the lines' histograms a batch at a time.
+ *    Counters are u32: saturating is not needed below 4G samples per entry. NUMA nodes are
+ *    the nodes of the entry's CPU bits, looked up in __finish() (CPUs >= 256, whose bits
+ *    alias, go to the side record with their nodes). Once the entries outgrow the L2
+ *    cache, samples are queued and counted in batches with prefetches (pend_flush), in the
+ *    same order. __finish() turns the slots into the entries' counters (c[], lat); line
+ *    counters and totals are the entries' sums;
  *  - memory: one entry (256 bytes) per distinct key, one line per line, a latency
- *    histogram per line (bounded, see struct lhist), a counter vector per entry that saw
- *    more than NSLOT kinds, fixed-size queues; symbols are resolved in __finish() for the
+ *    histogram per line (bounded, see struct lhist), a side record per entry that saw
+ *    more than NSLOT kinds or a CPU >= 256, fixed-size queues; symbols are resolved in
+ *    __finish() for the
  *    reported lines only, once per distinct (pid, address), and shared by the entries
  *    (by index in c->syms);
  *  - after __finish() the object is read-only: report order, classification and the
@@ -134,7 +135,6 @@ struct lhist {
 #define NSLOT	  4	      /* kinds counted in an entry's slots */
 #define KFREE	  0xfe	      /* kid byte of a free slot (kinds are < MAX_KINDS) */
 #define KFREE_ALL 0xfefefefeU /* four free slots */
-#define E_CPU_HI  1	      /* saw a CPU >= 256: nodes are counted per sample */
 struct entry {
 	uint64_t addr, ip; /* data and code address */
 	uint32_t pid, tid;
@@ -142,8 +142,7 @@ struct entry {
 	uint32_t kn[NSLOT]; /* samples of slot k */
 	uint32_t lat_n;	    /* samples with a latency */
 	uint16_t width;
-	uint8_t src_mask; /* SRC_* bits of coherence samples */
-	uint8_t flags;	  /* E_CPU_HI */
+	uint8_t src_mask; /* SRC_* bits of coherence samples without a slot (all: __finish) */
 	uint32_t line;
 	uint32_t *small; /* the line's lh.small (direct counters), NULL until made; not after
 			  * __finish */
@@ -153,11 +152,11 @@ struct entry {
 			uint64_t sum, lcl_hitm, rmt_hitm, peer;
 		} lat; /* latency sums (__finish) */
 	};
-	uint64_t cpus[4]; /* bit cpu % 64 of word (cpu / 64) % 4 */
+	uint64_t cpus[4]; /* bit cpu of CPUs < 256; from __finish bit cpu % 256 of any CPU */
 	/* cold */
 	uint32_t c[NC]; /* counters (__finish) */
-	uint32_t xc;	/* c->xcnt index + 1 of the kinds without a slot, 0: none */
-	uint64_t nodes; /* bit per NUMA node < 64 (__finish, or per sample with E_CPU_HI) */
+	uint32_t xc;	/* c->xcnt index + 1 of the side record, 0: none */
+	uint64_t nodes; /* bit per NUMA node < 64 (__finish) */
 	uint32_t next, offset;
 	uint32_t sym, dsym; /* c->syms index + 1 of the code and data symbols, 0: none */
 	uint8_t in_false, in_true;
@@ -166,10 +165,12 @@ _Static_assert(sizeof(struct entry) == 256, "four cache lines");
 _Static_assert(offsetof(struct entry, cpus) + sizeof(uint64_t) * 4 == 128,
 	       "a sample touches the first two cache lines");
 
-/* Counters and latency sums of an entry's samples whose kind has no slot. */
+/* Side record of an entry: its samples whose kind has no slot, and its CPUs >= 256. */
 struct xcnt {
-	uint32_t c[NCP];
+	uint32_t c[NCP]; /* counters */
 	uint64_t sum, lcl_hitm, rmt_hitm, peer;
+	uint64_t cpus_hi[4]; /* bit cpu % 64 of word (cpu / 64) % 4 */
+	uint64_t nodes_hi;   /* their nodes */
 };
 
 struct line {
@@ -208,14 +209,14 @@ struct cls_memo {
 	uint32_t m;
 	uint8_t kind;	 /* index in c->kinds, NO_KIND if they are full */
 	uint8_t src_bit; /* 1 << SRC_* if m has a coherence event, else 0 */
-	uint8_t src_idx; /* SRC_* if m has a coherence event, else NR_SRC */
 	uint8_t load;	 /* m counts a load (its latency is kept) */
 };
 
 /*
- * A kind of sample (a distinct counter mask): its counters as a vector of 0/1, and all-ones
- * masks for the latency sums it feeds, to turn an entry's slot counts and latency sums into
- * counters (__finish), or to add a sample to an entry's counter vector.
+ * A kind of sample (a distinct counter mask and coherence source): its counters as a vector
+ * of 0/1, and all-ones masks for the latency sums it feeds, to turn an entry's slot counts
+ * and latency sums into counters and source bits (__finish), or to add a sample to an
+ * entry's side record.
  */
 #define MAX_KINDS 64
 #define NO_KIND	  0xff
@@ -224,6 +225,7 @@ struct kind {
 	uint32_t dv[NCP];
 	uint64_t lcl_hitm, rmt_hitm, peer; /* ~0 if the latency counts in that sum */
 	uint32_t m;
+	uint8_t src_bit; /* 1 << SRC_* if m has a coherence event, else 0 */
 };
 
 /* A sample queued for pend_flush(). */
@@ -273,7 +275,7 @@ struct hws_c2c {
 	struct lat tlat;
 	uint8_t src_seen;		/* __finish */
 	uint64_t src_count[NR_SRC];	/* __finish */
-	uint64_t src_cnt[NR_SRC + 1];	/* coherence samples per SRC_*, [NR_SRC]: others */
+	uint64_t src_cnt[NR_SRC];	/* coherence samples per SRC_* (slots: __finish) */
 	struct cls_memo memo[CLS_MEMO]; /* classify() of recent sample kinds */
 	struct kind kinds[MAX_KINDS];
 	uint32_t nr_kinds;
@@ -390,6 +392,17 @@ static uint64_t line_hash(struct hws_c2c *c, uint32_t i)
 	return line_key(c->lines[i].addr, c->lines[i].pid);
 }
 
+/* pid and tid as one word: the 8 bytes of an entry's pid, tid (on either byte order). */
+_Static_assert(offsetof(struct entry, tid) == offsetof(struct entry, pid) + 4, "pid, tid");
+static inline uint64_t pid_tid(uint32_t pid, uint32_t tid)
+{
+	uint32_t a[2] = {pid, tid};
+	uint64_t v;
+
+	memcpy(&v, a, sizeof(v));
+	return v;
+}
+
 /*
  * Hash of an entry key: three independent multiplies (short dependency chain on the per-sample
  * path) and a fold of the high half, where the products mix best, into the low bits (slot).
@@ -397,7 +410,7 @@ static uint64_t line_hash(struct hws_c2c *c, uint32_t i)
 static inline uint64_t ent_key(uint64_t addr, uint32_t pid, uint32_t tid, uint64_t ip)
 {
 	uint64_t x = addr * 0x9e3779b97f4a7c15ULL + ip * 0xc2b2ae3d27d4eb4fULL +
-		     ((uint64_t)tid << 32 | pid) * 0x165667b19e3779f9ULL;
+		     pid_tid(pid, tid) * 0x165667b19e3779f9ULL;
 
 	return x ^ (x >> 29);
 }
@@ -744,12 +757,14 @@ static inline __attribute__((always_inline)) uint32_t
 find_entry(struct hws_c2c *c, uint64_t k, uint64_t addr, uint32_t pid, uint32_t tid, uint64_t ip)
 {
 	uint32_t tag = (uint32_t)(k >> 32), mask = c->ehash_size - 1, h = (uint32_t)k & mask, idx;
+	uint64_t pt = pid_tid(pid, tid), ept;
 	const struct entry *e;
 
 	while ((idx = c->ehash[h].idx)) {
 		if (c->ehash[h].tag == tag) {
 			e = &c->ents[idx - 1];
-			if (e->addr == addr && e->ip == ip && e->tid == tid && e->pid == pid)
+			memcpy(&ept, &e->pid, sizeof(ept));
+			if (e->addr == addr && e->ip == ip && ept == pt)
 				return idx - 1;
 		}
 		h = (h + 1) & mask;
@@ -1088,33 +1103,46 @@ static uint64_t cpus_nodes(struct hws_c2c *c, const uint64_t *cpus)
 	return nodes;
 }
 
-/*
- * The CPU of a sample that the fast path does not take: none (UINT32_MAX), a CPU >= 256
- * (its bit aliases one below 256, so from now on this entry counts nodes per sample, after
- * the nodes of the bits so far, which are all CPUs below 256), or any CPU of such an entry.
- */
-static __attribute__((noinline)) void cpu_slow(struct hws_c2c *c, struct entry *e, uint32_t cpu)
+/* The side record of entry @e, made on first use; NULL if out of memory. */
+static struct xcnt *ent_side(struct hws_c2c *c, struct entry *e)
 {
-	if (cpu == UINT32_MAX)
-		return;
-	if (!(e->flags & E_CPU_HI)) {
-		e->nodes |= cpus_nodes(c, e->cpus);
-		e->flags |= E_CPU_HI;
+	if (!e->xc) {
+		if (grow((void **)&c->xcnt, &c->cap_xcnt, c->nr_xcnt + 1, sizeof(*c->xcnt)))
+			return NULL;
+		memset(&c->xcnt[c->nr_xcnt], 0, sizeof(*c->xcnt));
+		e->xc = ++c->nr_xcnt;
 	}
-	e->cpus[(cpu >> 6) & 3] |= 1ULL << (cpu & 63);
-	e->nodes |= node_bit(c, cpu);
+	return &c->xcnt[e->xc - 1];
+}
+
+/*
+ * The CPU of a sample that the fast path does not take: none (UINT32_MAX), or a CPU >= 256,
+ * whose bit aliases one below 256: it goes to the side record, with its node. 0 or -ENOMEM.
+ */
+static __attribute__((noinline)) int cpu_slow(struct hws_c2c *c, struct entry *e, uint32_t cpu)
+{
+	struct xcnt *x;
+
+	if (cpu == UINT32_MAX)
+		return 0;
+	x = ent_side(c, e);
+	if (!x)
+		return -ENOMEM;
+	x->cpus_hi[(cpu >> 6) & 3] |= 1ULL << (cpu & 63);
+	x->nodes_hi |= node_bit(c, cpu);
+	return 0;
 }
 
 /*
  * A sample whose kind has no slot in its entry: claim a free slot, else (slots full, or the
- * kinds table is) count it in the entry's counter vector. 0 or -ENOMEM.
+ * kinds table is) count it in the entry's side record, and its coherence source here.
+ * 0 or -ENOMEM.
  */
 static __attribute__((noinline)) int count_slow(struct hws_c2c *c, struct entry *e, uint32_t kind,
-						uint32_t m, uint32_t lat)
+						uint32_t m, uint32_t lat, uint32_t src_bit)
 {
 	struct xcnt *x;
 	uint32_t k;
-	int err;
 
 	if (kind != NO_KIND) {
 		for (k = 0; k < NSLOT; k++) {
@@ -1126,14 +1154,13 @@ static __attribute__((noinline)) int count_slow(struct hws_c2c *c, struct entry 
 			}
 		}
 	}
-	if (!e->xc) {
-		err = grow((void **)&c->xcnt, &c->cap_xcnt, c->nr_xcnt + 1, sizeof(*c->xcnt));
-		if (err)
-			return err;
-		memset(&c->xcnt[c->nr_xcnt], 0, sizeof(*c->xcnt));
-		e->xc = ++c->nr_xcnt;
+	x = ent_side(c, e);
+	if (!x)
+		return -ENOMEM;
+	if (src_bit) {
+		e->src_mask |= (uint8_t)src_bit;
+		c->src_cnt[__builtin_ctz(src_bit)]++;
 	}
-	x = &c->xcnt[e->xc - 1];
 	if (kind != NO_KIND) {
 		const struct kind *kd = &c->kinds[kind];
 
@@ -1182,18 +1209,20 @@ static inline __attribute__((always_inline)) int count_one(struct hws_c2c *c, co
 		e->kn[k]++;
 		e->klat[k] += p->lat;
 	} else {
-		err = count_slow(c, e, p->kind, p->m, p->lat);
+		err = count_slow(c, e, p->kind, p->m, p->lat, p->src_bit);
 		if (err)
 			return err;
 	}
 	e->lat_n += p->has_lat;
 	if (p->width > e->width)
 		e->width = p->width;
-	e->src_mask |= p->src_bit;
-	if (__builtin_expect(p->cpu < 256 && !(e->flags & E_CPU_HI), 1))
+	if (__builtin_expect(p->cpu < 256, 1)) {
 		e->cpus[p->cpu >> 6] |= 1ULL << (p->cpu & 63);
-	else
-		cpu_slow(c, e, p->cpu);
+	} else {
+		err = cpu_slow(c, e, p->cpu);
+		if (err)
+			return err;
+	}
 	/* a busy line has direct counters: count there (a store adds 0 to small[0]) */
 	if (e->small && p->lat < LH_SMALL) {
 		e->small[p->lat] += p->has_lat;
@@ -1260,14 +1289,11 @@ static __attribute__((noinline)) int memo_fill(struct hws_c2c *c, struct cls_mem
 	cm->backend = s->backend;
 	cm->m = m;
 	cm->src_bit = 0;
-	cm->src_idx = NR_SRC;
 	cm->load = (m & BIT(C_LOADS)) != 0;
-	if (m & (BIT(C_LCL_HITM) | BIT(C_RMT_HITM) | BIT(C_LCL_PEER) | BIT(C_RMT_PEER))) {
-		cm->src_idx = (uint8_t)src_of(s->backend);
-		cm->src_bit = (uint8_t)(1U << cm->src_idx);
-	}
+	if (m & (BIT(C_LCL_HITM) | BIT(C_RMT_HITM) | BIT(C_LCL_PEER) | BIT(C_RMT_PEER)))
+		cm->src_bit = (uint8_t)(1U << src_of(s->backend));
 	for (k = 0; k < c->nr_kinds; k++)
-		if (c->kinds[k].m == m)
+		if (c->kinds[k].m == m && c->kinds[k].src_bit == cm->src_bit)
 			break;
 	if (k == c->nr_kinds) {
 		struct kind *kd = &c->kinds[k];
@@ -1278,6 +1304,7 @@ static __attribute__((noinline)) int memo_fill(struct hws_c2c *c, struct cls_mem
 		}
 		memset(kd, 0, sizeof(*kd));
 		kd->m = m;
+		kd->src_bit = cm->src_bit;
 		for (i = 0; i < NC; i++)
 			kd->dv[i] = (m >> i) & 1;
 		kd->lcl_hitm = (m & BIT(C_LCL_HITM)) ? ~0ULL : 0;
@@ -1376,7 +1403,6 @@ static inline __attribute__((always_inline)) int c2c_add(struct hws_c2c *c,
 				c->tot[i]++;
 		return 0;
 	}
-	c->src_cnt[cm->src_idx]++;
 	/*
 	 * Small tables (in the cache) are updated right away; once the entries outgrow the L2
 	 * cache, samples are queued and counted a batch at a time with prefetches
@@ -1871,8 +1897,10 @@ static char *evidence_text(const struct line *l)
 }
 
 /*
- * An entry's counters and latency sums from its slots and counter vector (the slots are
- * dead afterwards: lat shares their memory), and its nodes from its CPU bits.
+ * An entry's counters, latency sums and coherence sources from its slots and side record
+ * (the slots are dead afterwards: lat shares their memory; the sources are also counted
+ * into c->src_cnt), its nodes from its CPU bits, and the bits of its CPUs >= 256 added
+ * (aliased, as nr_cpus counts them).
  */
 static void ent_finish(struct hws_c2c *c, struct entry *e)
 {
@@ -1889,11 +1917,16 @@ static void ent_finish(struct hws_c2c *c, struct entry *e)
 		kp = &c->kinds[kd];
 		for (i = 0; i < NC; i++)
 			cn[i] += n * kp->dv[i];
+		if (kp->src_bit) {
+			e->src_mask |= kp->src_bit;
+			c->src_cnt[__builtin_ctz(kp->src_bit)] += n;
+		}
 		sum += v;
 		lh += v & kp->lcl_hitm;
 		rh += v & kp->rmt_hitm;
 		pe += v & kp->peer;
 	}
+	e->nodes = cpus_nodes(c, e->cpus);
 	if (e->xc) {
 		const struct xcnt *x = &c->xcnt[e->xc - 1];
 
@@ -1903,14 +1936,15 @@ static void ent_finish(struct hws_c2c *c, struct entry *e)
 		lh += x->lcl_hitm;
 		rh += x->rmt_hitm;
 		pe += x->peer;
+		for (i = 0; i < 4; i++)
+			e->cpus[i] |= x->cpus_hi[i];
+		e->nodes |= x->nodes_hi;
 	}
 	memcpy(e->c, cn, sizeof(e->c));
 	e->lat.sum = sum;
 	e->lat.lcl_hitm = lh;
 	e->lat.rmt_hitm = rh;
 	e->lat.peer = pe;
-	if (!(e->flags & E_CPU_HI))
-		e->nodes = cpus_nodes(c, e->cpus);
 }
 
 int hws_c2c__finish(struct hws_c2c *c, struct hws_symbols *syms)
@@ -1925,11 +1959,6 @@ int hws_c2c__finish(struct hws_c2c *c, struct hws_symbols *syms)
 	err = pend_flush(c);
 	if (err)
 		return err;
-	for (k = 0; k < NR_SRC; k++) {
-		c->src_count[k] = c->src_cnt[k];
-		if (c->src_cnt[k])
-			c->src_seen |= (uint8_t)(1U << k);
-	}
 	/* entry counters from the slots; line counters and totals: sums over the entries (plus
 	 * samples without address) */
 	for (ei = 0; ei < c->nr_ents; ei++) {
@@ -1953,6 +1982,11 @@ int hws_c2c__finish(struct hws_c2c *c, struct hws_symbols *syms)
 	free(c->xcnt);
 	c->xcnt = NULL;
 	c->nr_xcnt = c->cap_xcnt = 0;
+	for (k = 0; k < NR_SRC; k++) {
+		c->src_count[k] = c->src_cnt[k];
+		if (c->src_cnt[k])
+			c->src_seen |= (uint8_t)(1U << k);
+	}
 	err = lbuf_flush(c);
 	free(c->lbuf);
 	c->lbuf = NULL;
