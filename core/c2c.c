@@ -15,24 +15,24 @@
  *    chained through ->next; lines and entries are created in sample order;
  *  - per sample: no allocation (tables grow by doubling), no symbol lookup.
  *    hws_c2c__add() classifies the sample (memoized per data_src/op kind: a kind is a
- *    distinct counter mask) and counts it in the first two cache lines of its entry: one
- *    probe of the entry table, the count and latency sum of the kind's slot (each entry
- *    keeps NSLOT kinds, claimed in sample order; other kinds go to a counter vector of
- *    enum cnt positions in the entry's side record, c->xcnt), the CPU bit, and the
- *    latency in the line's direct counters or, without them, a (line, latency) pair
- *    appended to a buffer that is counted into the lines' histograms a batch at a time.
- *    Counters are u32: saturating is not needed below 4G samples per entry. NUMA nodes are
- *    the nodes of the entry's CPU bits, looked up in __finish() (CPUs >= 256, whose bits
- *    alias, go to the side record with their nodes). Once the entries outgrow the L2
- *    cache, samples are queued and counted in batches with prefetches (pend_flush), in the
- *    same order. __finish() turns the slots into the entries' counters (c[], lat); line
- *    counters and totals are the entries' sums;
+ *    distinct counter mask and coherence source) and counts it in the first two cache
+ *    lines of its entry: one probe of the entry table, the count and latency sum of the
+ *    kind's slot (each entry keeps NSLOT kinds, claimed in sample order; other kinds go to
+ *    a counter vector of enum cnt positions in the entry's side record, c->xcnt), the CPU
+ *    bit, and the latency in the line's direct counters or, without them, a (line,
+ *    latency) pair appended to a buffer that is counted into the lines' histograms a
+ *    batch at a time. Counters are u32: saturating is not needed below 4G samples per
+ *    entry. NUMA nodes are the nodes of the entry's CPU bits, looked up in __finish()
+ *    (CPUs >= 256, whose bits alias, go to the side record with their nodes). Once the
+ *    entries outgrow the L2 cache, samples are queued and counted in batches with
+ *    prefetches (pend_flush), in the same order. __finish() turns the slots into the
+ *    entries' counters (c[], lat) and coherence sources; line counters and totals are the
+ *    entries' sums;
  *  - memory: one entry (256 bytes) per distinct key, one line per line, a latency
  *    histogram per line (bounded, see struct lhist), a side record per entry that saw
  *    more than NSLOT kinds or a CPU >= 256, fixed-size queues; symbols are resolved in
- *    __finish() for the
- *    reported lines only, once per distinct (pid, address), and shared by the entries
- *    (by index in c->syms);
+ *    __finish() for the reported lines only, once per distinct (pid, address), and shared
+ *    by the entries (by index in c->syms);
  *  - after __finish() the object is read-only: report order, classification and the
  *    symbol strings (copied, owned here in c->syms) never change.
  */
@@ -72,7 +72,7 @@ enum cnt {
 	C_ST_NA,
 	C_RMW, /* locked / atomic load: a read-modify-write, so a write too */
 	NC,
-	NCP = (NC + 3) & ~3, /* entry counters padded to whole 4 x u32 vectors */
+	NCP = (NC + 3) & ~3, /* counter vectors (kinds, side records) padded to 4 x u32 */
 };
 
 #define BIT(x)	   (1U << (x))
