@@ -262,7 +262,8 @@ struct hws_c2c {
 	uint32_t nr_lines, cap_lines;
 	uint32_t *lhash;
 	uint32_t lhash_size;
-	struct entry *ents; /* 64-byte aligned */
+	struct entry *ents; /* 64-byte aligned, in ents_mem */
+	char *ents_mem;
 	uint32_t nr_ents, cap_ents;
 	struct xcnt *xcnt; /* counters of the kinds without a slot in their entry */
 	uint32_t nr_xcnt, cap_xcnt;
@@ -325,11 +326,16 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
-/* grow() for the entries: 64-byte aligned, so an entry's hot part is two cache lines. */
+/*
+ * grow() for the entries: 64-byte aligned, so an entry's hot part is two cache lines. realloc
+ * (which moves large blocks by remapping, without a copy) with room to align; the entries
+ * move only when the block's alignment changed.
+ */
 static int grow_ents(struct hws_c2c *c, uint32_t need)
 {
+	size_t old = c->ents ? (size_t)((char *)c->ents - c->ents_mem) : 0, off;
 	uint32_t n = c->cap_ents ? c->cap_ents : 64;
-	struct entry *q;
+	char *q;
 
 	if (need <= c->cap_ents)
 		return 0;
@@ -338,13 +344,14 @@ static int grow_ents(struct hws_c2c *c, uint32_t need)
 			return -ENOMEM;
 		n *= 2;
 	}
-	q = aligned_alloc(64, (size_t)n * sizeof(*q));
+	q = realloc(c->ents_mem, (size_t)n * sizeof(struct entry) + 63);
 	if (!q)
 		return -ENOMEM;
-	if (c->nr_ents)
-		memcpy(q, c->ents, (size_t)c->nr_ents * sizeof(*q));
-	free(c->ents);
-	c->ents = q;
+	off = (64 - ((uintptr_t)q & 63)) & 63;
+	if (off != old && c->nr_ents)
+		memmove(q + off, q + old, (size_t)c->nr_ents * sizeof(struct entry));
+	c->ents_mem = q;
+	c->ents = (struct entry *)(void *)(q + off);
 	c->cap_ents = n;
 	return 0;
 }
@@ -504,7 +511,7 @@ void hws_c2c__delete(struct hws_c2c *c)
 	free(c->syms);
 	free(c->shash);
 	free(c->lines);
-	free(c->ents);
+	free(c->ents_mem);
 	free(c->xcnt);
 	free(c->lhash);
 	free(c->ehash);
@@ -751,10 +758,12 @@ static int find_line(struct hws_c2c *c, uint64_t addr, uint32_t pid, uint32_t *o
  * only for a new entry.
  */
 static uint32_t new_entry(struct hws_c2c *c, uint64_t k, uint64_t addr, uint32_t pid, uint32_t tid,
-			  uint64_t ip);
+			  uint64_t ip, uint32_t kind);
 
-static inline __attribute__((always_inline)) uint32_t
-find_entry(struct hws_c2c *c, uint64_t k, uint64_t addr, uint32_t pid, uint32_t tid, uint64_t ip)
+static inline __attribute__((always_inline)) uint32_t find_entry(struct hws_c2c *c, uint64_t k,
+								 uint64_t addr, uint32_t pid,
+								 uint32_t tid, uint64_t ip,
+								 uint32_t kind)
 {
 	uint32_t tag = (uint32_t)(k >> 32), mask = c->ehash_size - 1, h = (uint32_t)k & mask, idx;
 	uint64_t pt = pid_tid(pid, tid), ept;
@@ -769,12 +778,16 @@ find_entry(struct hws_c2c *c, uint64_t k, uint64_t addr, uint32_t pid, uint32_t 
 		}
 		h = (h + 1) & mask;
 	}
-	return new_entry(c, k, addr, pid, tid, ip);
+	return new_entry(c, k, addr, pid, tid, ip, kind);
 }
 
-/* A new entry (and its line if new): the slow path of find_entry(). */
+/*
+ * A new entry (and its line if new), its first slot claimed for @kind (its first sample's)
+ * unless NO_KIND: the slow path of find_entry().
+ */
 static __attribute__((noinline)) uint32_t new_entry(struct hws_c2c *c, uint64_t k, uint64_t addr,
-						    uint32_t pid, uint32_t tid, uint64_t ip)
+						    uint32_t pid, uint32_t tid, uint64_t ip,
+						    uint32_t kind)
 {
 	uint32_t tag = (uint32_t)(k >> 32), h, li;
 	struct entry *e;
@@ -784,15 +797,16 @@ static __attribute__((noinline)) uint32_t new_entry(struct hws_c2c *c, uint64_t 
 	    grow_ents(c, c->nr_ents + 1))
 		return NONE;
 	e = &c->ents[c->nr_ents];
-	memset(e, 0, sizeof(*e));
-	e->addr = addr;
-	e->kid = KFREE_ALL;
-	e->line = li;
-	e->small = c->lines[li].lh.small;
-	e->offset = (uint32_t)(addr & (c->o.line_size - 1));
-	e->pid = pid;
-	e->tid = tid;
-	e->ip = ip;
+	*e = (struct entry){
+	    .addr = addr,
+	    .ip = ip,
+	    .pid = pid,
+	    .tid = tid,
+	    .kid = kind == NO_KIND ? KFREE_ALL : (KFREE_ALL & ~0xffU) | kind,
+	    .line = li,
+	    .small = c->lines[li].lh.small,
+	    .offset = (uint32_t)(addr & (c->o.line_size - 1)),
+	};
 	c->nr_ents++;
 	if ((uint64_t)c->nr_ents * 2 > c->ehash_size) {
 		if (ehash_grow(c)) {
@@ -1072,7 +1086,7 @@ static int lbuf_make_room(struct hws_c2c *c)
 
 /* Bit of the NUMA node of @cpu, 0 if unknown (cached: the callback may be slow; nodes never
  * change in a file). */
-static uint64_t node_bit(struct hws_c2c *c, uint32_t cpu)
+static inline uint64_t node_bit(struct hws_c2c *c, uint32_t cpu)
 {
 	int nd;
 
@@ -1196,7 +1210,7 @@ static inline __attribute__((always_inline)) int count_one(struct hws_c2c *c, co
 	struct entry *e;
 	int err;
 
-	ei = find_entry(c, p->key, p->addr, p->pid, p->tid, p->ip);
+	ei = find_entry(c, p->key, p->addr, p->pid, p->tid, p->ip, p->kind);
 	if (ei == NONE)
 		return -ENOMEM;
 	e = &c->ents[ei];
@@ -1905,18 +1919,19 @@ static char *evidence_text(const struct line *l)
 static void ent_finish(struct hws_c2c *c, struct entry *e)
 {
 	uint64_t sum = 0, lh = 0, rh = 0, pe = 0;
-	uint32_t cn[NC] = {0}, k, i;
+	uint32_t *cn = e->c, k, i, b;
 
+	memset(e->c, 0, sizeof(e->c));
 	for (k = 0; k < NSLOT; k++) {
 		uint32_t kd = (e->kid >> (8 * k)) & 0xff, n = e->kn[k];
 		uint64_t v = e->klat[k];
 		const struct kind *kp;
 
 		if (kd == KFREE)
-			continue;
+			break; /* slots are claimed in order */
 		kp = &c->kinds[kd];
-		for (i = 0; i < NC; i++)
-			cn[i] += n * kp->dv[i];
+		for (b = kp->m; b; b &= b - 1)
+			cn[__builtin_ctz(b)] += n;
 		if (kp->src_bit) {
 			e->src_mask |= kp->src_bit;
 			c->src_cnt[__builtin_ctz(kp->src_bit)] += n;
@@ -1940,7 +1955,6 @@ static void ent_finish(struct hws_c2c *c, struct entry *e)
 			e->cpus[i] |= x->cpus_hi[i];
 		e->nodes |= x->nodes_hi;
 	}
-	memcpy(e->c, cn, sizeof(e->c));
 	e->lat.sum = sum;
 	e->lat.lcl_hitm = lh;
 	e->lat.rmt_hitm = rh;
