@@ -14,21 +14,31 @@
  *    hash tables (slot = index + 1, 0 = empty), grown at half load; entries of one line are
  *    chained through ->next; lines and entries are created in sample order;
  *  - per sample: no allocation (tables grow by doubling), no symbol lookup.
- *    hws_c2c__add() classifies the sample (memoized per data_src/op kind) and counts it:
- *    one probe of the entry table, the kind's counter vector added to the entry's (counter
- *    positions of enum cnt, u32: saturating is not needed below 4G samples per entry), and
- *    a (line, latency) pair appended to a buffer that is counted into the lines' histograms
- *    a batch at a time. Once the entries outgrow the L2 cache, samples are queued and
- *    counted in batches with prefetches (pend_flush), in the same order. Line counters and
- *    totals are the entries' sums, added up in __finish();
- *  - memory: one entry per distinct key, one line per line, a latency histogram per line
- *    (bounded, see struct lhist), fixed-size queues; symbols are resolved in __finish() for
- *    the reported lines only, once per distinct (pid, address), and shared by the entries;
+ *    hws_c2c__add() classifies the sample (memoized per data_src/op kind: a kind is a
+ *    distinct counter mask and coherence source) and counts it in the first two cache
+ *    lines of its entry: one probe of the entry table, the count and latency sum of the
+ *    kind's slot (each entry keeps NSLOT kinds, claimed in sample order; other kinds go to
+ *    a counter vector of enum cnt positions in the entry's side record, c->xcnt), the CPU
+ *    bit, and the latency in the line's direct counters or, without them, a (line,
+ *    latency) pair appended to a buffer that is counted into the lines' histograms a
+ *    batch at a time. Counters are u32: saturating is not needed below 4G samples per
+ *    entry. NUMA nodes are the nodes of the entry's CPU bits, looked up in __finish()
+ *    (CPUs >= 256, whose bits alias, go to the side record with their nodes). Once the
+ *    entries outgrow the L2 cache, samples are queued and counted in batches with
+ *    prefetches (pend_flush), in the same order. __finish() turns the slots into the
+ *    entries' counters (c[], lat) and coherence sources; line counters and totals are the
+ *    entries' sums;
+ *  - memory: one entry (256 bytes) per distinct key, one line per line, a latency
+ *    histogram per line (bounded, see struct lhist), a side record per entry that saw
+ *    more than NSLOT kinds or a CPU >= 256, fixed-size queues; symbols are resolved in
+ *    __finish() for the reported lines only, once per distinct (pid, address), and shared
+ *    by the entries (by index in c->syms);
  *  - after __finish() the object is read-only: report order, classification and the
  *    symbol strings (copied, owned here in c->syms) never change.
  */
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,7 +72,7 @@ enum cnt {
 	C_ST_NA,
 	C_RMW, /* locked / atomic load: a read-modify-write, so a write too */
 	NC,
-	NCP = (NC + 3) & ~3, /* entry counters padded to whole 4 x u32 vectors */
+	NCP = (NC + 3) & ~3, /* counter vectors (kinds, side records) padded to 4 x u32 */
 };
 
 #define BIT(x)	   (1U << (x))
@@ -93,7 +103,9 @@ struct lat {
  * Samples append (line, value) to one buffer of LBUF_MAX pairs, counted into the lines a
  * batch at a time (a sequential write per sample instead of a probe of the line's table).
  * A line with LH_SMALL_AFTER loads gets direct counters for the values below LH_SMALL (most
- * load latencies), one increment without a probe.
+ * load latencies), one increment without a probe, through the pointer its entries keep
+ * (entry->small). @total counts the values added through lh_add() (all of them until
+ * there are direct counters); lh_nr() counts them all.
  * Memory per line: LH_SMALL counters, plus at most 2 * LH_SPARSE_MAX slots or LH_DENSE
  * counters.
  */
@@ -116,22 +128,49 @@ struct lhist {
 	uint64_t total;
 };
 
+/*
+ * An entry: its first two cache lines are all a sample reads or writes (the key, compared
+ * when probing, then the slots); the rest is set up once or in __finish().
+ */
+#define NSLOT	  4	      /* kinds counted in an entry's slots */
+#define KFREE	  0xfe	      /* kid byte of a free slot (kinds are < MAX_KINDS) */
+#define KFREE_ALL 0xfefefefeU /* four free slots */
 struct entry {
-	/* per sample: the key (compared when probing), then the counters */
 	uint64_t addr, ip; /* data and code address */
 	uint32_t pid, tid;
-	uint32_t c[NCP]; /* NC counters, padding */
-	struct lat lat;
-	uint64_t cpus[4]; /* bit cpu % 64 of word (cpu / 64) % 4 */
-	uint64_t nodes;	  /* bit per NUMA node < 64 */
+	uint32_t kid;	    /* byte k: the kind (c->kinds index) of slot k, KFREE if free */
+	uint32_t kn[NSLOT]; /* samples of slot k */
+	uint32_t lat_n;	    /* samples with a latency */
 	uint16_t width;
-	uint8_t src_mask; /* SRC_* bits of coherence samples */
-	/* set up once */
+	uint8_t src_mask; /* SRC_* bits of coherence samples without a slot (all: __finish) */
+	uint32_t line;
+	uint32_t *small; /* the line's lh.small (direct counters), NULL until made; not after
+			  * __finish */
+	union {
+		uint64_t klat[NSLOT]; /* latency sum of slot k (until __finish) */
+		struct {
+			uint64_t sum, lcl_hitm, rmt_hitm, peer;
+		} lat; /* latency sums (__finish) */
+	};
+	uint64_t cpus[4]; /* bit cpu of CPUs < 256; from __finish bit cpu % 256 of any CPU */
+	/* cold */
+	uint32_t c[NC]; /* counters (__finish) */
+	uint32_t xc;	/* c->xcnt index + 1 of the side record, 0: none */
+	uint64_t nodes; /* bit per NUMA node < 64 (__finish) */
+	uint32_t next, offset;
+	uint32_t sym, dsym; /* c->syms index + 1 of the code and data symbols, 0: none */
 	uint8_t in_false, in_true;
-	uint32_t line, next;
-	uint32_t offset;
-	/* symbols (reported lines only): point into c->syms, owned there */
-	const char *symbol, *dso, *srcline, *data_symbol;
+} __attribute__((aligned(64)));
+_Static_assert(sizeof(struct entry) == 256, "four cache lines");
+_Static_assert(offsetof(struct entry, cpus) + sizeof(uint64_t) * 4 == 128,
+	       "a sample touches the first two cache lines");
+
+/* Side record of an entry: its samples whose kind has no slot, and its CPUs >= 256. */
+struct xcnt {
+	uint32_t c[NCP]; /* counters */
+	uint64_t sum, lcl_hitm, rmt_hitm, peer;
+	uint64_t cpus_hi[4]; /* bit cpu % 64 of word (cpu / 64) % 4 */
+	uint64_t nodes_hi;   /* their nodes */
 };
 
 struct line {
@@ -165,25 +204,28 @@ struct line {
 #define CLS_MEMO 256
 struct cls_memo {
 	uint64_t ds;
-	uint64_t rest; /* bit 26: valid */
+	uint64_t rest; /* memo_rest(); bit 2: valid */
 	const char *backend;
 	uint32_t m;
 	uint8_t kind;	 /* index in c->kinds, NO_KIND if they are full */
 	uint8_t src_bit; /* 1 << SRC_* if m has a coherence event, else 0 */
+	uint8_t load;	 /* m counts a load (its latency is kept) */
 };
 
 /*
- * A kind of sample (a distinct counter mask): its counters as a vector of 0/1 to add to an
- * entry's counters, and all-ones masks for the latency sums it feeds, so counting a sample
- * is a few vector adds and no data-dependent branch.
+ * A kind of sample (a distinct counter mask and coherence source): its counters as a vector
+ * of 0/1, and all-ones masks for the latency sums it feeds, to turn an entry's slot counts
+ * and latency sums into counters and source bits (__finish), or to add a sample to an
+ * entry's side record.
  */
 #define MAX_KINDS 64
 #define NO_KIND	  0xff
-typedef uint32_t v4u32 __attribute__((vector_size(16), aligned(4)));
+_Static_assert(MAX_KINDS <= KFREE && NSLOT == 4, "kind indexes fit a kid byte, beside KFREE");
 struct kind {
 	uint32_t dv[NCP];
 	uint64_t lcl_hitm, rmt_hitm, peer; /* ~0 if the latency counts in that sum */
 	uint32_t m;
+	uint8_t src_bit; /* 1 << SRC_* if m has a coherence event, else 0 */
 };
 
 /* A sample queued for pend_flush(). */
@@ -191,9 +233,9 @@ struct kind {
 #define PEND_PREFETCH	  8
 #define PREFETCH_MIN_ENTS 4096 /* ~1 MiB of entries */
 struct pend {
-	uint64_t addr, ip, key; /* key: ent_key() */
-	uint32_t pid, tid, cpu, lat;
-	uint32_t m; /* counter bits */
+	uint64_t addr, ip, key;	     /* key: ent_key() */
+	uint32_t pid, tid, cpu, lat; /* lat: 0 without a latency */
+	uint32_t m;		     /* counter bits */
 	uint16_t width;
 	uint8_t src_bit; /* 1 << SRC_* of a coherence sample, else 0 */
 	uint8_t has_lat;
@@ -220,8 +262,11 @@ struct hws_c2c {
 	uint32_t nr_lines, cap_lines;
 	uint32_t *lhash;
 	uint32_t lhash_size;
-	struct entry *ents;
+	struct entry *ents; /* 64-byte aligned, in ents_mem */
+	char *ents_mem;
 	uint32_t nr_ents, cap_ents;
+	struct xcnt *xcnt; /* counters of the kinds without a slot in their entry */
+	uint32_t nr_xcnt, cap_xcnt;
 	struct eslot *ehash;
 	uint32_t ehash_size;
 	uint64_t *lbuf; /* (line << 32 | latency) of the latest loads, counted in batches */
@@ -229,8 +274,9 @@ struct hws_c2c {
 	uint64_t tot[NC]; /* samples without an address; entries are added in __finish */
 	uint64_t noaddr, other;
 	struct lat tlat;
-	uint8_t src_seen;
-	uint64_t src_count[NR_SRC];
+	uint8_t src_seen;		/* __finish */
+	uint64_t src_count[NR_SRC];	/* __finish */
+	uint64_t src_cnt[NR_SRC];	/* coherence samples per SRC_* (slots: __finish) */
 	struct cls_memo memo[CLS_MEMO]; /* classify() of recent sample kinds */
 	struct kind kinds[MAX_KINDS];
 	uint32_t nr_kinds;
@@ -280,6 +326,36 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 	return 0;
 }
 
+/*
+ * grow() for the entries: 64-byte aligned, so an entry's hot part is two cache lines. realloc
+ * (which moves large blocks by remapping, without a copy) with room to align; the entries
+ * move only when the block's alignment changed.
+ */
+static int grow_ents(struct hws_c2c *c, uint32_t need)
+{
+	size_t old = c->ents ? (size_t)((char *)c->ents - c->ents_mem) : 0, off;
+	uint32_t n = c->cap_ents ? c->cap_ents : 64;
+	char *q;
+
+	if (need <= c->cap_ents)
+		return 0;
+	while (n < need) {
+		if (n > UINT32_MAX / 2)
+			return -ENOMEM;
+		n *= 2;
+	}
+	q = realloc(c->ents_mem, (size_t)n * sizeof(struct entry) + 63);
+	if (!q)
+		return -ENOMEM;
+	off = (64 - ((uintptr_t)q & 63)) & 63;
+	if (off != old && c->nr_ents)
+		memmove(q + off, q + old, (size_t)c->nr_ents * sizeof(struct entry));
+	c->ents_mem = q;
+	c->ents = (struct entry *)(void *)(q + off);
+	c->cap_ents = n;
+	return 0;
+}
+
 static int rehash(uint32_t **tab, uint32_t *size, uint32_t nr,
 		  uint64_t (*key)(struct hws_c2c *, uint32_t), struct hws_c2c *c)
 {
@@ -323,6 +399,17 @@ static uint64_t line_hash(struct hws_c2c *c, uint32_t i)
 	return line_key(c->lines[i].addr, c->lines[i].pid);
 }
 
+/* pid and tid as one word: the 8 bytes of an entry's pid, tid (on either byte order). */
+_Static_assert(offsetof(struct entry, tid) == offsetof(struct entry, pid) + 4, "pid, tid");
+static inline uint64_t pid_tid(uint32_t pid, uint32_t tid)
+{
+	uint32_t a[2] = {pid, tid};
+	uint64_t v;
+
+	memcpy(&v, a, sizeof(v));
+	return v;
+}
+
 /*
  * Hash of an entry key: three independent multiplies (short dependency chain on the per-sample
  * path) and a fold of the high half, where the products mix best, into the low bits (slot).
@@ -330,7 +417,7 @@ static uint64_t line_hash(struct hws_c2c *c, uint32_t i)
 static inline uint64_t ent_key(uint64_t addr, uint32_t pid, uint32_t tid, uint64_t ip)
 {
 	uint64_t x = addr * 0x9e3779b97f4a7c15ULL + ip * 0xc2b2ae3d27d4eb4fULL +
-		     ((uint64_t)tid << 32 | pid) * 0x165667b19e3779f9ULL;
+		     pid_tid(pid, tid) * 0x165667b19e3779f9ULL;
 
 	return x ^ (x >> 29);
 }
@@ -397,7 +484,8 @@ struct hws_c2c *hws_c2c__new(const struct hws_c2c_opts *opts)
 		c->o.top = 10;
 	c->line_size_source = strdup(c->o.line_size_source ? c->o.line_size_source : "default");
 	c->o.line_size_source = c->line_size_source;
-	if (!c->line_size_source) {
+	if (!c->line_size_source || ehash_grow(c)) {
+		free(c->line_size_source);
 		free(c);
 		return errno = ENOMEM, NULL;
 	}
@@ -423,7 +511,8 @@ void hws_c2c__delete(struct hws_c2c *c)
 	free(c->syms);
 	free(c->shash);
 	free(c->lines);
-	free(c->ents);
+	free(c->ents_mem);
+	free(c->xcnt);
 	free(c->lhash);
 	free(c->ehash);
 	free(c->report);
@@ -591,19 +680,6 @@ static uint32_t classify(const struct hws_sample *s)
 	return m;
 }
 
-static uint32_t sample_lat(const struct hws_sample *s, bool *has)
-{
-	*has = true;
-	if ((s->fields & HWS_SF_LAT_MISS) && s->lat_miss)
-		return s->lat_miss;
-	if (s->fields & HWS_SF_LAT_TOTAL)
-		return s->lat_total;
-	if (s->fields & HWS_SF_WEIGHT)
-		return (uint32_t)s->weight;
-	*has = false;
-	return 0;
-}
-
 static void lat_sum(struct lat *to, const struct lat *from)
 {
 	to->sum += from->sum;
@@ -623,6 +699,14 @@ static void lat_add(struct lat *l, uint32_t m, uint32_t v)
 		l->rmt_hitm += v;
 	if (m & (BIT(C_LCL_PEER) | BIT(C_RMT_PEER)))
 		l->peer += v;
+}
+
+/* Latency sums of a finished entry. */
+static struct lat ent_lat(const struct entry *e)
+{
+	struct lat l = {e->lat.sum, e->lat.lcl_hitm, e->lat.rmt_hitm, e->lat.peer, e->lat_n};
+
+	return l;
 }
 
 static int find_line(struct hws_c2c *c, uint64_t addr, uint32_t pid, uint32_t *out)
@@ -668,68 +752,66 @@ static int find_line(struct hws_c2c *c, uint64_t addr, uint32_t pid, uint32_t *o
 }
 
 /*
- * Entry of (addr, pid, tid, ip), created with its line when new: one probe of the entry table
- * per sample (tags first, the entry itself only on a tag match); the line table is probed
+ * Index of the entry of (addr, pid, tid, ip), created with its line when new, NONE if out of
+ * memory: one probe of the entry table per sample (tags first, the entry itself only on a
+ * tag match; the table exists from hws_c2c__new() to __finish()); the line table is probed
  * only for a new entry.
  */
-static int new_entry(struct hws_c2c *c, uint64_t k, uint64_t addr, uint32_t pid, uint32_t tid,
-		     uint64_t ip, uint32_t *out);
+static uint32_t new_entry(struct hws_c2c *c, uint64_t k, uint64_t addr, uint32_t pid, uint32_t tid,
+			  uint64_t ip, uint32_t kind);
 
-static inline __attribute__((always_inline)) int find_entry(struct hws_c2c *c, uint64_t k,
-							    uint64_t addr, uint32_t pid,
-							    uint32_t tid, uint64_t ip,
-							    uint32_t *out)
+static inline __attribute__((always_inline)) uint32_t find_entry(struct hws_c2c *c, uint64_t k,
+								 uint64_t addr, uint32_t pid,
+								 uint32_t tid, uint64_t ip,
+								 uint32_t kind)
 {
-	uint32_t tag = (uint32_t)(k >> 32), h, idx;
+	uint32_t tag = (uint32_t)(k >> 32), mask = c->ehash_size - 1, h = (uint32_t)k & mask, idx;
+	uint64_t pt = pid_tid(pid, tid), ept;
 	const struct entry *e;
 
-	if (c->ehash_size) {
-		h = (uint32_t)k & (c->ehash_size - 1);
-		while ((idx = c->ehash[h].idx)) {
-			if (c->ehash[h].tag == tag) {
-				e = &c->ents[idx - 1];
-				if (e->addr == addr && e->ip == ip && e->tid == tid &&
-				    e->pid == pid) {
-					*out = idx - 1;
-					return 0;
-				}
-			}
-			h = (h + 1) & (c->ehash_size - 1);
+	while ((idx = c->ehash[h].idx)) {
+		if (c->ehash[h].tag == tag) {
+			e = &c->ents[idx - 1];
+			memcpy(&ept, &e->pid, sizeof(ept));
+			if (e->addr == addr && e->ip == ip && ept == pt)
+				return idx - 1;
 		}
+		h = (h + 1) & mask;
 	}
-	return new_entry(c, k, addr, pid, tid, ip, out);
+	return new_entry(c, k, addr, pid, tid, ip, kind);
 }
 
-/* A new entry (and its line if new): the slow path of find_entry(). */
-static __attribute__((noinline)) int new_entry(struct hws_c2c *c, uint64_t k, uint64_t addr,
-					       uint32_t pid, uint32_t tid, uint64_t ip,
-					       uint32_t *out)
+/*
+ * A new entry (and its line if new), its first slot claimed for @kind (its first sample's)
+ * unless NO_KIND: the slow path of find_entry().
+ */
+static __attribute__((noinline)) uint32_t new_entry(struct hws_c2c *c, uint64_t k, uint64_t addr,
+						    uint32_t pid, uint32_t tid, uint64_t ip,
+						    uint32_t kind)
 {
 	uint32_t tag = (uint32_t)(k >> 32), h, li;
 	struct entry *e;
 	struct line *l;
-	int err;
 
-	err = find_line(c, addr & ~(uint64_t)(c->o.line_size - 1), pid, &li);
-	if (err)
-		return err;
-	err = grow((void **)&c->ents, &c->cap_ents, c->nr_ents + 1, sizeof(*c->ents));
-	if (err)
-		return err;
+	if (find_line(c, addr & ~(uint64_t)(c->o.line_size - 1), pid, &li) ||
+	    grow_ents(c, c->nr_ents + 1))
+		return NONE;
 	e = &c->ents[c->nr_ents];
-	memset(e, 0, sizeof(*e));
-	e->addr = addr;
-	e->line = li;
-	e->offset = (uint32_t)(addr & (c->o.line_size - 1));
-	e->pid = pid;
-	e->tid = tid;
-	e->ip = ip;
+	*e = (struct entry){
+	    .addr = addr,
+	    .ip = ip,
+	    .pid = pid,
+	    .tid = tid,
+	    .kid = kind == NO_KIND ? KFREE_ALL : (KFREE_ALL & ~0xffU) | kind,
+	    .line = li,
+	    .small = c->lines[li].lh.small,
+	    .offset = (uint32_t)(addr & (c->o.line_size - 1)),
+	};
 	c->nr_ents++;
 	if ((uint64_t)c->nr_ents * 2 > c->ehash_size) {
-		err = ehash_grow(c);
-		if (err) {
+		if (ehash_grow(c)) {
 			c->nr_ents--;
-			return err;
+			return NONE;
 		}
 	} else {
 		h = (uint32_t)k & (c->ehash_size - 1);
@@ -742,8 +824,7 @@ static __attribute__((noinline)) int new_entry(struct hws_c2c *c, uint64_t k, ui
 	e->next = l->first;
 	l->first = c->nr_ents - 1;
 	l->nr_entries++;
-	*out = c->nr_ents - 1;
-	return 0;
+	return c->nr_ents - 1;
 }
 
 /* ---------------------------------------------------------------- latency histogram */
@@ -907,21 +988,38 @@ static int cmp_slot(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Values counted: @total, or with direct counters (also counted by the entries) the sum. */
+static uint64_t lh_nr(const struct lhist *h)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	if (!h->small)
+		return h->total;
+	for (i = 0; i < LH_SMALL; i++)
+		n += h->small[i];
+	for (i = 0; h->dense && i < LH_DENSE; i++)
+		n += h->dense[i];
+	for (i = 0; i < h->size; i++)
+		n += h->t[i].n;
+	return n;
+}
+
 /* Nearest-rank percentiles @ps[0..n) into @out: the value of rank ceil(total * p / 100). */
 static int lh_percentiles(struct lhist *h, const unsigned int *ps, uint32_t *out, int n)
 {
-	uint64_t rank[3], cum = 0;
+	uint64_t rank[3], cum = 0, total = lh_nr(h);
 	uint32_t i, nr = 0;
 	struct lh_slot *v;
 	int k = 0;
 
 	for (k = 0; k < n; k++) {
 		out[k] = 0;
-		rank[k] = (h->total * ps[k] + 99) / 100;
+		rank[k] = (total * ps[k] + 99) / 100;
 		if (rank[k])
 			rank[k]--; /* 0-based */
 	}
-	if (!h->total)
+	if (!total)
 		return 0;
 	k = 0;
 	/* values in small are below every value of the table or the dense buckets */
@@ -956,16 +1054,24 @@ static int lh_percentiles(struct lhist *h, const unsigned int *ps, uint32_t *out
 	return 0;
 }
 
-/* Count the buffered latencies into their lines' histograms. */
+/*
+ * Count the buffered latencies into their lines' histograms. A line that gets direct
+ * counters hands them to its entries, which count there from then on.
+ */
 static int lbuf_flush(struct hws_c2c *c)
 {
-	uint32_t i;
+	uint32_t i, ei;
 
 	for (i = 0; i < c->nr_lbuf; i++) {
 		uint64_t x = c->lbuf[i];
+		struct line *l = &c->lines[x >> 32];
+		bool had = l->lh.small != NULL;
 
-		if (lh_add(&c->lines[x >> 32].lh, (uint32_t)x))
+		if (lh_add(&l->lh, (uint32_t)x))
 			return -ENOMEM;
+		if (!had && l->lh.small)
+			for (ei = l->first; ei != NONE; ei = c->ents[ei].next)
+				c->ents[ei].small = l->lh.small;
 	}
 	c->nr_lbuf = 0;
 	return 0;
@@ -978,73 +1084,162 @@ static int lbuf_make_room(struct hws_c2c *c)
 	return grow((void **)&c->lbuf, &c->cap_lbuf, c->nr_lbuf + 1, sizeof(*c->lbuf));
 }
 
-/* Count the queued samples: a tight loop whose tables stay in the cache, the next slots
- * prefetched. */
-/* Count one sample into its entry (creating entry and line if new). 0 or -ENOMEM. */
-static inline __attribute__((always_inline)) int count_one(struct hws_c2c *c, const struct pend *p)
+/* Bit of the NUMA node of @cpu, 0 if unknown (cached: the callback may be slow; nodes never
+ * change in a file). */
+static inline uint64_t node_bit(struct hws_c2c *c, uint32_t cpu)
 {
-	struct lhist *lh;
-	struct entry *e;
-	uint32_t m = p->m, ei;
-	int err;
+	int nd;
 
-	err = find_entry(c, p->key, p->addr, p->pid, p->tid, p->ip, &ei);
-	if (err)
-		return err;
-	e = &c->ents[ei];
-	/* line and total counters are the entries' sums, added up in __finish */
-	if (p->kind != NO_KIND) {
-		const struct kind *kd = &c->kinds[p->kind];
-		uint64_t lat = p->lat; /* 0 without a latency */
-		v4u32 *ec = (v4u32 *)e->c;
-		const v4u32 *dv = (const v4u32 *)kd->dv;
-
-		_Static_assert(NCP == 24, "six vectors of counters");
-		ec[0] += dv[0];
-		ec[1] += dv[1];
-		ec[2] += dv[2];
-		ec[3] += dv[3];
-		ec[4] += dv[4];
-		ec[5] += dv[5];
-		e->lat.sum += lat;
-		e->lat.n += p->has_lat;
-		e->lat.lcl_hitm += lat & kd->lcl_hitm;
-		e->lat.rmt_hitm += lat & kd->rmt_hitm;
-		e->lat.peer += lat & kd->peer;
+	if (!c->o.cpu_node)
+		return 0;
+	if (cpu < NODE_CACHE) {
+		if (!c->node_cache[cpu])
+			c->node_cache[cpu] =
+			    (int16_t)(c->o.cpu_node(c->o.cpu_node_ctx, (int)cpu) + 2);
+		nd = c->node_cache[cpu] - 2;
 	} else {
-		for (uint32_t b = m; b; b &= b - 1)
-			e->c[__builtin_ctz(b)]++;
-		if (p->has_lat)
-			lat_add(&e->lat, m, p->lat);
+		nd = c->o.cpu_node(c->o.cpu_node_ctx, (int)cpu);
 	}
-	if (p->width > e->width)
-		e->width = p->width;
-	if (p->cpu != UINT32_MAX) {
-		e->cpus[(p->cpu >> 6) & 3] |= 1ULL << (p->cpu & 63);
-		if (c->o.cpu_node) {
-			int nd;
+	return nd >= 0 && nd < 64 ? 1ULL << nd : 0;
+}
 
-			/* cache: the callback may be slow; nodes never change in a file */
-			if (p->cpu < NODE_CACHE) {
-				if (!c->node_cache[p->cpu])
-					c->node_cache[p->cpu] =
-					    (int16_t)(c->o.cpu_node(c->o.cpu_node_ctx,
-								    (int)p->cpu) +
-						      2);
-				nd = c->node_cache[p->cpu] - 2;
-			} else {
-				nd = c->o.cpu_node(c->o.cpu_node_ctx, (int)p->cpu);
+/* Nodes of the CPUs (< 256) whose bits are set in @cpus. */
+static uint64_t cpus_nodes(struct hws_c2c *c, const uint64_t *cpus)
+{
+	uint64_t nodes = 0, b;
+	uint32_t w;
+
+	if (!c->o.cpu_node)
+		return 0;
+	for (w = 0; w < 4; w++)
+		for (b = cpus[w]; b; b &= b - 1)
+			nodes |= node_bit(c, w * 64 + (uint32_t)__builtin_ctzll(b));
+	return nodes;
+}
+
+/* The side record of entry @e, made on first use; NULL if out of memory. */
+static struct xcnt *ent_side(struct hws_c2c *c, struct entry *e)
+{
+	if (!e->xc) {
+		if (grow((void **)&c->xcnt, &c->cap_xcnt, c->nr_xcnt + 1, sizeof(*c->xcnt)))
+			return NULL;
+		memset(&c->xcnt[c->nr_xcnt], 0, sizeof(*c->xcnt));
+		e->xc = ++c->nr_xcnt;
+	}
+	return &c->xcnt[e->xc - 1];
+}
+
+/*
+ * The CPU of a sample that the fast path does not take: none (UINT32_MAX), or a CPU >= 256,
+ * whose bit aliases one below 256: it goes to the side record, with its node. 0 or -ENOMEM.
+ */
+static __attribute__((noinline)) int cpu_slow(struct hws_c2c *c, struct entry *e, uint32_t cpu)
+{
+	struct xcnt *x;
+
+	if (cpu == UINT32_MAX)
+		return 0;
+	x = ent_side(c, e);
+	if (!x)
+		return -ENOMEM;
+	x->cpus_hi[(cpu >> 6) & 3] |= 1ULL << (cpu & 63);
+	x->nodes_hi |= node_bit(c, cpu);
+	return 0;
+}
+
+/*
+ * A sample whose kind has no slot in its entry: claim a free slot, else (slots full, or the
+ * kinds table is) count it in the entry's side record, and its coherence source here.
+ * 0 or -ENOMEM.
+ */
+static __attribute__((noinline)) int count_slow(struct hws_c2c *c, struct entry *e, uint32_t kind,
+						uint32_t m, uint32_t lat, uint32_t src_bit)
+{
+	struct xcnt *x;
+	uint32_t k;
+
+	if (kind != NO_KIND) {
+		for (k = 0; k < NSLOT; k++) {
+			if (((e->kid >> (8 * k)) & 0xff) == KFREE) {
+				e->kid = (e->kid & ~(0xffU << (8 * k))) | kind << (8 * k);
+				e->kn[k]++;
+				e->klat[k] += lat;
+				return 0;
 			}
-			if (nd >= 0 && nd < 64)
-				e->nodes |= 1ULL << nd;
 		}
 	}
-	e->src_mask |= p->src_bit;
+	x = ent_side(c, e);
+	if (!x)
+		return -ENOMEM;
+	if (src_bit) {
+		e->src_mask |= (uint8_t)src_bit;
+		c->src_cnt[__builtin_ctz(src_bit)]++;
+	}
+	if (kind != NO_KIND) {
+		const struct kind *kd = &c->kinds[kind];
+
+		for (k = 0; k < NC; k++)
+			x->c[k] += kd->dv[k];
+		x->sum += lat;
+		x->lcl_hitm += lat & kd->lcl_hitm;
+		x->rmt_hitm += lat & kd->rmt_hitm;
+		x->peer += lat & kd->peer;
+	} else {
+		struct lat l = {0};
+
+		for (k = m; k; k &= k - 1)
+			x->c[__builtin_ctz(k)]++;
+		lat_add(&l, m, lat);
+		x->sum += l.sum;
+		x->lcl_hitm += l.lcl_hitm;
+		x->rmt_hitm += l.rmt_hitm;
+		x->peer += l.peer;
+	}
+	return 0;
+}
+
+/*
+ * Count one sample into its entry (creating entry and line if new), in the entry's first
+ * two cache lines: its kind's slot (count, latency sum), the latency count, width, source
+ * and CPU bits; the latency goes to the line's direct counters when it has them, else to
+ * the buffer. 0 or -ENOMEM.
+ */
+static inline __attribute__((always_inline)) int count_one(struct hws_c2c *c, const struct pend *p)
+{
+	uint32_t ei, x, t;
+	struct entry *e;
+	int err;
+
+	ei = find_entry(c, p->key, p->addr, p->pid, p->tid, p->ip, p->kind);
+	if (ei == NONE)
+		return -ENOMEM;
+	e = &c->ents[ei];
+	/* the slot whose kid byte is p->kind: the lowest zero byte of kid ^ kind x 4 */
+	x = e->kid ^ (uint32_t)p->kind * 0x01010101U;
+	t = (x - 0x01010101U) & ~x & 0x80808080U;
+	if (__builtin_expect(t != 0, 1)) {
+		uint32_t k = (uint32_t)__builtin_ctz(t) >> 3;
+
+		e->kn[k]++;
+		e->klat[k] += p->lat;
+	} else {
+		err = count_slow(c, e, p->kind, p->m, p->lat, p->src_bit);
+		if (err)
+			return err;
+	}
+	e->lat_n += p->has_lat;
+	if (p->width > e->width)
+		e->width = p->width;
+	if (__builtin_expect(p->cpu < 256, 1)) {
+		e->cpus[p->cpu >> 6] |= 1ULL << (p->cpu & 63);
+	} else {
+		err = cpu_slow(c, e, p->cpu);
+		if (err)
+			return err;
+	}
 	/* a busy line has direct counters: count there (a store adds 0 to small[0]) */
-	lh = &c->lines[e->line].lh;
-	if (lh->small && p->lat < LH_SMALL) {
-		lh->small[p->lat] += p->has_lat;
-		lh->total += p->has_lat;
+	if (e->small && p->lat < LH_SMALL) {
+		e->small[p->lat] += p->has_lat;
 		return 0;
 	}
 	/* else append (line, latency) whether or not there is one; keep it only if there is */
@@ -1069,7 +1264,7 @@ static int pend_flush(struct hws_c2c *c)
 
 	for (i = 0; i < n && !err; i++) {
 		/* two stages: the slot of a sample 2 * PEND_PREFETCH ahead, then (its slot now in
-		 * the cache) the entry it names */
+		 * the cache) the two cache lines of the entry it names */
 		if (i + 2 * PEND_PREFETCH < n)
 			__builtin_prefetch(&c->ehash[(uint32_t)c->pend[i + 2 * PEND_PREFETCH].key &
 						     (c->ehash_size - 1)]);
@@ -1082,7 +1277,6 @@ static int pend_flush(struct hws_c2c *c)
 
 				__builtin_prefetch(ep);
 				__builtin_prefetch(ep + 64);
-				__builtin_prefetch(ep + 128);
 			}
 		}
 		err = count_one(c, &c->pend[i]);
@@ -1091,31 +1285,40 @@ static int pend_flush(struct hws_c2c *c)
 	return err;
 }
 
-/* Classify a new kind of sample into memo slot @cm. */
-static void memo_fill(struct hws_c2c *c, struct cls_memo *cm, const struct hws_sample *s,
-		      uint64_t ds, uint64_t rest)
+/*
+ * Classify a new kind of sample into memo slot @cm; -EBUSY after __finish() (which empties
+ * the memo, so that every sample comes here).
+ */
+static __attribute__((noinline)) int memo_fill(struct hws_c2c *c, struct cls_memo *cm,
+					       const struct hws_sample *s, uint64_t ds,
+					       uint64_t rest)
 {
-	uint32_t m = classify(s), i, k;
+	uint32_t m, i, k;
 
+	if (c->finished)
+		return -EBUSY;
+	m = classify(s);
 	cm->ds = ds;
 	cm->rest = rest;
 	cm->backend = s->backend;
 	cm->m = m;
 	cm->src_bit = 0;
+	cm->load = (m & BIT(C_LOADS)) != 0;
 	if (m & (BIT(C_LCL_HITM) | BIT(C_RMT_HITM) | BIT(C_LCL_PEER) | BIT(C_RMT_PEER)))
 		cm->src_bit = (uint8_t)(1U << src_of(s->backend));
 	for (k = 0; k < c->nr_kinds; k++)
-		if (c->kinds[k].m == m)
+		if (c->kinds[k].m == m && c->kinds[k].src_bit == cm->src_bit)
 			break;
 	if (k == c->nr_kinds) {
 		struct kind *kd = &c->kinds[k];
 
 		if (k == MAX_KINDS) {
 			cm->kind = NO_KIND;
-			return;
+			return 0;
 		}
 		memset(kd, 0, sizeof(*kd));
 		kd->m = m;
+		kd->src_bit = cm->src_bit;
 		for (i = 0; i < NC; i++)
 			kd->dv[i] = (m >> i) & 1;
 		kd->lcl_hitm = (m & BIT(C_LCL_HITM)) ? ~0ULL : 0;
@@ -1124,38 +1327,90 @@ static void memo_fill(struct hws_c2c *c, struct cls_memo *cm, const struct hws_s
 		c->nr_kinds++;
 	}
 	cm->kind = (uint8_t)k;
+	return 0;
 }
 
-int hws_c2c__add(struct hws_c2c *c, const struct hws_sample *s)
+/*
+ * The memo key besides data_src (taken whether valid or not: classify() reads it only if
+ * valid, so a key with more in it is still a correct key): what else classify() reads (op,
+ * mem_level, snoop, the lock and atomic flags, whether data_src and op are valid), bit 2
+ * set (an empty slot has 0). On little-endian hosts op, mem_level and snoop are masked out
+ * of one load.
+ */
+_Static_assert(
+    offsetof(struct hws_sample, op) == offsetof(struct hws_sample, ip_precise) + 1 &&
+	offsetof(struct hws_sample, mem_level) == offsetof(struct hws_sample, ip_precise) + 3 &&
+	offsetof(struct hws_sample, snoop) == offsetof(struct hws_sample, ip_precise) + 4 &&
+	offsetof(struct hws_sample, op_flags) == offsetof(struct hws_sample, ip_precise) + 8,
+    "op, mem_level and snoop in the 8 bytes from ip_precise");
+static inline uint64_t memo_rest(const struct hws_sample *s, uint64_t f)
 {
+	uint64_t w;
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(&w, &s->ip_precise, sizeof(w));
+	w &= 0xffff00ff00ULL; /* bytes 1 (op), 3 (mem_level), 4 (snoop) */
+#else
+	w = (uint64_t)s->op << 8 | (uint64_t)s->mem_level << 24 | (uint64_t)s->snoop << 32;
+#endif
+	return w | (s->op_flags & (HWS_OPF_LOCK | HWS_OPF_ATOMIC)) | 1ULL << 2 |
+	       (f & (HWS_SF_DATA_SRC | HWS_SF_OP)) << 40;
+}
+
+/* Latency of a sample: lat_miss if non-zero, else lat_total, else the weight's low half. */
+static inline uint32_t sample_lat(const struct hws_sample *s, uint64_t f, uint8_t *has)
+{
+	bool miss = (f & HWS_SF_LAT_MISS) && s->lat_miss;
+	uint32_t v = 0;
+
+	*has = miss || (f & (HWS_SF_LAT_TOTAL | HWS_SF_WEIGHT));
+	if (f & HWS_SF_WEIGHT)
+		v = (uint32_t)s->weight;
+	if (f & HWS_SF_LAT_TOTAL)
+		v = s->lat_total;
+	return miss ? s->lat_miss : v;
+}
+
+/* The queue record of sample @s (with an address) of memo @cm. */
+static inline __attribute__((always_inline)) void
+pend_fill(struct pend *p, const struct hws_sample *s, uint64_t f, const struct cls_memo *cm)
+{
+	p->addr = s->addr;
+	p->ip = (f & HWS_SF_IP) ? s->ip : 0;
+	p->pid = (f & HWS_SF_PID) ? s->pid : UINT32_MAX;
+	p->tid = (f & HWS_SF_PID) ? s->tid : UINT32_MAX;
+	p->cpu = (f & HWS_SF_CPU) ? s->cpu : UINT32_MAX;
+	p->key = ent_key(p->addr, p->pid, p->tid, p->ip);
+	p->m = cm->m;
+	p->kind = cm->kind;
+	p->width = s->op_width;
+	p->src_bit = cm->src_bit;
+	/* a load's latency; 0 and no latency for a store */
+	p->lat = sample_lat(s, f, &p->has_lat) & -(uint32_t)cm->load;
+	p->has_lat &= cm->load;
+}
+
+static inline __attribute__((always_inline)) int c2c_add(struct hws_c2c *c,
+							 const struct hws_sample *s)
+{
+	uint64_t f = s->fields, ds = s->data_src, rest = memo_rest(s, f);
+	uint64_t x = (ds ^ rest) * 0x9e3779b97f4a7c15ULL;
+	struct cls_memo *cm = &c->memo[x >> 56 & (CLS_MEMO - 1)];
 	uint32_t m, i;
-	uint8_t kind, src_bit;
-	struct pend pl, *p = &pl;
-	bool has_lat;
+	int err;
 
-	if (c->finished)
-		return -EBUSY;
-	{
-		uint64_t ds = (s->fields & HWS_SF_DATA_SRC) ? s->data_src : 0;
-		uint64_t rest = (uint64_t)s->op_flags << 32 | 1ULL << 26 | /* bit 26: valid */
-				(uint64_t)((s->fields & HWS_SF_DATA_SRC) != 0) << 24 |
-				(uint64_t)((s->fields & HWS_SF_OP) != 0) << 25 |
-				(uint32_t)s->snoop << 16 | (uint32_t)s->mem_level << 8 | s->op;
-		uint64_t x = (ds ^ rest) * 0x9e3779b97f4a7c15ULL;
-		struct cls_memo *cm = &c->memo[x >> 56 & (CLS_MEMO - 1)];
-
-		if (cm->ds != ds || cm->rest != rest || cm->backend != s->backend) {
-			memo_fill(c, cm, s, ds, rest);
-		}
-		m = cm->m;
-		kind = cm->kind;
-		src_bit = cm->src_bit;
+	/* after __finish() the memo is empty: memo_fill() refuses the sample */
+	if (__builtin_expect(cm->ds != ds || cm->rest != rest || cm->backend != s->backend, 0)) {
+		err = memo_fill(c, cm, s, ds, rest);
+		if (err)
+			return err;
 	}
+	m = cm->m;
 	if (!m) {
 		c->other++;
 		return 0;
 	}
-	if (!(s->fields & HWS_SF_ADDR) || !s->addr) {
+	if (!(f & HWS_SF_ADDR) || !s->addr) {
 		c->noaddr++;
 		for (i = 0; i < NC; i++)
 			if (m & BIT(i))
@@ -1167,40 +1422,26 @@ int hws_c2c__add(struct hws_c2c *c, const struct hws_sample *s)
 	 * cache, samples are queued and counted a batch at a time with prefetches
 	 * (pend_flush), which also keeps them in order.
 	 */
-	if (c->nr_ents > PREFETCH_MIN_ENTS)
-		p = &c->pend[c->nr_pend];
-	p->addr = s->addr;
-	p->ip = (s->fields & HWS_SF_IP) ? s->ip : 0;
-	p->pid = (s->fields & HWS_SF_PID) ? s->pid : UINT32_MAX;
-	p->tid = (s->fields & HWS_SF_PID) ? s->tid : UINT32_MAX;
-	p->cpu = (s->fields & HWS_SF_CPU) ? s->cpu : UINT32_MAX;
-	p->key = ent_key(p->addr, p->pid, p->tid, p->ip);
-	p->m = m;
-	p->kind = kind;
-	p->width = s->op_width;
-	p->src_bit = src_bit;
-	if (src_bit) {
-		c->src_seen |= src_bit;
-		c->src_count[__builtin_ctz(src_bit)]++;
+	if (c->nr_ents <= PREFETCH_MIN_ENTS) {
+		struct pend pl; /* in registers */
+
+		pend_fill(&pl, s, f, cm);
+		return count_one(c, &pl);
 	}
-	p->lat = 0;
-	p->has_lat = 0;
-	if (m & BIT(C_LOADS)) {
-		p->lat = sample_lat(s, &has_lat);
-		p->has_lat = has_lat;
-		if (!has_lat)
-			p->lat = 0;
-	}
-	if (p == &pl)
-		return count_one(c, p);
+	pend_fill(&c->pend[c->nr_pend], s, f, cm);
 	if (++c->nr_pend == NR_PEND)
 		return pend_flush(c);
 	return 0;
 }
 
+int hws_c2c__add(struct hws_c2c *c, const struct hws_sample *s)
+{
+	return c2c_add(c, s);
+}
+
 int hws_c2c__sample_fn(void *ctx, const struct hws_sample *s)
 {
-	return hws_c2c__add(ctx, s) ? 1 : 0;
+	return c2c_add(ctx, s) ? 1 : 0;
 }
 
 /* ---------------------------------------------------------------- finish */
@@ -1575,8 +1816,7 @@ static int symbolize_line(struct hws_c2c *c, struct line *l, struct hws_symbols 
 {
 	const struct symrec *r;
 	uint32_t j;
-	uint32_t last_off = UINT32_MAX;
-	const char *last_ds = NULL;
+	uint32_t last_off = UINT32_MAX, last_ds = 0;
 
 	if (!syms || l->symbolized)
 		return 0;
@@ -1596,9 +1836,7 @@ static int symbolize_line(struct hws_c2c *c, struct line *l, struct hws_symbols 
 			r = sym_get(c, syms, e->pid, e->ip, false);
 			if (!r)
 				return -ENOMEM;
-			e->symbol = r->symbol;
-			e->dso = r->dso;
-			e->srcline = r->srcline;
+			e->sym = (uint32_t)(r - c->syms) + 1;
 		}
 		/* one variable per offset, looked up in the first (sorted) entry's process */
 		if (e->offset != last_off) {
@@ -1606,9 +1844,9 @@ static int symbolize_line(struct hws_c2c *c, struct line *l, struct hws_symbols 
 			r = sym_get(c, syms, e->pid, l->addr + e->offset, true);
 			if (!r)
 				return -ENOMEM;
-			last_ds = e->data_symbol = r->symbol;
+			last_ds = e->dsym = (uint32_t)(r - c->syms) + 1;
 		} else {
-			e->data_symbol = last_ds;
+			e->dsym = last_ds;
 		}
 	}
 	return 0;
@@ -1672,6 +1910,57 @@ static char *evidence_text(const struct line *l)
 	return sb.buf;
 }
 
+/*
+ * An entry's counters, latency sums and coherence sources from its slots and side record
+ * (the slots are dead afterwards: lat shares their memory; the sources are also counted
+ * into c->src_cnt), its nodes from its CPU bits, and the bits of its CPUs >= 256 added
+ * (aliased, as nr_cpus counts them).
+ */
+static void ent_finish(struct hws_c2c *c, struct entry *e)
+{
+	uint64_t sum = 0, lh = 0, rh = 0, pe = 0;
+	uint32_t *cn = e->c, k, i, b;
+
+	memset(e->c, 0, sizeof(e->c));
+	for (k = 0; k < NSLOT; k++) {
+		uint32_t kd = (e->kid >> (8 * k)) & 0xff, n = e->kn[k];
+		uint64_t v = e->klat[k];
+		const struct kind *kp;
+
+		if (kd == KFREE)
+			break; /* slots are claimed in order */
+		kp = &c->kinds[kd];
+		for (b = kp->m; b; b &= b - 1)
+			cn[__builtin_ctz(b)] += n;
+		if (kp->src_bit) {
+			e->src_mask |= kp->src_bit;
+			c->src_cnt[__builtin_ctz(kp->src_bit)] += n;
+		}
+		sum += v;
+		lh += v & kp->lcl_hitm;
+		rh += v & kp->rmt_hitm;
+		pe += v & kp->peer;
+	}
+	e->nodes = cpus_nodes(c, e->cpus);
+	if (e->xc) {
+		const struct xcnt *x = &c->xcnt[e->xc - 1];
+
+		for (i = 0; i < NC; i++)
+			cn[i] += x->c[i];
+		sum += x->sum;
+		lh += x->lcl_hitm;
+		rh += x->rmt_hitm;
+		pe += x->peer;
+		for (i = 0; i < 4; i++)
+			e->cpus[i] |= x->cpus_hi[i];
+		e->nodes |= x->nodes_hi;
+	}
+	e->lat.sum = sum;
+	e->lat.lcl_hitm = lh;
+	e->lat.rmt_hitm = rh;
+	e->lat.peer = pe;
+}
+
 int hws_c2c__finish(struct hws_c2c *c, struct hws_symbols *syms)
 {
 	uint32_t i, j, k, ei;
@@ -1680,24 +1969,37 @@ int hws_c2c__finish(struct hws_c2c *c, struct hws_symbols *syms)
 	if (c->finished)
 		return 0;
 	c->finished = true;
+	memset(c->memo, 0, sizeof(c->memo)); /* hws_c2c__add() refuses samples from now on */
 	err = pend_flush(c);
 	if (err)
 		return err;
-	/* line counters and totals: sums over the entries (plus samples without address) */
+	/* entry counters from the slots; line counters and totals: sums over the entries (plus
+	 * samples without address) */
 	for (ei = 0; ei < c->nr_ents; ei++) {
-		const struct entry *e = &c->ents[ei];
+		struct entry *e = &c->ents[ei];
 		struct line *l = &c->lines[e->line];
+		struct lat el;
 
+		ent_finish(c, e);
+		el = ent_lat(e);
 		for (k = 0; k < NC; k++) {
 			l->c[k] += e->c[k];
 			c->tot[k] += e->c[k];
 		}
-		lat_sum(&l->lat, &e->lat);
-		lat_sum(&c->tlat, &e->lat);
+		lat_sum(&l->lat, &el);
+		lat_sum(&c->tlat, &el);
 		for (k = 0; k < 4; k++)
 			l->cpus[k] |= e->cpus[k];
 		l->nodes |= e->nodes;
 		l->src_mask |= e->src_mask;
+	}
+	free(c->xcnt);
+	c->xcnt = NULL;
+	c->nr_xcnt = c->cap_xcnt = 0;
+	for (k = 0; k < NR_SRC; k++) {
+		c->src_count[k] = c->src_cnt[k];
+		if (c->src_cnt[k])
+			c->src_seen |= (uint8_t)(1U << k);
 	}
 	err = lbuf_flush(c);
 	free(c->lbuf);
@@ -1848,6 +2150,7 @@ int hws_c2c__entry(const struct hws_c2c *c, uint32_t i, uint32_t j, struct hws_c
 	const struct line *l;
 	const struct entry *e;
 	uint64_t cn[NC];
+	struct lat lat;
 	uint32_t k;
 
 	if (i >= c->nr_report)
@@ -1858,6 +2161,7 @@ int hws_c2c__entry(const struct hws_c2c *c, uint32_t i, uint32_t j, struct hws_c
 	e = &c->ents[l->order[j]];
 	for (k = 0; k < NC; k++)
 		cn[k] = e->c[k];
+	lat = ent_lat(e);
 	memset(out, 0, sizeof(*out));
 	out->sz = sizeof(*out);
 	out->offset = e->offset;
@@ -1865,15 +2169,17 @@ int hws_c2c__entry(const struct hws_c2c *c, uint32_t i, uint32_t j, struct hws_c
 	out->pid = e->pid;
 	out->tid = e->tid;
 	out->ip = e->ip;
-	fill_stats(&out->st, cn, &e->lat);
+	fill_stats(&out->st, cn, &lat);
 	out->nr_cpus =
 	    (uint32_t)__builtin_popcountll(e->cpus[0] | e->cpus[1] | e->cpus[2] | e->cpus[3]);
 	out->in_false = e->in_false;
 	out->in_true = e->in_true;
-	out->symbol = e->symbol;
-	out->dso = e->dso;
-	out->srcline = e->srcline;
-	out->data_symbol = e->data_symbol;
+	if (e->sym) {
+		out->symbol = c->syms[e->sym - 1].symbol;
+		out->dso = c->syms[e->sym - 1].dso;
+		out->srcline = c->syms[e->sym - 1].srcline;
+	}
+	out->data_symbol = e->dsym ? c->syms[e->dsym - 1].symbol : NULL;
 	return 0;
 }
 

@@ -27,64 +27,62 @@
 int pebs_decode(struct pebs_priv *p, const struct hws_file_info *fi,
 		const struct hws_record_sample *rec, struct hws_sample *out)
 {
-	uint64_t st = rec->sample_type;
+	uint64_t st = rec->sample_type, w = rec->weight;
+	uint64_t f = out->fields & ~(uint64_t)(HWS_SF_ADDR | HWS_SF_PHYS_ADDR);
+	uint16_t misc = rec->misc;
 
+	/* @f holds out->fields until the end: the stores to @out cannot change it */
 	out->backend = "intel_pebs";
 	if (st & PERF_SAMPLE_IP) {
 		out->ip = rec->ip;
-		out->fields |= HWS_SF_IP;
-		out->ip_precise = (rec->misc & MISC_EXACT_IP) ? 1 : 0;
+		f |= HWS_SF_IP;
+		out->ip_precise = (misc & MISC_EXACT_IP) ? 1 : 0;
 	}
-	out->cpumode = (uint8_t)(rec->misc & PERF_RECORD_MISC_CPUMODE_MASK);
-
-	out->fields &= ~(uint64_t)HWS_SF_ADDR;
+	out->cpumode = (uint8_t)(misc & PERF_RECORD_MISC_CPUMODE_MASK);
 	if ((st & PERF_SAMPLE_ADDR) && rec->addr) {
 		out->addr = rec->addr;
-		out->fields |= HWS_SF_ADDR;
+		f |= HWS_SF_ADDR;
 	}
-	out->fields &= ~(uint64_t)HWS_SF_PHYS_ADDR;
 	if ((st & PERF_SAMPLE_PHYS_ADDR) && rec->phys_addr) {
 		out->phys_addr = rec->phys_addr;
-		out->fields |= HWS_SF_PHYS_ADDR;
+		f |= HWS_SF_PHYS_ADDR;
 	}
 
 	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
-		uint64_t w = rec->weight;
-
 		out->weight = w;
-		out->fields |= HWS_SF_WEIGHT;
+		f |= HWS_SF_WEIGHT;
 		if (st & PERF_SAMPLE_WEIGHT_STRUCT) {
 			uint32_t var1 = (uint32_t)w;
 			uint16_t var2 = (uint16_t)(w >> 32);
 
 			if (var1) {
 				out->lat_total = var1;
-				out->fields |= HWS_SF_LAT_TOTAL;
+				f |= HWS_SF_LAT_TOTAL;
 			}
 			if (var2) {
 				out->lat_ins = var2;
-				out->fields |= HWS_SF_LAT_INS;
+				f |= HWS_SF_LAT_INS;
 			}
 		} else if (w) {
 			out->lat_total = w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
-			out->fields |= HWS_SF_LAT_TOTAL;
+			f |= HWS_SF_LAT_TOTAL;
 		}
 	}
 
-	/* core normalizes data_src with the generic fields; only a sample core left without it
-	 * (an older core, or a caller filling @out by hand) needs it here */
-	if ((st & PERF_SAMPLE_DATA_SRC) && rec->data_src &&
-	    !((out->fields & HWS_SF_DATA_SRC) && out->data_src == rec->data_src))
-		p->host->data_src_normalize(rec->data_src, out);
-
 	if ((st & PERF_SAMPLE_DATA_PAGE_SIZE) && rec->data_page_size) {
 		out->data_page_size = rec->data_page_size;
-		out->fields |= HWS_SF_DATA_PAGE_SIZE;
+		f |= HWS_SF_DATA_PAGE_SIZE;
 	}
 	if ((st & PERF_SAMPLE_CODE_PAGE_SIZE) && rec->code_page_size) {
 		out->code_page_size = rec->code_page_size;
-		out->fields |= HWS_SF_CODE_PAGE_SIZE;
+		f |= HWS_SF_CODE_PAGE_SIZE;
 	}
+	out->fields = f;
+	/* core normalizes data_src with the generic fields; only a sample core left without it
+	 * (an older core, or a caller filling @out by hand) needs it here */
+	if ((st & PERF_SAMPLE_DATA_SRC) && rec->data_src &&
+	    !((f & HWS_SF_DATA_SRC) && out->data_src == rec->data_src))
+		p->host->data_src_normalize(rec->data_src, out);
 	return 0;
 }
 

@@ -8,7 +8,9 @@
  *                 [-L L1D_LINE_SIZE (writes a CACHE header)]
  *   bench_c2c_gen -T FILE: CPU time of the shared decode pipeline alone (a callback that only
  *                 counts), of the c2c aggregation on top, and of hws_c2c__finish (best of 3;
- *                 decoding in one thread unless HWS_DECODE_THREADS says otherwise)
+ *                 decoding in one thread unless HWS_DECODE_THREADS says otherwise; as c2c
+ *                 report decodes: in file order unless HWS_DECODE_ORDERED=1, NUMA nodes
+ *                 from the file)
  *
  * One scenario, three encodings. The data are this program's own 64-byte aligned globals
  * (in .data, so the file-backed RW mapping covers them) and the code addresses are its own
@@ -927,8 +929,14 @@ static int count_only(void *ctx, const struct hws_sample *s)
 	return 0;
 }
 
+static int cpu_node(void *ctx, int cpu)
+{
+	return hws_perf_reader__cpu_node(ctx, cpu);
+}
+
 /*
- * Decode @path (static backends, symbols on, as c2c report) three ways, best of @rounds:
+ * Decode @path (static backends, symbols on, decode order and NUMA nodes as c2c report) three
+ * ways, best of @rounds:
  * with a callback that only counts (the shared decode pipeline: c2c's floor), into
  * hws_c2c__add (decode + aggregation), and hws_c2c__finish (classification, sorting,
  * percentiles, symbols of the reported lines). Prints CPU milliseconds.
@@ -936,12 +944,16 @@ static int count_only(void *ctx, const struct hws_sample *s)
 static int time_decode(const char *path, int rounds)
 {
 	double best[3] = {1e18, 1e18, 1e18};
+	const char *ord = getenv("HWS_DECODE_ORDERED");
+	bool unordered = !(ord && !strcmp(ord, "1"));
 	uint64_t n = 0;
 	char err[256];
 
 	for (int r = 0; r < rounds; r++) {
 		for (int mode = 0; mode < 2; mode++) {
-			struct hws_decoder_opts o = {.sz = sizeof(o), .srcline = true};
+			struct hws_decoder_opts o = {
+			    .sz = sizeof(o), .srcline = true, .unordered = unordered};
+			struct hws_c2c_opts co = {.sz = sizeof(co), .cpu_node = cpu_node};
 			struct hws_registry *reg = hws_registry__new();
 			struct hws_perf_reader *rd;
 			struct hws_decoder *d = NULL;
@@ -958,7 +970,8 @@ static int time_decode(const char *path, int rounds)
 				return e ? e : -EINVAL;
 			}
 			d = hws_decoder__new(rd, reg, &o);
-			c = mode ? hws_c2c__new(NULL) : NULL;
+			co.cpu_node_ctx = rd;
+			c = mode ? hws_c2c__new(&co) : NULL;
 			if (!mode)
 				n = 0;
 			rc = !d || (mode && !c) ? -ENOMEM
