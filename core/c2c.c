@@ -292,6 +292,8 @@ struct hws_c2c {
 	struct hws_c2c_stats totals;	/* filled by __finish */
 	bool finished;
 	char *line_size_source;
+	hws_c2c_out_fn out_fn; /* rendered text goes here in pieces (hws_c2c__set_output) */
+	void *out_ctx;
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -2261,6 +2263,39 @@ static void who_text(struct hws_strbuf *sb, const struct hws_c2c *c, uint32_t i,
 				 (unsigned long long)who[k].n);
 }
 
+void hws_c2c__set_output(struct hws_c2c *c, hws_c2c_out_fn fn, void *ctx)
+{
+	c->out_fn = fn;
+	c->out_ctx = ctx;
+}
+
+#define OUT_CHUNK (1u << 20)
+
+/* with an output function, hand it what @sb holds once that passes OUT_CHUNK: the report's
+ * size is then not bounded by the strbuf's cap, and memory stays at about a chunk */
+static void out_drain(const struct hws_c2c *c, struct hws_strbuf *sb)
+{
+	if (!c->out_fn || sb->len < OUT_CHUNK)
+		return;
+	if (c->out_fn(c->out_ctx, sb->buf, sb->len))
+		sb->toobig = 1; /* the output failed: the report ends with an error */
+	sb->len = 0;
+	sb->buf[0] = 0;
+}
+
+/* the render's result: 0, or HWS_E_TOO_BIG when the text passed @sb's cap (or the output
+ * function failed) */
+static int out_result(const struct hws_c2c *c, struct hws_strbuf *sb)
+{
+	if (!sb->toobig && c->out_fn && sb->len) {
+		if (c->out_fn(c->out_ctx, sb->buf, sb->len))
+			sb->toobig = 1;
+		sb->len = 0;
+		sb->buf[0] = 0;
+	}
+	return sb->toobig ? HWS_E_TOO_BIG : 0;
+}
+
 int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
 {
 	const struct hws_c2c_stats *t = hws_c2c__totals(c);
@@ -2373,6 +2408,7 @@ int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
 		    (unsigned long long)li.st.st_na, mean(li.st.lat_sum, li.st.lat_n), li.lat_p50,
 		    li.lat_p99, li.nr_threads, li.nr_cpus, li.nr_nodes, hws_c2c_class__name(li.cls),
 		    li.confidence, conf_label(li.confidence), li.evidence_text);
+		out_drain(c, sb);
 	}
 	hws_strbuf__addstr(sb, "\n");
 
@@ -2446,9 +2482,11 @@ int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
 			    e.symbol ? e.symbol : "[unknown]", e.srcline ? e.srcline : "",
 			    e.data_symbol ? "  [" : "", e.data_symbol ? e.data_symbol : "",
 			    e.data_symbol ? "]" : "");
+			out_drain(c, sb);
 		}
+		out_drain(c, sb);
 	}
-	return sb->toobig ? -E2BIG : 0;
+	return out_result(c, sb);
 }
 
 static void json_stats(struct hws_strbuf *sb, const struct hws_c2c_stats *s)
@@ -2521,7 +2559,7 @@ static void json_who(struct hws_strbuf *sb, const struct hws_c2c *c, uint32_t i,
 	w = malloc(sizeof(*w) * (j1 - j0 ? j1 - j0 : 1));
 	ht = calloc(hsz, sizeof(*ht));
 	if (!w || !ht) {
-		sb->toobig = 1; /* out of memory: the report says -E2BIG (incomplete) */
+		sb->toobig = 1; /* out of memory: the report ends with HWS_E_TOO_BIG (incomplete) */
 		goto out;
 	}
 	for (j = j0; j < j1; j++) {
@@ -2591,6 +2629,12 @@ int hws_c2c__render_json(const struct hws_c2c *c, struct hws_strbuf *sb)
 }
 
 int hws_c2c__render_json_top(const struct hws_c2c *c, struct hws_strbuf *sb, uint32_t detail)
+{
+	return hws__c2c_render_json(c, sb, detail, true);
+}
+
+int hws__c2c_render_json(const struct hws_c2c *c, struct hws_strbuf *sb, uint32_t detail,
+			 bool stream)
 {
 	const struct hws_c2c_stats *t = hws_c2c__totals(c);
 	struct hws_c2c_line_info li;
@@ -2682,9 +2726,13 @@ int hws_c2c__render_json_top(const struct hws_c2c *c, struct hws_strbuf *sb, uin
 					 mean(e.st.lat_sum, e.st.lat_n));
 			json_stats(sb, &e.st);
 			hws_strbuf__addstr(sb, "}");
+			if (stream)
+				out_drain(c, sb);
 		}
 		hws_strbuf__addstr(sb, "]}");
+		if (stream)
+			out_drain(c, sb);
 	}
 	hws_strbuf__addstr(sb, "]}\n");
-	return sb->toobig ? -E2BIG : 0;
+	return stream ? out_result(c, sb) : sb->toobig ? HWS_E_TOO_BIG : 0;
 }

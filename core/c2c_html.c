@@ -18,6 +18,9 @@
 #include <string.h>
 
 #include <hwsample/c2c.h>
+#include <hwsample/errors.h>
+
+#include "internal.h"
 
 static const char page_head[] =
     "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -180,15 +183,16 @@ static int add_escaped(struct hws_strbuf *sb, const char *s, size_t len, bool ht
 			start = i + 1; /* '<' replaced by "<\", the '/' follows */
 	}
 	hws_strbuf__add(sb, s + start, len - start);
-	return sb->toobig ? -E2BIG : 0;
+	return sb->toobig ? HWS_E_TOO_BIG : 0;
 }
 
 int hws_c2c__render_html(const struct hws_c2c *c, const char *title, struct hws_strbuf *sb)
 {
-	struct hws_strbuf js = HWS_STRBUF_INIT;
+	struct hws_strbuf js;
 	int err;
 
-	err = hws_c2c__render_json_top(c, &js, hws_c2c__top(c));
+	hws_strbuf__init(&js, sb->cap); /* the page holds the JSON: the same bound */
+	err = hws__c2c_render_json(c, &js, hws_c2c__top(c), false);
 	if (err)
 		goto out;
 	/* the JSON ends with "}\n": add the heat-map line count before the brace */
@@ -205,7 +209,7 @@ int hws_c2c__render_html(const struct hws_c2c *c, const char *title, struct hws_
 	add_escaped(sb, js.buf ? js.buf : "{", js.len, false);
 	hws_strbuf__addf(sb, ",\"top\":%u}</script>\n", hws_c2c__top(c));
 	hws_strbuf__addstr(sb, page_script);
-	err = sb->toobig ? -E2BIG : 0;
+	err = sb->toobig ? HWS_E_TOO_BIG : 0;
 out:
 	hws_strbuf__release(&js);
 	return err;

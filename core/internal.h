@@ -6,6 +6,7 @@
 #define HWS_CORE_INTERNAL_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <hwsample/errors.h>
@@ -43,6 +44,13 @@ static inline __attribute__((always_inline)) void hws_zero(void *p, size_t n)
 /* Read a small sysfs/proc file into @buf (NUL-terminated, trailing newline removed).
  * Returns length or -errno. */
 int hws_read_file(const char *path, char *buf, size_t len);
+
+/* hws_c2c__render_json_top(); @stream: pieces go to the c2c's output function (the HTML
+ * page renders its embedded JSON without) */
+struct hws_c2c;
+struct hws_strbuf;
+int hws__c2c_render_json(const struct hws_c2c *c, struct hws_strbuf *sb, uint32_t detail,
+			 bool stream);
 
 /* core/buildid.c: the running kernel's build-id (from <sysfs root>/kernel/notes) as hex;
  * perf's build-id cache directory ($PERF_BUILDID_DIR, else ~/.debug); the kallsyms copy

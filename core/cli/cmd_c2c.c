@@ -253,6 +253,20 @@ static int cpu_node_cb(void *ctx, int cpu)
 	return hws_perf_reader__cpu_node(ctx, cpu);
 }
 
+#define HTML_MAX (1024u << 20) /* the page is one self-contained file, made in memory */
+
+/* hws_c2c__set_output(): the report's pieces to stdout; the first error is kept */
+static int out_stdout(void *ctx, const char *buf, size_t len)
+{
+	int *err = ctx;
+
+	if (*err)
+		return *err;
+	if (fwrite(buf, 1, len, stdout) != len)
+		*err = errno ? -errno : -EIO;
+	return *err;
+}
+
 static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -282,6 +296,7 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	bool json = false, stdio_out = false, nosym = false;
 	unsigned long v;
 	char ebuf[256], *end;
+	int out_err = 0;
 
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
@@ -405,7 +420,17 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	if (html) {
 		FILE *f;
 
+		hws_strbuf__init(&sb, HTML_MAX);
 		err = hws_c2c__render_html(c, path, &sb);
+		if (err == HWS_E_TOO_BIG) {
+			fprintf(stderr,
+				"hwsample c2c report: %s: the page would pass %u MiB: "
+				"show fewer lines (--top N, without --show-all) or use "
+				"--json\n",
+				html, HTML_MAX >> 20);
+			ret = HWS_EXIT_ERROR;
+			goto out;
+		}
 		f = err ? NULL : fopen(html, "w");
 		if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len) {
 			fprintf(stderr, "hwsample c2c report: %s: %s\n", html,
@@ -420,11 +445,16 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 		if (!json && !stdio_out)
 			goto out;
 	}
+	/* text and JSON go out in pieces as they are made: no bound on their size */
+	hws_c2c__set_output(c, out_stdout, &out_err);
 	err = json ? hws_c2c__render_json(c, &sb) : hws_c2c__render_stdio(c, &sb);
-	if (sb.len)
-		fwrite(sb.buf, 1, sb.len, stdout);
-	fflush(stdout);
-	if (err) {
+	if (fflush(stdout) && !out_err)
+		out_err = -errno;
+	if (out_err) {
+		fprintf(stderr, "hwsample c2c report: writing the report: %s\n",
+			strerror(-out_err));
+		ret = HWS_EXIT_ERROR;
+	} else if (err) {
 		fprintf(stderr, "hwsample c2c report: %s\n", hws_strerror(err, ebuf, sizeof(ebuf)));
 		ret = HWS_EXIT_ERROR;
 	}

@@ -165,7 +165,15 @@ HWS_API const struct hws_c2c_stats *hws_c2c__totals(const struct hws_c2c *c);
 /* Short names: "false-sharing", "true-sharing", ... Never NULL. */
 HWS_API const char *hws_c2c_class__name(unsigned int cls);
 
-/* Reports (after __finish), appended to @sb. Return 0 or -ENOMEM / -E2BIG. */
+/*
+ * Reports (after __finish), appended to @sb. Return 0, -ENOMEM, or HWS_E_TOO_BIG when the
+ * text would pass @sb's cap (hws_strbuf__init; 64 MiB by default) or the output function
+ * failed. With an output function (hws_c2c__set_output) the text and JSON reports are handed
+ * to it in pieces of about 1 MiB as they are made (what is left in @sb at the end too), so
+ * their size has no bound; the HTML page is made whole in @sb.
+ */
+typedef int (*hws_c2c_out_fn)(void *ctx, const char *buf, size_t len); /* 0 or -errno */
+HWS_API void hws_c2c__set_output(struct hws_c2c *c, hws_c2c_out_fn fn, void *ctx);
 HWS_API int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb);
 HWS_API int hws_c2c__render_json(const struct hws_c2c *c, struct hws_strbuf *sb);
 /* The same JSON with "offsets" and "entries" only for the first @detail lines (empty

@@ -9,6 +9,8 @@
 #include <linux/perf_event.h>
 
 #include <hwsample/c2c.h>
+#include <hwsample/errors.h>
+#include <hwsample/strbuf.h>
 
 #include "tests.h"
 
@@ -411,6 +413,66 @@ static void test_percentiles_large(void)
 	}
 }
 
+/* the output function's pieces, joined; @fail: refuse the second piece */
+struct pieces {
+	struct hws_strbuf all;
+	int calls, fail;
+};
+
+static int collect_piece(void *ctx, const char *buf, size_t len)
+{
+	struct pieces *p = ctx;
+
+	if (p->fail && ++p->calls == 2)
+		return -EPIPE;
+	p->calls += !p->fail;
+	return hws_strbuf__add(&p->all, buf, len) ? -ENOMEM : 0;
+}
+
+/*
+ * A report bigger than the strbuf's cap: without an output function the render says
+ * HWS_E_TOO_BIG; with one, the pieces make exactly the text of the uncapped render (@whole)
+ * while the strbuf stays small; a failing output function ends the render with the error.
+ */
+static void check_pieces(struct hws_c2c *c, const struct hws_strbuf *whole, bool json)
+{
+	struct pieces p = {.all = HWS_STRBUF_INIT};
+	struct hws_strbuf small;
+	int rc;
+
+	__T("pieces: the report is bigger than two chunks", whole->len > (3u << 20));
+	hws_strbuf__init(&small, 1u << 21);
+	rc = json ? hws_c2c__render_json(c, &small) : hws_c2c__render_stdio(c, &small);
+	T_EQ_U64("capped, no output function: too big", rc, (uint64_t)HWS_E_TOO_BIG);
+	hws_strbuf__release(&small);
+	if (json) { /* the page embeds the JSON: it is made whole, within the cap */
+		hws_strbuf__init(&small, 1u << 21);
+		T_EQ_U64("capped html: too big", hws_c2c__render_html(c, NULL, &small),
+			 (uint64_t)HWS_E_TOO_BIG);
+		hws_strbuf__release(&small);
+	}
+
+	hws_strbuf__init(&small, 1u << 21);
+	hws_c2c__set_output(c, collect_piece, &p);
+	rc = json ? hws_c2c__render_json(c, &small) : hws_c2c__render_stdio(c, &small);
+	T_EQ_U64("pieces: ok", rc, 0);
+	__T("pieces: several", p.calls > 2);
+	T_EQ_U64("pieces: nothing left behind", small.len, 0);
+	T_EQ_U64("pieces: same length", p.all.len, whole->len);
+	__T("pieces: same text",
+	    p.all.len == whole->len && !memcmp(p.all.buf, whole->buf, whole->len));
+	hws_strbuf__release(&small);
+
+	hws_strbuf__init(&small, 1u << 21);
+	p.fail = 1;
+	p.calls = 0;
+	rc = json ? hws_c2c__render_json(c, &small) : hws_c2c__render_stdio(c, &small);
+	T_EQ_U64("failing output: error", rc, (uint64_t)HWS_E_TOO_BIG);
+	hws_c2c__set_output(c, NULL, NULL);
+	hws_strbuf__release(&small);
+	hws_strbuf__release(&p.all);
+}
+
 /*
  * Batched counting: more distinct sample kinds than the vectorized kinds table holds (each
  * subset of the level bits is its own kind: 256 of them, the fallback path counts those past
@@ -508,6 +570,10 @@ static void test_batches(void)
 		__T("many entries: reader totals",
 		    sb.buf &&
 			strstr(sb.buf, "\"readers\":[{\"pid\":100,\"tid\":2,\"samples\":10000}]"));
+		check_pieces(c, &sb, true);
+		hws_strbuf__reset(&sb);
+		T_EQ_U64("many entries: stdio", hws_c2c__render_stdio(c, &sb), 0);
+		check_pieces(c, &sb, false);
 		hws_strbuf__release(&sb);
 	}
 	hws_c2c__delete(c);
