@@ -61,6 +61,7 @@ struct staged {
 
 #define STAGE	     32		/* samples in flight */
 #define LAST_CPUS    64
+#define LASTC_WAYS   4
 #define STAGE_SLOTS (64u << 10) /* index size (512 KiB) from which samples are staged */
 
 struct atable {
@@ -68,7 +69,9 @@ struct atable {
 	struct aent *e;
 	size_t size, nr, alloc, max; /* slots, entries used, entries allocated, entry bound */
 	size_t last;		     /* index + 1 of the previous hit: samples come in runs */
-	uint32_t lastc[LAST_CPUS];   /* the same per CPU (mod LAST_CPUS): CPUs interleave */
+	/* recent hits per CPU (mod LAST_CPUS; CPUs interleave), LASTC_WAYS of them picked by
+	 * address bits: a loop's few hot addresses on one CPU each keep their own */
+	uint32_t lastc[LAST_CPUS][LASTC_WAYS];
 	struct tally other;
 	unsigned int nstage;
 	struct staged stage[STAGE];
@@ -310,6 +313,8 @@ static int at_flush(struct atable *t)
 static int at_add(struct atable *t, unsigned int cpu, uint32_t pid, uint64_t addr,
 		  const struct tally *v)
 {
+	/* byte-granular code addresses differ in the low bits, 8-byte data in bits 3 and 4 */
+	uint32_t *way = &t->lastc[cpu][(addr ^ addr >> 3) & (LASTC_WAYS - 1)];
 	struct staged *x;
 	uint64_t h;
 	int err;
@@ -322,10 +327,10 @@ static int at_add(struct atable *t, unsigned int cpu, uint32_t pid, uint64_t add
 			tally_add(&x->v, v);
 			return 0;
 		}
-	} else if (t->lastc[cpu]) {
-		struct aent *e = &t->e[t->lastc[cpu] - 1];
+	} else if (*way) {
+		struct aent *e = &t->e[*way - 1];
 
-		if (e->addr == addr && e->pid == pid) { /* this CPU's run */
+		if (e->addr == addr && e->pid == pid) { /* seen lately on this CPU */
 			tally_add(&e->t, v);
 			return 0;
 		}
@@ -333,7 +338,7 @@ static int at_add(struct atable *t, unsigned int cpu, uint32_t pid, uint64_t add
 	h = key_hash(pid, addr);
 	if (!t->nstage && t->size < STAGE_SLOTS) {
 		err = at_put(t, pid, addr, h, v);
-		t->lastc[cpu] = (uint32_t)t->last;
+		*way = (uint32_t)t->last;
 		return err;
 	}
 	__builtin_prefetch(&t->slot[h & (t->size - 1)]);
