@@ -1201,44 +1201,7 @@ static int read_more(int fd, char **buf, size_t *len, size_t *alloc, size_t limi
 	return 0;
 }
 
-/* hex digit value + 1 of a character, 0 if none */
-static const uint8_t hex1[256] = {
-    ['0'] = 1,	['1'] = 2,  ['2'] = 3,	['3'] = 4,  ['4'] = 5,	['5'] = 6,  ['6'] = 7,
-    ['7'] = 8,	['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14,
-    ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15,
-    ['F'] = 16,
-};
-
-/* symbol types kept: text, weak, data, bss, read-only */
-static const bool ks_kept[256] = {
-    ['t'] = 1, ['T'] = 1, ['w'] = 1, ['W'] = 1, ['d'] = 1,
-    ['D'] = 1, ['b'] = 1, ['B'] = 1, ['r'] = 1, ['R'] = 1,
-};
-
-/* One "ffffffff81000000 T name\t[module]" line at @p: its address, type and name (up to
- * *name_end: the first space, tab or control character); false if it is not such a line or
- * not a kept type. */
-static bool kallsyms_line(char *p, char *end, uint64_t *addr, char *type, char **name,
-			  char **name_end)
-{
-	uint64_t a = 0;
-	int h, nd = 0;
-
-	while (nd < 16 && p < end && (h = hex1[(unsigned char)*p])) {
-		a = a << 4 | (uint64_t)(h - 1);
-		p++;
-		nd++;
-	}
-	if (!nd || p + 2 >= end || p[0] != ' ' || p[2] != ' ' || !ks_kept[(unsigned char)p[1]])
-		return false;
-	*type = p[1];
-	*name = p += 3;
-	while (p < end && (unsigned char)*p > ' ')
-		p++;
-	*name_end = p;
-	*addr = a;
-	return p != *name;
-}
+#include "ksyms_line.h"
 
 /* any kept symbol with a non-zero address in the complete lines of @buf */
 static bool kallsyms_nonzero(char *buf, size_t len)
@@ -1247,7 +1210,7 @@ static bool kallsyms_nonzero(char *buf, size_t len)
 	uint64_t a;
 
 	for (char *p = buf; end && p < end; p++) {
-		if (kallsyms_line(p, end, &a, &type, &name, &ne) && a)
+		if (ksyms_line(p, end, &a, &type, &name, &ne) && a)
 			return true;
 		p = memchr(p, '\n', (size_t)(end - p) + 1);
 		if (!p)
@@ -1339,7 +1302,7 @@ static int kallsyms_parse(struct hws_symbols *s, char *buf, size_t len)
 		uint64_t a;
 		bool nl, module;
 
-		if (!kallsyms_line(p, end, &a, &type, &name, &ne)) {
+		if (!ksyms_line(p, end, &a, &type, &name, &ne)) {
 			p = memchr(p, '\n', (size_t)(end - p));
 			if (!p)
 				break;
@@ -1350,10 +1313,10 @@ static int kallsyms_parse(struct hws_symbols *s, char *buf, size_t len)
 		*ne = 0; /* buf[len] is already 0 */
 		if (a)
 			nonzero = true;
-		if (!module && name[0] == '_' && (type == 'T' || type == 't')) {
-			if (!strcmp(name, "_text"))
+		if (!module && (type == 'T' || type == 't') && ne - name <= 6 && name[0] == '_') {
+			if (ne - name == 5 && !memcmp(name, "_text", 5))
 				s->ks_text = a;
-			else if (!strcmp(name, "_stext"))
+			else if (ne - name == 6 && !memcmp(name, "_stext", 6))
 				s->ks_stext = a;
 		}
 		if (d->nr_syms >= MAX_SYMS)
@@ -1371,7 +1334,7 @@ static int kallsyms_parse(struct hws_symbols *s, char *buf, size_t len)
 		y = &d->syms[d->nr_syms++];
 		y->start = a;
 		y->size = 0;
-		y->kind = strchr("tTwW", type) ? HWS_SYM_FUNC : HWS_SYM_OBJECT;
+		y->kind = (type | 0x20) == 't' || (type | 0x20) == 'w' ? HWS_SYM_FUNC : HWS_SYM_OBJECT;
 		y->bind_rank = isupper((unsigned char)type) ? 0 : 2;
 		y->module = module;
 		y->name = (uint32_t)(name - buf);
@@ -1491,7 +1454,7 @@ static bool modules_match(const char *buf, size_t len, const char *modules)
 		while (ls > buf && ls[-1] != '\n')
 			ls--;
 		te = tag < end && *tag == '[' ? memchr(tag, ']', (size_t)(end - tag)) : NULL;
-		if (!te || !kallsyms_line((char *)ls, (char *)end, &a, &type, &name, &ne)) {
+		if (!te || !ksyms_line((char *)ls, (char *)end, &a, &type, &name, &ne)) {
 			p++; /* not a symbol of a kept type: its address does not matter */
 			continue;
 		}
