@@ -314,14 +314,6 @@ static void time_layout(struct ev_state *e, const struct perf_event_attr *a)
 					    !!(st & PERF_SAMPLE_IDENTIFIER)));
 }
 
-/* sample_type bits whose fields are always 8 bytes (as sample_parse.c's FIXED_FIELDS) */
-#define FIXED_ST                                                                                   \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
-	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
-	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT |                     \
-	 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR |                  \
-	 PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE)
-
 /* Field offsets of a fixed layout, in the kernel's order (perf-facts.md section 6). */
 static void fix_layout(struct fix_plan *fp, const struct perf_event_attr *a)
 {
@@ -329,7 +321,7 @@ static void fix_layout(struct fix_plan *fp, const struct perf_event_attr *a)
 	unsigned int o = 8;
 
 	memset(fp, 0, sizeof(*fp));
-	if ((st & ~(uint64_t)FIXED_ST) ||
+	if ((st & ~(uint64_t)HWS_FIXED_SAMPLE_FIELDS) ||
 	    (st & PERF_SAMPLE_WEIGHT_TYPE) == PERF_SAMPLE_WEIGHT_TYPE)
 		return;
 #define AT(bit, f, flag)                                                                           \
@@ -543,6 +535,21 @@ static const struct hws_file_info *file_info(struct hws_decoder *d)
 	return d->fi;
 }
 
+/* perf's reading of the weight: WEIGHT (low 32 bits) / WEIGHT_STRUCT var1 = latency, var2 =
+ * instruction latency; a zero means "not measured" */
+static inline void put_weight(struct hws_sample *s, uint64_t st, uint64_t w)
+{
+	s->weight = w;
+	if ((uint32_t)w) {
+		s->lat_total = (uint32_t)w;
+		s->fields |= HWS_SF_LAT_TOTAL;
+	}
+	if ((st & PERF_SAMPLE_WEIGHT_STRUCT) && (uint16_t)(w >> 32)) {
+		s->lat_ins = (uint16_t)(w >> 32);
+		s->fields |= HWS_SF_LAT_INS;
+	}
+}
+
 static void fill_generic(const struct hws_record_sample *rs, struct hws_sample *s)
 {
 	uint64_t st = rs->sample_type;
@@ -591,18 +598,8 @@ static void fill_generic(const struct hws_record_sample *rs, struct hws_sample *
 		s->fields |= HWS_SF_CODE_PAGE_SIZE;
 	}
 	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
-		s->weight = rs->weight;
 		s->fields |= HWS_SF_WEIGHT;
-		/* perf's reading: WEIGHT (low 32 bits) / WEIGHT_STRUCT var1 = latency, var2 =
-		 * instruction latency. A zero weight means "not measured". */
-		if ((uint32_t)rs->weight) {
-			s->lat_total = (uint32_t)rs->weight;
-			s->fields |= HWS_SF_LAT_TOTAL;
-		}
-		if ((st & PERF_SAMPLE_WEIGHT_STRUCT) && (uint16_t)(rs->weight >> 32)) {
-			s->lat_ins = (uint16_t)(rs->weight >> 32);
-			s->fields |= HWS_SF_LAT_INS;
-		}
+		put_weight(s, st, rs->weight);
 	}
 	if ((st & PERF_SAMPLE_DATA_SRC) && rs->data_src)
 		hws_data_src__normalize(rs->data_src, s);
@@ -652,16 +649,8 @@ static inline void fill_fixed(const struct fix_plan *fp, const struct perf_event
 	if (fp->period)
 		rs->period = s->period = pd_get64(p + fp->period);
 	if (fp->weight) {
-		rs->weight = s->weight = v = pd_get64(p + fp->weight);
-		/* as fill_generic(): latency in the low 32 bits, WEIGHT_STRUCT var2 above */
-		if ((uint32_t)v) {
-			s->lat_total = (uint32_t)v;
-			s->fields |= HWS_SF_LAT_TOTAL;
-		}
-		if ((attr->sample_type & PERF_SAMPLE_WEIGHT_STRUCT) && (uint16_t)(v >> 32)) {
-			s->lat_ins = (uint16_t)(v >> 32);
-			s->fields |= HWS_SF_LAT_INS;
-		}
+		rs->weight = pd_get64(p + fp->weight);
+		put_weight(s, attr->sample_type, rs->weight);
 	}
 	if (fp->dsrc) {
 		rs->data_src = v = pd_get64(p + fp->dsrc);

@@ -104,14 +104,6 @@ static int read_block(struct cur *c, uint64_t read_format, const uint8_t **start
 	return 0;
 }
 
-/* sample_type bits whose fields are always 8 bytes (WEIGHT and WEIGHT_STRUCT share theirs) */
-#define FIXED_FIELDS                                                                               \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
-	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
-	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT |                     \
-	 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR |                  \
-	 PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE)
-
 /*
  * The common case of hws_sample__parse(): only fixed-size fields, so the record's length is
  * known from sample_type and checked once; then the fields are read in order without a
@@ -171,7 +163,7 @@ int hws_sample__parse(const struct perf_event_attr *attr, const void *rec, size_
 	out->period = attr->sample_period; /* as perf: the attr's period unless PERIOD is sampled */
 	c.p = (const uint8_t *)rec + sizeof(*hdr);
 	c.left = hdr->size - sizeof(*hdr);
-	if (!(st & ~(uint64_t)FIXED_FIELDS) &&
+	if (!(st & ~(uint64_t)HWS_FIXED_SAMPLE_FIELDS) &&
 	    (st & PERF_SAMPLE_WEIGHT_TYPE) != PERF_SAMPLE_WEIGHT_TYPE) {
 		if (c.left < 8 * (size_t)bits64(st))
 			return HWS_E_BADREC;
