@@ -220,8 +220,8 @@ int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 		   const struct hws_aux_chunk *chunk, hws_sample_fn emit, void *ctx);
 int spe_aux_flush(void *priv, void *stream, const struct hws_file_info *fi, hws_sample_fn emit,
 		  void *ctx);
-int spe_raw_json(void *priv, const struct hws_file_info *fi, const struct hws_sample *s,
-		 struct hws_strbuf *out);
+/* The core name of @midr (NULL if unknown) and, in *@table, its data-source table's name. */
+const char *spe_midr_info(uint64_t midr, const char **table);
 /* perf_mem_data_src value perf would give this record on a CPU with @midr (0 = none). */
 uint64_t spe_data_src(const struct spe_record *r, uint64_t midr);
 /* MIDR of @cpu from AUXTRACE_INFO v2 metadata, the file's cpu_midr or HEADER_CPUID. 0 if none. */
@@ -231,6 +231,10 @@ void spe_record__to_sample(const struct spe_record *r, uint64_t midr, struct hws
 			   const struct hws_host *host);
 /* perf's TSC -> perf time conversion */
 uint64_t spe_tsc_to_perf_time(uint64_t cyc, const struct hws_time_conv *tc);
+
+/* spe_raw.c */
+int spe_raw_json(void *priv, const struct hws_file_info *fi, const struct hws_sample *s,
+		 struct hws_strbuf *out);
 
 /* spe_encode.c */
 int spe_detect(void *priv, char *why, size_t len);
