@@ -193,6 +193,55 @@ struct spe_stream {
 	uint8_t buf[SPE_REC_MAX + 64];
 };
 
+/*
+ * raw_json's text of one packet header (a 1-byte one, or an extended ADDRESS/COUNTER pair):
+ * the packet renders as pre, the payload in hex (if @hexon), mid, the part @kind formats
+ * from the payload, tail. The three texts sit at fixed offsets of @text, so each is copied
+ * with one fixed-size move and the cursor advanced by its length.
+ */
+#define SPE_RAW_PRE  0	/* {"type":"ADDR","index":0,"len":9,"payload":"0x (64-byte copy) */
+#define SPE_RAW_MID  56 /* ","desc":"PC 0x (32-byte copy) */
+#define SPE_RAW_TAIL 80 /* "} or  el2"} (8-byte copy) */
+
+enum spe_raw_kind {
+	SPE_RK_NONE, /* PAD, END: nothing between mid and tail */
+	SPE_RK_DEC,  /* signed decimal (TS, DATA-SOURCE, LAT) */
+	SPE_RK_HEX,  /* hex of the payload (top byte dropped if @dshift is 8), then a suffix */
+	SPE_RK_EV,   /* EVENTS names of the desc */
+	SPE_RK_OP,   /* OP_TYPE text by class and payload */
+};
+
+struct spe_raw_ent {
+	char text[88];
+	uint64_t pmask; /* payload bytes of the 8 after the header */
+	uint32_t have;	/* SPE_HAVE_* */
+	uint16_t sbase; /* SPE_RK_HEX: suffix sbase + ((payload >> sshift) & smask) */
+	uint8_t sshift, smask;
+	uint8_t kind, slot, hlen, need; /* need: packet length */
+	uint8_t pre_n, mid_n, tail_n;
+	uint8_t hexon;	   /* 0xff: payload shown, 0: none */
+	uint8_t dshift;	   /* SPE_RK_HEX: 8 drops the top byte (addresses), else 0 */
+	uint8_t evm;	   /* 1: EVENTS (ORed into the record's events) */
+	uint8_t spare[14]; /* 128 bytes: an index is a shift */
+};
+
+#define SPE_RAW_ENTS 100 /* 0 (not a packet that fits), 35 short headers, 64 extended */
+#define SPE_RAW_SFX  265 /* 0: none, 1..8 PC/TGT " el2 ns=1", 9..264 PA " ns=1 ch=0 pat=3" */
+_Static_assert(sizeof(struct spe_raw_ent) == 128, "spe_raw_ent: 128 bytes");
+
+/* raw_json's tables, made on its first call (spe_raw.c: raw_tabs_build()) */
+struct spe_raw_tabs {
+	uint8_t map[256]; /* header byte -> ent, 0: extended or bad (slow path) */
+	uint8_t xmap[64]; /* extended COUNTER/ADDRESS: [is ADDR][h0 & 3][h1 & 7] -> ent */
+	struct spe_raw_ent ent[SPE_RAW_ENTS];
+	char sfx[SPE_RAW_SFX][16];
+	uint8_t sfx_n[SPE_RAW_SFX];
+	char op[3][256][32]; /* OP_TYPE desc by class 0..2 and payload; length in byte 31 */
+	char evlo[256][96];  /* EVENTS desc words of bits 0..7; length in byte 95 */
+	char evhi[64][96];   /* of bits 8..11, 17, 18 */
+	char evname[64][32]; /* ,"NAME" (or ,"EVn") of each events bit; length in byte 31 */
+};
+
 /* Per-instance state (priv). */
 struct spe_priv {
 	const struct hws_host *host;
@@ -212,7 +261,11 @@ struct spe_priv {
 	/* op and op_flags per OP_TYPE class (4: no OP_TYPE packet) and payload: op << 24 | flags */
 	uint32_t optab[5][256];
 	struct spe_fast_ent ftab[256]; /* made with optab */
-	char json[16384]; /* raw_json renders here, then appends once */
+	char json[16384]; /* raw_json renders here, then appends (more than once if full) */
+	int raw_ready;	  /* rawtab made */
+	uint32_t raw_midr_n;
+	char raw_midr_txt[96]; /* ,"midr":...,"cpu_model":"..."} of raw_midr (<= 82 bytes) */
+	struct spe_raw_tabs rawtab;
 };
 
 /* spe_decode.c */
@@ -220,8 +273,8 @@ int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 		   const struct hws_aux_chunk *chunk, hws_sample_fn emit, void *ctx);
 int spe_aux_flush(void *priv, void *stream, const struct hws_file_info *fi, hws_sample_fn emit,
 		  void *ctx);
-int spe_raw_json(void *priv, const struct hws_file_info *fi, const struct hws_sample *s,
-		 struct hws_strbuf *out);
+/* The core name of @midr (NULL if unknown) and, in *@table, its data-source table's name. */
+const char *spe_midr_info(uint64_t midr, const char **table);
 /* perf_mem_data_src value perf would give this record on a CPU with @midr (0 = none). */
 uint64_t spe_data_src(const struct spe_record *r, uint64_t midr);
 /* MIDR of @cpu from AUXTRACE_INFO v2 metadata, the file's cpu_midr or HEADER_CPUID. 0 if none. */
@@ -231,6 +284,10 @@ void spe_record__to_sample(const struct spe_record *r, uint64_t midr, struct hws
 			   const struct hws_host *host);
 /* perf's TSC -> perf time conversion */
 uint64_t spe_tsc_to_perf_time(uint64_t cyc, const struct hws_time_conv *tc);
+
+/* spe_raw.c */
+int spe_raw_json(void *priv, const struct hws_file_info *fi, const struct hws_sample *s,
+		 struct hws_strbuf *out);
 
 /* spe_encode.c */
 int spe_detect(void *priv, char *why, size_t len);
