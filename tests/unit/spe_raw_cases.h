@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "tests.h" /* tests_xorshift64 */
+
 #define SPE_RAW_CASE_MAX 4096
 
 struct spe_raw_case {
@@ -27,16 +29,6 @@ struct spe_raw_case {
 	int fi;	 /* file info variant, 0..5 (spe_raw_case_fi) */
 	int cpu; /* -1: the sample has no CPU */
 };
-
-static inline uint64_t spe_raw_case_rng(uint64_t *s)
-{
-	uint64_t x = *s;
-
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return *s = x;
-}
 
 static inline size_t spe_raw_put(uint8_t *b, size_t n, uint64_t v, unsigned int bytes)
 {
@@ -52,9 +44,9 @@ static inline size_t spe_raw_rand_pkt(uint8_t *b, size_t n, uint64_t *rs)
 				       0x63, 0x73, 0x64, 0x65, 0x66, 0x67, 0x48, 0x49, 0x4a,
 				       0x4b, 0xb0, 0xb1, 0xb2, 0xb3, 0xb4, 0xb5, 0x98, 0x99,
 				       0x9a, 0x9b, 0x9c, 0x20, 0x21, 0x22, 0x23};
-	uint64_t r = spe_raw_case_rng(rs);
+	uint64_t r = tests_xorshift64(rs);
 	uint8_t h = hdrs[r % sizeof(hdrs)];
-	uint64_t v = spe_raw_case_rng(rs);
+	uint64_t v = tests_xorshift64(rs);
 
 	if ((h & 0xfc) == 0x20) { /* extended ADDRESS / COUNTER */
 		uint8_t h1 = (uint8_t)(((r >> 8) & 1 ? 0xb0 : 0x98) | ((r >> 9) & 7));
@@ -89,7 +81,7 @@ static inline int spe_raw_case(unsigned int k, uint8_t *b, struct spe_raw_case *
 	memset(c, 0, sizeof(*c));
 	c->fi = (int)(k % 6);
 	c->cpu = (k % 7 == 0) ? -1 : (int)(k % 4);
-	spe_raw_case_rng(&rs);
+	tests_xorshift64(&rs);
 
 	/* every header byte: zeros, 0xff, random, and random cut to 0..7 payload bytes */
 	if (i < 1024) {
@@ -97,7 +89,7 @@ static inline int spe_raw_case(unsigned int k, uint8_t *b, struct spe_raw_case *
 
 		b[n++] = (uint8_t)h;
 		for (unsigned int j = 0; j < len; j++)
-			b[n++] = var == 0 ? 0 : var == 1 ? 0xff : (uint8_t)spe_raw_case_rng(&rs);
+			b[n++] = var == 0 ? 0 : var == 1 ? 0xff : (uint8_t)tests_xorshift64(&rs);
 		c->len = n;
 		return 1;
 	}
@@ -106,7 +98,7 @@ static inline int spe_raw_case(unsigned int k, uint8_t *b, struct spe_raw_case *
 	if (i < 4 * sizeof(exth1)) {
 		b[n++] = (uint8_t)(0x20 | (i / sizeof(exth1)));
 		b[n++] = exth1[i % sizeof(exth1)];
-		n = spe_raw_put(b, n, spe_raw_case_rng(&rs), 8);
+		n = spe_raw_put(b, n, tests_xorshift64(&rs), 8);
 		c->len = n;
 		return 1;
 	}
@@ -126,7 +118,7 @@ static inline int spe_raw_case(unsigned int k, uint8_t *b, struct spe_raw_case *
 		memset(b + n, 0, 24);
 		n += 24;
 		b[n++] = 0xb0;
-		n = spe_raw_put(b, n, spe_raw_case_rng(&rs), 8);
+		n = spe_raw_put(b, n, tests_xorshift64(&rs), 8);
 		c->len = n;
 		return 1;
 	}
@@ -146,8 +138,8 @@ static inline int spe_raw_case(unsigned int k, uint8_t *b, struct spe_raw_case *
 				v = (1ULL << j) - 1;
 				break;
 			default:
-				v = (spe_raw_case_rng(&rs) | 1ULL << (j - 1)) & ((1ULL << j) - 1);
-				v |= (spe_raw_case_rng(&rs) & 0xff) << 56;
+				v = (tests_xorshift64(&rs) | 1ULL << (j - 1)) & ((1ULL << j) - 1);
+				v |= (tests_xorshift64(&rs) & 0xff) << 56;
 				break;
 			}
 		}
@@ -177,14 +169,14 @@ static inline int spe_raw_case(unsigned int k, uint8_t *b, struct spe_raw_case *
 			uint64_t v = i < 64    ? 1ULL << i
 				     : i == 64 ? ~0ULL
 				     : i == 65 ? 0
-					       : spe_raw_case_rng(&rs);
+					       : tests_xorshift64(&rs);
 
 			b[n++] = 0x72;
 			n = spe_raw_put(b, n, v, 8);
 		} else {
 			for (unsigned int s = 0; s < 4; s++) {
 				b[n++] = (uint8_t)(0x42 | s << 4);
-				n = spe_raw_put(b, n, spe_raw_case_rng(&rs), 1U << s);
+				n = spe_raw_put(b, n, tests_xorshift64(&rs), 1U << s);
 			}
 			b[n++] = 0x01;
 		}
@@ -215,7 +207,7 @@ static inline int spe_raw_case(unsigned int k, uint8_t *b, struct spe_raw_case *
 			}
 		} else if (i < 6) {
 			for (n = 0; n < SPE_RAW_CASE_MAX; n++)
-				b[n] = (uint8_t)spe_raw_case_rng(&rs);
+				b[n] = (uint8_t)tests_xorshift64(&rs);
 		} else {
 			size_t cap = i < 9 ? SPE_RAW_CASE_MAX : 100 + 300 * (i - 9);
 
@@ -234,7 +226,7 @@ static inline int spe_raw_case(unsigned int k, uint8_t *b, struct spe_raw_case *
 	i -= 2;
 	/* random well-formed records ending with END or TIMESTAMP */
 	if (i < 400) {
-		unsigned int np = 1 + (unsigned int)(spe_raw_case_rng(&rs) % 20);
+		unsigned int np = 1 + (unsigned int)(tests_xorshift64(&rs) % 20);
 
 		for (unsigned int j = 0; j < np; j++)
 			n = spe_raw_rand_pkt(b, n, &rs);
@@ -242,7 +234,7 @@ static inline int spe_raw_case(unsigned int k, uint8_t *b, struct spe_raw_case *
 			b[n++] = 0x01;
 		} else {
 			b[n++] = 0x71;
-			n = spe_raw_put(b, n, spe_raw_case_rng(&rs), 8);
+			n = spe_raw_put(b, n, tests_xorshift64(&rs), 8);
 		}
 		c->len = n;
 		return 1;
