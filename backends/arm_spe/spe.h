@@ -251,6 +251,7 @@ struct spe_priv {
 	uint64_t nr_records, nr_bad, nr_dropped;
 	int warned_context;
 	int optab_ready; /* optab and ftab made */
+	int lens_avx2;	 /* the fast loop's packet lengths with AVX2 (x86-64 CPUs that have it) */
 	/* raw_json: MIDR of the last CPU rendered, for the file @raw_midr_fi */
 	int raw_midr_valid;
 	uint32_t raw_midr_cpu;

@@ -782,36 +782,59 @@ static inline int ext_taken(const uint8_t *q)
 
 /*
  * Packet lengths of a block, computed for every byte position at once (GCC/clang vector
- * extensions: SSE2 on x86-64, NEON on arm64), so the packet walk advances with one load
- * (len[pos]) instead of two dependent ones (header byte, then its table entry): the walk
- * is a chain of dependent loads and that chain sets the speed. Per position: 1 for PAD /
- * END, 1 + payload size (1 << h[5:4]) for other 1-byte headers, 0 for an extended header
- * (the walk handles those itself); the value at a bad byte is never used.
+ * extensions: SSE2 on x86-64, NEON on arm64; AVX2 when the CPU has it), so the packet walk
+ * advances with one load (len[pos]) instead of two dependent ones (header byte, then its
+ * table entry): the walk is a chain of dependent loads and that chain sets the speed.
+ * The walk uses the value only where it takes a 1-byte header (the length of an extended
+ * header comes from its second byte's entry; at a bad byte the walk stops), and the length
+ * of every taken 1-byte header is a function of its high nibble n: 1 for PAD / END (n 0),
+ * else 1 + payload size (1 << n[1:0]). So one 16-entry table of n gives it (one byte
+ * shuffle on AVX2), and the values at other bytes are never read.
  */
 typedef uint8_t u8x16 __attribute__((vector_size(16)));
 
 static inline void lens16(const uint8_t *src, uint8_t *dst)
 {
-	u8x16 h, x, l, small, ext;
+	u8x16 h, n, x, l;
 
 	memcpy(&h, src, 16);
-	/* 1 + (1 << x) for x = h[5:4] in 0..3 is x + 2 + (x >> 1) + (x == 3 ? 3 : 0) */
-	x = (h >> 4) & 3;
-	l = x + 2 + (x >> 1) + ((u8x16)(x == 3) & 3);
-	small = (u8x16)((h & 0xfe) == 0); /* PAD / END: 1 (all ones adds -1 to the 2 of x 0) */
-	ext = (u8x16)((h & 0xfc) == 0x20);
-	l = (l + small) & ~ext;
+	n = (h >> 4) & 15;
+	/* 1 + (1 << x) for x = n[1:0] in 0..3 is x + 2 + (x >> 1) + (x == 3 ? 3 : 0); n 0: 1
+	 * (all ones adds -1 to the 2 of x 0) */
+	x = n & 3;
+	l = x + 2 + (x >> 1) + ((u8x16)(x == 3) & 3) + (u8x16)(n == 0);
 	memcpy(dst, &l, 16);
 }
 
 static inline uint8_t len1(uint8_t h) /* lens16() for one position */
 {
-	if (h < 2)
-		return 1;
-	if ((h & 0xfc) == 0x20)
-		return 0;
-	return (uint8_t)(1 + (1 << ((h >> 4) & 3)));
+	return h < 0x10 ? 1 : (uint8_t)(1 + (1 << ((h >> 4) & 3)));
 }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define HAVE_LENS_AVX2 1
+
+/* lens16() for the 32-byte groups of @cnt bytes (the rest is left to the caller): the
+ * length by high nibble (1 for n 0, else 1 + (1 << n[1:0])) as one in-lane byte shuffle,
+ * so the 16-entry table is there once per 128-bit lane */
+__attribute__((target("avx2"))) static size_t lens_avx2(const uint8_t *src, size_t cnt,
+							uint8_t *dst)
+{
+	const __m256i tab = _mm256_setr_epi8(1, 3, 5, 9, 2, 3, 5, 9, 2, 3, 5, 9, 2, 3, 5, 9, 1, 3,
+					     5, 9, 2, 3, 5, 9, 2, 3, 5, 9, 2, 3, 5, 9);
+	const __m256i lo4 = _mm256_set1_epi8(15);
+	size_t j = 0;
+
+	for (; j + 32 <= cnt; j += 32) {
+		__m256i h = _mm256_loadu_si256((const __m256i *)(const void *)(src + j));
+		__m256i n = _mm256_and_si256(_mm256_srli_epi16(h, 4), lo4);
+
+		_mm256_storeu_si256((__m256i *)(void *)(dst + j), _mm256_shuffle_epi8(tab, n));
+	}
+	return j;
+}
+#endif
 
 #define FAST_BLK 256 /* positions per lens block */
 
@@ -842,10 +865,17 @@ static void fast_tab_build(struct spe_fast_ent *ft)
 }
 
 /* lens of the block [k, k + FAST_BLK) (or to the chunk's end) into @lbuf */
-static inline void lens_fill(const uint8_t *d, size_t n, size_t k, uint8_t *lbuf, size_t *le)
+static inline void lens_fill(const uint8_t *d, size_t n, size_t k, uint8_t *lbuf, size_t *le,
+			     int avx2)
 {
 	size_t j = 0, cnt = n - k < FAST_BLK ? n - k : FAST_BLK;
 
+#ifdef HAVE_LENS_AVX2
+	if (avx2)
+		j = lens_avx2(d + k, cnt, lbuf);
+#else
+	(void)avx2;
+#endif
 	for (; j + 16 <= cnt; j += 16)
 		lens16(d + k + j, lbuf + j);
 	for (; j < cnt; j++)
@@ -898,7 +928,7 @@ static int fast_run(struct decode_ctx *dc, struct hws_sample *s, const uint8_t *
 		goto out;
 refill:
 	/* here plim >= p >= ple: lens for the block at p */
-	lens_fill(d, n, (size_t)(p - d), lbuf, &le);
+	lens_fill(d, n, (size_t)(p - d), lbuf, &le, dc->priv->lens_avx2);
 	lens = lbuf - p;
 	ple = d + le;
 	pbound = ple < plim + 1 ? ple : plim + 1;
@@ -1003,6 +1033,10 @@ int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 	if (!dc.priv->optab_ready) {
 		optab_build(dc.priv);
 		fast_tab_build(dc.priv->ftab);
+#ifdef HAVE_LENS_AVX2
+		__builtin_cpu_init();
+		dc.priv->lens_avx2 = __builtin_cpu_supports("avx2") != 0;
+#endif
 	}
 	dc.tc = fi ? fi->time_conv : NULL;
 	if (dc.tc && !dc.tc->cap_user_time_short && dc.tc->time_shift < 64) {
