@@ -845,18 +845,20 @@ __attribute__((target("avx2"))) static size_t lens_avx2(const uint8_t *src, size
  * zero masks, no SPE_HAVE_* bits and the sink slot, so the loop's unconditional stores
  * change nothing before it looks at ctl.
  */
-static void fast_tab_build(struct spe_fast_ent *ft)
+static void fast_tab_build(struct spe_fast_tab *ft)
 {
 	for (unsigned int h = 0; h < 256; h++) {
 		uint32_t e = hdr_tab[h];
-		struct spe_fast_ent *f = &ft[h];
+		struct spe_fast_ent *f = &ft->ent[h];
 
 		memset(f, 0, sizeof(*f));
 		f->slot = SPE_SLOT_SINK;
+		ft->pmask[h] = 0;
+		ft->evmask[h] = 0;
 		if (!(e & T_OK))
 			continue; /* FAST_SLOW */
-		f->pmask = UINT64_MAX >> ((e >> 12) & 63);
-		f->evmask = (e & T_OR) ? UINT64_MAX : 0;
+		ft->pmask[h] = UINT64_MAX >> ((e >> 12) & 63);
+		ft->evmask[h] = (e & T_OR) ? UINT64_MAX : 0;
 		f->have = e >> 18;
 		f->slot = (uint8_t)((e >> 4) & 31);
 		f->ctl = (e & T_END) ? FAST_END : FAST_GO;
@@ -910,7 +912,7 @@ static int fast_run(struct decode_ctx *dc, struct hws_sample *s, const uint8_t *
 {
 	struct spe_stream *st = dc->st;
 	struct spe_record *rec = &st->rec;
-	const struct spe_fast_ent *ft = dc->priv->ftab;
+	const struct spe_fast_tab *ft = &dc->priv->ftab;
 	/* the walk moves a pointer: p is d + k, plim the last position it takes (d + lim),
 	 * ple the end of the lens block, pbound the nearer of the two (one test a packet) */
 	const uint8_t *p = d + *pi, *plim = d + (n - FAST_MIN), *ple = d, *pbound;
@@ -935,11 +937,11 @@ refill:
 	for (;;) {
 		/* p <= plim and p < ple: p[0 .. FAST_MIN) is in the chunk, p[lens] is valid */
 		uint8_t h = *p;
-		const struct spe_fast_ent *e = &ft[h];
-		uint64_t w = ld_le64(p + 1) & e->pmask;
+		const struct spe_fast_ent *e = &ft->ent[h];
+		uint64_t w = ld_le64(p + 1) & ft->pmask[h];
 		const uint8_t *q = p + p[lens];
 
-		ev |= w & e->evmask;
+		ev |= w & ft->evmask[h];
 		rec->v[e->slot] = w;
 		rec->hdr[e->slot] = h;
 		pr |= e->have;
@@ -958,10 +960,10 @@ refill:
 				ret = 2;
 				goto out;
 			}
-			e1 = &ft[p[1]];
+			e1 = &ft->ent[p[1]];
 			slot = (h & 3) ? SPE_SLOT_SINK : e1->slot;
 			have = (h & 3) ? 0 : e1->have;
-			rec->v[slot] = ld_le64(p + 2) & e1->pmask;
+			rec->v[slot] = ld_le64(p + 2) & ft->pmask[p[1]];
 			pr |= have;
 			q = p + e1->len + 1;
 		}
@@ -1032,7 +1034,7 @@ int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 		return 0;
 	if (!dc.priv->optab_ready) {
 		optab_build(dc.priv);
-		fast_tab_build(dc.priv->ftab);
+		fast_tab_build(&dc.priv->ftab);
 #ifdef HAVE_LENS_AVX2
 		__builtin_cpu_init();
 		dc.priv->lens_avx2 = __builtin_cpu_supports("avx2") != 0;
