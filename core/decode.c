@@ -190,9 +190,9 @@ struct hws_decoder {
 	void *ctx;
 	struct aux_stream *cur_stream;
 	uint32_t cur_cpu;
-	/* aux_emit()'s per-chunk cache (aux_begin()): the stream's event name, its counts
-	 * slot for aux_cnt_cpu (NULL: look it up) */
-	const char *aux_name;
+	/* aux_emit()'s per-chunk cache (aux_begin()): the stream's event and backend names,
+	 * its counts slot for aux_cnt_cpu (NULL: look it up) */
+	const char *aux_name, *aux_backend;
 	struct hws_decode_counts *aux_cnt;
 	uint32_t aux_cnt_cpu;
 	struct window win[2];
@@ -818,7 +818,7 @@ static int aux_emit(void *ctx, const struct hws_sample *in)
 	s.sz = sizeof(s);
 	s.attr_idx = (uint32_t)st->ev;
 	s.event = d->aux_name;
-	s.backend = st->backend->ops->name;
+	s.backend = d->aux_backend;
 	cpu = (s.fields & HWS_SF_CPU) ? s.cpu : d->cur_cpu;
 	if (!(s.fields & HWS_SF_PID) && (s.fields & HWS_SF_TIME))
 		task_at(d, cpu, &s);
@@ -846,6 +846,7 @@ static void aux_begin(struct hws_decoder *d, struct aux_stream *st, uint32_t cpu
 	d->cur_stream = st;
 	d->cur_cpu = cpu;
 	d->aux_name = ea ? ea->name : "aux";
+	d->aux_backend = st->backend->ops->name;
 	d->aux_cnt = NULL;
 }
 

@@ -663,6 +663,13 @@ static int emit_record(struct decode_ctx *dc, struct hws_sample *s, const uint8_
 		dc->priv->nr_dropped++;
 		return 0;
 	}
+	/* the record's own members first: fewer values live across the conversion */
+	s->raw = raw;
+	s->raw_size = raw_len;
+	st->nr_records++;
+	dc->priv->nr_records++;
+	dc->priv->last_raw = raw;
+	dc->priv->last_raw_pos = raw_pos;
 	if (__builtin_expect(!st->midr_cpu_valid || st->midr_cpu != ch->cpu, 0))
 		stream_midr(dc);
 	s->fields = fields;
@@ -684,12 +691,6 @@ static int emit_record(struct decode_ctx *dc, struct hws_sample *s, const uint8_
 		fields |= HWS_SF_TIME;
 	}
 	s->fields |= fields;
-	s->raw = raw;
-	s->raw_size = raw_len;
-	st->nr_records++;
-	dc->priv->nr_records++;
-	dc->priv->last_raw = raw;
-	dc->priv->last_raw_pos = raw_pos;
 	return dc->emit ? dc->emit(dc->ctx, s) : 0;
 }
 
