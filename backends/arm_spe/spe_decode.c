@@ -940,7 +940,7 @@ refill:
 		uint8_t h = *p;
 		const struct spe_fast_ent *e = &ft->ent[h];
 		uint64_t w = ld_le64(p + 1) & ft->pmask[h];
-		const uint8_t *q = p + p[lens];
+		size_t len = p[lens];
 
 		ev |= w & ft->evmask[h];
 		rec->v[e->slot] = w;
@@ -952,7 +952,7 @@ refill:
 			unsigned int slot;
 
 			if (e->ctl == FAST_END) {
-				p = q;
+				p += len;
 				goto end;
 			}
 			/* extended ADDRESS / COUNTER header: the second byte's entry, one byte
@@ -966,9 +966,9 @@ refill:
 			have = (h & 3) ? 0 : e1->have;
 			rec->v[slot] = ld_le64(p + 2) & ft->pmask[p[1]];
 			pr |= have;
-			q = p + e1->len + 1;
+			len = (size_t)e1->len + 1;
 		}
-		p = q;
+		p += len; /* in place: a separate next pointer costs a register copy a packet */
 		if (__builtin_expect(p >= pbound, 0)) {
 			if (p > plim)
 				goto out;
