@@ -190,6 +190,11 @@ struct hws_decoder {
 	void *ctx;
 	struct aux_stream *cur_stream;
 	uint32_t cur_cpu;
+	/* aux_emit()'s per-chunk cache (aux_begin()): the stream's event and backend names,
+	 * its counts slot for aux_cnt_cpu (NULL: look it up) */
+	const char *aux_name, *aux_backend;
+	struct hws_decode_counts *aux_cnt;
+	uint32_t aux_cnt_cpu;
 	struct window win[2];
 	struct window *cur; /* being dispatched (NULL before the first) */
 	size_t wpos;	    /* next record of cur */
@@ -806,21 +811,43 @@ static int aux_emit(void *ctx, const struct hws_sample *in)
 {
 	struct hws_decoder *d = ctx;
 	struct aux_stream *st = d->cur_stream;
-	const struct hws_perf_evattr *ea =
-	    st->ev >= 0 && (size_t)st->ev + 1 < d->nr_evs ? d->evs[st->ev + 1].ea : NULL;
 	struct hws_sample s = *in;
 	struct hws_decode_counts *c;
+	uint32_t cpu;
 
 	s.sz = sizeof(s);
 	s.attr_idx = (uint32_t)st->ev;
-	s.event = ea ? ea->name : "aux";
-	s.backend = st->backend->ops->name;
+	s.event = d->aux_name;
+	s.backend = d->aux_backend;
+	cpu = (s.fields & HWS_SF_CPU) ? s.cpu : d->cur_cpu;
 	if (!(s.fields & HWS_SF_PID) && (s.fields & HWS_SF_TIME))
-		task_at(d, (s.fields & HWS_SF_CPU) ? s.cpu : d->cur_cpu, &s);
-	c = counts_or_dummy(d, st->ev, (s.fields & HWS_SF_CPU) ? s.cpu : d->cur_cpu);
+		task_at(d, cpu, &s);
+	/* the slot stays where it is while the chunk decodes: counts() moves a CPU array only
+	 * to add a CPU, which (for this stream's event) happens only here, and a sample of
+	 * another CPU refreshes the cache */
+	if (__builtin_expect(d->aux_cnt && cpu == d->aux_cnt_cpu, 1)) {
+		c = d->aux_cnt;
+	} else {
+		c = counts_or_dummy(d, st->ev, cpu);
+		d->aux_cnt = c != &dummy_counts ? c : NULL;
+		d->aux_cnt_cpu = cpu;
+	}
 	c->samples++;
 	c->period += (s.fields & HWS_SF_PERIOD) ? s.period : 1;
 	return d->fn ? d->fn(d->ctx, &s) : 0;
+}
+
+/* Before a backend decodes a chunk of (or flushes) @st on @cpu: aux_emit()'s context */
+static void aux_begin(struct hws_decoder *d, struct aux_stream *st, uint32_t cpu)
+{
+	const struct hws_perf_evattr *ea =
+	    st->ev >= 0 && (size_t)st->ev + 1 < d->nr_evs ? d->evs[st->ev + 1].ea : NULL;
+
+	d->cur_stream = st;
+	d->cur_cpu = cpu;
+	d->aux_name = ea ? ea->name : "aux";
+	d->aux_backend = st->backend->ops->name;
+	d->aux_cnt = NULL;
 }
 
 /* Event whose backend decodes AUX data: the first one with aux_decode. */
@@ -973,8 +1000,7 @@ static int aux_run(struct hws_decoder *d, uint64_t below)
 		struct hws_backend *b = st->backend;
 
 		p->ch.attr = ev_attr(d, p->ev); /* the reader's attrs may have moved */
-		d->cur_stream = st;
-		d->cur_cpu = p->ch.cpu;
+		aux_begin(d, st, p->ch.cpu);
 		rc = b->ops->aux_decode(b->priv, st->state, file_info(d), &p->ch, aux_emit, d);
 		if (rc < 0) {
 			counts_or_dummy(d, p->ev, p->ch.cpu)->errors++;
@@ -997,8 +1023,7 @@ static int aux_flush_all(struct hws_decoder *d)
 
 		if (!st->started || !st->backend->ops->aux_flush)
 			continue;
-		d->cur_stream = st;
-		d->cur_cpu = (uint32_t)-1;
+		aux_begin(d, st, (uint32_t)-1);
 		rc = st->backend->ops->aux_flush(st->backend->priv, st->state, file_info(d),
 						 aux_emit, d);
 		if (rc > 0)

@@ -164,15 +164,23 @@ struct spe_ds_memo {
 
 #define SPE_DS_KEYS 512
 
-/* A header byte as spe_decode.c's fast loop takes it (see fast_tab_build()) */
+/*
+ * Header bytes as spe_decode.c's fast loop takes them (see fast_tab_build()), in three
+ * arrays of 8-byte entries so that each lookup is one load addressed by header * 8 (a
+ * 24-byte entry cost two address computations a packet)
+ */
 struct spe_fast_ent {
-	uint64_t pmask;	 /* the payload's bytes of the 8 loaded after the header */
-	uint64_t evmask; /* all ones for EVENTS (ORed into the record's events), else 0 */
-	uint32_t have;	 /* SPE_HAVE_* */
-	uint8_t slot;	 /* enum spe_slot */
-	uint8_t ctl;	 /* FAST_GO, FAST_END (ends the record) or FAST_SLOW (not taken) */
-	uint8_t len;	 /* packet length with a 1-byte header */
+	uint32_t have; /* SPE_HAVE_* */
+	uint8_t slot;  /* enum spe_slot */
+	uint8_t ctl;   /* FAST_GO, FAST_END (ends the record) or FAST_SLOW (not taken) */
+	uint8_t len;   /* packet length with a 1-byte header */
 	uint8_t pad;
+};
+
+struct spe_fast_tab {
+	uint64_t pmask[256];  /* the payload's bytes of the 8 loaded after the header */
+	uint64_t evmask[256]; /* all ones for EVENTS (ORed into the record's events), else 0 */
+	struct spe_fast_ent ent[256];
 };
 
 enum { FAST_SLOW = 0, FAST_GO = 1, FAST_END = 2 };
@@ -251,6 +259,7 @@ struct spe_priv {
 	uint64_t nr_records, nr_bad, nr_dropped;
 	int warned_context;
 	int optab_ready; /* optab and ftab made */
+	int lens_avx2;	 /* the fast loop's packet lengths with AVX2 (x86-64 CPUs that have it) */
 	/* raw_json: MIDR of the last CPU rendered, for the file @raw_midr_fi */
 	int raw_midr_valid;
 	uint32_t raw_midr_cpu;
@@ -260,7 +269,7 @@ struct spe_priv {
 	uint64_t raw_midr;
 	/* op and op_flags per OP_TYPE class (4: no OP_TYPE packet) and payload: op << 24 | flags */
 	uint32_t optab[5][256];
-	struct spe_fast_ent ftab[256]; /* made with optab */
+	struct spe_fast_tab ftab; /* made with optab */
 	char json[16384]; /* raw_json renders here, then appends (more than once if full) */
 	int raw_ready;	  /* rawtab made */
 	uint32_t raw_midr_n;

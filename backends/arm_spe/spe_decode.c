@@ -663,6 +663,13 @@ static int emit_record(struct decode_ctx *dc, struct hws_sample *s, const uint8_
 		dc->priv->nr_dropped++;
 		return 0;
 	}
+	/* the record's own members first: fewer values live across the conversion */
+	s->raw = raw;
+	s->raw_size = raw_len;
+	st->nr_records++;
+	dc->priv->nr_records++;
+	dc->priv->last_raw = raw;
+	dc->priv->last_raw_pos = raw_pos;
 	if (__builtin_expect(!st->midr_cpu_valid || st->midr_cpu != ch->cpu, 0))
 		stream_midr(dc);
 	s->fields = fields;
@@ -684,12 +691,6 @@ static int emit_record(struct decode_ctx *dc, struct hws_sample *s, const uint8_
 		fields |= HWS_SF_TIME;
 	}
 	s->fields |= fields;
-	s->raw = raw;
-	s->raw_size = raw_len;
-	st->nr_records++;
-	dc->priv->nr_records++;
-	dc->priv->last_raw = raw;
-	dc->priv->last_raw_pos = raw_pos;
 	return dc->emit ? dc->emit(dc->ctx, s) : 0;
 }
 
@@ -782,36 +783,59 @@ static inline int ext_taken(const uint8_t *q)
 
 /*
  * Packet lengths of a block, computed for every byte position at once (GCC/clang vector
- * extensions: SSE2 on x86-64, NEON on arm64), so the packet walk advances with one load
- * (len[pos]) instead of two dependent ones (header byte, then its table entry): the walk
- * is a chain of dependent loads and that chain sets the speed. Per position: 1 for PAD /
- * END, 1 + payload size (1 << h[5:4]) for other 1-byte headers, 0 for an extended header
- * (the walk handles those itself); the value at a bad byte is never used.
+ * extensions: SSE2 on x86-64, NEON on arm64; AVX2 when the CPU has it), so the packet walk
+ * advances with one load (len[pos]) instead of two dependent ones (header byte, then its
+ * table entry): the walk is a chain of dependent loads and that chain sets the speed.
+ * The walk uses the value only where it takes a 1-byte header (the length of an extended
+ * header comes from its second byte's entry; at a bad byte the walk stops), and the length
+ * of every taken 1-byte header is a function of its high nibble n: 1 for PAD / END (n 0),
+ * else 1 + payload size (1 << n[1:0]). So one 16-entry table of n gives it (one byte
+ * shuffle on AVX2), and the values at other bytes are never read.
  */
 typedef uint8_t u8x16 __attribute__((vector_size(16)));
 
 static inline void lens16(const uint8_t *src, uint8_t *dst)
 {
-	u8x16 h, x, l, small, ext;
+	u8x16 h, n, x, l;
 
 	memcpy(&h, src, 16);
-	/* 1 + (1 << x) for x = h[5:4] in 0..3 is x + 2 + (x >> 1) + (x == 3 ? 3 : 0) */
-	x = (h >> 4) & 3;
-	l = x + 2 + (x >> 1) + ((u8x16)(x == 3) & 3);
-	small = (u8x16)((h & 0xfe) == 0); /* PAD / END: 1 (all ones adds -1 to the 2 of x 0) */
-	ext = (u8x16)((h & 0xfc) == 0x20);
-	l = (l + small) & ~ext;
+	n = (h >> 4) & 15;
+	/* 1 + (1 << x) for x = n[1:0] in 0..3 is x + 2 + (x >> 1) + (x == 3 ? 3 : 0); n 0: 1
+	 * (all ones adds -1 to the 2 of x 0) */
+	x = n & 3;
+	l = x + 2 + (x >> 1) + ((u8x16)(x == 3) & 3) + (u8x16)(n == 0);
 	memcpy(dst, &l, 16);
 }
 
 static inline uint8_t len1(uint8_t h) /* lens16() for one position */
 {
-	if (h < 2)
-		return 1;
-	if ((h & 0xfc) == 0x20)
-		return 0;
-	return (uint8_t)(1 + (1 << ((h >> 4) & 3)));
+	return h < 0x10 ? 1 : (uint8_t)(1 + (1 << ((h >> 4) & 3)));
 }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define HAVE_LENS_AVX2 1
+
+/* lens16() for the 32-byte groups of @cnt bytes (the rest is left to the caller): the
+ * length by high nibble (1 for n 0, else 1 + (1 << n[1:0])) as one in-lane byte shuffle,
+ * so the 16-entry table is there once per 128-bit lane */
+__attribute__((target("avx2"))) static size_t lens_avx2(const uint8_t *src, size_t cnt,
+							uint8_t *dst)
+{
+	const __m256i tab = _mm256_setr_epi8(1, 3, 5, 9, 2, 3, 5, 9, 2, 3, 5, 9, 2, 3, 5, 9, 1, 3,
+					     5, 9, 2, 3, 5, 9, 2, 3, 5, 9, 2, 3, 5, 9);
+	const __m256i lo4 = _mm256_set1_epi8(15);
+	size_t j = 0;
+
+	for (; j + 32 <= cnt; j += 32) {
+		__m256i h = _mm256_loadu_si256((const __m256i *)(const void *)(src + j));
+		__m256i n = _mm256_and_si256(_mm256_srli_epi16(h, 4), lo4);
+
+		_mm256_storeu_si256((__m256i *)(void *)(dst + j), _mm256_shuffle_epi8(tab, n));
+	}
+	return j;
+}
+#endif
 
 #define FAST_BLK 256 /* positions per lens block */
 
@@ -822,18 +846,20 @@ static inline uint8_t len1(uint8_t h) /* lens16() for one position */
  * zero masks, no SPE_HAVE_* bits and the sink slot, so the loop's unconditional stores
  * change nothing before it looks at ctl.
  */
-static void fast_tab_build(struct spe_fast_ent *ft)
+static void fast_tab_build(struct spe_fast_tab *ft)
 {
 	for (unsigned int h = 0; h < 256; h++) {
 		uint32_t e = hdr_tab[h];
-		struct spe_fast_ent *f = &ft[h];
+		struct spe_fast_ent *f = &ft->ent[h];
 
 		memset(f, 0, sizeof(*f));
 		f->slot = SPE_SLOT_SINK;
+		ft->pmask[h] = 0;
+		ft->evmask[h] = 0;
 		if (!(e & T_OK))
 			continue; /* FAST_SLOW */
-		f->pmask = UINT64_MAX >> ((e >> 12) & 63);
-		f->evmask = (e & T_OR) ? UINT64_MAX : 0;
+		ft->pmask[h] = UINT64_MAX >> ((e >> 12) & 63);
+		ft->evmask[h] = (e & T_OR) ? UINT64_MAX : 0;
 		f->have = e >> 18;
 		f->slot = (uint8_t)((e >> 4) & 31);
 		f->ctl = (e & T_END) ? FAST_END : FAST_GO;
@@ -842,10 +868,17 @@ static void fast_tab_build(struct spe_fast_ent *ft)
 }
 
 /* lens of the block [k, k + FAST_BLK) (or to the chunk's end) into @lbuf */
-static inline void lens_fill(const uint8_t *d, size_t n, size_t k, uint8_t *lbuf, size_t *le)
+static inline void lens_fill(const uint8_t *d, size_t n, size_t k, uint8_t *lbuf, size_t *le,
+			     int avx2)
 {
 	size_t j = 0, cnt = n - k < FAST_BLK ? n - k : FAST_BLK;
 
+#ifdef HAVE_LENS_AVX2
+	if (avx2)
+		j = lens_avx2(d + k, cnt, lbuf);
+#else
+	(void)avx2;
+#endif
 	for (; j + 16 <= cnt; j += 16)
 		lens16(d + k + j, lbuf + j);
 	for (; j < cnt; j++)
@@ -880,7 +913,7 @@ static int fast_run(struct decode_ctx *dc, struct hws_sample *s, const uint8_t *
 {
 	struct spe_stream *st = dc->st;
 	struct spe_record *rec = &st->rec;
-	const struct spe_fast_ent *ft = dc->priv->ftab;
+	const struct spe_fast_tab *ft = &dc->priv->ftab;
 	/* the walk moves a pointer: p is d + k, plim the last position it takes (d + lim),
 	 * ple the end of the lens block, pbound the nearer of the two (one test a packet) */
 	const uint8_t *p = d + *pi, *plim = d + (n - FAST_MIN), *ple = d, *pbound;
@@ -898,18 +931,18 @@ static int fast_run(struct decode_ctx *dc, struct hws_sample *s, const uint8_t *
 		goto out;
 refill:
 	/* here plim >= p >= ple: lens for the block at p */
-	lens_fill(d, n, (size_t)(p - d), lbuf, &le);
+	lens_fill(d, n, (size_t)(p - d), lbuf, &le, dc->priv->lens_avx2);
 	lens = lbuf - p;
 	ple = d + le;
 	pbound = ple < plim + 1 ? ple : plim + 1;
 	for (;;) {
 		/* p <= plim and p < ple: p[0 .. FAST_MIN) is in the chunk, p[lens] is valid */
 		uint8_t h = *p;
-		const struct spe_fast_ent *e = &ft[h];
-		uint64_t w = ld_le64(p + 1) & e->pmask;
-		const uint8_t *q = p + p[lens];
+		const struct spe_fast_ent *e = &ft->ent[h];
+		uint64_t w = ld_le64(p + 1) & ft->pmask[h];
+		size_t len = p[lens];
 
-		ev |= w & e->evmask;
+		ev |= w & ft->evmask[h];
 		rec->v[e->slot] = w;
 		rec->hdr[e->slot] = h;
 		pr |= e->have;
@@ -919,7 +952,7 @@ refill:
 			unsigned int slot;
 
 			if (e->ctl == FAST_END) {
-				p = q;
+				p += len;
 				goto end;
 			}
 			/* extended ADDRESS / COUNTER header: the second byte's entry, one byte
@@ -928,14 +961,14 @@ refill:
 				ret = 2;
 				goto out;
 			}
-			e1 = &ft[p[1]];
+			e1 = &ft->ent[p[1]];
 			slot = (h & 3) ? SPE_SLOT_SINK : e1->slot;
 			have = (h & 3) ? 0 : e1->have;
-			rec->v[slot] = ld_le64(p + 2) & e1->pmask;
+			rec->v[slot] = ld_le64(p + 2) & ft->pmask[p[1]];
 			pr |= have;
-			q = p + e1->len + 1;
+			len = (size_t)e1->len + 1;
 		}
-		p = q;
+		p += len; /* in place: a separate next pointer costs a register copy a packet */
 		if (__builtin_expect(p >= pbound, 0)) {
 			if (p > plim)
 				goto out;
@@ -1002,7 +1035,11 @@ int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 		return 0;
 	if (!dc.priv->optab_ready) {
 		optab_build(dc.priv);
-		fast_tab_build(dc.priv->ftab);
+		fast_tab_build(&dc.priv->ftab);
+#ifdef HAVE_LENS_AVX2
+		__builtin_cpu_init();
+		dc.priv->lens_avx2 = __builtin_cpu_supports("avx2") != 0;
+#endif
 	}
 	dc.tc = fi ? fi->time_conv : NULL;
 	if (dc.tc && !dc.tc->cap_user_time_short && dc.tc->time_shift < 64) {
