@@ -42,6 +42,10 @@ run_case() { # seed midr cpus records [--v2]
 	fi
 	"$HWS_BIN" dump --json --raw --no-sym -i "$f" >"$T/h.json" 2>"$T/h.err" ||
 		{ echo "FAIL: hwsample dump"; cat "$T/h.err"; fail=1; return; }
+	# the packet-length walk has an AVX2 and an SSE2 path: both must give the same text
+	HWS_SPE_NO_AVX2=1 "$HWS_BIN" dump --json --raw --no-sym -i "$f" >"$T/h2.json" 2>"$T/h2.err" &&
+		cmp -s "$T/h.json" "$T/h2.json" ||
+		{ echo "FAIL: dump differs with HWS_SPE_NO_AVX2=1 (seed=$seed midr=$midr)"; fail=1; }
 	python3 - "$T/d.txt" "$T/s.txt" "$T/h.json" "$n" "$v2" "seed=$seed midr=$midr cpus=$cpus" <<'EOF' || fail=1
 import json, re, sys
 dump, script, hj, n, v2, label = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6]
