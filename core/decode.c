@@ -85,6 +85,7 @@ struct ds_memo {
 struct ev_state {
 	struct hws_backend *backend;
 	const char *backend_name; /* backend->ops->name, or "none" */
+	bool decode;		  /* samples go through backend->ops->decode */
 	struct fix_plan fp;
 	const struct hws_perf_evattr *ea; /* the reader's attr (refreshed by ensure_events()) */
 	/* where this event's records carry TIME (see time_layout()): SAMPLE: bytes from the
@@ -321,6 +322,7 @@ static void set_backend(struct ev_state *e, struct hws_backend *b)
 {
 	e->backend = b;
 	e->backend_name = b ? b->ops->name : "none";
+	e->decode = b && b->ops->decode && !(b->ops->caps & HWS_CAP_DECODE_GENERIC);
 }
 
 /* Pipe mode: PMU_MAPPINGS (a HEADER_FEATURE record) arrives after the HEADER_ATTRs, so
@@ -814,7 +816,7 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 	s.backend = e->backend_name;
 	c = counts_or_dummy(d, ev,
 			    (ea->attr.sample_type & PERF_SAMPLE_CPU) ? rsp->cpu : (uint32_t)-1);
-	if (b && b->ops->decode) {
+	if (e->decode) {
 		rc = b->ops->decode(b->priv, file_info(d), rsp, &s);
 		if (rc == HWS_DECODE_SKIP) {
 			c->skipped++;
@@ -1308,8 +1310,18 @@ static void sort_window(struct window *d, size_t from, size_t to)
 		src = dst;
 		dst = t;
 	}
-	if (src != d->wkey + from) /* the sorted keys ended in the scratch half */
+	if (src == d->wkey + from)
+		return;
+	/* the sorted keys ended in the scratch array: when the round starts the window (one
+	 * round per window, the usual case) and is its last part (always: rounds are sorted
+	 * as they end), the arrays can trade places instead of copying */
+	if (!from && to == d->wn) {
+		t = d->wkey;
+		d->wkey = d->wtmp;
+		d->wtmp = t;
+	} else {
 		memcpy(d->wkey + from, src, n * sizeof(*src));
+	}
 }
 
 static int win_reserve(struct window *d, size_t bytes)
@@ -1354,8 +1366,9 @@ static int win_reserve(struct window *d, size_t bytes)
 /* Append @rec to @win with its sort key: in place when the reader says it stays (stable),
  * else copied. *last_time: the previous timed record's time in this round; a record that
  * goes back starts a new ascending run (see sort_window()). 0 or -ENOMEM. */
-static int win_add(struct hws_decoder *d, struct window *win, const struct hws_perf_record *r,
-		   uint64_t *last_time)
+static __attribute__((noinline)) int win_add_slow(struct hws_decoder *d, struct window *win,
+						  const struct hws_perf_record *r,
+						  uint64_t *last_time)
 {
 	struct win_rec *w;
 	struct win_key *k;
@@ -1401,6 +1414,41 @@ static int win_add(struct hws_decoder *d, struct window *win, const struct hws_p
 		memcpy(win->wbuf + win->wlen, r->payload, (size_t)w->payload_size);
 		win->wlen += ((size_t)w->payload_size + 7) & ~(size_t)7;
 	}
+	return 0;
+}
+
+/* win_add_slow() with the common case taken inline (no registers to save): a record in the
+ * reader's mapping without a payload, nothing to copy, room for its entry */
+static inline __attribute__((always_inline)) int win_add(struct hws_decoder *d, struct window *win,
+							 const struct hws_perf_record *r,
+							 uint64_t *last_time)
+{
+	struct win_rec *w;
+	uint64_t t;
+	size_t i;
+
+	if (__builtin_expect(
+		!(r->flags & HWS_PERF_REC_HDR_STABLE) || r->payload || win->wn >= win->wcapn, 0))
+		return win_add_slow(d, win, r, last_time);
+	i = win->wn++;
+	if (!i)
+		win->first_off = r->file_offset;
+	t = record_time(d, r);
+	if (t == UINT64_MAX) {
+		t = *last_time;
+	} else {
+		if (t < *last_time)
+			win->wruns[1 + win->nruns++] = i;
+		*last_time = t;
+	}
+	win->wkey[i] = (struct win_key){.time = t, .idx = i};
+	w = &win->wrec[i];
+	w->hdr = r->hdr;
+	w->payload = NULL;
+	w->file_offset = r->file_offset;
+	w->payload_size = 0;
+	w->attr_idx = r->attr_idx;
+	win->wref += r->hdr->size;
 	return 0;
 }
 
