@@ -49,17 +49,43 @@
  * Samples whose fields are all 8 bytes (the usual memory-sampling and cpu-clock layouts):
  * where each field sits, from the record's start, worked out once per event, so a sample
  * is read straight into both the backend's record view and the shared sample (0: field
- * absent; the header owns bytes 0-7).
+ * absent; the header owns bytes 0-7). @have says which fields to read as bits of one
+ * register (testing it costs less than loading each offset); the fields cpu-clock and
+ * memory samples rarely carry share one bit, FX_RARE.
  */
+enum {
+	FX_ID = 1 << 0,
+	FX_IP = 1 << 1,
+	FX_TID = 1 << 2,
+	FX_TIME = 1 << 3,
+	FX_ADDR = 1 << 4,
+	FX_CPU = 1 << 5,
+	FX_DSRC = 1 << 6,
+	FX_RARE = 1 << 7, /* stream, period, weight, trans, phys, cgroup, dps or cps */
+};
+
 struct fix_plan {
 	uint16_t len; /* bytes a record needs; 0: not a fixed layout */
+	uint8_t have; /* FX_* */
 	uint8_t id, ip, tid, time, addr, stream, cpu, period, weight, dsrc, trans, phys, cgroup,
-		dps, cps;
-	uint64_t sf; /* HWS_SF_* set by the layout alone */
+	    dps, cps;
+	uint64_t sf;	   /* HWS_SF_* set by the layout alone (and by a fixed period) */
+	uint64_t s_period; /* s->period unless PERIOD is sampled: the attr's fixed period, or 0 */
+};
+
+/* the last data_src value of an event, normalized into a zeroed sample (see ds_memo_apply()) */
+struct ds_memo {
+	uint64_t v;
+	uint64_t fields; /* HWS_SF_DATA_SRC | HWS_SF_OP bits it sets */
+	uint32_t op_flags;
+	uint8_t op, mem_level, snoop, tlb;
+	bool valid;
 };
 
 struct ev_state {
 	struct hws_backend *backend;
+	const char *backend_name; /* backend->ops->name, or "none" */
+	bool decode;		  /* samples go through backend->ops->decode */
 	struct fix_plan fp;
 	const struct hws_perf_evattr *ea; /* the reader's attr (refreshed by ensure_events()) */
 	/* where this event's records carry TIME (see time_layout()): SAMPLE: bytes from the
@@ -68,6 +94,11 @@ struct ev_state {
 	bool matched;
 	struct hws_decode_counts *cpus; /* [nr_cpu_slots] */
 	size_t nr_cpu_slots;
+	/* fixed layouts: the backend's view of the current sample, kept from one sample to the
+	 * next: what no sample of the plan writes is set once (attr, sample_type, the period
+	 * when not sampled) or stays zero, so nothing needs clearing per sample */
+	struct hws_record_sample rs;
+	struct ds_memo ds;
 };
 
 struct aux_stream {
@@ -177,7 +208,7 @@ struct hws_decoder {
 	size_t nr_streams;
 	struct hws_aux **aux_trk; /* per CPU slot: gap tracker fed by PERF_RECORD_AUX (aux.h) */
 	struct task_hist **tasks; /* [MAX_CPU]: tasks switched in, for AUX samples without pid */
-	int max_cpu_seen; /* highest CPU slot used */
+	int max_cpu_seen;	  /* highest CPU slot used */
 	uint64_t nr_records[NR_TYPES];
 	const struct hws_file_info *fi; /* cached; refreshed after user (header) records */
 	bool host_checked;
@@ -204,7 +235,7 @@ struct hws_decoder {
 	bool direct_checked, direct; /* unordered delivery decided, in use (run_direct()) */
 	uint64_t side_last;	     /* its window's previous record time */
 	uint64_t direct_n;	     /* samples it delivered */
-	struct aux_pend *pend; /* [npend] in dispatch order */
+	struct aux_pend *pend;	     /* [npend] in dispatch order */
 	size_t npend, cappend;
 	uint64_t gen; /* windows started */
 };
@@ -292,6 +323,13 @@ static void set_err(struct hws_decoder *d, int err, const char *fmt, ...)
 	va_end(ap);
 }
 
+static void set_backend(struct ev_state *e, struct hws_backend *b)
+{
+	e->backend = b;
+	e->backend_name = b ? b->ops->name : "none";
+	e->decode = b && b->ops->decode && !(b->ops->caps & HWS_CAP_DECODE_GENERIC);
+}
+
 /* Pipe mode: PMU_MAPPINGS (a HEADER_FEATURE record) arrives after the HEADER_ATTRs, so
  * the PMU names and with them the backends are only known then: match again. */
 static void rematch_events(struct hws_decoder *d)
@@ -299,7 +337,8 @@ static void rematch_events(struct hws_decoder *d)
 	for (size_t i = 1; d->reg && i < d->nr_evs; i++) {
 		const struct hws_perf_evattr *ea = hws_perf_reader__attr(d->r, (int)i - 1);
 		if (ea)
-			d->evs[i].backend = hws_registry__match(d->reg, &ea->attr, ea->pmu_name);
+			set_backend(&d->evs[i],
+				    hws_registry__match(d->reg, &ea->attr, ea->pmu_name));
 	}
 }
 
@@ -314,9 +353,9 @@ static void time_layout(struct ev_state *e, const struct perf_event_attr *a)
 	e->t_smp = (uint16_t)(8 + 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
 				       !!(st & PERF_SAMPLE_TID)));
 	if (a->sample_id_all)
-		e->t_back = (uint16_t)(8 * (1 + !!(st & PERF_SAMPLE_ID) +
-					    !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU) +
-					    !!(st & PERF_SAMPLE_IDENTIFIER)));
+		e->t_back =
+		    (uint16_t)(8 * (1 + !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
+				    !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_IDENTIFIER)));
 }
 
 /* Field offsets of a fixed layout, in the kernel's order (perf-facts.md section 6). */
@@ -355,6 +394,26 @@ static void fix_layout(struct fix_plan *fp, const struct perf_event_attr *a)
 	AT(PERF_SAMPLE_CODE_PAGE_SIZE, cps, HWS_SF_CODE_PAGE_SIZE);
 #undef AT
 	fp->len = (uint16_t)o; /* at most 8 + 17 * 8 */
+	fp->have = (uint8_t)((fp->id ? FX_ID : 0) | (fp->ip ? FX_IP : 0) | (fp->tid ? FX_TID : 0) |
+			     (fp->time ? FX_TIME : 0) | (fp->addr ? FX_ADDR : 0) |
+			     (fp->cpu ? FX_CPU : 0) | (fp->dsrc ? FX_DSRC : 0));
+	if (fp->stream || fp->period || fp->weight || fp->trans || fp->phys || fp->cgroup ||
+	    fp->dps || fp->cps)
+		fp->have |= FX_RARE;
+	if (!fp->period && !a->freq && a->sample_period) {
+		/* fixed period (-c): the kernel does not write it, perf shows the attr's */
+		fp->s_period = a->sample_period;
+		fp->sf |= HWS_SF_PERIOD;
+	}
+}
+
+/* The constant part of an event's kept record view (ev_state.rs); @ea may have moved. */
+static void rs_layout(struct ev_state *e)
+{
+	e->rs.attr = &e->ea->attr;
+	e->rs.sample_type = e->ea->attr.sample_type;
+	/* as hws_sample__parse(): unless PERIOD is sampled */
+	e->rs.period = e->ea->attr.sample_period;
 }
 
 /* Make sure there is a slot for every event the reader knows; pick their backends. */
@@ -371,17 +430,22 @@ static int ensure_events(struct hws_decoder *d)
 	memset(e + d->nr_evs, 0, (want - d->nr_evs) * sizeof(*e));
 	d->evs = e;
 	/* adding attrs may have moved the reader's array */
-	for (size_t i = 1; i < d->nr_evs; i++)
+	for (size_t i = 1; i < d->nr_evs; i++) {
 		e[i].ea = hws_perf_reader__attr(d->r, (int)i - 1);
+		if (e[i].ea)
+			rs_layout(&e[i]);
+	}
 	for (size_t i = d->nr_evs ? d->nr_evs : 1; i < want; i++) {
 		const struct hws_perf_evattr *ea = hws_perf_reader__attr(d->r, (int)i - 1);
-		if (ea && d->reg)
-			e[i].backend = hws_registry__match(d->reg, &ea->attr, ea->pmu_name);
+		set_backend(&e[i], ea && d->reg
+				       ? hws_registry__match(d->reg, &ea->attr, ea->pmu_name)
+				       : NULL);
 		e[i].matched = true;
 		e[i].ea = ea;
 		if (ea) {
 			time_layout(&e[i], &ea->attr);
 			fix_layout(&e[i].fp, &ea->attr);
+			rs_layout(&e[i]);
 		}
 		if (ea)
 			pr_debug("decode: event %zu '%s' (type %u, pmu %s) -> backend %s\n", i - 1,
@@ -426,8 +490,7 @@ static struct hws_decode_counts *counts(struct hws_decoder *d, int ev, uint32_t 
 
 static struct hws_decode_counts dummy_counts; /* target when allocation fails */
 
-static inline struct hws_decode_counts *counts_or_dummy(struct hws_decoder *d, int ev,
-							 uint32_t cpu)
+static inline struct hws_decode_counts *counts_or_dummy(struct hws_decoder *d, int ev, uint32_t cpu)
 {
 	struct hws_decode_counts *c;
 
@@ -471,8 +534,8 @@ static void check_host(struct hws_decoder *d)
 	if (nb > 0) {
 		if (!cdir && !hws__buildid_dir(dir, sizeof(dir)))
 			cdir = dir;
-		have_copy = cdir && *cdir &&
-			    !hws__buildid_kallsyms_path(cdir, bid, copy, sizeof(copy));
+		have_copy =
+		    cdir && *cdir && !hws__buildid_kallsyms_path(cdir, bid, copy, sizeof(copy));
 	}
 	if (nb > 0 && hws__kernel_build_id(run, sizeof(run)) > 0) {
 		same = !strcmp(bid, run);
@@ -616,72 +679,105 @@ static void fill_generic(const struct hws_record_sample *rs, struct hws_sample *
 }
 
 /*
- * A fixed-layout sample (fix_plan) read into the backend's view @rs and the shared sample
- * @s at once: the same values hws_sample__parse() + fill_generic() give, without the
- * second pass. The caller has checked the record's length against fp->len.
+ * data_src of a fixed-layout sample: an event's samples mostly repeat the value before, so
+ * what hws_data_src__normalize() makes of it is kept per event. Exact because op and
+ * op_flags, the only fields of @s it reads, are still zero here (fill_fixed()).
  */
-static inline void fill_fixed(const struct fix_plan *fp, const struct perf_event_attr *attr,
-			      const uint8_t *p, uint16_t misc, struct hws_record_sample *rs,
+static inline void ds_memo_apply(struct ds_memo *m, uint64_t v, struct hws_sample *s)
+{
+	if (__builtin_expect(!m->valid || m->v != v, 0)) {
+		struct hws_sample t;
+
+		hws_zero(&t, sizeof(t));
+		hws_data_src__normalize(v, &t);
+		m->v = v;
+		m->fields = t.fields;
+		m->op_flags = t.op_flags;
+		m->op = t.op;
+		m->mem_level = t.mem_level;
+		m->snoop = t.snoop;
+		m->tlb = t.tlb;
+		m->valid = true;
+	}
+	s->data_src = v;
+	s->fields |= m->fields;
+	s->op_flags = m->op_flags;
+	s->op = m->op;
+	s->mem_level = m->mem_level;
+	s->snoop = m->snoop;
+	s->tlb = m->tlb;
+}
+
+/*
+ * A fixed-layout sample (fix_plan) read into the event's kept record view e->rs and the
+ * shared sample @s (zeroed) at once: the same values hws_sample__parse() + fill_generic()
+ * + the fixed period give, without the second pass. The caller has checked the record's
+ * length against fp->len.
+ */
+static inline void fill_fixed(struct ev_state *e, const uint8_t *p, uint16_t misc,
 			      struct hws_sample *s)
 {
+	const struct fix_plan *fp = &e->fp;
+	struct hws_record_sample *rs = &e->rs;
+	unsigned int have = fp->have;
 	uint64_t v;
 
-	hws_zero(rs, sizeof(*rs));
-	rs->attr = attr;
-	rs->sample_type = attr->sample_type;
 	rs->misc = misc;
-	rs->period = attr->sample_period; /* as hws_sample__parse(): unless PERIOD is sampled */
 	s->cpumode = (uint8_t)(misc & PERF_RECORD_MISC_CPUMODE_MASK);
 	s->fields = fp->sf;
-	if (fp->id)
+	s->period = fp->s_period;
+	if (have & FX_ID)
 		rs->id = s->id = pd_get64(p + fp->id);
-	if (fp->ip) {
+	if (have & FX_IP) {
 		rs->ip = s->ip = pd_get64(p + fp->ip);
 		s->ip_precise = (misc & MISC_EXACT_IP) ? 1 : 0;
 	}
-	if (fp->tid) {
+	if (have & FX_TID) {
 		rs->pid = s->pid = pd_get32(p + fp->tid);
 		rs->tid = s->tid = pd_get32(p + fp->tid + 4);
 	}
-	if (fp->time)
+	if (have & FX_TIME)
 		rs->time = s->time = pd_get64(p + fp->time);
-	if (fp->addr)
+	if (have & FX_ADDR)
 		rs->addr = s->addr = pd_get64(p + fp->addr);
-	if (fp->stream)
-		rs->stream_id = pd_get64(p + fp->stream);
-	if (fp->cpu)
+	if (have & FX_CPU)
 		rs->cpu = s->cpu = pd_get32(p + fp->cpu);
-	if (fp->period)
-		rs->period = s->period = pd_get64(p + fp->period);
-	if (fp->weight) {
-		rs->weight = pd_get64(p + fp->weight);
-		put_weight(s, attr->sample_type, rs->weight);
-	}
-	if (fp->dsrc) {
+	if (have & FX_DSRC) {
 		rs->data_src = v = pd_get64(p + fp->dsrc);
 		if (v)
-			hws_data_src__normalize(v, s);
+			ds_memo_apply(&e->ds, v, s);
 	}
-	if (fp->trans)
-		rs->transaction = pd_get64(p + fp->trans);
-	if (fp->phys)
-		rs->phys_addr = s->phys_addr = pd_get64(p + fp->phys);
-	if (fp->cgroup)
-		rs->cgroup = pd_get64(p + fp->cgroup);
-	if (fp->dps)
-		rs->data_page_size = s->data_page_size = pd_get64(p + fp->dps);
-	if (fp->cps)
-		rs->code_page_size = s->code_page_size = pd_get64(p + fp->cps);
+	if (__builtin_expect(have & FX_RARE, 0)) {
+		if (fp->stream)
+			rs->stream_id = pd_get64(p + fp->stream);
+		if (fp->period)
+			rs->period = s->period = pd_get64(p + fp->period);
+		if (fp->weight) {
+			rs->weight = pd_get64(p + fp->weight);
+			put_weight(s, rs->sample_type, rs->weight);
+		}
+		if (fp->trans)
+			rs->transaction = pd_get64(p + fp->trans);
+		if (fp->phys)
+			rs->phys_addr = s->phys_addr = pd_get64(p + fp->phys);
+		if (fp->cgroup)
+			rs->cgroup = pd_get64(p + fp->cgroup);
+		if (fp->dps)
+			rs->data_page_size = s->data_page_size = pd_get64(p + fp->dps);
+		if (fp->cps)
+			rs->code_page_size = s->code_page_size = pd_get64(p + fp->cps);
+	}
 }
 
 static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, hws_sample_fn fn,
 		     void *ctx)
 {
 	const struct hws_perf_evattr *ea;
-	const struct fix_plan *fp;
+	const struct hws_record_sample *rsp;
 	struct hws_record_sample rs;
 	struct hws_decode_counts *c;
 	struct hws_backend *b;
+	struct ev_state *e;
 	struct hws_sample s;
 	int ev = rec->attr_idx, rc;
 
@@ -694,10 +790,12 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 		counts_or_dummy(d, -1, (uint32_t)-1)->errors++;
 		return 0;
 	}
-	fp = &d->evs[ev + 1].fp;
+	e = &d->evs[ev + 1];
 	hws_zero(&s, sizeof(s));
-	if (fp->len && rec->hdr->size >= fp->len) {
-		fill_fixed(fp, &ea->attr, (const uint8_t *)rec->hdr, rec->hdr->misc, &rs, &s);
+	if (e->fp.len && rec->hdr->size >= e->fp.len) {
+		fill_fixed(e, (const uint8_t *)rec->hdr, rec->hdr->misc, &s);
+		e->rs.pmu_name = ea->pmu_name; /* PMU_MAPPINGS may come late (pipe mode) */
+		rsp = &e->rs;
 	} else {
 		if (hws_sample__parse(&ea->attr, rec->hdr, rec->hdr->size, &rs)) {
 			counts_or_dummy(d, ev, (uint32_t)-1)->errors++;
@@ -707,23 +805,24 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 		}
 		rs.attr = &ea->attr;
 		rs.misc = rec->hdr->misc;
+		rs.pmu_name = ea->pmu_name;
 		fill_generic(&rs, &s);
+		if (!(s.fields & HWS_SF_PERIOD) && !ea->attr.freq && ea->attr.sample_period) {
+			/* fixed period (-c): the kernel does not write it, perf shows the attr's */
+			s.period = ea->attr.sample_period;
+			s.fields |= HWS_SF_PERIOD;
+		}
+		rsp = &rs;
 	}
-	rs.pmu_name = ea->pmu_name;
-	b = d->evs[ev + 1].backend;
+	b = e->backend;
 	s.sz = sizeof(s);
 	s.attr_idx = (uint32_t)ev;
 	s.event = ea->name;
-	s.backend = b ? b->ops->name : "none";
-	if (!(s.fields & HWS_SF_PERIOD) && !ea->attr.freq && ea->attr.sample_period) {
-		/* fixed period (-c): the kernel does not write it, perf shows the attr's */
-		s.period = ea->attr.sample_period;
-		s.fields |= HWS_SF_PERIOD;
-	}
+	s.backend = e->backend_name;
 	c = counts_or_dummy(d, ev,
-			    (ea->attr.sample_type & PERF_SAMPLE_CPU) ? rs.cpu : (uint32_t)-1);
-	if (b && b->ops->decode) {
-		rc = b->ops->decode(b->priv, file_info(d), &rs, &s);
+			    (ea->attr.sample_type & PERF_SAMPLE_CPU) ? rsp->cpu : (uint32_t)-1);
+	if (e->decode) {
+		rc = b->ops->decode(b->priv, file_info(d), rsp, &s);
 		if (rc == HWS_DECODE_SKIP) {
 			c->skipped++;
 			return 0;
@@ -1236,8 +1335,18 @@ static void sort_window(struct window *d, size_t from, size_t to)
 		src = dst;
 		dst = t;
 	}
-	if (src != d->wkey + from) /* the sorted keys ended in the scratch half */
+	if (src == d->wkey + from)
+		return;
+	/* the sorted keys ended in the scratch array: when the round starts the window (one
+	 * round per window, the usual case) and is its last part (always: rounds are sorted
+	 * as they end), the arrays can trade places instead of copying */
+	if (!from && to == d->wn) {
+		t = d->wkey;
+		d->wkey = d->wtmp;
+		d->wtmp = t;
+	} else {
 		memcpy(d->wkey + from, src, n * sizeof(*src));
+	}
 }
 
 static int win_reserve(struct window *d, size_t bytes)
@@ -1282,8 +1391,9 @@ static int win_reserve(struct window *d, size_t bytes)
 /* Append @rec to @win with its sort key: in place when the reader says it stays (stable),
  * else copied. *last_time: the previous timed record's time in this round; a record that
  * goes back starts a new ascending run (see sort_window()). 0 or -ENOMEM. */
-static int win_add(struct hws_decoder *d, struct window *win, const struct hws_perf_record *r,
-		   uint64_t *last_time)
+static __attribute__((noinline)) int win_add_slow(struct hws_decoder *d, struct window *win,
+						  const struct hws_perf_record *r,
+						  uint64_t *last_time)
 {
 	struct win_rec *w;
 	struct win_key *k;
@@ -1329,6 +1439,41 @@ static int win_add(struct hws_decoder *d, struct window *win, const struct hws_p
 		memcpy(win->wbuf + win->wlen, r->payload, (size_t)w->payload_size);
 		win->wlen += ((size_t)w->payload_size + 7) & ~(size_t)7;
 	}
+	return 0;
+}
+
+/* win_add_slow() with the common case taken inline (no registers to save): a record in the
+ * reader's mapping without a payload, nothing to copy, room for its entry */
+static inline __attribute__((always_inline)) int win_add(struct hws_decoder *d, struct window *win,
+							 const struct hws_perf_record *r,
+							 uint64_t *last_time)
+{
+	struct win_rec *w;
+	uint64_t t;
+	size_t i;
+
+	if (__builtin_expect(
+		!(r->flags & HWS_PERF_REC_HDR_STABLE) || r->payload || win->wn >= win->wcapn, 0))
+		return win_add_slow(d, win, r, last_time);
+	i = win->wn++;
+	if (!i)
+		win->first_off = r->file_offset;
+	t = record_time(d, r);
+	if (t == UINT64_MAX) {
+		t = *last_time;
+	} else {
+		if (t < *last_time)
+			win->wruns[1 + win->nruns++] = i;
+		*last_time = t;
+	}
+	win->wkey[i] = (struct win_key){.time = t, .idx = i};
+	w = &win->wrec[i];
+	w->hdr = r->hdr;
+	w->payload = NULL;
+	w->file_offset = r->file_offset;
+	w->payload_size = 0;
+	w->attr_idx = r->attr_idx;
+	win->wref += r->hdr->size;
 	return 0;
 }
 
@@ -1585,8 +1730,8 @@ static inline struct hws_perf_record win_record(const struct window *win, size_t
 	    .hdr = w->hdr ? w->hdr : (const void *)(win->wbuf + w->off),
 	    .file_offset = w->file_offset,
 	    .payload = !w->payload_size ? NULL
-		       : w->payload ? w->payload
-				    : win->wbuf + w->payload_off,
+		       : w->payload	? w->payload
+					: win->wbuf + w->payload_off,
 	    .payload_size = w->payload_size,
 	    .attr_idx = w->attr_idx,
 	    .flags = (w->hdr ? HWS_PERF_REC_HDR_STABLE : 0) |

@@ -100,6 +100,11 @@ struct hws_perf_reader {
 	uint64_t file_size;
 	uint64_t pos;
 	uint64_t data_end;
+	/* what hws_perf_reader__next()'s short path may assume (fast_state()): records in place
+	 * in the mapping up to fast_end (0: take the long way); the attr of every SAMPLE
+	 * record, or -2: look it up by id (record_attr()) */
+	uint64_t fast_end;
+	int smp_attr;
 
 	uint64_t *rec; /* one record, 8-aligned */
 	uint8_t *payload;
@@ -178,6 +183,7 @@ __attribute__((format(printf, 5, 6))) static int fail(struct hws_perf_reader *r,
 		snprintf(r->errmsg, sizeof(r->errmsg), "offset %#llx: %s",
 			 (unsigned long long)off, msg);
 	r->err = err;
+	r->fast_end = 0; /* the short path of hws_perf_reader__next() checks no error */
 	return err;
 }
 
@@ -1938,7 +1944,77 @@ static int next_decompressed(struct hws_perf_reader *r, struct hws_perf_record *
 	return err ? err : after_record(r, &h, out);
 }
 
+/*
+ * What the short path of hws_perf_reader__next() may assume, worked out again after every
+ * call that took the long way: all that it depends on (the mapping, byte order, pending
+ * decompressed records, an error, the attrs) only changes there or in fail().
+ */
+static void fast_state(struct hws_perf_reader *r)
+{
+	r->fast_end =
+	    r->map && !r->swap && !r->err && r->dc_pos >= r->dc_len && r->data_end <= r->map_len
+		? r->data_end
+		: 0;
+	/* as record_attr() decides for a SAMPLE record */
+	if (r->nr_attrs == 0)
+		r->smp_attr = -1;
+	else if (r->nr_attrs == 1)
+		r->smp_attr = 0;
+	else if (!(r->attrs[0].ev.attr.sample_type & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)))
+		r->smp_attr = -1;
+	else
+		r->smp_attr = -2;
+}
+
+static __attribute__((noinline)) int next_long(struct hws_perf_reader *r,
+					       struct hws_perf_record *out);
+
+/* record_attr() of a SAMPLE record on the short path (host order), its id cache hit inline */
+static inline int sample_attr(struct hws_perf_reader *r, const struct perf_event_header *hp)
+{
+	if (r->smp_attr != -2)
+		return r->smp_attr;
+	if ((size_t)r->id_smp_off + 8 <= hp->size) {
+		uint64_t id = pd_get64((const uint8_t *)hp + r->id_smp_off);
+		size_t c = (size_t)id & (ID_CACHE - 1);
+
+		if (r->idc[c].idx1 && r->idc[c].id == id)
+			return r->idc[c].idx1 - 1;
+	}
+	return record_attr(r, (const uint8_t *)hp);
+}
+
 int hws_perf_reader__next(struct hws_perf_reader *r, struct hws_perf_record *out)
+{
+	int rc;
+
+	if (!r || !out)
+		return -EINVAL;
+	if (r->pos + sizeof(struct perf_event_header) <= r->fast_end && !(r->pos & 7)) {
+		/* the common case in short: a kernel record in place in the mapped file */
+		const struct perf_event_header *hp = (const void *)(r->map + r->pos);
+
+		if (hp->type < HWS_RECORD_HEADER_ATTR && hp->size >= sizeof(*hp) &&
+		    hp->size <= r->fast_end - r->pos) {
+			out->hdr = hp;
+			out->file_offset = r->pos;
+			out->payload = NULL;
+			out->payload_size = 0;
+			out->flags = HWS_PERF_REC_HDR_STABLE;
+			out->attr_idx = hp->type == PERF_RECORD_SAMPLE
+					    ? sample_attr(r, hp)
+					    : record_attr(r, (const uint8_t *)hp);
+			r->pos += hp->size;
+			return 1;
+		}
+	}
+	rc = next_long(r, out);
+	fast_state(r);
+	return rc;
+}
+
+static __attribute__((noinline)) int next_long(struct hws_perf_reader *r,
+					       struct hws_perf_record *out)
 {
 	struct perf_event_header h;
 	const uint8_t *p;
@@ -1946,27 +2022,8 @@ int hws_perf_reader__next(struct hws_perf_reader *r, struct hws_perf_record *out
 	size_t got;
 	int err;
 
-	if (!r || !out)
-		return -EINVAL;
 	if (r->err)
 		return r->err;
-	if (r->map && !r->swap && r->dc_pos >= r->dc_len && r->pos < r->data_end &&
-	    r->data_end <= r->map_len && r->data_end - r->pos >= sizeof(h) && !(r->pos & 7)) {
-		/* the common case in short: a kernel record in place in the mapped file */
-		const struct perf_event_header *hp = (const void *)(r->map + r->pos);
-
-		if (hp->type < HWS_RECORD_HEADER_ATTR && hp->size >= sizeof(h) &&
-		    hp->size <= r->data_end - r->pos) {
-			out->hdr = hp;
-			out->file_offset = r->pos;
-			out->payload = NULL;
-			out->payload_size = 0;
-			out->flags = HWS_PERF_REC_HDR_STABLE;
-			out->attr_idx = record_attr(r, (const uint8_t *)hp);
-			r->pos += hp->size;
-			return 1;
-		}
-	}
 	memset(out, 0, sizeof(*out));
 	err = next_decompressed(r, out);
 	if (err)

@@ -268,7 +268,9 @@ static const struct hws_backend_ops sw_ops = {
 	.name = "sw",
 	.description = "software events (cpu-clock, page-faults, ...) and tracepoints",
 	.pmus = sw_pmus,
-	.caps = HWS_CAP_SOFTWARE | HWS_CAP_DATA_ADDR,
+	/* sw_decode() only sets addr as core already does (HWS_CAP_DECODE_GENERIC): at
+	 * millions of cpu-clock samples the call is worth leaving out */
+	.caps = HWS_CAP_SOFTWARE | HWS_CAP_DATA_ADDR | HWS_CAP_DECODE_GENERIC,
 	.priv_size = sizeof(struct sw_priv),
 	.init = sw_init,
 	.fini = sw_fini,

@@ -49,6 +49,9 @@ enum hws_backend_cap {
 	HWS_CAP_RAW = 1ULL << 5,       /* vendor record in PERF_SAMPLE_RAW */
 	HWS_CAP_SOFTWARE = 1ULL << 6,  /* works without sampling hardware */
 	HWS_CAP_DATA_ADDR = 1ULL << 7,
+	/* decode() adds nothing to what core fills in for a sample (it only reads): core may
+	 * leave it uncalled */
+	HWS_CAP_DECODE_GENERIC = 1ULL << 8,
 };
 
 /* What core offers a backend. All members present in version 1 are non-NULL. */
