@@ -525,7 +525,7 @@ static void name_tab_init(void)
 #define DSRC_SLOTS (1u << DSRC_BITS)
 #define PER_SLOTS  8 /* direct-mapped by event */
 #define DSRC_TXT   128
-#define PLAN_BITS  6 /* 64 plans, direct-mapped by fields/event: SPE files have ~30 shapes */
+#define PLAN_BITS  8 /* 256 plans, direct-mapped by fields/event: SPE files have ~30 shapes */
 #define PLAN_SLOTS (1u << PLAN_BITS)
 #define PLAN_TXT   512		     /* the long texts of a plan; event + backend must fit in it */
 #define PLAN_ROOM  (PLAN_TXT + 1536) /* a line by a plan is shorter than this */
@@ -545,7 +545,7 @@ enum pitem {
 	PI_TID,
 	PI_PERIOD,
 	PI_IP,
-	PI_IP_P,
+	PI_IP_P, /* right after PI_IP: picked as PI_IP + precise */
 	PI_ADDR,
 	PI_PHYS,
 	PI_OP,
@@ -952,7 +952,8 @@ static inline __attribute__((always_inline)) char *seg_long(char *p, const struc
 	if (__builtin_expect(n > 32, 0)) {
 		const char *t = pl->tail + pl->tail_off[i];
 
-		for (uint32_t k = 0; k < n - 32; k += 32)
+		memcpy(p + 32, t, 32);
+		for (uint32_t k = 32; k < n - 32; k += 32)
 			memcpy(p + 32 + k, t + k, 32);
 	}
 	return p + n;
@@ -1049,7 +1050,7 @@ static inline __attribute__((always_inline)) char *json_planned(char *p, struct 
 		p = seg(p, pl, PI_PERIOD);
 	}
 	if (f & HWS_SF_IP)
-		p = seg(hws_fmt__hex_digits(p, s->ip), pl, s->ip_precise ? PI_IP_P : PI_IP);
+		p = seg(hws_fmt__hex_digits(p, s->ip), pl, PI_IP + (s->ip_precise != 0));
 	if (f & HWS_SF_ADDR)
 		p = seg(hws_fmt__hex_digits(p, s->addr), pl, PI_ADDR);
 	if (f & (HWS_SF_PHYS_ADDR | HWS_SF_OP | HWS_SF_LAT_TOTAL | HWS_SF_LAT_ISSUE |
@@ -1801,31 +1802,15 @@ static void sample_text(struct lb *l, const struct hws_output_opts *o, const str
 	lb_add(l, "\n", 1);
 }
 
-int hws_output__sample(const struct hws_output_opts *o, const struct hws_sample *s,
-		       struct hws_strbuf *sb)
+/* every format and case: line builder, scratch buffer, fast paths with fallbacks */
+static __attribute__((noinline)) int sample_any(const struct hws_output_opts *o,
+						const struct hws_sample *s, struct hws_strbuf *sb)
 {
 	bool own =
 	    o->sz < offsetof(struct hws_output_opts, scratch) + sizeof(o->scratch) || !o->scratch;
 	struct hws_strbuf local, *tmp = own ? &local : o->scratch;
 	struct lb l;
 
-	/*
-	 * The common dump --json line (memo, no symbols, no raw, room in the buffer) straight
-	 * from its plan: no line builder, scratch or per-column work. Anything else, or a shape
-	 * without a plan, goes the general way below (same bytes).
-	 */
-	if (o->format == HWS_OUT_JSON && !o->raw && !(o->symbols && o->syms) && sb->buf &&
-	    sb->alloc - sb->len > PLAN_ROOM &&
-	    o->sz >= offsetof(struct hws_output_opts, memo) + sizeof(o->memo) && o->memo) {
-		bool first;
-		char *p = json_planned(sb->buf + sb->len, o->memo, s, true, &first);
-
-		if (p) {
-			sb->len = (size_t)(p - sb->buf);
-			*p = 0;
-			return 0;
-		}
-	}
 	lb_init(&l, sb);
 	if (own)
 		hws_strbuf__init(&local, 1u << 20);
@@ -1844,4 +1829,27 @@ int hws_output__sample(const struct hws_output_opts *o, const struct hws_sample 
 	if (own)
 		hws_strbuf__release(&local);
 	return lb_finish(&l);
+}
+
+int hws_output__sample(const struct hws_output_opts *o, const struct hws_sample *s,
+		       struct hws_strbuf *sb)
+{
+	/*
+	 * The common dump --json line (memo, no symbols, no raw, room in the buffer) straight
+	 * from its plan: no line builder, scratch or per-column work. Anything else, or a shape
+	 * without a plan, goes the general way below (same bytes).
+	 */
+	if (o->format == HWS_OUT_JSON && !o->raw && !(o->symbols && o->syms) && sb->buf &&
+	    sb->alloc - sb->len > PLAN_ROOM &&
+	    o->sz >= offsetof(struct hws_output_opts, memo) + sizeof(o->memo) && o->memo) {
+		bool first;
+		char *p = json_planned(sb->buf + sb->len, o->memo, s, true, &first);
+
+		if (p) {
+			sb->len = (size_t)(p - sb->buf);
+			*p = 0;
+			return 0;
+		}
+	}
+	return sample_any(o, s, sb);
 }
