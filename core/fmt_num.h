@@ -21,7 +21,7 @@
 #include <emmintrin.h>
 #endif
 
-#define HWS_FMT_SLACK 16
+#define HWS_FMT_SLACK	16
 #define HWS_FMT_U64_MAX (20 + HWS_FMT_SLACK)
 #define HWS_FMT_HEX_MAX (18 + HWS_FMT_SLACK)
 
@@ -62,8 +62,8 @@ static inline uint64_t hws_fmt__swar8(uint32_t x)
 	v = _mm_unpacklo_epi16(v, v);
 	v = _mm_unpacklo_epi32(v, v);
 	/* lanes / 1000, / 100, / 10, / 1: x * m >> 16, then >> 7, 11, 13, 15 as a multiply-high */
-	v = _mm_mulhi_epu16(v, _mm_setr_epi16(8389, 5243, 13108, (short)32768, 8389, 5243, 13108,
-					      (short)32768));
+	v = _mm_mulhi_epu16(
+	    v, _mm_setr_epi16(8389, 5243, 13108, (short)32768, 8389, 5243, 13108, (short)32768));
 	v = _mm_mulhi_epu16(v, _mm_setr_epi16(1 << 7, 1 << 11, 1 << 13, (short)(1 << 15), 1 << 7,
 					      1 << 11, 1 << 13, (short)(1 << 15)));
 	/* [a, ab, abc, abcd] - 10 * [0, a, ab, abc] = [a, b, c, d] */
@@ -76,9 +76,10 @@ static inline uint64_t hws_fmt__swar8(uint32_t x)
 }
 
 /* "00".."99" as little-endian 16-bit words */
-#define HWS_FMT_P10(d) HWS_FMT_P1(d, 0), HWS_FMT_P1(d, 1), HWS_FMT_P1(d, 2), HWS_FMT_P1(d, 3), \
-	HWS_FMT_P1(d, 4), HWS_FMT_P1(d, 5), HWS_FMT_P1(d, 6), HWS_FMT_P1(d, 7), HWS_FMT_P1(d, 8), \
-	HWS_FMT_P1(d, 9)
+#define HWS_FMT_P10(d)                                                                             \
+	HWS_FMT_P1(d, 0), HWS_FMT_P1(d, 1), HWS_FMT_P1(d, 2), HWS_FMT_P1(d, 3), HWS_FMT_P1(d, 4),  \
+	    HWS_FMT_P1(d, 5), HWS_FMT_P1(d, 6), HWS_FMT_P1(d, 7), HWS_FMT_P1(d, 8),                \
+	    HWS_FMT_P1(d, 9)
 #define HWS_FMT_P1(a, b) (uint16_t)(('0' + (a)) | ('0' + (b)) << 8)
 static const uint16_t hws_fmt__pairs[100] = {
     HWS_FMT_P10(0), HWS_FMT_P10(1), HWS_FMT_P10(2), HWS_FMT_P10(3), HWS_FMT_P10(4),
@@ -187,25 +188,65 @@ static inline __attribute__((always_inline)) uint64_t hws_fmt__word8(uint32_t v,
 }
 
 /*
+ * 0..999 as text in one 32-bit word, first digit in the lowest byte: lead3 without leading
+ * zeros and with the digit count in the top byte, pad3 with leading zeros ("007"). One load
+ * and one 4-byte store write up to three digits; 8 KiB of tables in all.
+ */
+#define HWS_FMT_D(x) ((uint32_t)('0' + (x)))
+#define HWS_FMT_L3(a, b, c)                                                                        \
+	((a)   ? (HWS_FMT_D(a) | HWS_FMT_D(b) << 8 | HWS_FMT_D(c) << 16 | 3u << 24)                \
+	 : (b) ? (HWS_FMT_D(b) | HWS_FMT_D(c) << 8 | 2u << 24)                                     \
+	       : (HWS_FMT_D(c) | 1u << 24))
+#define HWS_FMT_Z3(a, b, c) (HWS_FMT_D(a) | HWS_FMT_D(b) << 8 | HWS_FMT_D(c) << 16)
+#define HWS_FMT_R1(F, a, b)                                                                        \
+	F(a, b, 0), F(a, b, 1), F(a, b, 2), F(a, b, 3), F(a, b, 4), F(a, b, 5), F(a, b, 6),        \
+	    F(a, b, 7), F(a, b, 8), F(a, b, 9)
+#define HWS_FMT_R2(F, a)                                                                           \
+	HWS_FMT_R1(F, a, 0), HWS_FMT_R1(F, a, 1), HWS_FMT_R1(F, a, 2), HWS_FMT_R1(F, a, 3),        \
+	    HWS_FMT_R1(F, a, 4), HWS_FMT_R1(F, a, 5), HWS_FMT_R1(F, a, 6), HWS_FMT_R1(F, a, 7),    \
+	    HWS_FMT_R1(F, a, 8), HWS_FMT_R1(F, a, 9)
+#define HWS_FMT_R3(F)                                                                              \
+	HWS_FMT_R2(F, 0), HWS_FMT_R2(F, 1), HWS_FMT_R2(F, 2), HWS_FMT_R2(F, 3), HWS_FMT_R2(F, 4),  \
+	    HWS_FMT_R2(F, 5), HWS_FMT_R2(F, 6), HWS_FMT_R2(F, 7), HWS_FMT_R2(F, 8),                \
+	    HWS_FMT_R2(F, 9)
+static const uint32_t hws_fmt__lead3[1000] = {HWS_FMT_R3(HWS_FMT_L3)};
+static const uint32_t hws_fmt__pad3[1000] = {HWS_FMT_R3(HWS_FMT_Z3)};
+#undef HWS_FMT_D
+#undef HWS_FMT_L3
+#undef HWS_FMT_Z3
+#undef HWS_FMT_R1
+#undef HWS_FMT_R2
+#undef HWS_FMT_R3
+
+/*
  * @v below 2^32 with fewer size tiers than hws_fmt__u64(): values of mixed sizes (pids 0, 18,
- * 1234; latencies) would mispredict its branches, so everything below 10^4 takes one path
- * (two digit pairs, the leading zeros shifted out) and everything below 10^8 another.
+ * 1234; latencies) would mispredict its branches, so everything below 10^3 takes one path
+ * (one table word), everything below 10^6 another (two table words) and the rest the SWAR
+ * words. The table paths are a few instructions against about 25 for digit pairs, a digit
+ * count and a shift.
  */
 static inline __attribute__((always_inline)) char *hws_fmt__u32(char *p, uint32_t v)
 {
 	static const uint32_t pow10[9] = {1,	  10,	   100,	     1000,     10000,
 					  100000, 1000000, 10000000, 100000000};
 	unsigned int n, bits;
+	uint32_t x;
 	uint64_t w;
 
-	if (v < 10000) {
-		uint32_t hi = (v * 5243) >> 19, lo = v - 100 * hi; /* v / 100, exact below 43699 */
-		uint32_t w4 = hws_fmt__pairs[hi] | (uint32_t)hws_fmt__pairs[lo] << 16;
+	if (v < 1000) {
+		x = hws_fmt__lead3[v];
+		memcpy(p, &x, 4);
+		return p + (x >> 24);
+	}
+	if (v < 1000000) {
+		uint32_t hi = v / 1000, lo = v - hi * 1000;
 
-		n = 1 + (v >= 10) + (v >= 100) + (v >= 1000);
-		w4 >>= 8 * (4 - n);
-		memcpy(p, &w4, 4);
-		return p + n;
+		x = hws_fmt__lead3[hi];
+		memcpy(p, &x, 4);
+		p += x >> 24;
+		x = hws_fmt__pad3[lo];
+		memcpy(p, &x, 4);
+		return p + 3;
 	}
 	if (__builtin_expect(v >= 100000000, 0))
 		return hws_fmt__u64(p, v);
@@ -260,8 +301,8 @@ static inline __attribute__((always_inline)) char *hws_fmt__hex_digits(char *p, 
 	uint64_t x = __builtin_bswap64(v << (4 * (16 - n)));
 	const __m128i m0f = _mm_set1_epi8(0x0f);
 	__m128i b = _mm_cvtsi64_si128((long long)x);
-	__m128i nib = _mm_unpacklo_epi8(_mm_and_si128(_mm_srli_epi16(b, 4), m0f),
-					_mm_and_si128(b, m0f));
+	__m128i nib =
+	    _mm_unpacklo_epi8(_mm_and_si128(_mm_srli_epi16(b, 4), m0f), _mm_and_si128(b, m0f));
 	__m128i gt9 = _mm_cmpgt_epi8(nib, _mm_set1_epi8(9));
 
 	nib = _mm_add_epi8(nib, _mm_add_epi8(_mm_set1_epi8('0'),

@@ -453,6 +453,11 @@ struct csv_name {
 
 static struct csv_name op_csv[ARRAY_SIZE(op_tab)], lvl_csv[ARRAY_SIZE(lvl_tab)],
     snoop_csv[ARRAY_SIZE(snoop_tab)], tlb_csv[ARRAY_SIZE(tlb_tab)];
+/* the op names as JSON values ("load"), for every byte value; n = 0: not plain, slow path */
+static struct {
+	char s[16];
+	uint8_t n;
+} op_q[256];
 static pthread_once_t name_tab_once = PTHREAD_ONCE_INIT;
 static bool name_tab_ready; /* set (release) when the tables are filled: no call per sample */
 
@@ -497,6 +502,17 @@ static void name_tab_init(void)
 	name_tab_fill(lvl_tab, ARRAY_SIZE(lvl_tab), C_LEVEL, hws_mem_level__name);
 	name_tab_fill(snoop_tab, ARRAY_SIZE(snoop_tab), C_SNOOP, hws_snoop__name);
 	name_tab_fill(tlb_tab, ARRAY_SIZE(tlb_tab), C_TLB, hws_tlb__name);
+	for (unsigned int i = 0; i < ARRAY_SIZE(op_q); i++) {
+		const char *n = hws_op__name(i);
+		size_t l;
+
+		if (json_plain(n, &l) && l + 2 <= sizeof(op_q[i].s)) {
+			op_q[i].s[0] = '"';
+			memcpy(op_q[i].s + 1, n, l);
+			op_q[i].s[l + 1] = '"';
+			op_q[i].n = (uint8_t)(l + 2);
+		}
+	}
 	__atomic_store_n(&name_tab_ready, true, __ATOMIC_RELEASE);
 }
 
@@ -507,8 +523,61 @@ static void name_tab_init(void)
 #define HEAD_TXT   96
 #define DSRC_BITS  10 /* 1024 entries, direct-mapped by data source (PEBS: hundreds) */
 #define DSRC_SLOTS (1u << DSRC_BITS)
-#define PER_SLOTS  8  /* direct-mapped by event */
+#define PER_SLOTS  8 /* direct-mapped by event */
 #define DSRC_TXT   128
+#define PLAN_BITS  8 /* 256 plans, direct-mapped by fields/event: SPE files have ~30 shapes */
+#define PLAN_SLOTS (1u << PLAN_BITS)
+#define PLAN_TXT   512		     /* the long texts of a plan; event + backend must fit in it */
+#define PLAN_ROOM  (PLAN_TXT + 1536) /* a line by a plan is shorter than this */
+
+/*
+ * The items of a JSON line whose values change from sample to sample, in column order. A
+ * plan holds, for each, the constant text that follows its value up to where the next
+ * item's value starts (closing quote, the keys and values of constant columns, the next
+ * key and opening quote). PI_LEAD is the text before the first value; PI_IP_P the text
+ * after ip when precise is true (PI_IP: false).
+ */
+enum pitem {
+	PI_LEAD,
+	PI_TIME,
+	PI_CPU,
+	PI_PID,
+	PI_TID,
+	PI_PERIOD,
+	PI_IP,
+	PI_IP_P, /* right after PI_IP: picked as PI_IP + precise */
+	PI_ADDR,
+	PI_PHYS,
+	PI_OP,
+	PI_LAT_TOTAL,
+	PI_LAT_ISSUE,
+	PI_LAT_XLAT,
+	PI_LAT_MISS,
+	PI_LAT_INS,
+	PI_DSRC,
+	PI_BRANCH,
+	PI__NR,
+};
+
+/*
+ * A compiled JSON line for one (fields, event, backend, close): the line is then its fixed
+ * texts with the numbers between them, no per-column key lookups, quotes or first-column
+ * checks. Only the texts after PI_LEAD, PI_TIME, PI_CPU and PI_TID (the ones that can hold
+ * the event and backend names) may be longer than 32 bytes; the others are copied as one
+ * fixed 32-byte move.
+ */
+struct json_plan {
+	uint64_t key; /* plan_key(): fields, close, and a bit that an empty slot lacks */
+	const char *ev, *be;
+	uint32_t first; /* nothing after the '{' (sample_json()'s first) */
+	uint32_t per_n;
+	uint64_t per_v; /* the last period below 10^8 and its digits (first in the lowest byte) */
+	uint64_t per_w;
+	uint16_t len[PI__NR];
+	char seg[PI__NR][32]; /* each text's first 32 bytes, zero-padded */
+	char tail[PLAN_TXT];  /* the rest of the long ones (PI_LEAD, PI_TIME, PI_CPU, PI_TID) */
+	uint16_t tail_off[PI__NR];
+};
 
 struct hws_output_memo {
 	struct {
@@ -537,9 +606,9 @@ struct hws_output_memo {
 	} tb;
 	struct head_ent { /* ,"pid":..,"tid":..,"event":"..","backend":".." */
 		const char *ev, *be;
-		uint64_t pt;	/* pid << 32 | tid (0 without HWS_SF_PID) */
+		uint64_t pt;	 /* pid << 32 | tid (0 without HWS_SF_PID) */
 		uint32_t haspid; /* HWS_SF_PID set */
-		uint32_t n;	/* 0: empty */
+		uint32_t n;	 /* 0: empty */
 		char txt[HEAD_TXT];
 	} head[HEAD_SLOTS];
 	struct { /* CSV kind (csv_kind()) of the last few strings, as e[] for JSON */
@@ -556,10 +625,11 @@ struct hws_output_memo {
 	} per[PER_SLOTS];
 	struct dsrc_ent { /* ,"mem_level":"..","snoop":"..","tlb":"..","data_src":.. */
 		uint64_t ds;
-		uint32_t key; /* 1 << 24 | level << 16 | snoop << 8 | tlb; 0: empty */
+		uint32_t key; /* dsrc_key(): 1 << 24 | tlb << 16 | snoop << 8 | level; 0: empty */
 		uint32_t n;
 		char txt[DSRC_TXT];
 	} dsrc[DSRC_SLOTS];
+	struct json_plan plan[PLAN_SLOTS];
 };
 
 struct hws_output_memo *hws_output_memo__new(void)
@@ -624,7 +694,7 @@ static inline __attribute__((always_inline)) char *copy_txt(char *p, const char 
 
 /* '{"time":' and @t, the digits above the last eight from the memo while they stay the same */
 static inline __attribute__((always_inline)) char *json_time(char *p, struct hws_output_memo *m,
-							      uint64_t t)
+							     uint64_t t)
 {
 	uint64_t d = t - m->tb.base, w;
 
@@ -655,10 +725,376 @@ static inline unsigned int head_slot(uint64_t pt, const char *ev)
 			      (64 - HEAD_BITS));
 }
 
+/* mem_level, snoop and tlb (adjacent bytes) in one load, 1 << 24 set: never 0 */
+static inline uint32_t dsrc_key(const struct hws_sample *s)
+{
+	uint32_t k;
+
+	_Static_assert(
+	    offsetof(struct hws_sample, snoop) == offsetof(struct hws_sample, mem_level) + 1 &&
+		offsetof(struct hws_sample, tlb) == offsetof(struct hws_sample, mem_level) + 2,
+	    "mem_level, snoop, tlb adjacent");
+	memcpy(&k, &s->mem_level, 4);
+	return (k & 0xffffff) | 1u << 24;
+}
+
 static inline unsigned int dsrc_slot(uint64_t ds, uint32_t key)
 {
 	return (unsigned int)(((ds ^ (uint64_t)key << 40) * 0x9e3779b97f4a7c15ULL) >>
 			      (64 - DSRC_BITS));
+}
+
+/* the fields a JSON line shows */
+#define JSON_FIELDS                                                                                \
+	(HWS_SF_TIME | HWS_SF_CPU | HWS_SF_PID | HWS_SF_PERIOD | HWS_SF_IP | HWS_SF_ADDR |         \
+	 HWS_SF_PHYS_ADDR | HWS_SF_OP | HWS_SF_LAT_TOTAL | HWS_SF_LAT_ISSUE | HWS_SF_LAT_XLAT |    \
+	 HWS_SF_LAT_MISS | HWS_SF_LAT_INS | HWS_SF_DATA_SRC | HWS_SF_BRANCH)
+
+/* s->fields & JSON_FIELDS (bits 0..15), @close in bit 62, bit 63 set: never 0 */
+static inline uint64_t plan_key(uint64_t f, bool close)
+{
+	return f | (uint64_t)close << 62 | 1ULL << 63;
+}
+
+/* a plan being made: the text after the last item so far, for precise false [0] and true [1] */
+struct plan_build {
+	struct json_plan *pl;
+	size_t used;
+	char cur[2][PLAN_TXT];
+	size_t n[2];
+	bool fail;
+};
+
+static void pb_add2(struct plan_build *b, const char *s0, const char *s1)
+{
+	size_t l0 = strlen(s0), l1 = strlen(s1);
+
+	if (b->n[0] + l0 > PLAN_TXT || b->n[1] + l1 > PLAN_TXT) {
+		b->fail = true;
+		return;
+	}
+	memcpy(b->cur[0] + b->n[0], s0, l0);
+	memcpy(b->cur[1] + b->n[1], s1, l1);
+	b->n[0] += l0;
+	b->n[1] += l1;
+}
+
+static void pb_put(struct plan_build *b, int item, const char *t, size_t n)
+{
+	/* only the texts that can hold the event/backend names are copied with a loop */
+	bool may_be_long = item == PI_LEAD || item == PI_TIME || item == PI_CPU || item == PI_TID;
+	size_t head = n < 32 ? n : 32;
+
+	if ((n > 32 && !may_be_long) || b->used + (n - head) + 32 > PLAN_TXT) {
+		b->fail = true;
+		return;
+	}
+	memset(b->pl->seg[item], 0, 32);
+	memcpy(b->pl->seg[item], t, head);
+	memcpy(b->pl->tail + b->used, t + head, n - head);
+	b->pl->tail_off[item] = (uint16_t)b->used;
+	b->pl->len[item] = (uint16_t)n;
+	b->used += n - head;
+}
+
+/* the pending text becomes the text after @item */
+static void pb_emit(struct plan_build *b, int item)
+{
+	pb_put(b, item, b->cur[0], b->n[0]);
+	if (item == PI_IP)
+		pb_put(b, PI_IP_P, b->cur[1], b->n[1]);
+	else if (b->n[0] != b->n[1] || memcmp(b->cur[0], b->cur[1], b->n[0]))
+		b->fail = true; /* precise comes right after ip: cannot happen */
+	b->n[0] = b->n[1] = 0;
+}
+
+/*
+ * Make the plan of @s's line shape in @pl, the same bytes json_fast() writes column by
+ * column. false: no plan for this shape (names not plain or too long, data source first).
+ */
+static bool plan_make(struct json_plan *pl, const struct hws_sample *s, uint64_t f, bool close)
+{
+	struct plan_build b;
+	int last = PI_LEAD, first = 1;
+	bool ok;
+
+	memset(&b, 0, sizeof(b));
+	memset(pl, 0, sizeof(*pl));
+	b.pl = pl;
+	pb_add2(&b, "{", "{");
+	for (int c = 0; c < C__NR && !b.fail; c++) {
+		const char *str = NULL, *open = "", *shut = "";
+		size_t sl;
+		int item;
+
+		if (c == C_EVENT     ? !s->event
+		    : c == C_BACKEND ? !s->backend
+				     : (f & cols[c].need) != cols[c].need)
+			continue;
+		switch (c) {
+		case C_SNOOP:
+		case C_TLB:
+		case C_DATA_SRC:
+			continue; /* in the data-source text of C_LEVEL */
+		case C_LEVEL:
+			/* the data-source memo's text brings its keys, with the leading comma */
+			if (first)
+				b.fail = true;
+			pb_emit(&b, last);
+			last = PI_DSRC;
+			continue;
+		default:
+			break;
+		}
+		pb_add2(&b, cols[c].key + first, cols[c].key + first);
+		first = 0;
+		switch (c) {
+		case C_EVENT:
+		case C_BACKEND:
+			str = c == C_EVENT ? s->event : s->backend;
+			if (!json_plain(str, &sl) || sl > PLAN_TXT) {
+				b.fail = true;
+				continue;
+			}
+			pb_add2(&b, "\"", "\"");
+			pb_add2(&b, str, str);
+			pb_add2(&b, "\"", "\"");
+			continue;
+		case C_PRECISE:
+			pb_add2(&b, "false", "true");
+			continue;
+		case C_TIME:
+			item = PI_TIME;
+			break;
+		case C_CPU:
+			item = PI_CPU;
+			break;
+		case C_PID:
+			item = PI_PID;
+			break;
+		case C_TID:
+			item = PI_TID;
+			break;
+		case C_PERIOD:
+			item = PI_PERIOD;
+			break;
+		case C_IP:
+			item = PI_IP;
+			break;
+		case C_ADDR:
+			item = PI_ADDR;
+			break;
+		case C_PHYS:
+			item = PI_PHYS;
+			break;
+		case C_OP:
+			item = PI_OP; /* its value brings its quotes */
+			break;
+		case C_LAT_TOTAL:
+		case C_LAT_ISSUE:
+		case C_LAT_XLAT:
+		case C_LAT_MISS:
+		case C_LAT_INS:
+			item = PI_LAT_TOTAL + (c - C_LAT_TOTAL);
+			break;
+		case C_BRANCH:
+			item = PI_BRANCH;
+			break;
+		default:
+			b.fail = true;
+			continue;
+		}
+		if (c == C_IP || c == C_ADDR || c == C_PHYS || c == C_BRANCH) {
+			open = "\"0x";
+			shut = "\"";
+		}
+		pb_add2(&b, open, open);
+		pb_emit(&b, last);
+		pb_add2(&b, shut, shut);
+		last = item;
+	}
+	if (close)
+		pb_add2(&b, "}\n", "}\n");
+	pb_emit(&b, last);
+	ok = !b.fail;
+	if (ok) {
+		memset(pl->tail + b.used, 0, sizeof(pl->tail) - b.used);
+		pl->key = plan_key(f, close);
+		pl->ev = s->event;
+		pl->be = s->backend;
+		pl->first = (uint32_t)first;
+		pl->per_v = UINT64_MAX;
+		pl->per_n = 0;
+	}
+	return ok;
+}
+
+static inline unsigned int plan_slot(uint64_t f, const char *ev, bool close)
+{
+	return (unsigned int)((((uintptr_t)ev ^ f << 1 ^ close) * 0x9e3779b97f4a7c15ULL) >>
+			      (64 - PLAN_BITS));
+}
+
+/* the plan's text after @i: one 32-byte move (the plan's short texts) */
+static inline __attribute__((always_inline)) char *seg(char *p, const struct json_plan *pl, int i)
+{
+	memcpy(p, pl->seg[i], 32);
+	return p + pl->len[i];
+}
+
+/* the same for the texts that may hold the event and backend names */
+static inline __attribute__((always_inline)) char *seg_long(char *p, const struct json_plan *pl,
+							    int i)
+{
+	uint32_t n = pl->len[i];
+
+	memcpy(p, pl->seg[i], 32);
+	if (__builtin_expect(n > 32, 0)) {
+		const char *t = pl->tail + pl->tail_off[i];
+
+		memcpy(p + 32, t, 32);
+		for (uint32_t k = 32; k < n - 32; k += 32)
+			memcpy(p + 32 + k, t + k, 32);
+	}
+	return p + n;
+}
+
+/* a memo text of @n bytes (n <= 128): 96 or 128 bytes in 16-byte moves (one 64-byte memcpy
+ * becomes rep movs, which runs an instruction per 4 bytes) */
+static inline __attribute__((always_inline)) char *copy_txt128(char *p, const char *txt, uint32_t n)
+{
+	for (int k = 0; k < 96; k += 16)
+		memcpy(p + k, txt + k, 16);
+	if (n > 96) {
+		memcpy(p + 96, txt + 96, 16);
+		memcpy(p + 112, txt + 112, 16);
+	}
+	return p + n;
+}
+
+/* ,"mem_level":"..","snoop":"..","tlb":"..","data_src":N as json_fast() writes it */
+static char *dsrc_text(char *p, const struct hws_sample *s)
+{
+#define ENUM1(c, tab, v, namefn)                                                                   \
+	do {                                                                                       \
+		if ((v) < ARRAY_SIZE(tab) && tab[v].n) {                                           \
+			memcpy(p, tab[v].s, 32);                                                   \
+			p += tab[v].n;                                                             \
+		} else {                                                                           \
+			const char *n_ = namefn(v);                                                \
+			size_t nl_ = name_len(n_);                                                 \
+			p = w_key(p, c, 0);                                                        \
+			*p++ = '"';                                                                \
+			copy_small(p, n_, nl_);                                                    \
+			p += nl_;                                                                  \
+			*p++ = '"';                                                                \
+		}                                                                                  \
+	} while (0)
+	ENUM1(C_LEVEL, lvl_tab, s->mem_level, hws_mem_level__name);
+	ENUM1(C_SNOOP, snoop_tab, s->snoop, hws_snoop__name);
+	ENUM1(C_TLB, tlb_tab, s->tlb, hws_tlb__name);
+#undef ENUM1
+	p = w_key(p, C_DATA_SRC, 0);
+	return w_u64(p, s->data_src);
+}
+
+/*
+ * The line by the memo's plan for its shape, texts and values in turn, at @p (PLAN_ROOM
+ * bytes free); the end of it. NULL: no plan for this sample (nothing written); json_fast()
+ * does it column by column.
+ */
+static inline __attribute__((always_inline)) char *json_planned(char *p, struct hws_output_memo *m,
+								const struct hws_sample *s,
+								bool close, bool *first_out)
+{
+	uint64_t f = s->fields & JSON_FIELDS;
+	struct json_plan *pl = &m->plan[plan_slot(f, s->event, close)];
+
+	if (__builtin_expect(
+		!(pl->key == plan_key(f, close) && pl->ev == s->event && pl->be == s->backend),
+		0)) {
+		if (!__atomic_load_n(&name_tab_ready, __ATOMIC_ACQUIRE))
+			pthread_once(&name_tab_once, name_tab_init);
+		if (!plan_make(pl, s, f, close))
+			return NULL;
+	}
+	if ((f & HWS_SF_OP) && !op_q[s->op].n)
+		return NULL;
+	if (f & HWS_SF_TIME)
+		p = seg_long(json_time(p, m, s->time), pl, PI_TIME);
+	else
+		p = seg_long(p, pl, PI_LEAD);
+	if (f & HWS_SF_CPU)
+		p = seg_long(hws_fmt__u32(p, s->cpu), pl, PI_CPU);
+	if (f & HWS_SF_PID) {
+		p = seg(hws_fmt__u32(p, s->pid), pl, PI_PID);
+		p = seg_long(hws_fmt__u32(p, s->tid), pl, PI_TID);
+	}
+	if (f & HWS_SF_PERIOD) {
+		/* periods are mostly fixed per event: the digits of the last one */
+		if (s->period == pl->per_v) {
+			memcpy(p, &pl->per_w, 8);
+			p += pl->per_n;
+		} else if (s->period < 100000000) {
+			unsigned int n;
+			uint64_t w = hws_fmt__word8((uint32_t)s->period, &n);
+
+			memcpy(p, &w, 8);
+			p += n;
+			pl->per_w = w;
+			pl->per_n = n;
+			pl->per_v = s->period;
+		} else {
+			p = hws_fmt__u64(p, s->period);
+		}
+		p = seg(p, pl, PI_PERIOD);
+	}
+	if (f & HWS_SF_IP)
+		p = seg(hws_fmt__hex_digits(p, s->ip), pl, PI_IP + (s->ip_precise != 0));
+	if (f & HWS_SF_ADDR)
+		p = seg(hws_fmt__hex_digits(p, s->addr), pl, PI_ADDR);
+	if (f & (HWS_SF_PHYS_ADDR | HWS_SF_OP | HWS_SF_LAT_TOTAL | HWS_SF_LAT_ISSUE |
+		 HWS_SF_LAT_XLAT | HWS_SF_LAT_MISS | HWS_SF_LAT_INS)) {
+		if (f & HWS_SF_PHYS_ADDR)
+			p = seg(hws_fmt__hex_digits(p, s->phys_addr), pl, PI_PHYS);
+		if (f & HWS_SF_OP) {
+			memcpy(p, op_q[s->op].s, 16);
+			p = seg(p + op_q[s->op].n, pl, PI_OP);
+		}
+		if (f & HWS_SF_LAT_TOTAL)
+			p = seg(hws_fmt__u32(p, s->lat_total), pl, PI_LAT_TOTAL);
+		if (f & HWS_SF_LAT_ISSUE)
+			p = seg(hws_fmt__u32(p, s->lat_issue), pl, PI_LAT_ISSUE);
+		if (f & HWS_SF_LAT_XLAT)
+			p = seg(hws_fmt__u32(p, s->lat_xlat), pl, PI_LAT_XLAT);
+		if (f & HWS_SF_LAT_MISS)
+			p = seg(hws_fmt__u32(p, s->lat_miss), pl, PI_LAT_MISS);
+		if (f & HWS_SF_LAT_INS)
+			p = seg(hws_fmt__u32(p, s->lat_ins), pl, PI_LAT_INS);
+	}
+	if (f & HWS_SF_DATA_SRC) {
+		uint32_t key = dsrc_key(s);
+		struct dsrc_ent *de = &m->dsrc[dsrc_slot(s->data_src, key)];
+
+		if (de->key == key && de->ds == s->data_src) {
+			p = copy_txt128(p, de->txt, de->n);
+		} else {
+			char *d0 = p;
+
+			p = dsrc_text(p, s);
+			if ((size_t)(p - d0) <= DSRC_TXT) {
+				memcpy(de->txt, d0, (size_t)(p - d0));
+				de->n = (uint32_t)(p - d0);
+				de->ds = s->data_src;
+				de->key = key;
+			}
+		}
+		p = seg(p, pl, PI_DSRC);
+	}
+	if (f & HWS_SF_BRANCH)
+		p = seg(hws_fmt__hex_digits(p, s->branch_target), pl, PI_BRANCH);
+	*first_out = pl->first;
+	return p;
 }
 
 /*
@@ -682,6 +1118,15 @@ static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struc
 	uint32_t haspid = !!(f & HWS_SF_PID);
 	uint64_t pt = haspid ? (uint64_t)s->pid << 32 | s->tid : 0;
 
+	if (memo) {
+		if (!lb_reserve(l, PLAN_ROOM))
+			return true; /* error recorded */
+		p = json_planned(l->p, memo, s, close, first_out);
+		if (p) {
+			l->p = p;
+			return true;
+		}
+	}
 	if (memo && s->event && s->backend && (f & HWS_SF_TIME)) {
 		he = &memo->head[head_slot(pt, s->event)];
 		head_hit = ((he->pt ^ pt) | (he->haspid ^ haspid) |
@@ -796,7 +1241,8 @@ static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struc
 		}
 	}
 	if (f & HWS_SF_PERIOD) {
-		struct per_ent *pe = memo ? &memo->per[((uintptr_t)s->event >> 4) % PER_SLOTS] : NULL;
+		struct per_ent *pe =
+		    memo ? &memo->per[((uintptr_t)s->event >> 4) % PER_SLOTS] : NULL;
 
 		if (pe && pe->v == s->period && pe->ev == s->event && pe->n) {
 			p = w_key(p, C_PERIOD, first);
@@ -849,9 +1295,9 @@ static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struc
 	if (f & HWS_SF_LAT_INS)
 		NUM32(C_LAT_INS, s->lat_ins);
 	if (f & HWS_SF_DATA_SRC) {
-		uint32_t key = 1u << 24 | (uint32_t)s->mem_level << 16 | (uint32_t)s->snoop << 8 |
-			       s->tlb;
-		struct dsrc_ent *de = memo && !first ? &memo->dsrc[dsrc_slot(s->data_src, key)] : NULL;
+		uint32_t key = dsrc_key(s);
+		struct dsrc_ent *de =
+		    memo && !first ? &memo->dsrc[dsrc_slot(s->data_src, key)] : NULL;
 
 		if (de && de->key == key && de->ds == s->data_src) {
 			p = copy_txt(p, de->txt, de->n);
@@ -1225,8 +1671,8 @@ static size_t text_names_room(const struct hws_sample *s)
 	if (s->fields & HWS_SF_OP)
 		n += text_name_room(op_csv, ARRAY_SIZE(op_csv), s->op, hws_op__name);
 	if (s->fields & HWS_SF_DATA_SRC) {
-		n += text_name_room(lvl_csv, ARRAY_SIZE(lvl_csv), s->mem_level,
-				    hws_mem_level__name);
+		n +=
+		    text_name_room(lvl_csv, ARRAY_SIZE(lvl_csv), s->mem_level, hws_mem_level__name);
 		n += text_name_room(snoop_csv, ARRAY_SIZE(snoop_csv), s->snoop, hws_snoop__name);
 		n += text_name_room(tlb_csv, ARRAY_SIZE(tlb_csv), s->tlb, hws_tlb__name);
 	}
@@ -1319,8 +1765,7 @@ static void sample_text(struct lb *l, const struct hws_output_opts *o, const str
 	}
 	if (f & HWS_SF_DATA_SRC) {
 		LIT(" lvl ");
-		p = text_name(p, lvl_csv, ARRAY_SIZE(lvl_csv), s->mem_level,
-			      hws_mem_level__name);
+		p = text_name(p, lvl_csv, ARRAY_SIZE(lvl_csv), s->mem_level, hws_mem_level__name);
 		LIT(" snoop ");
 		p = text_name(p, snoop_csv, ARRAY_SIZE(snoop_csv), s->snoop, hws_snoop__name);
 		LIT(" tlb ");
@@ -1357,11 +1802,12 @@ static void sample_text(struct lb *l, const struct hws_output_opts *o, const str
 	lb_add(l, "\n", 1);
 }
 
-int hws_output__sample(const struct hws_output_opts *o, const struct hws_sample *s,
-		       struct hws_strbuf *sb)
+/* every format and case: line builder, scratch buffer, fast paths with fallbacks */
+static __attribute__((noinline)) int sample_any(const struct hws_output_opts *o,
+						const struct hws_sample *s, struct hws_strbuf *sb)
 {
-	bool own = o->sz < offsetof(struct hws_output_opts, scratch) + sizeof(o->scratch) ||
-		   !o->scratch;
+	bool own =
+	    o->sz < offsetof(struct hws_output_opts, scratch) + sizeof(o->scratch) || !o->scratch;
 	struct hws_strbuf local, *tmp = own ? &local : o->scratch;
 	struct lb l;
 
@@ -1383,4 +1829,27 @@ int hws_output__sample(const struct hws_output_opts *o, const struct hws_sample 
 	if (own)
 		hws_strbuf__release(&local);
 	return lb_finish(&l);
+}
+
+int hws_output__sample(const struct hws_output_opts *o, const struct hws_sample *s,
+		       struct hws_strbuf *sb)
+{
+	/*
+	 * The common dump --json line (memo, no symbols, no raw, room in the buffer) straight
+	 * from its plan: no line builder, scratch or per-column work. Anything else, or a shape
+	 * without a plan, goes the general way below (same bytes).
+	 */
+	if (o->format == HWS_OUT_JSON && !o->raw && !(o->symbols && o->syms) && sb->buf &&
+	    sb->alloc - sb->len > PLAN_ROOM &&
+	    o->sz >= offsetof(struct hws_output_opts, memo) + sizeof(o->memo) && o->memo) {
+		bool first;
+		char *p = json_planned(sb->buf + sb->len, o->memo, s, true, &first);
+
+		if (p) {
+			sb->len = (size_t)(p - sb->buf);
+			*p = 0;
+			return 0;
+		}
+	}
+	return sample_any(o, s, sb);
 }
