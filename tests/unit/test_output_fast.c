@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <hwsample/errors.h>
 #include <hwsample/output.h>
 
 #include "tests.h"
@@ -438,6 +439,38 @@ static void gen(struct hws_sample *s, uint64_t *t)
 	s->branch_target = rnd();
 }
 
+/*
+ * A capped buffer, with the memo's planned lines: lines go in whole until HWS_E_TOO_BIG,
+ * which leaves the buffer as it was; what went in equals the lines made without a memo.
+ */
+static void check_capped(const struct hws_output_opts *with, const struct hws_output_opts *without,
+			 uint64_t *t)
+{
+	struct hws_strbuf c, d;
+	struct hws_sample s;
+	size_t before = 0;
+	int err = 0;
+
+	for (int round = 0; round < 20; round++) {
+		hws_strbuf__init(&c, 2048 + 997 * (size_t)round);
+		hws_strbuf__init(&d, 1u << 20);
+		err = 0;
+		for (int k = 0; k < 100000 && !err; k++) {
+			gen(&s, t);
+			before = c.len;
+			err = hws_output__sample(with, &s, &c);
+			if (!err && hws_output__sample(without, &s, &d))
+				break;
+		}
+		__T("a capped buffer ends with HWS_E_TOO_BIG", err == HWS_E_TOO_BIG);
+		T_EQ_U64("a refused line leaves the buffer as it was", c.len, before);
+		__T("the lines before it are whole and as without a memo",
+		    c.len == d.len && (!c.len || !memcmp(c.buf, d.buf, c.len)));
+		hws_strbuf__release(&c);
+		hws_strbuf__release(&d);
+	}
+}
+
 int main(void)
 {
 	struct hws_strbuf a, b;
@@ -501,6 +534,7 @@ int main(void)
 	T_EQ_U64("lines that differ with and without the memo", diff_memo, 0);
 	T_EQ_U64("lines unlike the snprintf reference", diff_ref, 0);
 	__T("most lines checked against the reference", nref > n / 2);
+	check_capped(&with, &without, &t);
 	hws_output_memo__delete(with.memo);
 	hws_strbuf__release(&a);
 	hws_strbuf__release(&b);
