@@ -7,8 +7,7 @@
  * Hex: the digit count from the bit length; the value shifted so its first digit is the top
  * nibble, then all 16 digits from one byte swap and a vector nibble split (GCC/clang vector
  * extensions: SSE2 on x86-64, NEON on arm64; a shift-and-mask twin elsewhere) and one
- * 16-byte store, of which the first count are kept. Decimal: eight digits at a time in one word
- * (split in halves, quarters, digits with multiply-shift divisions, exact in their ranges).
+ * 16-byte store, of which the first count are kept. Decimal: core/fmt_num.h's writer.
  * Little-endian hosts only (arm64, x86-64: the tool's targets).
  */
 #ifndef HWS_ARM_SPE_TEXT_H
@@ -17,7 +16,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../../core/fmt_num.h" /* header-only number writers shared with core */
+
 #define SPE_TEXT_SLACK 16
+_Static_assert(SPE_TEXT_SLACK >= HWS_FMT_SLACK, "decimal writes stay in the slack");
 
 /* a string literal, without its NUL */
 #define SPE_PUT_LIT(p, s)                                                                          \
@@ -87,81 +89,8 @@ static inline char *spe_put_hex(char *p, uint64_t v)
 	return p + nd;
 }
 
-/* x < 10^8 as eight decimal digits, leading zeros kept, the first in the lowest byte */
-static inline uint64_t spe_dec8(uint32_t x)
-{
-	uint32_t hi = x / 10000;
-	uint64_t a = hi | (uint64_t)(x - hi * 10000) << 32;	 /* two lanes below 10^4 */
-	uint64_t q = ((a * 5243) >> 19) & 0x0000007f0000007fULL; /* lane / 100 */
-	uint64_t b = q | (a - q * 100) << 16;			 /* four lanes below 100 */
-	uint64_t t = ((b * 103) >> 10) & 0x000f000f000f000fULL;	 /* lane / 10 */
-
-	return (t | (b - t * 10) << 8) + 0x3030303030303030ULL;
-}
-
-/* decimal digits of @v, 1..20 */
-static inline unsigned int spe_dec_digits(uint64_t v)
-{
-	static const uint64_t pow10[20] = {1ULL,
-					   10ULL,
-					   100ULL,
-					   1000ULL,
-					   10000ULL,
-					   100000ULL,
-					   1000000ULL,
-					   10000000ULL,
-					   100000000ULL,
-					   1000000000ULL,
-					   10000000000ULL,
-					   100000000000ULL,
-					   1000000000000ULL,
-					   10000000000000ULL,
-					   100000000000000ULL,
-					   1000000000000000ULL,
-					   10000000000000000ULL,
-					   100000000000000000ULL,
-					   1000000000000000000ULL,
-					   10000000000000000000ULL};
-	/* floor(log10(2^bits)) from the bit length, then one compare */
-	unsigned int t = ((unsigned int)(64 - __builtin_clzll(v | 1)) * 1233) >> 12;
-
-	return t + ((v | 1) >= pow10[t]);
-}
-
-/* @v in decimal */
-static inline char *spe_put_u64(char *p, uint64_t v)
-{
-	uint64_t w, top;
-	uint32_t lo;
-	unsigned int nd;
-
-	if (__builtin_expect(v < 100000000, 1)) {
-		nd = spe_dec_digits(v);
-		w = spe_dec8((uint32_t)v) >> (8 * (8 - nd));
-		memcpy(p, &w, 8);
-		return p + nd;
-	}
-	top = v / 100000000;
-	lo = (uint32_t)(v - top * 100000000);
-	if (top >= 100000000) { /* 17 to 20 digits: the first 1..4 */
-		uint64_t t2 = top / 100000000;
-
-		nd = spe_dec_digits(t2);
-		w = spe_dec8((uint32_t)t2) >> (8 * (8 - nd));
-		memcpy(p, &w, 8);
-		p += nd;
-		top -= t2 * 100000000;
-		nd = 8;
-	} else {
-		nd = spe_dec_digits(top);
-	}
-	w = spe_dec8((uint32_t)top) >> (8 * (8 - nd));
-	memcpy(p, &w, 8);
-	p += nd;
-	w = spe_dec8(lo);
-	memcpy(p, &w, 8);
-	return p + 8;
-}
+/* @v in decimal: core's writer (eight digits a word, the count from the bit length) */
+#define spe_put_u64 hws_fmt__u64
 
 static inline char *spe_put_i64(char *p, int64_t v)
 {
