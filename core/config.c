@@ -45,7 +45,7 @@ const struct hws_config_key hws_config_run_keys[] = {
 	{ "data_addr", HWS_CFG_BOOL, 0, 0, NULL, "-d", "sample data addresses" },
 	{ "phys_data", HWS_CFG_BOOL, 0, 0, NULL, "--phys-data", "sample physical addresses" },
 	{ "inherit", HWS_CFG_BOOL, 0, 0, NULL, "--no-inherit", "follow children of the workload" },
-	{ NULL },
+	{ .name = NULL },
 };
 
 const struct hws_config_key hws_config_backend_keys[] = {
@@ -53,7 +53,7 @@ const struct hws_config_key hws_config_backend_keys[] = {
 	{ "period", HWS_CFG_UINT, 1, INT64_MAX, NULL, "-c", "sampling period for these events" },
 	{ "freq", HWS_CFG_UINT, 1, UINT32_MAX, NULL, "-F", "sampling frequency for these events" },
 	{ "pmu", HWS_CFG_STRING, 0, 0, NULL, "-b", "PMU, in a section named after a backend" },
-	{ NULL },
+	{ .name = NULL },
 };
 
 static void seterr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -1343,9 +1343,9 @@ static bool put_sym_json(struct lb *l, const struct hws_output_opts *o, const st
 	if (!sym.name && !sym.dso)
 		return first;
 	if (data)
-		lb_add(l, ",\"data_sym\":" + first, sizeof(",\"data_sym\":") - 1 - first);
+		lb_add(l, &",\"data_sym\":"[first], sizeof(",\"data_sym\":") - 1 - first);
 	else
-		lb_add(l, ",\"sym\":" + first, sizeof(",\"sym\":") - 1 - first);
+		lb_add(l, &",\"sym\":"[first], sizeof(",\"sym\":") - 1 - first);
 	if (sym.name && !sym.srcfile && json_plain(sym.name, &nl) && nl < 4096) {
 		/* common case without printf: "name" or "name+0xoff" */
 		if (lb_reserve(l, nl + 32)) {
