@@ -792,6 +792,7 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 	struct ev_state *e;
 	struct hws_sample s;
 	int ev = rec->attr_idx, rc;
+	uint32_t cpu;
 
 	if (!d->host_checked)
 		check_host(d);
@@ -831,8 +832,12 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 	s.attr_idx = (uint32_t)ev;
 	s.event = ea->name;
 	s.backend = e->backend_name;
-	c = counts_or_dummy(d, ev,
-			    (ea->attr.sample_type & PERF_SAMPLE_CPU) ? rsp->cpu : (uint32_t)-1);
+	cpu = (ea->attr.sample_type & PERF_SAMPLE_CPU) ? rsp->cpu : (uint32_t)-1;
+	/* counts_or_dummy()'s common case, without its event checks: @e is known good here */
+	if ((size_t)cpu + 1 < e->nr_cpu_slots && (int)cpu + 1 <= d->max_cpu_seen)
+		c = &e->cpus[cpu + 1];
+	else
+		c = counts_or_dummy(d, ev, cpu);
 	if (e->decode) {
 		rc = b->ops->decode(b->priv, file_info(d), rsp, &s);
 		if (rc == HWS_DECODE_SKIP) {
