@@ -51,7 +51,9 @@
  * is read straight into both the backend's record view and the shared sample (0: field
  * absent; the header owns bytes 0-7). @have says which fields to read as bits of one
  * register (testing it costs less than loading each offset); the fields cpu-clock and
- * memory samples rarely carry share one bit, FX_RARE.
+ * memory samples rarely carry share one bit, FX_RARE. PEBS memory samples (perf mem/c2c)
+ * carry period and weight, so those have bits of their own: testing six absent offsets
+ * per sample for them cost more than reading the two.
  */
 enum {
 	FX_ID = 1 << 0,
@@ -61,19 +63,21 @@ enum {
 	FX_ADDR = 1 << 4,
 	FX_CPU = 1 << 5,
 	FX_DSRC = 1 << 6,
-	FX_RARE = 1 << 7, /* stream, period, weight, trans, phys, cgroup, dps or cps */
+	FX_RARE = 1 << 7, /* stream, trans, phys, cgroup, dps or cps */
+	FX_PERIOD = 1 << 8,
+	FX_WEIGHT = 1 << 9,
 };
 
 struct fix_plan {
 	uint16_t len; /* bytes a record needs; 0: not a fixed layout */
-	uint8_t have; /* FX_* */
+	uint16_t have; /* FX_* */
 	uint8_t id, ip, tid, time, addr, stream, cpu, period, weight, dsrc, trans, phys, cgroup,
 	    dps, cps;
 	uint64_t sf;	   /* HWS_SF_* set by the layout alone (and by a fixed period) */
 	uint64_t s_period; /* s->period unless PERIOD is sampled: the attr's fixed period, or 0 */
 };
 
-/* the last data_src value of an event, normalized into a zeroed sample (see ds_memo_apply()) */
+/* one data_src value of an event, normalized into a zeroed sample (see ds_memo_apply()) */
 struct ds_memo {
 	uint64_t v;
 	uint64_t fields; /* HWS_SF_DATA_SRC | HWS_SF_OP bits it sets */
@@ -81,6 +85,9 @@ struct ds_memo {
 	uint8_t op, mem_level, snoop, tlb;
 	bool valid;
 };
+
+#define DS_MEMO_BITS  4
+#define DS_MEMO_SLOTS (1u << DS_MEMO_BITS)
 
 struct ev_state {
 	struct hws_backend *backend;
@@ -98,7 +105,9 @@ struct ev_state {
 	 * next: what no sample of the plan writes is set once (attr, sample_type, the period
 	 * when not sampled) or stays zero, so nothing needs clearing per sample */
 	struct hws_record_sample rs;
-	struct ds_memo ds;
+	/* direct-mapped on the value: c2c recordings alternate among a handful of data_src
+	 * values, which a last-value memo missed on every other sample */
+	struct ds_memo ds[DS_MEMO_SLOTS];
 };
 
 struct aux_stream {
@@ -394,11 +403,11 @@ static void fix_layout(struct fix_plan *fp, const struct perf_event_attr *a)
 	AT(PERF_SAMPLE_CODE_PAGE_SIZE, cps, HWS_SF_CODE_PAGE_SIZE);
 #undef AT
 	fp->len = (uint16_t)o; /* at most 8 + 17 * 8 */
-	fp->have = (uint8_t)((fp->id ? FX_ID : 0) | (fp->ip ? FX_IP : 0) | (fp->tid ? FX_TID : 0) |
-			     (fp->time ? FX_TIME : 0) | (fp->addr ? FX_ADDR : 0) |
-			     (fp->cpu ? FX_CPU : 0) | (fp->dsrc ? FX_DSRC : 0));
-	if (fp->stream || fp->period || fp->weight || fp->trans || fp->phys || fp->cgroup ||
-	    fp->dps || fp->cps)
+	fp->have = (uint16_t)((fp->id ? FX_ID : 0) | (fp->ip ? FX_IP : 0) | (fp->tid ? FX_TID : 0) |
+			      (fp->time ? FX_TIME : 0) | (fp->addr ? FX_ADDR : 0) |
+			      (fp->cpu ? FX_CPU : 0) | (fp->dsrc ? FX_DSRC : 0) |
+			      (fp->period ? FX_PERIOD : 0) | (fp->weight ? FX_WEIGHT : 0));
+	if (fp->stream || fp->trans || fp->phys || fp->cgroup || fp->dps || fp->cps)
 		fp->have |= FX_RARE;
 	if (!fp->period && !a->freq && a->sample_period) {
 		/* fixed period (-c): the kernel does not write it, perf shows the attr's */
@@ -679,12 +688,15 @@ static void fill_generic(const struct hws_record_sample *rs, struct hws_sample *
 }
 
 /*
- * data_src of a fixed-layout sample: an event's samples mostly repeat the value before, so
- * what hws_data_src__normalize() makes of it is kept per event. Exact because op and
- * op_flags, the only fields of @s it reads, are still zero here (fill_fixed()).
+ * data_src of a fixed-layout sample: an event's samples mostly repeat a few values, so
+ * what hws_data_src__normalize() makes of them is kept per event in a small direct-mapped
+ * memo. Exact because op and op_flags, the only fields of @s it reads, are still zero
+ * here (fill_fixed()).
  */
-static inline void ds_memo_apply(struct ds_memo *m, uint64_t v, struct hws_sample *s)
+static inline void ds_memo_apply(struct ds_memo *memo, uint64_t v, struct hws_sample *s)
 {
+	struct ds_memo *m = &memo[(v * 0x9e3779b97f4a7c15ULL) >> (64 - DS_MEMO_BITS)];
+
 	if (__builtin_expect(!m->valid || m->v != v, 0)) {
 		struct hws_sample t;
 
@@ -745,17 +757,17 @@ static inline void fill_fixed(struct ev_state *e, const uint8_t *p, uint16_t mis
 	if (have & FX_DSRC) {
 		rs->data_src = v = pd_get64(p + fp->dsrc);
 		if (v)
-			ds_memo_apply(&e->ds, v, s);
+			ds_memo_apply(e->ds, v, s);
+	}
+	if (have & FX_PERIOD)
+		rs->period = s->period = pd_get64(p + fp->period);
+	if (have & FX_WEIGHT) {
+		rs->weight = pd_get64(p + fp->weight);
+		put_weight(s, rs->sample_type, rs->weight);
 	}
 	if (__builtin_expect(have & FX_RARE, 0)) {
 		if (fp->stream)
 			rs->stream_id = pd_get64(p + fp->stream);
-		if (fp->period)
-			rs->period = s->period = pd_get64(p + fp->period);
-		if (fp->weight) {
-			rs->weight = pd_get64(p + fp->weight);
-			put_weight(s, rs->sample_type, rs->weight);
-		}
 		if (fp->trans)
 			rs->transaction = pd_get64(p + fp->trans);
 		if (fp->phys)
@@ -780,6 +792,7 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 	struct ev_state *e;
 	struct hws_sample s;
 	int ev = rec->attr_idx, rc;
+	uint32_t cpu;
 
 	if (!d->host_checked)
 		check_host(d);
@@ -819,8 +832,12 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 	s.attr_idx = (uint32_t)ev;
 	s.event = ea->name;
 	s.backend = e->backend_name;
-	c = counts_or_dummy(d, ev,
-			    (ea->attr.sample_type & PERF_SAMPLE_CPU) ? rsp->cpu : (uint32_t)-1);
+	cpu = (ea->attr.sample_type & PERF_SAMPLE_CPU) ? rsp->cpu : (uint32_t)-1;
+	/* counts_or_dummy()'s common case, without its event checks: @e is known good here */
+	if ((size_t)cpu + 1 < e->nr_cpu_slots && (int)cpu + 1 <= d->max_cpu_seen)
+		c = &e->cpus[cpu + 1];
+	else
+		c = counts_or_dummy(d, ev, cpu);
 	if (e->decode) {
 		rc = b->ops->decode(b->priv, file_info(d), rsp, &s);
 		if (rc == HWS_DECODE_SKIP) {

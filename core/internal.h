@@ -26,17 +26,19 @@ typedef uint8_t hws_v16 __attribute__((vector_size(16), aligned(1), may_alias));
  * memset(p, 0, n) for the per-sample structs (about 200 bytes, zeroed millions of times):
  * gcc turns a fixed-size memset of that size into `rep stos`, whose start-up costs more
  * than the dozen 16-byte stores this loop makes (the empty asm keeps gcc from turning the
- * loop back into the same memset).
+ * loop back into the same memset). The asm takes no operand so that gcc can still unroll
+ * the loop into stores at constant offsets, one instruction each.
  */
 static inline __attribute__((always_inline)) void hws_zero(void *p, size_t n)
 {
 	uint8_t *b = p;
 
+#pragma GCC unroll 16
 	for (size_t i = 0; i < n / 16; i++) {
-		*(hws_v16 *)b = (hws_v16){0};
-		b += 16;
-		__asm__("" : "+r"(b));
+		*(hws_v16 *)(b + 16 * i) = (hws_v16){0};
+		__asm__ volatile("");
 	}
+	b += n / 16 * 16;
 	for (size_t i = 0; i < n % 16; i++)
 		b[i] = 0;
 }
