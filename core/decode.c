@@ -69,7 +69,7 @@ enum {
 };
 
 struct fix_plan {
-	uint16_t len; /* bytes a record needs; 0: not a fixed layout */
+	uint16_t len;  /* bytes a record needs; 0: not a fixed layout */
 	uint16_t have; /* FX_* */
 	uint8_t id, ip, tid, time, addr, stream, cpu, period, weight, dsrc, trans, phys, cgroup,
 	    dps, cps;
@@ -367,6 +367,12 @@ static void time_layout(struct ev_state *e, const struct perf_event_attr *a)
 				    !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_IDENTIFIER)));
 }
 
+/* fixed period (-c): the kernel does not write it, perf shows the attr's; 0: none */
+static inline uint64_t fixed_period(const struct perf_event_attr *a)
+{
+	return !(a->sample_type & PERF_SAMPLE_PERIOD) && !a->freq ? a->sample_period : 0;
+}
+
 /* Field offsets of a fixed layout, in the kernel's order (perf-facts.md section 6). */
 static void fix_layout(struct fix_plan *fp, const struct perf_event_attr *a)
 {
@@ -409,11 +415,9 @@ static void fix_layout(struct fix_plan *fp, const struct perf_event_attr *a)
 			      (fp->period ? FX_PERIOD : 0) | (fp->weight ? FX_WEIGHT : 0));
 	if (fp->stream || fp->trans || fp->phys || fp->cgroup || fp->dps || fp->cps)
 		fp->have |= FX_RARE;
-	if (!fp->period && !a->freq && a->sample_period) {
-		/* fixed period (-c): the kernel does not write it, perf shows the attr's */
-		fp->s_period = a->sample_period;
+	fp->s_period = fixed_period(a);
+	if (fp->s_period)
 		fp->sf |= HWS_SF_PERIOD;
-	}
 }
 
 /* The constant part of an event's kept record view (ev_state.rs); @ea may have moved. */
@@ -820,9 +824,8 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 		rs.misc = rec->hdr->misc;
 		rs.pmu_name = ea->pmu_name;
 		fill_generic(&rs, &s);
-		if (!(s.fields & HWS_SF_PERIOD) && !ea->attr.freq && ea->attr.sample_period) {
-			/* fixed period (-c): the kernel does not write it, perf shows the attr's */
-			s.period = ea->attr.sample_period;
+		if (fixed_period(&ea->attr)) {
+			s.period = fixed_period(&ea->attr);
 			s.fields |= HWS_SF_PERIOD;
 		}
 		rsp = &rs;
@@ -1405,6 +1408,28 @@ static int win_reserve(struct window *d, size_t bytes)
 	return 0;
 }
 
+/* Entry @i's sort key (and the window's first offset): a record without a time keeps its
+ * place after the previous timed one; one that goes back starts a new ascending run (see
+ * sort_window()). */
+static inline __attribute__((always_inline)) void win_key_set(struct hws_decoder *d,
+							      struct window *win,
+							      const struct hws_perf_record *r,
+							      size_t i, uint64_t *last_time)
+{
+	uint64_t t = record_time(d, r);
+
+	if (!i)
+		win->first_off = r->file_offset;
+	if (t == UINT64_MAX) {
+		t = *last_time;
+	} else {
+		if (t < *last_time)
+			win->wruns[1 + win->nruns++] = i;
+		*last_time = t;
+	}
+	win->wkey[i] = (struct win_key){.time = t, .idx = i};
+}
+
 /* Append @rec to @win with its sort key: in place when the reader says it stays (stable),
  * else copied. *last_time: the previous timed record's time in this round; a record that
  * goes back starts a new ascending run (see sort_window()). 0 or -ENOMEM. */
@@ -1413,7 +1438,6 @@ static __attribute__((noinline)) int win_add_slow(struct hws_decoder *d, struct 
 						  uint64_t *last_time)
 {
 	struct win_rec *w;
-	struct win_key *k;
 	size_t need = 16;
 
 	if (!(r->flags & HWS_PERF_REC_HDR_STABLE))
@@ -1422,19 +1446,8 @@ static __attribute__((noinline)) int win_add_slow(struct hws_decoder *d, struct 
 		need += (size_t)r->payload_size;
 	if (win_reserve(win, need))
 		return -ENOMEM;
-	if (!win->wn)
-		win->first_off = r->file_offset;
-	k = &win->wkey[win->wn];
-	k->idx = win->wn;
+	win_key_set(d, win, r, win->wn, last_time);
 	w = &win->wrec[win->wn++];
-	k->time = record_time(d, r);
-	if (k->time == UINT64_MAX) {
-		k->time = *last_time; /* keep its place after the previous timed record */
-	} else {
-		if (k->time < *last_time) /* a new ascending run (see sort_window()) */
-			win->wruns[1 + win->nruns++] = win->wn - 1;
-		*last_time = k->time;
-	}
 	w->file_offset = r->file_offset;
 	w->attr_idx = r->attr_idx;
 	if (r->flags & HWS_PERF_REC_HDR_STABLE) {
@@ -1466,24 +1479,13 @@ static inline __attribute__((always_inline)) int win_add(struct hws_decoder *d, 
 							 uint64_t *last_time)
 {
 	struct win_rec *w;
-	uint64_t t;
 	size_t i;
 
 	if (__builtin_expect(
 		!(r->flags & HWS_PERF_REC_HDR_STABLE) || r->payload || win->wn >= win->wcapn, 0))
 		return win_add_slow(d, win, r, last_time);
 	i = win->wn++;
-	if (!i)
-		win->first_off = r->file_offset;
-	t = record_time(d, r);
-	if (t == UINT64_MAX) {
-		t = *last_time;
-	} else {
-		if (t < *last_time)
-			win->wruns[1 + win->nruns++] = i;
-		*last_time = t;
-	}
-	win->wkey[i] = (struct win_key){.time = t, .idx = i};
+	win_key_set(d, win, r, i, last_time);
 	w = &win->wrec[i];
 	w->hdr = r->hdr;
 	w->payload = NULL;
