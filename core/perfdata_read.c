@@ -102,7 +102,7 @@ struct hws_perf_reader {
 	uint64_t data_end;
 	/* what hws_perf_reader__next()'s short path may assume (fast_state()): records in place
 	 * in the mapping up to fast_end (0: take the long way); the attr of every SAMPLE
-	 * record, or -2: look it up by id (record_attr()) */
+	 * record, or ATTR_BY_ID: look it up by id (record_attr()) */
 	uint64_t fast_end;
 	int smp_attr;
 
@@ -1502,24 +1502,34 @@ void hws_perf_reader__close(struct hws_perf_reader *r)
 
 /* ---------------------------------------------------------------- records */
 
-static int record_attr(struct hws_perf_reader *r, const uint8_t *rec)
-{
-	const struct perf_event_header *h = (const void *)rec;
-	const struct perf_event_attr *a0;
-	int64_t id;
-	int idx;
+#define ATTR_BY_ID (-2) /* sample_attr_rule(): the record's id says */
 
+/* The attr of a SAMPLE record as far as the attrs alone decide it: -1 (none), 0 (the only
+ * one), or ATTR_BY_ID */
+static int sample_attr_rule(const struct hws_perf_reader *r)
+{
 	if (r->nr_attrs == 0)
-		return -1;
-	if (h->type != PERF_RECORD_SAMPLE && (h->type >= HWS_RECORD_HEADER_ATTR))
-		return -1;
-	a0 = &r->attrs[0].ev.attr;
-	if (h->type != PERF_RECORD_SAMPLE && !a0->sample_id_all)
 		return -1;
 	if (r->nr_attrs == 1)
 		return 0;
-	if (!(a0->sample_type & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)))
+	if (!(r->attrs[0].ev.attr.sample_type & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)))
 		return -1;
+	return ATTR_BY_ID;
+}
+
+static int record_attr(struct hws_perf_reader *r, const uint8_t *rec)
+{
+	const struct perf_event_header *h = (const void *)rec;
+	int rule = sample_attr_rule(r);
+	int64_t id;
+	int idx;
+
+	/* other records: only kernel ones, with sample_id_all, carry an id */
+	if (h->type != PERF_RECORD_SAMPLE && (h->type >= HWS_RECORD_HEADER_ATTR || !r->nr_attrs ||
+					      !r->attrs[0].ev.attr.sample_id_all))
+		return -1;
+	if (rule != ATTR_BY_ID)
+		return rule;
 	/* as hws_record__id(), with the offsets worked out once (id_layout()) */
 	id = -1;
 	if (h->type == PERF_RECORD_SAMPLE) {
@@ -1955,15 +1965,7 @@ static void fast_state(struct hws_perf_reader *r)
 	    r->map && !r->swap && !r->err && r->dc_pos >= r->dc_len && r->data_end <= r->map_len
 		? r->data_end
 		: 0;
-	/* as record_attr() decides for a SAMPLE record */
-	if (r->nr_attrs == 0)
-		r->smp_attr = -1;
-	else if (r->nr_attrs == 1)
-		r->smp_attr = 0;
-	else if (!(r->attrs[0].ev.attr.sample_type & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)))
-		r->smp_attr = -1;
-	else
-		r->smp_attr = -2;
+	r->smp_attr = sample_attr_rule(r);
 }
 
 static __attribute__((noinline)) int next_long(struct hws_perf_reader *r,
@@ -1972,7 +1974,7 @@ static __attribute__((noinline)) int next_long(struct hws_perf_reader *r,
 /* record_attr() of a SAMPLE record on the short path (host order), its id cache hit inline */
 static inline int sample_attr(struct hws_perf_reader *r, const struct perf_event_header *hp)
 {
-	if (r->smp_attr != -2)
+	if (r->smp_attr != ATTR_BY_ID)
 		return r->smp_attr;
 	if ((size_t)r->id_smp_off + 8 <= hp->size) {
 		uint64_t id = pd_get64((const uint8_t *)hp + r->id_smp_off);
