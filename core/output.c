@@ -972,23 +972,25 @@ static inline __attribute__((always_inline)) char *copy_txt128(char *p, const ch
 	return p + n;
 }
 
-/* ,"mem_level":"..","snoop":"..","tlb":"..","data_src":N as json_fast() writes it */
-static char *dsrc_text(char *p, const struct hws_sample *s)
+/* ,"mem_level":"..","snoop":"..","tlb":"..","data_src":N as json_fast() writes it (no
+ * leading comma when @first) */
+static char *dsrc_text(char *p, const struct hws_sample *s, int first)
 {
 #define ENUM1(c, tab, v, namefn)                                                                   \
 	do {                                                                                       \
 		if ((v) < ARRAY_SIZE(tab) && tab[v].n) {                                           \
-			memcpy(p, tab[v].s, 32);                                                   \
-			p += tab[v].n;                                                             \
+			memcpy(p, tab[v].s + first, 32);                                           \
+			p += tab[v].n - first;                                                     \
 		} else {                                                                           \
 			const char *n_ = namefn(v);                                                \
 			size_t nl_ = name_len(n_);                                                 \
-			p = w_key(p, c, 0);                                                        \
+			p = w_key(p, c, first);                                                    \
 			*p++ = '"';                                                                \
 			copy_small(p, n_, nl_);                                                    \
 			p += nl_;                                                                  \
 			*p++ = '"';                                                                \
 		}                                                                                  \
+		first = 0;                                                                         \
 	} while (0)
 	ENUM1(C_LEVEL, lvl_tab, s->mem_level, hws_mem_level__name);
 	ENUM1(C_SNOOP, snoop_tab, s->snoop, hws_snoop__name);
@@ -996,6 +998,27 @@ static char *dsrc_text(char *p, const struct hws_sample *s)
 #undef ENUM1
 	p = w_key(p, C_DATA_SRC, 0);
 	return w_u64(p, s->data_src);
+}
+
+/* the same (after another column) from the memo's texts, each made once per value: PEBS
+ * files carry a few hundred data-source values, SPE files a few dozen */
+static inline __attribute__((always_inline)) char *dsrc_memo(char *p, struct hws_output_memo *m,
+							     const struct hws_sample *s)
+{
+	uint32_t key = dsrc_key(s);
+	struct dsrc_ent *de = &m->dsrc[dsrc_slot(s->data_src, key)];
+	char *d0 = p;
+
+	if (de->key == key && de->ds == s->data_src)
+		return copy_txt128(p, de->txt, de->n);
+	p = dsrc_text(p, s, 0);
+	if ((size_t)(p - d0) <= DSRC_TXT) {
+		memcpy(de->txt, d0, (size_t)(p - d0));
+		de->n = (uint32_t)(p - d0);
+		de->ds = s->data_src;
+		de->key = key;
+	}
+	return p;
 }
 
 /*
@@ -1072,25 +1095,8 @@ static inline __attribute__((always_inline)) char *json_planned(char *p, struct 
 		if (f & HWS_SF_LAT_INS)
 			p = seg(hws_fmt__u32(p, s->lat_ins), pl, PI_LAT_INS);
 	}
-	if (f & HWS_SF_DATA_SRC) {
-		uint32_t key = dsrc_key(s);
-		struct dsrc_ent *de = &m->dsrc[dsrc_slot(s->data_src, key)];
-
-		if (de->key == key && de->ds == s->data_src) {
-			p = copy_txt128(p, de->txt, de->n);
-		} else {
-			char *d0 = p;
-
-			p = dsrc_text(p, s);
-			if ((size_t)(p - d0) <= DSRC_TXT) {
-				memcpy(de->txt, d0, (size_t)(p - d0));
-				de->n = (uint32_t)(p - d0);
-				de->ds = s->data_src;
-				de->key = key;
-			}
-		}
-		p = seg(p, pl, PI_DSRC);
-	}
+	if (f & HWS_SF_DATA_SRC)
+		p = seg(dsrc_memo(p, m, s), pl, PI_DSRC);
 	if (f & HWS_SF_BRANCH)
 		p = seg(hws_fmt__hex_digits(p, s->branch_target), pl, PI_BRANCH);
 	*first_out = pl->first;
@@ -1295,26 +1301,8 @@ static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struc
 	if (f & HWS_SF_LAT_INS)
 		NUM32(C_LAT_INS, s->lat_ins);
 	if (f & HWS_SF_DATA_SRC) {
-		uint32_t key = dsrc_key(s);
-		struct dsrc_ent *de =
-		    memo && !first ? &memo->dsrc[dsrc_slot(s->data_src, key)] : NULL;
-
-		if (de && de->key == key && de->ds == s->data_src) {
-			p = copy_txt(p, de->txt, de->n);
-		} else {
-			char *d0 = p;
-
-			ENUM(C_LEVEL, lvl_tab, s->mem_level, hws_mem_level__name);
-			ENUM(C_SNOOP, snoop_tab, s->snoop, hws_snoop__name);
-			ENUM(C_TLB, tlb_tab, s->tlb, hws_tlb__name);
-			NUM(C_DATA_SRC, s->data_src);
-			if (de && (size_t)(p - d0) <= DSRC_TXT) {
-				memcpy(de->txt, d0, (size_t)(p - d0));
-				de->n = (uint32_t)(p - d0);
-				de->ds = s->data_src;
-				de->key = key;
-			}
-		}
+		p = memo && !first ? dsrc_memo(p, memo, s) : dsrc_text(p, s, first);
+		first = 0;
 	}
 	if (f & HWS_SF_BRANCH)
 		HEX(C_BRANCH, s->branch_target);
