@@ -235,6 +235,7 @@ struct hws_decoder {
 	const char *aux_name, *aux_backend;
 	struct hws_decode_counts *aux_cnt;
 	uint32_t aux_cnt_cpu;
+	int aux_writable; /* the stream's backend has HWS_CAP_AUX_SAMPLE_WRITABLE */
 	struct window win[2];
 	struct window *cur; /* being dispatched (NULL before the first) */
 	size_t wpos;	    /* next record of cur */
@@ -930,17 +931,23 @@ static int aux_emit(void *ctx, const struct hws_sample *in)
 {
 	struct hws_decoder *d = ctx;
 	struct aux_stream *st = d->cur_stream;
-	struct hws_sample s = *in;
+	struct hws_sample copy, *s;
 	struct hws_decode_counts *c;
 	uint32_t cpu;
 
-	s.sz = sizeof(s);
-	s.attr_idx = (uint32_t)st->ev;
-	s.event = d->aux_name;
-	s.backend = d->aux_backend;
-	cpu = (s.fields & HWS_SF_CPU) ? s.cpu : d->cur_cpu;
-	if (!(s.fields & HWS_SF_PID) && (s.fields & HWS_SF_TIME))
-		task_at(d, cpu, &s);
+	if (__builtin_expect(d->aux_writable, 1)) {
+		s = (struct hws_sample *)(uintptr_t)in; /* HWS_CAP_AUX_SAMPLE_WRITABLE */
+	} else {
+		copy = *in;
+		s = &copy;
+	}
+	s->sz = sizeof(*s);
+	s->attr_idx = (uint32_t)st->ev;
+	s->event = d->aux_name;
+	s->backend = d->aux_backend;
+	cpu = (s->fields & HWS_SF_CPU) ? s->cpu : d->cur_cpu;
+	if (!(s->fields & HWS_SF_PID) && (s->fields & HWS_SF_TIME))
+		task_at(d, cpu, s);
 	/* the slot stays where it is while the chunk decodes: counts() moves a CPU array only
 	 * to add a CPU, which (for this stream's event) happens only here, and a sample of
 	 * another CPU refreshes the cache */
@@ -952,8 +959,8 @@ static int aux_emit(void *ctx, const struct hws_sample *in)
 		d->aux_cnt_cpu = cpu;
 	}
 	c->samples++;
-	c->period += (s.fields & HWS_SF_PERIOD) ? s.period : 1;
-	return d->fn ? d->fn(d->ctx, &s) : 0;
+	c->period += (s->fields & HWS_SF_PERIOD) ? s->period : 1;
+	return d->fn ? d->fn(d->ctx, s) : 0;
 }
 
 /* Before a backend decodes a chunk of (or flushes) @st on @cpu: aux_emit()'s context */
@@ -966,6 +973,7 @@ static void aux_begin(struct hws_decoder *d, struct aux_stream *st, uint32_t cpu
 	d->cur_cpu = cpu;
 	d->aux_name = ea ? ea->name : "aux";
 	d->aux_backend = st->backend->ops->name;
+	d->aux_writable = (st->backend->ops->caps & HWS_CAP_AUX_SAMPLE_WRITABLE) != 0;
 	d->aux_cnt = NULL;
 }
 

@@ -64,7 +64,9 @@ static const struct hws_backend_ops spe_ops = {
     .description = "Arm Statistical Profiling Extension (arm_spe_<n>, AUX area records)",
     .pmus = spe_pmus,
     .caps = HWS_CAP_AUX | HWS_CAP_PRECISE_IP | HWS_CAP_DATA_ADDR | HWS_CAP_PHYS_ADDR |
-	    HWS_CAP_LATENCY | HWS_CAP_DATA_SRC,
+	    HWS_CAP_LATENCY | HWS_CAP_DATA_SRC |
+	    /* emit_record() writes fields, pid and tid of every record */
+	    HWS_CAP_AUX_SAMPLE_WRITABLE,
     .priv_size = sizeof(struct spe_priv),
     .aux_stream_size = sizeof(struct spe_stream),
     .init = spe_init,

@@ -7,7 +7,10 @@
  * pid (as a CONTEXT packet would) and must keep it.
  * Checked: the pid/tid per sample against the switch schedule on two CPUs, samples before
  * the first switch stay without pid, switch-in records and a switch to tid -1 are ignored,
- * and a CPU with no switches gives no pid.
+ * and a CPU with no switches gives no pid. Twice: a backend with HWS_CAP_AUX_SAMPLE_WRITABLE
+ * (a fresh sample each time, which core fills in place) and one without it that reuses one
+ * sample for a chunk, setting its fields once (core must work on a copy: the backend's
+ * sample is unchanged after every emit, and no pid leaks into the next sample).
  */
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +32,8 @@ static int aux_match(void *priv, const struct perf_event_attr *attr, const char 
 {
 	return attr->type == PERF_TYPE_RAW && attr->config == 0x43;
 }
+
+static int template_touched; /* emits after which the reused sample had changed */
 
 static int aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 		      const struct hws_aux_chunk *ch, hws_sample_fn emit, void *ctx)
@@ -53,7 +58,50 @@ static int aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 	return 0;
 }
 
+/* one sample for the whole chunk: fields and cpu set once, the own pid set and taken back */
+static int aux_decode_reuse(void *priv, void *stream, const struct hws_file_info *fi,
+			    const struct hws_aux_chunk *ch, hws_sample_fn emit, void *ctx)
+{
+	struct hws_sample s = {.sz = sizeof(s)}, before;
+
+	s.cpu = ch->cpu;
+	s.fields = HWS_SF_TIME | HWS_SF_CPU;
+	for (uint64_t off = 0; off + 8 <= ch->size; off += 8) {
+		uint64_t v;
+		int rc;
+
+		memcpy(&v, (const uint8_t *)ch->data + off, 8);
+		s.time = v & ~OWN;
+		if (v & OWN) {
+			s.pid = s.tid = 4242;
+			s.fields |= HWS_SF_PID;
+		}
+		before = s;
+		rc = emit(ctx, &s);
+		if (memcmp(&before, &s, sizeof(s)))
+			template_touched++;
+		s.pid = s.tid = 0;
+		s.fields &= ~(uint64_t)HWS_SF_PID;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static const struct hws_backend_ops aux_ops = {
+    .abi_version = HWS_BACKEND_ABI_VERSION,
+    .size = sizeof(struct hws_backend_ops),
+    .name = "fakeaux",
+    .caps = HWS_CAP_AUX | HWS_CAP_AUX_SAMPLE_WRITABLE,
+    .aux_stream_size = 8,
+    .init = be_init,
+    .detect = be_detect,
+    .encode = be_encode,
+    .match = aux_match,
+    .aux_decode = aux_decode,
+};
+
+static const struct hws_backend_ops aux_ops_reuse = {
     .abi_version = HWS_BACKEND_ABI_VERSION,
     .size = sizeof(struct hws_backend_ops),
     .name = "fakeaux",
@@ -63,7 +111,7 @@ static const struct hws_backend_ops aux_ops = {
     .detect = be_detect,
     .encode = be_encode,
     .match = aux_match,
-    .aux_decode = aux_decode,
+    .aux_decode = aux_decode_reuse,
 };
 
 static void emit_rec(struct hws_perf_writer *w, struct rb *r)
@@ -135,7 +183,7 @@ static uint32_t expected(uint32_t cpu, uint64_t t)
 	return 0;
 }
 
-int main(void)
+static void run(const struct hws_backend_ops *ops)
 {
 	char path[] = "/tmp/hws-switch-XXXXXX";
 	struct perf_event_attr a = {.size = sizeof(a),
@@ -161,7 +209,7 @@ int main(void)
 	w = hws_perf_writer__new(path, false);
 	__T("writer", w != NULL);
 	if (!w)
-		return 1;
+		return;
 	hws_perf_writer__add_attr(w, &a, "fakeaux//", &id, 1);
 	sw(w, 0, 90, false, 9, 9); /* switch-in: ignored */
 	sw(w, 0, 100, true, 10, 10);
@@ -174,11 +222,11 @@ int main(void)
 	chunk(w, 2, 2, c2, ARRAY_SIZE(c2), 0);
 	__T("close", hws_perf_writer__close(w) == 0);
 
-	__T("add backend", hws_registry__add(reg, &aux_ops, "(test)", NULL, err, sizeof(err)) >= 0);
+	__T("add backend", hws_registry__add(reg, ops, "(test)", NULL, err, sizeof(err)) >= 0);
 	r = hws_perf_reader__open(path, &e);
 	__T("open", r != NULL);
 	if (!r)
-		return 1;
+		return;
 	d = hws_decoder__new(r, reg, NULL);
 	T_EQ_U64("run", hws_decoder__run(d, collect, &g), 0);
 	T_EQ_U64("samples", g.n, ARRAY_SIZE(c0) + ARRAY_SIZE(c1) + ARRAY_SIZE(c2));
@@ -204,5 +252,15 @@ int main(void)
 	hws_perf_reader__close(r);
 	hws_registry__delete(reg);
 	unlink(path);
+}
+
+int main(void)
+{
+	printf("# backend with HWS_CAP_AUX_SAMPLE_WRITABLE\n");
+	run(&aux_ops);
+	printf("# backend without it, one sample reused per chunk\n");
+	template_touched = 0;
+	run(&aux_ops_reuse);
+	T_EQ_U64("emits that changed the backend's reused sample", template_touched, 0);
 	TEST_END();
 }
