@@ -844,8 +844,12 @@ __attribute__((target("avx2"))) static size_t lens_avx2(const uint8_t *src, size
  * header byte does as masks and bytes the loop uses as they are, so a packet costs no shifts
  * or flag tests. A byte the loop does not take (extended header, bad byte: hdr_tab 0) has
  * zero masks, no SPE_HAVE_* bits and the sink slot, so the loop's unconditional stores
- * change nothing before it looks at ctl.
+ * change nothing before it looks at ctl. Those bytes, END and TIMESTAMP also have FAST_STOP
+ * in @have: ORed into the record's bits with the rest, it tells the loop to look at ctl,
+ * with no load or compare of its own a packet.
  */
+#define FAST_STOP (1U << 31)
+
 static void fast_tab_build(struct spe_fast_tab *ft)
 {
 	for (unsigned int h = 0; h < 256; h++) {
@@ -856,11 +860,12 @@ static void fast_tab_build(struct spe_fast_tab *ft)
 		f->slot = SPE_SLOT_SINK;
 		ft->pmask[h] = 0;
 		ft->evmask[h] = 0;
+		f->have = FAST_STOP;
 		if (!(e & T_OK))
 			continue; /* FAST_SLOW */
 		ft->pmask[h] = UINT64_MAX >> ((e >> 12) & 63);
 		ft->evmask[h] = (e & T_OR) ? UINT64_MAX : 0;
-		f->have = e >> 18;
+		f->have = e >> 18 | ((e & T_END) ? FAST_STOP : 0);
 		f->slot = (uint8_t)((e >> 4) & 31);
 		f->ctl = (e & T_END) ? FAST_END : FAST_GO;
 		f->len = (uint8_t)(e & 15);
@@ -946,11 +951,12 @@ refill:
 		rec->v[e->slot] = w;
 		rec->hdr[e->slot] = h;
 		pr |= e->have;
-		if (__builtin_expect(e->ctl != FAST_GO, 0)) {
+		if (__builtin_expect(pr & FAST_STOP, 0)) {
 			const struct spe_fast_ent *e1;
 			uint32_t have;
 			unsigned int slot;
 
+			pr &= ~FAST_STOP;
 			if (e->ctl == FAST_END) {
 				p += len;
 				goto end;
