@@ -905,9 +905,9 @@ static inline void rec_close(struct spe_record *rec, uint32_t pr, uint64_t ev)
  * Fast path: whole records while at least FAST_MIN bytes are left, @d[*pi] being the next
  * packet (st->in_record says whether a record is in progress; *prs is its start). Per
  * packet: one fast_ent lookup, one unaligned 8-byte little-endian load masked to the
- * payload, one store into the record's slot, its length from the block's lens, one test of
- * the entry's ctl and one of the position against min(lens block end, last fast position);
- * at END/TIMESTAMP the record is emitted and the next one started after any PADs, without
+ * payload, one store into the record's slot, its length from the block's lens (0 past the
+ * block's end or the last fast position: the one bound test), one test of the record's bits
+ * for FAST_STOP; at END/TIMESTAMP the record is emitted and the next one started after any PADs, without
  * leaving the loop.
  * Returns 0 when fewer than FAST_MIN bytes are left, 2 at a header it does not take
  * (alignment, bad byte: the generic decoder decides), 3 when the callback returned
@@ -920,9 +920,10 @@ static int fast_run(struct decode_ctx *dc, struct hws_sample *s, const uint8_t *
 	struct spe_record *rec = &st->rec;
 	const struct spe_fast_tab *ft = &dc->priv->ftab;
 	/* the walk moves a pointer: p is d + k, plim the last position it takes (d + lim),
-	 * ple the end of the lens block, pbound the nearer of the two (one test a packet) */
-	const uint8_t *p = d + *pi, *plim = d + (n - FAST_MIN), *ple = d, *pbound;
-	uint8_t lbuf[FAST_BLK] __attribute__((aligned(16)));
+	 * ple the end of the lens block */
+	const uint8_t *p = d + *pi, *plim = d + (n - FAST_MIN), *ple = d;
+	/* the block's lens, then 0 where the walk must leave the loop (see refill) */
+	uint8_t lbuf[FAST_BLK + 16] __attribute__((aligned(16)));
 	ptrdiff_t lens = 0; /* p[lens]: the length of the packet at p (inside the block) */
 	size_t rs = *prs, le;
 	uint64_t base = dc->chunk->offset;
@@ -939,14 +940,26 @@ refill:
 	lens_fill(d, n, (size_t)(p - d), lbuf, &le, dc->priv->lens_avx2);
 	lens = lbuf - p;
 	ple = d + le;
-	pbound = ple < plim + 1 ? ple : plim + 1;
+	/* length 0, the loop's one bound test: from the block's end (a packet passes it by at
+	 * most 9 bytes) and from the first position past plim */
+	memset(lbuf + (ple - p), 0, 16);
+	if (plim + 1 < ple)
+		memset(lbuf + (plim + 1 - p), 0, (size_t)(ple - (plim + 1)));
 	for (;;) {
-		/* p <= plim and p < ple: p[0 .. FAST_MIN) is in the chunk, p[lens] is valid */
-		uint8_t h = *p;
-		const struct spe_fast_ent *e = &ft->ent[h];
-		uint64_t w = ld_le64(p + 1) & ft->pmask[h];
 		size_t len = p[lens];
+		uint8_t h;
+		const struct spe_fast_ent *e;
+		uint64_t w;
 
+		if (__builtin_expect(!len, 0)) {
+			if (p > plim)
+				goto out;
+			goto refill; /* p >= ple */
+		}
+		/* p <= plim and p < ple: p[0 .. FAST_MIN) is in the chunk */
+		h = *p;
+		e = &ft->ent[h];
+		w = ld_le64(p + 1) & ft->pmask[h];
 		ev |= w & ft->evmask[h];
 		rec->v[e->slot] = w;
 		rec->hdr[e->slot] = h;
@@ -975,12 +988,6 @@ refill:
 			len = (size_t)e1->len + 1;
 		}
 		p += len; /* in place: a separate next pointer costs a register copy a packet */
-		if (__builtin_expect(p >= pbound, 0)) {
-			if (p > plim)
-				goto out;
-			if (p >= ple)
-				goto refill;
-		}
 		continue;
 end:
 		rec_close(rec, pr, ev);
