@@ -891,6 +891,20 @@ static inline void lens_fill(const uint8_t *d, size_t n, size_t k, uint8_t *lbuf
 	*le = k + cnt;
 }
 
+/* @d + @rs, where a record ends in a non-zero byte: past the PADs (0) before its first packet.
+ * Fewer than 8 without a branch on how many (1 in 8 records of the benchmark have some). */
+static inline size_t skip_pads(const uint8_t *d, size_t rs)
+{
+	uint64_t x = ld_le64(d + rs);
+
+	if (__builtin_expect(!x, 0)) {
+		while (!d[rs])
+			rs++;
+		return rs;
+	}
+	return rs + ((unsigned int)__builtin_ctzll(x) >> 3);
+}
+
 /* fast_run()'s register copies back into @rec, with the fields derived from its slots */
 static inline void rec_close(struct spe_record *rec, uint32_t pr, uint64_t ev)
 {
@@ -931,8 +945,15 @@ static int fast_run(struct decode_ctx *dc, struct hws_sample *s, const uint8_t *
 	uint64_t ev = rec->events;
 	int ret = 0, r;
 
-	if (!st->in_record)
-		goto start;
+	if (!st->in_record) {
+		/* a record starts here: PADs before its first packet are dropped at its end
+		 * (or at out) */
+		st->in_record = 1;
+		rs = (size_t)(p - d);
+		pr = 0;
+		ev = 0;
+		rec_clear_slots(rec);
+	}
 	if (p > plim)
 		goto out;
 refill:
@@ -992,32 +1013,29 @@ refill:
 end:
 		rec_close(rec, pr, ev);
 		st->in_record = 0;
+		rs = skip_pads(d, rs); /* PADs before a record are not part of it */
 		r = emit_record(dc, s, d + rs, (uint32_t)((size_t)(p - d) - rs), base + rs);
 		if (r) {
 			*pret = r;
 			ret = 3;
 			goto out;
 		}
-start:
-		while (p <= plim && !*p) /* PADs before a record are not part of it */
-			p++;
-		if (p > plim) {
-			ret = 0;
-			goto out;
-		}
-		if (!(hdr_tab[*p] & T_OK) && !ext_taken(p)) {
-			ret = 2;
-			goto out;
-		}
+		/* the next record starts right here, whatever comes (PADs, an extended or bad
+		 * header: the loop's slow path, and out, sort them out) */
 		st->in_record = 1;
 		rs = (size_t)(p - d);
 		pr = 0;
 		ev = 0;
 		rec_clear_slots(rec);
-		if (p >= ple)
-			goto refill;
 	}
 out:
+	if (st->in_record) {
+		/* the record starts at its first packet; only PADs so far: no record yet */
+		while (rs < (size_t)(p - d) && !d[rs])
+			rs++;
+		if (rs == (size_t)(p - d))
+			st->in_record = 0;
+	}
 	rec_close(rec, pr, ev);
 	*pi = (size_t)(p - d);
 	*prs = rs;
