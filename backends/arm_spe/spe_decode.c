@@ -382,7 +382,16 @@ uint64_t spe_file_midr(const struct hws_file_info *fi, uint32_t cpu)
 
 /* ---------------------------------------------------------------- record -> sample */
 
-/* op << 24 | HWS_OPF_* of an OP_TYPE packet (class, payload); the events add branch flags */
+/*
+ * op << 24 | HWS_OPF_* (bits 17:0) of an OP_TYPE packet (class, payload); the events add
+ * branch flags. Bits 19:18 are ds_key()'s load/store part (1 load, 2 store, 0 not a
+ * load/store), bit 20 says branch: rec_to_sample() takes both from the table word instead
+ * of branching on the class (a random mix in real data).
+ */
+#define OPI_FLAGS     0x3ffffU
+#define OPI_DSK_SHIFT 18
+#define OPI_BRANCH    (1U << 20)
+
 static uint32_t op_info(unsigned int cls, uint8_t v)
 {
 	uint32_t flags = 0, op;
@@ -400,6 +409,7 @@ static uint32_t op_info(unsigned int cls, uint8_t v)
 			flags |= HWS_OPF_SVE;
 		if ((v & 0xfe) == 0x04)
 			flags |= HWS_OPF_SIMD;
+		flags |= (1U + (v & 1)) << OPI_DSK_SHIFT;
 		break;
 	case SPE_OP_BRANCH:
 		op = HWS_OP_BRANCH;
@@ -411,6 +421,7 @@ static uint32_t op_info(unsigned int cls, uint8_t v)
 			flags |= HWS_OPF_BR_CALL;
 		if (((v >> 3) & 3) == 2)
 			flags |= HWS_OPF_BR_RET;
+		flags |= OPI_BRANCH;
 		break;
 	default:
 		op = HWS_OP_OTHER;
@@ -436,21 +447,26 @@ static void optab_build(struct spe_priv *sp)
  * (generic). ds_key() packs them into 9 bits; the stream memoizes data_src_table() and the
  * host's normalize per key. Returns -1 for a code too large for the key (no memo).
  */
-static inline int ds_key(const struct spe_record *r, int table)
+static inline uint64_t bit_mask(uint64_t cond) /* all ones if @cond (0 or 1) */
 {
-	uint32_t pr = r->present, opk = 0, src;
-	uint64_t ev = r->events;
+	return (uint64_t)0 - cond;
+}
 
-	if ((pr & SPE_HAVE_OP) && r->op_class == SPE_OP_LDST)
-		opk = 1 + (r->op_payload & 1);
+/* @opi: the record's op_info() word (0 without OP_TYPE) */
+static inline int ds_key(const struct spe_record *r, int table, uint32_t opi)
+{
+	uint32_t pr = r->present, opk = (opi >> OPI_DSK_SHIFT) & 3, src;
+	uint64_t ev = r->events, m, v;
+
 	if (table == DS_TABLE_GENERIC) {
 		src = (uint32_t)(((ev >> SPE_EV_L1D_ACCESS) & 3) | ((ev >> 6) & 0x1c));
-	} else if (pr & SPE_HAVE_SOURCE) {
-		if (r->source >= 31)
-			return -1;
-		src = (uint32_t)r->source + 1;
 	} else {
-		src = 0;
+		/* code + 1 with DATA_SOURCE, else 0: masks, not a branch on what came */
+		m = bit_mask((pr >> 8) & 1); /* SPE_HAVE_SOURCE */
+		v = r->source & m;
+		if (__builtin_expect(v >= 31, 0))
+			return -1;
+		src = (uint32_t)(v + (m & 1));
 	}
 	return (int)(opk | ((uint32_t)(ev >> SPE_EV_TLB_ACCESS) & 3) << 2 | src << 4);
 }
@@ -478,11 +494,6 @@ static void ds_fill(struct spe_ds_memo *m, const struct spe_record *r, int table
 	m->valid = 1;
 }
 
-static inline uint64_t bit_mask(uint64_t cond) /* all ones if @cond (0 or 1) */
-{
-	return (uint64_t)0 - cond;
-}
-
 /* HWS_SF_* of the address and counter packets a record has, by SPE_HAVE_* bits 3:0 and 12:9 */
 #define PRF_LO(p)                                                                             \
 	(((p) & SPE_HAVE_PC ? HWS_SF_IP : 0) | ((p) & SPE_HAVE_TGT ? HWS_SF_BRANCH : 0) |       \
@@ -495,6 +506,19 @@ static const uint32_t prf_lo[16] = {PRF4(PRF_LO, 0), PRF4(PRF_LO, 4), PRF4(PRF_L
 				    PRF4(PRF_LO, 12)};
 static const uint32_t prf_hi[16] = {PRF4(PRF_HI, 0), PRF4(PRF_HI, 4), PRF4(PRF_HI, 8),
 				    PRF4(PRF_HI, 12)};
+
+/* a branch's HWS_OPF_* by index 8 | HAVE_EVENTS << 2 | MISPRED << 1 | NOT_TAKEN (perf's
+ * rule: not taken when the event says so, else taken when EVENTS came); 0..7 not a branch */
+#define BRF(i)                                                                                \
+	((uint32_t)((i) & 8 ? (((i) & 1)   ? HWS_OPF_BR_NOT_TAKEN                               \
+			       : (i) & 4 ? HWS_OPF_BR_TAKEN                                   \
+					 : 0) |                                               \
+				  ((i) & 2 ? HWS_OPF_BR_MISPRED : 0)                          \
+			    : 0))
+static const uint32_t br_flags[16] = {BRF(0),  BRF(1),	BRF(2),	 BRF(3), BRF(4),  BRF(5),
+				      BRF(6),  BRF(7),	BRF(8),	 BRF(9), BRF(10), BRF(11),
+				      BRF(12), BRF(13), BRF(14), BRF(15)};
+#undef BRF
 
 /* ip / branch target from an ADDRESS payload: bits 55:0, top byte 0xff for NS EL1/EL2
  * (perf's rule), i.e. when bits 63:61 (NS, EL) are 0b101 or 0b110 */
@@ -543,18 +567,14 @@ rec_to_sample(const struct spe_record *r, int table, struct hws_sample *s, struc
 	/* op and its flags */
 	cls = (pr & SPE_HAVE_OP) ? r->op_class : 4;
 	opi = optab ? optab[cls][r->op_payload] : cls < 4 ? op_info(cls, r->op_payload) : 0;
-	flags = opi & 0xffffff;
+	flags = opi & OPI_FLAGS;
 	s->op = (uint8_t)(opi >> 24);
-	if (cls == SPE_OP_BRANCH) {
-		uint32_t nt = (ev >> SPE_EV_NOT_TAKEN) & 1;
-
-		flags |= nt ? HWS_OPF_BR_NOT_TAKEN : (pr & SPE_HAVE_EVENTS) ? HWS_OPF_BR_TAKEN : 0;
-		flags |= (uint32_t)(HWS_OPF_BR_MISPRED & bit_mask((ev >> SPE_EV_MISPRED) & 1));
-	}
+	/* a branch's flags from its events: by (branch, EVENTS came, MISPRED, NOT_TAKEN) */
+	flags |= br_flags[((opi & OPI_BRANCH) ? 8 : 0) | ((pr >> 5) & 4) | ((ev >> 6) & 3)];
 	flags |= (uint32_t)(HWS_OPF_REMOTE & bit_mask((ev >> SPE_EV_REMOTE) & 1));
 
 	/* data source: memoized per key */
-	key = ds_key(r, table);
+	key = ds_key(r, table, opi);
 	if (memo && key >= 0) {
 		dm = &memo[key];
 		if (__builtin_expect(!dm->valid, 0))
@@ -566,7 +586,12 @@ rec_to_sample(const struct spe_record *r, int table, struct hws_sample *s, struc
 	s->data_src = dm->data_src;
 	s->mem_level = dm->mem_level;
 	s->tlb = dm->tlb;
-	s->snoop = (ev >> SPE_EV_HITM) & 1 ? HWS_SNOOP_HITM : dm->snoop;
+	{
+		uint32_t sn = dm->snoop; /* HITM when the event says so: a mask, not a branch */
+
+		sn ^= (sn ^ HWS_SNOOP_HITM) & (uint32_t)bit_mask((ev >> SPE_EV_HITM) & 1);
+		s->snoop = (uint8_t)sn;
+	}
 	s->op_flags = flags | dm->op_flags;
 	s->fields = fields | dm->fields;
 }
