@@ -525,8 +525,12 @@ static void name_tab_init(void)
 #define DSRC_SLOTS (1u << DSRC_BITS)
 #define PER_SLOTS  8 /* direct-mapped by event */
 #define DSRC_TXT   128
-#define PLAN_BITS  8 /* 256 plans, direct-mapped by fields/event: SPE files have ~30 shapes */
-#define PLAN_SLOTS (1u << PLAN_BITS)
+#define PLAN_SLOTS 256 /* plans made, at most (SPE files have ~40 shapes); then made anew */
+/* the plans' index: open addressing by fields/event, at most a quarter full, so no two
+ * shapes a file uses evict each other (a direct-mapped table did, depending on where the
+ * event name landed: a plan made again for every sample, 15% of some runs) */
+#define PTAG_BITS  10
+#define PTAG_SLOTS (1u << PTAG_BITS)
 #define PLAN_TXT   512		     /* the long texts of a plan; event + backend must fit in it */
 #define PLAN_ROOM  (PLAN_TXT + 1536) /* a line by a plan is shorter than this */
 
@@ -629,6 +633,12 @@ struct hws_output_memo {
 		uint32_t n;
 		char txt[DSRC_TXT];
 	} dsrc[DSRC_SLOTS];
+	struct plan_tag {
+		uint64_t key; /* plan_key(); 0: empty */
+		const char *ev, *be;
+		struct json_plan *pl; /* in plan[] */
+	} ptag[PTAG_SLOTS];
+	unsigned int nplans;
 	struct json_plan plan[PLAN_SLOTS];
 };
 
@@ -932,7 +942,43 @@ static bool plan_make(struct json_plan *pl, const struct hws_sample *s, uint64_t
 static inline unsigned int plan_slot(uint64_t f, const char *ev, bool close)
 {
 	return (unsigned int)((((uintptr_t)ev ^ f << 1 ^ close) * 0x9e3779b97f4a7c15ULL) >>
-			      (64 - PLAN_BITS));
+			      (64 - PTAG_BITS));
+}
+
+/* The plan of @s's shape, made at the first empty slot of its probe sequence when there is
+ * none; NULL: no plan for this shape (plan_make()). */
+static __attribute__((noinline)) struct json_plan *plan_find(struct hws_output_memo *m,
+							     const struct hws_sample *s, uint64_t f,
+							     bool close)
+{
+	uint64_t key = plan_key(f, close);
+	unsigned int h = plan_slot(f, s->event, close);
+	struct plan_tag *t;
+	struct json_plan *pl;
+
+	for (;; h = (h + 1) & (PTAG_SLOTS - 1)) {
+		t = &m->ptag[h];
+		if (t->key == key && t->ev == s->event && t->be == s->backend)
+			return t->pl;
+		if (!t->key)
+			break;
+	}
+	if (m->nplans == PLAN_SLOTS) { /* all used (that many shapes): start again */
+		memset(m->ptag, 0, sizeof(m->ptag));
+		m->nplans = 0;
+		t = &m->ptag[plan_slot(f, s->event, close)];
+	}
+	if (!__atomic_load_n(&name_tab_ready, __ATOMIC_ACQUIRE))
+		pthread_once(&name_tab_once, name_tab_init);
+	pl = &m->plan[m->nplans];
+	if (!plan_make(pl, s, f, close))
+		return NULL;
+	t->key = key;
+	t->ev = s->event;
+	t->be = s->backend;
+	t->pl = pl;
+	m->nplans++;
+	return pl;
 }
 
 /* the plan's text after @i: one 32-byte move (the plan's short texts) */
@@ -1031,20 +1077,19 @@ static inline __attribute__((always_inline)) char *json_planned(char *p, struct 
 								bool close, bool *first_out)
 {
 	uint64_t f = s->fields & JSON_FIELDS;
-	struct json_plan *pl = &m->plan[plan_slot(f, s->event, close)];
+	const struct plan_tag *t = &m->ptag[plan_slot(f, s->event, close)];
+	struct json_plan *pl;
 
+	if (__builtin_expect(t->key == plan_key(f, close) && t->ev == s->event &&
+				 t->be == s->backend,
+			     1))
+		pl = t->pl; /* the first probe: nearly always */
+	else if (!(pl = plan_find(m, s, f, close)))
+		return NULL;
 	/* the plan's address in one register: otherwise GCC 12 rebuilds it (slot * size) for
 	 * the length of every text it copies */
 	__asm__("" : "+r"(pl));
 
-	if (__builtin_expect(
-		!(pl->key == plan_key(f, close) && pl->ev == s->event && pl->be == s->backend),
-		0)) {
-		if (!__atomic_load_n(&name_tab_ready, __ATOMIC_ACQUIRE))
-			pthread_once(&name_tab_once, name_tab_init);
-		if (!plan_make(pl, s, f, close))
-			return NULL;
-	}
 	if ((f & HWS_SF_OP) && !op_q[s->op].n)
 		return NULL;
 	if (f & HWS_SF_TIME)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The fast paths of core/output.c must never change a byte. JSON: its memo caches (time
- * prefix, pid..backend text, period, data source text): 300000 generated samples drawn from
+ * prefix, pid..backend text, period, data source text, the per-shape line plans and their
+ * index, past its 256 plans): 300000 generated samples drawn from
  * small pools, so that entries hit, miss, collide and get replaced, are formatted with a
  * memo, without one, and by a plain snprintf reference written here from the documented
  * key order (include/hwsample/output.h); all three must agree. CSV and text (hand-written
@@ -408,6 +409,14 @@ static void gen(struct hws_sample *s, uint64_t *t)
 	memset(s, 0, sizeof(*s));
 	s->sz = sizeof(*s);
 	s->fields = rnd() % 8 ? field_sets[rnd() % 2] : PICK(field_sets);
+	/* any mix of the columns, now and then: thousands of line shapes, so the JSON plans'
+	 * index probes past taken slots and fills up (more than its 256 plans) */
+	if (rnd() % 16 == 0)
+		s->fields = rnd() & (HWS_SF_TIME | HWS_SF_CPU | HWS_SF_PID | HWS_SF_PERIOD |
+				     HWS_SF_IP | HWS_SF_ADDR | HWS_SF_PHYS_ADDR | HWS_SF_OP |
+				     HWS_SF_LAT_TOTAL | HWS_SF_LAT_ISSUE | HWS_SF_LAT_XLAT |
+				     HWS_SF_LAT_MISS | HWS_SF_LAT_INS | HWS_SF_DATA_SRC |
+				     HWS_SF_BRANCH);
 	/* mostly increasing in small steps, sometimes a jump to another base */
 	if (rnd() % 64 == 0)
 		*t = PICK(times_base);
