@@ -899,7 +899,8 @@ static void do_switch(struct hws_decoder *d, const struct hws_perf_record *rec)
 }
 
 /* pid/tid of the task on @cpu at @s->time into @s, when the switch history knows it */
-static void task_at(struct hws_decoder *d, uint32_t cpu, struct hws_sample *s)
+static __attribute__((noinline)) void task_at(struct hws_decoder *d, uint32_t cpu,
+					    struct hws_sample *s)
 {
 	const struct task_hist *h = d->tasks && cpu < MAX_CPU ? d->tasks[cpu] : NULL;
 	size_t lo, hi, first;
@@ -927,40 +928,59 @@ static void task_at(struct hws_decoder *d, uint32_t cpu, struct hws_sample *s)
 	s->fields |= HWS_SF_PID;
 }
 
-static int aux_emit(void *ctx, const struct hws_sample *in)
+/* aux_emit()'s counts slot of @cpu, cached until a sample of another CPU comes */
+static __attribute__((noinline)) struct hws_decode_counts *aux_counts(struct hws_decoder *d, int ev,
+								      uint32_t cpu)
 {
-	struct hws_decoder *d = ctx;
+	struct hws_decode_counts *c = counts_or_dummy(d, ev, cpu);
+
+	d->aux_cnt = c != &dummy_counts ? c : NULL;
+	d->aux_cnt_cpu = cpu;
+	return c;
+}
+
+/* aux_emit() on a sample core may write to; inline, so that the common case is a leaf
+ * that ends in a jump to the callback (no registers to save, no stack frame) */
+static inline __attribute__((always_inline)) int aux_emit_fill(struct hws_decoder *d,
+								struct hws_sample *s)
+{
 	struct aux_stream *st = d->cur_stream;
-	struct hws_sample copy, *s;
 	struct hws_decode_counts *c;
 	uint32_t cpu;
 
-	if (__builtin_expect(d->aux_writable, 1)) {
-		s = (struct hws_sample *)(uintptr_t)in; /* HWS_CAP_AUX_SAMPLE_WRITABLE */
-	} else {
-		copy = *in;
-		s = &copy;
-	}
 	s->sz = sizeof(*s);
 	s->attr_idx = (uint32_t)st->ev;
 	s->event = d->aux_name;
 	s->backend = d->aux_backend;
 	cpu = (s->fields & HWS_SF_CPU) ? s->cpu : d->cur_cpu;
-	if (!(s->fields & HWS_SF_PID) && (s->fields & HWS_SF_TIME))
+	if (!(s->fields & HWS_SF_PID) && (s->fields & HWS_SF_TIME) && d->tasks)
 		task_at(d, cpu, s);
 	/* the slot stays where it is while the chunk decodes: counts() moves a CPU array only
 	 * to add a CPU, which (for this stream's event) happens only here, and a sample of
 	 * another CPU refreshes the cache */
-	if (__builtin_expect(d->aux_cnt && cpu == d->aux_cnt_cpu, 1)) {
-		c = d->aux_cnt;
-	} else {
-		c = counts_or_dummy(d, st->ev, cpu);
-		d->aux_cnt = c != &dummy_counts ? c : NULL;
-		d->aux_cnt_cpu = cpu;
-	}
+	c = __builtin_expect(d->aux_cnt && cpu == d->aux_cnt_cpu, 1) ? d->aux_cnt
+								     : aux_counts(d, st->ev, cpu);
 	c->samples++;
 	c->period += (s->fields & HWS_SF_PERIOD) ? s->period : 1;
 	return d->fn ? d->fn(d->ctx, s) : 0;
+}
+
+/* a backend without HWS_CAP_AUX_SAMPLE_WRITABLE: its sample stays as it is */
+static __attribute__((noinline)) int aux_emit_copy(struct hws_decoder *d,
+						   const struct hws_sample *in)
+{
+	struct hws_sample copy = *in;
+
+	return aux_emit_fill(d, &copy);
+}
+
+static int aux_emit(void *ctx, const struct hws_sample *in)
+{
+	struct hws_decoder *d = ctx;
+
+	if (__builtin_expect(!d->aux_writable, 0))
+		return aux_emit_copy(d, in);
+	return aux_emit_fill(d, (struct hws_sample *)(uintptr_t)in); /* HWS_CAP_AUX_SAMPLE_WRITABLE */
 }
 
 /* Before a backend decodes a chunk of (or flushes) @st on @cpu: aux_emit()'s context */
