@@ -571,8 +571,6 @@ enum pitem {
  * fixed 32-byte move.
  */
 struct json_plan {
-	uint64_t key; /* plan_key(): fields, close, and a bit that an empty slot lacks */
-	const char *ev, *be;
 	uint32_t first; /* nothing after the '{' (sample_json()'s first) */
 	uint32_t per_n;
 	uint64_t per_v; /* the last period below 10^8 and its digits (first in the lowest byte) */
@@ -929,9 +927,6 @@ static bool plan_make(struct json_plan *pl, const struct hws_sample *s, uint64_t
 	ok = !b.fail;
 	if (ok) {
 		memset(pl->tail + b.used, 0, sizeof(pl->tail) - b.used);
-		pl->key = plan_key(f, close);
-		pl->ev = s->event;
-		pl->be = s->backend;
 		pl->first = (uint32_t)first;
 		pl->per_v = UINT64_MAX;
 		pl->per_n = 0;
@@ -943,6 +938,12 @@ static inline unsigned int plan_slot(uint64_t f, const char *ev, bool close)
 {
 	return (unsigned int)((((uintptr_t)ev ^ f << 1 ^ close) * 0x9e3779b97f4a7c15ULL) >>
 			      (64 - PTAG_BITS));
+}
+
+/* @t is the index entry of @s's line shape (@key: plan_key()) */
+static inline bool ptag_is(const struct plan_tag *t, uint64_t key, const struct hws_sample *s)
+{
+	return t->key == key && t->ev == s->event && t->be == s->backend;
 }
 
 /* The plan of @s's shape, made at the first empty slot of its probe sequence when there is
@@ -958,7 +959,7 @@ static __attribute__((noinline)) struct json_plan *plan_find(struct hws_output_m
 
 	for (;; h = (h + 1) & (PTAG_SLOTS - 1)) {
 		t = &m->ptag[h];
-		if (t->key == key && t->ev == s->event && t->be == s->backend)
+		if (ptag_is(t, key, s))
 			return t->pl;
 		if (!t->key)
 			break;
@@ -1080,9 +1081,7 @@ static inline __attribute__((always_inline)) char *json_planned(char *p, struct 
 	const struct plan_tag *t = &m->ptag[plan_slot(f, s->event, close)];
 	struct json_plan *pl;
 
-	if (__builtin_expect(t->key == plan_key(f, close) && t->ev == s->event &&
-				 t->be == s->backend,
-			     1))
+	if (__builtin_expect(ptag_is(t, plan_key(f, close), s), 1))
 		pl = t->pl; /* the first probe: nearly always */
 	else if (!(pl = plan_find(m, s, f, close)))
 		return NULL;
