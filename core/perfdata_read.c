@@ -1517,6 +1517,14 @@ static int sample_attr_rule(const struct hws_perf_reader *r)
 	return ATTR_BY_ID;
 }
 
+/* the attr index of @id from the id cache + 1; 0: not cached */
+static inline int id_cached(const struct hws_perf_reader *r, uint64_t id)
+{
+	size_t c = (size_t)id & (ID_CACHE - 1);
+
+	return r->idc[c].id == id ? r->idc[c].idx1 : 0;
+}
+
 static int record_attr(struct hws_perf_reader *r, const uint8_t *rec)
 {
 	const struct perf_event_header *h = (const void *)rec;
@@ -1541,15 +1549,12 @@ static int record_attr(struct hws_perf_reader *r, const uint8_t *rec)
 	if (r->swap)
 		id = (int64_t)bswap_64((uint64_t)id);
 	/* consecutive records mostly come from the same event */
-	{
-		size_t c = (size_t)id & (ID_CACHE - 1);
-
-		if (r->idc[c].idx1 && r->idc[c].id == (uint64_t)id)
-			return r->idc[c].idx1 - 1;
-		idx = hws_perf_reader__attr_by_id(r, (uint64_t)id);
-		r->idc[c].id = (uint64_t)id;
-		r->idc[c].idx1 = idx + 1;
-	}
+	idx = id_cached(r, (uint64_t)id);
+	if (idx)
+		return idx - 1;
+	idx = hws_perf_reader__attr_by_id(r, (uint64_t)id);
+	r->idc[(size_t)id & (ID_CACHE - 1)].id = (uint64_t)id;
+	r->idc[(size_t)id & (ID_CACHE - 1)].idx1 = idx + 1; /* the slot id_cached() reads */
 	return idx;
 }
 
@@ -1977,11 +1982,10 @@ static inline int sample_attr(struct hws_perf_reader *r, const struct perf_event
 	if (r->smp_attr != ATTR_BY_ID)
 		return r->smp_attr;
 	if ((size_t)r->id_smp_off + 8 <= hp->size) {
-		uint64_t id = pd_get64((const uint8_t *)hp + r->id_smp_off);
-		size_t c = (size_t)id & (ID_CACHE - 1);
+		int idx1 = id_cached(r, pd_get64((const uint8_t *)hp + r->id_smp_off));
 
-		if (r->idc[c].idx1 && r->idc[c].id == id)
-			return r->idc[c].idx1 - 1;
+		if (idx1)
+			return idx1 - 1;
 	}
 	return record_attr(r, (const uint8_t *)hp);
 }
