@@ -663,8 +663,7 @@ static int raw_render(struct spe_priv *sp, const struct hws_file_info *fi,
 
 			memcpy(p, e->text + SPE_RAW_PRE, 64);
 			p += e->pre_n;
-			nd = spe_hex_digits(pl);
-			spe_hex16(p, pl << (64 - 4 * nd));
+			nd = (unsigned int)(spe_put_hex(p, pl) - p);
 			p += nd & e->hexon;
 			memcpy(p, e->text + SPE_RAW_MID, 32);
 			p += e->mid_n;

@@ -7,8 +7,8 @@
  *    exactly the text of the formatter before the table-driven one (golden hashes);
  * 2. two published records give the full text written out below;
  * 3. the text is appended to what the strbuf holds; a strbuf too small gives an error;
- * 4. the writers of spe_text.h against snprintf: every hex width and both hex paths
- *    (vector and shift-and-mask), decimal at every power of ten and two and their
+ * 4. the writers of spe_text.h (core/fmt_num.h's, whose other paths test_fmt_num checks)
+ *    against snprintf: every hex width, decimal at every power of ten and two and their
  *    neighbours, negative values, random values; nothing stored past SPE_TEXT_SLACK.
  */
 #include <inttypes.h>
@@ -158,24 +158,11 @@ static void expect(const char *what, const char *want, const char *got, const ch
 static void check_hex(uint64_t v)
 {
 	char want[32], got[64], *e;
-	char a[16], b[16];
 
 	snprintf(want, sizeof(want), "%" PRIx64, v);
 	memset(got, '#', sizeof(got));
 	e = spe_put_hex(got, v);
 	expect("hex", want, got, e);
-	/* both 16-digit paths */
-	spe_hex16_swar(a, v);
-#ifdef SPE_TEXT_VEC
-	spe_hex16_vec(b, v);
-#else
-	memcpy(b, a, 16);
-#endif
-	snprintf(want, sizeof(want), "%016" PRIx64, v);
-	if (memcmp(a, want, 16) || memcmp(b, want, 16)) {
-		if (wbad++ < 5)
-			fprintf(stderr, "hex16 %s: swar '%.16s' vec '%.16s'\n", want, a, b);
-	}
 }
 
 static void check_dec(uint64_t v)
