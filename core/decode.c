@@ -504,14 +504,23 @@ static struct hws_decode_counts *counts(struct hws_decoder *d, int ev, uint32_t 
 
 static struct hws_decode_counts dummy_counts; /* target when allocation fails */
 
+/* @e's counts of @cpu when it is a CPU already seen (the common case; its slot exists, so
+ * cpu < MAX_CPU), else NULL */
+static inline struct hws_decode_counts *cpu_counts(const struct hws_decoder *d, struct ev_state *e,
+						   uint32_t cpu)
+{
+	return (size_t)cpu + 1 < e->nr_cpu_slots && (int)cpu + 1 <= d->max_cpu_seen
+		   ? &e->cpus[cpu + 1]
+		   : NULL;
+}
+
 static inline struct hws_decode_counts *counts_or_dummy(struct hws_decoder *d, int ev, uint32_t cpu)
 {
 	struct hws_decode_counts *c;
 
 	/* the common case: a known event on a CPU already seen */
-	if (ev >= 0 && (size_t)ev + 1 < d->nr_evs && cpu < MAX_CPU &&
-	    (size_t)cpu + 1 < d->evs[ev + 1].nr_cpu_slots && (int)cpu + 1 <= d->max_cpu_seen)
-		return &d->evs[ev + 1].cpus[cpu + 1];
+	if (ev >= 0 && (size_t)ev + 1 < d->nr_evs && (c = cpu_counts(d, &d->evs[ev + 1], cpu)))
+		return c;
 	c = counts(d, ev, cpu);
 	return c ? c : &dummy_counts;
 }
@@ -837,10 +846,9 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 	s.event = ea->name;
 	s.backend = e->backend_name;
 	cpu = (ea->attr.sample_type & PERF_SAMPLE_CPU) ? rsp->cpu : (uint32_t)-1;
-	/* counts_or_dummy()'s common case, without its event checks: @e is known good here */
-	if ((size_t)cpu + 1 < e->nr_cpu_slots && (int)cpu + 1 <= d->max_cpu_seen)
-		c = &e->cpus[cpu + 1];
-	else
+	/* counts_or_dummy() without its event checks: @e is known good here */
+	c = cpu_counts(d, e, cpu);
+	if (!c)
 		c = counts_or_dummy(d, ev, cpu);
 	if (e->decode) {
 		rc = b->ops->decode(b->priv, file_info(d), rsp, &s);
