@@ -46,8 +46,10 @@ check "-a: kernel map synthesized" grep -q "kernel.kallsyms" "$TMP/synth.txt"
 cpus=$(perf script -F cpu -i "$TMP/cpu_list.data" 2>/dev/null | sort -u | tr -d ' []')
 eq "cpu_list: only cpu 0" "$cpus" "000"
 
-# the default mode follows children (inherit): a forked child's samples are recorded
-"$HWS_BIN" -q -b sw -e cpu-clock -F 2000 -o "$TMP/inh.data" -- sh -c "sh -c '$spin'" 2>/dev/null
+# the default mode follows children (inherit): a forked child's samples are recorded. The
+# parent spins too: a parent that only forks and waits is on the CPU for less than a sample
+# period and was sometimes never sampled (1 pid seen on a loaded machine)
+"$HWS_BIN" -q -b sw -e cpu-clock -F 2000 -o "$TMP/inh.data" -- sh -c "$spin; sh -c '$spin'" 2>/dev/null
 nproc_seen=$(perf script -F pid -i "$TMP/inh.data" 2>/dev/null | sort -u | wc -l)
 check "inherit: samples from parent and child ($nproc_seen pids)" [ "$nproc_seen" -ge 2 ]
 # --per-thread does not inherit: only the parent shell
