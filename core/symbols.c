@@ -1434,10 +1434,24 @@ static int read_modules(const char *path, struct kmod **out)
 /*
  * Whether the module symbols of the kallsyms text @buf are exactly those of the modules
  * @modules lists, each inside its module: a kernel's own symbols never move while it runs,
- * module symbols come and go with the modules, and other tagged symbols (BPF programs,
- * ftrace trampolines: "[bpf]", "[__builtin__ftrace]") are not listed anywhere cheaper than
- * kallsyms itself, so a copy that has any cannot be proven current.
+ * module symbols come and go with the modules. BPF programs ("[bpf]") are not listed
+ * anywhere cheaper than kallsyms itself, so a copy that has any cannot be proven current.
+ * The kernel's generated trampolines ("[__builtin__ftrace]", "[__builtin__kprobes]": one
+ * name for every page, kernels without /proc/modules have them too) are accepted when they
+ * lie outside every listed module: they cannot shadow a module's symbols, and the copy,
+ * made when the file was recorded, lists the trampolines its samples ran in.
  */
+#define BUILTIN_TAG     "__builtin__"
+#define BUILTIN_TAG_LEN (sizeof(BUILTIN_TAG) - 1)
+
+static bool in_module(const struct kmod *m, int n, uint64_t a)
+{
+	for (int k = 0; k < n; k++)
+		if (a >= m[k].base && a - m[k].base < m[k].size)
+			return true;
+	return false;
+}
+
 static bool modules_match(const char *buf, size_t len, const char *modules)
 {
 	const char *end = buf + len, *p = buf;
@@ -1459,6 +1473,11 @@ static bool modules_match(const char *buf, size_t len, const char *modules)
 			continue;
 		}
 		tag++;
+		if ((size_t)(te - tag) > BUILTIN_TAG_LEN && !memcmp(tag, BUILTIN_TAG, BUILTIN_TAG_LEN)) {
+			ok = !in_module(m, n, a);
+			p = te;
+			continue;
+		}
 		for (k = 0; k < n; k++) { /* a module's lines come together: start at the last */
 			const struct kmod *x = &m[(last + k) % n];
 

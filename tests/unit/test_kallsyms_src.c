@@ -126,6 +126,17 @@ static void test_copy_choice(void)
 			 "other 8192 1 mymod, Live 0xffffffffc0100000\n");
 	write_ks(copy, BASE, "copy_", MODS "ffffffffa0000000 t bpf_prog_1234_x\t[bpf]\n");
 	T_EQ_STR("BPF programs in the copy: live", source(live, copy, mods), "live_");
+	write_ks(copy, BASE, "copy_",
+		 MODS "ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n"
+		      "ffffffffc0202000 t kprobe_insn_page\t[__builtin__kprobes]\n");
+	T_EQ_STR("trampolines outside the modules: the copy", source(live, copy, mods), "copy_");
+	write_ks(copy, BASE, "copy_", MODS "ffffffffc0000800 t ftrace_trampoline\t[__builtin__ftrace]\n");
+	T_EQ_STR("a trampoline inside a module: live", source(live, copy, mods), "live_");
+	write_ks(copy, BASE, "copy_", "ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n");
+	T_EQ_STR("trampolines and no modules: the copy", source(live, copy, "/nonexistent/m"),
+		 "copy_");
+	write_ks(copy, BASE, "copy_", MODS "ffffffffc0201000 t tramp\t[__builtin_x]\n");
+	T_EQ_STR("a tag that is not a trampoline's: live", source(live, copy, mods), "live_");
 	write_ks(copy, BASE, "copy_", "ffffffffc0000010 t mod_a\t[mymod]\n");
 	T_EQ_STR("a module missing from the copy: live", source(live, copy, mods), "live_");
 	unlink(live);
