@@ -648,8 +648,10 @@ int hws_session__open(struct hws_session *s, char *err, size_t errlen)
 					/* as perf: fall back to user-space only */
 					a->exclude_kernel = 1;
 					a->exclude_hv = 1;
-					pr_warn("session: %s: no permission for kernel samples "
-						"(perf_event_paranoid %d), recording user space only\n",
+					pr_warn("%s: no permission for kernel samples "
+						"(kernel.perf_event_paranoid is %d): recording "
+						"user space only, as perf does; root or "
+						"CAP_PERFMON records the kernel too\n",
 						s->ev[e].desc.name, paranoid_level());
 					fd = sys_perf_event_open(a, s->threads[t], s->cpus[c], leader,
 								 PERF_FLAG_FD_CLOEXEC);
@@ -824,8 +826,9 @@ static bool account(struct hws_session *s, struct sess_ring *r, const struct per
 		e = hws_session__event_by_id(s, id);
 		if (e < 0) {
 			if (!s->foreign_samples++)
-				pr_warn("session: dropping samples with id %llu, which this session did "
-					"not open\n", (unsigned long long)id);
+				pr_warn("dropping samples of an event this run did not open "
+					"(id %llu)\n",
+					(unsigned long long)id);
 			return false;
 		}
 		if (ring_cpu < 0) {

@@ -126,7 +126,7 @@ const char *hws_tracefs__dir(void)
 			return dirs[i];
 	}
 	if (!mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
-		pr_warn("tracing: tracefs was not mounted: mounted it at /sys/kernel/tracing\n");
+		pr_warn("tracefs was not mounted: mounted it at /sys/kernel/tracing\n");
 		return dirs[0];
 	}
 	return NULL;

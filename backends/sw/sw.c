@@ -7,7 +7,8 @@
  * mounted at /sys/kernel/tracing when missing, and the user is told). Clock-like events
  * default to -F 4000 as perf does; tracepoints to a period of 1.
  * Decoding: core already filled the generic fields; page faults carry the faulting data
- * address in addr (valid when PERF_SAMPLE_ADDR was requested).
+ * address in addr (valid when PERF_SAMPLE_ADDR was requested) and, with --phys-data
+ * (HWS_REQ_PHYS_ADDR), its physical address where the page was resident (else 0).
  * The backend has no controls: any key=value is an error that says so.
  */
 #include <errno.h>
@@ -159,6 +160,10 @@ static int sw_encode(void *priv, const struct hws_event_request *req, struct hws
 				 PERF_SAMPLE_PERIOD;
 		if (se->data_addr)
 			a->sample_type |= PERF_SAMPLE_ADDR;
+		/* as perf --phys-data: the kernel translates the faulting address when its page
+		 * is resident (0 otherwise); events without a data address have none */
+		if (se->data_addr && (req->flags & HWS_REQ_PHYS_ADDR))
+			a->sample_type |= PERF_SAMPLE_PHYS_ADDR;
 		snprintf(out[0].pmu, sizeof(out[0].pmu), "software");
 	} else if (colon && colon[1] && !strchr(colon + 1, ':') && namelen) {
 		uint64_t id;
