@@ -81,6 +81,14 @@ static const struct sw_event *find_sw(const char *name, size_t len)
 	return NULL;
 }
 
+/* How a user who may not read tracefs gets tracepoints (tracefs is mounted 0700, its files
+ * 0640 root:root by default; tracepoint samples carry raw data, which the kernel gives
+ * users only at perf_event_paranoid -1 or with CAP_PERFMON). */
+#define TRACEFS_PERM_FIX                                                                           \
+	"run as root, or (as root) let a group of this user read tracefs: mount -o "               \
+	"remount,gid=GROUP,mode=750 /sys/kernel/tracing; recording tracepoints as a user "         \
+	"also needs CAP_PERFMON or kernel.perf_event_paranoid=-1"
+
 /* "sys:name" -> tracepoint id. */
 static int tracepoint_id(struct sw_priv *p, const char *sys, size_t syslen, const char *name,
 			 uint64_t *id, char *err, size_t errlen)
@@ -91,18 +99,36 @@ static int tracepoint_id(struct sw_priv *p, const char *sys, size_t syslen, cons
 	int fd;
 
 	if (!dir) {
-		snprintf(err, errlen, "tracepoint %.*s:%s: tracefs is not mounted and mounting it "
-			 "failed (%s): run as root or mount -t tracefs nodev /sys/kernel/tracing",
-			 (int)syslen, sys, name, strerror(errno));
-		return -ENOENT;
+		int e = errno;
+
+		if (e == EACCES)
+			snprintf(err, errlen,
+				 "tracepoint %.*s:%s: no permission to read tracefs "
+				 "(/sys/kernel/tracing): " TRACEFS_PERM_FIX,
+				 (int)syslen, sys, name);
+		else if (e == EPERM)
+			snprintf(
+			    err, errlen,
+			    "tracepoint %.*s:%s: tracefs is not mounted, and mounting it needs "
+			    "root: run as root, or (as root) mount -t tracefs nodev "
+			    "/sys/kernel/tracing",
+			    (int)syslen, sys, name);
+		else
+			snprintf(
+			    err, errlen,
+			    "tracepoint %.*s:%s: tracefs is not mounted and mounting it failed "
+			    "(%s): does this kernel have tracefs (CONFIG_TRACING)?",
+			    (int)syslen, sys, name, strerror(e));
+		return e == EACCES ? -EACCES : e == EPERM ? -EPERM : -ENOENT;
 	}
 	snprintf(path, sizeof(path), "%s/events/%.*s/%s/id", dir, (int)syslen, sys, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		int e = errno;
 		if (e == EACCES || e == EPERM)
-			snprintf(err, errlen, "tracepoint %.*s:%s: no permission to read %s: run as "
-				 "root or make tracefs readable", (int)syslen, sys, name, path);
+			snprintf(err, errlen,
+				 "tracepoint %.*s:%s: no permission to read %s: " TRACEFS_PERM_FIX,
+				 (int)syslen, sys, name, path);
 		else
 			snprintf(err, errlen, "unknown tracepoint %.*s:%s (no %s); list them with "
 				 "'ls %s/events/%.*s'", (int)syslen, sys, name, path, dir, (int)syslen,

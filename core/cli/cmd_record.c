@@ -1913,10 +1913,18 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 		int na = hws_session__nr_events(r->sess);
 		void *td = NULL;
 		size_t tdlen = 0;
+		int terr;
 		for (int e = 0; e < na && e < 64; e++)
 			attrs[e] = hws_session__attr(r->sess, e);
-		if (!hws_tracing_data__build(attrs, na < 64 ? na : 64, &td, &tdlen) && tdlen)
+		terr = hws_tracing_data__build(attrs, na < 64 ? na : 64, &td, &tdlen);
+		if (!terr && tdlen)
 			hws_perf_writer__set_feature(r->w, HWS_FEAT_TRACING_DATA, td, tdlen);
+		else if (terr)
+			fprintf(stderr,
+				"hwsample: the tracepoint formats are not in %s (%s%s): perf "
+				"script and hwsample dump will not name the tracepoint fields\n",
+				r->output, strerror(-terr),
+				terr == -EACCES ? " reading tracefs: run as root" : "");
 		free(td);
 	}
 	{
