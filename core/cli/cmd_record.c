@@ -1361,17 +1361,20 @@ static void print_summary(struct record *r, uint64_t file_size)
 		int first = 1;
 		for (int sl = 0; sl < ns; sl++) {
 			const struct hws_loss_stats *st = hws_session__stats(r->sess, e, sl);
-			if (!st || (!st->samples && !st->lost && !st->throttle))
+			if (!st || (!st->samples && !st->lost && !st->lost_samples && !st->throttle))
 				continue;
 			int cpu = hws_session__slot_cpu(r->sess, sl);
 			if (cpu >= 0)
 				fprintf(stderr, "%scpu%d %" PRIu64, first ? "" : ", ", cpu, st->samples);
 			else
 				fprintf(stderr, "%scpu? %" PRIu64, first ? "" : ", ", st->samples);
+			/* the words of the total line (loss_words()) */
 			if (st->lost)
-				fprintf(stderr, " lost %" PRIu64, st->lost);
+				fprintf(stderr, " lost %" PRIu64 " records", st->lost);
+			if (st->lost_samples)
+				fprintf(stderr, " lost samples %" PRIu64, st->lost_samples);
 			if (st->throttle)
-				fprintf(stderr, " throttled %" PRIu64, st->throttle);
+				fprintf(stderr, " throttled %" PRIu64 " times", st->throttle);
 			first = 0;
 		}
 		fprintf(stderr, "%s)\n", first ? "none" : "");

@@ -97,6 +97,13 @@ check "--phys-data: perf reads as many samples ($(wc -l <perf.phys))" test "$(wc
 check "--phys-data: hwsample's physical addresses are perf's" cmp -s perf.phys hws.phys
 check "--phys-data: some are resident pages (non-zero)" grep -qv '^0x0$' hws.phys
 
+# a library message reaches the user as the program's, without a module prefix
+echo garbage >g.data
+run "dump of a non-perf.data file" 1 '^hwsample: offset 0: file too short for a perf\.data header \(8 bytes\)$' \
+	"$HWS_BIN" dump -i g.data
+check "dump of a non-perf.data file: then the command's error" grep -q '^hwsample dump: g\.data: not a perf\.data file' err
+check "dump of a non-perf.data file: no 'perfdata:' prefix" bash -c "! grep -q 'perfdata:' err"
+
 # a directory where a file is expected
 mkdir -p ks.d
 for cmd in dump report "c2c report"; do

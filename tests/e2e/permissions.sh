@@ -73,6 +73,14 @@ for level in 3 1 0; do
 		as_user "$HWS_BIN" -q -b sw -e cpu-clock:u -o "$TMP/u$level.data" -- true >/dev/null 2>"$TMP/err"
 		rc=$?
 		eq "paranoid $level: what list promises, record does ($(cat "$TMP/err"))" $rc 0
+		if [ $pk = 0 ]; then
+			# kernel samples refused: user space only, as perf stat did, said in user words
+			as_user "$HWS_BIN" -q -b sw -e cpu-clock -o "$TMP/k$level.data" -- true >/dev/null 2>"$TMP/err"
+			rc=$?
+			eq "paranoid $level: cpu-clock falls back to user space ($(cat "$TMP/err"))" $rc 0
+			check "paranoid $level: the fallback is said without a module prefix" \
+				grep -qE "^hwsample: cpu-clock: no permission for kernel samples \(kernel.perf_event_paranoid is $level\): recording user space only" "$TMP/err"
+		fi
 	else
 		check "paranoid $level: sw not usable: permission" grep -qE '^sw +not usable: permission' "$TMP/out"
 		check "paranoid $level: the fix" grep -q 'give hwsample CAP_PERFMON, or sysctl kernel.perf_event_paranoid=2' "$TMP/out"

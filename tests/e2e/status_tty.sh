@@ -83,6 +83,14 @@ if [ -x "$faulter" ]; then
 			test -n "$fin" -a "${max:-0}" -le "${fin:-0}"
 	done
 	lost=$(sed -nE 's/.*lost ([0-9]+) records.*/\1/p' <<<"$tot")
+	if [ "${lost:-0}" -gt 0 ]; then
+		check "lossy run: the per-CPU summary says 'lost N records' too" \
+			grep -qE '^  page-faults +[0-9]+ samples +\(.*cpu[0-9]+ [0-9]+ lost [0-9]+ records' "$TMP/lines"
+		# the ring's own warning (once, at the first loss) is the program's, in the same words
+		check "lossy run: the live warning is user-facing" \
+			grep -qE '^hwsample: lost [0-9]+ records: a ring buffer was full .*use a larger -m' "$TMP/lines"
+		check "lossy run: no module prefix" test "$(grep -cE '^(hwsample: )?(ring|aux|session): ' "$TMP/lines")" = 0
+	fi
 	if grep -qE 'lost [0-9]+ records' "$TMP/status"; then
 		check "lossy run: the summary warns about the lost records" \
 			grep -q "WARNING: $lost records were lost because the ring was full" "$TMP/lines"
