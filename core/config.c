@@ -499,13 +499,17 @@ static FILE *open_config(const char *path, char *err, size_t errlen, int *ret)
 	}
 	*ret = HWS_E_BAD_CONFIG;
 	if (!S_ISREG(st.st_mode)) {
-		seterr(err, errlen, "config file %s is %s: give an INI file such as cfg/cpu-profile.conf",
+		seterr(err, errlen,
+		       "%s: %s, not a config file (an INI file such as "
+		       "cfg/cpu-profile.conf)",
 		       path, file_kind(st.st_mode));
 		goto err_out;
 	}
 	if (st.st_size == 0) {
-		seterr(err, errlen, "config file %s is empty: it needs a [run] or backend section "
-		       "(see cfg/*.conf)", path);
+		seterr(err, errlen,
+		       "%s: the config file is empty: it needs a [run] or backend "
+		       "section (see cfg/*.conf)",
+		       path);
 		goto err_out;
 	}
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
@@ -549,8 +553,10 @@ int hws_config__load(struct hws_config *cfg, const char *path, char *err, size_t
 		return ret == -2 ? -ENOMEM : -EIO;
 	}
 	if (cfg->nr_sections == nsec) {
-		seterr(err, errlen, "config file %s has no section (only comments or blank lines): "
-		       "it needs a [run] or backend section (see cfg/*.conf)", path);
+		seterr(err, errlen,
+		       "%s: the config file has no section (only comments or blank "
+		       "lines): it needs a [run] or backend section (see cfg/*.conf)",
+		       path);
 		return HWS_E_BAD_CONFIG;
 	}
 	return 0;

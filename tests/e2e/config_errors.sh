@@ -80,16 +80,16 @@ CONF=./nope.conf bad "missing file" '' 2 "cannot read config file \./nope\.conf:
 bad "two config files" '[run]\n' 2 'only one config file' -c ./other.conf
 # not a config file at all: the file's name and what it is; nothing read from FIFOs/devices
 mkdir -p "$TMP/cdir"
-CONF=./cdir/ bad "a directory" '' 2 '^hwsample: config file \./cdir/ is a directory: give an INI file'
-OPT=--config CONF=cdir bad "a directory (--config)" '' 2 '^hwsample: config file cdir is a directory'
+CONF=./cdir/ bad "a directory" '' 2 '^hwsample: \./cdir/: a directory, not a config file \(an INI file'
+OPT=--config CONF=cdir bad "a directory (--config)" '' 2 '^hwsample: cdir: a directory, not a config file'
 : >"$TMP/empty.conf"
 OPT=--config CONF=./empty.conf bad "an empty file" '' 2 \
-	'^hwsample: config file \./empty\.conf is empty: it needs a \[run\] or backend section'
+	'^hwsample: \./empty\.conf: the config file is empty: it needs a \[run\] or backend section'
 bad "only comments" '# all commented out\n; [run]\n\n' 2 \
-	'^hwsample: config file \./c\.conf has no section \(only comments or blank lines\)'
-CONF=/dev/zero bad "a character device" '' 2 '^hwsample: config file /dev/zero is a character device'
+	'^hwsample: \./c\.conf: the config file has no section \(only comments or blank lines\)'
+CONF=/dev/zero bad "a character device" '' 2 '^hwsample: /dev/zero: a character device, not a config file'
 rm -f "$TMP/fifo" && mkfifo "$TMP/fifo"
-CONF=./fifo bad "a FIFO (no writer: must not hang)" '' 2 '^hwsample: config file \./fifo is a FIFO'
+CONF=./fifo bad "a FIFO (no writer: must not hang)" '' 2 '^hwsample: \./fifo: a FIFO, not a config file'
 rm -f "$TMP/fifo"
 # only hardware this VM lacks (fake trees of other machines make them absent for sure)
 HWS_SYSFS_ROOT=$HWS_SOURCE_DIR/tests/sysfs/intel-none HWS_PROC_CPUINFO=$HWS_SOURCE_DIR/tests/sysfs/intel-none/cpuinfo \
