@@ -14,7 +14,11 @@
  *    validated.
  *  - Command line > backend section > [run] > defaults, for every value.
  *  - The status line is drawn only when stderr is a terminal, at most once a second from
- *    the poll loop, and erased before anything else is printed to stderr.
+ *    the poll loop, and erased before anything else is printed to stderr (library messages
+ *    erase it through hws_cli__set_before_message()). It counts loss with the summary's
+ *    counters and words (loss_totals(), loss_words()).
+ *  - Options a chosen backend cannot honour (c2c without data sources, -S without an AUX
+ *    area, --phys-data without any physical address) are refused before anything opens.
  *  - Once the output file exists, every exit path goes through finish(): the file is always
  *    completed (header, attrs, features) so perf and hwsample can read it.
  *  - Signal handlers only set flags; all work happens in the main loop.
