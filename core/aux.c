@@ -184,9 +184,9 @@ uint64_t hws_aux__note_aux_record(struct hws_aux *a, uint64_t aux_offset, uint64
 			add_gap(a, aux_offset + aux_size);
 	}
 	if ((flags & HWS_AUX_FLAG_TRUNCATED) && !a->warned) {
-		pr_warn(
-		    "aux: idx %u: AUX data truncated (buffer full): try a bigger -m ,AUXPAGES\n",
-		    a->idx);
+		pr_warn("AUX area %u was full: the PMU truncated its data (AUX data lost): use "
+			"more AUX pages (-m ,N) or a longer sampling interval\n",
+			a->idx);
 		a->warned = true;
 	}
 	return flags & ~known;
@@ -251,8 +251,9 @@ int hws_aux__drain(struct hws_aux *a, uint64_t reference, hws_aux_fn fn, void *c
 		 * or a bogus head. Keep the newest buffer's worth. */
 		a->stats.overruns++;
 		a->stats.lost_bytes += fill - a->size;
-		pr_warn("aux: idx %u: producer %llu bytes past the tail: lost\n", a->idx,
-			(unsigned long long)(fill - a->size));
+		pr_warn("AUX area %u: %llu bytes were overwritten before they were read (AUX "
+			"data lost): use more AUX pages (-m ,N)\n",
+			a->idx, (unsigned long long)(fill - a->size));
 		a->prev = head - a->size;
 		a->gap_next = true;
 	}

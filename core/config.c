@@ -12,6 +12,7 @@
  *  - Nothing here prints or opens perf events; errors go to the caller's buffer.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <math.h>
 #include <stdarg.h>
@@ -19,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <hwsample/config.h>
 #include <hwsample/session.h>
@@ -471,21 +474,70 @@ static int handle(struct load_ctx *c, const char *section, const char *name, con
 	return 1;
 }
 
+static const char *file_kind(mode_t m)
+{
+	return S_ISDIR(m)    ? "a directory"
+	       : S_ISFIFO(m) ? "a FIFO"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+	       : S_ISSOCK(m) ? "a socket"
+			     : "not a regular file";
+}
+
+/* @path opened for reading if it is a regular file that is not empty; NULL with @err set.
+ * O_NONBLOCK: opening a FIFO with no writer must not hang before the check. */
+static FILE *open_config(const char *path, char *err, size_t errlen, int *ret)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0 || fstat(fd, &st)) {
+		*ret = -errno;
+		seterr(err, errlen, "cannot read config file %s: %s", path, strerror(-*ret));
+		goto err_out;
+	}
+	*ret = HWS_E_BAD_CONFIG;
+	if (!S_ISREG(st.st_mode)) {
+		seterr(err, errlen,
+		       "%s: %s, not a config file (an INI file such as "
+		       "cfg/cpu-profile.conf)",
+		       path, file_kind(st.st_mode));
+		goto err_out;
+	}
+	if (st.st_size == 0) {
+		seterr(err, errlen,
+		       "%s: the config file is empty: it needs a [run] or backend "
+		       "section (see cfg/*.conf)",
+		       path);
+		goto err_out;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	f = fdopen(fd, "re");
+	if (!f) {
+		*ret = -errno;
+		seterr(err, errlen, "cannot read config file %s: %s", path, strerror(-*ret));
+		goto err_out;
+	}
+	return f;
+err_out:
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
 int hws_config__load(struct hws_config *cfg, const char *path, char *err, size_t errlen)
 {
 	struct load_ctx c = { .cfg = cfg, .errbuf = err, .errlen = errlen };
-	int ret;
+	int ret, nsec = cfg->nr_sections;
 
 	free(cfg->path);
 	cfg->path = strdup(path);
 	if (!cfg->path)
 		return -ENOMEM;
-	c.f = fopen(path, "re");
-	if (!c.f) {
-		ret = -errno;
-		seterr(err, errlen, "cannot read config file %s: %s", path, strerror(-ret));
+	c.f = open_config(path, err, errlen, &ret);
+	if (!c.f)
 		return ret;
-	}
 	ret = ini_parse_stream(reader, &c, handler, &c);
 	fclose(c.f);
 	if (c.err && (ret <= 0 || c.err_line <= ret))
@@ -499,6 +551,13 @@ int hws_config__load(struct hws_config *cfg, const char *path, char *err, size_t
 		seterr(err, errlen, "%s: cannot parse (%s)", path, ret == -2 ? "out of memory" :
 		       "read error");
 		return ret == -2 ? -ENOMEM : -EIO;
+	}
+	if (cfg->nr_sections == nsec) {
+		seterr(err, errlen,
+		       "%s: the config file has no section (only comments or blank "
+		       "lines): it needs a [run] or backend section (see cfg/*.conf)",
+		       path);
+		return HWS_E_BAD_CONFIG;
 	}
 	return 0;
 }

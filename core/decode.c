@@ -549,7 +549,7 @@ static void check_host(struct hws_decoder *d)
 	if (d->opts.kallsyms) {
 		err = hws_symbols__use_kallsyms(d->syms, d->opts.kallsyms);
 		if (err)
-			pr_warn("decode: kallsyms %s: %s; kernel addresses stay [kernel]\n",
+			pr_warn("kallsyms file %s: %s: kernel addresses stay [kernel]\n",
 				d->opts.kallsyms, strerror(-err));
 		return;
 	}

@@ -1057,8 +1057,8 @@ static int parse_event_desc(struct hws_perf_reader *r, const struct rfeat *f)
 static void store_feature(struct hws_perf_reader *r, int feat, uint8_t *data, size_t len)
 {
 	if (r->feat_bytes + len > MAX_FEATURES_TOTAL) {
-		pr_warn("perfdata: feature %d dropped: features exceed %llu MiB\n", feat,
-			MAX_FEATURES_TOTAL >> 20);
+		pr_warn("header feature %d of the input dropped: its features pass %llu MiB\n",
+			feat, MAX_FEATURES_TOTAL >> 20);
 		free(data);
 		return;
 	}
@@ -1106,7 +1106,7 @@ static int read_features(struct hws_perf_reader *r, const struct hws_file_header
 	if (!nr)
 		return 0;
 	if (off > r->file_size || (uint64_t)nr * sizeof(*secs) > r->file_size - off) {
-		pr_warn("perfdata: feature index past the end of the file, features ignored\n");
+		pr_warn("the input's feature index lies past its end: header features ignored\n");
 		return 0;
 	}
 	secs = calloc((size_t)nr, sizeof(*secs));
@@ -1131,8 +1131,8 @@ static int read_features(struct hws_perf_reader *r, const struct hws_file_header
 			continue;
 		}
 		if (s.size > MAX_FEATURE) {
-			pr_warn("perfdata: feature %d: %llu bytes, ignored\n", f,
-				(unsigned long long)s.size);
+			pr_warn("header feature %d of the input is %llu bytes: too big, ignored\n",
+				f, (unsigned long long)s.size);
 			continue;
 		}
 		d = malloc((size_t)s.size + 1);
@@ -1434,7 +1434,7 @@ err_out:
 	if (errp)
 		*errp = err;
 	/* keep the message reachable for callers that want it: log at warn level */
-	pr_warn("perfdata: %s\n", r->errmsg);
+	pr_warn("%s\n", r->errmsg);
 	hws_perf_reader__close(r);
 	return NULL;
 }
@@ -1583,8 +1583,8 @@ static int read_payload(struct hws_perf_reader *r, uint64_t off, uint64_t size,
 			 size > r->file_size - (off < r->file_size ? off : r->file_size)))
 		return HWS_E_TRUNCATED;
 	if (size > MAX_PAYLOAD) {
-		pr_warn("perfdata: %llu-byte payload at %#llx skipped\n", (unsigned long long)size,
-			(unsigned long long)off);
+		pr_warn("a %llu-byte record payload at %#llx is too big: skipped\n",
+			(unsigned long long)size, (unsigned long long)off);
 		return r->stream ? copy_in(r, off, NULL, size) : 0;
 	}
 	if (r->stream) {
@@ -1835,8 +1835,8 @@ static int decompress(struct hws_perf_reader *r, const uint8_t *rec, size_t size
 	}
 	if (!zstd_load()) {
 		if (!r->zstd_warned)
-			pr_warn("perfdata: compressed records (perf record -z): libzstd.so.1 not "
-				"found, their contents are skipped\n");
+			pr_warn("compressed records (perf record -z): libzstd.so.1 is not "
+				"installed, their contents are skipped\n");
 		r->zstd_warned = true;
 		return 0;
 	}

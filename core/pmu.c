@@ -210,7 +210,8 @@ int hws_pmu__load(const char *name, struct hws_pmu *pmu)
 		if (hws_read_file(fpath, buf, sizeof(buf)) < 0)
 			continue;
 		if (hws_pmu_format__parse(buf, f)) {
-			pr_warn("pmu: %s: cannot parse format %s '%s'\n", name, de->d_name, buf);
+			pr_warn("PMU %s: format field %s ('%s') not understood: ignored\n", name,
+				de->d_name, buf);
 			continue;
 		}
 		memcpy(f->name, de->d_name, strlen(de->d_name) + 1); /* length checked above */

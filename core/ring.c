@@ -125,7 +125,8 @@ static uint64_t forward_init(struct hws_ring *r)
 		r->stats.overruns++;
 		r->stats.skipped_bytes += avail;
 		if (!r->warned_overrun) {
-			pr_warn("ring: producer %llu bytes ahead of a %llu-byte buffer: resync\n",
+			pr_warn("the kernel wrote %llu bytes into a %llu-byte ring buffer before "
+				"it was read: records lost, reading on from the newest\n",
 				(unsigned long long)avail, (unsigned long long)r->size);
 			r->warned_overrun = true;
 		}
@@ -168,10 +169,10 @@ static void bad_header(struct hws_ring *r, const struct perf_event_header *h)
 	r->stats.bad_headers++;
 	r->stats.skipped_bytes += r->end - r->start;
 	if (!r->warned_bad) {
-		pr_warn(
-		    "ring: bad record header (type %u size %u) at 0x%llx: dropping %llu bytes\n",
-		    h ? h->type : 0, h ? h->size : 0, (unsigned long long)r->start,
-		    (unsigned long long)(r->end - r->start));
+		pr_warn("malformed record in a ring buffer (type %u, size %u, at 0x%llx): "
+			"%llu bytes skipped\n",
+			h ? h->type : 0, h ? h->size : 0, (unsigned long long)r->start,
+			(unsigned long long)(r->end - r->start));
 		r->warned_bad = true;
 	}
 	r->start = r->end;
@@ -185,7 +186,8 @@ static void note_lost(struct hws_ring *r, const struct perf_event_header *h)
 		return;
 	r->stats.lost += p[1];
 	if (!r->warned_lost) {
-		pr_warn("ring: lost %llu records (reader too slow; try a bigger -m)\n",
+		pr_warn("lost %llu records: a ring buffer was full (the summary counts every "
+			"loss): use a larger -m or a lower -F/-c rate\n",
 			(unsigned long long)p[1]);
 		r->warned_lost = true;
 	}

@@ -385,6 +385,31 @@ static void open_error(struct hws_session *s, int e, int cpu, pid_t tid, int err
 	switch (err) {
 	case EACCES:
 	case EPERM:
+		if (s->ev[e].desc.attr.type == PERF_TYPE_TRACEPOINT &&
+		    (s->ev[e].desc.attr.sample_type & PERF_SAMPLE_RAW)) {
+			/* the kernel gives tracepoints' raw data only to CAP_PERFMON or at -1 */
+			snprintf(msg, len,
+				 "opening %s (%s): permission denied. Tracepoint samples carry "
+				 "raw data, which needs CAP_PERFMON or "
+				 "kernel.perf_event_paranoid=-1 (it is %d): run as root, give "
+				 "hwsample CAP_PERFMON, or sysctl kernel.perf_event_paranoid=-1",
+				 name, where, paranoid_level());
+			break;
+		}
+		if (geteuid() == 0 ||
+		    (tid > 0 && s->ev[e].desc.attr.exclude_kernel && paranoid_level() <= 2)) {
+			/* root, or a user's own user-space event, which levels <= 2 allow */
+			snprintf(msg, len,
+				 "opening %s (%s): permission denied although %s: a seccomp filter "
+				 "(a container's profile) or a security "
+				 "module (SELinux, AppArmor, lockdown) refuses perf_event_open; "
+				 "allow it there (docker: --cap-add PERFMON, a seccomp profile "
+				 "with perf_event_open)",
+				 name, where,
+				 geteuid() == 0 ? "hwsample runs as root"
+						: "kernel.perf_event_paranoid allows it");
+			break;
+		}
 		snprintf(msg, len,
 			 "opening %s (%s): permission denied. kernel.perf_event_paranoid is %d; "
 			 "run as root, give hwsample CAP_PERFMON, or lower it: "
@@ -643,13 +668,16 @@ int hws_session__open(struct hws_session *s, char *err, size_t errlen)
 				int leader = s->ev[e].leader >= 0 ? *fd_at(s, s->ev[e].leader, c, t) : -1;
 				int fd = sys_perf_event_open(a, s->threads[t], s->cpus[c], leader,
 							     PERF_FLAG_FD_CLOEXEC);
-				if (fd < 0 && (errno == EACCES || errno == EPERM) && !a->exclude_kernel &&
+				if (fd < 0 && (errno == EACCES || errno == EPERM) &&
+				    !a->exclude_kernel && a->type != PERF_TYPE_TRACEPOINT &&
 				    geteuid() != 0) {
 					/* as perf: fall back to user-space only */
 					a->exclude_kernel = 1;
 					a->exclude_hv = 1;
-					pr_warn("session: %s: no permission for kernel samples "
-						"(perf_event_paranoid %d), recording user space only\n",
+					pr_warn("%s: no permission for kernel samples "
+						"(kernel.perf_event_paranoid is %d): recording "
+						"user space only, as perf does; root or "
+						"CAP_PERFMON records the kernel too\n",
 						s->ev[e].desc.name, paranoid_level());
 					fd = sys_perf_event_open(a, s->threads[t], s->cpus[c], leader,
 								 PERF_FLAG_FD_CLOEXEC);
@@ -824,8 +852,9 @@ static bool account(struct hws_session *s, struct sess_ring *r, const struct per
 		e = hws_session__event_by_id(s, id);
 		if (e < 0) {
 			if (!s->foreign_samples++)
-				pr_warn("session: dropping samples with id %llu, which this session did "
-					"not open\n", (unsigned long long)id);
+				pr_warn("dropping samples of an event this run did not open "
+					"(id %llu)\n",
+					(unsigned long long)id);
 			return false;
 		}
 		if (ring_cpu < 0) {

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,13 +98,17 @@ static char *slurp(const char *path, size_t *len)
 	return p;
 }
 
-/* Append "u<hdr> size, contents" of @path; a missing file is recorded as size 0. */
+/* Append "u<hdr> size, contents" of @path; a missing file is recorded as size 0, one this
+ * user may not read fails the build with -EACCES (its formats would be silently lost). */
 static void put_file(struct buf *b, const char *path, int hdr)
 {
 	size_t n;
 	char *d = slurp(path, &n);
 	uint64_t sz64 = n;
 	uint32_t sz32 = (uint32_t)n;
+
+	if (!d && (errno == EACCES || errno == EPERM) && !b->err)
+		b->err = -EACCES;
 
 	if (hdr == 8)
 		put(b, &sz64, 8);
@@ -119,17 +124,24 @@ const char *hws_tracefs__dir(void)
 	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 	char path[128];
 	struct stat st;
+	bool denied = false;
 
 	for (size_t i = 0; i < 2; i++) {
 		snprintf(path, sizeof(path), "%s/events", dirs[i]);
 		if (!stat(path, &st))
 			return dirs[i];
+		/* tracefs is mounted 0700 by default: there, but not for this user */
+		denied |= errno == EACCES || errno == EPERM;
+	}
+	if (denied) {
+		errno = EACCES;
+		return NULL;
 	}
 	if (!mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL)) {
-		pr_warn("tracing: tracefs was not mounted: mounted it at /sys/kernel/tracing\n");
+		pr_warn("tracefs was not mounted: mounted it at /sys/kernel/tracing\n");
 		return dirs[0];
 	}
-	return NULL;
+	return NULL; /* errno from mount(): EPERM without root, ENODEV without tracefs */
 }
 
 struct tp {
@@ -194,7 +206,14 @@ int hws_tracing_data__build(const struct perf_event_attr *const *attrs, int nr, 
 		return 0;
 	dir = hws_tracefs__dir();
 	if (!dir)
-		return -ENOENT;
+		return errno == EACCES ? -EACCES : errno == EPERM ? -EPERM : -ENOENT;
+	snprintf(path, sizeof(path), "%s/events", dir);
+	{
+		DIR *ev = opendir(path);
+		if (!ev)
+			return errno == EACCES || errno == EPERM ? -EACCES : -errno;
+		closedir(ev);
+	}
 	ntp = 0;
 	for (int i = 0; i < nr && ntp < 64; i++) {
 		int dup = 0;

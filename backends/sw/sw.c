@@ -7,7 +7,8 @@
  * mounted at /sys/kernel/tracing when missing, and the user is told). Clock-like events
  * default to -F 4000 as perf does; tracepoints to a period of 1.
  * Decoding: core already filled the generic fields; page faults carry the faulting data
- * address in addr (valid when PERF_SAMPLE_ADDR was requested).
+ * address in addr (valid when PERF_SAMPLE_ADDR was requested) and, with --phys-data
+ * (HWS_REQ_PHYS_ADDR), its physical address where the page was resident (else 0).
  * The backend has no controls: any key=value is an error that says so.
  */
 #include <errno.h>
@@ -80,6 +81,14 @@ static const struct sw_event *find_sw(const char *name, size_t len)
 	return NULL;
 }
 
+/* How a user who may not read tracefs gets tracepoints (tracefs is mounted 0700, its files
+ * 0640 root:root by default; tracepoint samples carry raw data, which the kernel gives
+ * users only at perf_event_paranoid -1 or with CAP_PERFMON). */
+#define TRACEFS_PERM_FIX                                                                           \
+	"run as root, or (as root) let a group of this user read tracefs: mount -o "               \
+	"remount,gid=GROUP,mode=750 /sys/kernel/tracing; recording tracepoints as a user "         \
+	"also needs CAP_PERFMON or kernel.perf_event_paranoid=-1"
+
 /* "sys:name" -> tracepoint id. */
 static int tracepoint_id(struct sw_priv *p, const char *sys, size_t syslen, const char *name,
 			 uint64_t *id, char *err, size_t errlen)
@@ -90,18 +99,36 @@ static int tracepoint_id(struct sw_priv *p, const char *sys, size_t syslen, cons
 	int fd;
 
 	if (!dir) {
-		snprintf(err, errlen, "tracepoint %.*s:%s: tracefs is not mounted and mounting it "
-			 "failed (%s): run as root or mount -t tracefs nodev /sys/kernel/tracing",
-			 (int)syslen, sys, name, strerror(errno));
-		return -ENOENT;
+		int e = errno;
+
+		if (e == EACCES)
+			snprintf(err, errlen,
+				 "tracepoint %.*s:%s: no permission to read tracefs "
+				 "(/sys/kernel/tracing): " TRACEFS_PERM_FIX,
+				 (int)syslen, sys, name);
+		else if (e == EPERM)
+			snprintf(
+			    err, errlen,
+			    "tracepoint %.*s:%s: tracefs is not mounted, and mounting it needs "
+			    "root: run as root, or (as root) mount -t tracefs nodev "
+			    "/sys/kernel/tracing",
+			    (int)syslen, sys, name);
+		else
+			snprintf(
+			    err, errlen,
+			    "tracepoint %.*s:%s: tracefs is not mounted and mounting it failed "
+			    "(%s): does this kernel have tracefs (CONFIG_TRACING)?",
+			    (int)syslen, sys, name, strerror(e));
+		return e == EACCES ? -EACCES : e == EPERM ? -EPERM : -ENOENT;
 	}
 	snprintf(path, sizeof(path), "%s/events/%.*s/%s/id", dir, (int)syslen, sys, name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		int e = errno;
 		if (e == EACCES || e == EPERM)
-			snprintf(err, errlen, "tracepoint %.*s:%s: no permission to read %s: run as "
-				 "root or make tracefs readable", (int)syslen, sys, name, path);
+			snprintf(err, errlen,
+				 "tracepoint %.*s:%s: no permission to read %s: " TRACEFS_PERM_FIX,
+				 (int)syslen, sys, name, path);
 		else
 			snprintf(err, errlen, "unknown tracepoint %.*s:%s (no %s); list them with "
 				 "'ls %s/events/%.*s'", (int)syslen, sys, name, path, dir, (int)syslen,
@@ -159,6 +186,10 @@ static int sw_encode(void *priv, const struct hws_event_request *req, struct hws
 				 PERF_SAMPLE_PERIOD;
 		if (se->data_addr)
 			a->sample_type |= PERF_SAMPLE_ADDR;
+		/* as perf --phys-data: the kernel translates the faulting address when its page
+		 * is resident (0 otherwise); events without a data address have none */
+		if (se->data_addr && (req->flags & HWS_REQ_PHYS_ADDR))
+			a->sample_type |= PERF_SAMPLE_PHYS_ADDR;
 		snprintf(out[0].pmu, sizeof(out[0].pmu), "software");
 	} else if (colon && colon[1] && !strchr(colon + 1, ':') && namelen) {
 		uint64_t id;

@@ -161,8 +161,9 @@ static struct tep_handle *tep_for(struct sw_priv *p, const struct hws_file_info 
 	p->tp_len = fi->tracing_data_size;
 	p->tep = parse_tracing_data(fi->tracing_data, (size_t)fi->tracing_data_size);
 	if (!p->tep)
-		p->host->log(HWS_LOG_WARN, "sw: the file's tracing data (%llu bytes) cannot be "
-			     "parsed: tracepoint fields are not decoded\n",
+		p->host->log(HWS_LOG_WARN,
+			     "the file's tracepoint formats (%llu bytes of tracing "
+			     "data) cannot be parsed: tracepoint fields are not decoded\n",
 			     (unsigned long long)fi->tracing_data_size);
 	return p->tep;
 }

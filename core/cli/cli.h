@@ -38,9 +38,22 @@ struct hws_registry *hws_cli__registry(struct hws_cli *cli);
 /* Map an error code to the exit code above. */
 int hws_cli__exit_code(int err);
 
-/* @path of option @opt of command @cmd can be opened for reading; else prints
- * "hwsample CMD: OPT PATH: reason" and returns -errno */
+/* @path of option @opt of command @cmd can be opened for reading and is not a directory;
+ * else prints "hwsample CMD: OPT PATH: reason" and returns -errno */
 int hws_cli__check_input(const char *cmd, const char *opt, const char *path);
+
+/* @fn runs before each library message is printed (the record status line erases itself);
+ * NULL: nothing */
+void hws_cli__set_before_message(void (*fn)(void));
+
+struct hws_decoder;
+
+/* -e @event (NULL: no -e) of command @cmd names an event of the input @path as read by @d
+ * so far (hws_decoder__event_name(), the names perf evlist shows): true; else prints
+ * "hwsample CMD: -e EVENT: no such event in PATH; its events: A, B" and returns false.
+ * Files know their events when opened, pipes once they have been read. */
+bool hws_cli__event_known(const char *cmd, const char *path, const struct hws_decoder *d,
+			  const char *event);
 
 /* environment variable @name is set to "1" */
 bool hws_cli__env_on(const char *name);

@@ -3,9 +3,10 @@
  * `hwsample c2c record` and `hwsample c2c report`: cache-to-cache contention (false and
  * true sharing) from memory samples of any vendor.
  *
- * record picks the best hardware sampling backend of this machine (like `-b auto`, but the
- * software backend does not count: c2c needs data addresses and data sources) and runs the
- * record subcommand in-process with the c2c events and controls of that backend. report
+ * record picks the best hardware sampling backend of this machine (like `-b auto`, but only
+ * backends with HWS_CAP_DATA_SRC count: c2c needs data addresses and data sources) and runs
+ * the record subcommand in-process with the c2c events and controls of that backend; record
+ * refuses a -b whose backend has no data sources (sw) with exit 2. report
  * decodes a perf.data file (hwsample's, or perf c2c record / perf mem record output) through
  * the decode pipeline into core/c2c.c and prints text, JSON or a self-contained HTML page.
  */
@@ -26,7 +27,7 @@ static const char c2c_usage[] =
     "usage: hwsample c2c record [--ldlat N] [-b BACKEND] [RECORD OPTIONS] -- PROG [ARGS]\n"
     "       hwsample c2c report [-i FILE] [--stdio|--json] [--html FILE] [--line-size N]\n"
     "                           [--show-all] [--top N] [--no-sym] [--no-srcline]\n"
-    "                           [--kallsyms FILE]\n"
+    "                           [--kallsyms FILE] [-e EVENT]\n"
     "\n"
     "Find cache lines that several threads fight over, and say whether each one is false\n"
     "sharing (threads write different bytes of the line) or true sharing (the same bytes),\n"
@@ -53,6 +54,8 @@ static const char c2c_usage[] =
     "      --kallsyms FILE  kernel symbols from FILE (a kallsyms of the recording's kernel);\n"
     "                     default: /proc/kallsyms on that kernel, else perf's build-id cache\n"
     "      --no-srcline   no source file:line lookup (faster)\n"
+    "  -e, --event NAME   only the samples of this event (e.g. mem-loads; names as perf\n"
+    "                     evlist shows them); an event the file does not have is an error\n"
     "  -h, --help         this text\n"
     "\n"
     "Examples:\n"
@@ -61,8 +64,9 @@ static const char c2c_usage[] =
     "  hwsample c2c report -i perf.data --json | jq '.lines[] | {address, class}'\n"
     "  hwsample c2c report -i perf.data --html c2c.html\n"
     "\n"
-    "Exit codes: 0 ok, 1 unreadable or corrupt input, 2 usage error, 3 no sampling PMU with\n"
-    "data addresses here (record), 4 permission denied.\n";
+    "Exit codes: 0 ok, 1 unreadable or corrupt input, 2 usage error (also: record with a\n"
+    "backend that gives no data sources, such as sw; report -e naming no event of the\n"
+    "file), 3 no sampling PMU with data addresses here (record), 4 permission denied.\n";
 
 /* ------------------------------------------------------------------ record */
 
@@ -128,8 +132,8 @@ static int c2c_record(struct hws_cli *cli, int argc, char **argv)
 			struct hws_backend *b = hws_registry__at(reg, i);
 			int score;
 
-			if (!strcmp(b->ops->name, "sw"))
-				continue; /* no data source: useless for c2c */
+			if (!(b->ops->caps & HWS_CAP_DATA_SRC))
+				continue; /* no data source (sw): useless for c2c */
 			score = b->ops->detect(b->priv, why, sizeof(why));
 			if (score > best_score) {
 				best_score = score;
@@ -267,6 +271,20 @@ static int out_stdout(void *ctx, const char *buf, size_t len)
 	return *err;
 }
 
+struct c2c_filter {
+	struct hws_c2c *c;
+	const char *event; /* -e: only this event's samples */
+};
+
+static int c2c_filter_cb(void *ctx, const struct hws_sample *s)
+{
+	struct c2c_filter *f = ctx;
+
+	if (s->event && !strcmp(s->event, f->event))
+		return hws_c2c__sample_fn(f->c, s);
+	return 0;
+}
+
 static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -280,9 +298,11 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	    {"no-sym", no_argument, NULL, 'S'},
 	    {"kallsyms", required_argument, NULL, 'K'},
 	    {"no-srcline", no_argument, NULL, 'L'},
+	    {"event", required_argument, NULL, 'e'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
+	struct c2c_filter filter = {0};
 	struct hws_decoder_opts dopts = {.sz = sizeof(dopts),
 					 .srcline = true,
 					 .unordered = !hws_cli__env_on("HWS_DECODE_ORDERED")};
@@ -299,10 +319,13 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	int out_err = 0;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "i:e:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'i':
 			path = optarg;
+			break;
+		case 'e':
+			filter.event = optarg;
 			break;
 		case 'o':
 			stdio_out = true;
@@ -400,7 +423,19 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 		ret = HWS_EXIT_ERROR;
 		goto out;
 	}
-	rc = hws_decoder__run(d, hws_c2c__sample_fn, c);
+	/* a file names its events up front; a pipe once it has been read (before the report) */
+	if (!hws_perf_reader__is_pipe(r) &&
+	    !hws_cli__event_known("c2c report", path, d, filter.event)) {
+		ret = HWS_EXIT_USAGE;
+		goto out;
+	}
+	filter.c = c;
+	rc = filter.event ? hws_decoder__run(d, c2c_filter_cb, &filter)
+			  : hws_decoder__run(d, hws_c2c__sample_fn, c);
+	if (rc == 0 && !hws_cli__event_known("c2c report", path, d, filter.event)) {
+		ret = HWS_EXIT_USAGE;
+		goto out;
+	}
 	if (rc < 0) {
 		fprintf(stderr, "hwsample c2c report: %s: %s\n", path, hws_decoder__errmsg(d));
 		fprintf(stderr, "hwsample c2c report: the report covers the records before the "

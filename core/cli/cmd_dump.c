@@ -51,7 +51,8 @@ static const char dump_usage[] =
     "      --kallsyms FILE  kernel symbols from FILE (a kallsyms of the recording's kernel);\n"
     "                     default: /proc/kallsyms on that kernel, else perf's build-id cache\n"
     "      --srcline      add source file:line to symbols (needs debug info)\n"
-    "  -e, --event NAME   only the samples of this event (name as dump prints it)\n"
+    "  -e, --event NAME   only the samples of this event (its name as dump and perf evlist\n"
+    "                     print it); an event the file does not have is an error\n"
     "  -h, --help         this text\n"
     "\n"
     "Examples:\n"
@@ -60,7 +61,7 @@ static const char dump_usage[] =
     "  perf record -o - -e cpu-clock -- ./prog | hwsample dump -i - --csv > samples.csv\n"
     "\n"
     "Exit codes: 0 ok, 1 unreadable or corrupt input (samples before the error are\n"
-    "printed), 2 usage error.\n";
+    "printed), 2 usage error (also -e naming no event of the file).\n";
 
 #define BATCH  512 /* samples per batch */
 #define NBATCH 16  /* batches in flight */
@@ -375,6 +376,12 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 		hws_perf_reader__close(r);
 		return HWS_EXIT_ERROR;
 	}
+	/* a file names its events up front; a pipe is checked once it has been read */
+	if (!hws_perf_reader__is_pipe(r) && !hws_cli__event_known("dump", path, c.dec, c.event)) {
+		hws_decoder__delete(c.dec);
+		hws_perf_reader__close(r);
+		return HWS_EXIT_USAGE;
+	}
 	hws_strbuf__init(&c.sb, 16u << 20);
 	c.out.symbols = sym;
 	c.out.syms = sym ? hws_decoder__symbols(c.dec) : NULL;
@@ -409,6 +416,9 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 		loss_summary(c.dec);
 	else if (rc < 0)
 		loss_summary(c.dec);
+	if (rc == 0 && ret == HWS_EXIT_OK && hws_perf_reader__is_pipe(r) &&
+	    !hws_cli__event_known("dump", path, c.dec, c.event))
+		ret = HWS_EXIT_USAGE;
 	hws_strbuf__release(&c.sb);
 	hws_strbuf__release(&c.scratch);
 	hws_output_memo__delete(c.out.memo);

@@ -5,20 +5,27 @@
  *
  * "Why not usable" comes in three kinds: no PMU (the backend's detect() says which hardware
  * or firmware is missing), kernel too old (the driver appeared in a later kernel than the
- * one running, or $HWS_KERNEL_VERSION), and permission (kernel.perf_event_paranoid and the
- * process's capabilities).
+ * one running, or $HWS_KERNEL_VERSION), and permission: what perf_event_open() answers for
+ * this user, tried with a software event on this process (user space, then with the kernel,
+ * then CPU-wide), never guessed from kernel.perf_event_paranoid (what a level allows differs
+ * between kernels: Debian's 3 refuses users everything, upstream treats 3 as 2).
  *
  * Hidden machine-readable modes for the bash completion (one word a line, no headers):
  *   hwsample list --names            backends, the PMUs this machine has, and "auto"
  *   hwsample list --controls NAME    controls of a backend or PMU, as "key="
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+
+#include <linux/perf_event.h>
 
 #include "cli.h"
 
@@ -95,6 +102,48 @@ static bool privileged(void)
 	return (eff >> 21 & 1) || (eff >> 38 & 1);
 }
 
+/* perf_event_open() of a cpu-clock sampling event as perf record would open it: this
+ * process (@pid 0, any CPU) or CPU-wide (@pid -1 on the CPU we run on), with or without the
+ * kernel. 0 or -errno; nothing stays open. */
+static int try_open(pid_t pid, bool kernel)
+{
+	struct perf_event_attr a = {
+	    .size = sizeof(a),
+	    .type = PERF_TYPE_SOFTWARE,
+	    .config = PERF_COUNT_SW_CPU_CLOCK,
+	    .sample_period = 1000000,
+	    .disabled = 1,
+	    .exclude_kernel = !kernel,
+	    .exclude_hv = 1,
+	};
+	int cpu = pid < 0 ? sched_getcpu() : -1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, pid, pid < 0 && cpu < 0 ? 0 : cpu, -1,
+			      PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+struct perm {
+	int user;   /* own process, user space: 0 or -errno */
+	int kernel; /* own process, with the kernel */
+	int cpu;    /* CPU-wide (-a/-C), user space */
+};
+
+static void perm_words(const struct perm *p, char *buf, size_t len)
+{
+	if (p->user)
+		snprintf(buf, len, "refused (%s)", strerror(-p->user));
+	else if (!p->kernel && !p->cpu)
+		snprintf(buf, len, "every mode allowed");
+	else
+		snprintf(buf, len, "own processes, %s%s",
+			 p->kernel ? "user space only" : "user and kernel",
+			 p->cpu ? " (no -a/-C)" : ", -a/-C allowed");
+}
+
 static void print_controls(struct hws_backend *b, const char *pmu)
 {
 	struct hws_control_info ci[64];
@@ -158,7 +207,8 @@ int cmd_list(struct hws_cli *cli, int argc, char **argv)
 	struct hws_registry *reg;
 	const char *only = NULL, *controls_of = NULL;
 	bool want_names = false;
-	char kbuf[128];
+	char kbuf[128], pw[128];
+	struct perm perm;
 	uint32_t kver;
 	int paranoid;
 	bool priv;
@@ -191,12 +241,12 @@ int cmd_list(struct hws_cli *cli, int argc, char **argv)
 	kver = kernel_version(kbuf, sizeof(kbuf));
 	paranoid = paranoid_level();
 	priv = privileged();
-	printf("kernel %s, perf_event_paranoid %d, %s\n", kbuf, paranoid,
-	       priv ? "privileged (root or CAP_PERFMON): every mode allowed"
-	       : paranoid >= 3 ? "unprivileged: perf_event_open refused (Debian's level 3)"
-	       : paranoid == 2 ? "unprivileged: own processes, user space only (no -a/-C)"
-	       : paranoid == 1 ? "unprivileged: own processes, user and kernel (no -a/-C)"
-			       : "unprivileged: -a/-C allowed");
+	perm.user = try_open(0, false);
+	perm.kernel = perm.user ? perm.user : try_open(0, true);
+	perm.cpu = perm.user ? perm.user : try_open(-1, false);
+	perm_words(&perm, pw, sizeof(pw));
+	printf("kernel %s, perf_event_paranoid %d, %s, perf_event_open tried: %s\n", kbuf, paranoid,
+	       priv ? "privileged (root or CAP_PERFMON)" : "unprivileged", pw);
 	if (only && !hws_registry__find(reg, only)) {
 		fprintf(stderr, "hwsample list: no backend or PMU named '%s'\n", only);
 		return HWS_EXIT_USAGE;
@@ -220,12 +270,30 @@ int cmd_list(struct hws_cli *cli, int argc, char **argv)
 				 min_kernel[k].what, min_kernel[k].a, min_kernel[k].b, kbuf);
 			score = 0;
 		}
-		if (score > 0 && !priv && paranoid >= 3) {
+		if (score > 0 && (perm.user == -EACCES || perm.user == -EPERM)) {
 			snprintf(status, sizeof(status), "not usable: permission");
+			if (paranoid >= 3 && !priv)
+				snprintf(
+				    why + strlen(why), sizeof(why) - strlen(why),
+				    "%sperf_event_open refused this user (%s; "
+				    "kernel.perf_event_paranoid is %d): run as root, give "
+				    "hwsample CAP_PERFMON, or sysctl kernel.perf_event_paranoid=2",
+				    *why ? "; " : "", strerror(-perm.user), paranoid);
+			else
+				snprintf(
+				    why + strlen(why), sizeof(why) - strlen(why),
+				    "%sperf_event_open refused this user (%s) although "
+				    "kernel.perf_event_paranoid %d allows it: a seccomp filter "
+				    "(container) or a security module refuses perf_event_open",
+				    *why ? "; " : "", strerror(-perm.user), paranoid);
+		} else if (score > 0 && perm.user) {
+			snprintf(status, sizeof(status), "not usable: perf_event_open");
 			snprintf(why + strlen(why), sizeof(why) - strlen(why),
-				 "%skernel.perf_event_paranoid is %d: run as root, give hwsample "
-				 "CAP_PERFMON, or sysctl kernel.perf_event_paranoid=2",
-				 *why ? "; " : "", paranoid);
+				 "%sperf_event_open failed here (%s)%s", *why ? "; " : "",
+				 strerror(-perm.user),
+				 perm.user == -ENOSYS ? ": this kernel has no perf events "
+							"(CONFIG_PERF_EVENTS)"
+						      : "");
 		}
 		printf("%-12s %-26s %s\n", b->ops->name, status,
 		       b->ops->description ? b->ops->description : "");

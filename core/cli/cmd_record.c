@@ -14,7 +14,11 @@
  *    validated.
  *  - Command line > backend section > [run] > defaults, for every value.
  *  - The status line is drawn only when stderr is a terminal, at most once a second from
- *    the poll loop, and erased before anything else is printed to stderr.
+ *    the poll loop, and erased before anything else is printed to stderr (library messages
+ *    erase it through hws_cli__set_before_message()). It counts loss with the summary's
+ *    counters and words (loss_totals(), loss_words()).
+ *  - Options a chosen backend cannot honour (c2c without data sources, -S without an AUX
+ *    area, --phys-data without any physical address) are refused before anything opens.
  *  - Once the output file exists, every exit path goes through finish(): the file is always
  *    completed (header, attrs, features) so perf and hwsample can read it.
  *  - Signal handlers only set flags; all work happens in the main loop.
@@ -88,8 +92,10 @@ static const char record_usage[] =
 	"  -o FILE        output (default hwsample.data; '-' = stdout, pipe mode)\n"
 	"  --overwrite    flight recorder: rings keep the newest data; dumped on SIGUSR2 and at exit\n"
 	"  -S             AUX snapshot mode: AUX area free-runs, SIGUSR2 takes a snapshot\n"
+	"                 (AUX PMUs only, such as arm_spe)\n"
 	"  -d             sample data addresses (software events: faulting address)\n"
-	"  --phys-data    sample physical addresses where the backend can\n"
+	"  --phys-data    sample physical addresses where the backend can (software\n"
+	"                 events: page faults on resident pages, as perf)\n"
 	"  --duration S   stop recording after S seconds (2.5 allowed)\n"
 	"  --dry-run      print every perf_event_attr that would be opened (and, with a\n"
 	"                 config file, where each value came from); open nothing\n"
@@ -890,6 +896,86 @@ static int select_list(struct record *r, struct hws_registry *reg, const char *s
 	return ret;
 }
 
+/* Where a [run] option came from, for messages: @opt on the command line, else "key =
+ * value at FILE:LINE". */
+static const char *option_origin(struct record *r, const char *key, const char *opt, char *buf,
+				 size_t len)
+{
+	const struct hws_config_item *it = hws_config__get(r->cfg ? r->cfg : r->over, "run", key);
+
+	if (!it || !it->line)
+		return opt;
+	snprintf(buf, len, "%s = %s at %s", key, it->value, it->origin);
+	return buf;
+}
+
+/*
+ * Options the chosen backends cannot honour are refused before anything is opened, from
+ * the backends' caps: c2c needs data sources, -S an AUX area. (--phys-data is checked on
+ * the encoded events: software page faults can carry one.)
+ */
+static int check_backend_options(struct record *r)
+{
+	bool aux = false;
+	char at[512];
+
+	for (int j = 0; j < r->nr_jobs; j++) {
+		const struct hws_backend_ops *o = r->jobs[j].b->ops;
+		const char *name = r->jobs[j].pmu ? r->jobs[j].pmu : o->name;
+
+		aux |= !!(o->caps & HWS_CAP_AUX);
+		if (r->c2c && !(o->caps & HWS_CAP_DATA_SRC)) {
+			fprintf(stderr,
+				"hwsample c2c record: %s cannot record for c2c: c2c needs memory "
+				"samples with data addresses and data sources, which only a "
+				"sampling PMU gives (AMD IBS op, Intel PEBS load latency, Arm SPE); "
+				"%s events have none. Leave -b out to use this machine's sampling "
+				"PMU (hwsample list says which are usable), or record on a machine "
+				"that has one\n",
+				name, name);
+			return -1;
+		}
+	}
+	if (r->snapshot && !aux) {
+		fprintf(stderr,
+			"hwsample: %s (AUX snapshot mode) needs an event with an AUX area, from a "
+			"PMU such as arm_spe (Arm SPE); %s writes its samples to the ring buffer "
+			"only: for a flight recorder of the ring buffer use --overwrite\n",
+			option_origin(r, "snapshot", "-S", at, sizeof(at)),
+			r->jobs[0].pmu ? r->jobs[0].pmu : r->jobs[0].b->ops->name);
+		return -1;
+	}
+	if (r->aux_pages && !aux && hws_config__get(r->over, "run", "aux_pages"))
+		fprintf(stderr, "hwsample: -m ,%u: no event of this run has an AUX area (only AUX "
+			"PMUs such as arm_spe do): the AUX page count is not used\n",
+			r->aux_pages);
+	return 0;
+}
+
+/* --phys-data with no event that can give a physical address would do nothing: refuse. */
+static int check_phys(struct record *r, struct hws_registry *reg,
+		      const struct hws_event_desc *all, const char *const *owner, int nall)
+{
+	char at[512];
+
+	if (!r->phys_data || r->c2c)
+		return 0;
+	for (int k = 0; k < nall; k++) {
+		struct hws_backend *b = hws_registry__find(reg, owner[k]);
+
+		if ((b && (b->ops->caps & HWS_CAP_PHYS_ADDR)) ||
+		    (all[k].attr.sample_type & PERF_SAMPLE_PHYS_ADDR))
+			return 0;
+	}
+	fprintf(stderr,
+		"hwsample: %s: no event of this run can give physical addresses (%s%s): they "
+		"come from a memory-sampling PMU (AMD IBS, Intel PEBS, Arm SPE) or, among "
+		"software events, from page faults (-e page-faults, with the faulting address)\n",
+		option_origin(r, "phys_data", "--phys-data", at, sizeof(at)), all[0].name,
+		nall > 1 ? ", ..." : "");
+	return -1;
+}
+
 static int write_record(void *ctx, int cpu, const struct perf_event_header *h)
 {
 	struct record *r = ctx;
@@ -1205,55 +1291,102 @@ static void human_bytes(uint64_t b, char *buf, size_t len)
 		snprintf(buf, len, "%.1f KB", b / 1024.0);
 }
 
+/* The session's totals, which the status line and the summary both show. */
+struct loss_totals {
+	uint64_t samples, lost, lost_samples, throttle, aux_truncated, aux_collision;
+};
+
+static void loss_totals(struct record *r, struct loss_totals *t)
+{
+	int ne = hws_session__nr_events(r->sess), ns = hws_session__nr_cpu_slots(r->sess);
+
+	memset(t, 0, sizeof(*t));
+	for (int e = 0; e < ne; e++) {
+		for (int sl = 0; sl < ns; sl++) {
+			const struct hws_loss_stats *st = hws_session__stats(r->sess, e, sl);
+			if (!st)
+				continue;
+			t->samples += st->samples;
+			t->lost += st->lost;
+			t->lost_samples += st->lost_samples;
+			t->throttle += st->throttle;
+			t->aux_truncated += st->aux_truncated;
+			t->aux_collision += st->aux_collision;
+		}
+	}
+}
+
+/*
+ * The loss counters in the words of both the status line and the summary: "lost N records"
+ * (PERF_RECORD_LOST), "lost samples N" (PERF_RECORD_LOST_SAMPLES), "throttled N times",
+ * "AUX truncated N collisions N". @all: every counter (the summary); else only those that
+ * are not 0, or "nothing lost" (the status line, which must fit a terminal line).
+ */
+static void loss_words(const struct loss_totals *t, bool all, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = 0;
+#define ADD(cond, ...)                                                                             \
+	do {                                                                                       \
+		if ((all || (cond)) && n < len)                                                    \
+			n += (size_t)snprintf(buf + n, len - n, "%s", n ? ", " : "");              \
+		if ((all || (cond)) && n < len)                                                    \
+			n += (size_t)snprintf(buf + n, len - n, __VA_ARGS__);                      \
+	} while (0)
+	ADD(t->lost, "lost %" PRIu64 " records", t->lost);
+	ADD(t->lost_samples, "lost samples %" PRIu64, t->lost_samples);
+	ADD(t->throttle, "throttled %" PRIu64 " times", t->throttle);
+	all = false; /* AUX counters only when there are some, in both */
+	ADD(t->aux_truncated || t->aux_collision, "AUX truncated %" PRIu64 " collisions %" PRIu64,
+	    t->aux_truncated, t->aux_collision);
+#undef ADD
+	if (!n)
+		snprintf(buf, len, "nothing lost");
+}
+
 static void print_summary(struct record *r, uint64_t file_size)
 {
 	int ne = hws_session__nr_events(r->sess), ns = hws_session__nr_cpu_slots(r->sess);
-	uint64_t tot_samples = 0, tot_lost = 0, tot_lsamp = 0, tot_thr = 0, tot_aux_t = 0, tot_aux_c = 0;
-	char sz[32];
+	struct loss_totals t;
+	char sz[32], loss[256];
 
+	loss_totals(r, &t);
 	fprintf(stderr, "[ hwsample: recorded %s ]\n", r->output);
 	for (int e = 0; e < ne; e++) {
 		uint64_t es = 0;
 		fprintf(stderr, "  %-28s", hws_session__event_name(r->sess, e));
 		for (int sl = 0; sl < ns; sl++) {
 			const struct hws_loss_stats *st = hws_session__stats(r->sess, e, sl);
-			if (!st)
-				continue;
-			es += st->samples;
-			tot_lost += st->lost;
-			tot_lsamp += st->lost_samples;
-			tot_thr += st->throttle;
-			tot_aux_t += st->aux_truncated;
-			tot_aux_c += st->aux_collision;
+			if (st)
+				es += st->samples;
 		}
-		tot_samples += es;
 		fprintf(stderr, " %10" PRIu64 " samples  (", es);
 		int first = 1;
 		for (int sl = 0; sl < ns; sl++) {
 			const struct hws_loss_stats *st = hws_session__stats(r->sess, e, sl);
-			if (!st || (!st->samples && !st->lost && !st->throttle))
+			if (!st || (!st->samples && !st->lost && !st->lost_samples && !st->throttle))
 				continue;
 			int cpu = hws_session__slot_cpu(r->sess, sl);
 			if (cpu >= 0)
 				fprintf(stderr, "%scpu%d %" PRIu64, first ? "" : ", ", cpu, st->samples);
 			else
 				fprintf(stderr, "%scpu? %" PRIu64, first ? "" : ", ", st->samples);
+			/* the words of the total line (loss_words()) */
 			if (st->lost)
-				fprintf(stderr, " lost %" PRIu64, st->lost);
+				fprintf(stderr, " lost %" PRIu64 " records", st->lost);
+			if (st->lost_samples)
+				fprintf(stderr, " lost samples %" PRIu64, st->lost_samples);
 			if (st->throttle)
-				fprintf(stderr, " throttled %" PRIu64, st->throttle);
+				fprintf(stderr, " throttled %" PRIu64 " times", st->throttle);
 			first = 0;
 		}
 		fprintf(stderr, "%s)\n", first ? "none" : "");
 	}
 	human_bytes(file_size, sz, sizeof(sz));
-	fprintf(stderr,
-		"  total %" PRIu64 " samples, lost %" PRIu64 " records, lost samples %" PRIu64
-		", throttled %" PRIu64 " times",
-		tot_samples, tot_lost, tot_lsamp, tot_thr);
-	if (tot_aux_t || tot_aux_c)
-		fprintf(stderr, ", AUX truncated %" PRIu64 " collisions %" PRIu64, tot_aux_t, tot_aux_c);
-	fprintf(stderr, "; ring max fill %u%%; %s written\n", hws_session__max_fill_pct(r->sess), sz);
+	loss_words(&t, true, loss, sizeof(loss));
+	fprintf(stderr, "  total %" PRIu64 " samples, %s; ring max fill %u%%; %s written\n",
+		t.samples, loss, hws_session__max_fill_pct(r->sess), sz);
 	if (hws_session__has_aux(r->sess)) {
 		struct hws_aux_stats as;
 		hws_session__aux_stats(r->sess, &as);
@@ -1270,13 +1403,16 @@ static void print_summary(struct record *r, uint64_t file_size)
 	if (hws_session__ring_errors(r->sess))
 		fprintf(stderr, "  WARNING: %" PRIu64 " malformed ring records skipped\n",
 			hws_session__ring_errors(r->sess));
-	if (tot_lost)
-		fprintf(stderr, "  WARNING: %" PRIu64 " records were lost because the ring was full: "
+	if (t.lost)
+		fprintf(stderr,
+			"  WARNING: %" PRIu64 " records were lost because the ring was full: "
 			"use a larger -m (now %u pages) or a lower -F/-c rate\n",
-			tot_lost, hws_session__mmap_pages(r->sess));
-	if (tot_thr)
-		fprintf(stderr, "  WARNING: the kernel throttled sampling %" PRIu64 " times "
-			"(kernel.perf_event_max_sample_rate): lower -F or raise the limit\n", tot_thr);
+			t.lost, hws_session__mmap_pages(r->sess));
+	if (t.throttle)
+		fprintf(stderr,
+			"  WARNING: the kernel throttled sampling %" PRIu64 " times "
+			"(kernel.perf_event_max_sample_rate): lower -F or raise the limit\n",
+			t.throttle);
 	if (strcmp(r->output, "-"))
 		fprintf(stderr, "  next: hwsample report -i %s   (or: perf report -i %s)\n", r->output,
 			r->output);
@@ -1297,39 +1433,32 @@ static double now_s(void)
  */
 static void status_line(struct record *r, bool force)
 {
-	int ne = hws_session__nr_events(r->sess), ns = hws_session__nr_cpu_slots(r->sess);
-	uint64_t samples = 0, lost = 0;
+	uint64_t samples;
 	double t = now_s(), dt = t - r->st_last;
-	char line[512], sz[32];
+	char line[512], sz[32], loss[256];
+	struct loss_totals lt;
 	struct winsize ws;
 	int n, cols = 80;
 
 	if (!r->status_on || (!force && dt < 1.0))
 		return;
-	for (int e = 0; e < ne; e++) {
-		for (int sl = 0; sl < ns; sl++) {
-			const struct hws_loss_stats *st = hws_session__stats(r->sess, e, sl);
-			if (st) {
-				samples += st->samples;
-				lost += st->lost + st->lost_samples;
-			}
-		}
-	}
+	loss_totals(r, &lt);
+	samples = lt.samples;
+	/* loss first: a narrow terminal cuts the end of the line */
+	loss_words(&lt, false, loss, sizeof(loss));
 	human_bytes(r->bytes, sz, sizeof(sz));
 	n = snprintf(line, sizeof(line),
-		     "[ %.0fs ] %" PRIu64 " samples (%.0f/s), lost %" PRIu64 ", %s written, "
-		     "ring max %u%%",
+		     "[ %.0fs ] %" PRIu64 " samples (%.0f/s), %s, %s written, ring max %u%%",
 		     t - r->t0, samples, dt > 0 ? (double)(samples - r->st_last_samples) / dt : 0.0,
-		     lost, sz, hws_session__max_fill_pct(r->sess));
+		     loss, sz, hws_session__max_fill_pct(r->sess));
 	if (hws_session__has_aux(r->sess) && n > 0 && (size_t)n < sizeof(line)) {
 		struct hws_aux_stats as;
 		uint64_t area = (uint64_t)(r->aux_pages ? r->aux_pages : HWS_SESSION_DEFAULT_AUX_PAGES) *
 				(uint64_t)sysconf(_SC_PAGESIZE);
 		hws_session__aux_stats(r->sess, &as);
 		human_bytes(as.bytes, sz, sizeof(sz));
-		snprintf(line + n, sizeof(line) - (size_t)n, ", AUX %s, max %" PRIu64 "%%%s", sz,
-			 area ? as.max_fill * 100 / area : 0,
-			 as.truncated || as.collision ? " (TRUNCATED)" : "");
+		snprintf(line + n, sizeof(line) - (size_t)n, ", AUX %s, max %" PRIu64 "%%", sz,
+			 area ? as.max_fill * 100 / area : 0);
 	}
 	if (!ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) && ws.ws_col > 10)
 		cols = ws.ws_col;
@@ -1347,6 +1476,15 @@ static void status_clear(struct record *r)
 	if (r->status_shown)
 		fputs("\r\033[K", stderr);
 	r->status_shown = false;
+}
+
+/* the run whose status line a library message erases first (hws_cli__set_before_message) */
+static struct record *status_rec;
+
+static void status_erase(void)
+{
+	if (status_rec)
+		status_clear(status_rec);
 }
 
 static int drain(struct record *r)
@@ -1561,6 +1699,10 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 			goto out;
 		}
 	}
+	if (check_backend_options(r)) {
+		exit_code = HWS_EXIT_USAGE;
+		goto out;
+	}
 	if (!r->dry_run) {
 		for (int j = 0; j < r->nr_jobs; j++) {
 			char why[512] = "";
@@ -1596,6 +1738,10 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 			exit_code = ret;
 			goto out;
 		}
+	}
+	if (check_phys(r, reg, all, owner, nall)) {
+		exit_code = HWS_EXIT_USAGE;
+		goto out;
 	}
 
 	if (!r->dry_run) {
@@ -1703,6 +1849,10 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 	started = true;
 	r->t0 = r->st_last = now_s();
 	r->status_on = !r->quiet && !r->no_status && isatty(STDERR_FILENO);
+	if (r->status_on) {
+		status_rec = r;
+		hws_cli__set_before_message(status_erase);
+	}
 	bool timed_out = false;
 
 	/* main loop */
@@ -1749,6 +1899,8 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 	}
 
 	status_clear(r);
+	hws_cli__set_before_message(NULL);
+	status_rec = NULL;
 	hws_session__disable(r->sess);
 	if (r->overwrite)
 		hws_session__read_overwrite(r->sess, write_record, r);
@@ -1768,10 +1920,18 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 		int na = hws_session__nr_events(r->sess);
 		void *td = NULL;
 		size_t tdlen = 0;
+		int terr;
 		for (int e = 0; e < na && e < 64; e++)
 			attrs[e] = hws_session__attr(r->sess, e);
-		if (!hws_tracing_data__build(attrs, na < 64 ? na : 64, &td, &tdlen) && tdlen)
+		terr = hws_tracing_data__build(attrs, na < 64 ? na : 64, &td, &tdlen);
+		if (!terr && tdlen)
 			hws_perf_writer__set_feature(r->w, HWS_FEAT_TRACING_DATA, td, tdlen);
+		else if (terr)
+			fprintf(stderr,
+				"hwsample: the tracepoint formats are not in %s (%s%s): perf "
+				"script and hwsample dump will not name the tracepoint fields\n",
+				r->output, strerror(-terr),
+				terr == -EACCES ? " reading tracefs: run as root" : "");
 		free(td);
 	}
 	{

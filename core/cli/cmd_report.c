@@ -40,7 +40,8 @@ static const char report_usage[] =
     "                     default: /proc/kallsyms on that kernel, else perf's build-id cache\n"
     "      --srcline      add source file:line (needs debug info)\n"
     "  -e, --event NAME   top tables and histograms of this event only (the counts\n"
-    "                     table always shows every event)\n"
+    "                     table always shows every event); names as perf evlist shows\n"
+    "                     them; an event the file does not have is an error\n"
     "  -h, --help         this text\n"
     "\n"
     "Examples:\n"
@@ -48,7 +49,8 @@ static const char report_usage[] =
     "  hwsample report -i perf.data --sort latency --top 10\n"
     "\n"
     "Exit codes: 0 ok, 1 unreadable or corrupt input (the report of what was decoded\n"
-    "before the error is still printed), 2 usage error.\n";
+    "before the error is still printed), 2 usage error (also -e naming no event of the\n"
+    "file).\n";
 
 struct report_ctx {
 	struct hws_report *rep;
@@ -189,7 +191,17 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 		goto out;
 	}
 	rc_ctx.rep = rep;
+	/* a file names its events up front; a pipe once it has been read (before the report) */
+	if (!hws_perf_reader__is_pipe(r) &&
+	    !hws_cli__event_known("report", path, d, rc_ctx.event)) {
+		ret = HWS_EXIT_USAGE;
+		goto out;
+	}
 	rc = hws_decoder__run(d, report_cb, &rc_ctx);
+	if (rc == 0 && !hws_cli__event_known("report", path, d, rc_ctx.event)) {
+		ret = HWS_EXIT_USAGE;
+		goto out;
+	}
 	err = hws_report__add_decoder_counts(rep, d);
 	if (!err)
 		err = hws_report__render(rep, nosym ? NULL : hws_decoder__symbols(d), &sb);

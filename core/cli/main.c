@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <hwsample/decode.h>
 
 #include "cli.h"
 
@@ -77,12 +80,68 @@ int hws_cli__check_input(const char *cmd, const char *opt, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	int err = fd < 0 ? -errno : 0;
+	struct stat st;
 
+	/* a directory opens for reading: say what is wrong before the library reads nothing */
+	if (fd >= 0 && !fstat(fd, &st) && S_ISDIR(st.st_mode))
+		err = -EISDIR;
 	if (fd >= 0)
 		close(fd);
-	else
+	if (err == -EISDIR)
+		fprintf(stderr, "hwsample %s: %s %s: is a directory, not a file\n", cmd, opt, path);
+	else if (err)
 		fprintf(stderr, "hwsample %s: %s %s: %s\n", cmd, opt, path, strerror(-err));
 	return err;
+}
+
+bool hws_cli__event_known(const char *cmd, const char *path, const struct hws_decoder *d,
+			  const char *event)
+{
+	int n = hws_decoder__nr_events(d), shown = 0;
+
+	if (!event)
+		return true;
+	for (int i = 0; i < n; i++) {
+		const char *name = hws_decoder__event_name(d, i);
+		if (name && !strcmp(name, event))
+			return true;
+	}
+	fprintf(stderr, "hwsample %s: -e %s: no such event in %s; its events: ", cmd, event,
+		strcmp(path, "-") ? path : "the input (stdin)");
+	for (int i = 0; i < n; i++) {
+		const char *name = hws_decoder__event_name(d, i);
+		bool dup = false;
+
+		for (int k = 0; name && k < i; k++) {
+			const char *o = hws_decoder__event_name(d, k);
+			dup |= o && !strcmp(o, name);
+		}
+		if (name && !dup)
+			fprintf(stderr, "%s%s", shown++ ? ", " : "", name);
+	}
+	fprintf(stderr, "%s\n", shown ? "" : "none");
+	return false;
+}
+
+static void (*before_message)(void);
+
+void hws_cli__set_before_message(void (*fn)(void))
+{
+	before_message = fn;
+}
+
+/*
+ * The library's messages as the user sees them: warnings and errors are the program's
+ * ("hwsample: ..."), on a line of their own (a status line is erased first); info and
+ * debug messages (-v, HWS_LOG_LEVEL) keep the subsystem prefix they were written with.
+ */
+static void print_message(enum hws_log_level level, const char *msg)
+{
+	if (before_message)
+		before_message();
+	if (level <= HWS_LOG_WARN && strncmp(msg, "hwsample", 8))
+		fputs("hwsample: ", stderr);
+	fputs(msg, stderr);
 }
 
 bool hws_cli__env_on(const char *name)
@@ -174,6 +233,7 @@ int main(int argc, char **argv)
 	if (cli.verbose)
 		hws_set_log_level(HWS_LOG_WARN + cli.verbose);
 	signal(SIGBUS, on_sigbus);
+	hws_set_print(print_message);
 
 	const struct subcmd *c = NULL;
 	if (i < argc) {

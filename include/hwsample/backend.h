@@ -80,7 +80,9 @@ struct hws_host {
 	int (*strbuf_add_json_str)(struct hws_strbuf *sb, const char *s);
 	/* append @len raw bytes (fast path for formatters that render into a local buffer) */
 	int (*strbuf_add)(struct hws_strbuf *sb, const void *data, size_t len);
-	/* tracefs mount point, mounting tracefs (and saying so) if missing; NULL if none */
+	/* tracefs mount point, mounting tracefs (and saying so) if missing; NULL if none, with
+	 * errno EACCES (mounted, not readable by this user), EPERM (not mounted, mounting it
+	 * needs root) or another errno (absent: the mount failed with it) */
 	const char *(*tracefs_dir)(void);
 	/* version 1 ends here */
 };

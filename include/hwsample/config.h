@@ -86,7 +86,9 @@ HWS_API struct hws_config *hws_config__new(void);
 HWS_API void hws_config__delete(struct hws_config *cfg); /* NULL-safe */
 
 /* Parse @path into @cfg. Returns 0, or HWS_E_BAD_CONFIG / -errno with "FILE:LINE: what is
- * wrong; valid: ..." in @err. @cfg may hold part of the file after an error. */
+ * wrong; valid: ..." in @err. @cfg may hold part of the file after an error. A directory,
+ * FIFO or device (refused before it is read: nothing blocks), an empty file and a file
+ * without any section are HWS_E_BAD_CONFIG. */
 HWS_API int hws_config__load(struct hws_config *cfg, const char *path, char *err,
 			     size_t errlen);
 

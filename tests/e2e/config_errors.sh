@@ -16,7 +16,8 @@ bad() {
 	shift 4
 	printf '%b' "$text" >"$TMP/c.conf"
 	rm -f "$TMP/ran" "$TMP/out.data" "$TMP/strace"
-	local run=("$HWS_BIN" -c "${CONF:-./c.conf}" -o "$TMP/out.data" "$@" -- touch "$TMP/ran")
+	# (a config file that is a FIFO or a device must not hang: timeout says so with 124)
+	local run=(timeout 60 "$HWS_BIN" ${OPT:--c} "${CONF:-./c.conf}" -o "$TMP/out.data" "$@" -- touch "$TMP/ran")
 	if [ "${HWS_SANITIZE:-0}" = 1 ]; then
 		# LeakSanitizer cannot run under ptrace: check leaks in a plain run first
 		"${run[@]}" >/dev/null 2>"$TMP/err"
@@ -77,6 +78,19 @@ bad "unknown event in a section" '[run]\nbackend = sw\n[sw]\nevents = cpu-clok\n
 bad "unknown backend in [run]" '[run]\nbackend = nosuch\n' 2 "no backend or PMU named 'nosuch'; available backends:"
 CONF=./nope.conf bad "missing file" '' 2 "cannot read config file \./nope\.conf: No such file"
 bad "two config files" '[run]\n' 2 'only one config file' -c ./other.conf
+# not a config file at all: the file's name and what it is; nothing read from FIFOs/devices
+mkdir -p "$TMP/cdir"
+CONF=./cdir/ bad "a directory" '' 2 '^hwsample: \./cdir/: a directory, not a config file \(an INI file'
+OPT=--config CONF=cdir bad "a directory (--config)" '' 2 '^hwsample: cdir: a directory, not a config file'
+: >"$TMP/empty.conf"
+OPT=--config CONF=./empty.conf bad "an empty file" '' 2 \
+	'^hwsample: \./empty\.conf: the config file is empty: it needs a \[run\] or backend section'
+bad "only comments" '# all commented out\n; [run]\n\n' 2 \
+	'^hwsample: \./c\.conf: the config file has no section \(only comments or blank lines\)'
+CONF=/dev/zero bad "a character device" '' 2 '^hwsample: /dev/zero: a character device, not a config file'
+rm -f "$TMP/fifo" && mkfifo "$TMP/fifo"
+CONF=./fifo bad "a FIFO (no writer: must not hang)" '' 2 '^hwsample: \./fifo: a FIFO, not a config file'
+rm -f "$TMP/fifo"
 # only hardware this VM lacks (fake trees of other machines make them absent for sure)
 HWS_SYSFS_ROOT=$HWS_SOURCE_DIR/tests/sysfs/intel-none HWS_PROC_CPUINFO=$HWS_SOURCE_DIR/tests/sysfs/intel-none/cpuinfo \
 	bad "no configured backend usable here" '[run]\nbackend = auto\n[ibs_op]\nl3missonly = 1\n[arm_spe]\nload_filter = 1\n' 3 \

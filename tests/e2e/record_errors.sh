@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: MIT
+# hws-test: lock perf_event_paranoid
 # Bad input gets a clear error that names the problem and the fix, a non-zero exit code,
 # and never leaves a half-written file.
 . "$(dirname "$0")/lib/common.sh"

@@ -85,9 +85,14 @@ check "--sort period header" grep -q "Top functions (by period, top 2" "$TMP/o.t
 check "--ascii has no Unicode blocks" bash -c "! grep -q '█' '$TMP/o.txt'"
 "$HWS_BIN" report -i "$TMP/r.data" --unicode --top 2 >"$TMP/u.txt"
 check "--unicode bars" grep -q '█' "$TMP/u.txt"
-"$HWS_BIN" report -i "$TMP/r.data" --ascii -e no-such-event >"$TMP/e.txt"
-check "--event with no match: no samples in the tables" grep -q "^# hwsample report: 0 samples" "$TMP/e.txt"
-check "--event: the counts table still lists the event" grep -q "^cpu-clock" "$TMP/e.txt"
+"$HWS_BIN" report -i "$TMP/r.data" --ascii -e no-such-event >"$TMP/e.txt" 2>"$TMP/e.err"
+eq "--event naming no event of the file: usage error" "$?" 2
+check "--event naming no event: the file's events, as perf evlist names them" \
+	grep -qF "its events: $(perf evlist -i "$TMP/r.data" 2>/dev/null | paste -sd, | sed 's/,/, /g')" "$TMP/e.err"
+check "--event naming no event: no report" test ! -s "$TMP/e.txt"
+"$HWS_BIN" report -i "$TMP/r.data" --ascii -e "$(perf evlist -i "$TMP/r.data" 2>/dev/null | head -1)" >"$TMP/e.txt"
+check "--event with perf's name: every sample" grep -q "^# hwsample report: $total samples" "$TMP/e.txt"
+check "--event: the counts table lists the event" grep -q "^cpu-clock" "$TMP/e.txt"
 "$HWS_BIN" report -i "$TMP/r.data" --sort bogus >/dev/null 2>&1
 eq "bad --sort: usage exit" "$?" 2
 "$HWS_BIN" report -i "$TMP/nonexistent.data" >/dev/null 2>"$TMP/ne.err"

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <hwsample/config.h>
@@ -74,6 +75,10 @@ static const struct load_case load_cases[] = {
 	{ __LINE__, "[ibs_op]\nperiod = lots\n", HWS_E_BAD_CONFIG,
 	  "c.conf:2: period = 'lots': expected a whole number" },
 	{ __LINE__, "[sw]\nevents =\n", HWS_E_BAD_CONFIG, "c.conf:2: events has no value" },
+	{ __LINE__, "", HWS_E_BAD_CONFIG, "c.conf: the config file is empty: it needs a [run]" },
+	{ __LINE__, "# all\n; commented\n\n", HWS_E_BAD_CONFIG,
+	  "c.conf: the config file has no section (only comments or blank lines)" },
+	{ __LINE__, "[run]\n", 0, "" },
 };
 
 static void test_load_errors(void)
@@ -265,6 +270,36 @@ static void test_key_table(void)
 	__T("backend keys", hws_config__is_backend_key("events") && !hws_config__is_backend_key("ldlat"));
 }
 
+/* not a regular file: refused before reading (a FIFO without a writer must not block) */
+static void test_not_regular(void)
+{
+	static const struct {
+		const char *path, *want;
+	} cases[] = {
+		{ "/dev/null", "/dev/null: a character device, not a config file" },
+		{ NULL, ": a directory, not a config file" }, /* dir */
+		{ "fifo", ": a FIFO, not a config file" },
+	};
+	char fifo[512];
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	__T("mkfifo", !mkfifo(fifo, 0600));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *path = !cases[i].path ? dir : i == 2 ? fifo : cases[i].path;
+		struct hws_config *cfg = hws_config__new();
+		char err[512] = "", what[700];
+
+		snprintf(what, sizeof(what), "%s: HWS_E_BAD_CONFIG", path);
+		T_EQ_U64(what, (uint64_t)(int64_t)hws_config__load(cfg, path, err, sizeof(err)),
+			 (uint64_t)(int64_t)HWS_E_BAD_CONFIG);
+		snprintf(what, sizeof(what), "%s: message '%s' has '%s' after the path", path, err,
+			 cases[i].want);
+		__T(what, strstr(err, path) == err && strstr(err, cases[i].want));
+		hws_config__delete(cfg);
+	}
+	unlink(fifo);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -273,6 +308,7 @@ int main(void)
 	}
 	test_load_errors();
 	test_missing_file();
+	test_not_regular();
 	test_origins_and_overrides();
 	test_validate();
 	test_key_table();
