@@ -1197,6 +1197,10 @@ static void stop_workload(struct record *r)
 	double deadline;
 	bool killed = false;
 
+	if (r->cork_fd >= 0) { /* never started: it exits without exec */
+		close(r->cork_fd);
+		r->cork_fd = -1;
+	}
 	if (r->pgid <= 0)
 		return;
 	r->stopping = true;
@@ -2002,7 +2006,7 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 	 * is enabled here, before the workload is released */
 	if (!so.enable_on_exec)
 		hws_session__enable(r->sess);
-	if (r->argc) {
+	if (r->argc && !r->write_err) { /* (-o -: a reader gone already stops the run) */
 		ret = go_workload(r, err, sizeof(err));
 		if (ret) {
 			runtime_err = true;
@@ -2158,8 +2162,6 @@ fail:
 				rename(old_path, r->output);
 		}
 	}
-	if (r->cork_fd >= 0)
-		close(r->cork_fd); /* the child exits without exec */
 	stop_workload(r);
 out:
 	hws_session__delete(r->sess);
