@@ -96,9 +96,10 @@ elif SCENARIO == "read":
     rd(10, r"rc=\d+")
 elif SCENARIO == "loop":
     # Ctrl-C in a script's loop stops the script, as it does with perf record
-    send("bash -c 'for i in 1 2 3; do echo iter:$i; " + rec + "sleep 3 2>/dev/null; done; echo loop-done'\n")
-    rd(20, r"iter:1")
-    time.sleep(1)
+    send("bash -c 'for i in 1 2 3; do echo iter:$i; " + rec +
+         "sh -c \"echo running:\\$\\$; exec sleep 3\" 2>/dev/null; done; echo loop-done'\n")
+    rd(20, r"running:\d+")
+    time.sleep(0.5)
     send("\x03")
     rd(8, r"loop-done|iter:2")
     send("echo rc=$?\n")
