@@ -58,11 +58,12 @@ check "leftover: summary says it stopped them" grep -qxF \
 	"$TMP/l.err"
 all_gone "leftover" "$TMP/l.err"
 
-# a grandchild that ignores SIGTERM: SIGKILL after the grace period
+# a grandchild that ignores SIGTERM: SIGKILL after the grace period (the leader ends once
+# the grandchild ignores it)
 t0=$(date +%s.%N)
 "$HWS_BIN" -b sw -e cpu-clock -o "$TMP/k.data" -- sh -c 'echo "leader $$" >&2;
-	sh -c "trap \"\" TERM; while :; do sleep 1; done" & echo "grandchild $!" >&2; exit 0' \
-	2>"$TMP/k.err"
+	sh -c "trap \"\" TERM; touch \"$1\"; while :; do sleep 1; done" & echo "grandchild $!" >&2;
+	while [ ! -e "$1" ]; do sleep 0.05; done; exit 0' sh "$TMP/ready" 2>"$TMP/k.err"
 eq "SIGTERM ignored: exit code" "$?" 0
 t=$(elapsed "$t0")
 check "SIGTERM ignored: SIGKILL after about 2 s (${t}s)" [ "$(echo "$t >= 1.9 && $t < 8" | bc)" = 1 ]
