@@ -2095,6 +2095,9 @@ static __attribute__((noinline)) int next_long(struct hws_perf_reader *r,
 				return fail(r, HWS_E_BADREC, r->pos, &h, "AUXTRACE record too short");
 			psz = pd_get64(rec + 8);
 		} else {
+			/* perf: {header (size 16); u32 size (8-aligned); u32 pad} then size
+			 * bytes; older hwsample versions wrote a 12-byte record with the
+			 * unpadded size, the bytes padded to 8 following: both read here */
 			if (h.size < 12)
 				return fail(r, HWS_E_BADREC, r->pos, &h, "TRACING_DATA too short");
 			psz = (pd_get32(rec + 8) + 7ULL) & ~7ULL;

@@ -11,10 +11,11 @@
  * writer never reached __close() is recognisably incomplete rather than garbage.
  *
  * Pipe mode: the 16-byte pipe header, then one HEADER_ATTR record per event, one
- * HEADER_FEATURE record per feature (TRACING_DATA as a HEADER_TRACING_DATA record plus its
- * bytes) and FINISHED_INIT are emitted before the first data byte (or at close when nothing
- * was written); after that no event can be added, and a feature set later is sent inline
- * as a FEATURE record (perf accepts them anywhere in the stream).
+ * HEADER_FEATURE record per feature, TRACING_DATA (as perf sends it: a HEADER_TRACING_DATA
+ * record, then the tracepoint formats) and FINISHED_INIT are emitted before the first data
+ * byte (or at close when nothing was written); after that no event can be added, and a
+ * feature set later is sent inline (perf accepts them anywhere in the stream; tracing data
+ * sent after samples comes too late for readers to decode those samples' raw fields).
  * All output goes through a 256 KiB buffer (flushed when full, by __flush() and __close()).
  *
  * Invariants: the writer only ever appends to the data section; every write is retried on
@@ -397,8 +398,13 @@ static int prepare_features(struct hws_perf_writer *w)
 
 /* ---------------------------------------------------------------- pipe mode */
 
-/* Pipe mode: one feature as a HEADER_FEATURE record; TRACING_DATA as perf sends it, a
- * 12-byte HEADER_TRACING_DATA record followed by the data padded to 8 bytes. */
+/*
+ * Pipe mode: one feature as a HEADER_FEATURE record; TRACING_DATA as perf writes it
+ * (perf_event__synthesize_tracing_data()): struct { header (size 16); u32 size; u32 pad; }
+ * with size the data's length rounded up to 8, then the data and zero padding to that
+ * size. perf's reader parses the data itself and checks that what it read plus the padding
+ * to 8 equals size.
+ */
 static int emit_feature(struct hws_perf_writer *w, int f)
 {
 	static const char zero[8];
@@ -411,15 +417,17 @@ static int emit_feature(struct hws_perf_writer *w, int f)
 	if (!ft->data || f == HWS_FEAT_BUILD_ID)
 		return 0;
 	if (f == HWS_FEAT_TRACING_DATA) {
-		uint32_t len = (uint32_t)ft->len;
+		struct {
+			struct perf_event_header h;
+			uint32_t size, pad;
+		} td = { { HWS_RECORD_HEADER_TRACING_DATA, 0, sizeof(td) }, (uint32_t)(ft->len + pad),
+			 0 };
 
-		if (ft->len > UINT32_MAX)
+		if (ft->len + pad > UINT32_MAX) {
+			pr_warn("perfdata: tracing data too large for pipe mode, dropped\n");
 			return 0;
-		eh.type = HWS_RECORD_HEADER_TRACING_DATA;
-		eh.size = sizeof(eh) + 4;
-		err = append(w, &eh, sizeof(eh));
-		if (!err)
-			err = append(w, &len, 4);
+		}
+		err = append(w, &td, sizeof(td));
 		if (!err)
 			err = append(w, ft->data, ft->len);
 		if (!err && pad)
@@ -472,8 +480,12 @@ static int pipe_start(struct hws_perf_writer *w)
 		if (!err && a->nr_ids)
 			err = append(w, a->ids, a->nr_ids * 8);
 	}
+	/* the features, then the tracing data, as perf record sends them */
 	for (int f = 1; !err && f < HWS_FEAT__MAX; f++)
-		err = emit_feature(w, f);
+		if (f != HWS_FEAT_TRACING_DATA)
+			err = emit_feature(w, f);
+	if (!err)
+		err = emit_feature(w, HWS_FEAT_TRACING_DATA);
 	if (!err) {
 		eh.type = HWS_RECORD_FINISHED_INIT;
 		eh.misc = 0;

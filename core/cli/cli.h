@@ -29,6 +29,7 @@ struct hws_cli {
 	const char *backend_dir; /* --backend-dir */
 	int verbose;		 /* -v count */
 	struct hws_registry *reg;
+	unsigned int stdio_closed; /* bit n: fd n was closed at start (now /dev/null) */
 };
 
 /* Load backends once (dlopen, or static in hwsample-static). Prints the error and returns

@@ -22,21 +22,28 @@
  *  - Once the output file exists, every exit path goes through finish(): the file is always
  *    completed (header, attrs, features) so perf and hwsample can read it.
  *  - Signal handlers only set flags; all work happens in the main loop.
+ *  - The workload's process group does not outlive the run (see "the workload"); once the
+ *    recording succeeded, hwsample's exit status is the workload's, as perf record's.
+ *  - In pipe mode nothing but the perf.data stream reaches stdout, and everything a reader
+ *    needs to decode a sample (attrs, features, tracepoint formats) comes before it.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,17 +93,19 @@ static const char record_usage[] =
 	"  -c PERIOD      one sample every PERIOD events (also --count PERIOD)\n"
 	"  -a             all CPUs (system-wide)\n"
 	"  -C LIST        only these CPUs, e.g. 0-3,8\n"
-	"  -p PID[,PID]   attach to existing processes\n"
+	"  -p PID[,PID]   attach to existing processes; with a PROG, record them while PROG\n"
+	"                 runs (PROG only times the run, as in perf record -p PID -- sleep 1)\n"
 	"  --per-thread   one ring per thread instead of per CPU (no inherit)\n"
 	"  -m P[,A]       ring pages per CPU (power of two; rounded up as perf does), AUX pages\n"
-	"  -o FILE        output (default hwsample.data; '-' = stdout, pipe mode)\n"
+	"  -o FILE        output (default hwsample.data; '-' = stdout, pipe mode: what the\n"
+	"                 workload prints to stdout goes to stderr, as with perf)\n"
 	"  --overwrite    flight recorder: rings keep the newest data; dumped on SIGUSR2 and at exit\n"
 	"  -S             AUX snapshot mode: AUX area free-runs, SIGUSR2 takes a snapshot\n"
 	"                 (AUX PMUs only, such as arm_spe)\n"
 	"  -d             sample data addresses (software events: faulting address)\n"
 	"  --phys-data    sample physical addresses where the backend can (software\n"
 	"                 events: page faults on resident pages, as perf)\n"
-	"  --duration S   stop recording after S seconds (2.5 allowed)\n"
+	"  --duration S   stop recording, and the workload, after S seconds (2.5 allowed)\n"
 	"  --dry-run      print every perf_event_attr that would be opened (and, with a\n"
 	"                 config file, where each value came from); open nothing\n"
 	"  -q             no summary, no status line\n"
@@ -120,9 +129,19 @@ static const char record_usage[] =
 	"  hwsample -c cfg/load-latency.conf --dry-run\n"
 	"  hwsample -c cfg/l3-miss.conf -F 2000 -o l3.data -a --duration 10\n"
 	"  hwsample -b ibs_op,ibs_fetch -a sleep 1\n"
+	"  hwsample -b sw -e cpu-clock -p 1234 -- sleep 5\n"
+	"  hwsample -b sw -e cpu-clock -o - -- ./prog | hwsample dump -i -\n"
 	"\n"
-	"Exit codes: 0 ok, 1 runtime error, 2 usage error (bad option or config),\n"
-	"3 not supported here, 4 permission denied.\n";
+	"The workload runs in its own process group, given the terminal when hwsample has it\n"
+	"(Ctrl-C and Ctrl-Z reach it and what it started). --duration, SIGINT, SIGTERM, SIGHUP,\n"
+	"an error or a reader of -o - that goes away stop that whole group: SIGTERM, then SIGKILL\n"
+	"after 2 s. Processes it started and left running are stopped the same way at the end.\n"
+	"\n"
+	"Exit codes: once the recording succeeded, the workload's status (its exit code, or\n"
+	"128+N if signal N killed it; 0 when --duration stopped it, as perf stat --timeout), as\n"
+	"perf record; 0 without a workload. Failures of hwsample itself: 1 runtime error (also\n"
+	"when the reader of -o - went away), 2 usage error (bad option or config, -o - with\n"
+	"stdout closed), 3 not supported here, 4 permission denied.\n";
 
 struct record {
 	const char *backend;
@@ -164,9 +183,23 @@ struct record {
 	uint64_t bytes;
 	int write_err;
 	bool wrote_since_round;
+	bool pipe_out;	/* -o -: the stream goes to stdout */
+	bool pipe_gone; /* its reader went away (EPIPE) */
+
+	/* the workload (see "the workload" below) */
+	pid_t pgid;	   /* its process group (the child's pid), 0 once ended */
+	int tty_fd;	   /* our controlling terminal (fd 0, 2 or 1), or -1 */
+	bool tty_given;	   /* the workload's group got the terminal (foreground) */
+	bool child_done;   /* the child ended and was reaped: wstatus holds how */
+	bool stopping;	   /* stop_workload() runs: no job control meanwhile */
+	bool killed_by_us; /* it was still running when the recording stopped */
+	int leftovers;	   /* its group outlived it: 1 ended by SIGTERM, 2 by SIGKILL */
+	int wstatus;
+	struct sigaction saved_sa[8]; /* dispositions of handled_sigs[] at start */
+	bool sa_saved;
 };
 
-static volatile sig_atomic_t done_sig, child_exited, snapshot_req;
+static volatile sig_atomic_t done_sig, child_exited, snapshot_req, cont_req;
 
 static void on_signal(int sig)
 {
@@ -174,6 +207,8 @@ static void on_signal(int sig)
 		child_exited = 1;
 	else if (sig == SIGUSR2)
 		snapshot_req = 1;
+	else if (sig == SIGCONT)
+		cont_req = 1;
 	else
 		done_sig = sig;
 }
@@ -1070,6 +1105,30 @@ static int write_synth(void *ctx, const void *rec, size_t len)
 	return write_record(ctx, -1, rec);
 }
 
+/* Tracepoint formats (HEADER_TRACING_DATA), so perf script and hwsample dump can name the
+ * fields of tracepoint samples. */
+static void add_tracing_data(struct record *r)
+{
+	const struct perf_event_attr *attrs[64];
+	int na = hws_session__nr_events(r->sess);
+	void *td = NULL;
+	size_t tdlen = 0;
+
+	int terr;
+
+	for (int e = 0; e < na && e < 64; e++)
+		attrs[e] = hws_session__attr(r->sess, e);
+	terr = hws_tracing_data__build(attrs, na < 64 ? na : 64, &td, &tdlen);
+	if (!terr && tdlen)
+		hws_perf_writer__set_feature(r->w, HWS_FEAT_TRACING_DATA, td, tdlen);
+	else if (terr)
+		fprintf(stderr,
+			"hwsample: the tracepoint formats are not in %s (%s%s): perf script and "
+			"hwsample dump will not name the tracepoint fields\n",
+			r->output, strerror(-terr), terr == -EACCES ? " reading tracefs: run as root" : "");
+	free(td);
+}
+
 static int finished_round(struct record *r)
 {
 	struct perf_event_header h = { .type = HWS_RECORD_FINISHED_ROUND, .misc = 0,
@@ -1081,17 +1140,206 @@ static int finished_round(struct record *r)
 	if (hws_perf_writer__write(r->w, &h, sizeof(h)) < 0)
 		return -EIO;
 	/* a pipe reader (-o - | hwsample dump -i -) sees each round as it completes */
-	return strcmp(r->output, "-") ? 0 : hws_perf_writer__flush(r->w);
+	if (r->pipe_out) {
+		int ret = hws_perf_writer__flush(r->w);
+
+		if (ret < 0)
+			r->write_err = ret; /* -EPIPE: the reader went away */
+		return ret;
+	}
+	return 0;
+}
+
+/* ---- the workload ----
+ *
+ * The workload runs in its own process group (its pid), so that stopping it (--duration,
+ * SIGINT/SIGTERM/SIGHUP to hwsample, an error, the end of the run) reaches its children
+ * and grandchildren too: SIGTERM to the group, SIGKILL after STOP_GRACE_S seconds to
+ * whatever is left of it. hwsample is its children's subreaper, so the orphans of the
+ * workload are reaped here and "gone" means gone.
+ *
+ * Terminal: when hwsample runs in the foreground of its controlling terminal, the workload's
+ * group is made the foreground group when it starts (as a shell does for a job), so that it
+ * can read the terminal and Ctrl-C / Ctrl-\ reach it and its children; hwsample sees it end
+ * and finishes the file. Ctrl-Z stops the workload's group: hwsample takes the terminal
+ * back and stops its own group with SIGTSTP, as the shell expects of the job it started;
+ * when continued, it gives the terminal back (if it has it) and continues the workload.
+ * The terminal is taken back when the workload ends. A workload ended by Ctrl-C ends
+ * hwsample with SIGINT, sent to hwsample's group as the terminal would have sent it, so
+ * that a calling shell script stops as it does when Ctrl-C reaches it (bash waits for its
+ * child and stops only if it got SIGINT too and the child died of it).
+ *
+ * The workload gets the signal dispositions hwsample started with (hwsample ignores SIGPIPE
+ * and SIGTTOU, and catches others, while it records); in pipe mode (-o -) its stdout is
+ * hwsample's stderr, as perf does, so nothing it prints can enter the stream.
+ */
+#define STOP_GRACE_S 2.0
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static const int handled_sigs[8] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD,
+				     SIGUSR2, SIGCONT, SIGPIPE, SIGTTOU };
+
+static void install_signals(struct record *r)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 8; i++)
+		sigaction(handled_sigs[i], NULL, &r->saved_sa[i]);
+	r->sa_saved = true;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (r->saved_sa[2].sa_handler != SIG_IGN) /* nohup: hangups stay ignored */
+		sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+	sigaction(SIGCONT, &sa, NULL);
+	/* a reader that goes away is an EPIPE to handle, not a silent death; writing to the
+	 * terminal or taking it back while the workload has it must not stop us */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	sigaction(SIGTTOU, &sa, NULL);
+}
+
+static void restore_signals(struct record *r)
+{
+	for (int i = 0; r->sa_saved && i < 8; i++)
+		sigaction(handled_sigs[i], &r->saved_sa[i], NULL);
+}
+
+/* Our controlling terminal, if one of fds 0, 2, 1 is it. */
+static int controlling_tty(void)
+{
+	static const int fds[3] = { STDIN_FILENO, STDERR_FILENO, STDOUT_FILENO };
+
+	for (int i = 0; i < 3; i++)
+		if (isatty(fds[i]) && tcgetsid(fds[i]) == getsid(0))
+			return fds[i];
+	return -1;
+}
+
+/* Give the terminal to the workload's group when our group has it (we are in the
+ * foreground), and continue the group. */
+static void resume_workload(struct record *r)
+{
+	if (r->pgid <= 0)
+		return;
+	if (r->tty_fd >= 0 && tcgetpgrp(r->tty_fd) == getpgrp())
+		tcsetpgrp(r->tty_fd, r->pgid);
+	kill(-r->pgid, SIGCONT);
+}
+
+/* Take the terminal back from the workload's group. */
+static void reclaim_tty(struct record *r)
+{
+	if (r->tty_fd >= 0 && r->pgid > 0 && tcgetpgrp(r->tty_fd) == r->pgid)
+		tcsetpgrp(r->tty_fd, getpgrp());
+}
+
+/* Ctrl-Z stopped the workload: stop with it, so the shell sees its job stopped. */
+static void job_stopped(struct record *r, int sig)
+{
+	if (sig != SIGTSTP || r->tty_fd < 0 || r->stopping)
+		return; /* kill -STOP from elsewhere, SIGTTIN in the background: left alone */
+	reclaim_tty(r);
+	kill(0, SIGTSTP); /* returns once we are continued (fg or bg) */
+	resume_workload(r);
+}
+
+/* Collect what happened to the workload's leader, and reap the orphans of its group that
+ * came to us as their subreaper. */
+static void reap(struct record *r)
+{
+	pid_t p;
+	int st;
+
+	while ((p = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
+		if (p != r->child || r->child_done)
+			continue;
+		if (WIFSTOPPED(st)) {
+			job_stopped(r, WSTOPSIG(st));
+			continue;
+		}
+		r->wstatus = st;
+		r->child_done = true;
+	}
+}
+
+/* Wait up to @secs for the workload's leader to end by itself. */
+static void wait_leader(struct record *r, double secs)
+{
+	const struct timespec tick = { 0, 1000 * 1000 };
+	double deadline = now_s() + secs;
+
+	for (reap(r); r->pgid > 0 && !r->child_done && now_s() < deadline; reap(r))
+		nanosleep(&tick, NULL);
+}
+
+/* End the workload's process group and reap its leader (whose status is kept): SIGTERM
+ * (and SIGCONT, for stopped members), then SIGKILL to what is left after STOP_GRACE_S.
+ * Also when the leader already ended: its children must not outlive the run. */
+static void stop_workload(struct record *r)
+{
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+	double deadline;
+	bool killed = false;
+
+	if (r->cork_fd >= 0) { /* never started: it exits without exec */
+		close(r->cork_fd);
+		r->cork_fd = -1;
+	}
+	if (r->pgid <= 0)
+		return;
+	r->stopping = true;
+	reap(r);
+	if (!r->child_done)
+		r->killed_by_us = true;
+	if (!kill(-r->pgid, SIGTERM)) {
+		kill(-r->pgid, SIGCONT);
+		if (r->child_done)
+			r->leftovers = 1;
+	}
+	deadline = now_s() + STOP_GRACE_S;
+	for (;;) {
+		reap(r);
+		if (r->child_done && kill(-r->pgid, 0) && errno == ESRCH)
+			break; /* nothing of the group is left */
+		if (now_s() >= deadline) {
+			if (killed)
+				break; /* left to init (uninterruptible sleep?) */
+			kill(-r->pgid, SIGKILL);
+			killed = true;
+			if (r->leftovers || r->child_done)
+				r->leftovers = 2;
+			deadline = now_s() + STOP_GRACE_S;
+		}
+		nanosleep(&tick, NULL);
+	}
+	if (!r->child_done && waitpid(r->child, &r->wstatus, 0) == r->child)
+		r->child_done = true;
+	reclaim_tty(r);
+	r->pgid = 0;
+	r->child = 0;
 }
 
 static int start_workload(struct record *r, char *err, size_t errlen)
 {
 	int cork[2], status[2];
+	pid_t parent = getpid();
 
 	if (pipe2(cork, O_CLOEXEC) || pipe2(status, O_CLOEXEC)) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -errno;
 	}
+	/* orphans of the workload come to us: reaped, and stopped with its group */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	r->child = fork();
 	if (r->child < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -1103,8 +1351,15 @@ static int start_workload(struct record *r, char *err, size_t errlen)
 
 		close(cork[1]);
 		close(status[0]);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
+		restore_signals(r);
+		setpgid(0, 0);
+		/* hwsample killed outright: the workload does not run on unobserved */
+		prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0);
+		if (getppid() != parent)
+			_exit(127);
+		/* pipe mode: what the workload prints goes to stderr, never into the stream */
+		if (r->pipe_out && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
 		/* wait until the parent has opened the events */
 		if (read(cork[0], &c, 1) != 1)
 			_exit(127);
@@ -1114,6 +1369,8 @@ static int start_workload(struct record *r, char *err, size_t errlen)
 			_exit(127);
 		_exit(127);
 	}
+	setpgid(r->child, r->child); /* also here: kill(-pgid) works from now on */
+	r->pgid = r->child;
 	close(cork[0]);
 	close(status[1]);
 	r->cork_fd = cork[1];
@@ -1126,6 +1383,9 @@ static int go_workload(struct record *r, char *err, size_t errlen)
 	int e = 0;
 	ssize_t n;
 
+	/* in the foreground of a terminal: the workload's group takes it, as a shell's job */
+	if (r->tty_fd >= 0 && tcgetpgrp(r->tty_fd) == getpgrp())
+		r->tty_given = !tcsetpgrp(r->tty_fd, r->pgid);
 	if (write(r->cork_fd, "x", 1) != 1) {
 		snprintf(err, errlen, "cannot start the workload: %s", strerror(errno));
 		return -errno;
@@ -1140,6 +1400,63 @@ static int go_workload(struct record *r, char *err, size_t errlen)
 		return -e;
 	}
 	return 0;
+}
+
+/* The exit status a shell gives a process that ended with @st (128+N for signal N). */
+static int status_code(int st)
+{
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return HWS_EXIT_ERROR;
+}
+
+static void print_workload_end(const struct record *r)
+{
+	int st = r->wstatus;
+
+	if (WIFEXITED(st))
+		fprintf(stderr, "  workload exited with status %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		fprintf(stderr, "  workload killed by signal %d (%s)%s", WTERMSIG(st),
+			strsignal(WTERMSIG(st)), WCOREDUMP(st) ? ", core dumped" : "");
+	fprintf(stderr, "%s\n", r->killed_by_us ? ": hwsample stopped it" : "");
+	if (r->leftovers)
+		fprintf(stderr,
+			"  processes the workload started were still running in its process "
+			"group: hwsample stopped them (SIGTERM%s)\n",
+			r->leftovers > 1 ? ", then SIGKILL" : "");
+}
+
+/* -o -: the stream needs a writable stdout (checked before anything is opened). */
+static int check_stdout(const struct hws_cli *cli)
+{
+	int fl = fcntl(STDOUT_FILENO, F_GETFL);
+
+	if ((cli->stdio_closed & (1u << STDOUT_FILENO)) || fl < 0) {
+		fprintf(stderr,
+			"hwsample: -o -: standard output is closed, and pipe mode writes the "
+			"perf.data stream there: connect it to a reader (| hwsample dump -i -) or "
+			"a file, or give -o FILE\n");
+		return -1;
+	}
+	if ((fl & O_ACCMODE) == O_RDONLY) {
+		fprintf(stderr,
+			"hwsample: -o -: standard output is open for reading only; pipe "
+			"mode writes the perf.data stream there: redirect it to a reader or a "
+			"file, or give -o FILE\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* -o -: its reader went away (a pipe whose read end is closed polls as POLLERR). */
+static bool stdout_reader_gone(void)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = 0 };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
 }
 
 static bool is_optional(const char *key)
@@ -1418,14 +1735,6 @@ static void print_summary(struct record *r, uint64_t file_size)
 			r->output);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * One line on the terminal, rewritten in place about once a second: elapsed time, samples
  * and their rate, loss, bytes written, ring (and AUX) fill. Cut to the terminal width so
@@ -1651,7 +1960,8 @@ out:
 
 int cmd_record(struct hws_cli *cli, int argc, char **argv)
 {
-	struct record rec = { .output = "hwsample.data", .cork_fd = -1, .exec_status_fd = -1 };
+	struct record rec = { .output = "hwsample.data", .cork_fd = -1, .exec_status_fd = -1,
+			      .tty_fd = -1 };
 	struct record *r = &rec;
 	struct hws_registry *reg;
 	struct hws_backend *b;
@@ -1660,6 +1970,8 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 	int ret, exit_code = HWS_EXIT_ERROR;
 	bool runtime_err = false, started = false, moved_old = false;
 	char old_path[PATH_MAX] = "";
+	pid_t target = 0; /* the workload, when it is what is profiled (no -p/-a/-C) */
+	bool profile_workload, reraise = false;
 
 	r->verbose = cli->verbose;
 	if (parse_args(r, argc, argv)) {
@@ -1675,6 +1987,11 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 			exit_code = hws_cli__exit_code(ret);
 			goto out;
 		}
+	}
+	r->pipe_out = !strcmp(r->output, "-");
+	if (r->pipe_out && !r->dry_run && check_stdout(cli)) {
+		exit_code = HWS_EXIT_USAGE;
+		goto out;
 	}
 	/* which backends (and PMUs, and config sections) to encode with */
 	if (r->cfg && (!r->backend || !strcmp(r->backend, "auto"))) {
@@ -1744,25 +2061,25 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 		goto out;
 	}
 
+	/* with -p, -a or -C the workload only times the run (perf record -p PID -- sleep 1):
+	 * their events are enabled at once; otherwise the workload is profiled from its exec */
+	profile_workload = !r->nr_pids && !r->system_wide && !r->cpu_list;
 	if (!r->dry_run) {
-		struct sigaction sa = { .sa_handler = on_signal };
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-		sigaction(SIGCHLD, &sa, NULL);
-		sigaction(SIGUSR2, &sa, NULL);
+		install_signals(r);
 		if (r->argc) {
+			r->tty_fd = controlling_tty();
 			ret = start_workload(r, err, sizeof(err));
 			if (ret)
 				goto fail;
-			r->pids[r->nr_pids++] = r->child;
+			if (profile_workload)
+				target = r->child;
 		}
-	} else if (r->argc || (!r->nr_pids && !r->system_wide && !r->cpu_list)) {
-		r->pids[r->nr_pids++] = getpid(); /* stands for the workload: nothing is opened */
+	} else if (profile_workload) {
+		target = getpid(); /* stands for the workload: nothing is opened */
 	}
-	so.pids = r->pids;
-	so.nr_pids = r->nr_pids;
-	so.enable_on_exec = r->argc > 0;
+	so.pids = target ? &target : r->pids;
+	so.nr_pids = target ? 1 : r->nr_pids;
+	so.enable_on_exec = r->argc > 0 && profile_workload;
 	r->sess = hws_session__new(&so);
 	if (!r->sess) {
 		ret = -ENOMEM;
@@ -1809,6 +2126,10 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 			goto fail;
 		}
 	}
+	/* pipe mode: the tracepoint formats go before the first sample, so that a reader can
+	 * decode the samples' raw fields (a file gets them at the end, as perf record does) */
+	if (r->pipe_out)
+		add_tracing_data(r);
 
 	if (hws_session__has_aux(r->sess)) {
 		hws_session__set_aux_writer(r->sess, write_auxtrace, r);
@@ -1829,7 +2150,7 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 		hws_synth__kernel_mmap(a0, id0, write_synth, r);
 		if (r->system_wide || r->cpu_list)
 			hws_synth__threads(a0, id0, -1, r->data_addr, write_synth, r);
-		else if (!r->argc)
+		else if (!profile_workload)
 			for (int i = 0; i < r->nr_pids; i++)
 				hws_synth__threads(a0, id0, r->pids[i], r->data_addr, write_synth, r);
 		finished_round(r);
@@ -1837,9 +2158,9 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 
 	/* per-task events on a workload start at its exec (enable_on_exec); everything else
 	 * is enabled here, before the workload is released */
-	if (!r->argc || r->system_wide || r->cpu_list)
+	if (!so.enable_on_exec)
 		hws_session__enable(r->sess);
-	if (r->argc) {
+	if (r->argc && !r->write_err) { /* (-o -: a reader gone already stops the run) */
 		ret = go_workload(r, err, sizeof(err));
 		if (ret) {
 			runtime_err = true;
@@ -1879,28 +2200,44 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 				hws_session__aux_snapshot(r->sess);
 			finished_round(r);
 		}
-		if (r->argc && child_exited) {
-			int st;
-			if (waitpid(r->child, &st, WNOHANG) == r->child) {
-				r->child = 0;
-				break;
-			}
+		if (r->pgid > 0 && child_exited) {
 			child_exited = 0;
+			reap(r);
+			if (r->child_done)
+				break;
 		}
-		if (!r->argc && r->nr_pids) {
+		/* our group has the terminal again (fg after Ctrl-Z or bg): it goes back to the
+		 * workload, which continues if it stopped for it (SIGTTIN) */
+		cont_req = 0;
+		if (r->pgid > 0 && r->tty_fd >= 0 && tcgetpgrp(r->tty_fd) == getpgrp())
+			resume_workload(r);
+		if (r->pipe_out && stdout_reader_gone()) {
+			r->pipe_gone = true;
+			break;
+		}
+		if (r->nr_pids) {
 			bool alive = false;
 			for (int i = 0; i < r->nr_pids; i++)
 				alive |= !kill(r->pids[i], 0) || errno != ESRCH;
 			if (!alive)
 				break;
 		}
-		if (p == -EHOSTDOWN && !r->system_wide && !r->cpu_list)
+		if (p == -EHOSTDOWN && !r->system_wide && !r->cpu_list) {
+			/* every target exited; the workload's leader hangs its events up just
+			 * before it becomes waitable: its status is moments away */
+			if (profile_workload)
+				wait_leader(r, STOP_GRACE_S);
 			break;
+		}
 	}
 
 	status_clear(r);
 	hws_cli__set_before_message(NULL);
 	status_rec = NULL;
+	if (r->pipe_out && r->write_err == -EPIPE)
+		r->pipe_gone = true;
+	if (r->pipe_gone)
+		fprintf(stderr, "hwsample: the reader of the output pipe went away: stopping\n");
 	hws_session__disable(r->sess);
 	if (r->overwrite)
 		hws_session__read_overwrite(r->sess, write_record, r);
@@ -1908,32 +2245,9 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 	if (r->snapshot)
 		hws_session__aux_snapshot(r->sess); /* the final snapshot, at exit */
 	finished_round(r);
-	if (r->child > 0) {
-		kill(r->child, SIGTERM);
-		waitpid(r->child, NULL, 0);
-		r->child = 0;
-	}
-
-	{
-		/* tracepoint formats, so perf script and hwsample dump can name the fields */
-		const struct perf_event_attr *attrs[64];
-		int na = hws_session__nr_events(r->sess);
-		void *td = NULL;
-		size_t tdlen = 0;
-		int terr;
-		for (int e = 0; e < na && e < 64; e++)
-			attrs[e] = hws_session__attr(r->sess, e);
-		terr = hws_tracing_data__build(attrs, na < 64 ? na : 64, &td, &tdlen);
-		if (!terr && tdlen)
-			hws_perf_writer__set_feature(r->w, HWS_FEAT_TRACING_DATA, td, tdlen);
-		else if (terr)
-			fprintf(stderr,
-				"hwsample: the tracepoint formats are not in %s (%s%s): perf "
-				"script and hwsample dump will not name the tracepoint fields\n",
-				r->output, strerror(-terr),
-				terr == -EACCES ? " reading tracefs: run as root" : "");
-		free(td);
-	}
+	stop_workload(r);
+	if (!r->pipe_out)
+		add_tracing_data(r);
 	{
 		char *argv_copy[256];
 		int n = argc < 255 ? argc : 255;
@@ -1945,6 +2259,12 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 	uint64_t fsize = hws_perf_writer__data_size(r->w);
 	ret = hws_perf_writer__close(r->w);
 	r->w = NULL;
+	if (r->pipe_out && (r->pipe_gone || ret == -EPIPE)) {
+		if (!r->pipe_gone)
+			fprintf(stderr, "hwsample: the reader of the output pipe went away\n");
+		exit_code = HWS_EXIT_ERROR; /* the stream is incomplete */
+		goto out;
+	}
 	if (!r->no_buildid_cache) {
 		/* as perf record: the kernel's kallsyms kept by build-id, unless already there */
 		int cerr = hws_buildid_cache__add_kernel(NULL);
@@ -1977,7 +2297,16 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 	else if (timed_out && !r->quiet)
 		fprintf(stderr, "  (stopped after %g s (duration); the file is complete)\n",
 			r->duration);
+	if (r->child_done && !r->quiet)
+		print_workload_end(r);
+	/* the workload's status, as perf record; --duration ending it is a success, as
+	 * perf stat --timeout */
 	exit_code = HWS_EXIT_OK;
+	if (r->child_done && !(timed_out && r->killed_by_us))
+		exit_code = status_code(r->wstatus);
+	/* Ctrl-C, which reached only the workload */
+	reraise = r->child_done && r->tty_given && !r->killed_by_us && WIFSIGNALED(r->wstatus) &&
+		  WTERMSIG(r->wstatus) == SIGINT;
 	goto out;
 
 fail:
@@ -1993,12 +2322,7 @@ fail:
 				rename(old_path, r->output);
 		}
 	}
-	if (r->child > 0) {
-		if (r->cork_fd >= 0)
-			close(r->cork_fd); /* child exits without exec */
-		kill(r->child, SIGTERM);
-		waitpid(r->child, NULL, 0);
-	}
+	stop_workload(r);
 out:
 	hws_session__delete(r->sess);
 	hws_config__delete(r->cfg);
@@ -2007,5 +2331,8 @@ out:
 		free(r->events[i]);
 	for (int i = 0; i < r->nr_controls; i++)
 		free((char *)r->controls[i].key);
+	restore_signals(r);
+	if (reraise)
+		kill(0, SIGINT); /* ends us too, unless SIGINT was ignored when we started */
 	return exit_code;
 }

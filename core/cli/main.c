@@ -49,7 +49,9 @@ static const char usage_text[] =
 	"\n"
 	"'hwsample CMD --help' describes each subcommand; man hwsample has the details.\n"
 	"Exit codes: 0 ok, 1 runtime error, 2 usage error (bad option, unknown control,\n"
-	"bad config file), 3 not supported here (no PMU, kernel too old), 4 permission denied.\n";
+	"bad config file), 3 not supported here (no PMU, kernel too old), 4 permission denied;\n"
+	"record with a workload: the workload's status once recording succeeded (its exit code,\n"
+	"128+N if signal N killed it), as perf record.\n";
 
 struct hws_registry *hws_cli__registry(struct hws_cli *cli)
 {
@@ -202,6 +204,30 @@ static void on_sigbus(int sig)
 	_exit(1);
 }
 
+/*
+ * A descriptor 0-2 closed at start (`hwsample ... >&-`) is opened on /dev/null, so that no
+ * file or event fd opened later takes its number and gets written to as stdout or stderr.
+ * Returns which were closed (bit n: fd n), for commands that need one of them (-o -).
+ */
+static unsigned int guard_stdio(void)
+{
+	unsigned int closed = 0;
+
+	for (int fd = 0; fd < 3; fd++) {
+		int n;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		closed |= 1u << fd;
+		n = open("/dev/null", fd ? O_WRONLY : O_RDONLY); /* the lowest free fd: fd */
+		if (n >= 0 && n != fd) {
+			dup2(n, fd);
+			close(n);
+		}
+	}
+	return closed;
+}
+
 int main(int argc, char **argv)
 {
 	struct hws_cli cli = { 0 };
@@ -211,6 +237,7 @@ int main(int argc, char **argv)
 	};
 	int i = 1, ret;
 
+	cli.stdio_closed = guard_stdio();
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose")) {
 			cli.verbose++;

@@ -33,7 +33,8 @@ check "-m 3: rounding is reported" grep -q "rounding -m 3 up to 4 pages" "$TMP/m
 "$HWS_BIN" -q --dry-run -b sw -e cpu-clock -m 3 -- true >"$TMP/m3.dry" 2>/dev/null
 check "-m 3: dry run shows 4 pages" grep -q "mmap pages: 4" "$TMP/m3.dry"
 
-# SIGINT and SIGTERM mid-run: exit 0, a complete file perf reads, samples agree
+# SIGINT and SIGTERM mid-run: a complete file perf reads, samples agree; hwsample stops the
+# workload with SIGTERM and exits with its status, 143, as perf record does
 printf 'while :; do :; done\n' >"$TMP/spinner.sh"
 for sig in INT TERM; do
 	"$HWS_BIN" -b sw -e cpu-clock -F 1000 -o "$TMP/sig$sig.data" -- sh "$TMP/spinner.sh" 2>"$TMP/sig$sig.err" &
@@ -41,7 +42,9 @@ for sig in INT TERM; do
 	sleep 1
 	kill -$sig $hp
 	wait $hp
-	eq "SIG$sig: exit code" "$?" 0
+	eq "SIG$sig: exit code (the workload's: killed by SIGTERM)" "$?" 143
+	check "SIG$sig: the summary says how the workload ended" \
+		grep -q "workload killed by signal 15 (Terminated): hwsample stopped it" "$TMP/sig$sig.err"
 	check "SIG$sig: perf reads the file" sh -c "perf report --stats -i '$TMP/sig$sig.data' >/dev/null 2>&1"
 	n=$(perf_samples "$TMP/sig$sig.data")
 	# a loaded 2-CPU machine may give the spinner little CPU: any samples will do, the
@@ -60,7 +63,7 @@ kill -USR2 $hp
 sleep 0.5
 kill -INT $hp
 wait $hp
-eq "overwrite: exit code" "$?" 0
+eq "overwrite: exit code (the workload's)" "$?" 143
 n=$(perf_samples "$TMP/ow.data")
 check "overwrite: samples dumped (${n:-0})" [ "${n:-0}" -gt 0 ]
 check "overwrite: attr has write_backward" sh -c "perf report --header-only -i '$TMP/ow.data' 2>/dev/null | grep -q 'write_backward = 1'"

@@ -190,8 +190,11 @@ static void check_read(struct hws_perf_reader *r, const struct recbuf *rb, bool 
 		const struct perf_event_header *h = rec.hdr;
 
 		if (pipe && h->type == HWS_RECORD_HEADER_TRACING_DATA) {
-			T_EQ_U64("tracing data size", rec.payload_size, 13);
-			__T("tracing data bytes", rec.payload && !memcmp(rec.payload, "tracing-data!", 13));
+			/* perf's record: the size is the padded one */
+			T_EQ_U64("tracing data size", rec.payload_size, 16);
+			__T("tracing data bytes",
+			    rec.payload && !memcmp(rec.payload, "tracing-data!\0\0\0", 16));
+			__T("tracing data before the first kernel record", i == 0);
 			user++;
 			continue;
 		}
@@ -376,14 +379,135 @@ static void test_pipe_roundtrip(void)
 		check_read(r, rb, true);
 		st = hws_perf_reader__feature(r, HWS_FEAT_SAMPLE_TIME, &len);
 		__T("late feature arrived", st && len == 16 && st[1] == 300);
-		__T("file info tracing data", hws_perf_reader__file_info(r)->tracing_data_size == 13 &&
-						      !memcmp(hws_perf_reader__file_info(r)->tracing_data,
-							      "tracing-data!", 13));
+		__T("file info tracing data",
+		    hws_perf_reader__file_info(r)->tracing_data_size == 16 &&
+			!memcmp(hws_perf_reader__file_info(r)->tracing_data, "tracing-data!", 13));
 		hws_perf_reader__close(r);
 	}
 	close(fds[0]);
 	waitpid(pid, NULL, 0);
 	free(rb);
+}
+
+/*
+ * Pipe mode TRACING_DATA bytes as perf writes them (perf_event__synthesize_tracing_data):
+ * {header type 66, size 16; u32 size = data rounded up to 8; u32 pad = 0}, the data, zero
+ * padding; after the HEADER_FEATURE records, before FINISHED_INIT and the first record.
+ */
+static void test_pipe_tracing_layout(void)
+{
+	static uint8_t buf[64 * 1024];
+	struct perf_event_header h, rec = { PERF_RECORD_SAMPLE, 0, 8 };
+	struct hws_perf_writer *w;
+	char path[PATH_MAX + 16];
+	size_t n = 0, off;
+	int fd, seen = 0, last_feature = -1, td_at = -1, init_at = -1, first_rec = -1, k = 0;
+
+	snprintf(path, sizeof(path), "%s/td.pipe", tmpdir);
+	w = hws_perf_writer__new(path, true);
+	__T("pipe writer", w != NULL);
+	if (!w)
+		return;
+	hws_perf_writer__add_attr(w, &attrs[0], names[0], ids[0], 2);
+	hws_perf_writer__set_string(w, HWS_FEAT_HOSTNAME, "host");
+	hws_perf_writer__set_feature(w, HWS_FEAT_TRACING_DATA, "tracing-data!", 13);
+	__T("record", hws_perf_writer__write(w, &rec, sizeof(rec)) == 0);
+	__T("close", hws_perf_writer__close(w) == 0);
+	fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		ssize_t got = read(fd, buf, sizeof(buf));
+
+		n = got > 0 ? (size_t)got : 0;
+		close(fd);
+	}
+	__T("pipe header", n > 16 && ((const uint64_t *)buf)[1] == 16);
+	for (off = 16; off + sizeof(h) <= n; k++) {
+		memcpy(&h, buf + off, sizeof(h));
+		if (h.size < sizeof(h))
+			break;
+		if (h.type == HWS_RECORD_HEADER_FEATURE)
+			last_feature = k;
+		if (h.type == HWS_RECORD_FINISHED_INIT)
+			init_at = k;
+		if (h.type == PERF_RECORD_SAMPLE && first_rec < 0)
+			first_rec = k;
+		if (h.type == HWS_RECORD_HEADER_TRACING_DATA) {
+			uint32_t sz, pad;
+
+			td_at = k;
+			seen++;
+			memcpy(&sz, buf + off + 8, 4);
+			memcpy(&pad, buf + off + 12, 4);
+			T_EQ_U64("TRACING_DATA header size", h.size, 16);
+			T_EQ_U64("TRACING_DATA size: data rounded up to 8", sz, 16);
+			T_EQ_U64("TRACING_DATA pad", pad, 0);
+			__T("data then zero padding",
+			    off + 32 <= n && !memcmp(buf + off + 16, "tracing-data!\0\0\0", 16));
+			off += sz;
+		}
+		off += h.size;
+	}
+	T_EQ_U64("one TRACING_DATA record", seen, 1);
+	T_EQ_U64("stream ends on a record boundary", off, n);
+	__T("TRACING_DATA after the features", td_at > last_feature && last_feature >= 0);
+	__T("TRACING_DATA before FINISHED_INIT and the first record",
+	    td_at >= 0 && td_at < init_at && init_at < first_rec);
+}
+
+/* The 12-byte TRACING_DATA record older hwsample versions wrote (unpadded size, the data
+ * padded to 8 after it) is still read, and the records after it too. */
+static void test_old_tracing_record(void)
+{
+	static uint8_t buf[4096];
+	uint64_t ph[2] = { PERF_MAGIC2, 16 };
+	struct perf_event_header h;
+	struct hws_perf_reader *r;
+	struct hws_perf_record rec;
+	char path[PATH_MAX + 16];
+	size_t n = 0;
+	uint32_t len = 13;
+	int fd, err = 0, ret, got_td = 0, got_round = 0;
+
+	memcpy(buf, ph, 16);
+	n = 16;
+	h = (struct perf_event_header){ HWS_RECORD_HEADER_ATTR, 0,
+					(uint16_t)(8 + sizeof(struct perf_event_attr) + 8) };
+	memcpy(buf + n, &h, 8);
+	memcpy(buf + n + 8, &attrs[0], sizeof(struct perf_event_attr));
+	memcpy(buf + n + 8 + sizeof(struct perf_event_attr), &ids[0][0], 8);
+	n += h.size;
+	h = (struct perf_event_header){ HWS_RECORD_HEADER_TRACING_DATA, 0, 12 };
+	memcpy(buf + n, &h, 8);
+	memcpy(buf + n + 8, &len, 4);
+	memcpy(buf + n + 12, "tracing-data!\0\0\0", 16);
+	n += 12 + 16;
+	h = (struct perf_event_header){ HWS_RECORD_FINISHED_ROUND, 0, 8 };
+	memcpy(buf + n, &h, 8);
+	n += 8;
+	snprintf(path, sizeof(path), "%s/oldtd.pipe", tmpdir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	__T("write old stream", fd >= 0 && write(fd, buf, n) == (ssize_t)n);
+	if (fd >= 0)
+		close(fd);
+	r = hws_perf_reader__open(path, &err);
+	__T("open old stream", r != NULL);
+	if (!r)
+		return;
+	while ((ret = hws_perf_reader__next(r, &rec)) > 0) {
+		if (rec.hdr->type == HWS_RECORD_HEADER_TRACING_DATA) {
+			got_td++;
+			T_EQ_U64("old tracing data size", rec.payload_size, 13);
+			__T("old tracing data bytes",
+			    rec.payload && !memcmp(rec.payload, "tracing-data!", 13));
+		}
+		got_round += rec.hdr->type == HWS_RECORD_FINISHED_ROUND;
+	}
+	__T("old stream read to its end", ret == 0);
+	T_EQ_U64("old TRACING_DATA record", got_td, 1);
+	T_EQ_U64("the record after it", got_round, 1);
+	__T("file info has the tracing data",
+	    hws_perf_reader__file_info(r)->tracing_data_size == 13);
+	hws_perf_reader__close(r);
 }
 
 /* A writer killed before __close() leaves the placeholder header: a clean, empty file. */
@@ -566,6 +690,8 @@ int main(void)
 	test_file_roundtrip(false);
 	test_file_roundtrip(true);
 	test_pipe_roundtrip();
+	test_pipe_tracing_layout();
+	test_old_tracing_record();
 	test_unclosed();
 	test_writer_errors();
 	test_old_layout(false);
