@@ -409,6 +409,8 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 		loss_summary(c.dec);
 	else if (rc < 0)
 		loss_summary(c.dec);
+	if (rc >= 0 && hws_cli__unfinished("hwsample dump", path, r, c.dec))
+		ret = HWS_EXIT_ERROR;
 	hws_strbuf__release(&c.sb);
 	hws_strbuf__release(&c.scratch);
 	hws_output_memo__delete(c.out.memo);

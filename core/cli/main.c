@@ -6,11 +6,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <hwsample/decode.h>
+#include <hwsample/perfdata.h>
 
 #include "cli.h"
 
@@ -83,6 +87,29 @@ int hws_cli__check_input(const char *cmd, const char *opt, const char *path)
 	else
 		fprintf(stderr, "hwsample %s: %s %s: %s\n", cmd, opt, path, strerror(-err));
 	return err;
+}
+
+bool hws_cli__unfinished(const char *cmd, const char *path, const struct hws_perf_reader *r,
+			 const struct hws_decoder *d)
+{
+	struct hws_decode_counts t;
+	struct hws_perf_unfinished u;
+
+	if (!hws_perf_reader__unfinished(r, &u))
+		return false;
+	if (hws_decoder__counts(d, HWS_DECODE_ALL, HWS_DECODE_ALL, &t))
+		memset(&t, 0, sizeof(t));
+	if (!u.read_all) {
+		fprintf(stderr, "%s: %s is unfinished (%s): %" PRIu64 " samples read, not to its end\n",
+			cmd, path, u.why, t.samples);
+		return true;
+	}
+	fprintf(stderr, "%s: %s is unfinished (%s): %" PRIu64 " samples recovered up to byte %" PRIu64,
+		cmd, path, u.why, t.samples, u.end);
+	if (u.cut_bytes)
+		fprintf(stderr, " (the %" PRIu64 " bytes after it are no whole record)", u.cut_bytes);
+	fputc('\n', stderr);
+	return true;
 }
 
 bool hws_cli__env_on(const char *name)
