@@ -1207,7 +1207,7 @@ static int read_file_attrs(struct hws_perf_reader *r, const struct hws_file_head
 		return -ENOMEM;
 	}
 	if (end)
-		(*secs)[(*nr_secs)++] = (struct sect){ h->attrs.offset, h->attrs.offset + end };
+		(*secs)[(*nr_secs)++] = (struct sect){h->attrs.offset, h->attrs.offset + end};
 	if (copy_in(r, h->attrs.offset, sec, end)) {
 		ret = fail(r, HWS_E_BAD_FILE, h->attrs.offset, NULL, "cannot read the attrs");
 		goto out;
@@ -1254,7 +1254,7 @@ static int read_file_attrs(struct hws_perf_reader *r, const struct hws_file_head
 			goto out;
 		}
 		if (ids.size)
-			(*secs)[(*nr_secs)++] = (struct sect){ ids.offset, ids.offset + ids.size };
+			(*secs)[(*nr_secs)++] = (struct sect){ids.offset, ids.offset + ids.size};
 		idbuf = malloc(nids * 8 + 1);
 		if (!idbuf) {
 			ret = -ENOMEM;
@@ -1325,8 +1325,9 @@ static void check_unfinished(struct hws_perf_reader *r, const struct hws_file_he
 			     struct sect *secs, size_t nr)
 {
 	uint64_t dend = h->data.offset + h->data.size, at = dend, end = r->file_size;
-	bool feats = h->adds_features[0] | h->adds_features[1] | h->adds_features[2] |
-		     h->adds_features[3];
+	bool feats =
+	    h->adds_features[0] | h->adds_features[1] | h->adds_features[2] | h->adds_features[3];
+	const char *why;
 
 	qsort(secs, nr, sizeof(*secs), sect_cmp);
 	/* the bytes after the data that attr and ids sections account for */
@@ -1339,14 +1340,15 @@ static void check_unfinished(struct hws_perf_reader *r, const struct hws_file_he
 		r->unf = h->data.size ? HWS_UNFINISHED_NO_FEATURES : HWS_UNFINISHED_DATA_SIZE_0;
 	if (!r->unf)
 		return;
-	snprintf(r->unf_why, sizeof(r->unf_why), "%s",
-		 r->unf == HWS_UNFINISHED_PAST_EOF
-			 ? "data size past the end of the file: cut short, or the recorder did not "
-			   "finish"
-		 : r->unf == HWS_UNFINISHED_DATA_SIZE_0
-			 ? "data size 0: the recorder did not finish, killed?"
-			 : "no header features after the data: the recorder did not finish, killed? disk "
-			   "full?");
+	if (r->unf == HWS_UNFINISHED_PAST_EOF)
+		why = "data size past the end of the file: cut short, or the recorder did not "
+		      "finish";
+	else if (r->unf == HWS_UNFINISHED_DATA_SIZE_0)
+		why = "data size 0: the recorder did not finish, killed?";
+	else
+		why = "no header features after the data: the recorder did not finish, killed? "
+		      "disk full?";
+	snprintf(r->unf_why, sizeof(r->unf_why), "%s", why);
 	for (size_t i = 0; i < nr; i++)
 		if (secs[i].off >= dend && secs[i].off < end)
 			end = secs[i].off;
@@ -2178,8 +2180,8 @@ static __attribute__((noinline)) int next_long(struct hws_perf_reader *r,
 		h.misc = bswap_16(h.misc);
 		h.size = bswap_16(h.size);
 	}
-	if (r->unf && (h.size < sizeof(h) || h.type >= HWS_RECORD__MAX ||
-		       h.size > r->data_end - r->pos))
+	if (r->unf &&
+	    (h.size < sizeof(h) || h.type >= HWS_RECORD__MAX || h.size > r->data_end - r->pos))
 		return cut_here(r);
 	if (h.size < sizeof(h))
 		return fail(r, HWS_E_BADREC, r->pos, &h, "record size below the 8-byte header");

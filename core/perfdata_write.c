@@ -343,8 +343,8 @@ static void init_header(struct hws_file_header *h)
  * The ids of every attr, then the attr array with each one's ids section, as they go at
  * file offset @off (perf's layout). *attrs_off: where the attr array starts.
  */
-static int build_attr_section(const struct hws_perf_writer *w, uint64_t off,
-			      struct hws_strbuf *sb, uint64_t *attrs_off)
+static int build_attr_section(const struct hws_perf_writer *w, uint64_t off, struct hws_strbuf *sb,
+			      uint64_t *attrs_off)
 {
 	uint64_t ids_off = off;
 	int err = 0;
@@ -354,7 +354,7 @@ static int build_attr_section(const struct hws_perf_writer *w, uint64_t off,
 	*attrs_off = off + sb->len;
 	for (int i = 0; !err && i < w->nr_attrs; i++) {
 		const struct wattr *a = &w->attrs[i];
-		struct hws_file_section ids = { ids_off, a->nr_ids * 8 };
+		struct hws_file_section ids = {ids_off, a->nr_ids * 8};
 
 		err = hws_strbuf__add(sb, &a->attr, sizeof(a->attr));
 		if (!err)
@@ -473,7 +473,7 @@ int hws_perf_writer__add_attr(struct hws_perf_writer *w, const struct perf_event
 		return -EBUSY;
 	if (w->nr_attrs >= MAX_ATTRS || nr_ids > (1u << 24))
 		return -E2BIG;
-	w->attrs_late |= w->started; /* the file's attr section is before the data */
+	w->attrs_late |= w->started;	   /* the file's attr section is before the data */
 	if (w->nr_attrs == w->attrs_cap) { /* doubling: 4096 events stay cheap */
 		int cap = w->attrs_cap ? w->attrs_cap * 2 : 8;
 

@@ -1305,7 +1305,8 @@ static void write_failed(const struct record *r, int err, const struct hws_perf_
 		      "less (--duration, a lower -F, fewer events)";
 		break;
 	case EDQUOT:
-		fix = "raise the disk quota, free space, or record to another file system (-o FILE)";
+		fix =
+		    "raise the disk quota, free space, or record to another file system (-o FILE)";
 		break;
 	case EFBIG:
 		fix = "the file system or the file size limit (ulimit -f) caps the file: record "
@@ -1321,11 +1322,12 @@ static void write_failed(const struct record *r, int err, const struct hws_perf_
 	human_bytes(st->lost_bytes, lost, sizeof(lost));
 	snprintf(buf, len,
 		 "%s: %s%s%s\nhwsample: %s holds %" PRIu64 " samples (%" PRIu64
-		 " records, %s of data) up to the last whole record that reached it; not written: %" PRIu64
-		 " records (%" PRIu64 " samples, %" PRIu64 " bytes, %s)%s",
-		 what, r->output, fix ? ": " : "", fix ? fix : "", r->output, st->samples, st->records,
-		 held, st->lost_records, st->lost_samples, st->lost_bytes, lost,
-		 st->err ? "" : "; the header features did not fit: readers call the file unfinished");
+		 " records, %s of data) up to the last whole record that reached it; not written: "
+		 "%" PRIu64 " records (%" PRIu64 " samples, %" PRIu64 " bytes, %s)%s",
+		 what, r->output, fix ? ": " : "", fix ? fix : "", r->output, st->samples,
+		 st->records, held, st->lost_records, st->lost_samples, st->lost_bytes, lost,
+		 st->err ? ""
+			 : "; the header features did not fit: readers call the file unfinished");
 }
 
 static double now_s(void)

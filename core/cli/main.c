@@ -100,14 +100,17 @@ bool hws_cli__unfinished(const char *cmd, const char *path, const struct hws_per
 	if (hws_decoder__counts(d, HWS_DECODE_ALL, HWS_DECODE_ALL, &t))
 		memset(&t, 0, sizeof(t));
 	if (!u.read_all) {
-		fprintf(stderr, "%s: %s is unfinished (%s): %" PRIu64 " samples read, not to its end\n",
+		fprintf(stderr,
+			"%s: %s is unfinished (%s): %" PRIu64 " samples read, not to its end\n",
 			cmd, path, u.why, t.samples);
 		return true;
 	}
-	fprintf(stderr, "%s: %s is unfinished (%s): %" PRIu64 " samples recovered up to byte %" PRIu64,
-		cmd, path, u.why, t.samples, u.end);
+	fprintf(stderr,
+		"%s: %s is unfinished (%s): %" PRIu64 " samples recovered up to byte %" PRIu64, cmd,
+		path, u.why, t.samples, u.end);
 	if (u.cut_bytes)
-		fprintf(stderr, " (the %" PRIu64 " bytes after it are no whole record)", u.cut_bytes);
+		fprintf(stderr, " (the %" PRIu64 " bytes after it are no whole record)",
+			u.cut_bytes);
 	fputc('\n', stderr);
 	return true;
 }

@@ -189,7 +189,7 @@ struct hws_perf_writer_stats {
 	uint64_t records, samples; /* whole records, and PERF_RECORD_SAMPLEs among them */
 	uint64_t lost_bytes;	   /* given to __write() but not in the file (write error) */
 	uint64_t lost_records, lost_samples; /* records (one cut short counts), samples */
-	int err;		   /* the write error (negative errno), 0 if none */
+	int err;			     /* the write error (negative errno), 0 if none */
 };
 HWS_API void hws_perf_writer__stats(const struct hws_perf_writer *w,
 				    struct hws_perf_writer_stats *st);
@@ -273,22 +273,22 @@ HWS_API const char *hws_perf_reader__errmsg(const struct hws_perf_reader *r);
  * and nothing after the data but attr and ids sections, or an old 72-byte header. */
 enum hws_unfinished_reason {
 	HWS_UNFINISHED_NONE = 0,
-	HWS_UNFINISHED_DATA_SIZE_0 = 1,	 /* data size 0 (perf record killed: it writes the
-					  * size at exit; hwsample before its first round) */
-	HWS_UNFINISHED_NO_FEATURES = 2,	 /* no features after the data (hwsample killed: the
-					  * size is the one of its last round) */
-	HWS_UNFINISHED_PAST_EOF = 3,	 /* the data size runs past the end of the file */
+	HWS_UNFINISHED_DATA_SIZE_0 = 1, /* data size 0 (perf record killed: it writes the
+					 * size at exit; hwsample before its first round) */
+	HWS_UNFINISHED_NO_FEATURES = 2, /* no features after the data (hwsample killed: the
+					 * size is the one of its last round) */
+	HWS_UNFINISHED_PAST_EOF = 3,	/* the data size runs past the end of the file */
 };
 
 struct hws_perf_unfinished {
-	int reason;		/* HWS_UNFINISHED_* */
-	const char *why;	/* "data size 0: the recorder did not finish, killed?" (owned by
-				 * the reader) */
-	uint64_t data_offset;	/* the data section as the header says */
+	int reason;	      /* HWS_UNFINISHED_* */
+	const char *why;      /* "data size 0: the recorder did not finish, killed?" (owned by
+			       * the reader) */
+	uint64_t data_offset; /* the data section as the header says */
 	uint64_t data_size;
-	bool read_all;		/* __next() got to the end: the two below are known */
-	uint64_t end;		/* file offset after the last whole record */
-	uint64_t cut_bytes;	/* bytes after it that are no whole record (0: none) */
+	bool read_all;	    /* __next() got to the end: the two below are known */
+	uint64_t end;	    /* file offset after the last whole record */
+	uint64_t cut_bytes; /* bytes after it that are no whole record (0: none) */
 };
 
 /*

@@ -122,7 +122,7 @@ static void truncated_unfinished(const uint8_t *b, size_t len)
 	__T("cut file opens (features lost)", r != NULL);
 	__T("unfinished before reading: data past the end",
 	    r && hws_perf_reader__unfinished(r, &u) == HWS_UNFINISHED_PAST_EOF && !u.read_all &&
-		    u.why && strstr(u.why, "past the end"));
+		u.why && strstr(u.why, "past the end"));
 	while (r && (ret = hws_perf_reader__next(r, &rec)) > 0)
 		n++;
 	__T("records before the cut", n > 1000);

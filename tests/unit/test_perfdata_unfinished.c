@@ -42,8 +42,8 @@ static void setup_attrs(void)
 		attrs[i].type = PERF_TYPE_SOFTWARE;
 		attrs[i].config = i ? PERF_COUNT_SW_PAGE_FAULTS : PERF_COUNT_SW_CPU_CLOCK;
 		attrs[i].sample_period = 1000;
-		attrs[i].sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-				       PERF_SAMPLE_TIME;
+		attrs[i].sample_type =
+		    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 		attrs[i].sample_id_all = 1;
 	}
 }
@@ -51,8 +51,8 @@ static void setup_attrs(void)
 /* SAMPLE number @i of event id @id at @p (SMP bytes) */
 static void sample(uint8_t *p, uint64_t id, uint64_t i)
 {
-	struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, SMP };
-	uint64_t v[4] = { id, 0x401000 + i * 4, (77ULL << 32) | 77, 1000 + i };
+	struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, SMP};
+	uint64_t v[4] = {id, 0x401000 + i * 4, (77ULL << 32) | 77, 1000 + i};
 
 	memcpy(p, &h, 8);
 	memcpy(p + 8, v, sizeof(v));
@@ -68,7 +68,7 @@ static int put_sample(struct hws_perf_writer *w, uint64_t id, uint64_t i)
 
 static int put_round(struct hws_perf_writer *w)
 {
-	struct perf_event_header h = { HWS_RECORD_FINISHED_ROUND, 0, 8 };
+	struct perf_event_header h = {HWS_RECORD_FINISHED_ROUND, 0, 8};
 
 	return hws_perf_writer__write(w, &h, sizeof(h));
 }
@@ -128,7 +128,7 @@ struct readout {
 
 static struct readout read_all(const char *path)
 {
-	struct readout o = { 0 };
+	struct readout o = {0};
 	struct hws_perf_record rec;
 	struct hws_perf_reader *r;
 	int err = 0;
@@ -157,7 +157,7 @@ static struct readout read_all(const char *path)
 
 static void test_layout(void)
 {
-	uint64_t ids0[2] = { 7, 70 }, id1 = 8, rd[3];
+	uint64_t ids0[2] = {7, 70}, id1 = 8, rd[3];
 	struct hws_file_header h;
 	struct hws_perf_writer *w;
 	struct readout o;
@@ -189,16 +189,16 @@ static void test_layout(void)
 		struct hws_file_section s[2];
 		struct perf_event_attr a;
 
-		__T("ids on disk", pread(fd, rd, 24, 104) == 24 && rd[0] == 7 && rd[1] == 70 &&
-					   rd[2] == 8);
+		__T("ids on disk",
+		    pread(fd, rd, 24, 104) == 24 && rd[0] == 7 && rd[1] == 70 && rd[2] == 8);
 		__T("attr 1 on disk", pread(fd, &a, sizeof(a), (off_t)(h.attrs.offset + ATTR_SZ)) ==
-						  (ssize_t)sizeof(a) &&
-					      !memcmp(&a, &attrs[1], sizeof(a)));
-		__T("ids sections", pread(fd, &s[0], 16, (off_t)(h.attrs.offset + sizeof(a))) == 16 &&
-					    pread(fd, &s[1], 16,
-						  (off_t)(h.attrs.offset + ATTR_SZ + sizeof(a))) == 16 &&
-					    s[0].offset == 104 && s[0].size == 16 &&
-					    s[1].offset == 120 && s[1].size == 8);
+					      (ssize_t)sizeof(a) &&
+					  !memcmp(&a, &attrs[1], sizeof(a)));
+		__T("ids sections",
+		    pread(fd, &s[0], 16, (off_t)(h.attrs.offset + sizeof(a))) == 16 &&
+			pread(fd, &s[1], 16, (off_t)(h.attrs.offset + ATTR_SZ + sizeof(a))) == 16 &&
+			s[0].offset == 104 && s[0].size == 16 && s[1].offset == 120 &&
+			s[1].size == 8);
 	}
 	close(fd);
 
@@ -207,15 +207,15 @@ static void test_layout(void)
 	T_EQ_U64("file holds the sample", file_size(p), doff + SMP);
 	__T("round", put_round(w) == 0 && put_sample(w, 8, 1) == 0 && put_round(w) == 0);
 	__T("flush 2", hws_perf_writer__flush(w) == 0);
-	__T("data size at the round", read_header(p, &h) && h.data.size == 2 * SMP + 16 &&
-					      no_features(&h));
+	__T("data size at the round",
+	    read_header(p, &h) && h.data.size == 2 * SMP + 16 && no_features(&h));
 	{
 		struct hws_perf_writer_stats st;
 
 		hws_perf_writer__stats(w, &st);
 		__T("stats: in the file", st.data_size == 2 * SMP + 16 && st.records == 4 &&
-						  st.samples == 2 && !st.err && !st.lost_bytes &&
-						  !st.lost_records);
+					      st.samples == 2 && !st.err && !st.lost_bytes &&
+					      !st.lost_records);
 	}
 
 	/* the open file as a reader sees it (a recorder killed now) */
@@ -231,7 +231,7 @@ static void test_layout(void)
 
 	__T("close", hws_perf_writer__close(w) == 0);
 	__T("closed: features", read_header(p, &h) && !no_features(&h) && h.data.offset == doff &&
-					h.data.size == 2 * SMP + 16 && h.attrs.offset == 128);
+				    h.data.size == 2 * SMP + 16 && h.attrs.offset == 128);
 	o = read_all(p);
 	__T("closed file: finished", o.opened && o.ret == 0 && o.unf == 0 && !o.u.why);
 	T_EQ_U64("closed file: samples", o.samples, 2);
@@ -260,7 +260,7 @@ static void test_framing(void)
 	/* AUXTRACE: 48-byte record + 64 payload bytes, given in three pieces */
 	memset(aux, 0, sizeof(aux));
 	{
-		struct perf_event_header ah = { HWS_RECORD_AUXTRACE, 0, 48 };
+		struct perf_event_header ah = {HWS_RECORD_AUXTRACE, 0, 48};
 		uint64_t psz = 64;
 
 		memcpy(aux, &ah, 8);
@@ -297,7 +297,7 @@ static void test_framing(void)
 	expect = 2 * SMP + 112 + nbig * SMP;
 	__T("a big write ending inside a record: data size at its last whole record",
 	    read_header(p, &h) && h.data.size == expect &&
-		    file_size(p) == doff + 2 * SMP + 112 + 262144);
+		file_size(p) == doff + 2 * SMP + 112 + 262144);
 	hws_perf_writer__write(w, big + 262144, (nbig + 1) * SMP - 262144);
 	n += nbig + 1;
 	/* small writes until the buffer fills and goes out by itself (no flush call) */
@@ -305,7 +305,7 @@ static void test_framing(void)
 		put_sample(w, 7, n++);
 	__T("the full buffer went out: data size at a record boundary",
 	    read_header(p, &h) && h.data.size > expect && (h.data.size - 112) % SMP == 0 &&
-		    file_size(p) == doff + h.data.size);
+		file_size(p) == doff + h.data.size);
 	hws_perf_writer__flush(w);
 	expect = 112 + n * SMP;
 	__T("flush: everything", read_header(p, &h) && h.data.size == expect);
@@ -314,8 +314,8 @@ static void test_framing(void)
 	free(big);
 	o = read_all(p);
 	__T("the open file reads whole", o.ret == 0 && o.unf == HWS_UNFINISHED_NO_FEATURES &&
-						 o.samples == n && o.records == n + 1 &&
-						 o.u.end == doff + expect);
+					     o.samples == n && o.records == n + 1 &&
+					     o.u.end == doff + expect);
 	__T("close", hws_perf_writer__close(w) == 0);
 	o = read_all(p);
 	__T("closed: the same records, finished", o.ret == 0 && !o.unf && o.samples == n);
@@ -389,7 +389,7 @@ static void test_killed(void)
 
 	/* bytes that are no record after the last whole one: the data ends there */
 	{
-		uint64_t junk[2] = { 0x1234567890abcdefULL, 0 };
+		uint64_t junk[2] = {0x1234567890abcdefULL, 0};
 
 		patch_u64(p, offsetof(struct hws_file_header, data.size), size);
 		truncate(p, (off_t)(doff + size));
@@ -409,15 +409,15 @@ static void test_killed(void)
 	T_EQ_U64("data size 0: every sample", o.samples, 30);
 	patch_u64(p, offsetof(struct hws_file_header, adds_features), 0);
 	o = read_all(p);
-	__T("data size 0, no feature bits: the same", o.unf == HWS_UNFINISHED_DATA_SIZE_0 &&
-							   o.samples == 30 && o.ret == 0);
+	__T("data size 0, no feature bits: the same",
+	    o.unf == HWS_UNFINISHED_DATA_SIZE_0 && o.samples == 30 && o.ret == 0);
 
 	/* killed before the first flush: header and attrs, nothing else */
 	killed_writer(p, 0, 5);
 	o = read_all(p);
 	__T("killed before any round: unfinished, no records",
 	    o.opened && o.ret == 0 && o.unf == HWS_UNFINISHED_DATA_SIZE_0 && o.records == 0 &&
-		    o.nr_attrs == 1 && o.u.read_all && o.u.end == file_size(p));
+		o.nr_attrs == 1 && o.u.read_all && o.u.end == file_size(p));
 }
 
 /* A file cut inside its data: records up to the cut, the rest is reported. */
@@ -442,12 +442,12 @@ static void test_past_eof(void)
 	T_EQ_U64("past the end of the file", o.unf, HWS_UNFINISHED_PAST_EOF);
 	T_EQ_U64("samples before the cut", o.samples, 50);
 	__T("whole records end at the cut record", o.u.end == h.data.offset + 50 * SMP &&
-							   o.u.cut_bytes == 13 &&
-							   o.u.data_size == 100 * SMP);
+						       o.u.cut_bytes == 13 &&
+						       o.u.data_size == 100 * SMP);
 	truncate(p, (off_t)(h.data.offset + 50 * SMP));
 	o = read_all(p);
-	__T("cut at a record boundary", o.unf == HWS_UNFINISHED_PAST_EOF && o.samples == 50 &&
-						 !o.u.cut_bytes);
+	__T("cut at a record boundary",
+	    o.unf == HWS_UNFINISHED_PAST_EOF && o.samples == 50 && !o.u.cut_bytes);
 }
 
 /* ---------------------------------------------------------------- finished files */
@@ -523,8 +523,8 @@ static void test_late_attr(void)
 	    o.ret == 0 && o.unf && o.nr_attrs == 1 && o.samples == 2);
 	__T("close", hws_perf_writer__close(w) == 0);
 	o = read_all(p);
-	__T("closed: both events, finished", o.ret == 0 && !o.unf && o.nr_attrs == 2 &&
-						     o.samples == 2 && o.unknown_attr == 0);
+	__T("closed: both events, finished",
+	    o.ret == 0 && !o.unf && o.nr_attrs == 2 && o.samples == 2 && o.unknown_attr == 0);
 }
 
 /* ---------------------------------------------------------------- write errors */
@@ -562,7 +562,7 @@ static void capped_writer(const char *p, uint64_t room, bool aux, uint64_t whole
 			int e;
 
 			if (aux && i == 60) {
-				struct perf_event_header ah = { HWS_RECORD_AUXTRACE, 0, 48 };
+				struct perf_event_header ah = {HWS_RECORD_AUXTRACE, 0, 48};
 				uint64_t psz = AUX_PAYLOAD;
 
 				memcpy(rec, &ah, 8);
@@ -583,8 +583,8 @@ static void capped_writer(const char *p, uint64_t room, bool aux, uint64_t whole
 		T_EQ_U64("the write error", err, -EFBIG);
 		hws_perf_writer__stats(w, &s);
 		T_EQ_U64("stats: error", s.err, -EFBIG);
-		T_EQ_U64("stats: data up to the last whole record that reached the file", s.data_size,
-			 whole * SMP);
+		T_EQ_U64("stats: data up to the last whole record that reached the file",
+			 s.data_size, whole * SMP);
 		T_EQ_U64("stats: records in the file", s.records, whole);
 		T_EQ_U64("stats: samples in the file", s.samples, whole);
 		T_EQ_U64("stats: records not written", s.lost_records, 100 - whole);
