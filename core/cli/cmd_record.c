@@ -1323,7 +1323,8 @@ static void write_failed(const struct record *r, int err, const struct hws_perf_
 	snprintf(buf, len,
 		 "%s: %s%s%s\nhwsample: %s holds %" PRIu64 " samples (%" PRIu64
 		 " records, %s of data) up to the last whole record that reached it; not written: "
-		 "%" PRIu64 " records (%" PRIu64 " samples, %" PRIu64 " bytes, %s)%s",
+		 "%" PRIu64 " records (%" PRIu64 " samples, %" PRIu64 " bytes, %s); recording "
+		 "stopped there%s",
 		 what, r->output, fix ? ": " : "", fix ? fix : "", r->output, st->samples,
 		 st->records, held, st->lost_records, st->lost_samples, st->lost_bytes, lost,
 		 st->err ? ""

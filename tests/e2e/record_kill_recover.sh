@@ -1,0 +1,184 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Crash-safe recording: `hwsample record` (cpu-clock, a busy workload) killed with SIGKILL at
+# 20 random moments, some 50-400 ms after the start (maybe before its first round: rounds
+# come every 200 ms here), most 50-400 ms after its first round of samples. Every file must
+# read: hwsample dump exits 1 saying the file is unfinished, why, and how many samples it
+# recovered up to which byte, and
+#   - recovers exactly the SAMPLE records a small independent parser (python, below) finds
+#     whole from the data offset to the first record cut short, at the byte it names;
+#   - recovers at least every sample the header vouched for just before the kill (the
+#     data size read from the file right before SIGKILL: the rounds written by then);
+#   - the header followed the rounds: the first data size seen was below the 256 KiB
+#     write buffer (it is rewritten at each round, not only when the buffer fills);
+#   - the recovered samples are as dense as a complete twin run's (samples per second of
+#     sample-time span, at least half: no round missing in the middle);
+#   - perf (where it reads the file: up to the header's data size) counts exactly the
+#     samples the independent parser finds inside that data size.
+# Then `perf record` killed the same way (data size 0 in its header, feature bits set,
+# records after it): hwsample recovers every whole SAMPLE record the parser finds (perf 6.1
+# itself gives up on such files: "failed to process sample"; if a perf can read one, the
+# counts must agree).
+. "$(dirname "$0")/lib/common.sh"
+need_sw_events
+command -v python3 >/dev/null || skip "python3 not installed"
+W=${HWS_WORKLOADS:-}/cpuburn
+[ -x "$W" ] || skip "workload $W not built"
+HAVE_PERF=0
+command -v perf >/dev/null 2>&1 && perf version >/dev/null 2>&1 && HAVE_PERF=1
+
+# scan FILE [PRE]: the file as an independent parser sees it, one line:
+# "data_size samples_inside_data_size samples_to_cut end cut_bytes samples_inside_PRE
+#  span_ns feature_words"
+cat >"$TMP/scan.py" <<'EOF'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+pre = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+if len(b) < 104:
+    print('none'); sys.exit()
+aoff, asz, doff, dsz = struct.unpack_from('<4Q', b, 24)
+feats = sum(1 for w in struct.unpack_from('<4Q', b, 72) if w)
+st = struct.unpack_from('<Q', b, aoff + 24)[0] if asz and aoff + 32 <= len(b) else 0
+# TIME follows IDENTIFIER (1<<16), IP (1<<0) and TID (1<<1) when they are there
+tpos = 8 + 8 * sum(1 for bit in (1 << 16, 1, 2) if st & bit)
+off, n_in, n_all, n_pre, times = doff, 0, 0, 0, []
+while off + 8 <= len(b):
+    t, m, s = struct.unpack_from('<IHH', b, off)
+    if s < 8 or t >= 96:
+        break
+    tot = s
+    if t == 71:  # AUXTRACE: its payload follows
+        if s < 16 or off + 16 > len(b):
+            break
+        tot += struct.unpack_from('<Q', b, off + 8)[0]
+    if off + tot > len(b):
+        break
+    if t == 9:
+        n_all += 1
+        n_in += off + tot <= doff + dsz
+        n_pre += off + tot <= doff + pre
+        if st & 4 and tpos + 8 <= s:
+            times.append(struct.unpack_from('<Q', b, off + tpos)[0])
+    off += tot
+span = max(times) - min(times) if len(times) > 1 else 0
+print(dsz, n_in, n_all, off, len(b) - off, n_pre, span, feats)
+EOF
+scan() { python3 "$TMP/scan.py" "$@"; }
+# data size in the header of $1 (0 when the file or its header is not there yet)
+dsize() { [ -s "$1" ] && od -An -t u8 -j 48 -N 8 "$1" 2>/dev/null | tr -d ' ' || echo 0; }
+# the process $1's children (the workload), then SIGKILL for all of them
+kill_all() {
+	local kids
+	kids=$(cat /proc/"$1"/task/*/children 2>/dev/null)
+	kill -KILL "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	# shellcheck disable=SC2086
+	[ -n "$kids" ] && kill -KILL $kids 2>/dev/null
+	return 0
+}
+ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# the complete twin run: samples per second of sample-time span
+"$HWS_BIN" -q -b sw -e cpu-clock -F 4000 -o "$TMP/twin.data" -- "$W" 4 >/dev/null 2>&1
+read -r _ twin_n _ _ _ _ twin_span twin_feats <<<"$(scan "$TMP/twin.data")"
+check "twin run: complete file with samples ($twin_n)" [ "${twin_n:-0}" -gt 100 ]
+check "twin run: features" [ "${twin_feats:-0}" -gt 0 ]
+twin_rate=$(python3 -c "print(${twin_n:-0} / max(${twin_span:-1}, 1) * 1e9)")
+
+RANDOM=$(($(date +%s) % 32768))
+kills=0 with_rounds=0 sum_n=0 sum_span=0 perf_checked=0
+for i in $(seq 1 20); do
+	f=$TMP/k$i.data
+	"$HWS_BIN" -q -b sw -e cpu-clock -F 4000 -o "$f" -- "$W" 40 >/dev/null 2>"$TMP/k$i.rec" &
+	hp=$!
+	t0=$(ms)
+	first=0
+	if [ $((i % 4)) = 1 ]; then
+		sleep "0.$(printf %03d $((RANDOM % 350 + 50)))" # maybe before the first round
+	else
+		# the first round with samples (bounded wait): the header's data size grows past
+		# the side-band records written before the workload starts
+		while [ "$(dsize "$f")" = 0 ] && [ $(($(ms) - t0)) -lt 5000 ]; do sleep 0.01; done
+		sb=$(dsize "$f")
+		while [ "$(dsize "$f")" = "$sb" ] && [ $(($(ms) - t0)) -lt 5000 ]; do sleep 0.01; done
+		first=$(dsize "$f")
+		sleep "0.$(printf %03d $((RANDOM % 350 + 50)))"
+	fi
+	pre=$(dsize "$f")
+	kill_all "$hp"
+	kills=$((kills + 1))
+	if [ ! -s "$f" ]; then
+		echo "kill $i: killed before it created the file"
+		continue
+	fi
+	"$HWS_BIN" dump -i "$f" --csv >"$TMP/k$i.csv" 2>"$TMP/k$i.err"
+	rc=$?
+	read -r ds n_in n_all end cut n_pre span feats <<<"$(scan "$f" "$pre")"
+	echo "kill $i: data size $pre before the kill, $ds after; samples: $n_pre before," \
+		"$n_in inside, $n_all whole to byte $end (+$cut)"
+	if [ "$(stat -c %s "$f")" = 104 ]; then
+		# killed between creating the file and writing its attrs (microseconds): the
+		# placeholder header, an empty file
+		eq "kill $i: placeholder file reads empty" "$rc:$(wc -l <"$TMP/k$i.csv")" "0:1"
+		continue
+	fi
+	eq "kill $i: exit code" "$rc" 1
+	eq "kill $i: no feature bits" "$feats" 0
+	if [ "$ds" = 0 ]; then why="data size 0"; else why="no header features"; fi
+	msg="k$i.data is unfinished ($why[^)]*): $n_all samples recovered up to byte $end"
+	[ "$cut" != 0 ] && msg="$msg (the $cut bytes after it are no whole record)"
+	check "kill $i: message '$msg' (got: $(cat "$TMP/k$i.err"))" grep -q "$msg\$" "$TMP/k$i.err"
+	eq "kill $i: every whole sample printed" "$(($(wc -l <"$TMP/k$i.csv") - 1))" "$n_all"
+	check "kill $i: at least the samples of the rounds before the kill ($n_all >= $n_pre)" \
+		[ "$n_all" -ge "$n_pre" ]
+	check "kill $i: data size never goes back ($pre <= $ds)" [ "$pre" -le "$ds" ]
+	if [ "$first" != 0 ]; then
+		with_rounds=$((with_rounds + 1))
+		check "kill $i: data size follows the rounds (first seen $first < 262144)" \
+			[ "$first" -lt 262144 ]
+		sum_n=$((sum_n + n_all))
+		sum_span=$((sum_span + span))
+	fi
+	if [ "$HAVE_PERF" = 1 ] && [ $((i % 3)) = 0 ]; then
+		perf_checked=$((perf_checked + 1))
+		pn=$(perf_samples "$f")
+		eq "kill $i: perf counts the samples inside the data size" "${pn:-0}" "$n_in"
+	fi
+done
+check "most kills came after a round ($with_rounds)" [ "$with_rounds" -ge 12 ]
+check "recovered samples as dense as the twin run's ($sum_n in ${sum_span} ns, twin $twin_rate/s)" \
+	python3 -c "import sys; sys.exit(not ($sum_n / max($sum_span, 1) * 1e9 >= 0.5 * $twin_rate))"
+[ "$HAVE_PERF" = 1 ] && check "perf cross-checks ran ($perf_checked)" [ "$perf_checked" -ge 5 ]
+
+# perf record killed: data size 0, feature bits set at its start, records after them
+if [ "$HAVE_PERF" = 1 ]; then
+	for i in 1 2 3; do
+		f=$TMP/p$i.data
+		perf record -q -e cpu-clock -F 4000 -o "$f" -- "$W" 40 >/dev/null 2>&1 &
+		pp=$!
+		t0=$(ms)
+		# perf writes its records as it reads the rings: wait for some
+		while [ "$(stat -c %s "$f" 2>/dev/null || echo 0)" -lt 20000 ] &&
+			[ $(($(ms) - t0)) -lt 5000 ]; do sleep 0.01; done
+		sleep "0.$(printf %03d $((RANDOM % 350 + 50)))"
+		kill_all "$pp"
+		"$HWS_BIN" dump -i "$f" --csv >"$TMP/p$i.csv" 2>"$TMP/p$i.err"
+		rc=$?
+		read -r ds n_in n_all end cut n_pre span feats <<<"$(scan "$f")"
+		echo "perf kill $i: data size $ds, $n_all whole samples to byte $end (+$cut)"
+		eq "perf kill $i: data size 0 in perf's header" "$ds" 0
+		check "perf kill $i: samples in the file ($n_all)" [ "$n_all" -gt 0 ]
+		eq "perf kill $i: exit code" "$rc" 1
+		msg="p$i.data is unfinished (data size 0[^)]*): $n_all samples recovered up to byte $end"
+		[ "$cut" != 0 ] && msg="$msg (the $cut bytes after it are no whole record)"
+		check "perf kill $i: message '$msg' (got: $(cat "$TMP/p$i.err"))" grep -q "$msg\$" "$TMP/p$i.err"
+		eq "perf kill $i: every whole sample printed" "$(($(wc -l <"$TMP/p$i.csv") - 1))" "$n_all"
+		pn=$(perf_samples "$f")
+		if [ -n "$pn" ]; then
+			eq "perf kill $i: perf reads it too, same count" "$pn" "$n_all"
+		else
+			echo "perf kill $i: perf cannot read the file (as perf 6.1 on killed files)"
+		fi
+	done
+fi
+finish
