@@ -138,6 +138,7 @@ for i in $(seq 1 20); do
 			[ "$first" -lt 262144 ]
 		sum_n=$((sum_n + n_all))
 		sum_span=$((sum_span + span))
+		last_f=$f last_msg=$msg
 	fi
 	if [ "$HAVE_PERF" = 1 ] && [ $((i % 3)) = 0 ]; then
 		perf_checked=$((perf_checked + 1))
@@ -146,6 +147,15 @@ for i in $(seq 1 20); do
 	fi
 done
 check "most kills came after a round ($with_rounds)" [ "$with_rounds" -ge 12 ]
+# report and c2c report say the same of the last such file
+if [ -n "${last_f:-}" ]; then
+	for cmd in report "c2c report"; do
+		# shellcheck disable=SC2086
+		"$HWS_BIN" $cmd -i "$last_f" >/dev/null 2>"$TMP/cmd.err"
+		eq "$cmd: exit code" "$?" 1
+		check "$cmd: the same message" grep -q "^hwsample $cmd: .*$last_msg\$" "$TMP/cmd.err"
+	done
+fi
 check "recovered samples as dense as the twin run's ($sum_n in ${sum_span} ns, twin $twin_rate/s)" \
 	python3 -c "import sys; sys.exit(not ($sum_n / max($sum_span, 1) * 1e9 >= 0.5 * $twin_rate))"
 [ "$HAVE_PERF" = 1 ] && check "perf cross-checks ran ($perf_checked)" [ "$perf_checked" -ge 5 ]
