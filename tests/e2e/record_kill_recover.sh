@@ -14,7 +14,8 @@
 #   - the recovered samples are as dense as a complete twin run's (samples per second of
 #     sample-time span, at least half: no round missing in the middle);
 #   - perf (where it reads the file: up to the header's data size) counts exactly the
-#     samples the independent parser finds inside that data size.
+#     samples the independent parser finds inside that data size;
+#   - hwsample report and c2c report say the same of such a file, with exit 1.
 # Then `perf record` killed the same way (data size 0 in its header, feature bits set,
 # records after it): hwsample recovers every whole SAMPLE record the parser finds (perf 6.1
 # itself gives up on such files: "failed to process sample"; if a perf can read one, the
