@@ -100,11 +100,10 @@ struct hws_perf_writer {
 	uint64_t data_off;  /* file mode: data section start */
 	uint64_t data_size; /* bytes appended by __write (buffered ones included) */
 	uint64_t attrs_off; /* file mode: the attr section written at the start */
-	/* file mode: framing of every byte appended (fa), fa as it was when the file last held
-	 * every appended byte (fs: where a write that fails half way started), the data bytes
-	 * up to the last whole record in the file and their counts (committed), and the
-	 * data.size the file's header says (hdr_size) */
-	struct frame fa, fs;
+	/* file mode: framing of every data byte that left the buffer, written or (after an
+	 * error) lost (fa); the data bytes up to the last whole record in the file and their
+	 * counts (committed); the data.size the file's header says (hdr_size) */
+	struct frame fa;
 	uint64_t committed, c_records, c_samples, hdr_size;
 	uint8_t *wbuf; /* small writes are gathered here; flushed when full and at close */
 	size_t wlen;
