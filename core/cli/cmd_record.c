@@ -988,7 +988,6 @@ static int finished_round(struct record *r)
 {
 	struct perf_event_header h = { .type = HWS_RECORD_FINISHED_ROUND, .misc = 0,
 				       .size = sizeof(h) };
-
 	int ret;
 
 	if (!r->wrote_since_round || r->write_err)
@@ -999,7 +998,8 @@ static int finished_round(struct record *r)
 	ret = hws_perf_writer__write(r->w, &h, sizeof(h));
 	if (!ret)
 		ret = hws_perf_writer__flush(r->w);
-	if (ret < 0)
+	/* a file: the error ends the run, saying what the file holds (write_failed()) */
+	if (ret < 0 && strcmp(r->output, "-"))
 		r->write_err = ret;
 	return ret;
 }
