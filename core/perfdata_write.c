@@ -790,6 +790,7 @@ void hws_perf_writer__stats(const struct hws_perf_writer *w, struct hws_perf_wri
 		return;
 	st->err = w->err;
 	if (w->pipe) {
+		st->pipe = true;
 		st->data_size = w->data_size;
 		return;
 	}

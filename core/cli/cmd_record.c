@@ -1846,7 +1846,7 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 				"kernel names of this file need this boot's /proc/kallsyms\n",
 				strerror(-cerr));
 	}
-	if (strcmp(r->output, "-") && (r->write_err || ret < 0)) {
+	if (!wst.pipe && (r->write_err || ret < 0)) {
 		write_failed(r, r->write_err ? r->write_err : ret, &wst, err, sizeof(err));
 		ret = r->write_err ? r->write_err : ret;
 		runtime_err = true;

@@ -190,6 +190,7 @@ struct hws_perf_writer_stats {
 	uint64_t lost_bytes;	   /* given to __write() but not in the file (write error) */
 	uint64_t lost_records, lost_samples; /* records (one cut short counts), samples */
 	int err;			     /* the write error (negative errno), 0 if none */
+	bool pipe; /* pipe mode: only data_size (the bytes given) and err are set */
 };
 HWS_API void hws_perf_writer__stats(const struct hws_perf_writer *w,
 				    struct hws_perf_writer_stats *st);
