@@ -21,6 +21,14 @@
  *    such (pid/tid, cpu/res keep their place), RAW/AUX/stack/string bytes unchanged, RAW's
  *    u32 size swapped; attr flag bitfields are bit-reversed per byte (perf swap_bitfield).
  *  - The first error sticks: __next() keeps returning it; errmsg names offset and record.
+ *  - A file-mode file is unfinished (check_unfinished()) only when its header cannot be
+ *    the one of a finished recording: data size past the end of the file; feature bits
+ *    whose index is not after the data; or no feature bits with attrs (perf and hwsample
+ *    always write features when they finish) or with bytes after the data that no attr or
+ *    ids section accounts for. Old 72-byte headers and pipes are never unfinished. In an
+ *    unfinished file records are read past data.size to the end of the file (or to an attr
+ *    or ids section after the data), and the first record cut short or not a record ends
+ *    the data (cut_here()) instead of raising an error; the features are not read.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -143,6 +151,14 @@ struct hws_perf_reader {
 	uint64_t dc_off; /* file offset of the COMPRESSED record they came from */
 	void *zds;	 /* ZSTD_DStream */
 	bool zstd_warned;
+
+	/* file mode: why the file is unfinished (HWS_UNFINISHED_*, 0: finished) and what its
+	 * header said; where its whole records end, once __next() got there (cut_known) */
+	int unf;
+	char unf_why[160];
+	uint64_t hdr_data_off, hdr_data_size;
+	uint64_t cut, cut_bytes;
+	bool cut_known;
 
 	struct hws_file_info fi;
 	struct hws_time_conv tc;
@@ -1155,7 +1171,22 @@ out:
 
 /* ---------------------------------------------------------------- open */
 
-static int read_file_attrs(struct hws_perf_reader *r, const struct hws_file_header *h)
+/* An attr or ids section of the file (check_unfinished() looks at what follows the data). */
+struct sect {
+	uint64_t off, end;
+};
+
+static int sect_cmp(const void *a, const void *b)
+{
+	const struct sect *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Read the attr section and the ids of each attr; *secs (caller frees) gets the attr
+ * section and every non-empty ids section, *nr_secs how many. */
+static int read_file_attrs(struct hws_perf_reader *r, const struct hws_file_header *h,
+			   struct sect **secs, size_t *nr_secs)
 {
 	uint64_t off = 0, end = h->attrs.size;
 	uint8_t *sec, buf[4096];
@@ -1168,8 +1199,15 @@ static int read_file_attrs(struct hws_perf_reader *r, const struct hws_file_head
 			    (unsigned long long)h->attrs.size);
 	/* the whole section at once, so the window can serve the ids sections */
 	sec = malloc((size_t)end + 1);
-	if (!sec)
+	/* one entry per attr (at least PERF_ATTR_SIZE_VER0 + 16 bytes each) and the section */
+	*secs = malloc((size_t)(end / (PERF_ATTR_SIZE_VER0 + 16) + 1) * sizeof(**secs));
+	*nr_secs = 0;
+	if (!sec || !*secs) {
+		free(sec);
 		return -ENOMEM;
+	}
+	if (end)
+		(*secs)[(*nr_secs)++] = (struct sect){h->attrs.offset, h->attrs.offset + end};
 	if (copy_in(r, h->attrs.offset, sec, end)) {
 		ret = fail(r, HWS_E_BAD_FILE, h->attrs.offset, NULL, "cannot read the attrs");
 		goto out;
@@ -1215,6 +1253,8 @@ static int read_file_attrs(struct hws_perf_reader *r, const struct hws_file_head
 			ret = fail(r, HWS_E_TOO_BIG, at, NULL, "attr %d: too many ids", idx);
 			goto out;
 		}
+		if (ids.size)
+			(*secs)[(*nr_secs)++] = (struct sect){ids.offset, ids.offset + ids.size};
 		idbuf = malloc(nids * 8 + 1);
 		if (!idbuf) {
 			ret = -ENOMEM;
@@ -1255,8 +1295,70 @@ static int v1_endian(uint64_t attr_size, bool *swap)
 	return HWS_E_BAD_FILE;
 }
 
+/* The feature index that bits in @h announce is right after the data: it fits in the file
+ * and its first section lies after it, within the file. (A file whose recorder was killed
+ * has records there, or nothing: perf writes its feature bits at the start.) */
+static bool feature_index_ok(struct hws_perf_reader *r, const struct hws_file_header *h,
+			     uint64_t dend)
+{
+	struct hws_file_section s;
+	int nr = 0;
+
+	for (int f = 0; f < HWS_FEAT__MAX; f++)
+		nr += (h->adds_features[f / 64] >> (f % 64)) & 1;
+	if (dend > r->file_size || (uint64_t)nr * sizeof(s) > r->file_size - dend ||
+	    copy_in(r, dend, &s, sizeof(s)))
+		return false;
+	if (r->swap) {
+		s.offset = bswap_64(s.offset);
+		s.size = bswap_64(s.size);
+	}
+	return s.offset >= dend && s.offset <= r->file_size && s.size <= r->file_size - s.offset;
+}
+
+/*
+ * Is the file unfinished (see the head comment)? If so, say why, and read its records up
+ * to the end of the file or the first attr or ids section after the data (@secs, sorted
+ * here), whichever comes first.
+ */
+static void check_unfinished(struct hws_perf_reader *r, const struct hws_file_header *h,
+			     struct sect *secs, size_t nr)
+{
+	uint64_t dend = h->data.offset + h->data.size, at = dend, end = r->file_size;
+	bool feats =
+	    h->adds_features[0] | h->adds_features[1] | h->adds_features[2] | h->adds_features[3];
+	const char *why;
+
+	qsort(secs, nr, sizeof(*secs), sect_cmp);
+	/* the bytes after the data that attr and ids sections account for */
+	for (size_t i = 0; i < nr; i++)
+		if (secs[i].off <= at && secs[i].end > at)
+			at = secs[i].end;
+	if (dend > r->file_size)
+		r->unf = HWS_UNFINISHED_PAST_EOF;
+	else if (feats ? !feature_index_ok(r, h, dend) : h->attrs.size || at < r->file_size)
+		r->unf = h->data.size ? HWS_UNFINISHED_NO_FEATURES : HWS_UNFINISHED_DATA_SIZE_0;
+	if (!r->unf)
+		return;
+	if (r->unf == HWS_UNFINISHED_PAST_EOF)
+		why = "data size past the end of the file: cut short, or the recorder did not "
+		      "finish";
+	else if (r->unf == HWS_UNFINISHED_DATA_SIZE_0)
+		why = "data size 0: the recorder did not finish, killed?";
+	else
+		why = "no header features after the data: the recorder did not finish, killed? "
+		      "disk full?";
+	snprintf(r->unf_why, sizeof(r->unf_why), "%s", why);
+	for (size_t i = 0; i < nr; i++)
+		if (secs[i].off >= dend && secs[i].off < end)
+			end = secs[i].off;
+	r->data_end = end > h->data.offset ? end : h->data.offset;
+}
+
 static int open_header(struct hws_perf_reader *r)
 {
+	struct sect *secs = NULL;
+	size_t nr_secs = 0;
 	struct hws_file_header h;
 	const uint8_t *p;
 	size_t got;
@@ -1320,16 +1422,21 @@ static int open_header(struct hws_perf_reader *r)
 	if (h.data.offset > r->file_size)
 		return fail(r, HWS_E_TRUNCATED, 40, NULL, "data section starts past the end (%#llx)",
 			    (unsigned long long)h.data.offset);
-	if (h.data.size == 0)
-		pr_warn("perfdata: data size is 0: was the recording stopped properly?\n");
 	if (h.data.offset + h.data.size < h.data.offset)
 		return fail(r, HWS_E_BAD_FILE, 48, NULL, "data size overflows");
-	err = read_file_attrs(r, &h);
-	if (err)
+	err = read_file_attrs(r, &h, &secs, &nr_secs);
+	if (err) {
+		free(secs);
 		return err;
+	}
 	r->pos = h.data.offset;
 	r->data_end = h.data.offset + h.data.size;
-	err = read_features(r, &h);
+	r->hdr_data_off = h.data.offset;
+	r->hdr_data_size = h.data.size;
+	if (hsize == PERF_FILE_HEADER_SIZE)
+		check_unfinished(r, &h, secs, nr_secs);
+	free(secs);
+	err = r->unf ? 0 : read_features(r, &h);
 	if (err)
 		return fail(r, err, h.data.offset + h.data.size, NULL, "cannot read features");
 	if (r->nr_attrs == 0)
@@ -2019,6 +2126,17 @@ int hws_perf_reader__next(struct hws_perf_reader *r, struct hws_perf_record *out
 	return rc;
 }
 
+/* An unfinished file: the record at r->pos is cut short or is not one, and ends the data
+ * (__next() returns 0 from now on). */
+static int cut_here(struct hws_perf_reader *r)
+{
+	r->cut = r->pos;
+	r->cut_bytes = (r->data_end < r->file_size ? r->data_end : r->file_size) - r->pos;
+	r->cut_known = true;
+	r->data_end = r->pos;
+	return 0;
+}
+
 static __attribute__((noinline)) int next_long(struct hws_perf_reader *r,
 					       struct hws_perf_record *out)
 {
@@ -2036,6 +2154,8 @@ static __attribute__((noinline)) int next_long(struct hws_perf_reader *r,
 		return err;
 	if (r->pos >= r->data_end)
 		goto end;
+	if (r->unf && r->pos + sizeof(h) > r->data_end)
+		return cut_here(r);
 	if (!r->stream && r->data_end - r->pos < sizeof(h)) {
 		if (r->data_end > r->file_size && r->pos >= r->file_size)
 			return fail(r, HWS_E_TRUNCATED, r->pos, NULL,
@@ -2050,6 +2170,8 @@ static __attribute__((noinline)) int next_long(struct hws_perf_reader *r,
 	if (err) {
 		if (err == HWS_E_TRUNCATED && r->stream && got == 0)
 			goto end; /* clean end of stream */
+		if (r->unf && err == HWS_E_TRUNCATED)
+			return cut_here(r);
 		return fail(r, err, r->pos, NULL, "file truncated inside a record header");
 	}
 	memcpy(&h, p, sizeof(h));
@@ -2058,6 +2180,9 @@ static __attribute__((noinline)) int next_long(struct hws_perf_reader *r,
 		h.misc = bswap_16(h.misc);
 		h.size = bswap_16(h.size);
 	}
+	if (r->unf &&
+	    (h.size < sizeof(h) || h.type >= HWS_RECORD__MAX || h.size > r->data_end - r->pos))
+		return cut_here(r);
 	if (h.size < sizeof(h))
 		return fail(r, HWS_E_BADREC, r->pos, &h, "record size below the 8-byte header");
 	if (h.type >= HWS_RECORD__MAX)
@@ -2068,6 +2193,8 @@ static __attribute__((noinline)) int next_long(struct hws_perf_reader *r,
 		return fail(r, HWS_E_BADREC, r->pos, &h, "record runs past the data section");
 	}
 	err = fetch(r, r->pos, h.size, &p, &got);
+	if (err && r->unf && err == HWS_E_TRUNCATED)
+		return cut_here(r);
 	if (err)
 		return fail(r, err, r->pos, &h, "file truncated inside the record (%zu of %u bytes)",
 			    got, h.size);
@@ -2092,17 +2219,23 @@ static __attribute__((noinline)) int next_long(struct hws_perf_reader *r,
 
 		if (h.type == HWS_RECORD_AUXTRACE) {
 			if (h.size < 16)
-				return fail(r, HWS_E_BADREC, r->pos, &h, "AUXTRACE record too short");
+				return r->unf ? cut_here(r)
+					      : fail(r, HWS_E_BADREC, r->pos, &h,
+						     "AUXTRACE record too short");
 			psz = pd_get64(rec + 8);
 		} else {
 			/* perf: {header (size 16); u32 size (8-aligned); u32 pad} then size
 			 * bytes; older hwsample versions wrote a 12-byte record with the
 			 * unpadded size, the bytes padded to 8 following: both read here */
 			if (h.size < 12)
-				return fail(r, HWS_E_BADREC, r->pos, &h, "TRACING_DATA too short");
+				return r->unf ? cut_here(r)
+					      : fail(r, HWS_E_BADREC, r->pos, &h,
+						     "TRACING_DATA too short");
 			psz = (pd_get32(rec + 8) + 7ULL) & ~7ULL;
 		}
 		err = read_payload(r, r->pos + h.size, psz, out);
+		if (err == HWS_E_TRUNCATED && r->unf)
+			return cut_here(r);
 		if (err)
 			return fail(r, err, r->pos, &h, "payload of %llu bytes %s",
 				    (unsigned long long)psz,
@@ -2120,6 +2253,8 @@ end:
 		return fail(r, HWS_E_TRUNCATED, r->dc_off, NULL,
 			    "%zu bytes of a record cut at the end of the compressed data",
 			    r->dc_len - r->dc_pos);
+	if (r->unf && !r->cut_known)
+		cut_here(r);
 	return 0;
 }
 
@@ -2148,6 +2283,24 @@ int hws_perf_reader__peek_type(struct hws_perf_reader *r)
 const char *hws_perf_reader__errmsg(const struct hws_perf_reader *r)
 {
 	return r && r->errmsg[0] ? r->errmsg : "no error";
+}
+
+int hws_perf_reader__unfinished(const struct hws_perf_reader *r, struct hws_perf_unfinished *u)
+{
+	if (u)
+		memset(u, 0, sizeof(*u));
+	if (!r || !r->unf)
+		return 0;
+	if (u) {
+		u->reason = r->unf;
+		u->why = r->unf_why;
+		u->data_offset = r->hdr_data_off;
+		u->data_size = r->hdr_data_size;
+		u->read_all = r->cut_known;
+		u->end = r->cut_known ? r->cut : 0;
+		u->cut_bytes = r->cut_known ? r->cut_bytes : 0;
+	}
+	return r->unf;
 }
 
 bool hws_perf_reader__is_pipe(const struct hws_perf_reader *r)

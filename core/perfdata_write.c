@@ -2,13 +2,31 @@
 /*
  * perf.data writer (PERFILE2, file and pipe mode).
  *
- * File layout written by hws_perf_writer__close():
- *   [file header, 104 B][data section ...][feature index + payloads][ids][attrs]
- * The data section starts right after the header so records can stream in before the set
- * of events (and their ids) is final; features must follow the data section (perf finds
- * them at data.offset + data.size); attrs and ids may live anywhere after that.
- * A placeholder header (no attrs, data.size 0) is written at creation, so a file whose
- * writer never reached __close() is recognisably incomplete rather than garbage.
+ * File layout, perf's own (perf record writes its files the same way):
+ *   [file header, 104 B][ids][attrs][data section ...][feature index + payloads]
+ * At creation the header is a placeholder (no attrs, data.size 0). At the first data byte
+ * (__write, __flush or __close, whichever comes first) the ids of every event and the attr
+ * section are written right after the header, the data section starts after them, and
+ * the header is rewritten to point at both (data.size 0, no feature bits). From then on
+ * data.size in the header is kept current: each time the buffer goes to the file (when it
+ * is full, at __flush, which the recorder calls after each round's FINISHED_ROUND) the
+ * 8-byte data.size is rewritten in place to end at the last whole record in the file. The
+ * writer follows the record framing itself (headers, AUXTRACE payloads) for that, so a
+ * flush that ends inside a record or a write that fails half way never puts a torn record
+ * inside data.size. Features follow the data at __close(), which sets the feature bits
+ * last. A recorder killed at any point (SIGKILL, OOM, power cut after the page cache
+ * reached the disk) therefore leaves a file whose header, attrs and ids are whole and
+ * whose data.size covers every round written before it died; no feature bits mark it as
+ * unfinished (hws_perf_reader__unfinished()), and readers recover the whole records that
+ * follow data.size too.
+ * An attr or ids added after the data started cannot go before it: the attr section is
+ * then written again after the features at __close() and the header points there (the
+ * early one stays as dead bytes before the data; a killed writer's file has the early one).
+ * A failed write (ENOSPC, EDQUOT, EIO) sticks: data.size stays at the last whole record
+ * that reached the file, __close() still writes the features there when the file system
+ * takes them (else it cuts the file at the end of that record and sets no feature bit),
+ * and hws_perf_writer__stats() counts the records, samples and bytes that were given to
+ * the writer but are not in the file.
  *
  * Pipe mode: the 16-byte pipe header, then one HEADER_ATTR record per event, one
  * HEADER_FEATURE record per feature, TRACING_DATA (as perf sends it: a HEADER_TRACING_DATA
@@ -19,10 +37,13 @@
  * All output goes through a 256 KiB buffer (flushed when full, by __flush() and __close()).
  *
  * Invariants: the writer only ever appends to the data section; every write is retried on
- * EINTR and short writes; the first error sticks (w->err) and is returned by __close().
+ * EINTR and short writes; the first error sticks (w->err) and is returned by __close();
+ * file mode: the header's data.size only ever names bytes that are in the file and end
+ * on a record boundary (w->committed), and it is written after those bytes.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,23 +71,49 @@ struct wfeat {
 	size_t len;
 };
 
+/*
+ * Record framing of a byte stream of whole records (file mode data): where each record
+ * ends (header size, plus the payload an AUXTRACE or TRACING_DATA record announces), so
+ * the writer knows the last record boundary of any prefix. Headers may be split between
+ * calls (gathered in hdr). A header that is not a record (size < 8, unknown type) gives
+ * up: from there every byte counts as whole (lost).
+ */
+struct frame {
+	uint64_t off;		   /* data bytes walked */
+	uint64_t rec_end;	   /* end of the record being walked; == off between records */
+	uint64_t bound;		   /* data offset after the last whole record walked */
+	uint64_t records, samples; /* whole records (SAMPLE records) walked */
+	uint32_t type;		   /* of the record being walked */
+	uint8_t hdr[16];	   /* first bytes of a header split between two walks */
+	uint8_t hlen;
+	bool lost;
+};
+
 struct hws_perf_writer {
 	int fd;
 	bool own_fd;
 	bool pipe;
 	bool pipe_started;
+	bool started;	 /* file mode: ids + attrs are in the file, the data section is open */
+	bool attrs_late; /* file mode: an attr or ids came after the start (attrs at the end) */
 	int err;
 	uint64_t pos;	    /* current write position (file offset / bytes of the stream) */
 	uint64_t data_off;  /* file mode: data section start */
 	uint64_t data_size; /* bytes appended by __write (buffered ones included) */
-	uint8_t *wbuf;	    /* small writes are gathered here; flushed when full and at close */
+	uint64_t attrs_off; /* file mode: the attr section written at the start */
+	/* file mode: framing of every data byte that left the buffer, written or (after an
+	 * error) lost (fa); the data bytes up to the last whole record in the file and their
+	 * counts (committed); the data.size the file's header says (hdr_size) */
+	struct frame fa;
+	uint64_t committed, c_records, c_samples, hdr_size;
+	uint8_t *wbuf; /* small writes are gathered here; flushed when full and at close */
 	size_t wlen;
 	struct wattr *attrs;
 	int nr_attrs, attrs_cap;
 	struct wfeat feats[HWS_FEAT__MAX];
 };
 
-static int flush_buf(struct hws_perf_writer *w);
+static int write_data(struct hws_perf_writer *w, const void *p, size_t n);
 
 static int write_all(struct hws_perf_writer *w, const void *buf, size_t len)
 {
@@ -99,7 +146,9 @@ static int flush_buf(struct hws_perf_writer *w)
 	size_t n = w->wlen;
 
 	w->wlen = 0;
-	return n ? write_all(w, w->wbuf, n) : 0;
+	if (!n)
+		return 0;
+	return w->started ? write_data(w, w->wbuf, n) : write_all(w, w->wbuf, n);
 }
 
 /* Buffered append: small writes gather in wbuf, large ones go straight out. */
@@ -149,6 +198,202 @@ static int write_header(struct hws_perf_writer *w, const struct hws_file_header 
 	return pwrite_all(w->fd, h, sizeof(*h), 0);
 }
 
+/* ---------------------------------------------------------------- file mode data */
+
+/* Walk @n more bytes of records (@p) through @f. */
+static void frame_walk(struct frame *f, const uint8_t *p, size_t n)
+{
+	uint64_t end = f->off + n;
+
+	while (f->off < end) {
+		struct perf_event_header h;
+		uint64_t start, total;
+		size_t take, have, need;
+
+		if (f->lost) {
+			f->off = f->rec_end = f->bound = end;
+			return;
+		}
+		if (f->off < f->rec_end) { /* inside a record: step over its bytes */
+			uint64_t k = (f->rec_end < end ? f->rec_end : end) - f->off;
+
+			p += k;
+			f->off += k;
+			if (f->off == f->rec_end) {
+				f->bound = f->off;
+				f->records++;
+				f->samples += f->type == PERF_RECORD_SAMPLE;
+			}
+			continue;
+		}
+		/* a header starts at off - hlen: look at up to 16 bytes of it (AUXTRACE keeps
+		 * its payload size at +8), without stepping over them yet */
+		take = sizeof(f->hdr) - f->hlen;
+		if (take > end - f->off)
+			take = (size_t)(end - f->off);
+		memcpy(f->hdr + f->hlen, p, take);
+		have = f->hlen + take;
+		start = f->off - f->hlen;
+		need = sizeof(h);
+		if (have >= sizeof(h)) {
+			memcpy(&h, f->hdr, sizeof(h));
+			if (h.size < sizeof(h) || h.type >= HWS_RECORD__MAX) {
+				f->lost = true;
+				continue;
+			}
+			if (h.type == HWS_RECORD_AUXTRACE && h.size >= 16)
+				need = 16;
+			else if (h.type == HWS_RECORD_HEADER_TRACING_DATA && h.size >= 12)
+				need = 12;
+		}
+		if (have < need) { /* the input ends inside the header */
+			f->hlen = (uint8_t)have;
+			f->off += take;
+			return;
+		}
+		total = h.size;
+		if (need == 16)
+			total += pd_get64(f->hdr + 8);
+		else if (need == 12)
+			total += (pd_get32(f->hdr + 8) + 7ULL) & ~7ULL;
+		if (total < h.size || start + total < start) {
+			f->lost = true;
+			continue;
+		}
+		f->rec_end = start + total;
+		f->type = h.type;
+		f->hlen = 0;
+	}
+}
+
+/* The header's data.size follows w->committed (8 bytes rewritten in place). */
+static int sync_size(struct hws_perf_writer *w)
+{
+	int err;
+
+	if (w->committed == w->hdr_size)
+		return 0;
+	err = pwrite_all(w->fd, &w->committed, 8, offsetof(struct hws_file_header, data.size));
+	if (err)
+		return w->err ? w->err : (w->err = err);
+	w->hdr_size = w->committed;
+	return 0;
+}
+
+/*
+ * File mode: write @n data bytes (the buffer, or a large __write()), walk their records,
+ * commit the ones that reached the file whole and rewrite data.size. After an error
+ * (now or earlier) the bytes that did not get there are walked too: they count as lost.
+ */
+static int write_data(struct hws_perf_writer *w, const void *p, size_t n)
+{
+	uint64_t from = w->pos;
+	bool was_ok = !w->err;
+	int err = write_all(w, p, n);
+	size_t k = (size_t)(w->pos - from);
+
+	frame_walk(&w->fa, p, k);
+	if (was_ok) {
+		w->committed = w->fa.bound;
+		w->c_records = w->fa.records;
+		w->c_samples = w->fa.samples;
+	}
+	if (err)
+		frame_walk(&w->fa, (const uint8_t *)p + k, n - k);
+	if (k) {
+		int serr = sync_size(w);
+
+		if (!err)
+			err = serr;
+	}
+	return err;
+}
+
+/* File mode: append to the data section (buffered like append()). */
+static int append_data(struct hws_perf_writer *w, const void *buf, size_t len)
+{
+	int err = w->err;
+
+	if (!err && len < WBUF_SIZE) {
+		if (w->wlen + len > WBUF_SIZE)
+			err = flush_buf(w);
+		if (!err) {
+			memcpy(w->wbuf + w->wlen, buf, len);
+			w->wlen += len;
+			return 0;
+		}
+	} else if (!err) {
+		err = flush_buf(w);
+		if (!err)
+			return write_data(w, buf, len);
+	}
+	frame_walk(&w->fa, buf, len); /* kept out of the file by the error: lost */
+	return err;
+}
+
+static void init_header(struct hws_file_header *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->magic = PERF_MAGIC2;
+	h->size = sizeof(*h);
+	h->attr_size = sizeof(struct perf_event_attr) + sizeof(struct hws_file_section);
+}
+
+/*
+ * The ids of every attr, then the attr array with each one's ids section, as they go at
+ * file offset @off (perf's layout). *attrs_off: where the attr array starts.
+ */
+static int build_attr_section(const struct hws_perf_writer *w, uint64_t off, struct hws_strbuf *sb,
+			      uint64_t *attrs_off)
+{
+	uint64_t ids_off = off;
+	int err = 0;
+
+	for (int i = 0; !err && i < w->nr_attrs; i++)
+		err = hws_strbuf__add(sb, w->attrs[i].ids, w->attrs[i].nr_ids * 8);
+	*attrs_off = off + sb->len;
+	for (int i = 0; !err && i < w->nr_attrs; i++) {
+		const struct wattr *a = &w->attrs[i];
+		struct hws_file_section ids = {ids_off, a->nr_ids * 8};
+
+		err = hws_strbuf__add(sb, &a->attr, sizeof(a->attr));
+		if (!err)
+			err = hws_strbuf__add(sb, &ids, sizeof(ids));
+		ids_off += a->nr_ids * 8;
+	}
+	return err;
+}
+
+/* File mode, at the first data byte: ids and attrs right after the header, the data
+ * section after them, and the header pointing at both (data.size 0, no feature bits). */
+static int start_file(struct hws_perf_writer *w)
+{
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	struct hws_file_header h;
+	uint64_t attrs_off;
+	int err;
+
+	if (w->started || w->err)
+		return w->err;
+	err = build_attr_section(w, w->pos, &sb, &attrs_off);
+	if (!err && sb.len)
+		err = write_all(w, sb.buf, sb.len);
+	hws_strbuf__release(&sb);
+	if (!err) {
+		init_header(&h);
+		h.attrs.offset = attrs_off;
+		h.attrs.size = (uint64_t)w->nr_attrs * h.attr_size;
+		h.data.offset = w->pos;
+		err = write_header(w, &h);
+	}
+	if (err)
+		return w->err ? w->err : (w->err = err);
+	w->attrs_off = attrs_off;
+	w->data_off = w->pos;
+	w->started = true;
+	return 0;
+}
+
 struct hws_perf_writer *hws_perf_writer__new_fd(int fd, bool pipe_mode)
 {
 	struct hws_perf_writer *w;
@@ -172,10 +417,7 @@ struct hws_perf_writer *hws_perf_writer__new_fd(int fd, bool pipe_mode)
 	if (!w->pipe) {
 		struct hws_file_header h;
 
-		memset(&h, 0, sizeof(h));
-		h.magic = PERF_MAGIC2;
-		h.size = sizeof(h);
-		h.attr_size = sizeof(struct perf_event_attr) + sizeof(struct hws_file_section);
+		init_header(&h);
 		h.data.offset = sizeof(h);
 		if (ftruncate(fd, 0) && errno != EINVAL) {
 			err = -errno;
@@ -231,6 +473,7 @@ int hws_perf_writer__add_attr(struct hws_perf_writer *w, const struct perf_event
 		return -EBUSY;
 	if (w->nr_attrs >= MAX_ATTRS || nr_ids > (1u << 24))
 		return -E2BIG;
+	w->attrs_late |= w->started;	   /* the file's attr section is before the data */
 	if (w->nr_attrs == w->attrs_cap) { /* doubling: 4096 events stay cheap */
 		int cap = w->attrs_cap ? w->attrs_cap * 2 : 8;
 
@@ -275,6 +518,7 @@ int hws_perf_writer__add_ids(struct hws_perf_writer *w, int idx, const uint64_t 
 	a = &w->attrs[idx];
 	if (a->nr_ids + nr_ids > (1u << 24))
 		return -E2BIG;
+	w->attrs_late |= w->started && nr_ids;
 	n = realloc(a->ids, (a->nr_ids + nr_ids) * sizeof(*n) + 1);
 	if (!n)
 		return -ENOMEM;
@@ -501,11 +745,14 @@ int hws_perf_writer__write(struct hws_perf_writer *w, const void *buf, size_t le
 
 	if (!w || (len && !buf))
 		return -EINVAL;
-	if (w->pipe) {
-		err = pipe_start(w);
-		if (err)
-			return err;
+	if (!w->pipe) {
+		start_file(w); /* an error sticks in w->err: the bytes are then counted lost */
+		w->data_size += len;
+		return append_data(w, buf, len);
 	}
+	err = pipe_start(w);
+	if (err)
+		return err;
 	err = append(w, buf, len);
 	if (!err)
 		w->data_size += len;
@@ -514,15 +761,21 @@ int hws_perf_writer__write(struct hws_perf_writer *w, const void *buf, size_t le
 
 int hws_perf_writer__flush(struct hws_perf_writer *w)
 {
+	int err;
+
 	if (!w)
 		return -EINVAL;
-	if (w->pipe && !w->pipe_started) {
-		int err = pipe_start(w);
-
-		if (err)
-			return err;
+	if (w->pipe) {
+		if (!w->pipe_started) {
+			err = pipe_start(w);
+			if (err)
+				return err;
+		}
+		return flush_buf(w);
 	}
-	return flush_buf(w);
+	start_file(w);
+	err = flush_buf(w);
+	return err ? err : w->err;
 }
 
 uint64_t hws_perf_writer__data_size(const struct hws_perf_writer *w)
@@ -530,9 +783,51 @@ uint64_t hws_perf_writer__data_size(const struct hws_perf_writer *w)
 	return w ? w->data_size : 0;
 }
 
+int64_t hws_perf_writer__data_offset(struct hws_perf_writer *w)
+{
+	if (!w)
+		return -EINVAL;
+	if (w->pipe)
+		return 0;
+	start_file(w);
+	return w->err ? w->err : (int64_t)w->data_off;
+}
+
+void hws_perf_writer__stats(const struct hws_perf_writer *w, struct hws_perf_writer_stats *st)
+{
+	if (!st)
+		return;
+	memset(st, 0, sizeof(*st));
+	if (!w)
+		return;
+	st->err = w->err;
+	if (w->pipe) {
+		st->pipe = true;
+		st->data_size = w->data_size;
+		return;
+	}
+	st->data_size = w->committed;
+	st->records = w->c_records;
+	st->samples = w->c_samples;
+	if (w->err) { /* after an error every byte given has been walked (wlen is 0) */
+		st->lost_bytes = w->data_size - w->committed;
+		st->lost_records = w->fa.records - w->c_records;
+		st->lost_samples = w->fa.samples - w->c_samples;
+		/* a record given in part (the caller stopped inside it) */
+		if (w->fa.off < w->fa.rec_end || w->fa.hlen)
+			st->lost_records++;
+	}
+}
+
 /* ---------------------------------------------------------------- close */
 
-static int finish_file(struct hws_perf_writer *w)
+/*
+ * File mode: the features after the data's last whole record, the attr section again
+ * after them if an event or ids came after the data started, then the header with the
+ * feature bits (the commit point). When the file system takes none of that (full disk)
+ * the file is cut after the data and its header keeps no feature bits.
+ */
+static int finish_file(struct hws_perf_writer *w, uint64_t size)
 {
 	struct hws_file_section *secs = NULL;
 	struct hws_file_header h;
@@ -545,15 +840,14 @@ static int finish_file(struct hws_perf_writer *w)
 	for (int f = 1; f < HWS_FEAT__MAX; f++)
 		nr += w->feats[f].data != NULL;
 
-	memset(&h, 0, sizeof(h));
-	h.magic = PERF_MAGIC2;
-	h.size = sizeof(h);
-	h.attr_size = sizeof(struct perf_event_attr) + sizeof(struct hws_file_section);
+	init_header(&h);
+	h.attrs.offset = w->attrs_off;
+	h.attrs.size = (uint64_t)w->nr_attrs * h.attr_size;
 	h.data.offset = w->data_off;
-	h.data.size = w->data_size;
+	h.data.size = size;
 
 	/* Features: index right after the data, then the payloads in bit order. */
-	feat_off = w->data_off + w->data_size;
+	feat_off = w->data_off + size;
 	secs = calloc((size_t)nr + 1, sizeof(*secs));
 	if (!secs)
 		return -ENOMEM;
@@ -569,46 +863,41 @@ static int finish_file(struct hws_perf_writer *w)
 		secs[n].size = ft->len;
 		err = pwrite_all(w->fd, ft->data, ft->len, off);
 		if (err)
-			goto out;
+			goto bare;
 		off += ft->len;
 		n++;
 	}
 	err = pwrite_all(w->fd, secs, (size_t)nr * sizeof(*secs), feat_off);
 	if (err)
-		goto out;
+		goto bare;
 
-	/* ids of each attr, then the attr array with its ids sections: built in memory,
-	 * written with one pwrite */
-	{
+	if (!w->started || w->attrs_late) {
+		/* the attrs (and ids) before the data are not all of them: all again here */
 		struct hws_strbuf sb = HWS_STRBUF_INIT;
-		uint64_t ids_off = off;
+		uint64_t attrs_off;
 
-		for (int i = 0; !err && i < w->nr_attrs; i++)
-			err = hws_strbuf__add(&sb, w->attrs[i].ids, w->attrs[i].nr_ids * 8);
-		h.attrs.offset = off + sb.len;
-		h.attrs.size = (uint64_t)w->nr_attrs * h.attr_size;
-		for (int i = 0; !err && i < w->nr_attrs; i++) {
-			struct wattr *a = &w->attrs[i];
-			struct hws_file_section ids = { ids_off, a->nr_ids * 8 };
-
-			err = hws_strbuf__add(&sb, &a->attr, sizeof(a->attr));
-			if (!err)
-				err = hws_strbuf__add(&sb, &ids, sizeof(ids));
-			ids_off += a->nr_ids * 8;
-		}
+		err = build_attr_section(w, off, &sb, &attrs_off);
 		if (!err && sb.len)
 			err = pwrite_all(w->fd, sb.buf, sb.len, off);
 		off += sb.len;
 		hws_strbuf__release(&sb);
 		if (err)
-			goto out;
+			goto bare;
+		h.attrs.offset = attrs_off;
 	}
 	if (ftruncate(w->fd, (off_t)off) && errno != EINVAL) {
 		err = -errno;
 		goto out;
 	}
-	/* The header last: until now the file says "no attrs, empty data". */
+	/* The header last: until now the file says "no features". */
 	err = write_header(w, &h);
+	goto out;
+bare:
+	memset(h.adds_features, 0, sizeof(h.adds_features));
+	if (ftruncate(w->fd, (off_t)feat_off) && errno != EINVAL)
+		goto out;
+	if (w->started && !write_header(w, &h))
+		w->hdr_size = size;
 out:
 	free(secs);
 	return err;
@@ -625,16 +914,13 @@ int hws_perf_writer__close(struct hws_perf_writer *w)
 		if (!err)
 			err = flush_buf(w);
 	} else {
-		/* flush what is buffered; whatever happened before, still write the header,
-		 * attrs and features, so the file holds the records that reached the disk
-		 * (after a failed write the data section ends where the disk writes did;
-		 * a torn last record is then reported by readers as truncated) */
+		/* flush what is buffered; whatever happened before, still write the features
+		 * (and attrs if late), so the file holds every whole record that reached it
+		 * (after a failed write the data ends at the last of them: w->committed) */
+		start_file(w);
 		flush_buf(w);
-		if (w->err)
-			w->data_size = w->pos - w->data_off;
 		err = w->err;
-		w->err = 0;
-		ferr = finish_file(w);
+		ferr = finish_file(w, err ? w->committed : w->data_size);
 		if (!err)
 			err = ferr;
 	}

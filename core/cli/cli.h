@@ -56,6 +56,14 @@ struct hws_decoder;
 bool hws_cli__event_known(const char *cmd, const char *path, const struct hws_decoder *d,
 			  const char *event);
 
+struct hws_perf_reader;
+struct hws_decoder;
+/* After decoding @r with @d: if the file is unfinished (hws_perf_reader__unfinished()),
+ * say so on stderr ("hwsample dump: x.data is unfinished (data size 0: ...): 12 samples
+ * recovered up to byte 4096") and return true: the command then exits 1. */
+bool hws_cli__unfinished(const char *cmd, const char *path, const struct hws_perf_reader *r,
+			 const struct hws_decoder *d);
+
 /* environment variable @name is set to "1" */
 bool hws_cli__env_on(const char *name);
 

@@ -313,7 +313,7 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	struct hws_decoder *d = NULL;
 	struct hws_c2c *c = NULL;
 	int o, err = 0, rc, ret = HWS_EXIT_OK;
-	bool json = false, stdio_out = false, nosym = false;
+	bool json = false, stdio_out = false, nosym = false, read_ok = false;
 	unsigned long v;
 	char ebuf[256], *end;
 	int out_err = 0;
@@ -432,6 +432,7 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	filter.c = c;
 	rc = filter.event ? hws_decoder__run(d, c2c_filter_cb, &filter)
 			  : hws_decoder__run(d, hws_c2c__sample_fn, c);
+	read_ok = rc == 0;
 	if (rc == 0 && !hws_cli__event_known("c2c report", path, d, filter.event)) {
 		ret = HWS_EXIT_USAGE;
 		goto out;
@@ -494,6 +495,8 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 		ret = HWS_EXIT_ERROR;
 	}
 out:
+	if (read_ok && hws_cli__unfinished("hwsample c2c report", path, r, d))
+		ret = HWS_EXIT_ERROR;
 	hws_strbuf__release(&sb);
 	hws_c2c__delete(c);
 	hws_decoder__delete(d);

@@ -419,6 +419,8 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	if (rc == 0 && ret == HWS_EXIT_OK && hws_perf_reader__is_pipe(r) &&
 	    !hws_cli__event_known("dump", path, c.dec, c.event))
 		ret = HWS_EXIT_USAGE;
+	if (rc >= 0 && hws_cli__unfinished("hwsample dump", path, r, c.dec))
+		ret = HWS_EXIT_ERROR;
 	hws_strbuf__release(&c.sb);
 	hws_strbuf__release(&c.scratch);
 	hws_output_memo__delete(c.out.memo);

@@ -1133,21 +1133,21 @@ static int finished_round(struct record *r)
 {
 	struct perf_event_header h = { .type = HWS_RECORD_FINISHED_ROUND, .misc = 0,
 				       .size = sizeof(h) };
+	int ret;
 
 	if (!r->wrote_since_round || r->write_err)
 		return 0;
 	r->wrote_since_round = false;
-	if (hws_perf_writer__write(r->w, &h, sizeof(h)) < 0)
-		return -EIO;
-	/* a pipe reader (-o - | hwsample dump -i -) sees each round as it completes */
-	if (r->pipe_out) {
-		int ret = hws_perf_writer__flush(r->w);
-
-		if (ret < 0)
-			r->write_err = ret; /* -EPIPE: the reader went away */
-		return ret;
-	}
-	return 0;
+	/* then flush: a pipe reader (-o - | hwsample dump -i -) sees each round as it
+	 * completes, and a file's header names it (a recorder killed later leaves it readable) */
+	ret = hws_perf_writer__write(r->w, &h, sizeof(h));
+	if (!ret)
+		ret = hws_perf_writer__flush(r->w);
+	/* a file: the error ends the run, saying what the file holds (write_failed()); a pipe:
+	 * -EPIPE, the reader went away */
+	if (ret < 0)
+		r->write_err = ret;
+	return ret;
 }
 
 /* ---- the workload ----
@@ -1736,6 +1736,49 @@ static void print_summary(struct record *r, uint64_t file_size)
 }
 
 /*
+ * A write to the output file failed (ENOSPC, EDQUOT, EIO ...): the problem and its fix,
+ * what the file holds (every whole record that reached it: its header says so, readers
+ * read it) and what could not be written (@st: taken before the writer was closed).
+ */
+static void write_failed(const struct record *r, int err, const struct hws_perf_writer_stats *st,
+			 char *buf, size_t len)
+{
+	const char *fix = NULL;
+	char what[128], held[32], lost[32];
+
+	switch (-err) {
+	case ENOSPC:
+		fix = "free space on its file system or record to another one (-o FILE), or record "
+		      "less (--duration, a lower -F, fewer events)";
+		break;
+	case EDQUOT:
+		fix =
+		    "raise the disk quota, free space, or record to another file system (-o FILE)";
+		break;
+	case EFBIG:
+		fix = "the file system or the file size limit (ulimit -f) caps the file: record "
+		      "less, or to another file system (-o FILE)";
+		break;
+	case EIO:
+		fix = "the device failed (see dmesg): record to another file system (-o FILE)";
+		break;
+	}
+	snprintf(what, sizeof(what), "%s", strerror(-err));
+	what[0] = (char)tolower((unsigned char)what[0]);
+	human_bytes(st->data_size, held, sizeof(held));
+	human_bytes(st->lost_bytes, lost, sizeof(lost));
+	snprintf(buf, len,
+		 "%s: %s%s%s\nhwsample: %s holds %" PRIu64 " samples (%" PRIu64
+		 " records, %s of data) up to the last whole record that reached it; not written: "
+		 "%" PRIu64 " records (%" PRIu64 " samples, %" PRIu64 " bytes, %s); recording "
+		 "stopped there%s",
+		 what, r->output, fix ? ": " : "", fix ? fix : "", r->output, st->samples,
+		 st->records, held, st->lost_records, st->lost_samples, st->lost_bytes, lost,
+		 st->err ? ""
+			 : "; the header features did not fit: readers call the file unfinished");
+}
+
+/*
  * One line on the terminal, rewritten in place about once a second: elapsed time, samples
  * and their rate, loss, bytes written, ring (and AUX) fill. Cut to the terminal width so
  * it never wraps (a wrapped line could not be rewritten with \r).
@@ -2257,6 +2300,8 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 		hws_perf_writer__add_host_features(r->w, n, argv_copy, -1);
 	}
 	uint64_t fsize = hws_perf_writer__data_size(r->w);
+	struct hws_perf_writer_stats wst;
+	hws_perf_writer__stats(r->w, &wst); /* complete: the last round flushed */
 	ret = hws_perf_writer__close(r->w);
 	r->w = NULL;
 	if (r->pipe_out && (r->pipe_gone || ret == -EPIPE)) {
@@ -2274,6 +2319,12 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 			fprintf(stderr, "hwsample: kallsyms not copied to the build-id cache (%s); "
 				"kernel names of this file need this boot's /proc/kallsyms\n",
 				strerror(-cerr));
+	}
+	if (!wst.pipe && (r->write_err || ret < 0)) {
+		write_failed(r, r->write_err ? r->write_err : ret, &wst, err, sizeof(err));
+		ret = r->write_err ? r->write_err : ret;
+		runtime_err = true;
+		goto fail;
 	}
 	if (ret < 0) {
 		snprintf(err, sizeof(err), "finishing %s: %s", r->output, strerror(-ret));

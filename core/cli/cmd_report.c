@@ -217,6 +217,8 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 		fprintf(stderr, "hwsample report: %s\n",
 			hws_strerror(err ? err : -ENOMEM, ebuf, sizeof(ebuf)));
 		ret = HWS_EXIT_ERROR;
+	} else if (hws_cli__unfinished("hwsample report", path, r, d)) {
+		ret = HWS_EXIT_ERROR;
 	}
 out:
 	hws_strbuf__release(&sb);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include <hwsample/decode.h>
+#include <hwsample/perfdata.h>
 
 #include "cli.h"
 
@@ -144,6 +146,32 @@ static void print_message(enum hws_log_level level, const char *msg)
 	if (level <= HWS_LOG_WARN && strncmp(msg, "hwsample", 8))
 		fputs("hwsample: ", stderr);
 	fputs(msg, stderr);
+}
+
+bool hws_cli__unfinished(const char *cmd, const char *path, const struct hws_perf_reader *r,
+			 const struct hws_decoder *d)
+{
+	struct hws_decode_counts t;
+	struct hws_perf_unfinished u;
+
+	if (!hws_perf_reader__unfinished(r, &u))
+		return false;
+	if (hws_decoder__counts(d, HWS_DECODE_ALL, HWS_DECODE_ALL, &t))
+		memset(&t, 0, sizeof(t));
+	if (!u.read_all) {
+		fprintf(stderr,
+			"%s: %s is unfinished (%s): %" PRIu64 " samples read, not to its end\n",
+			cmd, path, u.why, t.samples);
+		return true;
+	}
+	fprintf(stderr,
+		"%s: %s is unfinished (%s): %" PRIu64 " samples recovered up to byte %" PRIu64, cmd,
+		path, u.why, t.samples, u.end);
+	if (u.cut_bytes)
+		fprintf(stderr, " (the %" PRIu64 " bytes after it are no whole record)",
+			u.cut_bytes);
+	fputc('\n', stderr);
+	return true;
 }
 
 bool hws_cli__env_on(const char *name)

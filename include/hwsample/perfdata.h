@@ -2,16 +2,21 @@
 /*
  * perf.data (PERFILE2) writing and reading, and PERF_RECORD_SAMPLE parsing.
  *
- * Writer: records stream into the data section as they come; the file header, attr
- * section (with ids) and the header features are written by __close(). A run stopped by
- * SIGINT/SIGTERM therefore still ends in a complete file once __close() runs. Pipe mode
- * (path "-" or a non-seekable fd) writes the 16-byte pipe header, then HEADER_ATTR and
- * HEADER_FEATURE records before the data.
+ * Writer: the file header, ids and attr section go to the file at the first data byte,
+ * records stream into the data section after them, and the header's data size is kept
+ * current each time the buffer reaches the file (__flush(): after each round); the header
+ * features follow the data at __close(). A run stopped by SIGINT/SIGTERM ends in a complete
+ * file once __close() runs; a writer killed before that leaves a readable file holding
+ * every round flushed before (an unfinished one: no feature bits). Pipe mode (path "-" or
+ * a non-seekable fd) writes the 16-byte pipe header, then HEADER_ATTR and HEADER_FEATURE
+ * records before the data.
  *
  * Reader: file mode and pipe mode, either endianness (records are byte-swapped to host
  * order before they are handed out), old 72-byte headers and short attrs. Memory stays
  * bounded: records are read through a window, never the whole file.
  * A reader error names the byte offset and record type (hws_perf_reader__errmsg()).
+ * Unfinished files (a recorder killed: hwsample's or perf's, or a file cut short) are read
+ * up to their last whole record; hws_perf_reader__unfinished() says so and why.
  */
 #ifndef HWSAMPLE_PERFDATA_H
 #define HWSAMPLE_PERFDATA_H
@@ -132,7 +137,9 @@ HWS_API struct hws_perf_writer *hws_perf_writer__new(const char *path, bool pipe
 HWS_API struct hws_perf_writer *hws_perf_writer__new_fd(int fd, bool pipe_mode);
 
 /* Add an event. @ids are the sample ids of its fds. Must be called before the first
- * __write in pipe mode. Returns the attr index or -errno. */
+ * __write in pipe mode; in file mode an event (or ids) added later is not in the attr
+ * section written before the data: the attrs are then written again at __close() (a
+ * file whose writer never got there lacks them). Returns the attr index or -errno. */
 HWS_API int hws_perf_writer__add_attr(struct hws_perf_writer *w, const struct perf_event_attr *attr,
 				      const char *name, const uint64_t *ids, size_t nr_ids);
 /* Add more ids to attr @idx (file mode only; e.g. ids of fds opened later). */
@@ -160,15 +167,38 @@ HWS_API int hws_perf_writer__set_string(struct hws_perf_writer *w, int feat, con
 HWS_API int hws_perf_writer__add_host_features(struct hws_perf_writer *w, int argc,
 					       char *const *argv, int clockid);
 
-/* Bytes written so far (data section). */
+/* Bytes given to __write() so far (data section, buffered ones included; after a write
+ * error see __stats() for what reached the file). */
 HWS_API uint64_t hws_perf_writer__data_size(const struct hws_perf_writer *w);
 
-/* Small __write()s are buffered (256 KiB); push them to the fd now (e.g. after each
- * drain in pipe mode so a reader downstream sees them). 0 or -errno. */
+/* File mode: the file offset where the data section starts (the ids and attrs given so
+ * far go to the file now if they are not there yet); pipe mode: 0. Or -errno. */
+HWS_API int64_t hws_perf_writer__data_offset(struct hws_perf_writer *w);
+
+/* Small __write()s are buffered (256 KiB); push them to the fd now. File mode: the
+ * header's data size then names every whole record written (call it after each round's
+ * FINISHED_ROUND: a writer killed later leaves those rounds readable). Pipe mode: a
+ * reader downstream sees them. 0 or -errno (file mode: also an earlier write error). */
 HWS_API int hws_perf_writer__flush(struct hws_perf_writer *w);
 
-/* Finish the file (header, attrs, ids, features) and close it. Frees @w, NULL-safe.
- * Returns 0 or -errno. */
+/* What reached the file (file mode) and, after a write error (ENOSPC, EDQUOT, EIO: the
+ * first one sticks, later writes fail with it), what did not. Complete after __flush(). */
+struct hws_perf_writer_stats {
+	uint64_t data_size;	   /* data bytes in the file up to its last whole record; the
+				    * header's data size says this */
+	uint64_t records, samples; /* whole records, and PERF_RECORD_SAMPLEs among them */
+	uint64_t lost_bytes;	   /* given to __write() but not in the file (write error) */
+	uint64_t lost_records, lost_samples; /* records (one cut short counts), samples */
+	int err;			     /* the write error (negative errno), 0 if none */
+	bool pipe; /* pipe mode: only data_size (the bytes given) and err are set */
+};
+HWS_API void hws_perf_writer__stats(const struct hws_perf_writer *w,
+				    struct hws_perf_writer_stats *st);
+
+/* Finish the file (features; attrs and ids again if some came after the data started)
+ * and close it. Frees @w, NULL-safe. After a write error the file ends with the last whole
+ * record that reached it (features only if the file system still takes them).
+ * Returns 0 or -errno (the first write error). */
 HWS_API int hws_perf_writer__close(struct hws_perf_writer *w);
 
 /* ---------------------------------------------------------------- reader */
@@ -237,6 +267,40 @@ HWS_API int hws_perf_reader__peek_type(struct hws_perf_reader *r);
 
 /* Last error as text: "offset 0x1234: record SAMPLE (type 9) size 0: ..." */
 HWS_API const char *hws_perf_reader__errmsg(const struct hws_perf_reader *r);
+
+/* Why a file-mode file is unfinished (its recorder did not finish it: killed, out of
+ * memory, a power cut, or the file was cut short). A finished file is never one: it has
+ * its header features after the data (perf and hwsample always write some), or no attrs
+ * and nothing after the data but attr and ids sections, or an old 72-byte header. */
+enum hws_unfinished_reason {
+	HWS_UNFINISHED_NONE = 0,
+	HWS_UNFINISHED_DATA_SIZE_0 = 1, /* data size 0 (perf record killed: it writes the
+					 * size at exit; hwsample before its first round) */
+	HWS_UNFINISHED_NO_FEATURES = 2, /* no features after the data (hwsample killed: the
+					 * size is the one of its last round) */
+	HWS_UNFINISHED_PAST_EOF = 3,	/* the data size runs past the end of the file */
+};
+
+struct hws_perf_unfinished {
+	int reason;	      /* HWS_UNFINISHED_* */
+	const char *why;      /* "data size 0: the recorder did not finish, killed?" (owned by
+			       * the reader) */
+	uint64_t data_offset; /* the data section as the header says */
+	uint64_t data_size;
+	bool read_all;	    /* __next() got to the end: the two below are known */
+	uint64_t end;	    /* file offset after the last whole record */
+	uint64_t cut_bytes; /* bytes after it that are no whole record (0: none) */
+};
+
+/*
+ * hws_perf_reader__unfinished() - is the file unfinished, and why (@u may be NULL)?
+ * The records of an unfinished file are read past the data size the header gives, up
+ * to the end of the file; the first record cut short (or bytes that are no record) ends
+ * the data: __next() returns 0 there, not an error. Its features are not read.
+ * Return: HWS_UNFINISHED_* (0: a finished file, or a pipe).
+ */
+HWS_API int hws_perf_reader__unfinished(const struct hws_perf_reader *r,
+					struct hws_perf_unfinished *u);
 
 /* Header features (file mode: after open; pipe mode: as HEADER_FEATURE records pass). */
 HWS_API bool hws_perf_reader__has_feature(const struct hws_perf_reader *r, int feat);

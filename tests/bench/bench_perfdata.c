@@ -14,6 +14,8 @@
  *   bench_perfdata synth FILE|-   write a small file with 3 events (different sample_types,
  *                                 IDENTIFIER, sample_id_all, ids), COMM/MMAP2 side-band and
  *                                 samples, via the writer ("-" or synth-pipe: pipe mode)
+ *   bench_perfdata synth-killed FILE  synth as a recorder killed after its second round
+ *                                 leaves it (flushed each round, never closed)
  *   bench_perfdata swap IN OUT    write IN converted to the other byte order (perfdata_swap.h)
  * Offsets are printed as perf prints them: in pipe mode without the 16-byte pipe header.
  * FILE "-" reads stdin (pipe mode). Exit 1 with "error: <errmsg>" on a reader error, after
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <hwsample/perfdata.h>
 
@@ -108,7 +111,9 @@ static void put(struct hws_perf_writer *w, uint64_t *rec, size_t n, uint32_t typ
 	hws_perf_writer__write(w, rec, n * 8);
 }
 
-static int do_synth(const char *path, bool pipe)
+/* synth; @killed: flush after each round (as hwsample record does) and stop before
+ * __close() with two more samples given but not flushed, as a recorder killed there */
+static int do_synth(const char *path, bool pipe, bool killed)
 {
 	static const uint64_t base = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 				     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
@@ -183,7 +188,11 @@ static int do_synth(const char *path, bool pipe)
 		put(w, rec, n + 1, PERF_RECORD_SAMPLE);
 		if (i % 10 == 9) {
 			put(w, rec, 1, HWS_RECORD_FINISHED_ROUND);
+			if (killed && hws_perf_writer__flush(w))
+				return 1;
 		}
+		if (killed && i == 21)
+			_exit(0); /* no __close(), no flush: the last round's samples are lost */
 	}
 	return hws_perf_writer__close(w) ? 1 : 0;
 }
@@ -205,7 +214,9 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "swap") && argc > 3)
 		return do_swap(argv[2], argv[3]);
 	if (!strcmp(mode, "synth") || !strcmp(mode, "synth-pipe"))
-		return do_synth(argv[2], mode[5] == '-');
+		return do_synth(argv[2], mode[5] == '-', false);
+	if (!strcmp(mode, "synth-killed"))
+		return do_synth(argv[2], false, true);
 	if (!strcmp(mode, "write"))
 		return do_write(argv[2], argc > 3 ? atol(argv[3]) : 1000000);
 	r = hws_perf_reader__open(argv[2], &err);

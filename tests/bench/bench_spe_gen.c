@@ -49,7 +49,9 @@
 #include <hwsample/perfdata.h>
 
 #define PMU_TYPE 9
-#define FILE_HDR 104 /* the writer starts the data section right after the header */
+/* file offset of the data section (hws_perf_writer__data_offset(); 104 in pipe mode, where
+ * perf copies each payload into its own 16-byte aligned buffer anyway) */
+static uint64_t file_hdr = 104;
 
 /* rng: records and chunk cuts; swrng: --switches periods, switch times and tasks (its own
  * sequence, so the file and pipe forms of a seed hold the same switches) */
@@ -330,7 +332,7 @@ static void emit_chunk(const uint8_t *d, size_t n, uint64_t *soff, uint32_t cpu)
 	size_t padded = (n + 7) & ~(size_t)7;
 
 	/* payload file offset == stream offset (mod 16): perf aligns on addresses */
-	if ((FILE_HDR + data_pos() + 48) % 16 != *soff % 16) {
+	if ((file_hdr + data_pos() + 48) % 16 != *soff % 16) {
 		uint8_t fr[8] = {0};
 
 		put_u32(fr, 68); /* FINISHED_ROUND */
@@ -393,7 +395,7 @@ static void emit_switch(uint32_t cpu, int is_out, unsigned int prev, unsigned in
 /* would an AUXTRACE written now have its payload congruent to @soff modulo 16? */
 static int aligned_for(uint64_t soff)
 {
-	return (FILE_HDR + data_pos() + 48) % 16 == soff % 16;
+	return (file_hdr + data_pos() + 48) % 16 == soff % 16;
 }
 
 /* AUXTRACE chunks for stream bytes [@pos, @end) (@end a cut or the stream's end), cut at
@@ -602,6 +604,13 @@ int main(int argc, char **argv)
 		attr.sample_id_all = 1;
 		if (hws_perf_writer__add_attr(w, &attr, "dummy:u", &did, 1) < 0)
 			return 1;
+	}
+	if (!pipe) {
+		int64_t doff = hws_perf_writer__data_offset(w); /* the attrs are all there */
+
+		if (doff < 0)
+			return 1;
+		file_hdr = (uint64_t)doff;
 	}
 	snprintf(cpuid, sizeof(cpuid), "0x%016llx", midr);
 	hws_perf_writer__set_string(w, HWS_FEAT_ARCH, "aarch64");

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # hwsample dump / report on broken input: a record with size 0 in the middle of a perf
 # recording, a file truncated inside a record, a truncated pipe stream, and randomly
-# corrupted copies. Each must give an error naming the byte offset (and record type),
-# exit 1, and print exactly the samples decoded before the bad record; corrupted copies
-# must never crash or hang (exit 0 or 1 within the time limit).
+# corrupted copies. Each must give an error naming the byte offset (and record type; the
+# truncated file: the message of an unfinished file, naming the offset where its whole
+# records end), exit 1, and print exactly the samples decoded before the bad record;
+# corrupted copies must never crash or hang (exit 0 or 1 within the time limit).
 . "$(dirname "$0")/lib/common.sh"
 need_perf
 perf version >/dev/null 2>&1 || skip "perf does not run"
@@ -40,13 +41,15 @@ check "report on size 0: error names offset" grep -q "offset $off" "$TMP/zr.err"
 check "report on size 0: report of the samples before it" \
 	grep -q "# hwsample report: $((k - 1)) samples" "$TMP/zr.out"
 
-# 2. truncated inside sample #k (file mode: header says the data goes on)
+# 2. truncated inside sample #k (file mode: header says the data goes on): an unfinished
+# file, read up to the record cut short, which ends the data
 size=$(sed -n "${k}p" "$TMP/samples" | cut -d' ' -f2)
 cp "$TMP/f.data" "$TMP/t.data"
 truncate -s $((off + size / 2)) "$TMP/t.data"
 "$HWS_BIN" dump -i "$TMP/t.data" --csv >"$TMP/t.out" 2>"$TMP/t.err"
 eq "truncated: exit code" "$?" 1
-check "truncated: error names offset $off" grep -q "offset $off" "$TMP/t.err"
+check "truncated: unfinished, $((k - 1)) samples up to byte $((off)) (sample #$k cut short)" \
+	grep -q "t.data is unfinished (data size past the end of the file.*): $((k - 1)) samples recovered up to byte $((off)) (the $((size / 2)) bytes after it are no whole record)" "$TMP/t.err"
 eq "truncated: earlier samples printed (csv + header)" "$(wc -l <"$TMP/t.out")" "$k"
 
 # 3. truncated pipe stream

@@ -5,7 +5,10 @@
  * window) and, when it fits the pipe buffer, also through a real pipe (stream mode); every record is read, SAMPLEs are parsed with their event, other
  * records' sample_id trailers too, and every header-feature accessor is called. Any crash,
  * sanitizer report, hang or unbounded allocation is a bug.
- * Seed corpus: tests/fuzz/corpus/perfdata/ (small real and synthetic files).
+ * Unfinished files (hws_perf_reader__unfinished()) must name where their whole records end
+ * inside the input.
+ * Seed corpus: tests/fuzz/corpus/perfdata/ (small real and synthetic files; the unfinished
+ * ones are made by tests/fuzz/make_unfinished_corpus.sh).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,6 +50,15 @@ static long perfdata_walk(struct hws_perf_reader *r, size_t input_size)
 		hws_record__type_name(rec.hdr->type);
 	}
 	hws_perf_reader__errmsg(r);
+	{
+		struct hws_perf_unfinished u;
+
+		/* an unfinished file read to its end: its whole records end inside the input */
+		if (hws_perf_reader__unfinished(r, &u) &&
+		    (!u.why || (u.read_all && (u.end > input_size ||
+					       u.cut_bytes > input_size - u.end))))
+			abort();
+	}
 	for (int f = 0; f < HWS_FEAT__MAX; f++) {
 		size_t len;
 		const uint8_t *p = hws_perf_reader__feature(r, f, &len);

@@ -2,7 +2,7 @@
 /*
  * perf.data writer -> reader round trips (file mode, pipe mode through a real pipe),
  * header features from a fake sysfs tree, AUXTRACE payloads, TIME_CONV, a writer that never
- * reached __close(), and add_ids after data.
+ * reached __close(), and add_ids after data (its attrs then follow the features).
  * What perf itself makes of the writer's files is checked in tests/e2e/perfdata_vs_perf.sh.
  */
 #include <errno.h>
@@ -510,13 +510,15 @@ static void test_old_tracing_record(void)
 	hws_perf_reader__close(r);
 }
 
-/* A writer killed before __close() leaves the placeholder header: a clean, empty file. */
+/* A writer that never reached __close(): its header and attrs are in the file; the records
+ * of its last flush are readable and the file is unfinished (tests/unit/
+ * test_perfdata_unfinished.c has the details). */
 static void test_unclosed(void)
 {
 	char path[PATH_MAX + 16];
 	struct hws_perf_record rec;
 	struct hws_perf_reader *r;
-	int err = 0, st;
+	int err = 0, st, n = 0;
 	pid_t pid;
 
 	snprintf(path, sizeof(path), "%s/killed.data", tmpdir);
@@ -527,14 +529,20 @@ static void test_unclosed(void)
 
 		build_records(rb);
 		write_with_writer(w, rb, false);
+		hws_perf_writer__flush(w);
 		_exit(0); /* no close */
 	}
 	waitpid(pid, &st, 0);
 	r = hws_perf_reader__open(path, &err);
 	__T("unclosed file opens", r != NULL);
 	if (r) {
-		T_EQ_U64("no attrs", hws_perf_reader__nr_attrs(r), 0);
-		T_EQ_U64("no records", hws_perf_reader__next(r, &rec), 0);
+		T_EQ_U64("its attrs", hws_perf_reader__nr_attrs(r), 3);
+		while (hws_perf_reader__next(r, &rec) > 0)
+			n++;
+		T_EQ_U64("its records", n, 9);
+		T_EQ_U64("unfinished", hws_perf_reader__unfinished(r, NULL),
+			 HWS_UNFINISHED_NO_FEATURES);
+		__T("no features", !hws_perf_reader__has_feature(r, HWS_FEAT_HOSTNAME));
 		hws_perf_reader__close(r);
 	}
 	/* garbage and empty inputs: clean errors */

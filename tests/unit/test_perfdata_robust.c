@@ -6,7 +6,8 @@
  * each variant goes through the fuzz target (memfd file mode + real pipe for small ones),
  * which reads every record, parses every sample and calls every accessor. Run under
  * ASan/UBSan in the sanitizer build. A SIGALRM watchdog turns a hang into a failure.
- * Also: truncation of an intact file reports HWS_E_TRUNCATED with the offset.
+ * Also: an intact file cut in its data section is read as an unfinished file up to the
+ * record cut short (hws_perf_reader__unfinished() says where).
  */
 #include <limits.h>
 #include <signal.h>
@@ -87,29 +88,54 @@ static void check(const char *what, uint8_t *b, size_t len, bool swap_too)
 	}
 }
 
-/* An intact file cut inside its data section: records up to the cut, then
- * HWS_E_TRUNCATED naming the offset (perf's layout has the attrs before the data). */
-static void truncated_error(const uint8_t *b, size_t len)
+/* An intact file cut inside its data section is unfinished (data size past the end of
+ * the file): every record that ends before the cut, then the end (0, not an error), and
+ * hws_perf_reader__unfinished() says where the whole records end and what follows. */
+static void truncated_unfinished(const uint8_t *b, size_t len)
 {
-	int fd = memfd_create("t", 0), err = 0, ret = 0;
-	struct hws_perf_reader *r;
+	int fd = memfd_create("t", 0), fdw = memfd_create("w", 0), err = 0, ret = 0;
+	struct hws_perf_reader *r, *rw;
 	struct hws_perf_record rec;
+	struct hws_perf_unfinished u;
 	size_t cut = len / 2;
-	long n = 0;
+	uint64_t last_end = 0;
+	long n = 0, whole = 0;
 
-	if (write(fd, b, cut) != (ssize_t)cut)
+	if (write(fd, b, cut) != (ssize_t)cut || write(fdw, b, len) != (ssize_t)len)
 		return;
 	lseek(fd, 0, SEEK_SET);
+	lseek(fdw, 0, SEEK_SET);
+	/* the intact file: how many records end at or before the cut, and where the last ends */
+	rw = hws_perf_reader__open_fd(fdw, &err);
+	__T("intact file opens", rw != NULL);
+	__T("intact file is finished", rw && hws_perf_reader__unfinished(rw, &u) == 0 && !u.why);
+	while (rw && hws_perf_reader__next(rw, &rec) > 0) {
+		uint64_t end = rec.file_offset + rec.hdr->size + rec.payload_size;
+
+		if (end > cut)
+			break;
+		whole++;
+		last_end = end;
+	}
+	hws_perf_reader__close(rw);
 	r = hws_perf_reader__open_fd(fd, &err);
 	__T("cut file opens (features lost)", r != NULL);
+	__T("unfinished before reading: data past the end",
+	    r && hws_perf_reader__unfinished(r, &u) == HWS_UNFINISHED_PAST_EOF && !u.read_all &&
+		u.why && strstr(u.why, "past the end"));
 	while (r && (ret = hws_perf_reader__next(r, &rec)) > 0)
 		n++;
 	__T("records before the cut", n > 1000);
-	__T("truncated", ret == HWS_E_TRUNCATED);
-	__T("message", r && strstr(hws_perf_reader__errmsg(r), "truncated") &&
-			       strstr(hws_perf_reader__errmsg(r), "offset 0x"));
+	T_EQ_U64("every record that ends before the cut", n, whole);
+	T_EQ_U64("then the end, not an error", ret, 0);
+	__T("read to the cut", r && hws_perf_reader__unfinished(r, &u) && u.read_all);
+	T_EQ_U64("whole records end where the intact file's last one before the cut does", u.end,
+		 last_end);
+	T_EQ_U64("the bytes of the record cut short", u.cut_bytes, cut - last_end);
+	__T("no error message", r && !strcmp(hws_perf_reader__errmsg(r), "no error"));
 	hws_perf_reader__close(r);
 	close(fd);
+	close(fdw);
 }
 
 /* The pipe fixture cut in the middle of a record: records before it, then TRUNCATED. */
@@ -179,7 +205,7 @@ int main(void)
 		if (!b)
 			continue;
 		if (strstr(fixtures[i], "weight_struct"))
-			truncated_error(b, len);
+			truncated_unfinished(b, len);
 		if (!strcmp(fixtures[i], "perf.data.piped.lost_samples-4.4"))
 			truncated_pipe(b, len);
 		/* the 1.2 MB file once (time); the small ones in both byte orders */
