@@ -1507,6 +1507,11 @@ struct hws_perf_reader *hws_perf_reader__open_fd(int fd, int *errp)
 			*errp = -EBADF;
 		return NULL;
 	}
+	if (S_ISDIR(st.st_mode)) { /* it opens, and reads as "too short": say what it is */
+		if (errp)
+			*errp = -EISDIR;
+		return NULL;
+	}
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		goto nomem;

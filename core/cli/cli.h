@@ -58,6 +58,11 @@ bool hws_cli__event_known(const char *cmd, const char *path, const struct hws_de
 
 struct hws_perf_reader;
 struct hws_decoder;
+
+/* hws_perf_reader__open(@path) ("-": stdin) for command @cmd; NULL with the message printed
+ * ("hwsample CMD: PATH: reason") and *@exit_code set: 2 for a directory, else 1 */
+struct hws_perf_reader *hws_cli__open_input(const char *cmd, const char *path, int *exit_code);
+
 /* After decoding @r with @d: if the file is unfinished (hws_perf_reader__unfinished()),
  * say so on stderr ("hwsample dump: x.data is unfinished (data size 0: ...): 12 samples
  * recovered up to byte 4096") and return true: the command then exits 1. */

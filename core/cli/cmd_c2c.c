@@ -393,12 +393,9 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	}
 	dopts.no_sideband = nosym;
 
-	r = hws_perf_reader__open(path, &err);
-	if (!r) {
-		fprintf(stderr, "hwsample c2c report: %s: %s\n", path,
-			hws_strerror(err, ebuf, sizeof(ebuf)));
-		return HWS_EXIT_ERROR;
-	}
+	r = hws_cli__open_input("c2c report", path, &err);
+	if (!r)
+		return err;
 	if (!copts.line_size) {
 		copts.line_size = file_line_size(r);
 		copts.line_size_source = "file host L1d (CACHE header)";

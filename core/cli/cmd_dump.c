@@ -364,12 +364,9 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 		sym = c.out.format == HWS_OUT_TEXT;
 	dopts.no_sideband = !sym;
 
-	r = hws_perf_reader__open(path, &err);
-	if (!r) {
-		fprintf(stderr, "hwsample dump: %s: %s\n", path,
-			hws_strerror(err, ebuf, sizeof(ebuf)));
-		return HWS_EXIT_ERROR;
-	}
+	r = hws_cli__open_input("dump", path, &err);
+	if (!r)
+		return err;
 	c.dec = hws_decoder__new(r, hws_cli__registry(cli), &dopts);
 	if (!c.dec) {
 		fprintf(stderr, "hwsample dump: out of memory\n");

@@ -177,12 +177,9 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	ropts.ascii = bars < 0 ? !utf8_locale() : !bars;
 	dopts.no_sideband = nosym;
 
-	r = hws_perf_reader__open(path, &err);
-	if (!r) {
-		fprintf(stderr, "hwsample report: %s: %s\n", path,
-			hws_strerror(err, ebuf, sizeof(ebuf)));
-		return HWS_EXIT_ERROR;
-	}
+	r = hws_cli__open_input("report", path, &err);
+	if (!r)
+		return err;
 	d = hws_decoder__new(r, hws_cli__registry(cli), &dopts);
 	rep = hws_report__new(&ropts);
 	if (!d || !rep) {

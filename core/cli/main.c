@@ -148,6 +148,25 @@ static void print_message(enum hws_log_level level, const char *msg)
 	fputs(msg, stderr);
 }
 
+struct hws_perf_reader *hws_cli__open_input(const char *cmd, const char *path, int *exit_code)
+{
+	struct hws_perf_reader *r;
+	char ebuf[256];
+	int err = 0;
+
+	r = hws_perf_reader__open(path, &err);
+	if (r)
+		return r;
+	if (err == -EISDIR)
+		fprintf(stderr, "hwsample %s: -i %s: is a directory, not a perf.data file\n", cmd,
+			path);
+	else
+		fprintf(stderr, "hwsample %s: %s: %s\n", cmd, path,
+			hws_strerror(err, ebuf, sizeof(ebuf)));
+	*exit_code = err == -EISDIR ? HWS_EXIT_USAGE : HWS_EXIT_ERROR;
+	return NULL;
+}
+
 bool hws_cli__unfinished(const char *cmd, const char *path, const struct hws_perf_reader *r,
 			 const struct hws_decoder *d)
 {

@@ -4,7 +4,7 @@
 #    lists the file's events as perf evlist names them;
 #  - options the chosen backend cannot honour: c2c record -b sw (no data sources), -S without
 #    an AUX PMU, --phys-data with no event that has a physical address; -m ,N without an AUX
-#    event is warned about; a directory as --kallsyms. Nothing is recorded for a refusal.
+#    event is warned about; a directory as --kallsyms or -i. Nothing is recorded for a refusal.
 #  - --phys-data on software page faults does what perf's does: the same physical addresses.
 . "$(dirname "$0")/lib/common.sh"
 need_perf
@@ -110,5 +110,10 @@ for cmd in dump report "c2c report"; do
 	# shellcheck disable=SC2086
 	run "$cmd --kallsyms DIR" 2 "^hwsample $cmd: --kallsyms ks\.d: is a directory, not a file" \
 		"$HWS_BIN" $cmd -i p.data --kallsyms ks.d
+	# shellcheck disable=SC2086
+	run "$cmd -i DIR" 2 "^hwsample $cmd: -i ks\.d: is a directory, not a perf.data file" \
+		"$HWS_BIN" $cmd -i ks.d
+	CHECKS=$((CHECKS + 1))
+	grep -q 'too short' err && fail "$cmd -i DIR: a misleading 'too short' message"
 done
 finish
