@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Simulated kernel producer for perf ring buffers and AUX areas, on plain memory, so the
- * ring reader (core/ring.c) and the AUX engine (core/aux.c) are tested without a kernel.
+ * ring reader (core/kernel/ring.c) and the AUX engine (core/kernel/aux.c) are tested without a kernel.
  * Header-only (static functions); any test may include it.
  *
  * What it mimics (kernel/events/ring_buffer.c, 6.1):

@@ -4,7 +4,7 @@
  * returns the end of its text; it may store up to SPE_TEXT_SLACK bytes past that end
  * (whole 8- or 16-byte stores), so the caller keeps that much room.
  *
- * The numbers are core/fmt_num.h's writers (hex and decimal), whose slack fits in this one.
+ * The numbers are <hwsample/fmt.h>'s writers (hex and decimal), whose slack fits in this one.
  * Little-endian hosts only (arm64, x86-64: the tool's targets).
  */
 #ifndef HWS_ARM_SPE_TEXT_H
@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../core/fmt_num.h" /* header-only number writers shared with core */
+#include <hwsample/fmt.h> /* header-only number writers shared with core */
 
 #define SPE_TEXT_SLACK 16
 _Static_assert(SPE_TEXT_SLACK >= HWS_FMT_SLACK, "number writes stay in the slack");

@@ -2,7 +2,7 @@
 /*
  * Tracepoint samples: the RAW payload decoded with libtraceevent, using the formats the
  * file carries in HEADER_TRACING_DATA (written by hwsample or by perf). The blob is parsed
- * here (layout in core/tracing.c), bounds-checked at every step: a short or corrupt blob
+ * here (layout in core/kernel/tracing.c), bounds-checked at every step: a short or corrupt blob
  * makes tracepoint decoding unavailable for that file, never a crash.
  *
  * One parsed handle is cached per blob (keyed by its address and size); it is rebuilt when

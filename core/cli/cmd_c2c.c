@@ -8,7 +8,7 @@
  * the record subcommand in-process with the c2c events and controls of that backend; record
  * refuses a -b whose backend has no data sources (sw) with exit 2. report
  * decodes a perf.data file (hwsample's, or perf c2c record / perf mem record output) through
- * the decode pipeline into core/c2c.c and prints text, JSON or a self-contained HTML page.
+ * the decode pipeline into core/analysis/c2c.c and prints text, JSON or a self-contained HTML page.
  */
 #include <errno.h>
 #include <getopt.h>

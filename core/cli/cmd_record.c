@@ -4,7 +4,7 @@
  * drain the rings into a perf.data file until the workload ends or SIGINT/SIGTERM arrives,
  * then finish the file and print a summary with the loss of every event and CPU.
  *
- * Config files (-c FILE / --config FILE, core/config.c): the file is loaded, the command line
+ * Config files (-c FILE / --config FILE, core/record/config.c): the file is loaded, the command line
  * is merged over it (each value keeps its origin for --dry-run), it is validated against
  * the backends, and then it only fills struct record and the list of jobs: one job per
  * backend/PMU/section to encode, so several backends record in one session.
@@ -52,6 +52,7 @@
 #include <hwsample/perfdata.h>
 #include <hwsample/session.h>
 #include <hwsample/strbuf.h>
+#include <hwsample/symbols.h>
 #include <hwsample/synth.h>
 #include <hwsample/tracing.h>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * `hwsample report`: decode a perf.data file, aggregate (core/report.c) and print the report
+ * `hwsample report`: decode a perf.data file, aggregate (core/analysis/report.c) and print the report
  * on stdout: samples and loss per event and CPU, top functions / code addresses, top data
  * objects / addresses, data-source and latency histograms as bar charts. A corrupt file
  * still gets the report of what was decoded before the error, then the error and exit 1.

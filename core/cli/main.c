@@ -233,7 +233,7 @@ struct subcmd {
 };
 
 /*
- * The reader maps input files (core/perfdata_read.c, map_file()). A mapped page that can no
+ * The reader maps input files (core/perfdata/perfdata_read.c, map_file()). A mapped page that can no
  * longer be read (the file was truncated while we read it, or a disk error) raises SIGBUS:
  * say so instead of dying with "Bus error".
  */

@@ -3,7 +3,7 @@
  * AUX-area engine: drains the AUX area of one perf mmap (Arm SPE, Intel PT/BTS, CoreSight,
  * any PMU whose driver implements setup_aux) into PERF_RECORD_AUXTRACE records
  * with perf's user record layout, so perf can decode the files hwsample writes. Only
- * core/aux.c touches aux_head / aux_tail. Works on plain memory (control page, AUX base,
+ * core/kernel/aux.c touches aux_head / aux_tail. Works on plain memory (control page, AUX base,
  * size), so it is tested without a kernel.
  *
  * Use per mmap (the session owns the mmap, the event fd and the writer):

@@ -317,15 +317,6 @@ HWS_API const char *hws_perf_reader__string(const struct hws_perf_reader *r, int
  */
 HWS_API int hws_perf_reader__build_id(const struct hws_perf_reader *r, const char *filename,
 				      char *hex, size_t len);
-/**
- * hws_buildid_cache__add_kernel() - copy the running kernel's /proc/kallsyms into perf's
- * build-id cache under the kernel's build-id, as perf record does, unless a copy is there,
- * so perf report and hwsample name kernel addresses of this kernel's recordings after a
- * reboot or on another machine. @dir: the cache; NULL: $PERF_BUILDID_DIR, else ~/.debug.
- * Return: 0, or a negative errno (no build-id in /sys/kernel/notes, kptr_restrict hides
- * the addresses (-EPERM), the cache is not writable).
- */
-HWS_API int hws_buildid_cache__add_kernel(const char *dir);
 
 /* NRCPUS: available/online, 0 if absent. */
 HWS_API int hws_perf_reader__nr_cpus(const struct hws_perf_reader *r, uint32_t *online);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Reader of one perf ring buffer (the data area of a perf_event mmap), on plain memory:
- * (control page, data area, size). Only core/ring.c touches data_head / data_tail.
+ * (control page, data area, size). Only core/kernel/ring.c touches data_head / data_tail.
  *
  * Read protocol (forward and backward alike):
  *

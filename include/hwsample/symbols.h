@@ -151,6 +151,16 @@ HWS_API int hws_symbols__resolve_file(struct hws_symbols *syms, const char *path
  */
 HWS_API int hws_symbol__format(const struct hws_symbol *sym, bool with_dso, struct hws_strbuf *sb);
 
+/**
+ * hws_buildid_cache__add_kernel() - copy the running kernel's /proc/kallsyms into perf's
+ * build-id cache under the kernel's build-id, as perf record does, unless a copy is there,
+ * so perf report and hwsample name kernel addresses of this kernel's recordings after a
+ * reboot or on another machine. @dir: the cache; NULL: $PERF_BUILDID_DIR, else ~/.debug.
+ * Return: 0, or a negative errno (no build-id in /sys/kernel/notes, kptr_restrict hides
+ * the addresses (-EPERM), the cache is not writable).
+ */
+HWS_API int hws_buildid_cache__add_kernel(const char *dir);
+
 /* Counters for tests and -v: files loaded, unloaded, lookups. */
 struct hws_symbols_stats {
 	uint64_t files_loaded, files_unloaded, files_failed, lookups, procs, maps;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Drain throughput of the ring reader (core/ring.c) against the simulated kernel producer
+ * Drain throughput of the ring reader (core/kernel/ring.c) against the simulated kernel producer
  * (tests/kernel_sim.h), as a ratio to memcpy of the same bytes on the same machine.
  *
  *  concurrent: a producer thread writes records with the kernel protocol (waiting for space

@@ -16,7 +16,7 @@
 
 #include <hwsample/perfdata.h>
 
-#include "perfdata_int.h"
+#include "perfdata/perfdata_int.h"
 
 struct swap_attrs {
 	struct perf_event_attr attr[64];

@@ -13,7 +13,7 @@ PERF_SCRIPT: `perf script -F event,tid,cpu,ip,addr,data_src,weight,ins_lat,phys_
 HWS_JSONL: `hwsample dump --json --raw`.
 
 The decoded data source is compared by mapping perf's text onto hwsample's normalized
-classes (mem_level, snoop, tlb, op) with the precedence documented in core/datasrc.c; for
+classes (mem_level, snoop, tlb, op) with the precedence documented in core/util/datasrc.c; for
 level texts outside the kernel's tables (random data_src values) only the raw value and the
 bit-level checks (op, snoop, tlb, lock, blk) are compared.
 """
@@ -146,7 +146,7 @@ def exp_level(t, snp):
     the text is not one the kernel's tables produce."""
     lvl = exp_level_text(t)
     if lvl in ("l1", "l2", "l3") and "Peer" in (snp or "").split(" or "):
-        return "peer_cache"  # a local cache level served by a peer (core/datasrc.c)
+        return "peer_cache"  # a local cache level served by a peer (core/util/datasrc.c)
     return lvl
 
 

@@ -35,7 +35,7 @@
 # reads a CPU's AUX area after its ring and a switch in between lands in the next round. perf
 # agrees with the switch records (its ordered events flush a round late and arm_spe decodes
 # the AUX queues only up to each event's time); hwsample holds each AUXTRACE chunk until the
-# window after its own has been dispatched (core/decode.c, aux_hold()), so it must too.
+# window after its own has been dispatched (core/decode/decode.c, aux_hold()), so it must too.
 # HWS_SPE_AUX_LATE=TICKS applies a lateness to every case.
 set -u
 : "${HWS_BIN:?}" "${HWS_BUILD_DIR:?}"

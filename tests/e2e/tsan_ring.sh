@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # The ring reader and the AUX engine under ThreadSanitizer: tests/unit/test_ring.c and
-# test_aux.c are compiled with core/ring.c core/aux.c core/errors.c and `cc -fsanitize=thread`
+# test_aux.c are compiled with core/kernel/ring.c core/kernel/aux.c core/util/errors.c and `cc -fsanitize=thread`
 # directly (no CMake, no other core code; -DHWS_TEST_STANDALONE leaves out the perf.data
 # cross-check, which needs the file writer) and run; any TSAN report fails the test
 # (halt_on_error, exitcode 66). Exit 0 on success, 77 if the compiler cannot build TSAN
@@ -16,7 +16,7 @@ flags=(-std=gnu11 -O1 -g -fsanitize=thread -fno-omit-frame-pointer -D_GNU_SOURCE
        -DHWS_TEST_STANDALONE
        -Wall -Wextra -Wno-unused-parameter
        -I"$src/include" -I"$src/core" -I"$src/tests")
-core=("$src/core/ring.c" "$src/core/aux.c" "$src/core/errors.c")
+core=("$src/core/kernel/ring.c" "$src/core/kernel/aux.c" "$src/core/util/errors.c")
 
 # Can this toolchain link a TSAN binary at all?
 echo 'int main(void){return 0;}' > "$out/probe.c"

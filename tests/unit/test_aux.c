@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/aux.c against a simulated AUX producer (tests/kernel_sim.h): the "hardware" writes a
+ * core/kernel/aux.c against a simulated AUX producer (tests/kernel_sim.h): the "hardware" writes a
  * stream of numbered u64 words into plain memory with the kernel's aux_head/aux_tail
  * protocol and emits PERF_RECORD_AUX records. Checked: record layout (perf's AUXTRACE),
  * content and stream offsets of every chunk, wrap into two pieces, padding, each AUX flag,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The decode pipeline (core/decode.c) on perf.data files written here with the writer, in
+ * The decode pipeline (core/decode/decode.c) on perf.data files written here with the writer, in
  * file and pipe mode, through two test backends registered like any plugin:
  *  - "fake" decodes SAMPLEs of raw event 0x42 from their RAW bytes (ok / skip / bad);
  *  - "fakeaux" decodes AUXTRACE chunks of raw event 0x43 (one sample per u64) and records

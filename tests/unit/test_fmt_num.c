@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/fmt_num.h (the unchecked decimal/hex writers of dump, report and c2c) against
+ * include/hwsample/fmt.h (the unchecked decimal/hex writers of dump, report and c2c) against
  * snprintf: every power of ten and of two and their neighbours, every value below 100000,
  * every digit count and nibble count at both ends, and a million random values spread over
  * all bit lengths. Each writer is checked: hws_fmt__u64, hws_fmt__u32 (for values below
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../core/fmt_num.h"
+#include <hwsample/fmt.h>
 #include "tests.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/ksyms_line.h"
+#include "../../core/symbols/ksyms_line.h"
 #include "tests.h"
 
 static int mismatches;

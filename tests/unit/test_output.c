@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * dump formatters (core/output.c) on hand-built samples: exact JSON/CSV/text for a full
+ * dump formatters (core/output/output.c) on hand-built samples: exact JSON/CSV/text for a full
  * memory sample and a bare software sample, only valid fields printed, escaping, raw
  * objects, symbols; every JSON line must also parse with jq (when installed) and every CSV
  * row must have as many cells as the header.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The fast paths of core/output.c must never change a byte. JSON: its memo caches (time
+ * The fast paths of core/output/output.c must never change a byte. JSON: its memo caches (time
  * prefix, pid..backend text, period, data source text, the per-shape line plans and their
  * index, past its 256 plans): 300000 generated samples drawn from
  * small pools, so that entries hit, miss, collide and get replaced, are formatted with a

@@ -16,7 +16,7 @@
 #include <hwsample/perfdata.h>
 #include <hwsample/pmu.h>
 
-#include "perfdata_int.h"
+#include "perfdata/perfdata_int.h"
 #include "tests.h"
 
 static char tmpdir[PATH_MAX];

@@ -21,7 +21,7 @@
 
 #include <hwsample/perfdata.h>
 
-#include "perfdata_int.h"
+#include "perfdata/perfdata_int.h"
 #include "tests.h"
 
 #define ATTR_SZ (sizeof(struct perf_event_attr) + 16)

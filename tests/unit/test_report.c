@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Report aggregation (core/report.c) on hand-built samples: tallies per (pid, ip) and
+ * Report aggregation (core/analysis/report.c) on hand-built samples: tallies per (pid, ip) and
  * (pid, addr) with kernel addresses merged across processes, data-source matrix, log2
  * latency buckets, the key bound, bar drawing, the loss table, sort orders and symbol
  * grouping in the rendered text.

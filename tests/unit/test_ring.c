@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/ring.c against a simulated kernel (tests/kernel_sim.h): a producer writes records
+ * core/kernel/ring.c against a simulated kernel (tests/kernel_sim.h): a producer writes records
  * into plain memory with the kernel's protocol while the reader drains. Every record's
  * sequence number and bytes are checked; losses must match the producer's count exactly.
  * Also built and run under ThreadSanitizer by tests/e2e/tsan_ring.sh.

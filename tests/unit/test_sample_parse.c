@@ -13,7 +13,7 @@
 #include <hwsample/perfdata.h>
 #include <hwsample/sample.h>
 
-#include "perfdata_int.h"
+#include "perfdata/perfdata_int.h"
 #include "tests.h"
 
 struct rb {

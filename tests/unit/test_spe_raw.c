@@ -7,7 +7,7 @@
  *    exactly the text of the formatter before the table-driven one (golden hashes);
  * 2. two published records give the full text written out below;
  * 3. the text is appended to what the strbuf holds; a strbuf too small gives an error;
- * 4. the writers of spe_text.h (core/fmt_num.h's, whose other paths test_fmt_num checks)
+ * 4. the writers of spe_text.h (<hwsample/fmt.h>'s, whose other paths test_fmt_num checks)
  *    against snprintf: every hex width, decimal at every power of ten and two and their
  *    neighbours, negative values, random values; nothing stored past SPE_TEXT_SLACK.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * core/symbols.c against binutils: a small program with functions, initialized and .bss
+ * core/symbols/symbols.c against binutils: a small program with functions, initialized and .bss
  * globals is compiled at run time (non-PIE and PIE, with -g); every function/variable `nm`
  * lists must resolve to itself (or an alias at the same address), source lines must match
  * `addr2line`, and a live PIE process resolved through its /proc/PID/maps (as MMAP2 records

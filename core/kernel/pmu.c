@@ -15,7 +15,7 @@
 
 #include <hwsample/pmu.h>
 
-#include "internal.h"
+#include "util/internal.h"
 
 const char *hws_sysfs_root(void)
 {

@@ -52,8 +52,8 @@
 
 #include <hwsample/perfdata.h>
 
-#include "internal.h"
-#include "perfdata_int.h"
+#include "util/internal.h"
+#include "perfdata/perfdata_int.h"
 
 #define NAME_ALIGN 64
 #define MAX_ATTRS 4096

@@ -45,8 +45,8 @@
 
 #include <hwsample/perfdata.h>
 
-#include "internal.h"
-#include "perfdata_int.h"
+#include "util/internal.h"
+#include "perfdata/perfdata_int.h"
 
 #define WINDOW_SIZE (1u << 20)
 #define MAX_RECORD (1u << 16)

@@ -3,7 +3,7 @@
  * Reader of one perf ring buffer (data area of a perf_event mmap) over plain memory.
  *
  * Invariants:
- *  - Only this file (and core/aux.c for aux_*) touches data_head / data_tail.
+ *  - Only this file (and core/kernel/aux.c for aux_*) touches data_head / data_tail.
  *  - data_head and data_tail are free-running u64; the offset in the area is pos & mask,
  *    size is a power of two. Every position this reader keeps (start, end, prev) is a
  *    free-running value, never an offset.
@@ -36,7 +36,7 @@
 
 #include <hwsample/ring.h>
 
-#include "internal.h"
+#include "util/internal.h"
 
 #define RING_BOUNCE_SIZE 65536u /* header.size is a u16: no record is larger */
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private helpers shared by the perf.data writer, reader and sample parser
- * (core/perfdata_write.c, core/perfdata_read.c, core/sample_parse.c, core/host_features.c).
+ * (core/perfdata/perfdata_write.c, core/perfdata/perfdata_read.c, core/perfdata/sample_parse.c, core/record/host_features.c).
  * Not installed. All helpers are bounds-checked by their callers.
  */
 #ifndef HWS_CORE_PERFDATA_INT_H

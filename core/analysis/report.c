@@ -29,7 +29,7 @@
 #include <hwsample/errors.h>
 #include <hwsample/report.h>
 
-#include "internal.h"
+#include "util/internal.h"
 
 #define NR_LAT 5
 

@@ -19,7 +19,7 @@
 #include <hwsample/registry.h>
 #include <hwsample/tracing.h>
 
-#include "internal.h"
+#include "util/internal.h"
 
 #define MAX_BACKENDS 32
 #define MAX_PRIV_SIZE (64u << 20)

@@ -47,7 +47,7 @@
 
 #include <hwsample/c2c.h>
 
-#include "internal.h"
+#include "util/internal.h"
 
 enum cnt {
 	C_RECORDS,

@@ -8,7 +8,7 @@
  *  - fds[e][c][t] is the fd of event e on cpu index c and thread index t (-1 until open).
  *  - rings[k] owns exactly one mmap; its owner fd is the AUX event's fd on that CPU/thread
  *    when there is one (the AUX area belongs to that fd), else the first event's fd.
- *  - Only core/ring.c touches data_head/data_tail; this file only maps and unmaps.
+ *  - Only core/kernel/ring.c touches data_head/data_tail; this file only maps and unmaps.
  *  - Every id returned by PERF_EVENT_IOC_ID is in ids[] (sorted) with its event index.
  */
 #include <ctype.h>
@@ -30,7 +30,7 @@
 #include <hwsample/session.h>
 #include <hwsample/strbuf.h>
 
-#include "internal.h"
+#include "util/internal.h"
 
 #define MAX_CPUS 4096
 #define MAX_EVENTS 64

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unchecked number writers for the hot output paths (dump, report, c2c).
+ * Unchecked number writers for the hot output paths (dump, report, c2c, and backends'
+ * raw dumps). Header-only: nothing here is part of the library's ABI.
  *
  * Invariants: each writer stores at @p and returns the end of what it wrote; it may store
  * up to HWS_FMT_SLACK bytes past that end (whole 8- or 16-byte stores), so the caller must
@@ -11,8 +12,8 @@
  * twin (arm64 and other hosts) that the unit test holds to the same results. Host byte order
  * must be little-endian (x86-64, arm64: the tool's targets).
  */
-#ifndef HWS_FMT_NUM_H
-#define HWS_FMT_NUM_H
+#ifndef HWSAMPLE_FMT_H
+#define HWSAMPLE_FMT_H
 
 #include <stdint.h>
 #include <string.h>
@@ -26,7 +27,7 @@
 #define HWS_FMT_HEX_MAX (18 + HWS_FMT_SLACK)
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "core/fmt_num.h assumes a little-endian host"
+#error "hwsample/fmt.h assumes a little-endian host"
 #endif
 
 /* x < 10^8 as eight ASCII digits, leading zeros kept, first digit in the lowest byte */

@@ -22,8 +22,8 @@
 #include <hwsample/errors.h>
 #include <hwsample/output.h>
 
-#include "fmt_num.h"
-#include "internal.h"
+#include <hwsample/fmt.h>
+#include "util/internal.h"
 
 /*
  * Line builder writing straight into the strbuf's memory: reserve room (the strbuf grows by

@@ -23,10 +23,10 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include <hwsample/perfdata.h>
+#include <hwsample/symbols.h>
 #include <hwsample/pmu.h>
 
-#include "internal.h"
+#include "util/internal.h"
 
 #define NT_GNU_BUILD_ID_TYPE 3
 

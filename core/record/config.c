@@ -26,7 +26,7 @@
 #include <hwsample/config.h>
 #include <hwsample/session.h>
 
-#include "internal.h"
+#include "util/internal.h"
 
 #define MAX_CPUS_CHECK 4096
 

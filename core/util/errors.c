@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "util/internal.h"
 
 static const char *const hws_error_text[] = {
 #define _HE(name, text) text,

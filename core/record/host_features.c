@@ -23,8 +23,8 @@
 #include <hwsample/perfdata.h>
 #include <hwsample/pmu.h>
 
-#include "internal.h"
-#include "perfdata_int.h"
+#include "util/internal.h"
+#include "perfdata/perfdata_int.h"
 
 #define MAX_LIST 1024
 

@@ -30,7 +30,7 @@
 #include <hwsample/errors.h>
 #include <hwsample/symbols.h>
 
-#include "internal.h"
+#include "util/internal.h"
 
 #define MAX_LOADS	  16	     /* PT_LOAD segments kept per file */
 #define MAX_SYMS	  (8u << 20) /* symbols per file (bounded memory) */
@@ -1201,7 +1201,7 @@ static int read_more(int fd, char **buf, size_t *len, size_t *alloc, size_t limi
 	return 0;
 }
 
-#include "ksyms_line.h"
+#include "symbols/ksyms_line.h"
 
 /* any kept symbol with a non-zero address in the complete lines of @buf */
 static bool kallsyms_nonzero(char *buf, size_t len)

@@ -30,7 +30,7 @@
 
 #include <hwsample/tracing.h>
 
-#include "internal.h"
+#include "util/internal.h"
 
 #define TRACEFS_FILE_MAX (64u << 20)
 

@@ -35,7 +35,7 @@
 
 #include <hwsample/aux.h>
 
-#include "internal.h"
+#include "util/internal.h"
 
 _Static_assert(sizeof(struct hws_auxtrace_event) == 48, "perf's struct perf_record_auxtrace");
 

@@ -30,8 +30,8 @@
 #include <hwsample/decode.h>
 #include <hwsample/errors.h>
 
-#include "internal.h"
-#include "perfdata_int.h"
+#include "util/internal.h"
+#include "perfdata/perfdata_int.h"
 
 #define MAX_CPU		4096
 #define MAX_AUX_STREAMS 4096

@@ -19,8 +19,8 @@
 #include <hwsample/perfdata.h>
 #include <hwsample/sample.h>
 
-#include "internal.h"
-#include "perfdata_int.h"
+#include "util/internal.h"
+#include "perfdata/perfdata_int.h"
 
 struct cur {
 	const uint8_t *p;

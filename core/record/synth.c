@@ -16,7 +16,7 @@
 
 #include <hwsample/synth.h>
 
-#include "internal.h"
+#include "util/internal.h"
 
 #define REC_MAX (PATH_MAX + 256)
 

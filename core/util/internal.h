@@ -54,7 +54,7 @@ struct hws_strbuf;
 int hws__c2c_render_json(const struct hws_c2c *c, struct hws_strbuf *sb, uint32_t detail,
 			 bool stream);
 
-/* core/buildid.c: the running kernel's build-id (from <sysfs root>/kernel/notes) as hex;
+/* core/symbols/buildid.c: the running kernel's build-id (from <sysfs root>/kernel/notes) as hex;
  * perf's build-id cache directory ($PERF_BUILDID_DIR, else ~/.debug); the kallsyms copy
  * of kernel @bid in it (0 when it exists); copying @kallsyms there unless a copy exists.
  * All return a negative errno on failure. */
