@@ -465,16 +465,16 @@ struct hws_c2c *hws_c2c__new(const struct hws_c2c_opts *opts)
 {
 	struct hws_c2c *c;
 	uint32_t ls;
+	int err;
 
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return errno = ENOMEM, NULL;
-	if (opts) {
-		size_t n = opts->sz < sizeof(c->o) ? opts->sz : sizeof(c->o);
-
-		memcpy(&c->o, opts, n);
+	err = HWS_OPTS_GET(c->o, opts, hws_c2c_opts);
+	if (err) {
+		free(c);
+		return errno = -err, NULL;
 	}
-	c->o.sz = sizeof(c->o);
 	ls = c->o.line_size ? c->o.line_size : 64;
 	if (ls < 16 || ls > 4096 || (ls & (ls - 1))) {
 		free(c);

@@ -116,14 +116,15 @@ static const struct {
 struct hws_report *hws_report__new(const struct hws_report_opts *opts)
 {
 	struct hws_report *r = calloc(1, sizeof(*r));
+	int err;
 
 	if (!r)
 		return NULL;
-	if (opts) {
-		size_t n = opts->sz < sizeof(r->opts) ? opts->sz : sizeof(r->opts);
-		memcpy(&r->opts, opts, n);
+	err = HWS_OPTS_GET(r->opts, opts, hws_report_opts);
+	if (err) {
+		free(r);
+		return errno = -err, NULL;
 	}
-	r->opts.sz = sizeof(r->opts);
 	if (!r->opts.top)
 		r->opts.top = 20;
 	if (!r->opts.width)

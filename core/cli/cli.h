@@ -69,6 +69,15 @@ struct hws_perf_reader *hws_cli__open_input(const char *cmd, const char *path, i
 bool hws_cli__unfinished(const char *cmd, const char *path, const struct hws_perf_reader *r,
 			 const struct hws_decoder *d);
 
+/* perf's build-id cache as perf finds it: $PERF_BUILDID_DIR, else $HOME/.debug; NULL: the
+ * library's default */
+const char *hws_cli__buildid_dir(void);
+
+struct hws_decoder_opts;
+/* What the environment says for decoding: the build-id cache (hws_cli__buildid_dir()) and
+ * HWS_DECODE_THREADS=1 (read ahead in a second thread) */
+void hws_cli__decoder_env(struct hws_decoder_opts *o);
+
 /* environment variable @name is set to "1" */
 bool hws_cli__env_on(const char *name);
 

@@ -392,6 +392,7 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 		return HWS_EXIT_USAGE;
 	}
 	dopts.no_sideband = nosym;
+	hws_cli__decoder_env(&dopts);
 
 	r = hws_cli__open_input("c2c report", path, &err);
 	if (!r)

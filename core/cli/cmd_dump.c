@@ -363,6 +363,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	if (sym < 0)
 		sym = c.out.format == HWS_OUT_TEXT;
 	dopts.no_sideband = !sym;
+	hws_cli__decoder_env(&dopts);
 
 	r = hws_cli__open_input("dump", path, &err);
 	if (!r)

@@ -2313,7 +2313,7 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 	}
 	if (!r->no_buildid_cache) {
 		/* as perf record: the kernel's kallsyms kept by build-id, unless already there */
-		int cerr = hws_buildid_cache__add_kernel(NULL);
+		int cerr = hws_buildid_cache__add_kernel(hws_cli__buildid_dir());
 
 		/* quietly when there is nothing to copy (no build-id, kptr_restrict) */
 		if (cerr && cerr != -ENOENT && cerr != -EPERM && r->verbose)

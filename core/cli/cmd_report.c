@@ -176,6 +176,7 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	}
 	ropts.ascii = bars < 0 ? !utf8_locale() : !bars;
 	dopts.no_sideband = nosym;
+	hws_cli__decoder_env(&dopts);
 
 	r = hws_cli__open_input("report", path, &err);
 	if (!r)

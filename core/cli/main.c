@@ -70,7 +70,15 @@ struct hws_registry *hws_cli__registry(struct hws_cli *cli)
 #ifdef HWS_STATIC_BACKENDS
 	n = hws_registry__add_static(cli->reg, err, sizeof(err));
 #else
-	n = hws_registry__load_default(cli->reg, cli->backend_dir, err, sizeof(err));
+	const char *dir = cli->backend_dir, *origin = "--backend-dir";
+
+	if (!dir || !*dir) {
+		dir = getenv("HWS_BACKEND_DIR");
+		origin = "$HWS_BACKEND_DIR";
+	}
+	n = hws_registry__load_default(cli->reg, dir, err, sizeof(err));
+	if (n == -ENOENT && dir && *dir)
+		snprintf(err, sizeof(err), "backend directory %s (%s) does not exist", dir, origin);
 #endif
 	if (n < 0 || hws_registry__count(cli->reg) == 0) {
 		fprintf(stderr, "hwsample: %s\n", *err ? err : "no backends available");
@@ -150,11 +158,12 @@ static void print_message(enum hws_log_level level, const char *msg)
 
 struct hws_perf_reader *hws_cli__open_input(const char *cmd, const char *path, int *exit_code)
 {
-	struct hws_perf_reader *r;
+	/* HWS_NO_MMAP=1: read() instead of mapping regular files */
+	HWS_OPTS(hws_perf_reader_opts, ro, .no_mmap = hws_cli__env_on("HWS_NO_MMAP"));
+	struct hws_perf_reader *r = hws_perf_reader__open(path, &ro);
 	char ebuf[256];
-	int err = 0;
+	int err = -errno;
 
-	r = hws_perf_reader__open(path, &err);
 	if (r)
 		return r;
 	if (err == -EISDIR)
@@ -191,6 +200,24 @@ bool hws_cli__unfinished(const char *cmd, const char *path, const struct hws_per
 			u.cut_bytes);
 	fputc('\n', stderr);
 	return true;
+}
+
+const char *hws_cli__buildid_dir(void)
+{
+	static char buf[4096];
+	const char *d = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+
+	if (d && *d)
+		return d;
+	if (home && *home && (size_t)snprintf(buf, sizeof(buf), "%s/.debug", home) < sizeof(buf))
+		return buf;
+	return NULL; /* the library's default: ~/.debug of the password database's home */
+}
+
+void hws_cli__decoder_env(struct hws_decoder_opts *o)
+{
+	o->buildid_dir = hws_cli__buildid_dir();
+	o->read_ahead = hws_cli__env_on("HWS_DECODE_THREADS");
 }
 
 bool hws_cli__env_on(const char *name)
@@ -304,6 +331,9 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
+	/* HWS_LOG_LEVEL=0..3 (errors, warnings, info, debug), then -v adds to it */
+	if (getenv("HWS_LOG_LEVEL"))
+		hws_set_log_level(atoi(getenv("HWS_LOG_LEVEL")));
 	if (cli.verbose)
 		hws_set_log_level(HWS_LOG_WARN + cli.verbose);
 	signal(SIGBUS, on_sigbus);

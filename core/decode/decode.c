@@ -255,6 +255,7 @@ struct hws_decoder *hws_decoder__new(struct hws_perf_reader *r, struct hws_regis
 {
 	struct hws_decoder *d;
 	struct hws_symbols_opts so = {.sz = sizeof(so)};
+	int err;
 
 	if (!r) {
 		errno = EINVAL;
@@ -263,11 +264,11 @@ struct hws_decoder *hws_decoder__new(struct hws_perf_reader *r, struct hws_regis
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
-	if (opts) {
-		size_t n = opts->sz < sizeof(d->opts) ? opts->sz : sizeof(d->opts);
-		memcpy(&d->opts, opts, n);
+	err = HWS_OPTS_GET(d->opts, opts, hws_decoder_opts);
+	if (err) {
+		free(d);
+		return errno = -err, NULL;
 	}
-	d->opts.sz = sizeof(d->opts);
 	d->r = r;
 	d->reg = reg;
 	so.srcline = d->opts.srcline;
@@ -1641,16 +1642,14 @@ static void *readahead_main(void *arg)
 
 /*
  * Start the read-ahead thread on window 0; false: read in the caller's thread. Opt-in
- * (HWS_DECODE_THREADS=1): on the 2-vCPU development VM it gained up to 1.2x wall in one
+ * (opts.read_ahead; the CLI's HWS_DECODE_THREADS=1): on the 2-vCPU development VM it gained up to 1.2x wall in one
  * hour and cost up to 1.7x in the next (when the host placed the vCPUs far apart every
  * window crossed between caches), so one thread stays the measured default.
  */
 static bool readahead_start(struct hws_decoder *d)
 {
-	const char *env = getenv("HWS_DECODE_THREADS");
-
 	/* not on pipes: a reader blocked in read() would hold up the end of an early stop */
-	if (!env || strcmp(env, "1") || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
+	if (!d->opts.read_ahead || sysconf(_SC_NPROCESSORS_ONLN) < 2 ||
 	    hws_perf_reader__is_pipe(d->r))
 		return false;
 	if (pthread_mutex_init(&d->ra.mu, NULL))

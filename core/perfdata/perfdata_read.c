@@ -85,6 +85,7 @@ struct pmu_cap {
 };
 
 struct hws_perf_reader {
+	struct hws_perf_reader_opts opts;
 	int fd;
 	bool own_fd;
 	bool pipe;   /* pipe-mode format (16-byte header, attrs as records) */
@@ -1463,16 +1464,15 @@ static uint64_t fi_cpu_midr(const struct hws_file_info *fi, int cpu)
  * in as records are read and dropped again by hws_perf_reader__release(), so the resident
  * set stays bounded. No MADV_SEQUENTIAL: it lets the kernel drop the file's cached pages
  * behind us, and the next run (or perf on the same file) reads them from disk again.
- * Without mmap (it failed, or HWS_NO_MMAP=1) the 1 MiB read window is used. A file that
+ * Without mmap (it failed, or opts.no_mmap) the 1 MiB read window is used. A file that
  * shrinks while mapped reads as zeros to the end of its last page (fail() says it shrank)
  * and raises SIGBUS past it; the CLI turns that into an error message.
  */
 static void map_file(struct hws_perf_reader *r)
 {
-	const char *env = getenv("HWS_NO_MMAP");
 	void *m;
 
-	if ((env && !strcmp(env, "1")) || !r->file_size || r->file_size > SIZE_MAX / 2)
+	if (r->opts.no_mmap || !r->file_size || r->file_size > SIZE_MAX / 2)
 		return;
 	m = mmap(NULL, (size_t)r->file_size, PROT_READ, MAP_PRIVATE, r->fd, 0);
 	if (m == MAP_FAILED)
@@ -1496,25 +1496,24 @@ void hws_perf_reader__release(struct hws_perf_reader *r, uint64_t before)
 	r->released = end;
 }
 
-struct hws_perf_reader *hws_perf_reader__open_fd(int fd, int *errp)
+struct hws_perf_reader *hws_perf_reader__open_fd(int fd, const struct hws_perf_reader_opts *opts)
 {
 	struct hws_perf_reader *r;
 	struct stat st;
 	int err;
 
-	if (fd < 0 || fstat(fd, &st)) {
-		if (errp)
-			*errp = -EBADF;
-		return NULL;
-	}
-	if (S_ISDIR(st.st_mode)) { /* it opens, and reads as "too short": say what it is */
-		if (errp)
-			*errp = -EISDIR;
-		return NULL;
-	}
+	if (fd < 0 || fstat(fd, &st))
+		return errno = EBADF, NULL;
+	if (S_ISDIR(st.st_mode)) /* it opens, and reads as "too short": say what it is */
+		return errno = EISDIR, NULL;
 	r = calloc(1, sizeof(*r));
 	if (!r)
-		goto nomem;
+		return errno = ENOMEM, NULL;
+	err = HWS_OPTS_GET(r->opts, opts, hws_perf_reader_opts);
+	if (err) {
+		free(r);
+		return errno = -err, NULL;
+	}
 	r->fd = fd;
 	r->stream = !S_ISREG(st.st_mode) || lseek(fd, 0, SEEK_CUR) < 0;
 	r->pipe = r->stream;
@@ -1524,56 +1523,43 @@ struct hws_perf_reader *hws_perf_reader__open_fd(int fd, int *errp)
 	r->rec = malloc(MAX_RECORD + 16);
 	if (!r->stream)
 		map_file(r);
-	if (!r->win || !r->rec)
-		goto nomem_free;
+	if (!r->win || !r->rec) {
+		hws_perf_reader__close(r);
+		return errno = ENOMEM, NULL;
+	}
 	r->fi.sz = sizeof(r->fi);
 	r->fi.pmu_cap = fi_pmu_cap;
 	r->fi.pmu_cap_ctx = r;
 	r->fi.cpu_midr = fi_cpu_midr;
 	err = open_header(r);
-	if (err)
-		goto err_out;
+	if (err) {
+		/* keep the message reachable for callers that want it: log at warn level */
+		pr_warn("%s\n", r->errmsg);
+		hws_perf_reader__close(r);
+		return errno = -err, NULL;
+	}
 	digest_features(r);
 	return r;
-
-nomem_free:
-	hws_perf_reader__close(r);
-nomem:
-	if (errp)
-		*errp = -ENOMEM;
-	return NULL;
-err_out:
-	if (errp)
-		*errp = err;
-	/* keep the message reachable for callers that want it: log at warn level */
-	pr_warn("%s\n", r->errmsg);
-	hws_perf_reader__close(r);
-	return NULL;
 }
 
-struct hws_perf_reader *hws_perf_reader__open(const char *path, int *errp)
+struct hws_perf_reader *hws_perf_reader__open(const char *path,
+					      const struct hws_perf_reader_opts *opts)
 {
 	struct hws_perf_reader *r;
 	int fd, err;
 
-	if (!path) {
-		if (errp)
-			*errp = -EINVAL;
-		return NULL;
-	}
+	if (!path)
+		return errno = EINVAL, NULL;
 	if (!strcmp(path, "-"))
-		return hws_perf_reader__open_fd(STDIN_FILENO, errp);
+		return hws_perf_reader__open_fd(STDIN_FILENO, opts);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		if (errp)
-			*errp = err;
+	if (fd < 0)
 		return NULL;
-	}
-	r = hws_perf_reader__open_fd(fd, errp);
+	r = hws_perf_reader__open_fd(fd, opts);
 	if (!r) {
+		err = errno;
 		close(fd);
-		return NULL;
+		return errno = err, NULL;
 	}
 	r->own_fd = true;
 	return r;

@@ -231,21 +231,13 @@ static int dir_exists(const char *d)
 
 int hws_registry__load_default(struct hws_registry *reg, const char *dir, char *err, size_t errlen)
 {
-	const char *env = getenv("HWS_BACKEND_DIR");
 	char exe_dir[PATH_MAX];
 	ssize_t n;
 
-	if (dir)
+	if (dir && *dir)
 		return dir_exists(dir) ? hws_registry__load_dir(reg, dir, err, errlen)
-				       : (snprintf(err, errlen,
-						   "backend directory %s (--backend-dir) does not exist",
+				       : (snprintf(err, errlen, "backend directory %s does not exist",
 						   dir),
-					  -ENOENT);
-	if (env && *env)
-		return dir_exists(env) ? hws_registry__load_dir(reg, env, err, errlen)
-				       : (snprintf(err, errlen,
-						   "backend directory %s ($HWS_BACKEND_DIR) does not exist",
-						   env),
 					  -ENOENT);
 	if (dir_exists(HWS_BACKEND_DIR_DEFAULT))
 		return hws_registry__load_dir(reg, HWS_BACKEND_DIR_DEFAULT, err, errlen);

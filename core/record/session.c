@@ -171,12 +171,14 @@ int hws_cpus__online(int *cpus, int max)
 struct hws_session *hws_session__new(const struct hws_session_opts *opts)
 {
 	struct hws_session *s = calloc(1, sizeof(*s));
+	int err;
 
 	if (!s)
 		return NULL;
-	if (opts) {
-		size_t n = opts->sz && opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts);
-		memcpy(&s->opts, opts, n);
+	err = HWS_OPTS_GET(s->opts, opts, hws_session_opts);
+	if (err) {
+		free(s);
+		return errno = -err, NULL;
 	}
 	s->page_size = sysconf(_SC_PAGESIZE);
 	return s;

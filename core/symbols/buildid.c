@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,15 +85,16 @@ int hws__kernel_build_id(char *hex, size_t len)
 
 int hws__buildid_dir(char *buf, size_t len)
 {
-	const char *d = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	struct passwd pw, *res = NULL;
+	char pbuf[4096];
 	int n;
 
-	if (d && *d)
-		n = snprintf(buf, len, "%s", d);
-	else if (home && *home)
-		n = snprintf(buf, len, "%s/.debug", home);
-	else
+	/* the library reads no environment: the user's home from the password database
+	 * (the CLI passes $PERF_BUILDID_DIR, else $HOME/.debug, as perf finds it) */
+	if (getpwuid_r(getuid(), &pw, pbuf, sizeof(pbuf), &res) || !res || !res->pw_dir ||
+	    !*res->pw_dir)
 		return -ENOENT;
+	n = snprintf(buf, len, "%s/.debug", res->pw_dir);
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 

@@ -162,14 +162,15 @@ static uint64_t hash_u32(uint32_t v)
 struct hws_symbols *hws_symbols__new(const struct hws_symbols_opts *opts)
 {
 	struct hws_symbols *s = calloc(1, sizeof(*s));
+	int err;
 
 	if (!s)
 		return NULL;
-	if (opts) {
-		size_t n = opts->sz < sizeof(s->opts) ? opts->sz : sizeof(s->opts);
-		memcpy(&s->opts, opts, n);
+	err = HWS_OPTS_GET(s->opts, opts, hws_symbols_opts);
+	if (err) {
+		free(s);
+		return errno = -err, NULL;
 	}
-	s->opts.sz = sizeof(s->opts);
 	s->gen = 1;
 	s->ks_fd = -1;
 	if (!s->opts.max_files)

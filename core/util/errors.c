@@ -33,7 +33,7 @@ const char *hws_strerror(int err, char *buf, size_t len)
 	return buf;
 }
 
-static int log_level = -1;
+static int log_level = HWS_LOG_WARN;
 static hws_print_fn print_fn;
 
 static void default_print(enum hws_log_level level, const char *msg)
@@ -51,10 +51,6 @@ hws_print_fn hws_set_print(hws_print_fn fn)
 
 int hws_get_log_level(void)
 {
-	if (log_level < 0) {
-		const char *e = getenv("HWS_LOG_LEVEL");
-		log_level = e ? atoi(e) : HWS_LOG_WARN;
-	}
 	return log_level;
 }
 

@@ -18,6 +18,11 @@ void hws_log(enum hws_log_level level, const char *fmt, ...) __attribute__((form
 #define pr_info(fmt, ...) hws_log(HWS_LOG_INFO, fmt, ##__VA_ARGS__)
 #define pr_debug(fmt, ...) hws_log(HWS_LOG_DEBUG, fmt, ##__VA_ARGS__)
 
+/* Copy the caller's options struct @opts (NULL: defaults) into the library's own @dst by the
+ * convention of include/hwsample/common.h. Returns 0 or -EINVAL (with a warning). */
+int hws__opts_get(void *dst, size_t dst_sz, const void *opts, const char *type);
+#define HWS_OPTS_GET(dst, opts, type) hws__opts_get(&(dst), sizeof(dst), (opts), #type)
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 typedef uint8_t hws_v16 __attribute__((vector_size(16), aligned(1), may_alias));
@@ -54,9 +59,9 @@ struct hws_strbuf;
 int hws__c2c_render_json(const struct hws_c2c *c, struct hws_strbuf *sb, uint32_t detail,
 			 bool stream);
 
-/* core/symbols/buildid.c: the running kernel's build-id (from <sysfs root>/kernel/notes) as hex;
- * perf's build-id cache directory ($PERF_BUILDID_DIR, else ~/.debug); the kallsyms copy
- * of kernel @bid in it (0 when it exists); copying @kallsyms there unless a copy exists.
+/* core/symbols/buildid.c: the running kernel's build-id (from <sysfs root>/kernel/notes) as
+ * hex; perf's default build-id cache directory (~/.debug of the user's home); the kallsyms
+ * copy of kernel @bid in it (0 when it exists); copying @kallsyms there unless a copy exists.
  * All return a negative errno on failure. */
 int hws__kernel_build_id(char *hex, size_t len);
 int hws__buildid_dir(char *buf, size_t len);

@@ -39,12 +39,10 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
+#include <hwsample/common.h>
+
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef HWS_API
-#define HWS_API __attribute__((visibility("default")))
 #endif
 
 /* perf's PERF_RECORD_AUXTRACE (user type 71), tools/lib/perf/include/perf/event.h. */

@@ -36,16 +36,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <hwsample/common.h>
 #include <hwsample/sample.h>
 #include <hwsample/strbuf.h>
 #include <hwsample/symbols.h>
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef HWS_API
-#define HWS_API __attribute__((visibility("default")))
 #endif
 
 struct hws_c2c;

@@ -28,14 +28,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <hwsample/common.h>
 #include <hwsample/registry.h>
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef HWS_API
-#define HWS_API __attribute__((visibility("default")))
 #endif
 
 struct hws_config_item {

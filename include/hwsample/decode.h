@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <hwsample/common.h>
 #include <hwsample/perfdata.h>
 #include <hwsample/registry.h>
 #include <hwsample/sample.h>
@@ -42,10 +43,6 @@
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef HWS_API
-#define HWS_API __attribute__((visibility("default")))
 #endif
 
 struct hws_decoder;
@@ -62,9 +59,12 @@ struct hws_decoder_opts {
 	 * only aggregate and look symbols up after the run (report, c2c). Sideband records are
 	 * still applied in time order. Ignored for pipes and files with AUX data. */
 	bool unordered;
-	/* perf's build-id cache, for kallsyms copies; NULL: $PERF_BUILDID_DIR, else ~/.debug;
-	 * "": none */
+	/* perf's build-id cache, for kallsyms copies; NULL: ~/.debug of the user's home (a
+	 * program honouring $PERF_BUILDID_DIR, as perf does, passes it); "": none */
 	const char *buildid_dir;
+	/* read the next windows of a file in a second thread while the current one is
+	 * processed (not for pipes; a gain only where the two threads share a cache) */
+	bool read_ahead;
 };
 
 /* Counters of one (event, CPU) pair. Sums over CPUs/events via HWS_DECODE_ALL. */

@@ -11,12 +11,10 @@
 
 #include <stddef.h>
 
+#include <hwsample/common.h>
+
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef HWS_API
-#define HWS_API __attribute__((visibility("default")))
 #endif
 
 #define HWS_ERRORS                                                                  \
@@ -61,7 +59,8 @@ typedef void (*hws_print_fn)(enum hws_log_level level, const char *msg);
 
 /*
  * hws_set_print() - route the library's messages to @fn (NULL: default, stderr).
- * The default prints levels up to HWS_LOG_LEVEL (env; 0..3, default 1 = warnings).
+ * Messages up to the level hws_set_log_level() set are passed on (default HWS_LOG_WARN);
+ * the default function prints them to stderr.
  * Returns the previous function.
  */
 HWS_API hws_print_fn hws_set_print(hws_print_fn fn);

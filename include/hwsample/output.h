@@ -18,16 +18,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <hwsample/common.h>
 #include <hwsample/sample.h>
 #include <hwsample/strbuf.h>
 #include <hwsample/symbols.h>
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef HWS_API
-#define HWS_API __attribute__((visibility("default")))
 #endif
 
 enum hws_output_format {

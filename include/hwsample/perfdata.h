@@ -26,14 +26,11 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
+#include <hwsample/common.h>
 #include <hwsample/backend.h>
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef HWS_API
-#define HWS_API __attribute__((visibility("default")))
 #endif
 
 /* perf's user record types (>= 64) */
@@ -230,12 +227,27 @@ struct hws_perf_record {
 #define HWS_PERF_REC_HDR_STABLE	    (1U << 0)
 #define HWS_PERF_REC_PAYLOAD_STABLE (1U << 1)
 
-/* Open @path ("-" = stdin). Returns NULL and sets *err (negative) on failure. Regular files
- * are mapped (HWS_NO_MMAP=1 in the environment: read() instead); a mapped file that shrinks
- * while being read raises SIGBUS past its new last page, which a program reading files
- * others may truncate should catch (the hwsample CLI does). */
-HWS_API struct hws_perf_reader *hws_perf_reader__open(const char *path, int *err);
-HWS_API struct hws_perf_reader *hws_perf_reader__open_fd(int fd, int *err);
+struct hws_perf_reader_opts {
+	size_t sz;    /* HWS_OPTS() */
+	bool no_mmap; /* read() regular files too, instead of mapping them */
+};
+
+/**
+ * hws_perf_reader__open() - open the perf.data file @path ("-" = stdin) for reading.
+ * @opts: NULL for the defaults.
+ * Regular files are mapped (unless @opts->no_mmap); a mapped file that shrinks while being
+ * read raises SIGBUS past its new last page, which a program reading files others may
+ * truncate should catch (the hwsample CLI does).
+ * Return: the reader, or NULL with errno set (EISDIR, ENOENT, ...; a hwsample condition as
+ * its positive value: hws_strerror(-errno) names it, and the reason is also logged at warn
+ * level with the byte offset).
+ */
+HWS_API struct hws_perf_reader *hws_perf_reader__open(const char *path,
+						      const struct hws_perf_reader_opts *opts);
+/* hws_perf_reader__open() of an open descriptor (a pipe or socket is read as a stream); the
+ * caller keeps @fd and closes it after hws_perf_reader__close(). */
+HWS_API struct hws_perf_reader *hws_perf_reader__open_fd(int fd,
+							 const struct hws_perf_reader_opts *opts);
 HWS_API void hws_perf_reader__close(struct hws_perf_reader *r); /* NULL-safe */
 /* The caller no longer touches stable records before file offset @before: their pages may
  * leave the resident set (they stay readable; a later touch reads them back). */

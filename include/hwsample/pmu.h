@@ -17,12 +17,10 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
+#include <hwsample/common.h>
+
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef HWS_API
-#define HWS_API __attribute__((visibility("default")))
 #endif
 
 #define HWS_PMU_NAME_MAX 64

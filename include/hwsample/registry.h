@@ -4,9 +4,10 @@
  * their ABI, allocates and initialises their private state, and finds them by backend
  * name, by the PMU they serve, or by the event they decode.
  *
- * Plugin search order: the directory given to hws_registry__new() (CLI --backend-dir),
- * then $HWS_BACKEND_DIR, then the compiled-in directory (HWS_BACKEND_DIR_DEFAULT), then
- * "backends/" next to the running executable (build tree).
+ * Plugin search order (hws_registry__load_default()): the directory the caller names (the
+ * CLI: --backend-dir, else $HWS_BACKEND_DIR) and only it; else the compiled-in directory
+ * (<libdir>/hwsample/backends), then "backends/" next to the running executable (build
+ * tree).
  */
 #ifndef HWSAMPLE_REGISTRY_H
 #define HWSAMPLE_REGISTRY_H
@@ -15,6 +16,7 @@
 #include <stddef.h>
 #include <linux/perf_event.h>
 
+#include <hwsample/common.h>
 #include <hwsample/backend.h>
 
 #ifdef __cplusplus
@@ -46,7 +48,7 @@ HWS_API int hws_registry__load_file(struct hws_registry *reg, const char *path, 
  * (a bad plugin is an error: it is named with the reason). */
 HWS_API int hws_registry__load_dir(struct hws_registry *reg, const char *dir, char *err,
 				   size_t errlen);
-/* Search path as in the file comment; @dir may be NULL. */
+/* Search path as in the file comment; @dir may be NULL or "" (the default places). */
 HWS_API int hws_registry__load_default(struct hws_registry *reg, const char *dir, char *err,
 				       size_t errlen);
 /* Add every backend linked into this binary (built with HWS_STATIC_BACKENDS). */

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <hwsample/common.h>
 #include <hwsample/decode.h>
 #include <hwsample/sample.h>
 #include <hwsample/strbuf.h>
@@ -27,10 +28,6 @@
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef HWS_API
-#define HWS_API __attribute__((visibility("default")))
 #endif
 
 struct hws_report;

@@ -30,12 +30,10 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 
+#include <hwsample/common.h>
+
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef HWS_API
-#define HWS_API __attribute__((visibility("default")))
 #endif
 
 struct hws_ring;

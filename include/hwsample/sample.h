@@ -18,12 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <hwsample/common.h>
+
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef HWS_API
-#define HWS_API __attribute__((visibility("default")))
 #endif
 
 /* Validity bits for struct hws_sample::fields. */

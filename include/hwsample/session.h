@@ -25,15 +25,12 @@
 #include <sys/types.h>
 #include <linux/perf_event.h>
 
+#include <hwsample/common.h>
 #include <hwsample/aux.h>
 #include <hwsample/backend.h>
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef HWS_API
-#define HWS_API __attribute__((visibility("default")))
 #endif
 
 struct hws_session;

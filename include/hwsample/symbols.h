@@ -23,14 +23,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <hwsample/common.h>
 #include <hwsample/strbuf.h>
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef HWS_API
-#define HWS_API __attribute__((visibility("default")))
 #endif
 
 struct hws_symbols;
@@ -155,7 +152,8 @@ HWS_API int hws_symbol__format(const struct hws_symbol *sym, bool with_dso, stru
  * hws_buildid_cache__add_kernel() - copy the running kernel's /proc/kallsyms into perf's
  * build-id cache under the kernel's build-id, as perf record does, unless a copy is there,
  * so perf report and hwsample name kernel addresses of this kernel's recordings after a
- * reboot or on another machine. @dir: the cache; NULL: $PERF_BUILDID_DIR, else ~/.debug.
+ * reboot or on another machine. @dir: the cache; NULL: ~/.debug of the user's home (as
+ * perf, a program honouring $PERF_BUILDID_DIR passes it here).
  * Return: 0, or a negative errno (no build-id in /sys/kernel/notes, kptr_restrict hides
  * the addresses (-EPERM), the cache is not writable).
  */

@@ -14,12 +14,10 @@
 #include <sys/types.h>
 #include <linux/perf_event.h>
 
+#include <hwsample/common.h>
+
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef HWS_API
-#define HWS_API __attribute__((visibility("default")))
 #endif
 
 /* Receives one complete record. Return 0 to go on, negative to stop. */

@@ -10,12 +10,10 @@
 #include <stddef.h>
 #include <linux/perf_event.h>
 
+#include <hwsample/common.h>
+
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#ifndef HWS_API
-#define HWS_API __attribute__((visibility("default")))
 #endif
 
 /*

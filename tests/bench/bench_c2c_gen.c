@@ -964,7 +964,8 @@ static int time_decode(const char *path, int rounds)
 			if (!reg || hws_registry__add_static(reg, err, sizeof(err)) < 0)
 				return -ENOMEM;
 			t0 = cpu_ms();
-			rd = hws_perf_reader__open(path, &e);
+			rd = hws_perf_reader__open(path, NULL);
+			e = rd ? 0 : -errno;
 			if (!rd) {
 				hws_registry__delete(reg);
 				return e ? e : -EINVAL;

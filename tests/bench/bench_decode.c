@@ -7,6 +7,7 @@
  *
  *   bench_decode FILE [ROUNDS]    prints samples and the best CPU time of ROUNDS (default 3)
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -53,7 +54,8 @@ int main(int argc, char **argv)
 		double t0 = cpu_now();
 		int rc, e = 0;
 
-		r = hws_perf_reader__open(argv[1], &e);
+		r = hws_perf_reader__open(argv[1], NULL);
+		e = r ? 0 : -errno;
 		if (!r) {
 			fprintf(stderr, "bench_decode: %s: cannot open (%d)\n", argv[1], e);
 			return 1;

@@ -21,6 +21,7 @@
  * FILE "-" reads stdin (pipe mode). Exit 1 with "error: <errmsg>" on a reader error, after
  * printing what was decoded before it.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -219,7 +220,8 @@ int main(int argc, char **argv)
 		return do_synth(argv[2], false, true);
 	if (!strcmp(mode, "write"))
 		return do_write(argv[2], argc > 3 ? atol(argv[3]) : 1000000);
-	r = hws_perf_reader__open(argv[2], &err);
+	r = hws_perf_reader__open(argv[2], NULL);
+	err = r ? 0 : -errno;
 	if (!r) {
 		fprintf(stderr, "error: cannot open %s: %d\n", argv[2], err);
 		return 1;

@@ -8,6 +8,7 @@
  *
  * Prints records, bytes, CPU seconds and records/s. Streams are keyed by AUXTRACE idx.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +58,8 @@ int main(int argc, char **argv)
 	priv = calloc(1, ops->priv_size);
 	ops->init(priv, hws_host__get());
 	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-	r = hws_perf_reader__open(argv[1], &err);
+	r = hws_perf_reader__open(argv[1], NULL);
+	err = r ? 0 : -errno;
 	if (!r) {
 		fprintf(stderr, "bench_spe_decode: %s: error %d\n", argv[1], err);
 		return 1;

@@ -7,6 +7,7 @@
  * sanitizer report, hang or unbounded allocation is a bug.
  * Seed corpus: tests/fuzz/corpus/decode/ (small perf and hwsample recordings).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -73,7 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct hws_report_opts ropts = {.sz = sizeof(ropts), .max_keys = 4096, .top = 5};
 	struct hws_perf_reader *r;
 	struct ctx c = {0};
-	int fd, err = 0;
+	int fd;
 
 	hws_set_print(quiet);
 	fd = memfd_create("fuzz", MFD_CLOEXEC);
@@ -83,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		close(fd);
 		return 0;
 	}
-	r = hws_perf_reader__open_fd(fd, &err);
+	r = hws_perf_reader__open_fd(fd, NULL);
 	if (!r) {
 		close(fd);
 		return 0;

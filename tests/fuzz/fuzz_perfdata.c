@@ -105,8 +105,7 @@ static void quiet(enum hws_log_level level, const char *msg)
 
 static void run_fd(int fd, size_t size)
 {
-	int err;
-	struct hws_perf_reader *r = hws_perf_reader__open_fd(fd, &err);
+	struct hws_perf_reader *r = hws_perf_reader__open_fd(fd, NULL);
 
 	if (r) {
 		perfdata_walk(r, size);

@@ -18,7 +18,7 @@ RANK = {"util": 0, "kernel": 1, "plugin": 2, "symbols": 2, "perfdata": 3, "recor
         "output": 4, "decode": 5, "analysis": 6, "cli": 7}
 # the layer each public header belongs to
 PUBLIC = {
-    "errors.h": "util", "strbuf.h": "util", "sample.h": "util", "fmt.h": "util",
+    "common.h": "util", "errors.h": "util", "strbuf.h": "util", "sample.h": "util", "fmt.h": "util",
     "ring.h": "kernel", "aux.h": "kernel", "pmu.h": "kernel", "tracing.h": "kernel",
     "abi.h": "plugin", "backend.h": "plugin", "registry.h": "plugin", "symbols.h": "symbols",
     "perfdata.h": "perfdata", "session.h": "record", "synth.h": "record", "config.h": "record",

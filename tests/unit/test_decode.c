@@ -334,12 +334,12 @@ static void check_file(const char *path, const char *what)
 	struct hws_decoder *d;
 	struct hws_decode_counts c;
 	struct got *g = calloc(1, sizeof(*g));
-	int err = 0, rc;
+	int rc;
 
 	printf("-- %s\n", what);
 	nr_chunks = flushes = 0;
 	memset(gaps, 0, sizeof(gaps));
-	r = hws_perf_reader__open(path, &err);
+	r = hws_perf_reader__open(path, NULL);
 	__T("open", r != NULL);
 	if (!r)
 		return;
@@ -446,7 +446,7 @@ static void check_file(const char *path, const char *what)
 	hws_perf_reader__close(r);
 
 	/* no registry: generic fields only, still every sample */
-	r = hws_perf_reader__open(path, &err);
+	r = hws_perf_reader__open(path, NULL);
 	d = hws_decoder__new(r, NULL, NULL);
 	memset(g, 0, sizeof(*g));
 	T_EQ_U64("no registry run", hws_decoder__run(d, collect, g), 0);
@@ -469,7 +469,6 @@ static void check_truncated(const char *path)
 	struct got *g = calloc(1, sizeof(*g));
 	char buf[65536];
 	size_t n = in ? fread(buf, 1, sizeof(buf), in) : 0;
-	int err = 0;
 
 	if (in)
 		fclose(in);
@@ -478,7 +477,7 @@ static void check_truncated(const char *path)
 	/* pipe file: cut in the middle of the AUX records, inside a record */
 	fwrite(buf, 1, n > 100 ? n - 100 - 3 : n, out);
 	fclose(out);
-	r = hws_perf_reader__open(tpath, &err);
+	r = hws_perf_reader__open(tpath, NULL);
 	__T("open truncated", r != NULL);
 	if (r) {
 		d = hws_decoder__new(r, NULL, NULL);

@@ -103,7 +103,7 @@ static void write_records(const char *path, bool pipe)
 /* a reader of @path through a pipe fed by a child process */
 static struct hws_perf_reader *open_as_pipe(const char *path, int *pfd)
 {
-	int fds[2], err = 0;
+	int fds[2];
 
 	if (pipe(fds))
 		return NULL;
@@ -120,7 +120,7 @@ static struct hws_perf_reader *open_as_pipe(const char *path, int *pfd)
 	}
 	close(fds[1]);
 	*pfd = fds[0];
-	return hws_perf_reader__open_fd(fds[0], &err);
+	return hws_perf_reader__open_fd(fds[0], NULL);
 }
 
 int main(void)
@@ -141,14 +141,14 @@ int main(void)
 		const uint64_t *want = mode == 1 ? in_file : sorted;
 
 		for (int stop = 0; stop <= 2; stop++) {
-			int err = 0, pfd = -1;
+			int pfd = -1;
 			struct hws_perf_reader *r;
 			struct hws_decoder_opts o = {.sz = sizeof(o), .unordered = mode > 0};
 			struct hws_decoder *d;
 			struct got g = {.stop_at = stop};
 			int rc;
 
-			r = mode == 2 ? open_as_pipe(ppath, &pfd) : hws_perf_reader__open(path, &err);
+			r = mode == 2 ? open_as_pipe(ppath, &pfd) : hws_perf_reader__open(path, NULL);
 			d = r ? hws_decoder__new(r, NULL, &o) : NULL;
 			__T("decoder", d != NULL);
 			if (!d)

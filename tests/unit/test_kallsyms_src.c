@@ -269,10 +269,10 @@ static const char *decoded_name(const char *path, const char *cache, uint64_t ip
 	struct hws_decoder *d;
 	static char buf[128];
 	struct hws_symbol sym;
-	int e = 0, n = 0;
+	int n = 0;
 
 	buf[0] = 0;
-	r = hws_perf_reader__open(path, &e);
+	r = hws_perf_reader__open(path, NULL);
 	__T("open", r != NULL);
 	if (!r)
 		return buf;
@@ -296,7 +296,6 @@ static void test_decoder(void)
 	struct hws_registry *reg = hws_registry__new();
 	struct hws_perf_reader *r;
 	char err[256];
-	int e = 0;
 
 	__T("backends", hws_registry__add_static(reg, err, sizeof(err)) >= 0);
 	snprintf(path, sizeof(path), "%s/k.data", dir);
@@ -305,7 +304,7 @@ static void test_decoder(void)
 	snprintf(ks, sizeof(ks), "%s/kallsyms", kdir);
 
 	write_file(path, BASE + delta, BASE + delta + 11 * 0x40 + 5, bid);
-	r = hws_perf_reader__open(path, &e);
+	r = hws_perf_reader__open(path, NULL);
 	__T("open", r != NULL);
 	T_EQ_U64("build-id digits",
 		 hws_perf_reader__build_id(r, "[kernel.kallsyms]", got, sizeof(got)), 40);

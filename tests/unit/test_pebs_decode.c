@@ -14,6 +14,7 @@
  *
  * Invariant: expected values never come from hwsample itself.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,14 +236,14 @@ static void test_golden_file(void)
 	struct hws_perf_reader *r = NULL;
 	struct hws_perf_record rec;
 	char path[1024];
-	int err = 0, i, n = 0, ret;
+	int i, n = 0, ret;
 
 	for (i = 0; i < 2 && !r; i++) {
 		if (!dirs[i])
 			continue;
 		snprintf(path, sizeof(path), "%s/perf_data_converter/perf.data.weight_struct",
 			 dirs[i]);
-		r = hws_perf_reader__open(path, &err);
+		r = hws_perf_reader__open(path, NULL);
 	}
 	__T("open perf.data.weight_struct", r != NULL);
 	if (!r)

@@ -300,7 +300,6 @@ static void test_file_roundtrip(bool split)
 	struct hws_perf_writer *w;
 	struct hws_perf_reader *r;
 	char path[PATH_MAX + 16];
-	int err = 0;
 
 	build_records(rb);
 	snprintf(path, sizeof(path), "%s/rt.data", tmpdir);
@@ -309,7 +308,7 @@ static void test_file_roundtrip(bool split)
 	__T("write", w && write_with_writer(w, rb, split) == 0);
 	T_EQ_U64("data size", hws_perf_writer__data_size(w), rb->n);
 	__T("close", hws_perf_writer__close(w) == 0);
-	r = hws_perf_reader__open(path, &err);
+	r = hws_perf_reader__open(path, NULL);
 	__T("open", r != NULL);
 	if (r) {
 		__T("not pipe", !hws_perf_reader__is_pipe(r));
@@ -327,7 +326,7 @@ static void test_pipe_roundtrip(void)
 	struct hws_perf_writer *w;
 	struct hws_perf_reader *r;
 	char path[PATH_MAX + 16];
-	int fds[2], err = 0;
+	int fds[2];
 	pid_t pid;
 
 	build_records(rb);
@@ -369,7 +368,7 @@ static void test_pipe_roundtrip(void)
 		_exit(0);
 	}
 	close(fds[1]);
-	r = hws_perf_reader__open_fd(fds[0], &err);
+	r = hws_perf_reader__open_fd(fds[0], NULL);
 	__T("open pipe", r != NULL);
 	if (r) {
 		size_t len = 0;
@@ -466,7 +465,7 @@ static void test_old_tracing_record(void)
 	char path[PATH_MAX + 16];
 	size_t n = 0;
 	uint32_t len = 13;
-	int fd, err = 0, ret, got_td = 0, got_round = 0;
+	int fd, ret, got_td = 0, got_round = 0;
 
 	memcpy(buf, ph, 16);
 	n = 16;
@@ -489,7 +488,7 @@ static void test_old_tracing_record(void)
 	__T("write old stream", fd >= 0 && write(fd, buf, n) == (ssize_t)n);
 	if (fd >= 0)
 		close(fd);
-	r = hws_perf_reader__open(path, &err);
+	r = hws_perf_reader__open(path, NULL);
 	__T("open old stream", r != NULL);
 	if (!r)
 		return;
@@ -518,7 +517,7 @@ static void test_unclosed(void)
 	char path[PATH_MAX + 16];
 	struct hws_perf_record rec;
 	struct hws_perf_reader *r;
-	int err = 0, st, n = 0;
+	int st, n = 0;
 	pid_t pid;
 
 	snprintf(path, sizeof(path), "%s/killed.data", tmpdir);
@@ -533,7 +532,7 @@ static void test_unclosed(void)
 		_exit(0); /* no close */
 	}
 	waitpid(pid, &st, 0);
-	r = hws_perf_reader__open(path, &err);
+	r = hws_perf_reader__open(path, NULL);
 	__T("unclosed file opens", r != NULL);
 	if (r) {
 		T_EQ_U64("its attrs", hws_perf_reader__nr_attrs(r), 3);
@@ -547,10 +546,10 @@ static void test_unclosed(void)
 	}
 	/* garbage and empty inputs: clean errors */
 	write_file(path, "");
-	__T("empty file", hws_perf_reader__open(path, &err) == NULL && err == HWS_E_BAD_FILE);
+	__T("empty file", hws_perf_reader__open(path, NULL) == NULL && errno == -HWS_E_BAD_FILE);
 	write_file(path, "not a perf.data file at all, just text");
-	__T("text file", hws_perf_reader__open(path, &err) == NULL && err == HWS_E_BAD_FILE);
-	__T("missing file", hws_perf_reader__open("/nonexistent/x", &err) == NULL && err == -ENOENT);
+	__T("text file", hws_perf_reader__open(path, NULL) == NULL && errno == -HWS_E_BAD_FILE);
+	__T("missing file", hws_perf_reader__open("/nonexistent/x", NULL) == NULL && errno == ENOENT);
 	__T("close NULL", hws_perf_writer__close(NULL) == 0);
 	hws_perf_reader__close(NULL);
 }
@@ -569,8 +568,7 @@ static void test_writer_errors(void)
 	__T("string", hws_perf_writer__set_string(w, HWS_FEAT_ARCH, "aarch64") == 0);
 	__T("close empty", hws_perf_writer__close(w) == 0);
 	{
-		int err;
-		struct hws_perf_reader *r = hws_perf_reader__open(path, &err);
+		struct hws_perf_reader *r = hws_perf_reader__open(path, NULL);
 
 		__T("open empty", r != NULL);
 		T_EQ_STR("arch string", hws_perf_reader__string(r, HWS_FEAT_ARCH), "aarch64");
@@ -595,7 +593,7 @@ static void test_old_layout(bool v1)
 	struct hws_perf_reader *r;
 	struct hws_perf_record rec;
 	char path[PATH_MAX + 16];
-	int n = 0, err = 0, fd, ret;
+	int n = 0, fd, ret;
 	size_t w = 0;
 
 	f[w++] = v1 ? PERF_MAGIC1 : PERF_MAGIC2;
@@ -622,7 +620,7 @@ static void test_old_layout(bool v1)
 	if (fd < 0 || write(fd, f, w * 8) != (ssize_t)(w * 8))
 		__T("write old file", 0);
 	close(fd);
-	r = hws_perf_reader__open(path, &err);
+	r = hws_perf_reader__open(path, NULL);
 	__T("old layout opens", r != NULL);
 	if (!r)
 		return;
@@ -656,7 +654,7 @@ static void test_many_ids(void)
 	struct hws_perf_reader *r;
 	char path[PATH_MAX + 16];
 	uint64_t eids[64];
-	int err = 0, bad = 0;
+	int bad = 0;
 	struct timespec t0, t1;
 
 	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP;
@@ -671,7 +669,7 @@ static void test_many_ids(void)
 	__T("4096 attrs", bad == 0);
 	__T("close", hws_perf_writer__close(w) == 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	r = hws_perf_reader__open(path, &err);
+	r = hws_perf_reader__open(path, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	__T("open", r != NULL);
 	__T("open under 10 s (quadratic id handling takes minutes)",

@@ -11,6 +11,7 @@
  *    (AUXTRACE payloads): values shown by `perf report --header-only`;
  *  - the corrupted pipe file: an error naming offset and record after 570 good records.
  */
+#include <errno.h>
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -28,7 +29,8 @@ static struct hws_perf_reader *open_fix(const char *name)
 	int err = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", fixdir, name);
-	r = hws_perf_reader__open(path, &err);
+	r = hws_perf_reader__open(path, NULL);
+	err = r ? 0 : -errno;
 	if (!r)
 		fprintf(stderr, "cannot open %s: %d\n", path, err);
 	return r;

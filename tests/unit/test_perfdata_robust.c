@@ -9,6 +9,7 @@
  * Also: an intact file cut in its data section is read as an unfinished file up to the
  * record cut short (hws_perf_reader__unfinished() says where).
  */
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -93,7 +94,7 @@ static void check(const char *what, uint8_t *b, size_t len, bool swap_too)
  * hws_perf_reader__unfinished() says where the whole records end and what follows. */
 static void truncated_unfinished(const uint8_t *b, size_t len)
 {
-	int fd = memfd_create("t", 0), fdw = memfd_create("w", 0), err = 0, ret = 0;
+	int fd = memfd_create("t", 0), fdw = memfd_create("w", 0), ret = 0;
 	struct hws_perf_reader *r, *rw;
 	struct hws_perf_record rec;
 	struct hws_perf_unfinished u;
@@ -106,7 +107,7 @@ static void truncated_unfinished(const uint8_t *b, size_t len)
 	lseek(fd, 0, SEEK_SET);
 	lseek(fdw, 0, SEEK_SET);
 	/* the intact file: how many records end at or before the cut, and where the last ends */
-	rw = hws_perf_reader__open_fd(fdw, &err);
+	rw = hws_perf_reader__open_fd(fdw, NULL);
 	__T("intact file opens", rw != NULL);
 	__T("intact file is finished", rw && hws_perf_reader__unfinished(rw, &u) == 0 && !u.why);
 	while (rw && hws_perf_reader__next(rw, &rec) > 0) {
@@ -118,7 +119,7 @@ static void truncated_unfinished(const uint8_t *b, size_t len)
 		last_end = end;
 	}
 	hws_perf_reader__close(rw);
-	r = hws_perf_reader__open_fd(fd, &err);
+	r = hws_perf_reader__open_fd(fd, NULL);
 	__T("cut file opens (features lost)", r != NULL);
 	__T("unfinished before reading: data past the end",
 	    r && hws_perf_reader__unfinished(r, &u) == HWS_UNFINISHED_PAST_EOF && !u.read_all &&
@@ -141,7 +142,7 @@ static void truncated_unfinished(const uint8_t *b, size_t len)
 /* The pipe fixture cut in the middle of a record: records before it, then TRUNCATED. */
 static void truncated_pipe(const uint8_t *b, size_t len)
 {
-	int fd = memfd_create("t", 0), err = 0, ret = 0;
+	int fd = memfd_create("t", 0), ret = 0;
 	struct hws_perf_reader *r;
 	struct hws_perf_record rec;
 	size_t cut = len - 20;
@@ -150,7 +151,7 @@ static void truncated_pipe(const uint8_t *b, size_t len)
 	if (write(fd, b, cut) != (ssize_t)cut)
 		return;
 	lseek(fd, 0, SEEK_SET);
-	r = hws_perf_reader__open_fd(fd, &err);
+	r = hws_perf_reader__open_fd(fd, NULL);
 	while (r && (ret = hws_perf_reader__next(r, &rec)) > 0)
 		n++;
 	__T("records before the cut", n > 200);

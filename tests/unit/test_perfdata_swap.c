@@ -7,6 +7,7 @@
  * names, records (every byte, host order), AUXTRACE payloads and feature payloads as from
  * the original. `perf report -D` on the converted files is compared in the e2e test.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/mman.h>
@@ -122,14 +123,14 @@ static void check_image(const char *what, const uint8_t *orig, size_t len)
 {
 	uint8_t *sw = malloc(len + 1);
 	struct hws_perf_reader *a, *b;
-	int fa, fb, err, n;
+	int fa, fb, n;
 
 	memcpy(sw, orig, len);
 	__T("convert", perfdata_swap_image(sw, len) == 0);
 	fa = memfd_of(orig, len);
 	fb = memfd_of(sw, len);
-	a = hws_perf_reader__open_fd(fa, &err);
-	b = hws_perf_reader__open_fd(fb, &err);
+	a = hws_perf_reader__open_fd(fa, NULL);
+	b = hws_perf_reader__open_fd(fb, NULL);
 	__T("open both", a && b);
 	if (a && b) {
 		__T("original host order", !hws_perf_reader__needs_swap(a));

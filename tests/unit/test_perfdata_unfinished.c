@@ -131,9 +131,8 @@ static struct readout read_all(const char *path)
 	struct readout o = {0};
 	struct hws_perf_record rec;
 	struct hws_perf_reader *r;
-	int err = 0;
 
-	r = hws_perf_reader__open(path, &err);
+	r = hws_perf_reader__open(path, NULL);
 	if (!r)
 		return o;
 	o.opened = true;
