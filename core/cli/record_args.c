@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * hwsample record: the command line (core/cli/record.h). What the command line gave is
+ * hwsample record: the command line (core/cli/record.h). Options are read with
+ * getopt_long, as the other commands do (short options group, -p1234 and --output=F
+ * work, a long option may be shortened while it is unambiguous, as with perf), and
+ * hwsample's own words, not getopt's, say what is wrong. What the command line gave is
  * also noted as config items ("command line"), which override a config file's and show
  * where each value came from in --dry-run.
  *
@@ -13,6 +16,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -260,163 +264,301 @@ static int note_cli(struct record *r)
 	return 0;
 }
 
+/* -e: split on commas outside pmu/.../ terms, so that "cpu/mem-loads,ldlat=30/P,cpu/mem-stores/P"
+ * is two events, as in perf */
+static int add_events(struct record *r, const char *val)
+{
+	const char *st = val;
+	int depth = 0;
+
+	for (const char *c = val;; c++) {
+		if (*c == '/')
+			depth = !depth;
+		if (*c && (*c != ',' || depth))
+			continue;
+		if (c > st) {
+			if (r->nr_events == MAX_EVENTS) {
+				fprintf(stderr, "hwsample: too many events (max %d)\n", MAX_EVENTS);
+				return -1;
+			}
+			r->events[r->nr_events++] = strndup(st, (size_t)(c - st));
+		}
+		if (!*c)
+			return 0;
+		st = c + 1;
+	}
+}
+
+/* -F: within the kernel's limit */
+static int parse_freq(struct record *r, const char *val)
+{
+	uint64_t max = (uint64_t)record__max_sample_rate();
+
+	if (parse_u64("-F", val, UINT32_MAX, &r->freq))
+		return -1;
+	if (r->freq > max) {
+		fprintf(stderr,
+			"hwsample: -F %s exceeds the kernel's limit of %" PRIu64
+			" samples/s (kernel.perf_event_max_sample_rate); lower -F or "
+			"raise it: sysctl kernel.perf_event_max_sample_rate=%s\n",
+			val, max, val);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_duration(struct record *r, const char *val)
+{
+	char *end;
+
+	errno = 0;
+	r->duration = strtod(val, &end);
+	if (errno || end == val || *end || !(r->duration > 0) || r->duration > 31536000) {
+		fprintf(stderr, "hwsample: --duration '%s': expected a number of seconds "
+			"> 0 (e.g. 10 or 2.5)\n", val);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_pids(struct record *r, const char *val)
+{
+	char *copy = strdup(val), *save = NULL;
+
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		uint64_t p;
+		if (parse_u64("-p", t, INT32_MAX, &p) || r->nr_pids == MAX_PIDS) {
+			free(copy);
+			return -1;
+		}
+		r->pids[r->nr_pids++] = (pid_t)p;
+	}
+	free(copy);
+	return 0;
+}
+
+/* KEY=VALUE: a backend control; not a path (./a=b, /x=y) or a word starting with '=' */
+static bool is_control(const char *a)
+{
+	return strchr(a, '=') && a[0] != '=' && a[0] != '.' && a[0] != '/';
+}
+
+static int add_control(struct record *r, const char *a)
+{
+	char *k, *eq;
+
+	if (r->nr_controls == MAX_CONTROLS) {
+		fprintf(stderr, "hwsample: too many controls (max %d)\n", MAX_CONTROLS);
+		return -1;
+	}
+	k = strdup(a);
+	eq = strchr(k, '=');
+	*eq = 0;
+	r->controls[r->nr_controls].key = k;
+	r->controls[r->nr_controls].value = eq + 1;
+	r->nr_controls++;
+	return 0;
+}
+
+/* options without a short name */
+enum {
+	OPT_CONFIG = 256,
+	OPT_COUNT,
+	OPT_DURATION,
+	OPT_NO_STATUS,
+	OPT_PER_THREAD,
+	OPT_NO_INHERIT,
+	OPT_OVERWRITE,
+	OPT_C2C,
+	OPT_PHYS_DATA,
+	OPT_DRY_RUN,
+};
+
+/*
+ * '-': every word that is not an option comes back in order as option 1 (KEY=VALUE, or the
+ * workload, where parsing stops), and argv is never permuted (the file's cmdline feature
+ * is argv as given). ':' (and opterr = 0): hwsample's own messages, and a missing argument
+ * told from an unknown option.
+ */
+static const char record_optstring[] = "-:hb:e:F:c:NvaC:p:m:o:Sdq";
+
+static const struct option record_options[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "backend", required_argument, NULL, 'b' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "count", required_argument, NULL, OPT_COUNT },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "no-status", no_argument, NULL, OPT_NO_STATUS },
+	{ "no-buildid-cache", no_argument, NULL, 'N' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
+	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+	{ "snapshot", no_argument, NULL, 'S' },
+	{ "data", no_argument, NULL, 'd' },
+	{ "c2c", no_argument, NULL, OPT_C2C }, /* hidden: from `hwsample c2c record` */
+	{ "phys-data", no_argument, NULL, OPT_PHYS_DATA },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* --PREFIX that getopt_long refused because it starts several long options: say which */
+static bool ambiguous(const char *word)
+{
+	size_t len = strcspn(word + 2, "=");
+	int n = 0;
+
+	if (word[0] != '-' || word[1] != '-' || !len)
+		return false;
+	for (const struct option *o = record_options; o->name; o++)
+		n += o->val != OPT_C2C && !strncmp(o->name, word + 2, len);
+	if (n < 2)
+		return false;
+	fprintf(stderr, "hwsample: option '%.*s' is ambiguous:", (int)len + 2, word);
+	n = 0;
+	for (const struct option *o = record_options; o->name; o++)
+		if (o->val != OPT_C2C && !strncmp(o->name, word + 2, len))
+			fprintf(stderr, "%s --%s", n++ ? "," : "", o->name);
+	fprintf(stderr, " (see hwsample record --help)\n");
+	return true;
+}
+
+/* Option @o (from getopt_long, with optarg) into @r: 0, or -1 after the message. */
+static int record_option(struct record *r, int o)
+{
+	switch (o) {
+	case 'h':
+		fputs(record_usage, stdout);
+		print_config_keys();
+		exit(0);
+	case 'b':
+		r->backend = optarg;
+		return 0;
+	case 'e':
+		return add_events(r, optarg);
+	case 'F':
+		return parse_freq(r, optarg);
+	case OPT_CONFIG:
+		r->config_path = optarg;
+		return 0;
+	case 'c':
+		if (!looks_like_config(optarg)) /* perf's period */
+			return parse_u64("-c", optarg, (uint64_t)INT64_MAX, &r->period);
+		if (r->config_path) {
+			fprintf(stderr, "hwsample: only one config file (-c %s and %s)\n", optarg,
+				r->config_path);
+			return -1;
+		}
+		r->config_path = optarg;
+		return 0;
+	case OPT_COUNT:
+		return parse_u64("-c", optarg, (uint64_t)INT64_MAX, &r->period);
+	case OPT_DURATION:
+		return parse_duration(r, optarg);
+	case OPT_NO_STATUS:
+		r->no_status = true;
+		return 0;
+	case 'N':
+		r->no_buildid_cache = true;
+		return 0;
+	case 'v':
+		r->verbose++;
+		hws_set_log_level(HWS_LOG_WARN + r->verbose);
+		return 0;
+	case 'a':
+		r->system_wide = true;
+		return 0;
+	case 'C':
+		r->cpu_list = optarg;
+		return 0;
+	case 'p':
+		return parse_pids(r, optarg);
+	case OPT_PER_THREAD:
+		r->per_thread = true;
+		return 0;
+	case OPT_NO_INHERIT:
+		r->no_inherit = true;
+		return 0;
+	case 'm':
+		return parse_pages(r, optarg);
+	case 'o':
+		r->output = optarg;
+		r->output_given = true;
+		return 0;
+	case OPT_OVERWRITE:
+		r->overwrite = true;
+		return 0;
+	case 'S':
+		r->snapshot = true;
+		return 0;
+	case 'd':
+		r->data_addr = true;
+		return 0;
+	case OPT_C2C:
+		r->c2c = true;
+		return 0;
+	case OPT_PHYS_DATA:
+		r->phys_data = true;
+		return 0;
+	case OPT_DRY_RUN:
+		r->dry_run = true;
+		return 0;
+	case 'q':
+		r->quiet = true;
+		return 0;
+	}
+	return -1;
+}
+
 int record__parse_args(struct record *r, int argc, char **argv)
 {
-	int i;
+	bool in_word = false; /* the next option comes from a word already begun (-qd) */
+	int i = argc, o, word;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_ARG()                                                                          \
-	do {                                                                                \
-		if (!val) {                                                                 \
-			fprintf(stderr, "hwsample: option %s needs an argument\n", a);     \
-			return -1;                                                          \
-		}                                                                           \
-		i++;                                                                        \
-	} while (0)
-
-		if (!strcmp(a, "--")) {
-			i++;
+	optind = 0; /* a new scan, whatever getopt read before */
+	opterr = 0;
+	for (;;) {
+		word = optind ? optind : 1; /* argv[word] holds the next option */
+		o = getopt_long(argc, argv, record_optstring, record_options, NULL);
+		if (o == -1) { /* the end, or "--" */
+			i = optind;
 			break;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(record_usage, stdout);
-			print_config_keys();
-			exit(0);
-		} else if (!strcmp(a, "-b") || !strcmp(a, "--backend")) {
-			NEED_ARG();
-			r->backend = val;
-		} else if (!strcmp(a, "-e") || !strcmp(a, "--event")) {
-			NEED_ARG();
-			/* split on commas outside pmu/.../ terms, so that
-			 * "cpu/mem-loads,ldlat=30/P,cpu/mem-stores/P" is two events, as in perf */
-			const char *st = val;
-			int depth = 0;
-			for (const char *c = val;; c++) {
-				if (*c == '/')
-					depth = !depth;
-				if (*c && (*c != ',' || depth))
-					continue;
-				if (c > st) {
-					if (r->nr_events == MAX_EVENTS) {
-						fprintf(stderr, "hwsample: too many events (max %d)\n",
-							MAX_EVENTS);
-						return -1;
-					}
-					r->events[r->nr_events++] = strndup(st, (size_t)(c - st));
-				}
-				if (!*c)
-					break;
-				st = c + 1;
-			}
-		} else if (!strcmp(a, "-F") || !strcmp(a, "--freq")) {
-			NEED_ARG();
-			uint64_t max = (uint64_t)record__max_sample_rate();
-			if (parse_u64("-F", val, UINT32_MAX, &r->freq))
-				return -1;
-			if (r->freq > max) {
-				fprintf(stderr,
-					"hwsample: -F %s exceeds the kernel's limit of %" PRIu64
-					" samples/s (kernel.perf_event_max_sample_rate); lower -F or "
-					"raise it: sysctl kernel.perf_event_max_sample_rate=%s\n",
-					val, max, val);
-				return -1;
-			}
-		} else if (!strcmp(a, "--config")) {
-			NEED_ARG();
-			r->config_path = val;
-		} else if (!strncmp(a, "--config=", 9)) {
-			r->config_path = a + 9;
-		} else if (!strcmp(a, "-c") && val && looks_like_config(val)) {
-			i++;
-			if (r->config_path) {
-				fprintf(stderr, "hwsample: only one config file (-c %s and %s)\n", val,
-					r->config_path);
-				return -1;
-			}
-			r->config_path = val;
-		} else if (!strcmp(a, "-c") || !strcmp(a, "--count")) {
-			NEED_ARG();
-			if (parse_u64("-c", val, (uint64_t)INT64_MAX, &r->period))
-				return -1;
-		} else if (!strcmp(a, "--duration")) {
-			NEED_ARG();
-			char *end;
-			errno = 0;
-			r->duration = strtod(val, &end);
-			if (errno || end == val || *end || !(r->duration > 0) ||
-			    r->duration > 31536000) {
-				fprintf(stderr, "hwsample: --duration '%s': expected a number of seconds "
-					"> 0 (e.g. 10 or 2.5)\n", val);
-				return -1;
-			}
-		} else if (!strcmp(a, "--no-status")) {
-			r->no_status = true;
-		} else if (!strcmp(a, "-N") || !strcmp(a, "--no-buildid-cache")) {
-			r->no_buildid_cache = true;
-		} else if (!strcmp(a, "-v") || !strcmp(a, "--verbose") || !strcmp(a, "-vv")) {
-			r->verbose += !strcmp(a, "-vv") ? 2 : 1;
-			hws_set_log_level(HWS_LOG_WARN + r->verbose);
-		} else if (!strcmp(a, "-a") || !strcmp(a, "--all-cpus")) {
-			r->system_wide = true;
-		} else if (!strcmp(a, "-C") || !strcmp(a, "--cpu")) {
-			NEED_ARG();
-			r->cpu_list = val;
-		} else if (!strcmp(a, "-p") || !strcmp(a, "--pid")) {
-			NEED_ARG();
-			char *copy = strdup(val), *save = NULL;
-			for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-				uint64_t p;
-				if (parse_u64("-p", t, INT32_MAX, &p) || r->nr_pids == MAX_PIDS) {
-					free(copy);
-					return -1;
-				}
-				r->pids[r->nr_pids++] = (pid_t)p;
-			}
-			free(copy);
-		} else if (!strcmp(a, "--per-thread")) {
-			r->per_thread = true;
-		} else if (!strcmp(a, "--no-inherit")) {
-			r->no_inherit = true;
-		} else if (!strcmp(a, "-m") || !strcmp(a, "--mmap-pages")) {
-			NEED_ARG();
-			if (parse_pages(r, val))
-				return -1;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-			NEED_ARG();
-			r->output = val;
-			r->output_given = true;
-		} else if (!strcmp(a, "--overwrite")) {
-			r->overwrite = true;
-		} else if (!strcmp(a, "-S") || !strcmp(a, "--snapshot")) {
-			r->snapshot = true;
-		} else if (!strcmp(a, "-d") || !strcmp(a, "--data")) {
-			r->data_addr = true;
-		} else if (!strcmp(a, "--c2c")) {
-			r->c2c = true;
-		} else if (!strcmp(a, "--phys-data")) {
-			r->phys_data = true;
-		} else if (!strcmp(a, "--dry-run")) {
-			r->dry_run = true;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			r->quiet = true;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "hwsample: unknown option '%s' (see hwsample record --help)\n", a);
-			return -1;
-		} else if (strchr(a, '=') && a[0] != '=' && a[0] != '.' && a[0] != '/') {
-			if (r->nr_controls == MAX_CONTROLS) {
-				fprintf(stderr, "hwsample: too many controls (max %d)\n", MAX_CONTROLS);
-				return -1;
-			}
-			char *k = strdup(a), *eq = strchr(k, '=');
-			*eq = 0;
-			r->controls[r->nr_controls].key = k;
-			r->controls[r->nr_controls].value = eq + 1;
-			r->nr_controls++;
-		} else {
-			break; /* the workload */
 		}
-#undef NEED_ARG
+		if (o == 1) { /* a word that is not an option: a control, or the workload */
+			if (!is_control(optarg)) {
+				i = optind - 1;
+				break;
+			}
+			if (add_control(r, optarg))
+				return -1;
+		} else if (o == ':') {
+			if (argv[word][1] == '-')
+				fprintf(stderr, "hwsample: option %s needs an argument\n", argv[word]);
+			else
+				fprintf(stderr, "hwsample: option -%c needs an argument\n", optopt);
+			return -1;
+		} else if (o == '?') {
+			if (!in_word && ambiguous(argv[word]))
+				; /* said so */
+			else if (in_word)
+				fprintf(stderr, "hwsample: unknown option '-%c' (see hwsample record "
+					"--help)\n", optopt);
+			else
+				fprintf(stderr, "hwsample: unknown option '%s' (see hwsample record "
+					"--help)\n", argv[word]);
+			return -1;
+		} else if (record_option(r, o)) {
+			return -1;
+		}
+		in_word = optind == word;
 	}
 	r->argv = argv + i;
 	r->argc = argc - i;
