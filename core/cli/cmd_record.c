@@ -256,17 +256,17 @@ static int prepare(struct hws_cli *cli, struct record *r, struct run *u, int arg
 static int open_session(struct record *r, struct run *u)
 {
 	struct hws_session_opts so = {
-		.sz = sizeof(so),
-		.per_thread = r->per_thread,
-		.system_wide = r->system_wide,
-		.cpu_list = r->cpu_list,
-		.no_inherit = r->no_inherit,
-		.mmap_pages = r->pages,
-		.aux_pages = r->aux_pages,
-		.overwrite = r->overwrite,
-		.aux_snapshot = r->snapshot,
-		.want_data_mmaps = r->data_addr,
-		.enable_on_exec = u->enable_on_exec,
+	    .sz = sizeof(so),
+	    .per_thread = r->per_thread,
+	    .system_wide = r->system_wide,
+	    .cpu_list = r->cpu_list,
+	    .no_inherit = r->no_inherit,
+	    .mmap_pages = r->pages,
+	    .aux_pages = r->aux_pages,
+	    .overwrite = r->overwrite,
+	    .aux_snapshot = r->snapshot,
+	    .want_data_mmaps = r->data_addr,
+	    .enable_on_exec = u->enable_on_exec,
 	};
 	int ret;
 
@@ -489,7 +489,8 @@ static int finish(struct record *r, struct run *u, int argc, char **argv)
 
 		/* quietly when there is nothing to copy (no build-id, kptr_restrict) */
 		if (cerr && cerr != -ENOENT && cerr != -EPERM && r->verbose)
-			fprintf(stderr, "hwsample: kallsyms not copied to the build-id cache (%s); "
+			fprintf(stderr,
+				"hwsample: kallsyms not copied to the build-id cache (%s); "
 				"kernel names of this file need this boot's /proc/kallsyms\n",
 				strerror(-cerr));
 	}
@@ -504,8 +505,9 @@ static int finish(struct record *r, struct run *u, int argc, char **argv)
 		return ret;
 	}
 	if (r->write_err) {
-		snprintf(u->err, sizeof(u->err), "writing %s failed (%s): the file holds what was "
-			 "written before the error", r->output, strerror(-r->write_err));
+		snprintf(u->err, sizeof(u->err),
+			 "writing %s failed (%s): the file holds what was written before the error",
+			 r->output, strerror(-r->write_err));
 		return r->write_err;
 	}
 	{
@@ -529,8 +531,8 @@ static int finish(struct record *r, struct run *u, int argc, char **argv)
 	if (r->child_done && !(u->timed_out && r->killed_by_us))
 		exit_code = workload__exit_code(r->wstatus);
 	/* Ctrl-C, which reached only the workload */
-	u->reraise = r->child_done && r->tty_given && !r->killed_by_us &&
-		     WIFSIGNALED(r->wstatus) && WTERMSIG(r->wstatus) == SIGINT;
+	u->reraise = r->child_done && r->tty_given && !r->killed_by_us && WIFSIGNALED(r->wstatus) &&
+		     WTERMSIG(r->wstatus) == SIGINT;
 	return run_done(u, exit_code);
 }
 
@@ -555,10 +557,13 @@ static void failed(struct record *r, struct run *u, int ret)
 
 int cmd_record(struct hws_cli *cli, int argc, char **argv)
 {
-	struct record rec = { .output = "hwsample.data", .cork_fd = -1, .exec_status_fd = -1,
-			      .tty_fd = -1, .verbose = cli->verbose };
+	struct record rec = {.output = "hwsample.data",
+			     .cork_fd = -1,
+			     .exec_status_fd = -1,
+			     .tty_fd = -1,
+			     .verbose = cli->verbose};
 	struct record *r = &rec;
-	struct run u = { .exit_code = HWS_EXIT_ERROR };
+	struct run u = {.exit_code = HWS_EXIT_ERROR};
 	int ret;
 
 	ret = prepare(cli, r, &u, argc, argv);

@@ -29,10 +29,10 @@
 
 #include "cli.h"
 
-#define MAX_EVENTS 32	/* -e events */
-#define MAX_CONTROLS 64 /* KEY=VALUE controls */
-#define MAX_PIDS 64	/* -p pids */
-#define MAX_JOBS 16	/* backends (and PMUs, and sections) in one run */
+#define MAX_EVENTS     32 /* -e events */
+#define MAX_CONTROLS   64 /* KEY=VALUE controls */
+#define MAX_PIDS       64 /* -p pids */
+#define MAX_JOBS       16 /* backends (and PMUs, and sections) in one run */
 #define MAX_ALL_EVENTS 64 /* events of all jobs, as encoded */
 
 /* A workload that is stopped gets SIGTERM, then SIGKILL after this many seconds. */
@@ -41,9 +41,9 @@
 /* One backend (and PMU) to encode events with, from -b or a config section. */
 struct job {
 	struct hws_backend *b;
-	const char *pmu;			/* NULL: the backend's default PMU */
-	const struct hws_config_section *sec;	/* NULL: no config section */
-	int first_event, nr_events;		/* its events in the session */
+	const char *pmu;		      /* NULL: the backend's default PMU */
+	const struct hws_config_section *sec; /* NULL: no config section */
+	int first_event, nr_events;	      /* its events in the session */
 	char pmu_buf[HWS_PMU_NAME_MAX];
 };
 
@@ -64,7 +64,7 @@ struct record {
 	const char *output;
 	char **argv; /* workload */
 	int argc;
-	double duration;    /* seconds, 0 = until the workload ends */
+	double duration; /* seconds, 0 = until the workload ends */
 	bool no_status, output_given;
 	bool no_buildid_cache; /* -N: no kallsyms copy in perf's build-id cache */
 	int verbose;

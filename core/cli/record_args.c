@@ -314,8 +314,10 @@ static int parse_duration(struct record *r, const char *val)
 	errno = 0;
 	r->duration = strtod(val, &end);
 	if (errno || end == val || *end || !(r->duration > 0) || r->duration > 31536000) {
-		fprintf(stderr, "hwsample: --duration '%s': expected a number of seconds "
-			"> 0 (e.g. 10 or 2.5)\n", val);
+		fprintf(stderr,
+			"hwsample: --duration '%s': expected a number of seconds > 0 (e.g. 10 or "
+			"2.5)\n",
+			val);
 		return -1;
 	}
 	return 0;
@@ -383,31 +385,31 @@ enum {
 static const char record_optstring[] = "-:hb:e:F:c:NvaC:p:m:o:Sdq";
 
 static const struct option record_options[] = {
-	{ "help", no_argument, NULL, 'h' },
-	{ "backend", required_argument, NULL, 'b' },
-	{ "event", required_argument, NULL, 'e' },
-	{ "freq", required_argument, NULL, 'F' },
-	{ "config", required_argument, NULL, OPT_CONFIG },
-	{ "count", required_argument, NULL, OPT_COUNT },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "no-status", no_argument, NULL, OPT_NO_STATUS },
-	{ "no-buildid-cache", no_argument, NULL, 'N' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "all-cpus", no_argument, NULL, 'a' },
-	{ "cpu", required_argument, NULL, 'C' },
-	{ "pid", required_argument, NULL, 'p' },
-	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
-	{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
-	{ "mmap-pages", required_argument, NULL, 'm' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
-	{ "snapshot", no_argument, NULL, 'S' },
-	{ "data", no_argument, NULL, 'd' },
-	{ "c2c", no_argument, NULL, OPT_C2C }, /* hidden: from `hwsample c2c record` */
-	{ "phys-data", no_argument, NULL, OPT_PHYS_DATA },
-	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ NULL, 0, NULL, 0 },
+    {"help", no_argument, NULL, 'h'},
+    {"backend", required_argument, NULL, 'b'},
+    {"event", required_argument, NULL, 'e'},
+    {"freq", required_argument, NULL, 'F'},
+    {"config", required_argument, NULL, OPT_CONFIG},
+    {"count", required_argument, NULL, OPT_COUNT},
+    {"duration", required_argument, NULL, OPT_DURATION},
+    {"no-status", no_argument, NULL, OPT_NO_STATUS},
+    {"no-buildid-cache", no_argument, NULL, 'N'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"all-cpus", no_argument, NULL, 'a'},
+    {"cpu", required_argument, NULL, 'C'},
+    {"pid", required_argument, NULL, 'p'},
+    {"per-thread", no_argument, NULL, OPT_PER_THREAD},
+    {"no-inherit", no_argument, NULL, OPT_NO_INHERIT},
+    {"mmap-pages", required_argument, NULL, 'm'},
+    {"output", required_argument, NULL, 'o'},
+    {"overwrite", no_argument, NULL, OPT_OVERWRITE},
+    {"snapshot", no_argument, NULL, 'S'},
+    {"data", no_argument, NULL, 'd'},
+    {"c2c", no_argument, NULL, OPT_C2C}, /* hidden: from `hwsample c2c record` */
+    {"phys-data", no_argument, NULL, OPT_PHYS_DATA},
+    {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+    {"quiet", no_argument, NULL, 'q'},
+    {NULL, 0, NULL, 0},
 };
 
 /* --PREFIX that getopt_long refused because it starts several long options: say which */
@@ -429,6 +431,17 @@ static bool ambiguous(const char *word)
 			fprintf(stderr, "%s --%s", n++ ? "," : "", o->name);
 	fprintf(stderr, " (see hwsample record --help)\n");
 	return true;
+}
+
+/* getopt_long refused @word: @c is the option in it (grouped, -qx), or 0 for all of it */
+static void bad_option(const char *word, int c)
+{
+	if (c)
+		fprintf(stderr, "hwsample: unknown option '-%c' (see hwsample record --help)\n",
+			c);
+	else if (!ambiguous(word))
+		fprintf(stderr, "hwsample: unknown option '%s' (see hwsample record --help)\n",
+			word);
 }
 
 /* Option @o (from getopt_long, with optarg) into @r: 0, or -1 after the message. */
@@ -541,19 +554,13 @@ int record__parse_args(struct record *r, int argc, char **argv)
 				return -1;
 		} else if (o == ':') {
 			if (argv[word][1] == '-')
-				fprintf(stderr, "hwsample: option %s needs an argument\n", argv[word]);
+				fprintf(stderr, "hwsample: option %s needs an argument\n",
+					argv[word]);
 			else
 				fprintf(stderr, "hwsample: option -%c needs an argument\n", optopt);
 			return -1;
 		} else if (o == '?') {
-			if (!in_word && ambiguous(argv[word]))
-				; /* said so */
-			else if (in_word)
-				fprintf(stderr, "hwsample: unknown option '-%c' (see hwsample record "
-					"--help)\n", optopt);
-			else
-				fprintf(stderr, "hwsample: unknown option '%s' (see hwsample record "
-					"--help)\n", argv[word]);
+			bad_option(argv[word], in_word ? optopt : 0);
 			return -1;
 		} else if (record_option(r, o)) {
 			return -1;

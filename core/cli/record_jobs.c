@@ -788,8 +788,8 @@ int record__select_jobs(struct record *r, struct hws_registry *reg)
 
 		b = r->jobs[j].b;
 		if (b->ops->detect(b->priv, why, sizeof(why)) <= 0) {
-			fprintf(stderr, "hwsample: backend %s is not usable here: %s\n", b->ops->name,
-				why);
+			fprintf(stderr, "hwsample: backend %s is not usable here: %s\n",
+				b->ops->name, why);
 			return HWS_EXIT_UNSUPPORTED;
 		}
 	}

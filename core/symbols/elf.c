@@ -289,7 +289,6 @@ fail:
 	return -ENOENT;
 }
 
-
 void dso__srcline(struct dso *d, uint64_t vaddr, struct hws_symbol *out)
 {
 	if (!d->dw_state) {

@@ -116,21 +116,21 @@ struct hws_symbols {
 	int ks_fd;	      /* kallsyms file read at the first kernel lookup, or -1 */
 	char *ks_buf;	      /* its first bytes, already read */
 	size_t ks_len, ks_alloc;
-	char *ks_copy;	      /* a copy to read instead of the rest of ks_fd, if it matches */
-	char *ks_modules;     /* the module list the copy's module symbols must match */
-	size_t ks_probe;      /* bytes of ks_fd the copy was found equal to */
+	char *ks_copy;	  /* a copy to read instead of the rest of ks_fd, if it matches */
+	char *ks_modules; /* the module list the copy's module symbols must match */
+	size_t ks_probe;  /* bytes of ks_fd the copy was found equal to */
 	/* relocation: where the recording saw the kernel's reference symbol (the kernel MMAP
 	 * "[kernel.kallsyms]_text", pgoff), and where the kallsyms in use puts it */
 	char kref_name[32];
-	uint64_t kref_addr;	 /* 0: unknown */
+	uint64_t kref_addr;	    /* 0: unknown */
 	uint64_t ks_text, ks_stext; /* _text and _stext in the kallsyms, 0 if absent */
-	bool ks_relocated;	 /* the kallsyms in use was compared with kref (and moved) */
+	bool ks_relocated;	    /* the kallsyms in use was compared with kref (and moved) */
 	struct hws_symbols_stats st;
 	struct rcache *cache; /* RCACHE_SIZE lookups, allocated at the first one */
 	struct rrange ranges[NR_RANGES];
 	unsigned int next_range; /* replaced next (round robin) */
-	uint32_t gen;	      /* cache generation: bumped when any answer may change */
-	struct dso *touched;  /* file whose LRU tick the current lookup refreshed */
+	uint32_t gen;		 /* cache generation: bumped when any answer may change */
+	struct dso *touched;	 /* file whose LRU tick the current lookup refreshed */
 };
 
 /* every cached lookup is stale from now on */

@@ -78,10 +78,13 @@ expect_err "-- then an option-like workload" 1 "cannot run '-q'" \
 # hwsample's own messages (opterr off)
 expect_err "unknown long option" 2 "unknown option '--bogus' (see hwsample record --help)" \
 	-b sw --bogus -- true
-expect_err "unknown long option with a value" 2 "unknown option '--bogus=1'" -b sw --bogus=1 -- true
-expect_err "unknown short option" 2 "unknown option '-x' (see hwsample record --help)" -b sw -x -- true
+expect_err "unknown long option with a value" 2 "unknown option '--bogus=1'" \
+	-b sw --bogus=1 -- true
+expect_err "unknown short option" 2 "unknown option '-x' (see hwsample record --help)" \
+	-b sw -x -- true
 expect_err "unknown short option in a group" 2 "unknown option '-x'" -b sw -qx -- true
-expect_err "ambiguous prefix" 2 "option '--no' is ambiguous: --no-status, --no-buildid-cache, --no-inherit" \
+expect_err "ambiguous prefix" 2 \
+	"option '--no' is ambiguous: --no-status, --no-buildid-cache, --no-inherit" \
 	-b sw --no -- true
 expect_err "short option without its argument" 2 "option -o needs an argument" -b sw -o
 expect_err "grouped option without its argument" 2 "option -o needs an argument" -b sw -qo
