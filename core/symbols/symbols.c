@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Process maps and ELF symbol lookup (see include/hwsample/symbols.h).
+ * Process maps and symbol lookup (see include/hwsample/symbols.h): the tables of processes,
+ * their maps and the files they map, the lookups and their cache, formatting. Files are
+ * loaded by elf.c, kernel symbols by kallsyms.c (core/symbols/symbols_int.h).
  *
  * Invariants:
  *  - each process's maps are sorted by start and never overlap: a new mapping cuts the old
@@ -13,135 +15,17 @@
  *  - a dso's symbol array is sorted by start address, one entry per address (global binding
  *    wins over weak over local), sizes of size-0 functions extend to the next symbol.
  */
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
-
-#include <elfutils/libdw.h>
-#include <gelf.h>
-#include <libelf.h>
 
 #include <hwsample/errors.h>
 #include <hwsample/symbols.h>
 
+#include "symbols/symbols_int.h"
 #include "util/internal.h"
-
-#define MAX_LOADS	  16	     /* PT_LOAD segments kept per file */
-#define MAX_SYMS	  (8u << 20) /* symbols per file (bounded memory) */
-#define MAX_MAPS_PER_PROC 65536u     /* mappings per process */
-#define KERNEL_PID	  ((uint32_t)-1)
-
-enum dso_state { DSO_UNLOADED = 0, DSO_LOADED, DSO_FAILED, DSO_SPECIAL };
-
-struct sym {
-	uint64_t start;
-	uint64_t size;
-	uint32_t name; /* offset into dso->names */
-	uint8_t kind;  /* enum hws_sym_kind */
-	uint8_t bind_rank;
-	uint8_t module; /* kallsyms: the line had a [module] tag */
-};
-
-struct load_seg {
-	uint64_t off, vaddr, filesz, memsz;
-};
-
-struct dso {
-	char *path;
-	struct dso *hnext;
-	int state;
-	uint64_t lru;
-	struct sym *syms;
-	size_t nr_syms;
-	char *names;
-	size_t names_len;
-	struct load_seg loads[MAX_LOADS];
-	int nr_loads;
-	int fd, dbg_fd;
-	Elf *elf, *dbg_elf;
-	Dwarf *dw;
-	int dw_state;		   /* 0 not tried, 1 open, -1 none */
-	const struct sym *last[2]; /* last hit for code / data lookups (reset on unload) */
-};
-
-struct map {
-	uint64_t start, end, pgoff;
-	struct dso *dso;
-};
-
-struct proc {
-	uint32_t pid;
-	char comm[32];
-	struct proc *hnext;
-	struct map *maps;
-	size_t nr, alloc;
-};
-
-/* Direct-mapped cache of lookups, keyed by (pid, address, data): the dump path resolves
- * every sample and most samples repeat a recent address. An entry is valid while its
- * generation is the table's: any side-band change (mmap, exec, fork) and any file unload
- * (names it points to are freed) starts a new generation. */
-#define RCACHE_BITS 12
-#define RCACHE_SIZE (1u << RCACHE_BITS)
-
-struct rcache {
-	uint64_t addr;
-	uint32_t pid;
-	uint32_t gen; /* 0: never filled */
-	uint8_t data;
-	int8_t ret;
-	struct dso *touched; /* its LRU tick is refreshed on a hit, as the lookup would */
-	struct hws_symbol sym;
-};
-
-/* Recent answers that hold over a range (a function, a heap): a lookup inside one is the
- * cached answer moved by the distance. Same validity rule as struct rcache. */
-#define NR_RANGES 8
-
-struct rrange {
-	uint64_t lo, hi, addr; /* [lo, hi] holds the answer for @addr */
-	uint32_t pid, gen;
-	uint8_t data;
-	int8_t ret;
-	struct dso *touched;
-	struct hws_symbol sym;
-};
-
-struct hws_symbols {
-	struct hws_symbols_opts opts;
-	struct proc **procs;
-	size_t nr_procs, proc_buckets;
-	struct dso **dsos;
-	size_t nr_dsos, dso_buckets;
-	struct dso **loaded; /* max_files entries */
-	size_t nr_loaded;
-	uint64_t tick;
-	struct dso *kallsyms; /* DSO_LOADED when in use, else NULL */
-	int ks_fd;	      /* kallsyms file read at the first kernel lookup, or -1 */
-	char *ks_buf;	      /* its first bytes, already read */
-	size_t ks_len, ks_alloc;
-	char *ks_copy;	      /* a copy to read instead of the rest of ks_fd, if it matches */
-	char *ks_modules;     /* the module list the copy's module symbols must match */
-	size_t ks_probe;      /* bytes of ks_fd the copy was found equal to */
-	/* relocation: where the recording saw the kernel's reference symbol (the kernel MMAP
-	 * "[kernel.kallsyms]_text", pgoff), and where the kallsyms in use puts it */
-	char kref_name[32];
-	uint64_t kref_addr;	 /* 0: unknown */
-	uint64_t ks_text, ks_stext; /* _text and _stext in the kallsyms, 0 if absent */
-	bool ks_relocated;	 /* the kallsyms in use was compared with kref (and moved) */
-	struct hws_symbols_stats st;
-	struct rcache *cache; /* RCACHE_SIZE lookups, allocated at the first one */
-	struct rrange ranges[NR_RANGES];
-	unsigned int next_range; /* replaced next (round robin) */
-	uint32_t gen;	      /* cache generation: bumped when any answer may change */
-	struct dso *touched;  /* file whose LRU tick the current lookup refreshed */
-};
 
 static uint64_t hash_str(const char *s)
 {
@@ -189,44 +73,6 @@ struct hws_symbols *hws_symbols__new(const struct hws_symbols_opts *opts)
 	return s;
 }
 
-static void dso_unload(struct dso *d)
-{
-	if (d->dw)
-		dwarf_end(d->dw);
-	if (d->dbg_elf)
-		elf_end(d->dbg_elf);
-	if (d->elf)
-		elf_end(d->elf);
-	if (d->dbg_fd > 0)
-		close(d->dbg_fd);
-	if (d->fd > 0)
-		close(d->fd);
-	free(d->syms);
-	free(d->names);
-	d->dw = NULL;
-	d->dbg_elf = d->elf = NULL;
-	d->dbg_fd = d->fd = -1;
-	d->syms = NULL;
-	d->names = NULL;
-	d->nr_syms = d->names_len = 0;
-	d->last[0] = d->last[1] = NULL;
-	d->nr_loads = 0;
-	d->dw_state = 0;
-	if (d->state == DSO_LOADED)
-		d->state = DSO_UNLOADED;
-}
-
-static void dso_free(struct dso *d)
-{
-	dso_unload(d);
-	free(d->path);
-	free(d);
-}
-
-static void kallsyms_drop(struct hws_symbols *s);
-static void kallsyms_finish(struct hws_symbols *s);
-static void kernel_ref(struct hws_symbols *s, const char *name, uint64_t addr);
-
 void hws_symbols__delete(struct hws_symbols *s)
 {
 	if (!s)
@@ -243,10 +89,10 @@ void hws_symbols__delete(struct hws_symbols *s)
 		struct dso *d = s->dsos[i], *n;
 		for (; d; d = n) {
 			n = d->hnext;
-			dso_free(d);
+			dso__free(d);
 		}
 	}
-	kallsyms_drop(s);
+	kallsyms__drop(s);
 	free(s->procs);
 	free(s->dsos);
 	free(s->loaded);
@@ -254,16 +100,6 @@ void hws_symbols__delete(struct hws_symbols *s)
 	free(s);
 }
 
-/* every cached lookup is stale from now on */
-static void new_gen(struct hws_symbols *s)
-{
-	if (++s->gen == 0) {
-		if (s->cache)
-			memset(s->cache, 0, RCACHE_SIZE * sizeof(*s->cache));
-		memset(s->ranges, 0, sizeof(s->ranges));
-		s->gen = 1;
-	}
-}
 
 /* ------------------------------------------------------------------ tables */
 
@@ -445,7 +281,7 @@ int hws_symbols__mmap(struct hws_symbols *s, uint32_t pid, uint64_t start, uint6
 	if (!len || start + len < start)
 		return 0;
 	if (pid == KERNEL_PID && filename && !strncmp(filename, "[kernel.kallsyms]", 17))
-		kernel_ref(s, filename + 17, pgoff);
+		kallsyms__kernel_ref(s, filename + 17, pgoff);
 	p = proc_get(s, pid);
 	if (!p)
 		return -ENOMEM;
@@ -497,7 +333,7 @@ int hws_symbols__mmap(struct hws_symbols *s, uint32_t pid, uint64_t start, uint6
 	return 0;
 }
 
-/* ------------------------------------------------------------------ ELF loading */
+/* ------------------------------------------------------------------ symbol tables */
 
 static int sym_cmp(const void *a, const void *b)
 {
@@ -512,9 +348,7 @@ static int sym_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* Sort, drop duplicates, give size-0 functions (and with @all, every size-0 symbol: kallsyms
- * has no sizes) the room up to the next symbol. */
-static void syms_finish(struct dso *d, uint64_t last_size, bool all)
+void dso__finish_syms(struct dso *d, uint64_t last_size, bool all)
 {
 	size_t n = 0;
 	bool sorted = true;
@@ -548,239 +382,19 @@ static void syms_finish(struct dso *d, uint64_t last_size, bool all)
 	}
 }
 
-static int names_add(struct dso *d, size_t *alloc, const char *name, uint32_t *off)
+/* ------------------------------------------------------------------ lookups */
+
+/* @d loaded (its LRU tick refreshed, and noted as the file this lookup touched): 0, or
+ * -ENOENT if it cannot be */
+static inline int dso_load(struct hws_symbols *s, struct dso *d)
 {
-	size_t l = strlen(name) + 1;
-
-	if (d->names_len + l > UINT32_MAX)
-		return -E2BIG;
-	if (d->names_len + l > *alloc) {
-		size_t na = *alloc ? *alloc * 2 : 4096;
-		char *p;
-		while (na < d->names_len + l)
-			na *= 2;
-		p = realloc(d->names, na);
-		if (!p)
-			return -ENOMEM;
-		d->names = p;
-		*alloc = na;
-	}
-	memcpy(d->names + d->names_len, name, l);
-	*off = (uint32_t)d->names_len;
-	d->names_len += l;
-	return 0;
-}
-
-static Elf_Scn *find_symtab(Elf *elf, GElf_Shdr *out)
-{
-	Elf_Scn *scn = NULL, *dyn = NULL;
-	GElf_Shdr sh, dsh;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB) {
-			*out = sh;
-			return scn;
-		}
-		if (sh.sh_type == SHT_DYNSYM && !dyn) {
-			dyn = scn;
-			dsh = sh;
-		}
-	}
-	if (dyn)
-		*out = dsh;
-	return dyn;
-}
-
-static bool has_section(Elf *elf, uint32_t type, const char *name)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-		if (!gelf_getshdr(scn, &sh) || (type && sh.sh_type != type))
-			continue;
-		n = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (!name || (n && !strcmp(n, name)))
-			return true;
-	}
-	return false;
-}
-
-/* NT_GNU_BUILD_ID as hex, or 0. */
-static int build_id_hex(Elf *elf, char *out, size_t len)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *data;
-		size_t off = 0, noff, doff;
-		GElf_Nhdr nh;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		while (data && (noff = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
-			size_t n = 0;
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_descsz && nh.n_descsz * 2 < len) {
-				const unsigned char *b = (const unsigned char *)data->d_buf + doff;
-				for (size_t k = 0; k < nh.n_descsz; k++)
-					n += (size_t)snprintf(out + n, len - n, "%02x", b[k]);
-				return (int)n;
-			}
-			off = noff;
-		}
-	}
-	return 0;
-}
-
-static Elf *open_elf(const char *path, int *fdp)
-{
-	/* names come from the recording: never block on a FIFO or read a device */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	struct stat st;
-	Elf *elf;
-
-	*fdp = -1;
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 64) {
-		close(fd);
-		return NULL;
-	}
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
-		close(fd);
-		return NULL;
-	}
-	*fdp = fd;
-	return elf;
-}
-
-static int read_syms(struct dso *d, Elf *elf)
-{
-	size_t alloc_names = 0, n, cap = 0;
-	Elf_Data *data;
-	Elf_Scn *scn;
-	GElf_Shdr sh;
-
-	scn = find_symtab(elf, &sh);
-	if (!scn || !sh.sh_entsize)
-		return 0;
-	data = elf_getdata(scn, NULL);
-	if (!data)
-		return 0;
-	n = sh.sh_size / sh.sh_entsize;
-	if (n > MAX_SYMS)
-		n = MAX_SYMS;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Sym es;
-		const char *name;
-		int type;
-		struct sym *y;
-
-		if (!gelf_getsym(data, (int)i, &es))
-			break;
-		type = GELF_ST_TYPE(es.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT)
-			continue;
-		if (es.st_shndx == SHN_UNDEF || !es.st_value)
-			continue;
-		name = elf_strptr(elf, sh.sh_link, es.st_name);
-		if (!name || !*name)
-			continue;
-		if (d->nr_syms == cap) {
-			size_t nc = cap ? cap * 2 : 256;
-			y = realloc(d->syms, nc * sizeof(*y));
-			if (!y)
-				return -ENOMEM;
-			d->syms = y;
-			cap = nc;
-		}
-		y = &d->syms[d->nr_syms];
-		y->start = es.st_value;
-		y->size = es.st_size;
-		y->kind = type == STT_OBJECT ? HWS_SYM_OBJECT : HWS_SYM_FUNC;
-		y->bind_rank = GELF_ST_BIND(es.st_info) == STB_GLOBAL ? 0
-			       : GELF_ST_BIND(es.st_info) == STB_WEAK ? 1
-								      : 2;
-		if (names_add(d, &alloc_names, name, &y->name))
-			return -ENOMEM;
-		d->nr_syms++;
-	}
-	syms_finish(d, 0, false);
-	return 0;
-}
-
-static void make_room(struct hws_symbols *s)
-{
-	size_t victim = 0;
-
-	if (s->nr_loaded < s->opts.max_files)
-		return;
-	for (size_t i = 1; i < s->nr_loaded; i++)
-		if (s->loaded[i]->lru < s->loaded[victim]->lru)
-			victim = i;
-	dso_unload(s->loaded[victim]);
-	new_gen(s); /* cached names of that file are gone */
-	s->st.files_unloaded++;
-	s->loaded[victim] = s->loaded[--s->nr_loaded];
-}
-
-static int dso_load(struct hws_symbols *s, struct dso *d)
-{
-	char bid[128], dbg[512];
-	GElf_Ehdr eh;
-	size_t nph;
-
 	d->lru = ++s->tick;
 	s->touched = d;
 	if (d->state != DSO_UNLOADED)
 		return d->state == DSO_LOADED ? 0 : -ENOENT;
-	make_room(s);
-	d->elf = open_elf(d->path, &d->fd);
-	if (!d->elf || !gelf_getehdr(d->elf, &eh))
-		goto fail;
-	if (!elf_getphdrnum(d->elf, &nph)) {
-		for (size_t i = 0; i < nph && d->nr_loads < MAX_LOADS; i++) {
-			GElf_Phdr ph;
-			if (!gelf_getphdr(d->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-				continue;
-			d->loads[d->nr_loads++] =
-			    (struct load_seg){ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_memsz};
-		}
-	}
-	/* Separate debuginfo (Debian -dbgsym) when the file has no full symtab or no DWARF. */
-	if ((!has_section(d->elf, SHT_SYMTAB, NULL) ||
-	     (s->opts.srcline && !has_section(d->elf, 0, ".debug_info"))) &&
-	    build_id_hex(d->elf, bid, sizeof(bid)) > 2) {
-		snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug", bid, bid + 2);
-		d->dbg_elf = open_elf(dbg, &d->dbg_fd);
-	}
-	if (read_syms(d, d->dbg_elf && has_section(d->dbg_elf, SHT_SYMTAB, NULL) ? d->dbg_elf
-										 : d->elf))
-		goto fail;
-	d->state = DSO_LOADED;
-	s->loaded[s->nr_loaded++] = d;
-	s->st.files_loaded++;
-	return 0;
-fail:
-	dso_unload(d);
-	d->state = DSO_FAILED;
-	s->st.files_failed++;
-	pr_debug("symbols: cannot load %s\n", d->path);
-	return -ENOENT;
+	return dso__load(s, d);
 }
 
-/* Symbol containing @addr, or NULL. */
 static const struct sym *sym_find(const struct dso *d, uint64_t addr, bool data)
 {
 	size_t lo = 0, hi = d->nr_syms;
@@ -844,23 +458,7 @@ static void fill_sym(struct hws_symbols *s, struct dso *d, uint64_t vaddr, bool 
 	if (!s->opts.srcline || d->state != DSO_LOADED || d->dw_state < 0)
 		return;
 	*vlo = *vhi = vaddr; /* file:line changes within a symbol */
-	if (!d->dw_state) {
-		d->dw = d->dbg_elf ? dwarf_begin_elf(d->dbg_elf, DWARF_C_READ, NULL) : NULL;
-		if (!d->dw)
-			d->dw = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
-		d->dw_state = d->dw ? 1 : -1;
-		if (!d->dw)
-			return;
-	}
-	Dwarf_Die cu;
-	if (dwarf_addrdie(d->dw, vaddr, &cu)) {
-		Dwarf_Line *l = dwarf_getsrc_die(&cu, vaddr);
-		int line = 0;
-		if (l && !dwarf_lineno(l, &line)) {
-			out->srcfile = dwarf_linesrc(l, NULL, NULL);
-			out->line = line > 0 ? (uint32_t)line : 0;
-		}
-	}
+	dso__srcline(d, vaddr, out);
 }
 
 /* ELF vaddr of @addr inside map @m, computed through the PT_LOAD that maps the map's first
@@ -951,7 +549,7 @@ static int kernel_resolve(struct hws_symbols *s, uint64_t addr, struct hws_symbo
 	out->dso = "[kernel]";
 	out->dso_addr = addr;
 	if (s->ks_fd >= 0)
-		kallsyms_finish(s);
+		kallsyms__finish(s);
 	if (!s->kallsyms) {
 		*lo = 1ULL << 63; /* all of it is "[kernel]" */
 		*hi = UINT64_MAX;
@@ -1157,474 +755,6 @@ int hws_symbols__resolve_file(struct hws_symbols *s, const char *path, uint64_t 
 		return 0;
 	fill_sym(s, d, vaddr, data, out, &lo, &hi);
 	return out->name != NULL;
-}
-
-/* ------------------------------------------------------------------ kallsyms */
-
-#define KALLSYMS_MAX   (256u << 20) /* bytes read at most (/proc/kallsyms is ~6 MB) */
-#define KALLSYMS_PROBE (64u << 10)  /* read at once to check the addresses */
-
-/* Read @fd into *buf (NUL-terminated, grown as needed) until EOF or @limit bytes, in large
- * chunks: /proc/kallsyms reports a 1 KiB block size, and stdio would read it 1 KiB per
- * system call. *eof tells whether the end was reached. */
-static int read_more(int fd, char **buf, size_t *len, size_t *alloc, size_t limit, bool *eof)
-{
-	char *nb;
-	ssize_t n;
-
-	*eof = false;
-	while (*len < limit) {
-		if (*alloc - *len < (64u << 10) + 1) {
-			size_t na = *alloc ? *alloc * 2 : KALLSYMS_PROBE * 2;
-
-			if (*alloc >= KALLSYMS_MAX) {
-				*eof = true; /* bounded: the rest is not read */
-				break;
-			}
-			nb = realloc(*buf, na);
-			if (!nb)
-				return -ENOMEM;
-			*buf = nb;
-			*alloc = na;
-		}
-		n = read(fd, *buf + *len, *alloc - *len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (!n) {
-			*eof = true;
-			break;
-		}
-		*len += (size_t)n;
-	}
-	(*buf)[*len] = 0;
-	return 0;
-}
-
-#include "symbols/ksyms_line.h"
-
-/* any kept symbol with a non-zero address in the complete lines of @buf */
-static bool kallsyms_nonzero(char *buf, size_t len)
-{
-	char *end = memrchr(buf, '\n', len), *name, *ne, type;
-	uint64_t a;
-
-	for (char *p = buf; end && p < end; p++) {
-		if (ksyms_line(p, end, &a, &type, &name, &ne) && a)
-			return true;
-		p = memchr(p, '\n', (size_t)(end - p) + 1);
-		if (!p)
-			break;
-	}
-	return false;
-}
-
-/*
- * Move the kernel's symbols to where the recording saw the kernel: a kallsyms taken in
- * another boot (KASLR) or perf's cached copy lists the kernel at another base. The
- * difference is that of the reference symbol named by the file's kernel MMAP (perf and
- * hwsample write "[kernel.kallsyms]_text" with _text's address as pgoff). Modules load at
- * addresses of their own in each boot: with a difference, their symbols are dropped (their
- * addresses stay "[kernel]") rather than named wrongly. Done once per kallsyms, when both
- * the kallsyms and the reference are known, whichever comes last.
- */
-static void ks_relocate(struct hws_symbols *s)
-{
-	struct dso *d = s->kallsyms;
-	uint64_t ref = 0, delta;
-	size_t n = 0;
-
-	if (!d || s->ks_relocated || !s->kref_addr)
-		return;
-	s->ks_relocated = true;
-	if (!strcmp(s->kref_name, "_text"))
-		ref = s->ks_text;
-	else if (!strcmp(s->kref_name, "_stext"))
-		ref = s->ks_stext;
-	if (!ref) {
-		pr_debug("symbols: kallsyms has no %s: kernel symbols not checked for KASLR\n",
-			 s->kref_name);
-		return;
-	}
-	delta = s->kref_addr - ref;
-	if (!delta)
-		return;
-	pr_info("symbols: the recording's kernel lies %s0x%" PRIx64 " bytes from this kallsyms "
-		"(another boot, KASLR): kernel symbols moved by that, module symbols dropped\n",
-		(int64_t)delta < 0 ? "-" : "+", (int64_t)delta < 0 ? -delta : delta);
-	for (size_t i = 0; i < d->nr_syms; i++) {
-		struct sym y = d->syms[i];
-
-		if (y.module)
-			continue;
-		y.start += delta;
-		y.size = 0; /* sizes are the distances to the next symbol: worked out again */
-		d->syms[n++] = y;
-	}
-	d->nr_syms = n;
-	d->last[0] = d->last[1] = NULL;
-	syms_finish(d, 4096, true); /* sorts again if the move wrapped around */
-	new_gen(s);
-}
-
-static void kernel_ref(struct hws_symbols *s, const char *name, uint64_t addr)
-{
-	size_t n = strlen(name);
-
-	if (!n || !addr || s->kref_addr || n >= sizeof(s->kref_name))
-		return;
-	memcpy(s->kref_name, name, n + 1);
-	s->kref_addr = addr;
-	ks_relocate(s);
-}
-
-/* The symbol table of the text in @buf (taken over: names point into it, cut with NULs). */
-static int kallsyms_parse(struct hws_symbols *s, char *buf, size_t len)
-{
-	bool nonzero = false;
-	size_t cap = 0;
-	struct dso *d;
-	int err;
-
-	d = calloc(1, sizeof(*d));
-	if (!d) {
-		free(buf);
-		return -ENOMEM;
-	}
-	d->fd = d->dbg_fd = -1;
-	d->path = strdup("[kernel.kallsyms]");
-	d->names = buf;
-	d->names_len = len;
-	err = d->path ? 0 : -ENOMEM;
-	for (char *p = buf, *end = buf + len; !err && p < end; p++) {
-		char *name, *ne, type;
-		struct sym *y;
-		uint64_t a;
-		bool nl, module;
-
-		if (!ksyms_line(p, end, &a, &type, &name, &ne)) {
-			p = memchr(p, '\n', (size_t)(end - p));
-			if (!p)
-				break;
-			continue;
-		}
-		nl = ne < end && *ne == '\n';
-		module = ne + 1 < end && *ne == '\t' && ne[1] == '[';
-		*ne = 0; /* buf[len] is already 0 */
-		if (a)
-			nonzero = true;
-		if (!module && (type == 'T' || type == 't') && ne - name <= 6 && name[0] == '_') {
-			if (ne - name == 5 && !memcmp(name, "_text", 5))
-				s->ks_text = a;
-			else if (ne - name == 6 && !memcmp(name, "_stext", 6))
-				s->ks_stext = a;
-		}
-		if (d->nr_syms >= MAX_SYMS)
-			break;
-		if (d->nr_syms == cap) {
-			size_t nc = cap ? cap * 2 : 4096;
-			y = realloc(d->syms, nc * sizeof(*y));
-			if (!y) {
-				err = -ENOMEM;
-				break;
-			}
-			d->syms = y;
-			cap = nc;
-		}
-		y = &d->syms[d->nr_syms++];
-		y->start = a;
-		y->size = 0;
-		y->kind = (type | 0x20) == 't' || (type | 0x20) == 'w' ? HWS_SYM_FUNC : HWS_SYM_OBJECT;
-		y->bind_rank = isupper((unsigned char)type) ? 0 : 2;
-		y->module = module;
-		y->name = (uint32_t)(name - buf);
-		p = nl ? ne : memchr(ne, '\n', (size_t)(end - ne));
-		if (!p)
-			break;
-	}
-	if (!err && !nonzero)
-		err = -EPERM; /* kptr_restrict: all addresses are 0 */
-	if (err) {
-		dso_free(d);
-		return err;
-	}
-	syms_finish(d, 4096, true);
-	d->state = DSO_SPECIAL; /* never unloaded by the LRU */
-	s->kallsyms = d;
-	ks_relocate(s);
-	return 0;
-}
-
-static void kallsyms_drop(struct hws_symbols *s)
-{
-	if (s->kallsyms)
-		dso_free(s->kallsyms);
-	s->kallsyms = NULL;
-	if (s->ks_fd >= 0)
-		close(s->ks_fd);
-	s->ks_fd = -1;
-	free(s->ks_buf);
-	s->ks_buf = NULL;
-	s->ks_len = s->ks_alloc = 0;
-	free(s->ks_copy);
-	free(s->ks_modules);
-	s->ks_copy = s->ks_modules = NULL;
-	s->ks_probe = 0;
-	s->ks_text = s->ks_stext = 0;
-	s->ks_relocated = false;
-}
-
-#define MAX_MODULES 8192
-
-struct kmod {
-	char name[64];
-	uint64_t base, size;
-	bool seen;
-};
-
-/* /proc/modules lines "name size refs deps state 0xaddr ...": modules and where they are.
- * Returns the count, or -1 if it cannot tell (unreadable, hidden addresses, too many). A
- * missing file (a kernel without modules) is an empty list. */
-static int read_modules(const char *path, struct kmod **out)
-{
-	struct kmod *m = NULL;
-	char line[1024];
-	int n = 0, cap = 0;
-	FILE *f;
-
-	*out = NULL;
-	if (!path)
-		return 0;
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? 0 : -1;
-	while (fgets(line, sizeof(line), f)) {
-		char name[64], state[32];
-		unsigned long long size, base;
-
-		if (sscanf(line, "%63s %llu %*s %*s %31s %llx", name, &size, state, &base) != 4 ||
-		    !base || n >= MAX_MODULES) {
-			n = -1; /* kptr_restrict shows 0x0000000000000000 */
-			break;
-		}
-		if (n == cap) {
-			struct kmod *nm = realloc(m, (size_t)(cap ? cap * 2 : 64) * sizeof(*m));
-
-			if (!nm) {
-				n = -1;
-				break;
-			}
-			m = nm;
-			cap = cap ? cap * 2 : 64;
-		}
-		snprintf(m[n].name, sizeof(m[n].name), "%s", name);
-		m[n].base = base;
-		m[n].size = size;
-		m[n].seen = false;
-		n++;
-	}
-	fclose(f);
-	if (n < 0)
-		free(m);
-	else
-		*out = m;
-	return n;
-}
-
-/*
- * Whether the module symbols of the kallsyms text @buf are exactly those of the modules
- * @modules lists, each inside its module: a kernel's own symbols never move while it runs,
- * module symbols come and go with the modules. BPF programs ("[bpf]") are not listed
- * anywhere cheaper than kallsyms itself, so a copy that has any cannot be proven current.
- * The kernel's generated trampolines ("[__builtin__ftrace]", "[__builtin__kprobes]": one
- * name for every page, kernels without /proc/modules have them too) are accepted when they
- * lie outside every listed module: they cannot shadow a module's symbols, and the copy,
- * made when the file was recorded, lists the trampolines its samples ran in.
- */
-#define BUILTIN_TAG     "__builtin__"
-#define BUILTIN_TAG_LEN (sizeof(BUILTIN_TAG) - 1)
-
-static bool in_module(const struct kmod *m, int n, uint64_t a)
-{
-	for (int k = 0; k < n; k++)
-		if (a >= m[k].base && a - m[k].base < m[k].size)
-			return true;
-	return false;
-}
-
-static bool modules_match(const char *buf, size_t len, const char *modules)
-{
-	const char *end = buf + len, *p = buf;
-	struct kmod *m;
-	int n = read_modules(modules, &m), last = 0;
-	bool ok = n >= 0;
-
-	while (ok && (p = memchr(p, '\t', (size_t)(end - p)))) {
-		const char *ls = p, *tag = p + 1, *te;
-		char *name, *ne, type;
-		uint64_t a;
-		int k;
-
-		while (ls > buf && ls[-1] != '\n')
-			ls--;
-		te = tag < end && *tag == '[' ? memchr(tag, ']', (size_t)(end - tag)) : NULL;
-		if (!te || !ksyms_line((char *)ls, (char *)end, &a, &type, &name, &ne)) {
-			p++; /* not a symbol of a kept type: its address does not matter */
-			continue;
-		}
-		tag++;
-		if ((size_t)(te - tag) > BUILTIN_TAG_LEN && !memcmp(tag, BUILTIN_TAG, BUILTIN_TAG_LEN)) {
-			ok = !in_module(m, n, a);
-			p = te;
-			continue;
-		}
-		for (k = 0; k < n; k++) { /* a module's lines come together: start at the last */
-			const struct kmod *x = &m[(last + k) % n];
-
-			if (strlen(x->name) == (size_t)(te - tag) && !memcmp(x->name, tag, (size_t)(te - tag)))
-				break;
-		}
-		if (k == n) {
-			ok = false; /* a tag /proc/modules does not list */
-			break;
-		}
-		last = (last + k) % n;
-		if (a < m[last].base || a - m[last].base >= m[last].size)
-			ok = false;
-		m[last].seen = true;
-		p = te;
-	}
-	for (int k = 0; ok && k < n; k++)
-		ok = m[k].seen;
-	free(m);
-	return ok;
-}
-
-/* Read the copy whole; keep it (and close the live file) if it still starts with the
- * bytes the live file showed and its modules match. */
-static bool kallsyms_take_copy(struct hws_symbols *s)
-{
-	char *buf = NULL;
-	size_t len = 0, alloc = 0;
-	bool eof, ok = false;
-	int fd = open(s->ks_copy, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-
-	if (fd >= 0 && !read_more(fd, &buf, &len, &alloc, KALLSYMS_MAX, &eof) && eof &&
-	    len >= s->ks_probe && !memcmp(buf, s->ks_buf, s->ks_probe))
-		ok = modules_match(buf, len, s->ks_modules);
-	if (fd >= 0)
-		close(fd);
-	pr_debug("symbols: kernel names from %s: %s\n", ok ? s->ks_copy : "the running kernel",
-		 ok ? "the same addresses as the running kernel"
-		    : "the copy does not match the running kernel's modules or text");
-	if (!ok) {
-		free(buf);
-		return false;
-	}
-	free(s->ks_buf);
-	s->ks_buf = buf;
-	s->ks_len = len;
-	s->ks_alloc = alloc;
-	close(s->ks_fd);
-	s->ks_fd = -1;
-	return true;
-}
-
-/* the rest of a deferred kallsyms file, at the first kernel lookup; names stay off if it
- * cannot be read */
-static void kallsyms_finish(struct hws_symbols *s)
-{
-	bool eof;
-	int err = 0;
-
-	if (!s->ks_copy || !kallsyms_take_copy(s)) {
-		err = read_more(s->ks_fd, &s->ks_buf, &s->ks_len, &s->ks_alloc, SIZE_MAX, &eof);
-		close(s->ks_fd);
-		s->ks_fd = -1;
-	}
-	if (!err) {
-		err = kallsyms_parse(s, s->ks_buf, s->ks_len); /* takes the buffer */
-		s->ks_buf = NULL;
-	}
-	if (err) {
-		pr_debug("symbols: kallsyms: %s, kernel names off\n", strerror(-err));
-		kallsyms_drop(s);
-	}
-	s->ks_len = s->ks_alloc = 0;
-}
-
-int hws_symbols__use_kallsyms(struct hws_symbols *s, const char *path)
-{
-	return hws_symbols__use_kallsyms_copy(s, path, NULL, NULL);
-}
-
-/* whether the file at @path starts with the @len bytes at @want */
-static bool same_start(const char *path, const char *want, size_t len)
-{
-	char *buf = malloc(len ? len : 1);
-	size_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	bool same = false;
-
-	while (buf && fd >= 0 && got < len) {
-		ssize_t n = read(fd, buf + got, len - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	same = buf && got == len && !memcmp(buf, want, len);
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return same;
-}
-
-int hws_symbols__use_kallsyms_copy(struct hws_symbols *s, const char *path, const char *copy,
-				   const char *modules)
-{
-	bool eof;
-	int err;
-
-	new_gen(s);
-	kallsyms_drop(s);
-	if (!path)
-		return 0;
-	s->ks_fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (s->ks_fd < 0)
-		return -errno;
-	/* the first lines tell whether addresses show (kptr_restrict zeroes them all); the
-	 * rest (~6 MB of kernel formatting) is read at the first kernel lookup, if any */
-	err = read_more(s->ks_fd, &s->ks_buf, &s->ks_len, &s->ks_alloc, KALLSYMS_PROBE, &eof);
-	if (!err && (eof || !kallsyms_nonzero(s->ks_buf, s->ks_len))) {
-		if (!eof) /* not proven yet: read it all now, for an exact answer */
-			err = read_more(s->ks_fd, &s->ks_buf, &s->ks_len, &s->ks_alloc, SIZE_MAX,
-					&eof);
-		if (!err) {
-			err = kallsyms_parse(s, s->ks_buf, s->ks_len);
-			s->ks_buf = NULL;
-		}
-		close(s->ks_fd);
-		s->ks_fd = -1;
-	}
-	/* a copy that starts as the live file does is read instead of the rest, if its modules
-	 * still match at the first kernel lookup (the probe covers the kernel's own text) */
-	if (!err && s->ks_fd >= 0 && copy && s->ks_len &&
-	    same_start(copy, s->ks_buf, s->ks_len)) {
-		s->ks_copy = strdup(copy);
-		s->ks_modules = modules ? strdup(modules) : NULL;
-		s->ks_probe = s->ks_len;
-		if (!s->ks_copy || (modules && !s->ks_modules))
-			err = -ENOMEM;
-	} else if (!err && copy && s->ks_fd >= 0) {
-		pr_debug("symbols: %s does not start as %s does: not used\n", copy, path);
-	}
-	if (err)
-		kallsyms_drop(s);
-	return err;
 }
 
 /* ------------------------------------------------------------------ formatting */
