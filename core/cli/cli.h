@@ -78,6 +78,13 @@ struct hws_decoder_opts;
  * HWS_DECODE_THREADS=1 (read ahead in a second thread) */
 void hws_cli__decoder_env(struct hws_decoder_opts *o);
 
+/* KERNEL_VERSION(a,b,c) of the running kernel, or of $HWS_KERNEL_VERSION (tests fake older
+ * kernels); @buf (may be NULL) gets the release text and where it came from */
+uint32_t hws_cli__kernel_version(char *buf, size_t len);
+
+/* /proc/sys/kernel/@name as an integer, @dflt if it cannot be read */
+int hws_cli__sysctl_int(const char *name, int dflt);
+
 /* environment variable @name is set to "1" */
 bool hws_cli__env_on(const char *name);
 

@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <linux/perf_event.h>
@@ -55,34 +54,6 @@ static const struct {
 	{ "arm_spe", 4, 15, "the arm_spe_pmu driver" },
 };
 
-static uint32_t kernel_version(char *buf, size_t len)
-{
-	const char *env = getenv("HWS_KERNEL_VERSION");
-	struct utsname u;
-	unsigned int a = 0, b = 0, c = 0;
-
-	if (env && *env)
-		snprintf(buf, len, "%s ($HWS_KERNEL_VERSION)", env);
-	else if (!uname(&u))
-		snprintf(buf, len, "%s", u.release);
-	else
-		snprintf(buf, len, "unknown");
-	sscanf(env && *env ? env : u.release, "%u.%u.%u", &a, &b, &c);
-	return HWS_KERNEL_VERSION(a, b, c);
-}
-
-static int paranoid_level(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	int v = 2;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 2;
-		fclose(f);
-	}
-	return v;
-}
 
 /* CAP_SYS_ADMIN (21) or CAP_PERFMON (38) in the effective set, or root. */
 static bool privileged(void)
@@ -238,8 +209,8 @@ int cmd_list(struct hws_cli *cli, int argc, char **argv)
 	if (controls_of)
 		return print_control_words(reg, controls_of);
 
-	kver = kernel_version(kbuf, sizeof(kbuf));
-	paranoid = paranoid_level();
+	kver = hws_cli__kernel_version(kbuf, sizeof(kbuf));
+	paranoid = hws_cli__sysctl_int("perf_event_paranoid", 2);
 	priv = privileged();
 	perm.user = try_open(0, false);
 	perm.kernel = perm.user ? perm.user : try_open(0, true);

@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
+#include <hwsample/backend.h>
 #include <hwsample/decode.h>
 #include <hwsample/perfdata.h>
 
@@ -218,6 +220,37 @@ void hws_cli__decoder_env(struct hws_decoder_opts *o)
 {
 	o->buildid_dir = hws_cli__buildid_dir();
 	o->read_ahead = hws_cli__env_on("HWS_DECODE_THREADS");
+}
+
+uint32_t hws_cli__kernel_version(char *buf, size_t len)
+{
+	const char *env = getenv("HWS_KERNEL_VERSION");
+	struct utsname u;
+	unsigned int a = 0, b = 0, c = 0;
+	const char *rel = env && *env ? env : !uname(&u) ? u.release : NULL;
+
+	if (buf)
+		snprintf(buf, len, env && *env ? "%s ($HWS_KERNEL_VERSION)" : "%s",
+			 rel ? rel : "unknown");
+	if (rel)
+		sscanf(rel, "%u.%u.%u", &a, &b, &c);
+	return HWS_KERNEL_VERSION(a, b, c);
+}
+
+int hws_cli__sysctl_int(const char *name, int dflt)
+{
+	char path[128];
+	FILE *f;
+	int v = dflt;
+
+	snprintf(path, sizeof(path), "/proc/sys/kernel/%s", name);
+	f = fopen(path, "re");
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = dflt;
+		fclose(f);
+	}
+	return v;
 }
 
 bool hws_cli__env_on(const char *name)

@@ -126,9 +126,6 @@ static inline unsigned int round_pow2(uint64_t v)
  * the message (a usage error). -h prints the usage and exits 0. */
 int record__parse_args(struct record *r, int argc, char **argv);
 
-/* kernel.perf_event_max_sample_rate (100000 if unreadable) */
-int record__max_sample_rate(void);
-
 /* ---- record_jobs.c ---- */
 
 /* -c FILE: load it, let the command line override it, validate it against @reg's backends

@@ -152,19 +152,6 @@ static int parse_pages(struct record *r, const char *arg)
 	return 0;
 }
 
-int record__max_sample_rate(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
-	int v = 100000;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 100000;
-		fclose(f);
-	}
-	return v;
-}
-
 /* The [run] keys and backend-section keys, from the table the parser uses. */
 static void print_config_keys(void)
 {
@@ -292,7 +279,7 @@ static int add_events(struct record *r, const char *val)
 /* -F: within the kernel's limit */
 static int parse_freq(struct record *r, const char *val)
 {
-	uint64_t max = (uint64_t)record__max_sample_rate();
+	uint64_t max = (uint64_t)hws_cli__sysctl_int("perf_event_max_sample_rate", 100000);
 
 	if (parse_u64("-F", val, UINT32_MAX, &r->freq))
 		return -1;

@@ -17,26 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 
 #include <hwsample/config.h>
 #include <hwsample/session.h>
 #include <hwsample/strbuf.h>
 
 #include "record.h"
-
-static uint32_t kernel_version(void)
-{
-	const char *env = getenv("HWS_KERNEL_VERSION");
-	struct utsname u;
-	unsigned int a = 0, b = 0, c = 0;
-
-	if (env && *env)
-		sscanf(env, "%u.%u.%u", &a, &b, &c);
-	else if (!uname(&u))
-		sscanf(u.release, "%u.%u.%u", &a, &b, &c);
-	return HWS_KERNEL_VERSION(a, b, c);
-}
 
 /* @name in @reg, or NULL after a message that lists the backends */
 static struct hws_backend *find_backend(struct hws_registry *reg, const char *name)
@@ -91,7 +77,7 @@ static struct hws_backend *pick_backend(struct record *r, struct hws_registry *r
 
 static int check_freq(const char *origin, const char *opt, uint64_t freq)
 {
-	uint64_t max = (uint64_t)record__max_sample_rate();
+	uint64_t max = (uint64_t)hws_cli__sysctl_int("perf_event_max_sample_rate", 100000);
 
 	if (freq <= max)
 		return 0;
@@ -679,7 +665,7 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 			.event = nev ? evs[i] : NULL,
 			.controls = ctl,
 			.nr_controls = (uint32_t)nctl,
-			.kernel_version = kernel_version(),
+			.kernel_version = hws_cli__kernel_version(NULL, 0),
 			.period = period,
 			.freq = freq,
 			.flags = (r->per_thread ? HWS_REQ_PER_THREAD : 0) |
