@@ -33,16 +33,10 @@
 #include <linux/perf_event.h>
 
 #include <hwsample/c2c.h>
+#include <hwsample/registry.h>
 
 #include "analysis/c2c_int.h"
 #include "util/internal.h"
-
-const char *const hws__c2c_src_text[NR_SRC] = {
-    "Intel PEBS data_src",
-    "AMD IBS DataSrc/CacheHitSt",
-    "Arm SPE data source",
-    "perf data_src",
-};
 
 /* ---------------------------------------------------------------- tables */
 
@@ -246,17 +240,32 @@ void hws_c2c__delete(struct hws_c2c *c)
 
 /* ---------------------------------------------------------------- per-sample */
 
-static int src_of(const char *backend)
+/*
+ * Number of the source of coherence evidence in the samples of @backend (a backend name, may
+ * be NULL): the name its ops give (ops->coherence_source, through opts.backends), else
+ * SRC_FALLBACK. Memo misses only; the latest backend is remembered.
+ */
+static uint32_t source_of(struct hws_c2c *c, const char *backend)
 {
-	if (!backend)
-		return SRC_OTHER;
-	if (!strcmp(backend, "intel_pebs"))
-		return SRC_PEBS;
-	if (!strcmp(backend, "amd_ibs"))
-		return SRC_IBS;
-	if (!strcmp(backend, "arm_spe"))
-		return SRC_SPE;
-	return SRC_OTHER;
+	const struct hws_backend *b;
+	const char *name = SRC_FALLBACK;
+	uint32_t i;
+
+	if (c->src_last_nr && c->src_last == backend)
+		return c->src_last_nr - 1u;
+	b = backend && c->o.backends ? hws_registry__find(c->o.backends, backend) : NULL;
+	if (b && HWS_OPS_HAS(b->ops, coherence_source))
+		name = b->ops->coherence_source;
+	for (i = 0; i < c->nr_src; i++)
+		if (!strcmp(c->src_name[i], name))
+			break;
+	if (i == c->nr_src && c->nr_src < MAX_SRC)
+		c->src_name[c->nr_src++] = name;
+	else if (i == c->nr_src)
+		i = MAX_SRC - 1;
+	c->src_last = backend;
+	c->src_last_nr = (uint8_t)(i + 1);
+	return i;
 }
 
 /*
@@ -771,7 +780,7 @@ static __attribute__((noinline)) int memo_fill(struct hws_c2c *c, struct cls_mem
 	cm->src_bit = 0;
 	cm->load = (m & BIT(C_LOADS)) != 0;
 	if (m & (BIT(C_LCL_HITM) | BIT(C_RMT_HITM) | BIT(C_LCL_PEER) | BIT(C_RMT_PEER)))
-		cm->src_bit = (uint8_t)(1U << src_of(s->backend));
+		cm->src_bit = (uint8_t)(1U << source_of(c, s->backend));
 	for (k = 0; k < c->nr_kinds; k++)
 		if (c->kinds[k].m == m && c->kinds[k].src_bit == cm->src_bit)
 			break;
@@ -1000,10 +1009,16 @@ int hws__c2c_settle(struct hws_c2c *c)
 	free(c->xcnt);
 	c->xcnt = NULL;
 	c->nr_xcnt = c->cap_xcnt = 0;
-	for (k = 0; k < NR_SRC; k++) {
+	for (k = 0; k < c->nr_src; k++) {
+		uint32_t j = k;
+
 		c->src_count[k] = c->src_cnt[k];
 		if (c->src_cnt[k])
 			c->src_seen |= (uint8_t)(1U << k);
+		/* insert k into the name order */
+		for (; j && strcmp(c->src_name[c->src_order[j - 1]], c->src_name[k]) > 0; j--)
+			c->src_order[j] = c->src_order[j - 1];
+		c->src_order[j] = (uint8_t)k;
 	}
 	err = hws__c2c_lbuf_flush(c);
 	free(c->lbuf);

@@ -435,7 +435,7 @@ static int symbolize_line(struct hws_c2c *c, struct line *l, struct hws_symbols 
 	return 0;
 }
 
-static char *evidence_text(const struct line *l)
+static char *evidence_text(const struct hws_c2c *c, const struct line *l)
 {
 	struct hws_strbuf sb = HWS_STRBUF_INIT;
 	const char *sep = "";
@@ -458,9 +458,11 @@ static char *evidence_text(const struct line *l)
 		const char *plus = "";
 
 		hws_strbuf__addstr(&sb, " from ");
-		for (k = 0; k < NR_SRC; k++) {
-			if (l->src_mask & (1U << k)) {
-				hws_strbuf__addf(&sb, "%s%s", plus, hws__c2c_src_text[k]);
+		for (k = 0; k < c->nr_src; k++) {
+			uint32_t s = c->src_order[k];
+
+			if (l->src_mask & (1U << s)) {
+				hws_strbuf__addf(&sb, "%s%s", plus, c->src_name[s]);
 				plus = " + ";
 			}
 		}
@@ -546,7 +548,7 @@ int hws_c2c__finish(struct hws_c2c *c, struct hws_symbols *syms)
 			n += (uint32_t)__builtin_popcountll(l->cpus[j]);
 		l->nr_cpus = n;
 		l->nr_nodes = (uint32_t)__builtin_popcountll(l->nodes);
-		l->evidence_text = evidence_text(l);
+		l->evidence_text = evidence_text(c, l);
 		if (!l->evidence_text)
 			return -ENOMEM;
 		/* symbols for the reported lines (bounded: the first 1000) */

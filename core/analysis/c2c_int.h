@@ -70,9 +70,14 @@ enum cnt {
 #define NODE_CACHE 1024
 #define LBUF_MAX   65536 /* latencies buffered before they are counted per line */
 
-/* Sources of coherence evidence, by backend. */
-enum { SRC_PEBS, SRC_IBS, SRC_SPE, SRC_OTHER, NR_SRC };
-extern const char *const hws__c2c_src_text[NR_SRC]; /* c2c.c */
+/*
+ * Sources of coherence evidence: the names the samples' backends give them
+ * (ops->coherence_source, found through opts.backends), SRC_FALLBACK for samples of other
+ * backends. Numbered as first seen (a source's bit: 1 << its number, in u8 masks); at most
+ * MAX_SRC told apart, further names count as the last one. Reports list them in name order.
+ */
+#define MAX_SRC	     8
+#define SRC_FALLBACK "perf data_src"
 
 struct lat {
 	uint64_t sum, lcl_hitm, rmt_hitm, peer;
@@ -126,7 +131,7 @@ struct entry {
 	uint32_t kn[NSLOT]; /* samples of slot k */
 	uint32_t lat_n;	    /* samples with a latency */
 	uint16_t width;
-	uint8_t src_mask; /* SRC_* bits of coherence samples without a slot (all: __finish) */
+	uint8_t src_mask; /* source bits of coherence samples without a slot (all: __finish) */
 	uint32_t line;
 	uint32_t *small; /* the line's lh.small (direct counters), NULL until made; not after
 			  * __finish */
@@ -162,7 +167,7 @@ struct line {
 	uint32_t pid;
 	uint32_t first, nr_entries;
 	uint8_t cls;
-	uint8_t src_mask; /* SRC_* bits of coherence samples */
+	uint8_t src_mask; /* source bits of coherence samples */
 	uint8_t symbolized;
 	uint8_t inferred; /* classified from coherence misses alone (no store sampled) */
 	uint32_t evidence;
@@ -192,7 +197,7 @@ struct cls_memo {
 	const char *backend;
 	uint32_t m;
 	uint8_t kind;	 /* index in c->kinds, NO_KIND if they are full */
-	uint8_t src_bit; /* 1 << SRC_* if m has a coherence event, else 0 */
+	uint8_t src_bit; /* source bit if m has a coherence event, else 0 */
 	uint8_t load;	 /* m counts a load (its latency is kept) */
 };
 
@@ -209,7 +214,7 @@ struct kind {
 	uint32_t dv[NCP];
 	uint64_t lcl_hitm, rmt_hitm, peer; /* ~0 if the latency counts in that sum */
 	uint32_t m;
-	uint8_t src_bit; /* 1 << SRC_* if m has a coherence event, else 0 */
+	uint8_t src_bit; /* source bit if m has a coherence event, else 0 */
 };
 
 /* A sample queued for pend_flush(). */
@@ -221,7 +226,7 @@ struct pend {
 	uint32_t pid, tid, cpu, lat; /* lat: 0 without a latency */
 	uint32_t m;		     /* counter bits */
 	uint16_t width;
-	uint8_t src_bit; /* 1 << SRC_* of a coherence sample, else 0 */
+	uint8_t src_bit; /* source bit of a coherence sample, else 0 */
 	uint8_t has_lat;
 	uint8_t kind; /* c->kinds index, or NO_KIND */
 };
@@ -258,9 +263,14 @@ struct hws_c2c {
 	uint64_t tot[NC]; /* samples without an address; entries are added in __finish */
 	uint64_t noaddr, other;
 	struct lat tlat;
-	uint8_t src_seen;		/* __finish */
-	uint64_t src_count[NR_SRC];	/* __finish */
-	uint64_t src_cnt[NR_SRC];	/* coherence samples per SRC_* (slots: __finish) */
+	uint8_t src_seen;	       /* __finish */
+	uint64_t src_count[MAX_SRC];   /* __finish */
+	uint64_t src_cnt[MAX_SRC];     /* coherence samples per source (slots: __finish) */
+	const char *src_name[MAX_SRC]; /* owned by the backends (or SRC_FALLBACK) */
+	uint8_t nr_src;
+	uint8_t src_order[MAX_SRC];	/* source numbers in name order (__finish) */
+	const char *src_last;		/* backend name of the latest source_of() ... */
+	uint8_t src_last_nr;		/* ... its source number + 1, 0 = none */
 	struct cls_memo memo[CLS_MEMO]; /* classify() of recent sample kinds */
 	struct kind kinds[MAX_KINDS];
 	uint32_t nr_kinds;

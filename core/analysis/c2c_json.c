@@ -176,11 +176,14 @@ int hws__c2c_render_json(const struct hws_c2c *c, struct hws_strbuf *sb, uint32_
 			 ",\"no_address\":%llu,\"other_ops\":%llu,\"lines_seen\":%u},"
 			 "\"evidence_sources\":[",
 			 (unsigned long long)t->noaddr, (unsigned long long)c->other, c->nr_lines);
-	for (sep = "", k = 0; k < NR_SRC; k++) {
-		if (!(c->src_seen & (1U << k)))
+	for (sep = "", k = 0; k < c->nr_src; k++) {
+		uint32_t s = c->src_order[k];
+
+		if (!(c->src_seen & (1U << s)))
 			continue;
-		hws_strbuf__addf(sb, "%s{\"source\":\"%s\",\"samples\":%llu}", sep,
-				 hws__c2c_src_text[k], (unsigned long long)c->src_count[k]);
+		hws_strbuf__addf(sb, "%s{\"source\":", sep);
+		hws_strbuf__add_json_str(sb, c->src_name[s]);
+		hws_strbuf__addf(sb, ",\"samples\":%llu}", (unsigned long long)c->src_count[s]);
 		sep = ",";
 	}
 	hws_strbuf__addstr(sb, "],\"lines\":[");

@@ -137,10 +137,10 @@ int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
 	hws_strbuf__addstr(sb, "  Coherence evidence from           :");
 	if (!c->src_seen)
 		hws_strbuf__addstr(sb, " none (no HITM or peer snoop in the data)");
-	for (k = 0; k < NR_SRC; k++)
-		if (c->src_seen & (1U << k))
-			hws_strbuf__addf(sb, " %s (%llu)", hws__c2c_src_text[k],
-					 (unsigned long long)c->src_count[k]);
+	for (k = 0; k < c->nr_src; k++)
+		if (c->src_seen & (1U << c->src_order[k]))
+			hws_strbuf__addf(sb, " %s (%llu)", c->src_name[c->src_order[k]],
+					 (unsigned long long)c->src_count[c->src_order[k]]);
 	hws_strbuf__addstr(sb, "\n");
 	if (!tt.records)
 		hws_strbuf__addstr(

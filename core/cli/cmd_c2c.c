@@ -310,6 +310,7 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	struct hws_strbuf sb = HWS_STRBUF_INIT;
 	const char *path = "hwsample.data", *html = NULL, *arch;
 	struct hws_perf_reader *r = NULL;
+	struct hws_registry *reg;
 	struct hws_decoder *d = NULL;
 	struct hws_c2c *c = NULL;
 	int o, err = 0, rc, ret = HWS_EXIT_OK;
@@ -414,7 +415,9 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	}
 	copts.cpu_node = cpu_node_cb;
 	copts.cpu_node_ctx = r;
-	d = hws_decoder__new(r, hws_cli__registry(cli), &dopts);
+	reg = hws_cli__registry(cli);
+	copts.backends = reg; /* they name the coherence evidence */
+	d = hws_decoder__new(r, reg, &dopts);
 	c = hws_c2c__new(&copts);
 	if (!d || !c) {
 		fprintf(stderr, "hwsample c2c report: out of memory\n");

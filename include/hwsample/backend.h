@@ -296,6 +296,10 @@ struct hws_backend_ops {
 	 * Returns the number of words written (<= max) or negative. */
 	int (*auxtrace_info)(void *priv, const struct perf_event_attr *attr, int per_cpu,
 			     uint32_t *type, uint64_t *words, int max);
+	/* ---- appended after version 2 (check with HWS_OPS_HAS) ---- */
+	/* optional: what reports name the source of the coherence facts (HITM, peer snoop) in
+	 * this backend's samples, e.g. "Arm SPE data source"; NULL: perf's data_src as such */
+	const char *coherence_source;
 };
 
 /* True if @ops (as the plugin built it) has member @m: callbacks appended after the
