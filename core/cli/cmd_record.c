@@ -154,6 +154,8 @@ struct record {
 	bool system_wide, per_thread, no_inherit, overwrite, snapshot, dry_run, quiet;
 	bool data_addr, phys_data;
 	bool c2c; /* hidden --c2c (from `hwsample c2c record`): HWS_REQ_C2C to the backends */
+	bool ldlat_set; /* hidden --ldlat N (from `hwsample c2c record`): HWS_REQ_LDLAT */
+	uint32_t ldlat;
 	const char *cpu_list;
 	pid_t pids[MAX_PIDS];
 	int nr_pids;
@@ -521,6 +523,20 @@ static int parse_args(struct record *r, int argc, char **argv)
 			r->data_addr = true;
 		} else if (!strcmp(a, "--c2c")) {
 			r->c2c = true;
+		} else if (!strcmp(a, "--ldlat")) {
+			char *end;
+			unsigned long long v;
+
+			NEED_ARG();
+			errno = 0;
+			v = strtoull(val, &end, 10);
+			if (errno || end == val || *end || *val == '-' || v > UINT32_MAX) {
+				fprintf(stderr, "hwsample: --ldlat '%s': expected 0..%u cycles\n",
+					val, UINT32_MAX);
+				return -1;
+			}
+			r->ldlat = (uint32_t)v;
+			r->ldlat_set = true;
 		} else if (!strcmp(a, "--phys-data")) {
 			r->phys_data = true;
 		} else if (!strcmp(a, "--dry-run")) {
@@ -1925,10 +1941,11 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 			.kernel_version = kernel_version(),
 			.period = period,
 			.freq = freq,
+			.ldlat = r->ldlat,
 			.flags = (r->per_thread ? HWS_REQ_PER_THREAD : 0) |
 				 (r->system_wide || r->cpu_list ? HWS_REQ_SYSTEM_WIDE : 0) |
 				 (r->phys_data ? HWS_REQ_PHYS_ADDR : 0) |
-				 (r->c2c ? HWS_REQ_C2C : 0) |
+				 (r->c2c ? HWS_REQ_C2C : 0) | (r->ldlat_set ? HWS_REQ_LDLAT : 0) |
 				 (r->dry_run ? HWS_REQ_DRY_RUN : 0),
 		};
 		struct hws_backend *b = jb->b, *eb = b;
