@@ -329,6 +329,24 @@ static inline const char *c2c_conf_label(float f)
 	return f >= 0.75f ? "high" : f >= 0.45f ? "medium" : "low";
 }
 
+/* The distinct offsets of report line @i in false (@fls) or true sharing, comma-separated,
+ * in @hex (0x..) or decimal; how many. */
+static inline uint32_t c2c_sharing_offsets(struct hws_strbuf *sb, const struct hws_c2c *c,
+					   uint32_t i, bool fls, bool hex)
+{
+	struct hws_c2c_entry_info e;
+	uint32_t j, n = hws_c2c__nr_entries(c, i), last = UINT32_MAX, nr = 0;
+
+	for (j = 0; j < n; j++) {
+		hws_c2c__entry(c, i, j, &e);
+		if (!(fls ? e.in_false : e.in_true) || e.offset == last)
+			continue;
+		last = e.offset;
+		hws_strbuf__addf(sb, hex ? "%s0x%x" : "%s%u", nr++ ? "," : "", e.offset);
+	}
+	return nr;
+}
+
 #define OUT_CHUNK (1u << 20)
 
 /* with an output function, hand it what @sb holds once that passes OUT_CHUNK: the report's

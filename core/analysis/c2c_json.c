@@ -48,19 +48,8 @@ static void json_str_or_null(struct hws_strbuf *sb, const char *s)
 
 static void json_offsets(struct hws_strbuf *sb, const struct hws_c2c *c, uint32_t i, bool fls)
 {
-	struct hws_c2c_entry_info e;
-	uint32_t j, n = hws_c2c__nr_entries(c, i), last = UINT32_MAX;
-	const char *sep = "";
-
 	hws_strbuf__addstr(sb, "[");
-	for (j = 0; j < n; j++) {
-		hws_c2c__entry(c, i, j, &e);
-		if (!(fls ? e.in_false : e.in_true) || e.offset == last)
-			continue;
-		last = e.offset;
-		hws_strbuf__addf(sb, "%s%u", sep, e.offset);
-		sep = ",";
-	}
+	c2c_sharing_offsets(sb, c, i, fls, false);
 	hws_strbuf__addstr(sb, "]");
 }
 

@@ -22,19 +22,7 @@ static double pctf(uint64_t a, uint64_t b)
 
 static void offsets_text(struct hws_strbuf *sb, const struct hws_c2c *c, uint32_t i, bool fls)
 {
-	struct hws_c2c_entry_info e;
-	uint32_t j, n = hws_c2c__nr_entries(c, i), last = UINT32_MAX;
-	const char *sep = "";
-
-	for (j = 0; j < n; j++) {
-		hws_c2c__entry(c, i, j, &e);
-		if (!(fls ? e.in_false : e.in_true) || e.offset == last)
-			continue;
-		last = e.offset;
-		hws_strbuf__addf(sb, "%s0x%x", sep, e.offset);
-		sep = ",";
-	}
-	if (!*sep)
+	if (!c2c_sharing_offsets(sb, c, i, fls, true))
 		hws_strbuf__addstr(sb, "-");
 }
 
