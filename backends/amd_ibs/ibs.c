@@ -123,6 +123,7 @@ static const struct hws_backend_ops ibs_ops = {
     .decode = ibs_decode_op,
     .controls = ibs_controls_op,
     .raw_json = ibs_raw_json,
+    .coherence_source = "AMD IBS DataSrc/CacheHitSt",
 };
 
 HWS_BACKEND_DEFINE(ibs_ops)

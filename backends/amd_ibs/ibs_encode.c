@@ -372,6 +372,11 @@ int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req, struct h
 	size_t nl;
 	int ret;
 
+	/* c2c needs op samples (data address and source; fetch samples have neither): ibs_op
+	 * whichever IBS PMU was named. Every op is taken: no load latency threshold (ldlat), as
+	 * perf c2c on AMD */
+	if (req->flags & HWS_REQ_C2C)
+		name = "ibs_op";
 	if (req->event && *req->event) {
 		if (strcmp(req->event, "ibs_op") && strcmp(req->event, "ibs_fetch"))
 			return fail(HWS_E_UNKNOWN_EVENT, err, errlen,

@@ -78,6 +78,7 @@ static const struct hws_backend_ops spe_ops = {
     .controls = spe_controls,
     .raw_json = spe_raw_json,
     .auxtrace_info = spe_auxtrace_info,
+    .coherence_source = "Arm SPE data source",
 };
 
 HWS_BACKEND_DEFINE(spe_ops)

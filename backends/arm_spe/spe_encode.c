@@ -330,11 +330,21 @@ int spe_encode(void *priv, const struct hws_event_request *req, struct hws_event
 		if (ret)
 			goto out;
 	}
-	if ((req->flags & HWS_REQ_C2C) && !user_set(req, "load_filter") &&
-	    !user_set(req, "store_filter") && !(req->event && *req->event)) {
-		ret = set_ctl(sp, pmu, "load_filter", 1, attr, err, errlen);
-		if (!ret)
+	/* c2c: loads and stores (each unless the user set that filter), without a preset */
+	if ((req->flags & HWS_REQ_C2C) && !(req->event && *req->event)) {
+		ret = 0;
+		if (!user_set(req, "load_filter"))
+			ret = set_ctl(sp, pmu, "load_filter", 1, attr, err, errlen);
+		if (!ret && !user_set(req, "store_filter"))
 			ret = set_ctl(sp, pmu, "store_filter", 1, attr, err, errlen);
+		if (ret)
+			goto out;
+	}
+	/* c2c's load latency threshold (c2c record --ldlat) unless min_latency was given */
+	if ((req->flags & HWS_REQ_C2C) && (req->flags & HWS_REQ_LDLAT) &&
+	    !user_set(req, "min_latency")) {
+		ret = set_ctl(sp, pmu, "min_latency", hws_event_request__ldlat(req, 0), attr, err,
+			      errlen);
 		if (ret)
 			goto out;
 	}

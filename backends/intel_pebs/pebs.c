@@ -91,6 +91,7 @@ static const struct hws_backend_ops pebs_ops = {
 	.decode = pebs_decode_op,
 	.controls = pebs_controls_op,
 	.raw_json = pebs_raw_json_op,
+	.coherence_source = "Intel PEBS data_src",
 };
 
 HWS_BACKEND_DEFINE(pebs_ops)

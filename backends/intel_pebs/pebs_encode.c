@@ -110,6 +110,7 @@ void pebs_pfm_release(void)
 
 struct pebs_opts {
 	long ldlat;   /* -1: not given */
+	long ldlat_def; /* for load-latency events without ldlat: 30, or c2c's (HWS_REQ_LDLAT) */
 	int precise;  /* -1: not given */
 	int phys;
 	int data_psz;
@@ -147,6 +148,20 @@ static int parse_opts(const struct hws_event_request *req, struct pebs_opts *o, 
 	o->phys = !!(req->flags & (HWS_REQ_PHYS_ADDR | HWS_REQ_C2C));
 	o->data_psz = o->code_psz = 0;
 	o->ldlat_used = 0;
+	o->ldlat_def = PEBS_LDLAT_DEFAULT;
+	if (req->flags & HWS_REQ_C2C) {
+		/* c2c: the threshold of its mem-loads (perf c2c record --ldlat) */
+		uint64_t v = hws_event_request__ldlat(req, PEBS_LDLAT_DEFAULT);
+
+		if (v < PEBS_LDLAT_MIN || v > PEBS_LDLAT_MAX) {
+			snprintf(err, errlen,
+				 "intel_pebs: ldlat=%llu out of range: the load-latency threshold "
+				 "is %d..%d cycles (config1:0-15)",
+				 (unsigned long long)v, PEBS_LDLAT_MIN, PEBS_LDLAT_MAX);
+			return HWS_E_CONTROL_RANGE;
+		}
+		o->ldlat_def = (long)v;
+	}
 	for (i = 0; i < req->nr_controls; i++) {
 		const struct hws_control *c = &req->controls[i];
 		unsigned long long v;
@@ -826,7 +841,7 @@ static int encode_one(struct pebs_priv *p, const struct hws_event_request *req,
 		can_p3 = !pc->model || pc->model->p3 == PEBS_P3_ANY;
 
 	if (is_ldlat) {
-		ldlat = o->ldlat >= 0 ? o->ldlat : PEBS_LDLAT_DEFAULT;
+		ldlat = o->ldlat >= 0 ? o->ldlat : o->ldlat_def;
 		o->ldlat_used = 1;
 	}
 

@@ -20,7 +20,7 @@
 #include <hwsample/c2c.h>
 #include <hwsample/errors.h>
 
-#include "util/internal.h"
+#include "analysis/c2c_int.h"
 
 static const char page_head[] =
     "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"

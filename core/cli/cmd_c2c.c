@@ -5,8 +5,10 @@
  *
  * record picks the best hardware sampling backend of this machine (like `-b auto`, but only
  * backends with HWS_CAP_DATA_SRC count: c2c needs data addresses and data sources) and runs
- * the record subcommand in-process with the c2c events and controls of that backend; record
- * refuses a -b whose backend has no data sources (sw) with exit 2. report
+ * the record subcommand in-process with --c2c: the backend's encode() chooses its c2c events
+ * and controls (HWS_REQ_C2C), and takes --ldlat as the request's load latency threshold
+ * (HWS_REQ_LDLAT); nothing here depends on the vendor. record refuses a -b whose backend has
+ * no data sources (sw) with exit 2. report
  * decodes a perf.data file (hwsample's, or perf c2c record / perf mem record output) through
  * the decode pipeline into core/analysis/c2c.c and prints text, JSON or a self-contained HTML page.
  */
@@ -74,10 +76,9 @@ static int c2c_record(struct hws_cli *cli, int argc, char **argv)
 {
 	struct hws_registry *reg;
 	struct hws_backend *best = NULL;
-	const char *force = NULL, *ldlat = "30";
-	char **nargv = NULL, why[512], buf[64];
+	const char *force = NULL, *ldlat = "30"; /* perf c2c record's default */
+	char **nargv = NULL, why[512];
 	int i, n = 0, best_score = 0, ret, dashdash = -1;
-	bool ldlat_set = false;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--")) {
@@ -104,16 +105,16 @@ static int c2c_record(struct hws_cli *cli, int argc, char **argv)
 			if (!strcmp(argv[i], "-b"))
 				force = argv[++i];
 			else
-				ldlat = argv[++i], ldlat_set = true;
+				ldlat = argv[++i];
 			continue;
 		}
 		if (!strncmp(argv[i], "--ldlat=", 8)) {
 			ldlat = argv[i] + 8;
-			ldlat_set = true;
 			continue;
 		}
 	}
-	if (strspn(ldlat, "0123456789") != strlen(ldlat) || !*ldlat) {
+	if (strspn(ldlat, "0123456789") != strlen(ldlat) || !*ldlat ||
+	    strtoull(ldlat, NULL, 10) > UINT32_MAX) {
 		fprintf(stderr, "hwsample c2c record: --ldlat wants a number of cycles, not '%s'\n",
 			ldlat);
 		free(nargv);
@@ -132,8 +133,9 @@ static int c2c_record(struct hws_cli *cli, int argc, char **argv)
 			struct hws_backend *b = hws_registry__at(reg, i);
 			int score;
 
-			if (!(b->ops->caps & HWS_CAP_DATA_SRC))
-				continue; /* no data source (sw): useless for c2c */
+			/* sampling hardware with data sources: software events have none */
+			if (!(b->ops->caps & HWS_CAP_DATA_SRC) || (b->ops->caps & HWS_CAP_SOFTWARE))
+				continue;
 			score = b->ops->detect(b->priv, why, sizeof(why));
 			if (score > best_score) {
 				best_score = score;
@@ -153,34 +155,14 @@ static int c2c_record(struct hws_cli *cli, int argc, char **argv)
 			return HWS_EXIT_UNSUPPORTED;
 		}
 	}
-	if (!strcmp(best->ops->name, "intel_pebs")) {
-		nargv[n++] = "-b";
-		nargv[n++] = force ? (char *)force : "intel_pebs";
-		nargv[n++] = "-e";
-		nargv[n++] = "mem-loads,mem-stores";
-		/* the backend's default is perf's 30; pass only what the user chose */
-		if (ldlat_set) {
-			snprintf(buf, sizeof(buf), "ldlat=%s", ldlat);
-			nargv[n++] = buf;
-		}
-	} else if (!strcmp(best->ops->name, "amd_ibs")) {
-		nargv[n++] = "-b";
-		nargv[n++] = "ibs_op";
-	} else if (!strcmp(best->ops->name, "arm_spe")) {
-		nargv[n++] = "-b";
-		nargv[n++] = force ? (char *)force : "arm_spe";
-		nargv[n++] = "load_filter=1";
-		nargv[n++] = "store_filter=1";
-		nargv[n++] = "pa_enable=1";
-		snprintf(buf, sizeof(buf), "min_latency=%s", ldlat);
-		nargv[n++] = buf;
-	} else {
-		nargv[n++] = "-b";
-		nargv[n++] = (char *)best->ops->name;
-	}
+	/* the backend's encode() picks the c2c events and controls (HWS_REQ_C2C) */
+	nargv[n++] = "-b";
+	nargv[n++] = force ? (char *)force : (char *)best->ops->name;
 	nargv[n++] = "-d";
 	nargv[n++] = "--phys-data";
-	nargv[n++] = "--c2c"; /* backends pick what a c2c report needs (HWS_REQ_C2C) */
+	nargv[n++] = "--c2c";
+	nargv[n++] = "--ldlat";
+	nargv[n++] = (char *)ldlat;
 	for (i = 1; i < argc; i++) {
 		if (dashdash < 0 || i < dashdash) {
 			if (!strcmp(argv[i], "--ldlat") || !strcmp(argv[i], "-b")) {
@@ -310,6 +292,7 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	struct hws_strbuf sb = HWS_STRBUF_INIT;
 	const char *path = "hwsample.data", *html = NULL, *arch;
 	struct hws_perf_reader *r = NULL;
+	struct hws_registry *reg;
 	struct hws_decoder *d = NULL;
 	struct hws_c2c *c = NULL;
 	int o, err = 0, rc, ret = HWS_EXIT_OK;
@@ -414,7 +397,9 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	}
 	copts.cpu_node = cpu_node_cb;
 	copts.cpu_node_ctx = r;
-	d = hws_decoder__new(r, hws_cli__registry(cli), &dopts);
+	reg = hws_cli__registry(cli);
+	copts.backends = reg; /* they name the coherence evidence */
+	d = hws_decoder__new(r, reg, &dopts);
 	c = hws_c2c__new(&copts);
 	if (!d || !c) {
 		fprintf(stderr, "hwsample c2c report: out of memory\n");

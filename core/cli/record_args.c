@@ -358,9 +358,10 @@ enum {
 	OPT_PER_THREAD,
 	OPT_NO_INHERIT,
 	OPT_OVERWRITE,
-	OPT_C2C,
 	OPT_PHYS_DATA,
 	OPT_DRY_RUN,
+	OPT_C2C, /* hidden ones last: never named in messages */
+	OPT_LDLAT,
 };
 
 /*
@@ -393,6 +394,7 @@ static const struct option record_options[] = {
     {"snapshot", no_argument, NULL, 'S'},
     {"data", no_argument, NULL, 'd'},
     {"c2c", no_argument, NULL, OPT_C2C}, /* hidden: from `hwsample c2c record` */
+    {"ldlat", required_argument, NULL, OPT_LDLAT}, /* hidden: from `hwsample c2c record` */
     {"phys-data", no_argument, NULL, OPT_PHYS_DATA},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     {"quiet", no_argument, NULL, 'q'},
@@ -408,13 +410,13 @@ static bool ambiguous(const char *word)
 	if (word[0] != '-' || word[1] != '-' || !len)
 		return false;
 	for (const struct option *o = record_options; o->name; o++)
-		n += o->val != OPT_C2C && !strncmp(o->name, word + 2, len);
+		n += o->val < OPT_C2C && !strncmp(o->name, word + 2, len);
 	if (n < 2)
 		return false;
 	fprintf(stderr, "hwsample: option '%.*s' is ambiguous:", (int)len + 2, word);
 	n = 0;
 	for (const struct option *o = record_options; o->name; o++)
-		if (o->val != OPT_C2C && !strncmp(o->name, word + 2, len))
+		if (o->val < OPT_C2C && !strncmp(o->name, word + 2, len))
 			fprintf(stderr, "%s --%s", n++ ? "," : "", o->name);
 	fprintf(stderr, " (see hwsample record --help)\n");
 	return true;
@@ -505,6 +507,21 @@ static int record_option(struct record *r, int o)
 	case OPT_C2C:
 		r->c2c = true;
 		return 0;
+	case OPT_LDLAT: {
+		char *end;
+		unsigned long long v;
+
+		errno = 0;
+		v = strtoull(optarg, &end, 10);
+		if (errno || end == optarg || *end || *optarg == '-' || v > UINT32_MAX) {
+			fprintf(stderr, "hwsample: --ldlat '%s': expected 0..%u cycles\n", optarg,
+				UINT32_MAX);
+			return -1;
+		}
+		r->ldlat = (uint32_t)v;
+		r->ldlat_set = true;
+		return 0;
+	}
 	case OPT_PHYS_DATA:
 		r->phys_data = true;
 		return 0;

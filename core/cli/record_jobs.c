@@ -668,10 +668,11 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 			.kernel_version = hws_cli__kernel_version(NULL, 0),
 			.period = period,
 			.freq = freq,
+			.ldlat = r->ldlat,
 			.flags = (r->per_thread ? HWS_REQ_PER_THREAD : 0) |
 				 (r->system_wide || r->cpu_list ? HWS_REQ_SYSTEM_WIDE : 0) |
 				 (r->phys_data ? HWS_REQ_PHYS_ADDR : 0) |
-				 (r->c2c ? HWS_REQ_C2C : 0) |
+				 (r->c2c ? HWS_REQ_C2C : 0) | (r->ldlat_set ? HWS_REQ_LDLAT : 0) |
 				 (r->dry_run ? HWS_REQ_DRY_RUN : 0),
 		};
 		struct hws_backend *b = jb->b, *eb = b;

@@ -52,13 +52,6 @@ static inline __attribute__((always_inline)) void hws_zero(void *p, size_t n)
  * Returns length or -errno. */
 int hws_read_file(const char *path, char *buf, size_t len);
 
-/* hws_c2c__render_json_top(); @stream: pieces go to the c2c's output function (the HTML
- * page renders its embedded JSON without) */
-struct hws_c2c;
-struct hws_strbuf;
-int hws__c2c_render_json(const struct hws_c2c *c, struct hws_strbuf *sb, uint32_t detail,
-			 bool stream);
-
 /* core/symbols/buildid.c: the running kernel's build-id (from <sysfs root>/kernel/notes) as
  * hex; perf's default build-id cache directory (~/.debug of the user's home); the kallsyms
  * copy of kernel @bid in it (0 when it exists); copying @kallsyms there unless a copy exists.

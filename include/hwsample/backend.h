@@ -100,6 +100,7 @@ enum hws_request_flag {
 	HWS_REQ_PHYS_ADDR = 1U << 2,   /* user wants physical addresses */
 	HWS_REQ_DRY_RUN = 1U << 3,     /* encode only; fake sysfs allowed */
 	HWS_REQ_C2C = 1U << 4,         /* c2c record: loads + stores with what c2c needs */
+	HWS_REQ_LDLAT = 1U << 5,       /* ldlat is set (appended after version 2) */
 };
 
 /* One event the user asked for, handed to ops->encode. */
@@ -113,7 +114,20 @@ struct hws_event_request {
 	uint32_t kernel_version; /* KERNEL_VERSION(a,b,c) of the (possibly faked) kernel */
 	uint64_t period;	 /* -c, 0 = not given */
 	uint64_t freq;		 /* -F, 0 = not given */
+	/* ---- appended after version 2: read with hws_event_request__ldlat() ---- */
+	/* with HWS_REQ_LDLAT: the load latency threshold in cycles of a c2c request (c2c record
+	 * --ldlat), for backends whose c2c events filter loads by latency */
+	uint32_t ldlat;
 };
+
+/* @req's load latency threshold if it carries one (HWS_REQ_LDLAT), else @def */
+static inline uint64_t hws_event_request__ldlat(const struct hws_event_request *req, uint64_t def)
+{
+	if (!(req->flags & HWS_REQ_LDLAT) ||
+	    req->sz < offsetof(struct hws_event_request, ldlat) + sizeof(req->ldlat))
+		return def;
+	return req->ldlat;
+}
 
 #define HWS_KERNEL_VERSION(a, b, c) (((a) << 16) + ((b) << 8) + ((c) > 255 ? 255 : (c)))
 
@@ -296,6 +310,10 @@ struct hws_backend_ops {
 	 * Returns the number of words written (<= max) or negative. */
 	int (*auxtrace_info)(void *priv, const struct perf_event_attr *attr, int per_cpu,
 			     uint32_t *type, uint64_t *words, int max);
+	/* ---- appended after version 2 (check with HWS_OPS_HAS) ---- */
+	/* optional: what reports name the source of the coherence facts (HITM, peer snoop) in
+	 * this backend's samples, e.g. "Arm SPE data source"; NULL: perf's data_src as such */
+	const char *coherence_source;
 };
 
 /* True if @ops (as the plugin built it) has member @m: callbacks appended after the

@@ -19,9 +19,10 @@
  *  - true sharing: another thread accesses the very bytes written;
  *  - mixed: both; private: one thread only; read-shared: several threads, no writer and no
  *    coherence event; unresolved: coherence events (HITM/peer) but the writer not sampled.
- * The evidence is named (HITM, peer snoop, remote cache, address overlap alone) with the
- * backend it came from, and a confidence in [0,1] from the coherence evidence and how many
- * samples support the writer/other-thread pairs.
+ * The evidence is named (HITM, peer snoop, remote cache, address overlap alone) with its
+ * source as the samples' backends name it (opts.backends; sources in name order), and a
+ * confidence in [0,1] from the coherence evidence and how many samples support the
+ * writer/other-thread pairs.
  *
  * Not thread-safe. Memory: one hash entry per line and per (line, offset, pid, tid, ip),
  * plus a latency histogram per line: exact while the line has at most 4096 distinct
@@ -46,6 +47,7 @@ extern "C" {
 #endif
 
 struct hws_c2c;
+struct hws_registry;
 
 struct hws_c2c_opts {
 	size_t sz;	    /* sizeof(struct hws_c2c_opts) */
@@ -56,6 +58,10 @@ struct hws_c2c_opts {
 	int (*cpu_node)(void *ctx, int cpu);
 	void *cpu_node_ctx;
 	const char *line_size_source; /* shown in reports ("file host", "--line-size"...) */
+	/* the backends the samples were decoded with (e.g. the decoder's): the coherence
+	 * evidence of a sample is named by its backend's ops->coherence_source; NULL, or a
+	 * backend without one: "perf data_src". Must outlive the c2c object. */
+	const struct hws_registry *backends;
 };
 
 enum hws_c2c_class {

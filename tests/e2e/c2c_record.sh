@@ -1,15 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# hwsample c2c record picks the c2c events of the machine's memory-sampling PMU (checked with
-# --dry-run on fake sysfs trees of Intel Ice Lake, AMD Zen 4 and Arm Neoverse N1 with a
-# matching /proc/cpuinfo), and says clearly that it cannot run (exit 3) where there is none.
+# hwsample c2c record picks the machine's memory-sampling PMU, whose backend encodes its c2c
+# events (checked with --dry-run on fake sysfs trees of Intel Ice Lake, AMD Zen 4/5 and Arm
+# Neoverse N1 with a matching /proc/cpuinfo), and says clearly that it cannot run (exit 3)
+# where there is none.
 . "$(dirname "$0")/lib/common.sh"
 S=$HWS_SOURCE_DIR/tests/sysfs
-dry() { # dry TREE VENDOR_CPUINFO -> output in $TMP/out
-	HWS_PROC_CPUINFO=$TMP/cpuinfo.$2 HWS_SYSFS_ROOT=$S/$1 "$HWS_BIN" c2c record --dry-run -- true \
-		>"$TMP/out" 2>&1
+dry() { # dry TREE VENDOR_CPUINFO [c2c record options] -> output in $TMP/out
+	local t=$1 v=$2
+	shift 2
+	HWS_PROC_CPUINFO=$TMP/cpuinfo.$v HWS_SYSFS_ROOT=$S/$t "$HWS_BIN" c2c record --dry-run "$@" \
+		-- true >"$TMP/out" 2>&1
 }
 printf 'vendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 17\n' >"$TMP/cpuinfo.amd"
+printf 'vendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n' >"$TMP/cpuinfo.amd5"
 printf 'vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 106\n' >"$TMP/cpuinfo.intel"
 printf 'CPU implementer\t: 0x41\nCPU architecture: 8\nCPU part\t: 0xd0c\n' >"$TMP/cpuinfo.arm"
 
@@ -33,15 +37,25 @@ for c in load_filter store_filter pa_enable min_latency=0x1e; do
 done
 
 "$HWS_BIN" c2c record --dry-run --ldlat 64 -b intel_pebs -- true >/dev/null 2>&1 # any exit: no crash
-# --ldlat reaches the backend as its control (whether intel_pebs accepts ldlat next to
-# mem-stores is the backend's business; -v shows the record command c2c built)
-HWS_PROC_CPUINFO=$TMP/cpuinfo.intel HWS_SYSFS_ROOT=$S/intel-icl \
-	"$HWS_BIN" -v c2c record --dry-run --ldlat 64 -- true >"$TMP/out" 2>&1
-grep -q 'running: hwsample record -b intel_pebs -e mem-loads,mem-stores ldlat=64 ' "$TMP/out" ||
-	fail "--ldlat 64 not passed: $(head -2 "$TMP/out")"
-HWS_PROC_CPUINFO=$TMP/cpuinfo.arm HWS_SYSFS_ROOT=$S/arm-n1-6.1 \
-	"$HWS_BIN" c2c record --dry-run --ldlat 64 -- true >"$TMP/out" 2>&1
+# --ldlat reaches the backend (the request's load latency threshold): the threshold of the
+# loads where the hardware filters them by latency, nothing on AMD (perf c2c takes every op)
+dry intel-icl intel --ldlat 64
+eq "intel: --ldlat 64: exit" $? 0
+grep -q '^event 0: cpu/mem-loads,ldlat=64/' "$TMP/out" || fail "intel: --ldlat 64: $(head -2 "$TMP/out")"
+grep -q '^event 1: cpu/mem-stores/' "$TMP/out" || fail "intel: --ldlat 64: no mem-stores"
+dry intel-icl intel --ldlat 2
+eq "intel: --ldlat 2: exit" $? 2
+grep -q 'ldlat=2 out of range: the load-latency threshold is 3\.\.65535' "$TMP/out" ||
+	fail "intel: --ldlat 2: $(cat "$TMP/out")"
+dry arm-n1-6.1 arm --ldlat 64
 grep -q '^event 0: arm_spe_0/.*min_latency=0x40' "$TMP/out" || fail "arm: --ldlat 64: $(head -2 "$TMP/out")"
+dry arm-n1-6.1 arm min_latency=5 # the user's control wins
+grep -q '^event 0: arm_spe_0/load_filter,min_latency=0x5,pa_enable,store_filter,ts_enable/' \
+	"$TMP/out" || fail "arm: min_latency=5: $(head -2 "$TMP/out")"
+dry amd-zen5 amd5 --ldlat 64
+grep -q '^event 0: ibs_op// ' "$TMP/out" || fail "amd: --ldlat 64 used: $(head -2 "$TMP/out")"
+dry amd-zen4 amd -b ibs_fetch # c2c needs op samples
+grep -q '^event 0: ibs_op// ' "$TMP/out" || fail "amd: -b ibs_fetch: $(head -2 "$TMP/out")"
 "$HWS_BIN" c2c record --ldlat x -- true >/dev/null 2>&1
 eq "bad --ldlat" $? 2
 

@@ -2,7 +2,8 @@
 /*
  * c2c analysis on hand-built samples: perf's per-sample classes (c2c_decode_stats rules
  * and quirks), the normalized fallback, false/true/mixed/unresolved/read-shared/private
- * lines with access widths, line size, ordering, confidence ordering, and the renderers.
+ * lines with access widths, line size, ordering, confidence ordering, the renderers, and
+ * the sources of the coherence evidence as the samples' backends name them.
  */
 #include <errno.h>
 
@@ -10,6 +11,7 @@
 
 #include <hwsample/c2c.h>
 #include <hwsample/errors.h>
+#include <hwsample/registry.h>
 #include <hwsample/strbuf.h>
 
 #include "tests.h"
@@ -34,8 +36,8 @@
 #define ST_L1HIT  (DS_OP(PERF_MEM_OP_STORE) | DS_LVL(PERF_MEM_LVL_L1 | PERF_MEM_LVL_HIT))
 #define ST_L1MISS (DS_OP(PERF_MEM_OP_STORE) | DS_LVL(PERF_MEM_LVL_L1 | PERF_MEM_LVL_MISS))
 
-static void add(struct hws_c2c *c, uint32_t tid, uint64_t addr, uint64_t ds, uint8_t width,
-		uint32_t lat, int n)
+static void add_b(struct hws_c2c *c, const char *backend, uint32_t tid, uint64_t addr, uint64_t ds,
+		  uint8_t width, uint32_t lat, int n)
 {
 	struct hws_sample s;
 
@@ -50,10 +52,26 @@ static void add(struct hws_c2c *c, uint32_t tid, uint64_t addr, uint64_t ds, uin
 		s.addr = addr;
 		s.op_width = width;
 		s.lat_total = lat;
-		s.backend = "intel_pebs";
+		s.backend = backend;
 		hws_data_src__normalize(ds, &s);
 		__T("add", hws_c2c__add(c, &s) == 0);
 	}
+}
+
+static void add(struct hws_c2c *c, uint32_t tid, uint64_t addr, uint64_t ds, uint8_t width,
+		uint32_t lat, int n)
+{
+	add_b(c, "intel_pebs", tid, addr, ds, width, lat, n);
+}
+
+/* the backends built into this binary */
+static struct hws_registry *static_backends(void)
+{
+	struct hws_registry *reg = hws_registry__new();
+	char err[256];
+
+	__T("registry", reg && hws_registry__add_static(reg, err, sizeof(err)) > 0);
+	return reg;
 }
 
 static int find(const struct hws_c2c *c, uint64_t addr, struct hws_c2c_line_info *li)
@@ -276,7 +294,9 @@ static void test_line_size(void)
 
 static void test_sources(void)
 {
-	struct hws_c2c *c = hws_c2c__new(NULL);
+	struct hws_registry *reg = static_backends();
+	struct hws_c2c_opts o = {.sz = sizeof(o), .backends = reg};
+	struct hws_c2c *c = hws_c2c__new(&o);
 	struct hws_c2c_line_info li;
 	struct hws_sample s;
 
@@ -307,6 +327,124 @@ static void test_sources(void)
 	__T("evidence names SPE/PEBS and IBS",
 	    strstr(li.evidence_text, "Intel PEBS data_src") && strstr(li.evidence_text, "AMD IBS"));
 	hws_c2c__delete(c);
+	hws_registry__delete(reg);
+}
+
+/* backends for test_source_names(): one names its evidence, one is an older plugin whose ops
+ * table ends before coherence_source (so the member, set here, is not looked at) */
+static int src_init(void *p, const struct hws_host *h)
+{
+	return 0;
+}
+static int src_detect(void *p, char *why, size_t len)
+{
+	return 0;
+}
+static int src_encode(void *p, const struct hws_event_request *r, struct hws_event_desc *d, int max,
+		      char *e, size_t l)
+{
+	return 0;
+}
+static int src_match(void *p, const struct perf_event_attr *a, const char *pmu)
+{
+	return 0;
+}
+static int src_decode(void *p, const struct hws_file_info *fi, const struct hws_record_sample *r,
+		      struct hws_sample *s)
+{
+	return 0;
+}
+#define SRC_OPS(nm, sz, cs)                                                                        \
+	{                                                                                          \
+		.abi_version = HWS_BACKEND_ABI_VERSION, .size = (sz), .name = nm,                  \
+		.init = src_init, .detect = src_detect, .encode = src_encode, .match = src_match,  \
+		.decode = src_decode, .coherence_source = cs                                       \
+	}
+static const struct hws_backend_ops src_named =
+    SRC_OPS("tsrc", sizeof(struct hws_backend_ops), "Test data source");
+static const struct hws_backend_ops src_old =
+    SRC_OPS("oldsrc", offsetof(struct hws_backend_ops, coherence_source), "not read");
+
+/*
+ * The source of a sample's coherence evidence is what its backend's ops call it, else "perf
+ * data_src": per backend on lines of their own, in the evidence text and the sources listed
+ * (in name order, one per distinct name), and without backends to ask.
+ */
+static void test_source_names(void)
+{
+	static const struct {
+		const char *backend, *source;
+	} cases[] = {
+	    {"intel_pebs", "Intel PEBS data_src"},
+	    {"amd_ibs", "AMD IBS DataSrc/CacheHitSt"},
+	    {"arm_spe", "Arm SPE data source"},
+	    {"sw", "perf data_src"},
+	    {NULL, "perf data_src"},
+	    {"nosuch", "perf data_src"},
+	    {"tsrc", "Test data source"},
+	    {"oldsrc", "perf data_src"},
+	};
+	struct hws_registry *reg = static_backends();
+	struct hws_c2c_opts o = {.sz = sizeof(o), .backends = reg};
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	struct hws_c2c_line_info li;
+	struct hws_c2c *c;
+	char want[256], err[256];
+	const char *pre;
+	size_t i;
+	int k;
+
+	__T("add tsrc", hws_registry__add(reg, &src_named, "(test)", NULL, err, sizeof(err)) == 1);
+	__T("add oldsrc", hws_registry__add(reg, &src_old, "(test)", NULL, err, sizeof(err)) == 1);
+	for (k = 0; k < 2; k++) {
+		c = hws_c2c__new(k ? NULL : &o);
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			add_b(c, cases[i].backend, 1, 0x10000 * (i + 1), ST_L1HIT, 8, 0, 2);
+			add_b(c, cases[i].backend, 2, 0x10000 * (i + 1) + 8, LD_LHITM, 8, 90, 3);
+		}
+		/* a line with HITM from two backends: both named, in name order */
+		add_b(c, "intel_pebs", 1, 0x900000, LD_LHITM, 8, 90, 1);
+		add_b(c, "amd_ibs", 2, 0x900008, LD_LHITM, 8, 90, 1);
+		__T("finish", hws_c2c__finish(c, NULL) == 0);
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			snprintf(want, sizeof(want),
+				 "HITM 3 (lcl 3, rmt 0) from %s; writer and other threads sampled",
+				 k ? "perf data_src" : cases[i].source);
+			__T("line of the backend", find(c, 0x10000 * (i + 1), &li) >= 0);
+			T_EQ_STR(cases[i].backend ? cases[i].backend : "(no backend)",
+				 li.evidence_text, want);
+		}
+		find(c, 0x900000, &li);
+		pre = k ? "HITM 2 (lcl 2, rmt 0) from perf data_src;"
+			: "HITM 2 (lcl 2, rmt 0) from AMD IBS DataSrc/CacheHitSt + Intel PEBS "
+			  "data_src;";
+		__T("two sources on a line", !strncmp(li.evidence_text, pre, strlen(pre)));
+		T_EQ_U64("stdio", hws_c2c__render_stdio(c, &sb), 0);
+		__T("sources in name order, one per name",
+		    strstr(sb.buf,
+			   k ? "  Coherence evidence from           : perf data_src (26)\n"
+			     : "  Coherence evidence from           : AMD IBS DataSrc/CacheHitSt "
+			       "(4) Arm SPE data source (3) Intel PEBS data_src (4) Test data "
+			       "source (3) perf data_src (12)\n"));
+		hws_strbuf__reset(&sb);
+		T_EQ_U64("json", hws_c2c__render_json(c, &sb), 0);
+		__T("json sources",
+		    strstr(
+			sb.buf,
+			k ? "\"evidence_sources\":[{\"source\":\"perf data_src\",\"samples\":26}]"
+			  : "\"evidence_sources\":[{\"source\":\"AMD IBS DataSrc/CacheHitSt\","
+			    "\"samples\":4},{\"source\":\"Arm SPE data source\",\"samples\":3},"
+			    "{\"source\":\"Intel PEBS data_src\",\"samples\":4},{\"source\":"
+			    "\"Test data source\",\"samples\":3},{\"source\":\"perf "
+			    "data_src\",\"samples\":12}],"));
+		hws_strbuf__release(&sb);
+		hws_c2c__delete(c);
+	}
+	/* the built-in backends name their sources through their ops */
+	T_EQ_STR("intel_pebs ops", hws_registry__find(reg, "intel_pebs")->ops->coherence_source,
+		 "Intel PEBS data_src");
+	__T("sw names none", !HWS_OPS_HAS(hws_registry__find(reg, "sw")->ops, coherence_source));
+	hws_registry__delete(reg);
 }
 
 static int cmp32(const void *a, const void *b)
@@ -588,5 +726,6 @@ int main(void)
 	test_line_size();
 	test_loads_only();
 	test_sources();
+	test_source_names();
 	TEST_END();
 }
