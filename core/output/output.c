@@ -367,45 +367,6 @@ static void put_col(struct lb *l, const struct hws_sample *s, int c, int fmt)
 		lb_csv_str(l, str);
 }
 
-int hws_output__header(const struct hws_output_opts *o, struct hws_strbuf *sb)
-{
-	struct lb l;
-
-	lb_init(&l, sb);
-	if (o->format != HWS_OUT_CSV)
-		return 0;
-	for (int c = 0; c < C__NR; c++) {
-		if (c)
-			lb_add(&l, ",", 1);
-		lb_str(&l, cols[c].name);
-	}
-	if (o->symbols && o->syms)
-		lb_str(&l, ",sym,dso,data_sym,data_dso");
-	if (o->raw)
-		lb_str(&l, ",raw");
-	lb_add(&l, "\n", 1);
-	return lb_finish(&l);
-}
-
-static void put_raw(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s,
-		    struct hws_strbuf *tmp)
-{
-	if (!o->raw_json)
-		return;
-	hws_strbuf__reset(tmp);
-	if (o->raw_json(o->raw_ctx, s, tmp) || !tmp->buf)
-		return;
-	if (o->format == HWS_OUT_JSON) {
-		lb_str(l, ",\"raw\":");
-		lb_str(l, tmp->buf);
-	} else if (o->format == HWS_OUT_CSV) {
-		lb_csv_str(l, tmp->buf);
-	} else {
-		lb_str(l, " raw ");
-		lb_str(l, tmp->buf);
-	}
-}
-
 /* unchecked writers for the JSON fast path (the caller reserved enough) */
 #define w_u64 hws_fmt__u64
 #define w_hex hws_fmt__hex
@@ -458,8 +419,7 @@ static struct {
 	char s[16];
 	uint8_t n;
 } op_q[256];
-static pthread_once_t name_tab_once = PTHREAD_ONCE_INIT;
-static bool name_tab_ready; /* set (release) when the tables are filled: no call per sample */
+static pthread_once_t name_tab_once = PTHREAD_ONCE_INIT; /* filled by hws_output__new() */
 
 static void name_tab_fill(struct name_ent *t, size_t n, int c, const char *(*name)(unsigned int))
 {
@@ -513,7 +473,6 @@ static void name_tab_init(void)
 			op_q[i].n = (uint8_t)(l + 2);
 		}
 	}
-	__atomic_store_n(&name_tab_ready, true, __ATOMIC_RELEASE);
 }
 
 /* the memo: the last few strings seen, by address, with their length and plainness */
@@ -581,7 +540,7 @@ struct json_plan {
 	uint16_t tail_off[PI__NR];
 };
 
-struct hws_output_memo {
+struct out_memo {
 	struct {
 		const char *p;
 		size_t len;
@@ -640,22 +599,60 @@ struct hws_output_memo {
 	struct json_plan plan[PLAN_SLOTS];
 };
 
-struct hws_output_memo *hws_output_memo__new(void)
+/* a formatter: its options, read once, and its caches */
+struct hws_output {
+	struct hws_output_opts o;
+	bool syms;    /* o.symbols && o.syms */
+	bool planned; /* JSON without symbols or raw: whole lines from the memo's plans */
+	struct hws_strbuf scratch; /* vendor fields, symbols */
+	struct out_memo memo;
+};
+
+int hws_output__header(const struct hws_output *out, struct hws_strbuf *sb)
 {
-	return calloc(1, sizeof(struct hws_output_memo));
+	struct lb l;
+
+	lb_init(&l, sb);
+	if (out->o.format != HWS_OUT_CSV)
+		return 0;
+	for (int c = 0; c < C__NR; c++) {
+		if (c)
+			lb_add(&l, ",", 1);
+		lb_str(&l, cols[c].name);
+	}
+	if (out->syms)
+		lb_str(&l, ",sym,dso,data_sym,data_dso");
+	if (out->o.raw)
+		lb_str(&l, ",raw");
+	lb_add(&l, "\n", 1);
+	return lb_finish(&l);
 }
 
-void hws_output_memo__delete(struct hws_output_memo *m)
+static void put_raw(struct lb *l, struct hws_output *out, const struct hws_sample *s)
 {
-	free(m);
+	const struct hws_output_opts *o = &out->o;
+	struct hws_strbuf *tmp = &out->scratch;
+
+	if (!o->raw_json)
+		return;
+	hws_strbuf__reset(tmp);
+	if (o->raw_json(o->raw_ctx, s, tmp) || !tmp->buf)
+		return;
+	if (o->format == HWS_OUT_JSON) {
+		lb_str(l, ",\"raw\":");
+		lb_str(l, tmp->buf);
+	} else if (o->format == HWS_OUT_CSV) {
+		lb_csv_str(l, tmp->buf);
+	} else {
+		lb_str(l, " raw ");
+		lb_str(l, tmp->buf);
+	}
 }
 
-static bool memo_plain(struct hws_output_memo *m, const char *s, size_t *len)
+static bool memo_plain(struct out_memo *m, const char *s, size_t *len)
 {
 	bool plain;
 
-	if (!m)
-		return json_plain(s, len);
 	for (unsigned int i = 0; i < MEMO_SLOTS; i++) {
 		if (m->e[i].p == s) {
 			*len = m->e[i].len;
@@ -671,8 +668,8 @@ static bool memo_plain(struct hws_output_memo *m, const char *s, size_t *len)
 }
 
 /* the memo's snippet for @ev/@be (both plain JSON), made on first use; NULL: none fits */
-static const char *evbe_snippet(struct hws_output_memo *m, const char *ev, size_t evl,
-				const char *be, size_t bel, uint32_t *n)
+static const char *evbe_snippet(struct out_memo *m, const char *ev, size_t evl, const char *be,
+				size_t bel, uint32_t *n)
 {
 	unsigned int i = m->evbe_next;
 	int l;
@@ -701,7 +698,7 @@ static inline __attribute__((always_inline)) char *copy_txt(char *p, const char 
 }
 
 /* '{"time":' and @t, the digits above the last eight from the memo while they stay the same */
-static inline __attribute__((always_inline)) char *json_time(char *p, struct hws_output_memo *m,
+static inline __attribute__((always_inline)) char *json_time(char *p, struct out_memo *m,
 							     uint64_t t)
 {
 	uint64_t d = t - m->tb.base, w;
@@ -948,9 +945,8 @@ static inline bool ptag_is(const struct plan_tag *t, uint64_t key, const struct 
 
 /* The plan of @s's shape, made at the first empty slot of its probe sequence when there is
  * none; NULL: no plan for this shape (plan_make()). */
-static __attribute__((noinline)) struct json_plan *plan_find(struct hws_output_memo *m,
-							     const struct hws_sample *s, uint64_t f,
-							     bool close)
+static __attribute__((noinline)) struct json_plan *
+plan_find(struct out_memo *m, const struct hws_sample *s, uint64_t f, bool close)
 {
 	uint64_t key = plan_key(f, close);
 	unsigned int h = plan_slot(f, s->event, close);
@@ -969,8 +965,6 @@ static __attribute__((noinline)) struct json_plan *plan_find(struct hws_output_m
 		m->nplans = 0;
 		t = &m->ptag[plan_slot(f, s->event, close)];
 	}
-	if (!__atomic_load_n(&name_tab_ready, __ATOMIC_ACQUIRE))
-		pthread_once(&name_tab_once, name_tab_init);
 	pl = &m->plan[m->nplans];
 	if (!plan_make(pl, s, f, close))
 		return NULL;
@@ -1049,7 +1043,7 @@ static char *dsrc_text(char *p, const struct hws_sample *s, int first)
 
 /* the same (after another column) from the memo's texts, each made once per value: PEBS
  * files carry a few hundred data-source values, SPE files a few dozen */
-static inline __attribute__((always_inline)) char *dsrc_memo(char *p, struct hws_output_memo *m,
+static inline __attribute__((always_inline)) char *dsrc_memo(char *p, struct out_memo *m,
 							     const struct hws_sample *s)
 {
 	uint32_t key = dsrc_key(s);
@@ -1073,9 +1067,8 @@ static inline __attribute__((always_inline)) char *dsrc_memo(char *p, struct hws
  * bytes free); the end of it. NULL: no plan for this sample (nothing written); json_fast()
  * does it column by column.
  */
-static inline __attribute__((always_inline)) char *json_planned(char *p, struct hws_output_memo *m,
-								const struct hws_sample *s,
-								bool close, bool *first_out)
+static inline __attribute__((always_inline)) char *
+json_planned(char *p, struct out_memo *m, const struct hws_sample *s, bool close, bool *first_out)
 {
 	uint64_t f = s->fields & JSON_FIELDS;
 	const struct plan_tag *t = &m->ptag[plan_slot(f, s->event, close)];
@@ -1155,11 +1148,10 @@ static inline __attribute__((always_inline)) char *json_planned(char *p, struct 
  * The fixed columns, written with one reservation; with @close also the closing "}\n".
  * false: use the general path. *first: nothing written after the '{'.
  */
-static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s,
-		      bool close, bool *first_out)
+static bool json_fast(struct lb *l, struct hws_output *out, const struct hws_sample *s, bool close,
+		      bool *first_out)
 {
-	struct hws_output_memo *memo =
-	    o->sz >= offsetof(struct hws_output_opts, memo) + sizeof(o->memo) ? o->memo : NULL;
+	struct out_memo *memo = &out->memo;
 	const char *ev = s->event ? s->event : "", *be = s->backend ? s->backend : "";
 	size_t evl = 0, bel = 0;
 	uint64_t f = s->fields;
@@ -1172,23 +1164,21 @@ static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struc
 	uint32_t haspid = !!(f & HWS_SF_PID);
 	uint64_t pt = haspid ? (uint64_t)s->pid << 32 | s->tid : 0;
 
-	if (memo) {
-		if (!lb_reserve(l, PLAN_ROOM))
-			return true; /* error recorded */
-		p = json_planned(l->p, memo, s, close, first_out);
-		if (p) {
-			l->p = p;
-			return true;
-		}
+	if (!lb_reserve(l, PLAN_ROOM))
+		return true; /* error recorded */
+	p = json_planned(l->p, memo, s, close, first_out);
+	if (p) {
+		l->p = p;
+		return true;
 	}
-	if (memo && s->event && s->backend && (f & HWS_SF_TIME)) {
+	if (s->event && s->backend && (f & HWS_SF_TIME)) {
 		he = &memo->head[head_slot(pt, s->event)];
 		head_hit = ((he->pt ^ pt) | (he->haspid ^ haspid) |
 			    ((uintptr_t)he->ev ^ (uintptr_t)s->event) |
 			    ((uintptr_t)he->be ^ (uintptr_t)s->backend)) == 0 &&
 			   he->n;
 	}
-	if (!head_hit && memo && s->event && s->backend) {
+	if (!head_hit && s->event && s->backend) {
 		for (unsigned int i = 0; i < 4; i++) {
 			if (memo->evbe[i].n && memo->evbe[i].ev == ev && memo->evbe[i].be == be) {
 				evbe = memo->evbe[i].txt;
@@ -1201,11 +1191,9 @@ static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struc
 		if (!memo_plain(memo, ev, &evl) || !memo_plain(memo, be, &bel) || evl > 4096 ||
 		    bel > 4096)
 			return false;
-		if (memo && s->event && s->backend)
+		if (s->event && s->backend)
 			evbe = evbe_snippet(memo, ev, evl, be, bel, &evbe_n);
 	}
-	if (!__atomic_load_n(&name_tab_ready, __ATOMIC_ACQUIRE))
-		pthread_once(&name_tab_once, name_tab_init);
 	if (!lb_reserve(l, 1024 + HEAD_TXT + evl + bel))
 		return true; /* error recorded */
 	p = l->p;
@@ -1250,13 +1238,8 @@ static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struc
 		*p++ = '"';                                                                        \
 	} while (0)
 	if (f & HWS_SF_TIME) {
-		if (memo) {
-			p = json_time(p, memo, s->time);
-			first = 0;
-		} else {
-			*p++ = '{';
-			NUM(C_TIME, s->time);
-		}
+		p = json_time(p, memo, s->time);
+		first = 0;
 	} else {
 		*p++ = '{';
 	}
@@ -1295,15 +1278,14 @@ static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struc
 		}
 	}
 	if (f & HWS_SF_PERIOD) {
-		struct per_ent *pe =
-		    memo ? &memo->per[((uintptr_t)s->event >> 4) % PER_SLOTS] : NULL;
+		struct per_ent *pe = &memo->per[((uintptr_t)s->event >> 4) % PER_SLOTS];
 
-		if (pe && pe->v == s->period && pe->ev == s->event && pe->n) {
+		if (pe->v == s->period && pe->ev == s->event && pe->n) {
 			p = w_key(p, C_PERIOD, first);
 			first = 0;
 			memcpy(p, &pe->w, 8);
 			p += pe->n;
-		} else if (pe && s->period < 100000000) {
+		} else if (s->period < 100000000) {
 			unsigned int n;
 			uint64_t w = hws_fmt__word8((uint32_t)s->period, &n);
 
@@ -1349,7 +1331,7 @@ static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struc
 	if (f & HWS_SF_LAT_INS)
 		NUM32(C_LAT_INS, s->lat_ins);
 	if (f & HWS_SF_DATA_SRC) {
-		p = memo && !first ? dsrc_memo(p, memo, s) : dsrc_text(p, s, first);
+		p = !first ? dsrc_memo(p, memo, s) : dsrc_text(p, s, first);
 		first = 0;
 	}
 	if (f & HWS_SF_BRANCH)
@@ -1369,13 +1351,14 @@ static bool json_fast(struct lb *l, const struct hws_output_opts *o, const struc
 }
 
 /* "sym":"name+0xoff","dso":"path" (or data_sym/data_dso); returns the new @first */
-static bool put_sym_json(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s,
-			 uint64_t a, bool data, struct hws_strbuf *tmp, bool first)
+static bool put_sym_json(struct lb *l, struct hws_output *out, const struct hws_sample *s,
+			 uint64_t a, bool data, bool first)
 {
+	struct hws_strbuf *tmp = &out->scratch;
 	struct hws_symbol sym;
 	size_t nl;
 
-	hws_symbols__resolve(o->syms, s->pid, a, data, &sym);
+	hws_symbols__resolve(out->o.syms, s->pid, a, data, &sym);
 	if (!sym.name && !sym.dso)
 		return first;
 	if (data)
@@ -1409,12 +1392,11 @@ static bool put_sym_json(struct lb *l, const struct hws_output_opts *o, const st
 	return false;
 }
 
-static void sample_json(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s,
-			struct hws_strbuf *tmp)
+static void sample_json(struct lb *l, struct hws_output *out, const struct hws_sample *s)
 {
-	bool first = true, more = (o->symbols && o->syms) || o->raw;
+	bool first = true, more = out->syms || out->o.raw;
 
-	if (json_fast(l, o, s, !more, &first)) {
+	if (json_fast(l, out, s, !more, &first)) {
 		if (l->err || !l->p || !more)
 			return;
 	} else {
@@ -1427,14 +1409,14 @@ static void sample_json(struct lb *l, const struct hws_output_opts *o, const str
 			put_col(l, s, c, HWS_OUT_JSON);
 		}
 	}
-	if (o->symbols && o->syms) {
+	if (out->syms) {
 		if (s->fields & HWS_SF_IP)
-			first = put_sym_json(l, o, s, s->ip, false, tmp, first);
+			first = put_sym_json(l, out, s, s->ip, false, first);
 		if (s->fields & HWS_SF_ADDR)
-			first = put_sym_json(l, o, s, s->addr, true, tmp, first);
+			first = put_sym_json(l, out, s, s->addr, true, first);
 	}
-	if (o->raw)
-		put_raw(l, o, s, tmp);
+	if (out->o.raw)
+		put_raw(l, out, s);
 	lb_add(l, "}\n", 2);
 }
 
@@ -1450,14 +1432,10 @@ static int csv_kind_of(const char *s)
 	return strchr(s, '"') ? 2 : 1;
 }
 
-static int csv_kind(struct hws_output_memo *m, const char *s, size_t *len)
+static int csv_kind(struct out_memo *m, const char *s, size_t *len)
 {
 	int k;
 
-	if (!m) {
-		*len = strlen(s);
-		return csv_kind_of(s);
-	}
 	for (unsigned int i = 0; i < MEMO_SLOTS; i++) {
 		if (m->csv[i].p == s) {
 			*len = m->csv[i].len;
@@ -1474,17 +1452,14 @@ static int csv_kind(struct hws_output_memo *m, const char *s, size_t *len)
 }
 
 /* the 22 columns with one reservation; false: use the general path (nothing written) */
-static bool csv_fast(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s)
+static bool csv_fast(struct lb *l, struct hws_output *out, const struct hws_sample *s)
 {
-	struct hws_output_memo *memo =
-	    o->sz >= offsetof(struct hws_output_opts, memo) + sizeof(o->memo) ? o->memo : NULL;
+	struct out_memo *memo = &out->memo;
 	uint64_t f = s->fields;
 	size_t evl = 0, bel = 0;
 	int evk = 0, bek = 0;
 	char *p;
 
-	if (!__atomic_load_n(&name_tab_ready, __ATOMIC_ACQUIRE))
-		pthread_once(&name_tab_once, name_tab_init);
 	if (s->event)
 		evk = csv_kind(memo, s->event, &evl);
 	if (s->backend)
@@ -1590,12 +1565,12 @@ static bool csv_fast(struct lb *l, const struct hws_output_opts *o, const struct
 	return true;
 }
 
-static void sample_csv(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s,
-		       struct hws_strbuf *tmp)
+static void sample_csv(struct lb *l, struct hws_output *out, const struct hws_sample *s)
 {
+	struct hws_strbuf *tmp = &out->scratch;
 	const char *t, *dso;
 
-	if (!csv_fast(l, o, s)) {
+	if (!csv_fast(l, out, s)) {
 		for (int c = 0; c < C__NR; c++) {
 			if (c)
 				lb_add(l, ",", 1);
@@ -1603,7 +1578,7 @@ static void sample_csv(struct lb *l, const struct hws_output_opts *o, const stru
 				put_col(l, s, c, HWS_OUT_CSV);
 		}
 	}
-	if (o->symbols && o->syms) {
+	if (out->syms) {
 		for (int k = 0; k < 2; k++) {
 			bool ok = k ? (s->fields & HWS_SF_ADDR) : (s->fields & HWS_SF_IP);
 			struct hws_symbol sym;
@@ -1612,7 +1587,8 @@ static void sample_csv(struct lb *l, const struct hws_output_opts *o, const stru
 			t = NULL;
 			dso = NULL;
 			if (ok) {
-				hws_symbols__resolve(o->syms, s->pid, k ? s->addr : s->ip, k, &sym);
+				hws_symbols__resolve(out->o.syms, s->pid, k ? s->addr : s->ip, k,
+						     &sym);
 				/* "name" or "name+0xoff" as one plain cell: no printf */
 				if (sym.name && !sym.srcfile && !csv_kind_of(sym.name)) {
 					lb_str(l, sym.name);
@@ -1636,21 +1612,22 @@ static void sample_csv(struct lb *l, const struct hws_output_opts *o, const stru
 				lb_csv_str(l, dso);
 		}
 	}
-	if (o->raw) {
+	if (out->o.raw) {
 		lb_add(l, ",", 1);
-		put_raw(l, o, s, tmp);
+		put_raw(l, out, s);
 	}
 	lb_add(l, "\n", 1);
 }
 
 /* " sym" of the text format: hws_symbol__format() without printf in the common case */
-static void put_sym_text(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s,
-			 uint64_t a, bool data, struct hws_strbuf *tmp)
+static void put_sym_text(struct lb *l, struct hws_output *out, const struct hws_sample *s,
+			 uint64_t a, bool data)
 {
+	struct hws_strbuf *tmp = &out->scratch;
 	struct hws_symbol sym;
 	size_t nl;
 
-	hws_symbols__resolve(o->syms, s->pid, a, data, &sym);
+	hws_symbols__resolve(out->o.syms, s->pid, a, data, &sym);
 	if (!sym.name && !sym.dso)
 		return;
 	if (sym.name && !sym.srcfile) {
@@ -1715,21 +1692,17 @@ static size_t text_names_room(const struct hws_sample *s)
 	return n;
 }
 
-static void sample_text(struct lb *l, const struct hws_output_opts *o, const struct hws_sample *s,
-			struct hws_strbuf *tmp)
+static void sample_text(struct lb *l, struct hws_output *out, const struct hws_sample *s)
 {
-	struct hws_output_memo *memo =
-	    o->sz >= offsetof(struct hws_output_opts, memo) + sizeof(o->memo) ? o->memo : NULL;
+	struct out_memo *memo = &out->memo;
 	const char *ev = s->event ? s->event : "?";
-	bool syms = o->symbols && o->syms;
+	bool syms = out->syms;
 	uint64_t f = s->fields;
 	size_t evl;
 	char *p;
 /* a literal at p, p moved past it (the length is the literal's own) */
 #define LIT(str) (memcpy(p, str, sizeof(str) - 1), p += sizeof(str) - 1)
 
-	if (!__atomic_load_n(&name_tab_ready, __ATOMIC_ACQUIRE))
-		pthread_once(&name_tab_once, name_tab_init);
 	csv_kind(memo, ev, &evl); /* its length, memoized by address */
 	/* "%lu.%09lu ", "[%03u] ", "%u/%u ", "event:", " period", " ip 0x.. [P]" by hand */
 	if (!lb_reserve(l, 256 + evl))
@@ -1779,14 +1752,14 @@ static void sample_text(struct lb *l, const struct hws_output_opts *o, const str
 	}
 	l->p = p;
 	if ((f & HWS_SF_IP) && syms)
-		put_sym_text(l, o, s, s->ip, false, tmp);
+		put_sym_text(l, out, s, s->ip, false);
 	if (f & HWS_SF_ADDR) {
 		if (!lb_reserve(l, 64))
 			return;
 		memcpy(l->p, " addr ", 6);
 		l->p = hws_fmt__hex(l->p + 6, s->addr);
 		if (syms)
-			put_sym_text(l, o, s, s->addr, true, tmp);
+			put_sym_text(l, out, s, s->addr, true);
 	}
 	if (!lb_reserve(l, 512 + text_names_room(s)))
 		return;
@@ -1833,53 +1806,74 @@ static void sample_text(struct lb *l, const struct hws_output_opts *o, const str
 	}
 #undef LIT
 	l->p = p;
-	if (o->raw)
-		put_raw(l, o, s, tmp);
+	if (out->o.raw)
+		put_raw(l, out, s);
 	lb_add(l, "\n", 1);
 }
 
-/* every format and case: line builder, scratch buffer, fast paths with fallbacks */
-static __attribute__((noinline)) int sample_any(const struct hws_output_opts *o,
-						const struct hws_sample *s, struct hws_strbuf *sb)
+struct hws_output *hws_output__new(const struct hws_output_opts *opts)
 {
-	bool own =
-	    o->sz < offsetof(struct hws_output_opts, scratch) + sizeof(o->scratch) || !o->scratch;
-	struct hws_strbuf local, *tmp = own ? &local : o->scratch;
+	struct hws_output *out = calloc(1, sizeof(*out));
+	int err;
+
+	if (!out)
+		return NULL;
+	err = HWS_OPTS_GET(out->o, opts, hws_output_opts);
+	if (!err && (out->o.format < HWS_OUT_TEXT || out->o.format > HWS_OUT_CSV)) {
+		pr_warn("output: format %d is not one of enum hws_output_format\n", out->o.format);
+		err = -EINVAL;
+	}
+	if (err) {
+		free(out);
+		return errno = -err, NULL;
+	}
+	pthread_once(&name_tab_once, name_tab_init);
+	out->syms = out->o.symbols && out->o.syms;
+	out->planned = out->o.format == HWS_OUT_JSON && !out->syms && !out->o.raw;
+	hws_strbuf__init(&out->scratch, 1u << 20);
+	return out;
+}
+
+void hws_output__delete(struct hws_output *out)
+{
+	if (!out)
+		return;
+	hws_strbuf__release(&out->scratch);
+	free(out);
+}
+
+/* every format and case: line builder, fast paths with fallbacks */
+static __attribute__((noinline)) int sample_any(struct hws_output *out, const struct hws_sample *s,
+						struct hws_strbuf *sb)
+{
 	struct lb l;
 
 	lb_init(&l, sb);
-	if (own)
-		hws_strbuf__init(&local, 1u << 20);
-	/* no reset of a shared scratch here: each user resets it before use */
-	switch (o->format) {
+	/* no reset of the scratch buffer here: each user resets it before use */
+	switch (out->o.format) {
 	case HWS_OUT_JSON:
-		sample_json(&l, o, s, tmp);
+		sample_json(&l, out, s);
 		break;
 	case HWS_OUT_CSV:
-		sample_csv(&l, o, s, tmp);
+		sample_csv(&l, out, s);
 		break;
 	default:
-		sample_text(&l, o, s, tmp);
+		sample_text(&l, out, s);
 		break;
 	}
-	if (own)
-		hws_strbuf__release(&local);
 	return lb_finish(&l);
 }
 
-int hws_output__sample(const struct hws_output_opts *o, const struct hws_sample *s,
-		       struct hws_strbuf *sb)
+int hws_output__sample(struct hws_output *out, const struct hws_sample *s, struct hws_strbuf *sb)
 {
 	/*
-	 * The common dump --json line (memo, no symbols, no raw, room in the buffer) straight
-	 * from its plan: no line builder, scratch or per-column work. Anything else, or a shape
+	 * The common dump --json line (no symbols, no raw, room in the buffer) straight from
+	 * its plan: no line builder, scratch or per-column work. Anything else, or a shape
 	 * without a plan, goes the general way below (same bytes).
 	 */
-	if (o->format == HWS_OUT_JSON && !o->raw && !(o->symbols && o->syms) && sb->buf &&
-	    sb->alloc - sb->len > PLAN_ROOM &&
-	    o->sz >= offsetof(struct hws_output_opts, memo) + sizeof(o->memo) && o->memo) {
+	if (out->planned && sb->buf && sb->alloc - sb->len > PLAN_ROOM) {
 		bool first;
-		char *p = json_planned(sb->buf + sb->len, o->memo, s, true, &first);
+		char *p = json_planned(sb->buf + sb->len, &out->memo, s, true, &first);
 
 		if (p) {
 			sb->len = (size_t)(p - sb->buf);
@@ -1887,5 +1881,5 @@ int hws_output__sample(const struct hws_output_opts *o, const struct hws_sample 
 			return 0;
 		}
 	}
-	return sample_any(o, s, sb);
+	return sample_any(out, s, sb);
 }
