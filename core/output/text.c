@@ -106,25 +106,14 @@ void hws__out_text(struct lb *l, struct hws_output *out, const struct hws_sample
 		return;
 	p = l->p;
 	if (f & HWS_SF_TIME) {
-		uint64_t ns = s->time % 1000000000U, w;
-
 		p = hws_fmt__u64(p, s->time / 1000000000U);
-		p[0] = '.';
-		p[1] = (char)('0' + ns / 100000000);
-		w = hws_fmt__swar8((uint32_t)(ns % 100000000));
-		memcpy(p + 2, &w, 8);
-		p[10] = ' ';
-		p += 11;
+		*p++ = '.';
+		p = hws_fmt__dec9(p, (uint32_t)(s->time % 1000000000U));
+		*p++ = ' ';
 	}
 	if (f & HWS_SF_CPU) {
 		*p++ = '[';
-		if (s->cpu < 1000) {
-			p[0] = (char)('0' + s->cpu / 100);
-			memcpy(p + 1, &hws_fmt__pairs[s->cpu % 100], 2);
-			p += 3;
-		} else {
-			p = hws_fmt__u32(p, s->cpu);
-		}
+		p = s->cpu < 1000 ? hws_fmt__dec3(p, s->cpu) : hws_fmt__u32(p, s->cpu);
 		LIT("] ");
 	}
 	if (f & HWS_SF_PID) {
