@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hwsample/fmt.h>
+
 #include "ibs.h"
 
 /* ---- register tables (names as AMD's PPR / perf print them) ---- */
@@ -692,37 +694,24 @@ static void jstr(struct jbuf *j, const char *s)
 	j->n += n;
 }
 
+/* numbers by <hwsample/fmt.h>'s writers, through a buffer with their slack */
 static void ju64(struct jbuf *j, uint64_t v)
 {
-	char t[24];
-	int i = (int)sizeof(t);
+	char t[HWS_FMT_U64_MAX];
 
-	do {
-		t[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	jput(j, t + i, sizeof(t) - (size_t)i);
+	jput(j, t, (size_t)(hws_fmt__u64(t, v) - t));
 }
 
+/* "0x..." */
 static void jhex(struct jbuf *j, uint64_t v)
 {
-	static const char digits[] = "0123456789abcdef";
-	int nd = v ? (67 - __builtin_clzll(v)) / 4 : 1; /* hex digits */
-	char *p;
+	char t[HWS_FMT_HEX_MAX + 2];
+	char *e;
 
-	if (j->overflow || (size_t)nd + 5 >= sizeof(j->b) - j->n) {
-		j->overflow = 1;
-		return;
-	}
-	p = j->b + j->n;
-	*p++ = '"';
-	*p++ = '0';
-	*p++ = 'x';
-	for (int i = nd - 1; i >= 0; i--)
-		*p++ = digits[(v >> (4 * i)) & 0xf];
-	*p++ = '"';
-	*p = 0;
-	j->n = (size_t)(p - j->b);
+	t[0] = '"';
+	e = hws_fmt__hex(t + 1, v);
+	*e++ = '"';
+	jput(j, t, (size_t)(e - t));
 }
 
 /* ,"name": */
@@ -731,30 +720,6 @@ static void jkey(struct jbuf *j, const char *name)
 	jstr(j, ",\"");
 	jstr(j, name);
 	jstr(j, "\":");
-}
-
-/* Digits of @v written backwards ending at @end; returns the first. */
-static char *utoa_rev(char *end, uint64_t v)
-{
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
-				    "25262728293031323334353637383940414243444546474849"
-				    "50515253545556575859606162636465666768697071727374"
-				    "75767778798081828384858687888990919293949596979899";
-
-	while (v >= 100) {
-		unsigned int d = (unsigned int)(v % 100) * 2;
-
-		v /= 100;
-		*--end = pairs[d + 1];
-		*--end = pairs[d];
-	}
-	if (v >= 10) {
-		*--end = pairs[v * 2 + 1];
-		*--end = pairs[v * 2];
-	} else {
-		*--end = (char)('0' + v);
-	}
-	return end;
 }
 
 static void json_reg(struct jbuf *j, const struct ibs_reg_desc *d, uint64_t v)
@@ -772,7 +737,9 @@ static void json_reg(struct jbuf *j, const struct ibs_reg_desc *d, uint64_t v)
 	jhex(j, v);
 	for (f = d->fields; f->name; f++)
 		need += 64;
-	/* each field: the 32-byte key move plus at most 20 digits */
+	/* a field: the 32-byte key move, then at most 20 digits and HWS_FMT_SLACK bytes past
+	 * them; it moves on by at most 31 + 20 bytes and stores at most 67 past its start, so
+	 * 64 per field and 64 more cover every store ('}' and NUL too) */
 	if (j->overflow || need >= sizeof(j->b) - j->n) {
 		j->overflow = 1;
 		return;
@@ -782,16 +749,7 @@ static void json_reg(struct jbuf *j, const struct ibs_reg_desc *d, uint64_t v)
 		uint64_t x = ibs_bits(v, f->lo, f->width);
 
 		memcpy(p, f->key, sizeof(f->key));
-		p += f->keylen;
-		if (x < 10) {
-			*p++ = (char)('0' + x);
-		} else {
-			char t[24], *q = utoa_rev(t + sizeof(t), x);
-			size_t n = (size_t)(t + sizeof(t) - q);
-
-			memcpy(p, q, n);
-			p += n;
-		}
+		p = hws_fmt__u64(p + f->keylen, x);
 	}
 	*p++ = '}';
 	*p = 0;

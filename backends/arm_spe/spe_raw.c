@@ -74,39 +74,26 @@ static void wb_str(struct wb *w, const char *s)
 
 #define wb_lit(w, s) wb_add((w), "" s, sizeof(s) - 1) /* a string literal: no strlen */
 
+/* numbers by <hwsample/fmt.h>'s writers, through a buffer with their slack */
 static void wb_hex(struct wb *w, uint64_t v) /* lower-case, no prefix */
 {
-	static const char dig[] = "0123456789abcdef";
-	char t[16];
-	int i = 16;
+	char t[HWS_FMT_HEX_MAX];
 
-	do {
-		t[--i] = dig[v & 15];
-		v >>= 4;
-	} while (v);
-	wb_add(w, t + i, (size_t)(16 - i));
+	wb_add(w, t, (size_t)(hws_fmt__hex_digits(t, v) - t));
 }
 
 static void wb_u64(struct wb *w, uint64_t v)
 {
-	char t[20];
-	int i = 20;
+	char t[HWS_FMT_U64_MAX];
 
-	do {
-		t[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	wb_add(w, t + i, (size_t)(20 - i));
+	wb_add(w, t, (size_t)(hws_fmt__u64(t, v) - t));
 }
 
 static void wb_i64(struct wb *w, int64_t v)
 {
-	if (v < 0) {
-		wb_add(w, "-", 1);
-		wb_u64(w, (uint64_t)0 - (uint64_t)v);
-	} else {
-		wb_u64(w, (uint64_t)v);
-	}
+	char t[HWS_FMT_I64_MAX];
+
+	wb_add(w, t, (size_t)(hws_fmt__i64(t, v) - t));
 }
 
 static void wb_end(struct wb *w)
@@ -587,9 +574,9 @@ static const struct spe_raw_ent *raw_slow(const struct spe_raw_tabs *t, const ui
 
 			if (rem >= n) {
 				SPE_PUT_LIT(p, "{\"type\":\"ALIGN\",\"index\":");
-				p = spe_put_u64(p, align);
+				p = hws_fmt__u64(p, align);
 				SPE_PUT_LIT(p, ",\"len\":");
-				p = spe_put_u64(p, n);
+				p = hws_fmt__u64(p, n);
 				SPE_PUT_LIT(p, ",\"desc\":\"PAD\"}");
 				*pp = p;
 				*ip += n;
@@ -598,7 +585,7 @@ static const struct spe_raw_ent *raw_slow(const struct spe_raw_tabs *t, const ui
 		}
 	}
 	SPE_PUT_LIT(p, "{\"type\":\"BAD\",\"byte\":");
-	p = spe_put_u64(p, h);
+	p = hws_fmt__u64(p, h);
 	*p++ = '}';
 	*pp = p;
 	*ip += 1;
@@ -663,19 +650,19 @@ static int raw_render(struct spe_priv *sp, const struct hws_file_info *fi,
 
 			memcpy(p, e->text + SPE_RAW_PRE, 64);
 			p += e->pre_n;
-			nd = (unsigned int)(spe_put_hex(p, pl) - p);
+			nd = (unsigned int)(hws_fmt__hex_digits(p, pl) - p);
 			p += nd & e->hexon;
 			memcpy(p, e->text + SPE_RAW_MID, 32);
 			p += e->mid_n;
 			switch (kind) {
 			case SPE_RK_DEC:
-				p = spe_put_i64(p, (int64_t)pl);
+				p = hws_fmt__i64(p, (int64_t)pl);
 				break;
 			case SPE_RK_HEX: {
 				unsigned int sx =
 				    e->sbase + ((unsigned int)(pl >> e->sshift) & e->smask);
 
-				p = spe_put_hex(p, pl & (~0ULL >> e->dshift));
+				p = hws_fmt__hex_digits(p, pl & (~0ULL >> e->dshift));
 				memcpy(p, t->sfx[sx], 16);
 				p += t->sfx_n[sx];
 				break;
@@ -730,29 +717,29 @@ static int raw_render(struct spe_priv *sp, const struct hws_file_info *fi,
 	*p++ = ']';
 	if (present & SPE_HAVE_EVENTS) {
 		SPE_PUT_LIT(p, ",\"events_raw\":\"0x");
-		p = spe_put_hex(p, events);
+		p = hws_fmt__hex_digits(p, events);
 		*p++ = '"';
 	}
 	if (present & SPE_HAVE_OP) {
 		SPE_PUT_LIT(p, ",\"op_class\":");
 		*p++ = (char)('0' + (hd[SPE_SLOT_OP] & 3));
 		SPE_PUT_LIT(p, ",\"op_raw\":\"0x");
-		p = spe_put_hex(p, (uint8_t)v[SPE_SLOT_OP]);
+		p = hws_fmt__hex_digits(p, (uint8_t)v[SPE_SLOT_OP]);
 		*p++ = '"';
 	}
 	if (present & SPE_HAVE_SOURCE) {
 		SPE_PUT_LIT(p, ",\"source\":");
-		p = spe_put_u64(p, v[SPE_SLOT_SOURCE]);
+		p = hws_fmt__u64(p, v[SPE_SLOT_SOURCE]);
 	}
 	if (present & SPE_HAVE_CONTEXT) {
 		SPE_PUT_LIT(p, ",\"context\":");
-		p = spe_put_u64(p, v[SPE_SLOT_CONTEXT]);
+		p = hws_fmt__u64(p, v[SPE_SLOT_CONTEXT]);
 		SPE_PUT_LIT(p, ",\"context_el\":");
 		*p++ = (char)('1' + (hd[SPE_SLOT_CONTEXT] & 3));
 	}
 	if (present & SPE_HAVE_TS) {
 		SPE_PUT_LIT(p, ",\"ts\":");
-		p = spe_put_u64(p, v[SPE_SLOT_TS]);
+		p = hws_fmt__u64(p, v[SPE_SLOT_TS]);
 	}
 	if (present & SPE_HAVE_PC) {
 		SPE_PUT_LIT(p, ",\"pc_el\":");
@@ -762,7 +749,7 @@ static int raw_render(struct spe_priv *sp, const struct hws_file_info *fi,
 	}
 	if (present & SPE_HAVE_PBT) {
 		SPE_PUT_LIT(p, ",\"prev_branch_target\":\"0x");
-		p = spe_put_hex(p, addr_ip(v[SPE_SLOT_ADDR + SPE_ADDR_PBT]));
+		p = hws_fmt__hex_digits(p, addr_ip(v[SPE_SLOT_ADDR + SPE_ADDR_PBT]));
 		*p++ = '"';
 	}
 	raw_midr(sp, fi, cpu);

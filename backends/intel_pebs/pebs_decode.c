@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <hwsample/fmt.h>
+
 #include "pebs_priv.h"
 
 #define MISC_EXACT_IP (1U << 14) /* PERF_RECORD_MISC_EXACT_IP */
@@ -110,33 +112,19 @@ static void t_str(struct tbuf *t, const char *s)
 	t_mem(t, s, strlen(s));
 }
 
+/* numbers by <hwsample/fmt.h>'s writers, through a buffer with their slack */
 static void t_u64(struct tbuf *t, uint64_t v)
 {
-	char d[24];
-	int i = (int)sizeof(d) - 1;
+	char d[HWS_FMT_U64_MAX];
 
-	d[i] = '\0';
-	do {
-		d[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	t_str(t, d + i);
+	t_mem(t, d, (size_t)(hws_fmt__u64(d, v) - d));
 }
 
-static void t_hex(struct tbuf *t, uint64_t v)
+static void t_hex(struct tbuf *t, uint64_t v) /* 0x... */
 {
-	static const char hx[] = "0123456789abcdef";
-	char d[24];
-	int i = (int)sizeof(d) - 1;
+	char d[HWS_FMT_HEX_MAX];
 
-	d[i] = '\0';
-	do {
-		d[--i] = hx[v & 15];
-		v >>= 4;
-	} while (v);
-	d[--i] = 'x';
-	d[--i] = '0';
-	t_str(t, d + i);
+	t_mem(t, d, (size_t)(hws_fmt__hex(d, v) - d));
 }
 
 /* {"mem_op":["LOAD"],"mem_lvl":["HIT","L1"],...,"mem_lvl_num":"L1"}; zero fields left out.

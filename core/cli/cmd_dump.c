@@ -82,9 +82,8 @@ struct dump_pipe {
 };
 
 struct dump_ctx {
-	struct hws_output_opts out;
+	struct hws_output *out; /* used by one thread: the formatter thread when there is one */
 	struct hws_strbuf sb;
-	struct hws_strbuf scratch; /* reused by every hws_output__sample() */
 	struct hws_decoder *dec;
 	uint64_t limit, n;
 	const char *event; /* --event: only this event */
@@ -108,12 +107,12 @@ static int raw_cb(void *ctx, const struct hws_sample *s, struct hws_strbuf *sb)
 /* one sample into c->sb, flushed when big: 0 or 2 (write error / no memory) */
 static int format_one(struct dump_ctx *c, const struct hws_sample *s)
 {
-	int err = hws_output__sample(&c->out, s, &c->sb);
+	int err = hws_output__sample(c->out, s, &c->sb);
 
 	if (err == HWS_E_TOO_BIG) {
 		if (flush_out(c))
 			return 2;
-		err = hws_output__sample(&c->out, s, &c->sb);
+		err = hws_output__sample(c->out, s, &c->sb);
 	}
 	if (err) {
 		if (!c->werr)
@@ -298,7 +297,8 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	struct hws_decoder_opts dopts = {.sz = sizeof(dopts)};
-	struct dump_ctx c = {.out = {.sz = sizeof(c.out)}};
+	struct hws_output_opts oo = {.sz = sizeof(oo)};
+	struct dump_ctx c = {0};
 	const char *path = "hwsample.data";
 	struct hws_perf_reader *r = NULL;
 	int sym = -1, o, err = 0, rc, ret = HWS_EXIT_OK;
@@ -311,13 +311,13 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 			path = optarg;
 			break;
 		case 'j':
-			c.out.format = HWS_OUT_JSON;
+			oo.format = HWS_OUT_JSON;
 			break;
 		case 'c':
-			c.out.format = HWS_OUT_CSV;
+			oo.format = HWS_OUT_CSV;
 			break;
 		case 'r':
-			c.out.raw = true;
+			oo.raw = true;
 			break;
 		case 's':
 			sym = 1;
@@ -361,7 +361,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 		return HWS_EXIT_USAGE;
 	}
 	if (sym < 0)
-		sym = c.out.format == HWS_OUT_TEXT;
+		sym = oo.format == HWS_OUT_TEXT;
 	dopts.no_sideband = !sym;
 	hws_cli__decoder_env(&dopts);
 
@@ -381,16 +381,20 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 		return HWS_EXIT_USAGE;
 	}
 	hws_strbuf__init(&c.sb, 16u << 20);
-	c.out.symbols = sym;
-	c.out.syms = sym ? hws_decoder__symbols(c.dec) : NULL;
-	c.out.raw_json = raw_cb;
-	c.out.raw_ctx = c.dec;
-	hws_strbuf__init(&c.scratch, 1u << 20);
-	c.out.scratch = &c.scratch;
-	c.out.memo = hws_output_memo__new(); /* NULL is fine: no memo */
-	hws_output__header(&c.out, &c.sb);
+	oo.symbols = sym;
+	oo.syms = sym ? hws_decoder__symbols(c.dec) : NULL;
+	oo.raw_json = raw_cb;
+	oo.raw_ctx = c.dec;
+	c.out = hws_output__new(&oo);
+	if (!c.out) {
+		fprintf(stderr, "hwsample dump: out of memory\n");
+		hws_decoder__delete(c.dec);
+		hws_perf_reader__close(r);
+		return HWS_EXIT_ERROR;
+	}
+	hws_output__header(c.out, &c.sb);
 
-	if (!c.out.raw && !c.out.symbols && pipe_start(&c)) {
+	if (!oo.raw && !oo.symbols && pipe_start(&c)) {
 		rc = hws_decoder__run(c.dec, dump_cb_pipe, &c);
 		pipe_stop(&c);
 	} else {
@@ -420,8 +424,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	if (rc >= 0 && hws_cli__unfinished("hwsample dump", path, r, c.dec))
 		ret = HWS_EXIT_ERROR;
 	hws_strbuf__release(&c.sb);
-	hws_strbuf__release(&c.scratch);
-	hws_output_memo__delete(c.out.memo);
+	hws_output__delete(c.out);
 	hws_decoder__delete(c.dec);
 	hws_perf_reader__close(r);
 	return ret;

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unchecked number writers for the hot output paths (dump, report, c2c, and backends'
- * raw dumps). Header-only: nothing here is part of the library's ABI.
+ * Unchecked number writers for the hot output paths (dump's lines, the backends' raw
+ * fields): the tree's one set of integer-to-text writers (decimal, signed, fixed-width,
+ * hex). Header-only: nothing here is part of the library's ABI.
  *
  * Invariants: each writer stores at @p and returns the end of what it wrote; it may store
- * up to HWS_FMT_SLACK bytes past that end (whole 8- or 16-byte stores), so the caller must
- * have reserved the longest result plus HWS_FMT_SLACK. The longest results are 20 decimal
- * digits and "0x" + 16 hex digits. No division loop: eight digits at a time in one 64-bit
- * word (SWAR) or eight SSE2 lanes, hex nibbles spread into bytes with shifts (or one SSE2
- * step); the digit count comes from the value's bit length. Each SSE2 path has a portable
- * twin (arm64 and other hosts) that the unit test holds to the same results. Host byte order
- * must be little-endian (x86-64, arm64: the tool's targets).
+ * up to HWS_FMT_SLACK bytes past that end (whole 4-, 8- or 16-byte stores), so the caller
+ * must have reserved the longest result plus HWS_FMT_SLACK (HWS_FMT_*_MAX). The longest
+ * results are 20 decimal digits, '-' and 19 digits, and "0x" + 16 hex digits. No division
+ * loop: eight digits at a time in one 64-bit word (SWAR) or eight SSE2 lanes, hex nibbles
+ * spread into bytes with shifts (or one SSE2 step); the digit count comes from the value's
+ * bit length. Each SSE2 path has a portable twin (arm64 and other hosts) that the unit test
+ * holds to the same results. Host byte order must be little-endian (x86-64, arm64: the
+ * tool's targets). tests/unit/test_fmt_num.c holds every writer to snprintf.
  */
 #ifndef HWSAMPLE_FMT_H
 #define HWSAMPLE_FMT_H
@@ -24,6 +26,7 @@
 
 #define HWS_FMT_SLACK	16
 #define HWS_FMT_U64_MAX (20 + HWS_FMT_SLACK)
+#define HWS_FMT_I64_MAX (20 + HWS_FMT_SLACK) /* '-' and 19 digits */
 #define HWS_FMT_HEX_MAX (18 + HWS_FMT_SLACK)
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -257,6 +260,35 @@ static inline __attribute__((always_inline)) char *hws_fmt__u32(char *p, uint32_
 	w = hws_fmt__swar8(v) >> (8 * (8 - n));
 	memcpy(p, &w, 8);
 	return p + n;
+}
+
+/* @v in decimal with a '-' when negative (printf "%" PRId64) */
+static inline __attribute__((always_inline)) char *hws_fmt__i64(char *p, int64_t v)
+{
+	if (v < 0) {
+		*p++ = '-';
+		return hws_fmt__u64(p, (uint64_t)0 - (uint64_t)v);
+	}
+	return hws_fmt__u64(p, (uint64_t)v);
+}
+
+/* @v below 1000 as exactly three digits, leading zeros kept (printf "%03u") */
+static inline __attribute__((always_inline)) char *hws_fmt__dec3(char *p, uint32_t v)
+{
+	uint32_t x = hws_fmt__pad3[v];
+
+	memcpy(p, &x, 4);
+	return p + 3;
+}
+
+/* @v below 10^9 as exactly nine digits, leading zeros kept (printf "%09u"): nanoseconds */
+static inline __attribute__((always_inline)) char *hws_fmt__dec9(char *p, uint32_t v)
+{
+	uint64_t w = hws_fmt__swar8(v % 100000000);
+
+	p[0] = (char)('0' + v / 100000000);
+	memcpy(p + 1, &w, 8);
+	return p + 9;
 }
 
 /* x's eight nibbles as lowercase hex, most significant first (lowest byte) */

@@ -10,7 +10,8 @@
  * precise a boolean.
  * CSV has the same columns in that order (an empty cell when the field is not valid) and
  * a header row from hws_output__header(); raw is one quoted cell holding the JSON object.
- * Formatters append to a struct hws_strbuf and never print.
+ * A struct hws_output (hws_output__new()) formats samples with the options it was made
+ * with; its caches for speed are its own. It appends to a struct hws_strbuf, never prints.
  */
 #ifndef HWSAMPLE_OUTPUT_H
 #define HWSAMPLE_OUTPUT_H
@@ -33,32 +34,46 @@ enum hws_output_format {
 	HWS_OUT_CSV,
 };
 
+/* What the lines hold. Read once by hws_output__new(); declare with HWS_OPTS(). */
 struct hws_output_opts {
 	size_t sz;    /* sizeof(struct hws_output_opts) */
 	int format;   /* enum hws_output_format */
 	bool raw;     /* add the vendor fields (raw_json) */
 	bool symbols; /* add symbols (needs syms) */
+	/* symbol table of the samples' processes; owned by the caller, must outlive the output */
 	struct hws_symbols *syms;
 	/* vendor fields of @s as one JSON object; return 0, or < 0 to leave "raw" out */
 	int (*raw_json)(void *ctx, const struct hws_sample *s, struct hws_strbuf *sb);
 	void *raw_ctx;
-	/* optional scratch buffer reused across calls (vendor fields, symbols); NULL: one is
-	 * made and freed per sample. Owned by the caller (hws_strbuf__release when done). */
-	struct hws_strbuf *scratch;
-	/* optional memo of the event/backend strings' JSON form, kept across calls (NULL: each
-	 * sample scans them again). Strings are known by address: a memo must not outlive the
-	 * strings its samples point to (make one per decoder run). */
-	struct hws_output_memo *memo;
 };
 
-HWS_API struct hws_output_memo *hws_output_memo__new(void);
-HWS_API void hws_output_memo__delete(struct hws_output_memo *m);
+/* A formatter of one stream of samples (opaque). */
+struct hws_output;
+
+/**
+ * hws_output__new() - a formatter with the options @opts (NULL: text, no symbols, no raw).
+ *
+ * The formatter keeps what it wrote for repeated values between calls, and knows the
+ * samples' event and backend strings by address: they must stay valid and unchanged while
+ * it is used, as a decoder's are until hws_decoder__delete() (make one formatter per
+ * decoder). Not thread-safe: one thread at a time.
+ *
+ * Return: the formatter (freed by hws_output__delete()), or NULL with errno set: EINVAL for
+ * invalid options (an unknown format, see also include/hwsample/common.h), ENOMEM.
+ */
+HWS_API struct hws_output *hws_output__new(const struct hws_output_opts *opts);
+HWS_API void hws_output__delete(struct hws_output *out); /* NULL-safe */
 
 /* CSV header row (with newline); nothing for the other formats. 0 or negative error. */
-HWS_API int hws_output__header(const struct hws_output_opts *o, struct hws_strbuf *sb);
+HWS_API int hws_output__header(const struct hws_output *out, struct hws_strbuf *sb);
 
-/* One sample as one line (newline included). 0 or negative error (-ENOMEM, HWS_E_TOO_BIG). */
-HWS_API int hws_output__sample(const struct hws_output_opts *o, const struct hws_sample *s,
+/**
+ * hws_output__sample() - @s as one line (newline included) appended to @sb.
+ *
+ * A line goes in whole or not at all: on error @sb is as it was.
+ * Return: 0, -ENOMEM, or HWS_E_TOO_BIG when @sb's cap has no room for the line.
+ */
+HWS_API int hws_output__sample(struct hws_output *out, const struct hws_sample *s,
 			       struct hws_strbuf *sb);
 
 #ifdef __cplusplus

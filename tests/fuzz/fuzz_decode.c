@@ -28,7 +28,7 @@ struct ctx {
 	struct hws_decoder *d;
 	struct hws_report *rep;
 	struct hws_strbuf sb;
-	struct hws_output_opts out[3];
+	struct hws_output *out[3];
 	size_t n;
 };
 
@@ -42,7 +42,7 @@ static int on_sample(void *p, const struct hws_sample *s)
 	struct ctx *c = p;
 
 	for (int i = 0; i < 3; i++)
-		hws_output__sample(&c->out[i], s, &c->sb);
+		hws_output__sample(c->out[i], s, &c->sb);
 	if (c->sb.len > (1u << 20))
 		hws_strbuf__reset(&c->sb);
 	hws_report__add(c->rep, s);
@@ -93,16 +93,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.rep = hws_report__new(&ropts);
 	hws_strbuf__init(&c.sb, 4u << 20);
 	for (int i = 0; i < 3; i++) {
-		c.out[i].sz = sizeof(c.out[i]);
-		c.out[i].format = i;
-		c.out[i].raw = true;
-		c.out[i].symbols = true;
-		c.out[i].syms = c.d ? hws_decoder__symbols(c.d) : NULL;
-		c.out[i].raw_json = raw_cb;
-		c.out[i].raw_ctx = c.d;
+		HWS_OPTS(hws_output_opts, oo, .format = i, .raw = true, .symbols = true,
+			 .syms = c.d ? hws_decoder__symbols(c.d) : NULL, .raw_json = raw_cb,
+			 .raw_ctx = c.d);
+
+		c.out[i] = hws_output__new(&oo);
 	}
-	if (c.d && c.rep) {
-		hws_output__header(&c.out[2], &c.sb);
+	if (c.d && c.rep && c.out[0] && c.out[1] && c.out[2]) {
+		hws_output__header(c.out[2], &c.sb);
 		hws_decoder__run(c.d, on_sample, &c);
 		hws_decoder__errmsg(c.d);
 		hws_report__add_decoder_counts(c.rep, c.d);
@@ -110,6 +108,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		hws_report__render(c.rep, hws_decoder__symbols(c.d), &c.sb);
 	}
 	hws_strbuf__release(&c.sb);
+	for (int i = 0; i < 3; i++)
+		hws_output__delete(c.out[i]);
 	hws_report__delete(c.rep);
 	hws_decoder__delete(c.d);
 	hws_perf_reader__close(r);

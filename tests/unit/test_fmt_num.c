@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * include/hwsample/fmt.h (the unchecked decimal/hex writers of dump, report and c2c) against
+ * include/hwsample/fmt.h (the unchecked decimal/hex writers of dump and the backends) against
  * snprintf: every power of ten and of two and their neighbours, every value below 100000,
  * every digit count and nibble count at both ends, and a million random values spread over
  * all bit lengths. Each writer is checked: hws_fmt__u64, hws_fmt__u32 (for values below
  * 2^32), hws_fmt__word8 (below 10^8), hws_fmt__hex (SSE2 on x86-64), and the portable
  * paths that other hosts use (hws_fmt__hex_digits_swar, hws_fmt__swar8_scalar, which must
- * equal the SSE2 hws_fmt__swar8). Also checks that a writer stores nothing beyond its end +
- * HWS_FMT_SLACK. Every value below 10^6 and every 10^4-block edge below 10^8 are included.
+ * equal the SSE2 hws_fmt__swar8); the signed hws_fmt__i64 on each value's bits as an int64_t
+ * and on its negation (both ends: INT64_MIN, INT64_MAX); the fixed-width hws_fmt__dec9
+ * (below 10^9, "%09") and hws_fmt__dec3 (below 1000, "%03"). Also checks that a writer
+ * stores nothing beyond its end + HWS_FMT_SLACK. Every value below 10^6 and every
+ * 10^4-block edge below 10^8 are included.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -24,7 +27,7 @@ static uint64_t next_rand(void)
 }
 
 static int bad;
-static unsigned long n_u32;
+static unsigned long n_u32, n_dec9;
 
 /* @got was filled with '#' before the writer ran and the writer returned @e */
 static void expect(const char *what, const char *want, const char *got, const char *e)
@@ -63,6 +66,28 @@ static void check(uint64_t v)
 		    bad++ < 5)
 			fprintf(stderr, "swar8_scalar %s differs\n", want);
 	}
+	if (v < 1000000000) {
+		memset(got, '#', sizeof(got));
+		snprintf(want, sizeof(want), "%09" PRIu64, v);
+		e = hws_fmt__dec9(got, (uint32_t)v);
+		expect("dec9", want, got, e);
+		n_dec9++;
+	}
+	if (v < 1000) {
+		memset(got, '#', sizeof(got));
+		snprintf(want, sizeof(want), "%03" PRIu64, v);
+		e = hws_fmt__dec3(got, (uint32_t)v);
+		expect("dec3", want, got, e);
+	}
+	/* the same bits as a signed value (negative for the upper half), and its negation */
+	memset(got, '#', sizeof(got));
+	snprintf(want, sizeof(want), "%" PRId64, (int64_t)v);
+	e = hws_fmt__i64(got, (int64_t)v);
+	expect("i64", want, got, e);
+	memset(got, '#', sizeof(got));
+	snprintf(want, sizeof(want), "%" PRId64, (int64_t)((uint64_t)0 - v));
+	e = hws_fmt__i64(got, (int64_t)((uint64_t)0 - v));
+	expect("i64", want, got, e);
 	memset(got, '#', sizeof(got));
 	snprintf(want, sizeof(want), "0x%" PRIx64, v);
 	e = hws_fmt__hex(got, v);
@@ -91,6 +116,11 @@ int main(void)
 	}
 	check(UINT64_MAX);
 	check(UINT64_MAX - 1);
+	check((uint64_t)INT64_MAX); /* and INT64_MIN, its neighbour, as signed values */
+	check((uint64_t)INT64_MAX + 1);
+	check((uint64_t)INT64_MAX + 2);
+	check(999999999);
+	check(1000000000);
 	check(UINT32_MAX);
 	check(UINT32_MAX - 1);
 	check((uint64_t)UINT32_MAX + 1);
@@ -123,5 +153,6 @@ int main(void)
 	T_EQ_U64("values formatted unlike snprintf", bad, 0);
 	__T("checked more than a million values", n > 1000000);
 	__T("u32 writer checked on most of them", n_u32 > 100000);
+	__T("nine-digit writer checked on many", n_dec9 > 1000000);
 	TEST_END();
 }

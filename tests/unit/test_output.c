@@ -5,10 +5,12 @@
  * objects, symbols; every JSON line must also parse with jq (when installed) and every CSV
  * row must have as many cells as the header.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <hwsample/errors.h>
 #include <hwsample/output.h>
 
 #include "tests.h"
@@ -63,11 +65,27 @@ static int fake_raw(void *ctx, const struct hws_sample *s, struct hws_strbuf *sb
 	return hws_strbuf__addf(sb, "{\"IbsOpData\":\"0x%x\",\"note\":\"a,b\"}", s->lat_total);
 }
 
-static const char *fmt(struct hws_output_opts *o, const struct hws_sample *s, struct hws_strbuf *sb)
+/* @s formatted by a new formatter with the options @o */
+static const char *fmt(const struct hws_output_opts *o, const struct hws_sample *s,
+		       struct hws_strbuf *sb)
 {
+	struct hws_output *out = hws_output__new(o);
+
 	hws_strbuf__reset(sb);
-	__T("format ok", hws_output__sample(o, s, sb) == 0);
+	__T("formatter made", out != NULL);
+	__T("format ok", out && hws_output__sample(out, s, sb) == 0);
+	hws_output__delete(out);
 	return sb->buf ? sb->buf : "";
+}
+
+/* the CSV header of a new formatter with the options @o */
+static int header(const struct hws_output_opts *o, struct hws_strbuf *sb)
+{
+	struct hws_output *out = hws_output__new(o);
+	int err = out ? hws_output__header(out, sb) : -errno;
+
+	hws_output__delete(out);
+	return err;
 }
 
 static int count_cells(const char *line)
@@ -150,7 +168,7 @@ int main(void)
 	/* CSV */
 	o.format = HWS_OUT_CSV;
 	hws_strbuf__reset(&sb);
-	__T("csv header", hws_output__header(&o, &sb) == 0);
+	__T("csv header", header(&o, &sb) == 0);
 	T_EQ_STR("csv header text", sb.buf,
 		 "time,cpu,pid,tid,event,backend,period,ip,precise,addr,phys_addr,op,lat_total,"
 		 "lat_issue,lat_xlat,lat_miss,lat_ins,mem_level,snoop,tlb,data_src,branch_target,"
@@ -168,7 +186,7 @@ int main(void)
 	__T("csv quoting", strstr(fmt(&o, &w, &sb), ",\"a,b\",sw,") != NULL);
 	w.event = "cpu-clock";
 	hws_strbuf__reset(&sb);
-	hws_output__header(&o, &sb);
+	header(&o, &sb);
 	T_EQ_U64("csv no-raw header cells", count_cells(sb.buf), hcells - 1);
 
 	/* text */
@@ -195,7 +213,7 @@ int main(void)
 	    strstr(fmt(&o, &w, &sb), "\"sym\":\"[kernel]\",\"dso\":\"[kernel]\"") != NULL);
 	o.format = HWS_OUT_CSV;
 	hws_strbuf__reset(&sb);
-	hws_output__header(&o, &sb);
+	header(&o, &sb);
 	hcells = count_cells(sb.buf);
 	T_EQ_U64("csv sym cells", count_cells(fmt(&o, &s, &sb)), hcells);
 	__T("csv sym", strstr(sb.buf, ",[lib.so]+0x1e53bb,/no/such/lib.so,,\n") != NULL);
@@ -206,8 +224,28 @@ int main(void)
 	hws_strbuf__init(&small, 16);
 	o.format = HWS_OUT_JSON;
 	o.symbols = false;
-	__T("cap refused", hws_output__sample(&o, &s, &small) != 0);
+	struct hws_output *out = hws_output__new(&o);
+	__T("cap refused", out && hws_output__sample(out, &s, &small) == HWS_E_TOO_BIG);
 	__T("toobig set", small.toobig);
+	T_EQ_U64("nothing of the refused line kept", small.len, 0);
+	hws_output__delete(out);
+
+	/* options: an unknown format, unknown members set past the struct */
+	o.format = 7;
+	errno = 0;
+	__T("unknown format refused", !hws_output__new(&o) && errno == EINVAL);
+	T_EQ_STR("NULL options: text", fmt(NULL, &w, &sb),
+		 "0.000000005 7/8 cpu-clock: 1 ip 0xffffffff81000010\n");
+	struct {
+		struct hws_output_opts o;
+		uint64_t future;
+	} big = {.o = {.sz = sizeof(big), .format = HWS_OUT_JSON}, .future = 1};
+	errno = 0;
+	__T("a set member past the struct refused", !hws_output__new(&big.o) && errno == EINVAL);
+	big.future = 0;
+	out = hws_output__new(&big.o);
+	__T("a larger struct with a zero tail accepted", out != NULL);
+	hws_output__delete(out);
 	hws_strbuf__release(&small);
 
 	hws_strbuf__release(&sb);

@@ -3,11 +3,12 @@
  * The fast paths of core/output/output.c must never change a byte. JSON: its memo caches (time
  * prefix, pid..backend text, period, data source text, the per-shape line plans and their
  * index, past its 256 plans): 300000 generated samples drawn from
- * small pools, so that entries hit, miss, collide and get replaced, are formatted with a
- * memo, without one, and by a plain snprintf reference written here from the documented
- * key order (include/hwsample/output.h); all three must agree. CSV and text (hand-written
+ * small pools, so that entries hit, miss, collide and get replaced, are formatted by one
+ * formatter and by a plain snprintf reference written here from the documented key order
+ * (include/hwsample/output.h); every 64th sample also by a new formatter (every cache
+ * empty); all must agree. CSV and text (hand-written
  * numbers, CSV name tables, quoted event names) are checked against snprintf references of
- * the same samples, with and without a memo. The pools cover times around 10^8 and its
+ * the same samples. The pools cover times around 10^8 and its
  * multiples, below it and near UINT64_MAX, pid/tid 0 and UINT32_MAX, CPUs above 999,
  * samples without pid/cpu/time, out-of-range enum values, event names longer than a cache
  * entry, names that need JSON escaping or CSV quoting, and event strings at new addresses
@@ -47,15 +48,23 @@ static const char *events[] = {"cpu-clock", "cpu/mem-loads,ldlat=30/P",
 			       "new\nline", "a,\"b\""};
 static const char *backends[] = {"sw", "intel_pebs", "amd_ibs", "arm_spe"};
 
-static bool plain(const char *s)
+/* @s as a JSON string: '"' and '\\' after a backslash, control characters as \u00XX */
+static size_t json_str(char *b, size_t len, const char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == '"' || *s == '\\' || (unsigned char)*s > 0x7e)
-			return false;
-	return true;
+	size_t n = (size_t)snprintf(b, len, "\"");
+
+	for (; *s && n + 8 < len; s++) {
+		if (*s == '"' || *s == '\\')
+			n += (size_t)snprintf(b + n, len - n, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			n += (size_t)snprintf(b + n, len - n, "\\u%04x", *s);
+		else
+			b[n++] = *s;
+	}
+	return n + (size_t)snprintf(b + n, len - n, "\"");
 }
 
-/* the JSON line as documented, with snprintf (plain event/backend names only) */
+/* the JSON line as documented, with snprintf */
 static void ref_json(const struct hws_sample *s, char *b, size_t len)
 {
 	size_t n = 0;
@@ -85,11 +94,11 @@ static void ref_json(const struct hws_sample *s, char *b, size_t len)
 	}
 	if (s->event) {
 		KEY("event");
-		ADD("\"%s\"", s->event);
+		n += json_str(b + n, len - n, s->event);
 	}
 	if (s->backend) {
 		KEY("backend");
-		ADD("\"%s\"", s->backend);
+		n += json_str(b + n, len - n, s->backend);
 	}
 	if (f & HWS_SF_PERIOD) {
 		KEY("period");
@@ -305,6 +314,7 @@ static void check_syms(void)
 					 0xffffffff81000410ULL, 0xffffffff80000000ULL};
 	char path[] = "/tmp/hws_test_ksymsXXXXXX", ref[2048], cell[512];
 	struct hws_output_opts o = {.sz = sizeof(o)};
+	struct hws_output *text = NULL, *csv = NULL;
 	struct hws_strbuf sb, f;
 	struct hws_symbols *syms;
 	unsigned long bad = 0, named = 0;
@@ -317,9 +327,14 @@ static void check_syms(void)
 	__T("kallsyms used", syms && !hws_symbols__use_kallsyms(syms, path));
 	o.symbols = true;
 	o.syms = syms;
+	o.format = HWS_OUT_TEXT;
+	text = hws_output__new(&o);
+	o.format = HWS_OUT_CSV;
+	csv = hws_output__new(&o);
+	__T("formatters made", text && csv);
 	hws_strbuf__init(&sb, 1u << 20);
 	hws_strbuf__init(&f, 1u << 20);
-	for (size_t i = 0; syms && i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+	for (size_t i = 0; syms && text && csv && i < sizeof(addrs) / sizeof(addrs[0]); i++) {
 		struct hws_sample s = {.sz = sizeof(s)};
 		struct hws_symbol sym;
 		size_t n;
@@ -337,17 +352,15 @@ static void check_syms(void)
 			continue;
 		named += sym.name != NULL;
 		/* text: the line without symbols, " sym" inserted before the newline */
-		o.format = HWS_OUT_TEXT;
 		ref_text(&s, ref, sizeof(ref));
 		n = strlen(ref) - 1;
 		snprintf(ref + n, sizeof(ref) - n, " %s\n", f.buf);
 		hws_strbuf__reset(&sb);
-		if (hws_output__sample(&o, &s, &sb) || !sb.buf || strcmp(sb.buf, ref)) {
+		if (hws_output__sample(text, &s, &sb) || !sb.buf || strcmp(sb.buf, ref)) {
 			if (bad++ < 5)
 				fprintf(stderr, "text sym: %sref:      %s", sb.buf ? sb.buf : "-\n", ref);
 		}
 		/* CSV: sym and dso cells of the ip, empty data_sym and data_dso */
-		o.format = HWS_OUT_CSV;
 		ref_csv(&s, ref, sizeof(ref));
 		n = strlen(ref) - 1;
 		csv_cell(cell, sizeof(cell), f.buf);
@@ -358,13 +371,15 @@ static void check_syms(void)
 		}
 		snprintf(ref + n, sizeof(ref) - n, ",,\n");
 		hws_strbuf__reset(&sb);
-		if (hws_output__sample(&o, &s, &sb) || !sb.buf || strcmp(sb.buf, ref)) {
+		if (hws_output__sample(csv, &s, &sb) || !sb.buf || strcmp(sb.buf, ref)) {
 			if (bad++ < 5)
 				fprintf(stderr, "csv sym: %sref:     %s", sb.buf ? sb.buf : "-\n", ref);
 		}
 	}
 	T_EQ_U64("symbol rows unlike hws_symbol__format()", bad, 0);
 	__T("most addresses had a name", named >= 8);
+	hws_output__delete(text);
+	hws_output__delete(csv);
 	hws_symbols__delete(syms);
 	hws_strbuf__release(&sb);
 	hws_strbuf__release(&f);
@@ -450,10 +465,10 @@ static void gen(struct hws_sample *s, uint64_t *t)
 
 /*
  * A capped buffer, with the memo's planned lines: lines go in whole until HWS_E_TOO_BIG,
- * which leaves the buffer as it was; what went in equals the lines made without a memo.
+ * which leaves the buffer as it was; what went in equals the lines another formatter makes
+ * into a buffer with room.
  */
-static void check_capped(const struct hws_output_opts *with, const struct hws_output_opts *without,
-			 uint64_t *t)
+static void check_capped(struct hws_output *with, struct hws_output *without, uint64_t *t)
 {
 	struct hws_strbuf c, d;
 	struct hws_sample s;
@@ -482,56 +497,63 @@ static void check_capped(const struct hws_output_opts *with, const struct hws_ou
 
 int main(void)
 {
+	HWS_OPTS(hws_output_opts, jo, .format = HWS_OUT_JSON);
+	HWS_OPTS(hws_output_opts, co, .format = HWS_OUT_CSV);
+	HWS_OPTS(hws_output_opts, to, .format = HWS_OUT_TEXT);
+	struct hws_output *json = hws_output__new(&jo), *json2 = hws_output__new(&jo);
+	struct hws_output *csv = hws_output__new(&co), *text = hws_output__new(&to);
 	struct hws_strbuf a, b;
-	struct hws_output_opts with = {.sz = sizeof(with), .format = HWS_OUT_JSON};
-	struct hws_output_opts without = {.sz = sizeof(without), .format = HWS_OUT_JSON};
 	struct hws_sample s;
 	uint64_t t = 6213116937086ULL;
-	unsigned long diff_memo = 0, diff_ref = 0, nref = 0, n = 300000, diff_other = 0;
+	unsigned long diff_cold = 0, diff_ref = 0, ncold = 0, n = 300000, diff_other = 0;
 	unsigned long nother = 0;
 	char ref[2048];
 
 	memset(ev_long, 'e', sizeof(ev_long) - 1);
 	strcpy(ev_copy[0], "cpu-clock");
 	strcpy(ev_copy[1], "cpu-clock");
-	with.memo = hws_output_memo__new();
-	__T("memo made", with.memo != NULL);
+	__T("formatters made", json && json2 && csv && text);
+	if (!json || !json2 || !csv || !text)
+		return 1;
 	hws_strbuf__init(&a, 1u << 20);
 	hws_strbuf__init(&b, 1u << 20);
 	for (unsigned long i = 0; i < n; i++) {
 		gen(&s, &t);
 		hws_strbuf__reset(&a);
-		hws_strbuf__reset(&b);
-		if (hws_output__sample(&with, &s, &a) || hws_output__sample(&without, &s, &b) ||
-		    !a.buf || !b.buf) {
-			diff_memo++;
+		if (hws_output__sample(json, &s, &a) || !a.buf) {
+			diff_ref++;
 			continue;
 		}
-		if (strcmp(a.buf, b.buf) && diff_memo++ < 5)
-			fprintf(stderr, "memo:    %sno memo: %s", a.buf, b.buf);
-		if ((!s.event || plain(s.event)) && (!s.backend || plain(s.backend))) {
-			ref_json(&s, ref, sizeof(ref));
-			nref++;
-			if (strcmp(a.buf, ref) && diff_ref++ < 5)
-				fprintf(stderr, "memo: %sref:  %s", a.buf, ref);
+		ref_json(&s, ref, sizeof(ref));
+		if (strcmp(a.buf, ref) && diff_ref++ < 5)
+			fprintf(stderr, "json: %sref:  %s", a.buf, ref);
+		if (i % 64 == 0) {
+			struct hws_output *cold = hws_output__new(&jo);
+
+			hws_strbuf__reset(&b);
+			if (!cold || hws_output__sample(cold, &s, &b) || !b.buf ||
+			    strcmp(a.buf, b.buf))
+				if (diff_cold++ < 5)
+					fprintf(stderr, "cold: %swarm: %s", b.buf ? b.buf : "-\n",
+						a.buf);
+			hws_output__delete(cold);
+			ncold++;
 		}
 	}
-	/* CSV and text, with and without a memo, against their references */
+	/* CSV and text against their references */
 	rng = 0x2545f4914f6cdd1dULL;
-	for (unsigned long i = 0; i < n / 2; i++) {
+	for (unsigned long i = 0; i < n; i++) {
 		gen(&s, &t);
-		for (int k = 0; k < 4; k++) {
-			struct hws_output_opts *o = k & 1 ? &with : &without;
-
-			o->format = k < 2 ? HWS_OUT_CSV : HWS_OUT_TEXT;
+		for (int k = 0; k < 2; k++) {
 			hws_strbuf__reset(&a);
-			if (k < 2)
+			if (k == 0)
 				ref_csv(&s, ref, sizeof(ref));
 			else
 				ref_text(&s, ref, sizeof(ref));
-			if (hws_output__sample(o, &s, &a) || !a.buf || strcmp(a.buf, ref)) {
+			if (hws_output__sample(k ? text : csv, &s, &a) || !a.buf ||
+			    strcmp(a.buf, ref)) {
 				if (diff_other++ < 5)
-					fprintf(stderr, "%s: %sref:  %s", k < 2 ? "csv" : "text",
+					fprintf(stderr, "%s: %sref:  %s", k ? "text" : "csv",
 						a.buf ? a.buf : "(none)\n", ref);
 			}
 			nother++;
@@ -540,11 +562,14 @@ int main(void)
 	T_EQ_U64("CSV/text lines unlike their references", diff_other, 0);
 	check_syms();
 	__T("CSV and text checked", nother == 2 * n);
-	T_EQ_U64("lines that differ with and without the memo", diff_memo, 0);
-	T_EQ_U64("lines unlike the snprintf reference", diff_ref, 0);
-	__T("most lines checked against the reference", nref > n / 2);
-	check_capped(&with, &without, &t);
-	hws_output_memo__delete(with.memo);
+	T_EQ_U64("JSON lines unlike the snprintf reference", diff_ref, 0);
+	T_EQ_U64("JSON lines unlike a new formatter's", diff_cold, 0);
+	__T("lines checked by new formatters", ncold > n / 100);
+	check_capped(json, json2, &t);
+	hws_output__delete(json);
+	hws_output__delete(json2);
+	hws_output__delete(csv);
+	hws_output__delete(text);
 	hws_strbuf__release(&a);
 	hws_strbuf__release(&b);
 	TEST_END();

@@ -6,12 +6,9 @@
  *    records longer than the formatter's buffer, random records, MIDR variants) give
  *    exactly the text of the formatter before the table-driven one (golden hashes);
  * 2. two published records give the full text written out below;
- * 3. the text is appended to what the strbuf holds; a strbuf too small gives an error;
- * 4. the writers of spe_text.h (<hwsample/fmt.h>'s, whose other paths test_fmt_num checks)
- *    against snprintf: every hex width, decimal at every power of ten and two and their
- *    neighbours, negative values, random values; nothing stored past SPE_TEXT_SLACK.
+ * 3. the text is appended to what the strbuf holds; a strbuf too small gives an error.
+ * Its numbers are <hwsample/fmt.h>'s writers, which tests/unit/test_fmt_num.c checks.
  */
-#include <inttypes.h>
 
 #include <hwsample/backend.h>
 #include <hwsample/registry.h>
@@ -19,7 +16,6 @@
 #include "tests.h"
 #include "spe_raw_cases.h"
 #include "../../backends/arm_spe/spe.h"
-#include "../../backends/arm_spe/spe_text.h"
 #include "../golden/arm_spe/spe_vectors.h"
 #include "../golden/arm_spe/spe_raw_golden.h"
 
@@ -140,84 +136,6 @@ static void test_literal(void)
 	}
 }
 
-/* ---------------------------------------------------------------- writers */
-
-static uint64_t rng = 0x2545f4914f6cdd1dULL;
-static int wbad;
-
-static void expect(const char *what, const char *want, const char *got, const char *e)
-{
-	size_t n = strlen(want);
-
-	if ((size_t)(e - got) != n || memcmp(got, want, n) || got[n + SPE_TEXT_SLACK] != '#') {
-		if (wbad++ < 5)
-			fprintf(stderr, "%s %s: got '%.*s'\n", what, want, (int)(e - got), got);
-	}
-}
-
-static void check_hex(uint64_t v)
-{
-	char want[32], got[64], *e;
-
-	snprintf(want, sizeof(want), "%" PRIx64, v);
-	memset(got, '#', sizeof(got));
-	e = spe_put_hex(got, v);
-	expect("hex", want, got, e);
-}
-
-static void check_dec(uint64_t v)
-{
-	char want[32], got[64], *e;
-
-	snprintf(want, sizeof(want), "%" PRIu64, v);
-	memset(got, '#', sizeof(got));
-	e = spe_put_u64(got, v);
-	expect("u64", want, got, e);
-	snprintf(want, sizeof(want), "%" PRId64, (int64_t)v);
-	memset(got, '#', sizeof(got));
-	e = spe_put_i64(got, (int64_t)v);
-	expect("i64", want, got, e);
-}
-
-static void test_writers(void)
-{
-	uint64_t p10 = 1;
-
-	for (int b = 0; b < 64; b++) { /* every width, both ends */
-		uint64_t v = 1ULL << b;
-
-		check_hex(v);
-		check_hex(v - 1);
-		check_hex(v | (v - 1));
-		check_hex(v + 1);
-		check_dec(v);
-		check_dec(v - 1);
-		check_dec(v + 1);
-		check_dec(~v);
-	}
-	check_hex(~0ULL);
-	check_dec(~0ULL);
-	for (int d = 0; d < 20; d++, p10 *= 10) { /* every decimal digit count, both ends */
-		check_dec(p10 - 1);
-		check_dec(p10);
-		check_dec(p10 + 1);
-		check_dec(0 - p10);
-		check_dec(p10 * 9 + (p10 - 1));
-	}
-	for (uint64_t v = 0; v < 100000; v++) {
-		check_dec(v);
-		check_hex(v);
-	}
-	for (int i = 0; i < 200000; i++) { /* random, over all bit lengths */
-		uint64_t v = tests_xorshift64(&rng);
-
-		v >>= tests_xorshift64(&rng) % 64;
-		check_hex(v);
-		check_dec(v);
-	}
-	T_EQ_U64("writers agree with snprintf", wbad, 0);
-}
-
 int main(void)
 {
 	ops = hws_backend_entry_arm_spe(hws_host__get());
@@ -230,7 +148,6 @@ int main(void)
 		TEST_END();
 	test_golden();
 	test_literal();
-	test_writers();
 	free(sp);
 	TEST_END();
 }
