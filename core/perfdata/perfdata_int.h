@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private helpers shared by the perf.data writer, reader and sample parser
- * (core/perfdata/perfdata_write.c, core/perfdata/perfdata_read.c, core/perfdata/sample_parse.c, core/record/host_features.c).
+ * Private helpers shared by the perf.data writer, reader, byte swapper and sample parser
+ * (core/perfdata/perfdata_write.c, core/perfdata/perfdata_read.c, core/perfdata/swap.c,
+ * core/perfdata/sample_parse.c), and by core/record/host_features.c and core/decode/.
  * Not installed. All helpers are bounds-checked by their callers.
  */
 #ifndef HWS_CORE_PERFDATA_INT_H
@@ -109,6 +110,21 @@ static inline void pd_swap64_array(void *p, size_t n)
 		pd_swap64((char *)p + 8 * i);
 }
 
+/* The record header by value: callers may hand in records that are not 4-aligned. */
+static inline struct perf_event_header pd_get_hdr(const void *rec, size_t size)
+{
+	struct perf_event_header h = { 0, 0, 0 }; /* size 0: rejected by every caller */
+
+	if (rec && size >= sizeof(h))
+		memcpy(&h, rec, sizeof(h));
+	return h;
+}
+
+static inline unsigned int pd_popcount64(uint64_t v)
+{
+	return (unsigned int)__builtin_popcountll(v);
+}
+
 /* Size in bytes of a read_format block with @nr group members (1 if not a group). */
 static inline uint64_t pd_read_size(uint64_t read_format, uint64_t nr)
 {
@@ -136,6 +152,8 @@ static inline size_t pd_id_trailer_size(uint64_t sample_type)
 	return n;
 }
 
+/* ---- core/perfdata/swap.c: in-place byte swapping ---- */
+
 /*
  * Byte-swap a record body in place: into host order when @to_host (reader), else from host
  * into the other order (test helper that makes big-endian files). The 8-byte header must
@@ -155,10 +173,14 @@ void hws__swap_attr(void *attr, size_t avail, int to_host);
  * order (test helper). Returns 0 or HWS_E_BADREC (left partly swapped). */
 int hws__swap_feature(int feat, void *buf, size_t len, int to_host);
 
+/* ---- core/perfdata/sample_parse.c ---- */
+
 /* Name for an event without one: "cycles", "page-faults", "tracepoint 123",
  * "ibs_op/config=0x80000/" (with @pmu), else "raw 0x1cd". */
 void hws__attr_default_name(const struct perf_event_attr *at, const char *pmu, char *buf,
 			    size_t len);
+
+/* ---- core/perfdata/perfdata_write.c ---- */
 
 /* Feature payload builders (perf's on-disk encodings, host order). Return 0 or -errno. */
 int hws__put_string(struct hws_strbuf *sb, const char *s);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * PERF_RECORD_SAMPLE and sample_id trailer parsing, record ids and record type names.
+ * PERF_RECORD_SAMPLE and sample_id trailer parsing, record ids, record type names and
+ * default event names. Calls nothing else of core/perfdata/ (byte swapping is swap.c's).
  *
  * Invariants: every function here is pure (no allocation, no global state) and reads only
  * inside [rec, rec + size). Fields are taken in the order the kernel writes them
@@ -26,16 +27,6 @@ struct cur {
 	const uint8_t *p;
 	size_t left;
 };
-
-/* The record header by value: callers may hand in records that are not 4-aligned. */
-static struct perf_event_header get_hdr(const void *rec, size_t size)
-{
-	struct perf_event_header h = { 0, 0, 0 }; /* size 0: rejected by every caller */
-
-	if (rec && size >= sizeof(h))
-		memcpy(&h, rec, sizeof(h));
-	return h;
-}
 
 static int take(struct cur *c, size_t n, const uint8_t **out)
 {
@@ -67,11 +58,6 @@ static int u32pair(struct cur *c, uint32_t *a, uint32_t *b)
 	if (b)
 		*b = pd_get32(p + 4);
 	return 0;
-}
-
-static unsigned int popcount64(uint64_t v)
-{
-	return (unsigned int)__builtin_popcountll(v);
 }
 
 /* popcount without the libgcc call that __builtin_popcountll is on baseline x86-64 */
@@ -147,7 +133,7 @@ static void parse_fixed(uint64_t st, const uint8_t *p, struct hws_record_sample 
 int hws_sample__parse(const struct perf_event_attr *attr, const void *rec, size_t size,
 		      struct hws_record_sample *out)
 {
-	const struct perf_event_header hdr_copy = get_hdr(rec, size), *hdr = &hdr_copy;
+	const struct perf_event_header hdr_copy = pd_get_hdr(rec, size), *hdr = &hdr_copy;
 	uint64_t st, v;
 	const uint8_t *p;
 	struct cur c;
@@ -227,7 +213,7 @@ int hws_sample__parse(const struct perf_event_attr *attr, const void *rec, size_
 	if (st & PERF_SAMPLE_REGS_USER) {
 		if (u64(&c, &v))
 			return HWS_E_BADREC;
-		if (v && take(&c, popcount64(attr->sample_regs_user) * 8u, &p))
+		if (v && take(&c, pd_popcount64(attr->sample_regs_user) * 8u, &p))
 			return HWS_E_BADREC;
 	}
 	if (st & PERF_SAMPLE_STACK_USER) {
@@ -245,7 +231,7 @@ int hws_sample__parse(const struct perf_event_attr *attr, const void *rec, size_
 	if (st & PERF_SAMPLE_REGS_INTR) {
 		if (u64(&c, &v))
 			return HWS_E_BADREC;
-		if (v && take(&c, popcount64(attr->sample_regs_intr) * 8u, &p))
+		if (v && take(&c, pd_popcount64(attr->sample_regs_intr) * 8u, &p))
 			return HWS_E_BADREC;
 	}
 	if ((st & PERF_SAMPLE_PHYS_ADDR) && u64(&c, &out->phys_addr))
@@ -268,7 +254,7 @@ int hws_sample__parse(const struct perf_event_attr *attr, const void *rec, size_
 int hws_sample_id__parse(const struct perf_event_attr *attr, const void *rec, size_t size,
 			 struct hws_sample_id *out)
 {
-	const struct perf_event_header hdr_copy = get_hdr(rec, size), *hdr = &hdr_copy;
+	const struct perf_event_header hdr_copy = pd_get_hdr(rec, size), *hdr = &hdr_copy;
 	uint64_t st;
 	size_t n;
 	struct cur c;
@@ -331,7 +317,7 @@ int hws_sample_id__parse(const struct perf_event_attr *attr, const void *rec, si
 
 int64_t hws_record__id(const struct perf_event_attr *attr, const void *rec, size_t size)
 {
-	const struct perf_event_header hdr_copy = get_hdr(rec, size), *hdr = &hdr_copy;
+	const struct perf_event_header hdr_copy = pd_get_hdr(rec, size), *hdr = &hdr_copy;
 	const uint8_t *b = rec;
 	uint64_t st;
 	size_t off;
@@ -422,450 +408,6 @@ const char *hws_record__type_name(uint32_t type)
 	else if (type >= 64 && type - 64 < sizeof(user_names) / sizeof(user_names[0]))
 		n = user_names[type - 64];
 	return n ? n : "UNKNOWN";
-}
-
-/* ---------------------------------------------------------------- byte swapping */
-
-/* Swap a u64 at @p and return its host-order value. */
-static uint64_t fix64(uint8_t *p, int to_host)
-{
-	uint64_t v = pd_get64(p);
-
-	pd_swap64(p);
-	return to_host ? bswap_64(v) : v;
-}
-
-static uint32_t fix32(uint8_t *p, int to_host)
-{
-	uint32_t v = pd_get32(p);
-
-	pd_swap32(p);
-	return to_host ? bswap_32(v) : v;
-}
-
-struct wcur {
-	uint8_t *p;
-	size_t left;
-};
-
-static int w64(struct wcur *c, int to_host, uint64_t *v)
-{
-	uint64_t x;
-
-	if (c->left < 8)
-		return HWS_E_BADREC;
-	x = fix64(c->p, to_host);
-	if (v)
-		*v = x;
-	c->p += 8;
-	c->left -= 8;
-	return 0;
-}
-
-static int w32x2(struct wcur *c)
-{
-	if (c->left < 8)
-		return HWS_E_BADREC;
-	pd_swap32(c->p);
-	pd_swap32(c->p + 4);
-	c->p += 8;
-	c->left -= 8;
-	return 0;
-}
-
-static int wskip(struct wcur *c, uint64_t n)
-{
-	if (n > c->left)
-		return HWS_E_BADREC;
-	c->p += n;
-	c->left -= n;
-	return 0;
-}
-
-static int wn64(struct wcur *c, uint64_t n)
-{
-	if (n > c->left / 8)
-		return HWS_E_BADREC;
-	pd_swap64_array(c->p, (size_t)n);
-	return wskip(c, n * 8);
-}
-
-int hws__swap_sample(void *rec, size_t size, const struct perf_event_attr *attr, int to_host)
-{
-	const struct perf_event_header hdr_copy = get_hdr(rec, size), *hdr = &hdr_copy;
-	struct wcur c;
-	uint64_t st, v;
-
-	if (!attr || size < sizeof(*hdr) || hdr->size > size || hdr->size < sizeof(*hdr))
-		return HWS_E_BADREC;
-	st = attr->sample_type;
-	c.p = (uint8_t *)rec + sizeof(*hdr);
-	c.left = hdr->size - sizeof(*hdr);
-
-#define W64(bit)                                        \
-	do {                                            \
-		if ((st & (bit)) && w64(&c, to_host, NULL)) \
-			return HWS_E_BADREC;            \
-	} while (0)
-	W64(PERF_SAMPLE_IDENTIFIER);
-	W64(PERF_SAMPLE_IP);
-	if ((st & PERF_SAMPLE_TID) && w32x2(&c))
-		return HWS_E_BADREC;
-	W64(PERF_SAMPLE_TIME);
-	W64(PERF_SAMPLE_ADDR);
-	W64(PERF_SAMPLE_ID);
-	W64(PERF_SAMPLE_STREAM_ID);
-	if ((st & PERF_SAMPLE_CPU) && w32x2(&c))
-		return HWS_E_BADREC;
-	W64(PERF_SAMPLE_PERIOD);
-	if (st & PERF_SAMPLE_READ) {
-		uint64_t nr = 1, rf = attr->read_format;
-
-		if (rf & PERF_FORMAT_GROUP) {
-			if (c.left < 8)
-				return HWS_E_BADREC;
-			nr = to_host ? bswap_64(pd_get64(c.p)) : pd_get64(c.p);
-			if (nr > c.left / 8)
-				return HWS_E_BADREC;
-		}
-		if (wn64(&c, pd_read_size(rf, nr) / 8))
-			return HWS_E_BADREC;
-	}
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		if (w64(&c, to_host, &v) || wn64(&c, v))
-			return HWS_E_BADREC;
-	}
-	if (st & PERF_SAMPLE_RAW) {
-		if (c.left < 4)
-			return HWS_E_BADREC;
-		v = fix32(c.p, to_host);
-		if (wskip(&c, 4) || wskip(&c, v))
-			return HWS_E_BADREC;
-	}
-	if (st & PERF_SAMPLE_BRANCH_STACK) {
-		if (w64(&c, to_host, &v) || v > c.left / 24)
-			return HWS_E_BADREC;
-		if ((attr->branch_sample_type & HWS_BRANCH_HW_INDEX) && w64(&c, to_host, NULL))
-			return HWS_E_BADREC;
-		if (wn64(&c, v * 3))
-			return HWS_E_BADREC;
-		if ((attr->branch_sample_type & HWS_BRANCH_COUNTERS) && wn64(&c, v))
-			return HWS_E_BADREC;
-	}
-	if (st & PERF_SAMPLE_REGS_USER) {
-		if (w64(&c, to_host, &v) || (v && wn64(&c, popcount64(attr->sample_regs_user))))
-			return HWS_E_BADREC;
-	}
-	if (st & PERF_SAMPLE_STACK_USER) {
-		if (w64(&c, to_host, &v))
-			return HWS_E_BADREC;
-		if (v && (wskip(&c, v) || w64(&c, to_host, NULL)))
-			return HWS_E_BADREC;
-	}
-	W64(PERF_SAMPLE_WEIGHT_TYPE);
-	W64(PERF_SAMPLE_DATA_SRC);
-	W64(PERF_SAMPLE_TRANSACTION);
-	if (st & PERF_SAMPLE_REGS_INTR) {
-		if (w64(&c, to_host, &v) || (v && wn64(&c, popcount64(attr->sample_regs_intr))))
-			return HWS_E_BADREC;
-	}
-	W64(PERF_SAMPLE_PHYS_ADDR);
-	W64(PERF_SAMPLE_CGROUP);
-	W64(PERF_SAMPLE_DATA_PAGE_SIZE);
-	W64(PERF_SAMPLE_CODE_PAGE_SIZE);
-	if (st & PERF_SAMPLE_AUX) {
-		if (w64(&c, to_host, &v) || wskip(&c, v))
-			return HWS_E_BADREC;
-	}
-#undef W64
-	return 0;
-}
-
-/* Swap the sample_id trailer at the end of a non-sample record. */
-static int swap_trailer(uint8_t *rec, size_t size, const struct perf_event_attr *attr,
-			int to_host)
-{
-	uint64_t st;
-	size_t n;
-	struct wcur c;
-
-	if (!attr || !attr->sample_id_all)
-		return 0;
-	st = attr->sample_type;
-	n = pd_id_trailer_size(st);
-	if (n > size - 8)
-		return HWS_E_BADREC;
-	c.p = rec + size - n;
-	c.left = n;
-	if (st & PERF_SAMPLE_TID)
-		w32x2(&c);
-	if (st & PERF_SAMPLE_TIME)
-		w64(&c, to_host, NULL);
-	if (st & PERF_SAMPLE_ID)
-		w64(&c, to_host, NULL);
-	if (st & PERF_SAMPLE_STREAM_ID)
-		w64(&c, to_host, NULL);
-	if (st & PERF_SAMPLE_CPU)
-		w32x2(&c);
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		w64(&c, to_host, NULL);
-	return 0;
-}
-
-/* Swap u32 fields at byte offsets @offs (relative to the record start) that lie inside. */
-static void swap32_at(uint8_t *rec, size_t size, const size_t *offs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (offs[i] + 4 <= size)
-			pd_swap32(rec + offs[i]);
-}
-
-static void swap64_at(uint8_t *rec, size_t size, const size_t *offs, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (offs[i] + 8 <= size)
-			pd_swap64(rec + offs[i]);
-}
-
-static void swap64_range(uint8_t *rec, size_t size, size_t from)
-{
-	for (size_t o = from; o + 8 <= size; o += 8)
-		pd_swap64(rec + o);
-}
-
-int hws__swap_record(void *recp, size_t size, const struct perf_event_attr *attr, int to_host)
-{
-	const struct perf_event_header hdr_copy = get_hdr(recp, size), *hdr = &hdr_copy;
-	uint8_t *rec = recp;
-	size_t sz;
-
-	if (size < sizeof(*hdr) || hdr->size > size || hdr->size < sizeof(*hdr))
-		return HWS_E_BADREC;
-	sz = hdr->size;
-	switch (hdr->type) {
-	case PERF_RECORD_SAMPLE:
-		return hws__swap_sample(rec, sz, attr, to_host);
-	case PERF_RECORD_MMAP: {
-		static const size_t o32[] = { 8, 12 }, o64[] = { 16, 24, 32 };
-
-		swap32_at(rec, sz, o32, 2);
-		swap64_at(rec, sz, o64, 3);
-		break;
-	}
-	case PERF_RECORD_MMAP2: {
-		static const size_t o32[] = { 8, 12, 40, 44, 64, 68 }, o64[] = { 16, 24, 32, 48, 56 };
-
-		swap32_at(rec, sz, o32, 2);
-		swap64_at(rec, sz, o64, 3);
-		if (!(hdr->misc & HWS_MISC_MMAP_BUILD_ID)) {
-			swap32_at(rec, sz, o32 + 2, 2); /* maj, min */
-			swap64_at(rec, sz, o64 + 3, 2); /* ino, ino_generation */
-		}
-		swap32_at(rec, sz, o32 + 4, 2); /* prot, flags */
-		break;
-	}
-	case PERF_RECORD_LOST:
-	case PERF_RECORD_THROTTLE:
-	case PERF_RECORD_UNTHROTTLE:
-	case 11: /* AUX */
-	case 13: /* LOST_SAMPLES */
-	case 21: /* AUX_OUTPUT_HW_ID */
-	{
-		static const size_t o64[] = { 8, 16, 24 };
-		size_t n = hdr->type == PERF_RECORD_LOST ? 2 : hdr->type == 13 || hdr->type == 21 ? 1 : 3;
-
-		swap64_at(rec, sz, o64, n);
-		break;
-	}
-	case PERF_RECORD_COMM:
-	case 12: /* ITRACE_START */
-	case 15: /* SWITCH_CPU_WIDE */
-	{
-		static const size_t o32[] = { 8, 12 };
-
-		swap32_at(rec, sz, o32, 2);
-		break;
-	}
-	case PERF_RECORD_EXIT:
-	case PERF_RECORD_FORK: {
-		static const size_t o32[] = { 8, 12, 16, 20 }, o64[] = { 24 };
-
-		swap32_at(rec, sz, o32, 4);
-		swap64_at(rec, sz, o64, 1);
-		break;
-	}
-	case PERF_RECORD_READ: { /* pid, tid, read_format block (group: nr first) */
-		static const size_t o32[] = { 8, 12 };
-		uint64_t nr = 1, n;
-
-		swap32_at(rec, sz, o32, 2);
-		if (!attr || sz < 24)
-			break;
-		if (attr->read_format & PERF_FORMAT_GROUP) {
-			nr = to_host ? bswap_64(pd_get64(rec + 16)) : pd_get64(rec + 16);
-			if (nr > sz / 8)
-				return HWS_E_BADREC;
-		}
-		n = pd_read_size(attr->read_format, nr);
-		if (16 + n > sz)
-			return HWS_E_BADREC;
-		pd_swap64_array(rec + 16, (size_t)n / 8);
-		break;
-	}
-	case 16: { /* NAMESPACES: pid, tid, nr, {dev, inode}[nr] */
-		static const size_t o32[] = { 8, 12 };
-		uint64_t nr;
-
-		swap32_at(rec, sz, o32, 2);
-		if (sz < 24)
-			return HWS_E_BADREC;
-		nr = fix64(rec + 16, to_host);
-		if (nr > (sz - 24) / 16)
-			return HWS_E_BADREC;
-		pd_swap64_array(rec + 24, (size_t)nr * 2);
-		break;
-	}
-	case 17: /* KSYMBOL: addr, u32 len, u16 type, u16 flags */
-		if (sz >= 24) {
-			pd_swap64(rec + 8);
-			pd_swap32(rec + 16);
-			pd_swap16(rec + 20);
-			pd_swap16(rec + 22);
-		}
-		break;
-	case 18: /* BPF_EVENT: u16 type, u16 flags, u32 id */
-		if (sz >= 16) {
-			pd_swap16(rec + 8);
-			pd_swap16(rec + 10);
-			pd_swap32(rec + 12);
-		}
-		break;
-	case 19: /* CGROUP: id, path */
-		if (sz >= 16)
-			pd_swap64(rec + 8);
-		break;
-	case 20: /* TEXT_POKE: addr, u16 old_len, u16 new_len */
-		if (sz >= 20) {
-			pd_swap64(rec + 8);
-			pd_swap16(rec + 16);
-			pd_swap16(rec + 18);
-		}
-		break;
-	case 14: /* SWITCH */
-		break;
-	case HWS_RECORD_HEADER_ATTR: {
-		uint32_t asz;
-
-		if (sz < 8 + 8)
-			return HWS_E_BADREC;
-		asz = to_host ? bswap_32(pd_get32(rec + 12)) : pd_get32(rec + 12);
-		if (asz == 0)
-			asz = 64;
-		if (asz > sz - 8)
-			return HWS_E_BADREC;
-		hws__swap_attr(rec + 8, asz, to_host);
-		swap64_range(rec, sz, 8 + asz);
-		return 0;
-	}
-	case HWS_RECORD_HEADER_EVENT_TYPE:
-	case HWS_RECORD_HEADER_TRACING_DATA:
-		if (sz >= 16) {
-			if (hdr->type == HWS_RECORD_HEADER_EVENT_TYPE)
-				pd_swap64(rec + 8);
-			else
-				pd_swap32(rec + 8);
-		}
-		return 0;
-	case HWS_RECORD_HEADER_BUILD_ID:
-		if (sz >= 12)
-			pd_swap32(rec + 8);
-		return 0;
-	case HWS_RECORD_FINISHED_ROUND:
-	case HWS_RECORD_FINISHED_INIT:
-	case HWS_RECORD_COMPRESSED:
-		return 0;
-	case HWS_RECORD_ID_INDEX:
-	case HWS_RECORD_STAT_CONFIG:
-	case HWS_RECORD_STAT_ROUND:
-		swap64_range(rec, sz, 8);
-		return 0;
-	case HWS_RECORD_AUXTRACE_INFO:
-		if (sz >= 16) {
-			pd_swap32(rec + 8);
-			pd_swap32(rec + 12);
-		}
-		swap64_range(rec, sz, 16);
-		return 0;
-	case HWS_RECORD_AUXTRACE: {
-		static const size_t o32[] = { 32, 36, 40, 44 }, o64[] = { 8, 16, 24 };
-
-		swap64_at(rec, sz, o64, 3);
-		swap32_at(rec, sz, o32, 4);
-		return 0;
-	}
-	case HWS_RECORD_AUXTRACE_ERROR: {
-		static const size_t o32[] = { 8, 12, 16, 20, 24, 28, 112, 116 },
-				    o64[] = { 32, 104 };
-
-		swap32_at(rec, sz, o32, 6);
-		swap64_at(rec, sz, o64, 2);
-		swap32_at(rec, sz, o32 + 6, 2);
-		return 0;
-	}
-	case HWS_RECORD_THREAD_MAP: {
-		uint64_t nr;
-
-		if (sz < 16)
-			return HWS_E_BADREC;
-		nr = fix64(rec + 8, to_host);
-		if (nr > (sz - 16) / 24)
-			return HWS_E_BADREC;
-		for (uint64_t i = 0; i < nr; i++)
-			pd_swap64(rec + 16 + i * 24);
-		return 0;
-	}
-	case HWS_RECORD_CPU_MAP:
-		return hws__swap_feature(-HWS_RECORD_CPU_MAP, rec + 8, sz - 8, to_host);
-	case HWS_RECORD_STAT: {
-		static const size_t o32[] = { 16, 20 }, o64[] = { 8, 24, 32, 40 };
-
-		swap64_at(rec, sz, o64, 4);
-		swap32_at(rec, sz, o32, 2);
-		return 0;
-	}
-	case HWS_RECORD_EVENT_UPDATE: {
-		uint64_t type;
-
-		if (sz < 24)
-			return HWS_E_BADREC;
-		type = fix64(rec + 8, to_host);
-		pd_swap64(rec + 16);
-		if (type == 1 /* SCALE */ && sz >= 32)
-			pd_swap64(rec + 24);
-		else if (type == 3 /* CPUS */)
-			return hws__swap_feature(-HWS_RECORD_CPU_MAP, rec + 24, sz - 24, to_host);
-		return 0;
-	}
-	case HWS_RECORD_TIME_CONV: {
-		static const size_t o64[] = { 8, 16, 24, 32, 40 };
-
-		swap64_at(rec, sz, o64, 5);
-		return 0;
-	}
-	case HWS_RECORD_HEADER_FEATURE: {
-		uint64_t feat;
-
-		if (sz < 16)
-			return HWS_E_BADREC;
-		feat = fix64(rec + 8, to_host);
-		if (feat >= HWS_FEAT__MAX)
-			return HWS_E_BADREC;
-		return hws__swap_feature((int)feat, rec + 16, sz - 16, to_host);
-	}
-	default:
-		return 0; /* unknown: left as is */
-	}
-	return swap_trailer(rec, sz, attr, to_host);
 }
 
 /* ---------------------------------------------------------------- default event names */
