@@ -32,6 +32,7 @@
 
 #include "util/internal.h"
 #include "perfdata/perfdata_int.h"
+#include "perfdata/sample_fields.h"
 
 #define MAX_CPU		4096
 #define MAX_AUX_STREAMS 4096
@@ -358,15 +359,8 @@ static void time_layout(struct ev_state *e, const struct perf_event_attr *a)
 {
 	uint64_t st = a->sample_type;
 
-	e->t_smp = e->t_back = 0;
-	if (!(st & PERF_SAMPLE_TIME))
-		return;
-	e->t_smp = (uint16_t)(8 + 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
-				       !!(st & PERF_SAMPLE_TID)));
-	if (a->sample_id_all)
-		e->t_back =
-		    (uint16_t)(8 * (1 + !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
-				    !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_IDENTIFIER)));
+	e->t_smp = (uint16_t)pd_sample_fixed_off(st, PERF_SAMPLE_TIME); /* only fixed fields before */
+	e->t_back = a->sample_id_all ? (uint16_t)pd_id_trailer_back(st, PERF_SAMPLE_TIME) : 0;
 }
 
 /* fixed period (-c): the kernel does not write it, perf shows the attr's; 0: none */
@@ -375,22 +369,20 @@ static inline uint64_t fixed_period(const struct perf_event_attr *a)
 	return !(a->sample_type & PERF_SAMPLE_PERIOD) && !a->freq ? a->sample_period : 0;
 }
 
-/* Field offsets of a fixed layout, in the kernel's order (perf-facts.md section 6). */
+/* Field offsets of a fixed layout (the kernel's order: perfdata/sample_fields.h). */
 static void fix_layout(struct fix_plan *fp, const struct perf_event_attr *a)
 {
 	uint64_t st = a->sample_type;
-	unsigned int o = 8;
 
 	memset(fp, 0, sizeof(*fp));
-	if ((st & ~(uint64_t)HWS_FIXED_SAMPLE_FIELDS) ||
+	if ((st & ~HWS_FIXED_SAMPLE_FIELDS) ||
 	    (st & PERF_SAMPLE_WEIGHT_TYPE) == PERF_SAMPLE_WEIGHT_TYPE)
 		return;
 #define AT(bit, f, flag)                                                                           \
 	do {                                                                                       \
 		if (st & (bit)) {                                                                  \
-			fp->f = (uint8_t)o;                                                        \
+			fp->f = (uint8_t)pd_sample_fixed_off(st, bit);                             \
 			fp->sf |= (flag);                                                          \
-			o += 8;                                                                    \
 		}                                                                                  \
 	} while (0)
 	AT(PERF_SAMPLE_IDENTIFIER, id, HWS_SF_ID);
@@ -398,7 +390,7 @@ static void fix_layout(struct fix_plan *fp, const struct perf_event_attr *a)
 	AT(PERF_SAMPLE_TID, tid, HWS_SF_PID);
 	AT(PERF_SAMPLE_TIME, time, HWS_SF_TIME);
 	AT(PERF_SAMPLE_ADDR, addr, HWS_SF_ADDR);
-	AT(PERF_SAMPLE_ID, id, HWS_SF_ID); /* the same id as IDENTIFIER's: the later one is read */
+	AT(PERF_SAMPLE_ID, id, HWS_SF_ID); /* the same id as IDENTIFIER's: this one is read */
 	AT(PERF_SAMPLE_STREAM_ID, stream, 0);
 	AT(PERF_SAMPLE_CPU, cpu, HWS_SF_CPU);
 	AT(PERF_SAMPLE_PERIOD, period, HWS_SF_PERIOD);
@@ -410,7 +402,7 @@ static void fix_layout(struct fix_plan *fp, const struct perf_event_attr *a)
 	AT(PERF_SAMPLE_DATA_PAGE_SIZE, dps, HWS_SF_DATA_PAGE_SIZE);
 	AT(PERF_SAMPLE_CODE_PAGE_SIZE, cps, HWS_SF_CODE_PAGE_SIZE);
 #undef AT
-	fp->len = (uint16_t)o; /* at most 8 + 17 * 8 */
+	fp->len = (uint16_t)(8 + 8 * __builtin_popcountll(st)); /* at most 8 + 16 * 8 */
 	fp->have = (uint16_t)((fp->id ? FX_ID : 0) | (fp->ip ? FX_IP : 0) | (fp->tid ? FX_TID : 0) |
 			      (fp->time ? FX_TIME : 0) | (fp->addr ? FX_ADDR : 0) |
 			      (fp->cpu ? FX_CPU : 0) | (fp->dsrc ? FX_DSRC : 0) |

@@ -27,14 +27,6 @@
 #define HWS_BRANCH_COUNTERS (1ULL << 19) /* PERF_SAMPLE_BRANCH_COUNTERS */
 #define HWS_FORMAT_LOST (1ULL << 4)	 /* PERF_FORMAT_LOST */
 #define HWS_MISC_MMAP_BUILD_ID (1U << 14)
-/* sample_type bits whose fields are always 8 bytes (WEIGHT and WEIGHT_STRUCT share theirs):
- * a sample of only these has a length known from sample_type */
-#define HWS_FIXED_SAMPLE_FIELDS                                                                    \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
-	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
-	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT |                     \
-	 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR |                  \
-	 PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE)
 #define HWS_MISC_BUILD_ID_SIZE (1U << 15) /* HEADER_BUILD_ID entry: byte 20 of the id is its size */
 
 struct hws_file_section {
@@ -136,20 +128,6 @@ static inline uint64_t pd_read_size(uint64_t read_format, uint64_t nr)
 	if (read_format & PERF_FORMAT_GROUP)
 		return 8 + hdr + nr * per;
 	return hdr + per;
-}
-
-/* Size of the sample_id trailer of non-sample records for @sample_type. */
-static inline size_t pd_id_trailer_size(uint64_t sample_type)
-{
-	size_t n = 0;
-
-	n += (sample_type & PERF_SAMPLE_TID) ? 8 : 0;
-	n += (sample_type & PERF_SAMPLE_TIME) ? 8 : 0;
-	n += (sample_type & PERF_SAMPLE_ID) ? 8 : 0;
-	n += (sample_type & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
-	n += (sample_type & PERF_SAMPLE_CPU) ? 8 : 0;
-	n += (sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
-	return n;
 }
 
 /* ---- core/perfdata/swap.c: in-place byte swapping ---- */

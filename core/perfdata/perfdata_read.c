@@ -48,6 +48,7 @@
 
 #include "util/internal.h"
 #include "perfdata/perfdata_int.h"
+#include "perfdata/sample_fields.h"
 
 #define WINDOW_SIZE (1u << 20)
 #define MAX_RECORD (1u << 16)
@@ -412,22 +413,11 @@ static int add_ids(struct hws_perf_reader *r, int idx, const uint8_t *ids, uint6
 /* Where records carry their id with @a0's sample_type (as hws_record__id() finds it). */
 static void id_layout(struct hws_perf_reader *r, const struct perf_event_attr *a0)
 {
-	uint64_t st = a0->sample_type;
+	unsigned int smp, back;
 
-	r->id_smp_off = r->id_end_off = 0;
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		r->id_smp_off = 8;
-	else if (st & PERF_SAMPLE_ID)
-		r->id_smp_off = (uint16_t)(8 + 8 * (!!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) +
-						    !!(st & PERF_SAMPLE_TIME) +
-						    !!(st & PERF_SAMPLE_ADDR)));
-	if (!a0->sample_id_all)
-		return;
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		r->id_end_off = 8;
-	else if (st & PERF_SAMPLE_ID)
-		r->id_end_off = (uint16_t)(8 + 8 * (!!(st & PERF_SAMPLE_STREAM_ID) +
-						    !!(st & PERF_SAMPLE_CPU)));
+	pd_id_place(a0->sample_type, &smp, &back);
+	r->id_smp_off = (uint16_t)smp;
+	r->id_end_off = a0->sample_id_all ? (uint16_t)back : 0;
 }
 
 /* Add an attr from @buf (@asz bytes on disk, file byte order; @buf is modified). */

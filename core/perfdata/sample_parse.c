@@ -4,13 +4,10 @@
  * default event names. Calls nothing else of core/perfdata/ (byte swapping is swap.c's).
  *
  * Invariants: every function here is pure (no allocation, no global state) and reads only
- * inside [rec, rec + size). Fields are taken in the order the kernel writes them
- * (perf_output_sample() in kernel/events/core.c), which differs from the uapi comment for
- * CGROUP / DATA_PAGE_SIZE / CODE_PAGE_SIZE / AUX:
- *   IDENTIFIER IP TID TIME ADDR ID STREAM_ID CPU PERIOD READ CALLCHAIN RAW BRANCH_STACK
- *   REGS_USER STACK_USER WEIGHT|WEIGHT_STRUCT DATA_SRC TRANSACTION REGS_INTR PHYS_ADDR
- *   CGROUP DATA_PAGE_SIZE CODE_PAGE_SIZE AUX
- * The sample_id trailer of other records is TID TIME ID STREAM_ID CPU IDENTIFIER, at the end.
+ * inside [rec, rec + size). Fields are taken in the order the kernel writes them, as
+ * core/perfdata/sample_fields.h lists them (samples: PD_SAMPLE_FIELDS; the sample_id trailer
+ * at the end of other records: PD_ID_TRAILER_FIELDS); this file only says what each kind of
+ * field is read into.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +19,7 @@
 
 #include "util/internal.h"
 #include "perfdata/perfdata_int.h"
+#include "perfdata/sample_fields.h"
 
 struct cur {
 	const uint8_t *p;
@@ -90,6 +88,91 @@ static int read_block(struct cur *c, uint64_t read_format, const uint8_t **start
 	return 0;
 }
 
+/* The variable-size fields (sample_fields.h's kinds); each returns 0 or HWS_E_BADREC. */
+static inline int p_callchain(struct cur *c, struct hws_record_sample *out)
+{
+	const uint8_t *p;
+	uint64_t v;
+
+	if (u64(c, &v) || v > c->left / 8 || take(c, (size_t)v * 8, &p))
+		return HWS_E_BADREC;
+	out->nr_callchain = v;
+	out->callchain = (const uint64_t *)p;
+	return 0;
+}
+
+static inline int p_raw(struct cur *c, struct hws_record_sample *out)
+{
+	const uint8_t *p;
+	uint32_t rsz;
+
+	if (c->left < 4)
+		return HWS_E_BADREC;
+	rsz = pd_get32(c->p);
+	c->p += 4;
+	c->left -= 4;
+	if (take(c, rsz, &p))
+		return HWS_E_BADREC;
+	out->raw = p;
+	out->raw_size = rsz;
+	return 0;
+}
+
+static inline int p_branch(struct cur *c, uint64_t branch_sample_type, struct hws_record_sample *out)
+{
+	const uint8_t *p;
+	uint64_t v;
+
+	if (u64(c, &v) || v > c->left / 24)
+		return HWS_E_BADREC;
+	out->nr_branches = v;
+	if ((branch_sample_type & HWS_BRANCH_HW_INDEX) && take(c, 8, &p))
+		return HWS_E_BADREC;
+	if (take(c, (size_t)v * 24, &p))
+		return HWS_E_BADREC;
+	out->branches = p;
+	if ((branch_sample_type & HWS_BRANCH_COUNTERS) &&
+	    (v > c->left / 8 || take(c, (size_t)v * 8, &p)))
+		return HWS_E_BADREC;
+	return 0;
+}
+
+static inline int p_regs(struct cur *c, uint64_t mask)
+{
+	const uint8_t *p;
+	uint64_t v;
+
+	if (u64(c, &v))
+		return HWS_E_BADREC;
+	if (v && take(c, pd_popcount64(mask) * 8u, &p))
+		return HWS_E_BADREC;
+	return 0;
+}
+
+static inline int p_stack(struct cur *c)
+{
+	const uint8_t *p;
+	uint64_t v;
+
+	if (u64(c, &v) || v > c->left)
+		return HWS_E_BADREC;
+	if (v && (take(c, (size_t)v, &p) || take(c, 8, &p)))
+		return HWS_E_BADREC;
+	return 0;
+}
+
+static inline int p_aux(struct cur *c, struct hws_record_sample *out)
+{
+	const uint8_t *p;
+	uint64_t v;
+
+	if (u64(c, &v) || v > c->left || take(c, (size_t)v, &p))
+		return HWS_E_BADREC;
+	out->aux_size = v;
+	out->aux = p;
+	return 0;
+}
+
 /*
  * The common case of hws_sample__parse(): only fixed-size fields, so the record's length is
  * known from sample_type and checked once; then the fields are read in order without a
@@ -97,45 +180,39 @@ static int read_block(struct cur *c, uint64_t read_format, const uint8_t **start
  */
 static void parse_fixed(uint64_t st, const uint8_t *p, struct hws_record_sample *out)
 {
-#define F64(bit, dst)                                                                              \
-	do {                                                                                       \
-		if (st & (bit)) {                                                                  \
-			(dst) = pd_get64(p);                                                       \
-			p += 8;                                                                    \
-		}                                                                                  \
-	} while (0)
-	F64(PERF_SAMPLE_IDENTIFIER, out->id);
-	F64(PERF_SAMPLE_IP, out->ip);
-	if (st & PERF_SAMPLE_TID) {
-		out->pid = pd_get32(p);
-		out->tid = pd_get32(p + 4);
-		p += 8;
+#define F_U64(bit, name)                                                                           \
+	if (st & (bit)) {                                                                          \
+		out->name = pd_get64(p);                                                           \
+		p += 8;                                                                            \
 	}
-	F64(PERF_SAMPLE_TIME, out->time);
-	F64(PERF_SAMPLE_ADDR, out->addr);
-	F64(PERF_SAMPLE_ID, out->id);
-	F64(PERF_SAMPLE_STREAM_ID, out->stream_id);
-	if (st & PERF_SAMPLE_CPU) {
-		out->cpu = pd_get32(p);
-		p += 8;
+#define F_TID(bit, name)                                                                           \
+	if (st & (bit)) {                                                                          \
+		out->pid = pd_get32(p);                                                            \
+		out->tid = pd_get32(p + 4);                                                        \
+		p += 8;                                                                            \
 	}
-	F64(PERF_SAMPLE_PERIOD, out->period);
-	F64(PERF_SAMPLE_WEIGHT_TYPE, out->weight);
-	F64(PERF_SAMPLE_DATA_SRC, out->data_src);
-	F64(PERF_SAMPLE_TRANSACTION, out->transaction);
-	F64(PERF_SAMPLE_PHYS_ADDR, out->phys_addr);
-	F64(PERF_SAMPLE_CGROUP, out->cgroup);
-	F64(PERF_SAMPLE_DATA_PAGE_SIZE, out->data_page_size);
-	F64(PERF_SAMPLE_CODE_PAGE_SIZE, out->code_page_size);
-#undef F64
+#define F_CPU(bit, name)                                                                           \
+	if (st & (bit)) {                                                                          \
+		out->cpu = pd_get32(p);                                                            \
+		p += 8;                                                                            \
+	}
+#define F_READ(bit, name)
+#define F_CALLCHAIN(bit, name)
+#define F_RAW(bit, name)
+#define F_BRANCH(bit, name)
+#define F_REGS(bit, name)
+#define F_STACK(bit, name)
+#define F_AUX(bit, name)
+#define F(bit, kind, name) F_##kind(bit, name)
+	PD_SAMPLE_FIELDS(F)
+#undef F
 }
 
 int hws_sample__parse(const struct perf_event_attr *attr, const void *rec, size_t size,
 		      struct hws_record_sample *out)
 {
 	const struct perf_event_header hdr_copy = pd_get_hdr(rec, size), *hdr = &hdr_copy;
-	uint64_t st, v;
-	const uint8_t *p;
+	uint64_t st;
 	struct cur c;
 
 	if (!attr || !rec || !out || size < sizeof(*hdr) || hdr->size > size ||
@@ -149,7 +226,7 @@ int hws_sample__parse(const struct perf_event_attr *attr, const void *rec, size_
 	out->period = attr->sample_period; /* as perf: the attr's period unless PERIOD is sampled */
 	c.p = (const uint8_t *)rec + sizeof(*hdr);
 	c.left = hdr->size - sizeof(*hdr);
-	if (!(st & ~(uint64_t)HWS_FIXED_SAMPLE_FIELDS) &&
+	if (!(st & ~HWS_FIXED_SAMPLE_FIELDS) &&
 	    (st & PERF_SAMPLE_WEIGHT_TYPE) != PERF_SAMPLE_WEIGHT_TYPE) {
 		if (c.left < 8 * (size_t)bits64(st))
 			return HWS_E_BADREC;
@@ -157,97 +234,23 @@ int hws_sample__parse(const struct perf_event_attr *attr, const void *rec, size_
 		return 0;
 	}
 
-	if ((st & PERF_SAMPLE_IDENTIFIER) && u64(&c, &out->id))
+	/* each field: 0, or HWS_E_BADREC when the record ends inside it */
+#define P_U64(bit, name)       u64(&c, &out->name)
+#define P_TID(bit, name)       u32pair(&c, &out->pid, &out->tid)
+#define P_CPU(bit, name)       u32pair(&c, &out->cpu, NULL)
+#define P_READ(bit, name)                                                                          \
+	read_block(&c, attr->read_format, (const uint8_t **)&out->read, &out->read_size)
+#define P_CALLCHAIN(bit, name) p_callchain(&c, out)
+#define P_RAW(bit, name)       p_raw(&c, out)
+#define P_BRANCH(bit, name)    p_branch(&c, attr->branch_sample_type, out)
+#define P_REGS(bit, name)      p_regs(&c, attr->name)
+#define P_STACK(bit, name)     p_stack(&c)
+#define P_AUX(bit, name)       p_aux(&c, out)
+#define P(bit, kind, name)                                                                         \
+	if ((st & (bit)) && P_##kind(bit, name))                                                   \
 		return HWS_E_BADREC;
-	if ((st & PERF_SAMPLE_IP) && u64(&c, &out->ip))
-		return HWS_E_BADREC;
-	if ((st & PERF_SAMPLE_TID) && u32pair(&c, &out->pid, &out->tid))
-		return HWS_E_BADREC;
-	if ((st & PERF_SAMPLE_TIME) && u64(&c, &out->time))
-		return HWS_E_BADREC;
-	if ((st & PERF_SAMPLE_ADDR) && u64(&c, &out->addr))
-		return HWS_E_BADREC;
-	if ((st & PERF_SAMPLE_ID) && u64(&c, &out->id))
-		return HWS_E_BADREC;
-	if ((st & PERF_SAMPLE_STREAM_ID) && u64(&c, &out->stream_id))
-		return HWS_E_BADREC;
-	if ((st & PERF_SAMPLE_CPU) && u32pair(&c, &out->cpu, NULL))
-		return HWS_E_BADREC;
-	if ((st & PERF_SAMPLE_PERIOD) && u64(&c, &out->period))
-		return HWS_E_BADREC;
-	if ((st & PERF_SAMPLE_READ) &&
-	    read_block(&c, attr->read_format, (const uint8_t **)&out->read, &out->read_size))
-		return HWS_E_BADREC;
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		if (u64(&c, &v) || v > c.left / 8 || take(&c, (size_t)v * 8, &p))
-			return HWS_E_BADREC;
-		out->nr_callchain = v;
-		out->callchain = (const uint64_t *)p;
-	}
-	if (st & PERF_SAMPLE_RAW) {
-		uint32_t rsz;
-
-		if (c.left < 4)
-			return HWS_E_BADREC;
-		rsz = pd_get32(c.p);
-		c.p += 4;
-		c.left -= 4;
-		if (take(&c, rsz, &p))
-			return HWS_E_BADREC;
-		out->raw = p;
-		out->raw_size = rsz;
-	}
-	if (st & PERF_SAMPLE_BRANCH_STACK) {
-		if (u64(&c, &v) || v > c.left / 24)
-			return HWS_E_BADREC;
-		out->nr_branches = v;
-		if ((attr->branch_sample_type & HWS_BRANCH_HW_INDEX) && take(&c, 8, &p))
-			return HWS_E_BADREC;
-		if (take(&c, (size_t)v * 24, &p))
-			return HWS_E_BADREC;
-		out->branches = p;
-		if ((attr->branch_sample_type & HWS_BRANCH_COUNTERS) &&
-		    (v > c.left / 8 || take(&c, (size_t)v * 8, &p)))
-			return HWS_E_BADREC;
-	}
-	if (st & PERF_SAMPLE_REGS_USER) {
-		if (u64(&c, &v))
-			return HWS_E_BADREC;
-		if (v && take(&c, pd_popcount64(attr->sample_regs_user) * 8u, &p))
-			return HWS_E_BADREC;
-	}
-	if (st & PERF_SAMPLE_STACK_USER) {
-		if (u64(&c, &v) || v > c.left)
-			return HWS_E_BADREC;
-		if (v && (take(&c, (size_t)v, &p) || take(&c, 8, &p)))
-			return HWS_E_BADREC;
-	}
-	if ((st & PERF_SAMPLE_WEIGHT_TYPE) && u64(&c, &out->weight))
-		return HWS_E_BADREC;
-	if ((st & PERF_SAMPLE_DATA_SRC) && u64(&c, &out->data_src))
-		return HWS_E_BADREC;
-	if ((st & PERF_SAMPLE_TRANSACTION) && u64(&c, &out->transaction))
-		return HWS_E_BADREC;
-	if (st & PERF_SAMPLE_REGS_INTR) {
-		if (u64(&c, &v))
-			return HWS_E_BADREC;
-		if (v && take(&c, pd_popcount64(attr->sample_regs_intr) * 8u, &p))
-			return HWS_E_BADREC;
-	}
-	if ((st & PERF_SAMPLE_PHYS_ADDR) && u64(&c, &out->phys_addr))
-		return HWS_E_BADREC;
-	if ((st & PERF_SAMPLE_CGROUP) && u64(&c, &out->cgroup))
-		return HWS_E_BADREC;
-	if ((st & PERF_SAMPLE_DATA_PAGE_SIZE) && u64(&c, &out->data_page_size))
-		return HWS_E_BADREC;
-	if ((st & PERF_SAMPLE_CODE_PAGE_SIZE) && u64(&c, &out->code_page_size))
-		return HWS_E_BADREC;
-	if (st & PERF_SAMPLE_AUX) {
-		if (u64(&c, &v) || v > c.left || take(&c, (size_t)v, &p))
-			return HWS_E_BADREC;
-		out->aux_size = v;
-		out->aux = p;
-	}
+	PD_SAMPLE_FIELDS(P)
+#undef P
 	return 0;
 }
 
@@ -290,28 +293,22 @@ int hws_sample_id__parse(const struct perf_event_attr *attr, const void *rec, si
 		return HWS_E_BADREC;
 	c.p = (const uint8_t *)rec + hdr->size - n;
 	c.left = n;
-	if (st & PERF_SAMPLE_TID) {
-		u32pair(&c, &out->pid, &out->tid);
-		out->fields |= HWS_SF_PID;
+	/* what each field sets in out->fields (STREAM_ID: nothing) */
+#define SF_pid	     HWS_SF_PID
+#define SF_time	     HWS_SF_TIME
+#define SF_id	     HWS_SF_ID
+#define SF_stream_id 0
+#define SF_cpu	     HWS_SF_CPU
+#define T_U64(bit, name) u64(&c, &out->name)
+#define T_TID(bit, name) u32pair(&c, &out->pid, &out->tid)
+#define T_CPU(bit, name) u32pair(&c, &out->cpu, NULL)
+#define T(bit, kind, name)                                                                         \
+	if (st & (bit)) {                                                                          \
+		T_##kind(bit, name);                                                               \
+		out->fields |= SF_##name;                                                          \
 	}
-	if (st & PERF_SAMPLE_TIME) {
-		u64(&c, &out->time);
-		out->fields |= HWS_SF_TIME;
-	}
-	if (st & PERF_SAMPLE_ID) {
-		u64(&c, &out->id);
-		out->fields |= HWS_SF_ID;
-	}
-	if (st & PERF_SAMPLE_STREAM_ID)
-		u64(&c, &out->stream_id);
-	if (st & PERF_SAMPLE_CPU) {
-		u32pair(&c, &out->cpu, NULL);
-		out->fields |= HWS_SF_CPU;
-	}
-	if (st & PERF_SAMPLE_IDENTIFIER) {
-		u64(&c, &out->id);
-		out->fields |= HWS_SF_ID;
-	}
+	PD_ID_TRAILER_FIELDS(T)
+#undef T
 	return 0;
 }
 
@@ -319,37 +316,21 @@ int64_t hws_record__id(const struct perf_event_attr *attr, const void *rec, size
 {
 	const struct perf_event_header hdr_copy = pd_get_hdr(rec, size), *hdr = &hdr_copy;
 	const uint8_t *b = rec;
-	uint64_t st;
-	size_t off;
+	unsigned int smp, back;
 
 	if (!attr || !rec || size < sizeof(*hdr) || hdr->size > size || hdr->size < sizeof(*hdr))
 		return -1;
-	st = attr->sample_type;
+	pd_id_place(attr->sample_type, &smp, &back);
 	if (hdr->type == PERF_RECORD_SAMPLE) {
-		if (st & PERF_SAMPLE_IDENTIFIER)
-			off = 8;
-		else if (st & PERF_SAMPLE_ID)
-			off = 8 + ((st & PERF_SAMPLE_IP) ? 8 : 0) + ((st & PERF_SAMPLE_TID) ? 8 : 0) +
-			      ((st & PERF_SAMPLE_TIME) ? 8 : 0) + ((st & PERF_SAMPLE_ADDR) ? 8 : 0);
-		else
+		if (!smp || smp + 8 > hdr->size)
 			return -1;
-		if (off + 8 > hdr->size)
-			return -1;
-		return (int64_t)pd_get64(b + off);
+		return (int64_t)pd_get64(b + smp);
 	}
 	if (!attr->sample_id_all || hdr->type >= HWS_RECORD_HEADER_ATTR)
 		return -1;
-	if (st & PERF_SAMPLE_IDENTIFIER) {
-		if (hdr->size < 16)
-			return -1;
-		return (int64_t)pd_get64(b + hdr->size - 8);
-	}
-	if (!(st & PERF_SAMPLE_ID))
+	if (!back || back + 8 > hdr->size)
 		return -1;
-	off = 8 + ((st & PERF_SAMPLE_STREAM_ID) ? 8 : 0) + ((st & PERF_SAMPLE_CPU) ? 8 : 0);
-	if (off + 8 > hdr->size)
-		return -1;
-	return (int64_t)pd_get64(b + hdr->size - off);
+	return (int64_t)pd_get64(b + hdr->size - back);
 }
 
 static const char *const kernel_names[] = {

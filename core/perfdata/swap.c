@@ -20,6 +20,7 @@
 #include <hwsample/perfdata.h>
 
 #include "perfdata/perfdata_int.h"
+#include "perfdata/sample_fields.h"
 
 /* ---------------------------------------------------------------- feature byte swap */
 
@@ -395,94 +396,103 @@ static int wn64(struct wcur *c, uint64_t n)
 	return wskip(c, n * 8);
 }
 
+/* The variable-size fields of a sample (sample_fields.h's kinds); 0 or HWS_E_BADREC. */
+static inline int s_read(struct wcur *c, uint64_t rf, int to_host)
+{
+	uint64_t nr = 1;
+
+	if (rf & PERF_FORMAT_GROUP) {
+		if (c->left < 8)
+			return HWS_E_BADREC;
+		nr = to_host ? bswap_64(pd_get64(c->p)) : pd_get64(c->p);
+		if (nr > c->left / 8)
+			return HWS_E_BADREC;
+	}
+	return wn64(c, pd_read_size(rf, nr) / 8);
+}
+
+static inline int s_callchain(struct wcur *c, int to_host)
+{
+	uint64_t v;
+
+	return w64(c, to_host, &v) || wn64(c, v) ? HWS_E_BADREC : 0;
+}
+
+static inline int s_raw(struct wcur *c, int to_host)
+{
+	uint64_t v;
+
+	if (c->left < 4)
+		return HWS_E_BADREC;
+	v = fix32(c->p, to_host);
+	return wskip(c, 4) || wskip(c, v) ? HWS_E_BADREC : 0;
+}
+
+static inline int s_branch(struct wcur *c, uint64_t branch_sample_type, int to_host)
+{
+	uint64_t v;
+
+	if (w64(c, to_host, &v) || v > c->left / 24)
+		return HWS_E_BADREC;
+	if ((branch_sample_type & HWS_BRANCH_HW_INDEX) && w64(c, to_host, NULL))
+		return HWS_E_BADREC;
+	if (wn64(c, v * 3))
+		return HWS_E_BADREC;
+	if ((branch_sample_type & HWS_BRANCH_COUNTERS) && wn64(c, v))
+		return HWS_E_BADREC;
+	return 0;
+}
+
+static inline int s_regs(struct wcur *c, uint64_t mask, int to_host)
+{
+	uint64_t v;
+
+	return w64(c, to_host, &v) || (v && wn64(c, pd_popcount64(mask))) ? HWS_E_BADREC : 0;
+}
+
+static inline int s_stack(struct wcur *c, int to_host)
+{
+	uint64_t v;
+
+	if (w64(c, to_host, &v))
+		return HWS_E_BADREC;
+	return v && (wskip(c, v) || w64(c, to_host, NULL)) ? HWS_E_BADREC : 0;
+}
+
+static inline int s_aux(struct wcur *c, int to_host)
+{
+	uint64_t v;
+
+	return w64(c, to_host, &v) || wskip(c, v) ? HWS_E_BADREC : 0;
+}
+
 int hws__swap_sample(void *rec, size_t size, const struct perf_event_attr *attr, int to_host)
 {
 	const struct perf_event_header hdr_copy = pd_get_hdr(rec, size), *hdr = &hdr_copy;
 	struct wcur c;
-	uint64_t st, v;
+	uint64_t st;
 
 	if (!attr || size < sizeof(*hdr) || hdr->size > size || hdr->size < sizeof(*hdr))
 		return HWS_E_BADREC;
 	st = attr->sample_type;
 	c.p = (uint8_t *)rec + sizeof(*hdr);
 	c.left = hdr->size - sizeof(*hdr);
-
-#define W64(bit)                                        \
-	do {                                            \
-		if ((st & (bit)) && w64(&c, to_host, NULL)) \
-			return HWS_E_BADREC;            \
-	} while (0)
-	W64(PERF_SAMPLE_IDENTIFIER);
-	W64(PERF_SAMPLE_IP);
-	if ((st & PERF_SAMPLE_TID) && w32x2(&c))
+	/* each field: 0, or HWS_E_BADREC when the record ends inside it */
+#define S_U64(bit, name)       w64(&c, to_host, NULL)
+#define S_TID(bit, name)       w32x2(&c)
+#define S_CPU(bit, name)       w32x2(&c)
+#define S_READ(bit, name)      s_read(&c, attr->read_format, to_host)
+#define S_CALLCHAIN(bit, name) s_callchain(&c, to_host)
+#define S_RAW(bit, name)       s_raw(&c, to_host)
+#define S_BRANCH(bit, name)    s_branch(&c, attr->branch_sample_type, to_host)
+#define S_REGS(bit, name)      s_regs(&c, attr->name, to_host)
+#define S_STACK(bit, name)     s_stack(&c, to_host)
+#define S_AUX(bit, name)       s_aux(&c, to_host)
+#define S(bit, kind, name)                                                                         \
+	if ((st & (bit)) && S_##kind(bit, name))                                                   \
 		return HWS_E_BADREC;
-	W64(PERF_SAMPLE_TIME);
-	W64(PERF_SAMPLE_ADDR);
-	W64(PERF_SAMPLE_ID);
-	W64(PERF_SAMPLE_STREAM_ID);
-	if ((st & PERF_SAMPLE_CPU) && w32x2(&c))
-		return HWS_E_BADREC;
-	W64(PERF_SAMPLE_PERIOD);
-	if (st & PERF_SAMPLE_READ) {
-		uint64_t nr = 1, rf = attr->read_format;
-
-		if (rf & PERF_FORMAT_GROUP) {
-			if (c.left < 8)
-				return HWS_E_BADREC;
-			nr = to_host ? bswap_64(pd_get64(c.p)) : pd_get64(c.p);
-			if (nr > c.left / 8)
-				return HWS_E_BADREC;
-		}
-		if (wn64(&c, pd_read_size(rf, nr) / 8))
-			return HWS_E_BADREC;
-	}
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		if (w64(&c, to_host, &v) || wn64(&c, v))
-			return HWS_E_BADREC;
-	}
-	if (st & PERF_SAMPLE_RAW) {
-		if (c.left < 4)
-			return HWS_E_BADREC;
-		v = fix32(c.p, to_host);
-		if (wskip(&c, 4) || wskip(&c, v))
-			return HWS_E_BADREC;
-	}
-	if (st & PERF_SAMPLE_BRANCH_STACK) {
-		if (w64(&c, to_host, &v) || v > c.left / 24)
-			return HWS_E_BADREC;
-		if ((attr->branch_sample_type & HWS_BRANCH_HW_INDEX) && w64(&c, to_host, NULL))
-			return HWS_E_BADREC;
-		if (wn64(&c, v * 3))
-			return HWS_E_BADREC;
-		if ((attr->branch_sample_type & HWS_BRANCH_COUNTERS) && wn64(&c, v))
-			return HWS_E_BADREC;
-	}
-	if (st & PERF_SAMPLE_REGS_USER) {
-		if (w64(&c, to_host, &v) || (v && wn64(&c, pd_popcount64(attr->sample_regs_user))))
-			return HWS_E_BADREC;
-	}
-	if (st & PERF_SAMPLE_STACK_USER) {
-		if (w64(&c, to_host, &v))
-			return HWS_E_BADREC;
-		if (v && (wskip(&c, v) || w64(&c, to_host, NULL)))
-			return HWS_E_BADREC;
-	}
-	W64(PERF_SAMPLE_WEIGHT_TYPE);
-	W64(PERF_SAMPLE_DATA_SRC);
-	W64(PERF_SAMPLE_TRANSACTION);
-	if (st & PERF_SAMPLE_REGS_INTR) {
-		if (w64(&c, to_host, &v) || (v && wn64(&c, pd_popcount64(attr->sample_regs_intr))))
-			return HWS_E_BADREC;
-	}
-	W64(PERF_SAMPLE_PHYS_ADDR);
-	W64(PERF_SAMPLE_CGROUP);
-	W64(PERF_SAMPLE_DATA_PAGE_SIZE);
-	W64(PERF_SAMPLE_CODE_PAGE_SIZE);
-	if (st & PERF_SAMPLE_AUX) {
-		if (w64(&c, to_host, &v) || wskip(&c, v))
-			return HWS_E_BADREC;
-	}
-#undef W64
+	PD_SAMPLE_FIELDS(S)
+#undef S
 	return 0;
 }
 
@@ -502,18 +512,12 @@ static int swap_trailer(uint8_t *rec, size_t size, const struct perf_event_attr 
 		return HWS_E_BADREC;
 	c.p = rec + size - n;
 	c.left = n;
-	if (st & PERF_SAMPLE_TID)
-		w32x2(&c);
-	if (st & PERF_SAMPLE_TIME)
-		w64(&c, to_host, NULL);
-	if (st & PERF_SAMPLE_ID)
-		w64(&c, to_host, NULL);
-	if (st & PERF_SAMPLE_STREAM_ID)
-		w64(&c, to_host, NULL);
-	if (st & PERF_SAMPLE_CPU)
-		w32x2(&c);
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		w64(&c, to_host, NULL);
+	/* the sizes were checked together above */
+#define T(bit, kind, name)                                                                         \
+	if (st & (bit))                                                                            \
+		S_##kind(bit, name);
+	PD_ID_TRAILER_FIELDS(T)
+#undef T
 	return 0;
 }
 
