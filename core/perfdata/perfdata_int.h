@@ -13,6 +13,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
+#include <hwsample/perfdata.h>
 #include <hwsample/strbuf.h>
 
 #define PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" */
@@ -100,6 +101,22 @@ static inline void pd_swap64_array(void *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		pd_swap64((char *)p + 8 * i);
+}
+
+/* Features whose payload is one perf string (u32 len, bytes padded, NUL-terminated) */
+static inline bool pd_string_feature(int feat)
+{
+	switch (feat) {
+	case HWS_FEAT_HOSTNAME:
+	case HWS_FEAT_OSRELEASE:
+	case HWS_FEAT_VERSION:
+	case HWS_FEAT_ARCH:
+	case HWS_FEAT_CPUDESC:
+	case HWS_FEAT_CPUID:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* The record header by value: callers may hand in records that are not 4-aligned. */

@@ -2060,18 +2060,7 @@ const char *hws_perf_reader__string(const struct hws_perf_reader *r, int feat)
 	const struct rfeat *f;
 	uint32_t len;
 
-	switch (feat) {
-	case HWS_FEAT_HOSTNAME:
-	case HWS_FEAT_OSRELEASE:
-	case HWS_FEAT_VERSION:
-	case HWS_FEAT_ARCH:
-	case HWS_FEAT_CPUDESC:
-	case HWS_FEAT_CPUID:
-		break;
-	default:
-		return NULL;
-	}
-	if (!hws_perf_reader__has_feature(r, feat))
+	if (!pd_string_feature(feat) || !hws_perf_reader__has_feature(r, feat))
 		return NULL;
 	f = &r->feats[feat];
 	if (f->len < 4)

@@ -22,58 +22,49 @@
 #include "perfdata/perfdata_int.h"
 #include "perfdata/sample_fields.h"
 
-/* ---------------------------------------------------------------- feature byte swap */
+/* ---------------------------------------------------------------- cursor */
 
+/* Bytes being swapped in place, front to back: to host order when to_host, else to foreign
+ * order. */
 struct fcur {
 	uint8_t *p;
 	size_t left;
 	int to_host;
 };
 
-static int f_u32(struct fcur *c, uint32_t *v)
-{
-	uint32_t x;
-
-	if (c->left < 4)
-		return HWS_E_BADREC;
-	x = pd_get32(c->p);
-	pd_swap32(c->p);
-	if (v)
-		*v = c->to_host ? bswap_32(x) : x;
-	c->p += 4;
-	c->left -= 4;
-	return 0;
-}
-
-static int f_u64(struct fcur *c, uint64_t *v)
-{
-	uint64_t x;
-
-	if (c->left < 8)
-		return HWS_E_BADREC;
-	x = pd_get64(c->p);
-	pd_swap64(c->p);
-	if (v)
-		*v = c->to_host ? bswap_64(x) : x;
-	c->p += 8;
-	c->left -= 8;
-	return 0;
-}
-
-static int f_u16(struct fcur *c, uint16_t *v)
-{
-	uint16_t x;
-
-	if (c->left < 2)
-		return HWS_E_BADREC;
-	memcpy(&x, c->p, 2);
-	pd_swap16(c->p);
-	if (v)
-		*v = c->to_host ? bswap_16(x) : x;
-	c->p += 2;
-	c->left -= 2;
-	return 0;
-}
+/*
+ * fix16/32/64(p, to_host): swap the u16/u32/u64 at @p in place and return its host-order
+ * value. f_u16/32/64(c, v): the same at the cursor, stepping over it, the value into *@v
+ * (if @v); HWS_E_BADREC when fewer bytes are left.
+ */
+#define FIX_UINT(bits)                                                                             \
+	static inline uint##bits##_t fix##bits(uint8_t *p, int to_host)                           \
+	{                                                                                          \
+		uint##bits##_t v, s;                                                               \
+                                                                                                   \
+		memcpy(&v, p, sizeof(v));                                                          \
+		s = bswap_##bits(v);                                                               \
+		memcpy(p, &s, sizeof(s));                                                          \
+		return to_host ? s : v;                                                            \
+	}                                                                                          \
+                                                                                                   \
+	static inline int f_u##bits(struct fcur *c, uint##bits##_t *v)                            \
+	{                                                                                          \
+		uint##bits##_t x;                                                                  \
+                                                                                                   \
+		if (c->left < sizeof(x))                                                           \
+			return HWS_E_BADREC;                                                       \
+		x = fix##bits(c->p, c->to_host);                                                   \
+		if (v)                                                                             \
+			*v = x;                                                                    \
+		c->p += sizeof(x);                                                                 \
+		c->left -= sizeof(x);                                                              \
+		return 0;                                                                          \
+	}
+FIX_UINT(16)
+FIX_UINT(32)
+FIX_UINT(64)
+#undef FIX_UINT
 
 static int f_skip(struct fcur *c, uint64_t n)
 {
@@ -82,6 +73,27 @@ static int f_skip(struct fcur *c, uint64_t n)
 	c->p += n;
 	c->left -= n;
 	return 0;
+}
+
+/* two u32 in one 8-byte slot ({pid, tid}, {cpu, res}): both or, when short, neither */
+static int f_u32x2(struct fcur *c)
+{
+	if (c->left < 8)
+		return HWS_E_BADREC;
+	pd_swap32(c->p);
+	pd_swap32(c->p + 4);
+	c->p += 8;
+	c->left -= 8;
+	return 0;
+}
+
+/* @n u64: all or, when short, none */
+static int f_n64(struct fcur *c, uint64_t n)
+{
+	if (n > c->left / 8)
+		return HWS_E_BADREC;
+	pd_swap64_array(c->p, (size_t)n);
+	return f_skip(c, n * 8);
 }
 
 static int f_str(struct fcur *c)
@@ -115,6 +127,8 @@ static void f_rest64(struct fcur *c)
 	while (c->left >= 8)
 		f_u64(c, NULL);
 }
+
+/* ---------------------------------------------------------------- attrs and features */
 
 static int swap_cpu_map(struct fcur *c)
 {
@@ -202,16 +216,11 @@ int hws__swap_feature(int feat, void *buf, size_t len, int to_host)
 	struct fcur c = { buf, len, to_host };
 	uint32_t nr, n2;
 
+	if (pd_string_feature(feat))
+		return f_str(&c);
 	switch (feat) {
 	case -HWS_RECORD_CPU_MAP:
 		return swap_cpu_map(&c);
-	case HWS_FEAT_HOSTNAME:
-	case HWS_FEAT_OSRELEASE:
-	case HWS_FEAT_VERSION:
-	case HWS_FEAT_ARCH:
-	case HWS_FEAT_CPUDESC:
-	case HWS_FEAT_CPUID:
-		return f_str(&c);
 	case HWS_FEAT_NRCPUS:
 	case HWS_FEAT_COMPRESSED:
 		f_rest32(&c);
@@ -285,14 +294,8 @@ int hws__swap_feature(int feat, void *buf, size_t len, int to_host)
 			return HWS_E_BADREC;
 		f_rest64(&c);
 		return 0;
-	case HWS_FEAT_CPU_PMU_CAPS:
-		if (f_u32(&c, &nr))
-			return HWS_E_BADREC;
-		for (uint32_t i = 0; i < nr; i++)
-			if (f_str(&c) || f_str(&c))
-				return HWS_E_BADREC;
-		return 0;
-	case HWS_FEAT_HYBRID_TOPOLOGY:
+	case HWS_FEAT_CPU_PMU_CAPS:   /* u32 nr; {name, value}[nr] */
+	case HWS_FEAT_HYBRID_TOPOLOGY: /* u32 nr; {pmu name, cpus}[nr] */
 		if (f_u32(&c, &nr))
 			return HWS_E_BADREC;
 		for (uint32_t i = 0; i < nr; i++)
@@ -330,146 +333,82 @@ int hws__swap_feature(int feat, void *buf, size_t len, int to_host)
 	}
 }
 
-/* ---------------------------------------------------------------- byte swapping */
-
-/* Swap a u64 at @p and return its host-order value. */
-static uint64_t fix64(uint8_t *p, int to_host)
-{
-	uint64_t v = pd_get64(p);
-
-	pd_swap64(p);
-	return to_host ? bswap_64(v) : v;
-}
-
-static uint32_t fix32(uint8_t *p, int to_host)
-{
-	uint32_t v = pd_get32(p);
-
-	pd_swap32(p);
-	return to_host ? bswap_32(v) : v;
-}
-
-struct wcur {
-	uint8_t *p;
-	size_t left;
-};
-
-static int w64(struct wcur *c, int to_host, uint64_t *v)
-{
-	uint64_t x;
-
-	if (c->left < 8)
-		return HWS_E_BADREC;
-	x = fix64(c->p, to_host);
-	if (v)
-		*v = x;
-	c->p += 8;
-	c->left -= 8;
-	return 0;
-}
-
-static int w32x2(struct wcur *c)
-{
-	if (c->left < 8)
-		return HWS_E_BADREC;
-	pd_swap32(c->p);
-	pd_swap32(c->p + 4);
-	c->p += 8;
-	c->left -= 8;
-	return 0;
-}
-
-static int wskip(struct wcur *c, uint64_t n)
-{
-	if (n > c->left)
-		return HWS_E_BADREC;
-	c->p += n;
-	c->left -= n;
-	return 0;
-}
-
-static int wn64(struct wcur *c, uint64_t n)
-{
-	if (n > c->left / 8)
-		return HWS_E_BADREC;
-	pd_swap64_array(c->p, (size_t)n);
-	return wskip(c, n * 8);
-}
+/* ---------------------------------------------------------------- records */
 
 /* The variable-size fields of a sample (sample_fields.h's kinds); 0 or HWS_E_BADREC. */
-static inline int s_read(struct wcur *c, uint64_t rf, int to_host)
+static inline int s_read(struct fcur *c, uint64_t rf)
 {
 	uint64_t nr = 1;
 
 	if (rf & PERF_FORMAT_GROUP) {
 		if (c->left < 8)
 			return HWS_E_BADREC;
-		nr = to_host ? bswap_64(pd_get64(c->p)) : pd_get64(c->p);
+		nr = c->to_host ? bswap_64(pd_get64(c->p)) : pd_get64(c->p);
 		if (nr > c->left / 8)
 			return HWS_E_BADREC;
 	}
-	return wn64(c, pd_read_size(rf, nr) / 8);
+	return f_n64(c, pd_read_size(rf, nr) / 8);
 }
 
-static inline int s_callchain(struct wcur *c, int to_host)
+static inline int s_callchain(struct fcur *c)
 {
 	uint64_t v;
 
-	return w64(c, to_host, &v) || wn64(c, v) ? HWS_E_BADREC : 0;
+	return f_u64(c, &v) || f_n64(c, v) ? HWS_E_BADREC : 0;
 }
 
-static inline int s_raw(struct wcur *c, int to_host)
+static inline int s_raw(struct fcur *c)
 {
 	uint64_t v;
 
 	if (c->left < 4)
 		return HWS_E_BADREC;
-	v = fix32(c->p, to_host);
-	return wskip(c, 4) || wskip(c, v) ? HWS_E_BADREC : 0;
+	v = fix32(c->p, c->to_host);
+	return f_skip(c, 4) || f_skip(c, v) ? HWS_E_BADREC : 0;
 }
 
-static inline int s_branch(struct wcur *c, uint64_t branch_sample_type, int to_host)
+static inline int s_branch(struct fcur *c, uint64_t branch_sample_type)
 {
 	uint64_t v;
 
-	if (w64(c, to_host, &v) || v > c->left / 24)
+	if (f_u64(c, &v) || v > c->left / 24)
 		return HWS_E_BADREC;
-	if ((branch_sample_type & HWS_BRANCH_HW_INDEX) && w64(c, to_host, NULL))
+	if ((branch_sample_type & HWS_BRANCH_HW_INDEX) && f_u64(c, NULL))
 		return HWS_E_BADREC;
-	if (wn64(c, v * 3))
+	if (f_n64(c, v * 3))
 		return HWS_E_BADREC;
-	if ((branch_sample_type & HWS_BRANCH_COUNTERS) && wn64(c, v))
+	if ((branch_sample_type & HWS_BRANCH_COUNTERS) && f_n64(c, v))
 		return HWS_E_BADREC;
 	return 0;
 }
 
-static inline int s_regs(struct wcur *c, uint64_t mask, int to_host)
+static inline int s_regs(struct fcur *c, uint64_t mask)
 {
 	uint64_t v;
 
-	return w64(c, to_host, &v) || (v && wn64(c, pd_popcount64(mask))) ? HWS_E_BADREC : 0;
+	return f_u64(c, &v) || (v && f_n64(c, pd_popcount64(mask))) ? HWS_E_BADREC : 0;
 }
 
-static inline int s_stack(struct wcur *c, int to_host)
+static inline int s_stack(struct fcur *c)
 {
 	uint64_t v;
 
-	if (w64(c, to_host, &v))
+	if (f_u64(c, &v))
 		return HWS_E_BADREC;
-	return v && (wskip(c, v) || w64(c, to_host, NULL)) ? HWS_E_BADREC : 0;
+	return v && (f_skip(c, v) || f_u64(c, NULL)) ? HWS_E_BADREC : 0;
 }
 
-static inline int s_aux(struct wcur *c, int to_host)
+static inline int s_aux(struct fcur *c)
 {
 	uint64_t v;
 
-	return w64(c, to_host, &v) || wskip(c, v) ? HWS_E_BADREC : 0;
+	return f_u64(c, &v) || f_skip(c, v) ? HWS_E_BADREC : 0;
 }
 
 int hws__swap_sample(void *rec, size_t size, const struct perf_event_attr *attr, int to_host)
 {
 	const struct perf_event_header hdr_copy = pd_get_hdr(rec, size), *hdr = &hdr_copy;
-	struct wcur c;
+	struct fcur c;
 	uint64_t st;
 
 	if (!attr || size < sizeof(*hdr) || hdr->size > size || hdr->size < sizeof(*hdr))
@@ -477,17 +416,18 @@ int hws__swap_sample(void *rec, size_t size, const struct perf_event_attr *attr,
 	st = attr->sample_type;
 	c.p = (uint8_t *)rec + sizeof(*hdr);
 	c.left = hdr->size - sizeof(*hdr);
+	c.to_host = to_host;
 	/* each field: 0, or HWS_E_BADREC when the record ends inside it */
-#define S_U64(bit, name)       w64(&c, to_host, NULL)
-#define S_TID(bit, name)       w32x2(&c)
-#define S_CPU(bit, name)       w32x2(&c)
-#define S_READ(bit, name)      s_read(&c, attr->read_format, to_host)
-#define S_CALLCHAIN(bit, name) s_callchain(&c, to_host)
-#define S_RAW(bit, name)       s_raw(&c, to_host)
-#define S_BRANCH(bit, name)    s_branch(&c, attr->branch_sample_type, to_host)
-#define S_REGS(bit, name)      s_regs(&c, attr->name, to_host)
-#define S_STACK(bit, name)     s_stack(&c, to_host)
-#define S_AUX(bit, name)       s_aux(&c, to_host)
+#define S_U64(bit, name)       f_u64(&c, NULL)
+#define S_TID(bit, name)       f_u32x2(&c)
+#define S_CPU(bit, name)       f_u32x2(&c)
+#define S_READ(bit, name)      s_read(&c, attr->read_format)
+#define S_CALLCHAIN(bit, name) s_callchain(&c)
+#define S_RAW(bit, name)       s_raw(&c)
+#define S_BRANCH(bit, name)    s_branch(&c, attr->branch_sample_type)
+#define S_REGS(bit, name)      s_regs(&c, attr->name)
+#define S_STACK(bit, name)     s_stack(&c)
+#define S_AUX(bit, name)       s_aux(&c)
 #define S(bit, kind, name)                                                                         \
 	if ((st & (bit)) && S_##kind(bit, name))                                                   \
 		return HWS_E_BADREC;
@@ -502,7 +442,7 @@ static int swap_trailer(uint8_t *rec, size_t size, const struct perf_event_attr 
 {
 	uint64_t st;
 	size_t n;
-	struct wcur c;
+	struct fcur c;
 
 	if (!attr || !attr->sample_id_all)
 		return 0;
@@ -512,6 +452,7 @@ static int swap_trailer(uint8_t *rec, size_t size, const struct perf_event_attr 
 		return HWS_E_BADREC;
 	c.p = rec + size - n;
 	c.left = n;
+	c.to_host = to_host;
 	/* the sizes were checked together above */
 #define T(bit, kind, name)                                                                         \
 	if (st & (bit))                                                                            \
