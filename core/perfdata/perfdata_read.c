@@ -31,10 +31,8 @@
  *    or ids section after the data), and the first record cut short or not a record ends
  *    the data (cut_here()) instead of raising an error; the features are not read.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,127 +47,7 @@
 #include "util/internal.h"
 #include "perfdata/perfdata_int.h"
 #include "perfdata/sample_fields.h"
-
-#define WINDOW_SIZE (1u << 20)
-#define MAX_RECORD (1u << 16)
-#define MAX_PAYLOAD (64ull << 20)
-#define MAX_FEATURE (64ull << 20)
-#define MAX_ATTRS 4096
-#define MAX_IDS (1u << 20)
-#define MAX_FEATURES_TOTAL (128ull << 20)
-#define MAX_CPUS	   65536
-#define ID_CACHE 16 /* a power of two */
-
-struct rattr {
-	struct hws_perf_evattr ev;
-	char *name;
-	bool gen_name; /* generated from the attr, EVENT_DESC / EVENT_UPDATE may replace it */
-	uint64_t *ids;
-};
-
-struct idmap {
-	uint64_t id;
-	int idx1;
-};
-
-struct rfeat {
-	uint8_t *data; /* len + 1 bytes, the extra byte is 0 */
-	size_t len;
-};
-
-struct pmu_map {
-	uint32_t type;
-	const char *name;
-};
-
-struct pmu_cap {
-	const char *pmu, *name, *value;
-};
-
-struct hws_perf_reader {
-	struct hws_perf_reader_opts opts;
-	int fd;
-	bool own_fd;
-	bool pipe;   /* pipe-mode format (16-byte header, attrs as records) */
-	bool stream; /* the fd cannot seek: read() sequentially */
-	bool swap;
-	int err;
-	char errmsg[320];
-
-	uint8_t *win;
-	size_t win_cap;
-	uint64_t win_off;
-	size_t win_len;
-
-	/* regular files: the whole file mapped read-only (map_len = file_size), NULL when
-	 * mmap failed or the input is a stream; released: bytes before it were dropped from
-	 * the mapping with MADV_DONTNEED (see hws_perf_reader__release()) */
-	const uint8_t *map;
-	size_t map_len;
-	uint64_t released;
-
-	uint64_t file_size;
-	uint64_t pos;
-	uint64_t data_end;
-	/* what hws_perf_reader__next()'s short path may assume (fast_state()): records in place
-	 * in the mapping up to fast_end (0: take the long way); the attr of every SAMPLE
-	 * record, or ATTR_BY_ID: look it up by id (record_attr()) */
-	uint64_t fast_end;
-	int smp_attr;
-
-	uint64_t *rec; /* one record, 8-aligned */
-	uint8_t *payload;
-	size_t payload_cap;
-
-	struct rattr *attrs;
-	int nr_attrs, attrs_cap;
-	struct idmap *ids; /* hash table, see id_put() */
-	size_t id_cap, nr_ids;
-	int id_pos_attr; /* attr whose sample_type locates ids (perf: the first) */
-	/* record_attr()'s cache of recent ids, direct-mapped by the id's low bits (files
-	 * interleave a few events: loads and stores, one id per CPU): an entry is valid while
-	 * its idx1 != 0 */
-	struct {
-		uint64_t id;
-		int idx1;
-	} idc[ID_CACHE];
-	/* where the first attr's layout puts a record's id (set with attrs[0], see
-	 * id_layout()): SAMPLE: bytes from the start; others: bytes back from the end; 0: none */
-	uint16_t id_smp_off, id_end_off;
-
-	struct rfeat feats[HWS_FEAT__MAX];
-	uint64_t features[4];
-	uint64_t feat_bytes; /* total kept, for MAX_FEATURES_TOTAL */
-
-	struct pmu_map *pmus;
-	size_t nr_pmus;
-	struct pmu_cap *caps;
-	size_t nr_caps;
-	int16_t *cpu_node;
-	int nr_cpu_node;
-
-	/* decompressed records of PERF_RECORD_COMPRESSED (see decompress()) */
-	uint8_t *dc;
-	size_t dc_cap, dc_len, dc_pos;
-	uint64_t dc_off; /* file offset of the COMPRESSED record they came from */
-	void *zds;	 /* ZSTD_DStream */
-	bool zstd_warned;
-
-	/* file mode: why the file is unfinished (HWS_UNFINISHED_*, 0: finished) and what its
-	 * header said; where its whole records end, once __next() got there (cut_known) */
-	int unf;
-	char unf_why[160];
-	uint64_t hdr_data_off, hdr_data_size;
-	uint64_t cut, cut_bytes;
-	bool cut_known;
-
-	struct hws_file_info fi;
-	struct hws_time_conv tc;
-	bool have_tc;
-	uint64_t *aux_priv;
-	uint8_t *tracing;
-	uint64_t tracing_size;
-};
+#include "perfdata/read_int.h"
 
 /* ---------------------------------------------------------------- errors */
 
@@ -1248,8 +1126,6 @@ struct hws_perf_reader *hws_perf_reader__open(const char *path,
 	return r;
 }
 
-static void zstd_free(void *zds);
-
 void hws_perf_reader__close(struct hws_perf_reader *r)
 {
 	if (!r)
@@ -1272,9 +1148,8 @@ void hws_perf_reader__close(struct hws_perf_reader *r)
 	free(r->aux_priv);
 	free(r->tracing);
 	free(r->payload);
-	free(r->dc);
-	zstd_free(r->zds);
-	free(r->win);
+	pd_decomp_free(&r->dc);
+		free(r->win);
 	free(r->rec);
 	if (r->map)
 		munmap((void *)(uintptr_t)r->map, r->map_len);
@@ -1535,134 +1410,6 @@ static int consume(struct hws_perf_reader *r, uint8_t *rec, struct hws_perf_reco
 	}
 }
 
-/* ---------------------------------------------------------------- compressed records */
-
-/*
- * PERF_RECORD_COMPRESSED (perf record -z): zstd frames holding ordinary records. libzstd is
- * loaded with dlopen() on first use (no build dependency); its streaming API is declared
- * here as zstd.h declares it (stable ABI). Without it, COMPRESSED records are handed out
- * and their contents skipped (one warning). Decompressed records are handed out right
- * after the COMPRESSED record, with its file offset (as perf report -D shows them); a
- * record may continue in the next COMPRESSED record. The output is bounded by MAX_DECOMP.
- */
-#define MAX_DECOMP (32u << 20)
-
-struct zstd_in {
-	const void *src;
-	size_t size, pos;
-};
-
-struct zstd_out {
-	void *dst;
-	size_t size, pos;
-};
-
-static struct {
-	int state; /* 0 untried, 1 loaded, -1 unavailable */
-	void *(*create)(void);
-	size_t (*init)(void *ds);
-	size_t (*decompress)(void *ds, struct zstd_out *out, struct zstd_in *in);
-	size_t (*free_ds)(void *ds);
-	unsigned (*is_error)(size_t code);
-} zstd;
-
-static pthread_mutex_t zstd_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void zstd_free(void *zds)
-{
-	if (zds && zstd.state == 1)
-		zstd.free_ds(zds);
-}
-
-static bool zstd_load(void)
-{
-	pthread_mutex_lock(&zstd_lock);
-	if (zstd.state == 0) {
-		void *h = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
-
-		zstd.state = -1;
-		if (h) {
-			*(void **)&zstd.create = dlsym(h, "ZSTD_createDStream");
-			*(void **)&zstd.init = dlsym(h, "ZSTD_initDStream");
-			*(void **)&zstd.decompress = dlsym(h, "ZSTD_decompressStream");
-			*(void **)&zstd.free_ds = dlsym(h, "ZSTD_freeDStream");
-			*(void **)&zstd.is_error = dlsym(h, "ZSTD_isError");
-			if (zstd.create && zstd.init && zstd.decompress && zstd.free_ds &&
-			    zstd.is_error)
-				zstd.state = 1;
-		}
-	}
-	pthread_mutex_unlock(&zstd_lock);
-	return zstd.state == 1;
-}
-
-/* Append the decompressed payload of COMPRESSED record @rec to r->dc. */
-static int decompress(struct hws_perf_reader *r, const uint8_t *rec, size_t size)
-{
-	struct zstd_in in;
-	struct zstd_out out;
-	const struct perf_event_header *h = (const void *)rec;
-	size_t off = 8;
-
-	if (h->type == HWS_RECORD_COMPRESSED2) { /* {u64 data_size; data[]} (perf >= 6.15) */
-		uint64_t ds;
-
-		if (size < 16)
-			return HWS_E_BADREC;
-		ds = pd_get64(rec + 8);
-		off = 16;
-		if (ds < size - 16)
-			size = 16 + (size_t)ds;
-	}
-	if (!zstd_load()) {
-		if (!r->zstd_warned)
-			pr_warn("compressed records (perf record -z): libzstd.so.1 is not "
-				"installed, their contents are skipped\n");
-		r->zstd_warned = true;
-		return 0;
-	}
-	if (!r->zds) {
-		r->zds = zstd.create();
-		if (!r->zds || zstd.is_error(zstd.init(r->zds)))
-			return -ENOMEM;
-	}
-	/* keep the unread remainder (a record cut at the end of the previous frame) */
-	if (r->dc_pos) {
-		memmove(r->dc, r->dc + r->dc_pos, r->dc_len - r->dc_pos);
-		r->dc_len -= r->dc_pos;
-		r->dc_pos = 0;
-	}
-	in.src = rec + off;
-	in.size = size - off;
-	in.pos = 0;
-	while (in.pos < in.size) {
-		size_t ret;
-
-		if (r->dc_cap - r->dc_len < 65536) {
-			size_t cap = r->dc_cap ? r->dc_cap * 2 : 1u << 20;
-			uint8_t *n;
-
-			if (cap > MAX_DECOMP)
-				return HWS_E_TOO_BIG;
-			n = realloc(r->dc, cap);
-			if (!n)
-				return -ENOMEM;
-			r->dc = n;
-			r->dc_cap = cap;
-		}
-		out.dst = r->dc;
-		out.size = r->dc_cap;
-		out.pos = r->dc_len;
-		ret = zstd.decompress(r->zds, &out, &in);
-		r->dc_len = out.pos;
-		if (zstd.is_error(ret))
-			return HWS_E_BADREC;
-		if (out.pos < out.size && in.pos == in.size)
-			break;
-	}
-	return 0;
-}
-
 /* ---------------------------------------------------------------- record delivery */
 
 /* Byte-swap, attribute, and interpret a record copied into r->rec. */
@@ -1694,7 +1441,7 @@ static int after_record(struct hws_perf_reader *r, const struct perf_event_heade
 	if (h->type < HWS_RECORD_HEADER_ATTR)
 		return 1;
 	if (h->type == HWS_RECORD_COMPRESSED || h->type == HWS_RECORD_COMPRESSED2) {
-		err = decompress(r, (const uint8_t *)r->rec, h->size);
+		err = pd_decompress(&r->dc, (const uint8_t *)r->rec, h->size);
 		if (err)
 			return fail(r, err, out->file_offset, h, "cannot decompress: %s",
 				    err == HWS_E_TOO_BIG ? "output above 32 MiB" : "bad zstd data");
@@ -1715,12 +1462,12 @@ static int after_record(struct hws_perf_reader *r, const struct perf_event_heade
 static int next_decompressed(struct hws_perf_reader *r, struct hws_perf_record *out)
 {
 	struct perf_event_header h;
-	size_t left = r->dc_len - r->dc_pos;
+	size_t left = r->dc.len - r->dc.pos;
 	int err;
 
 	if (left < sizeof(h))
 		return 0;
-	memcpy(&h, r->dc + r->dc_pos, sizeof(h));
+	memcpy(&h, r->dc.buf + r->dc.pos, sizeof(h));
 	if (r->swap) {
 		h.type = bswap_32(h.type);
 		h.misc = bswap_16(h.misc);
@@ -1729,14 +1476,14 @@ static int next_decompressed(struct hws_perf_reader *r, struct hws_perf_record *
 	if (h.size < sizeof(h) || h.type >= HWS_RECORD__MAX || h.type == HWS_RECORD_AUXTRACE ||
 	    h.type == HWS_RECORD_HEADER_TRACING_DATA || h.type == HWS_RECORD_COMPRESSED ||
 	    h.type == HWS_RECORD_COMPRESSED2)
-		return fail(r, HWS_E_BADREC, r->dc_off, &h,
-			    "invalid record inside compressed data (at +%#zx)", r->dc_pos);
+		return fail(r, HWS_E_BADREC, r->dc.off, &h,
+			    "invalid record inside compressed data (at +%#zx)", r->dc.pos);
 	if (h.size > left)
 		return 0;
-	memcpy(r->rec, r->dc + r->dc_pos, h.size);
+	memcpy(r->rec, r->dc.buf + r->dc.pos, h.size);
 	memcpy(r->rec, &h, sizeof(h));
-	r->dc_pos += h.size;
-	err = finish_record(r, (uint8_t *)r->rec, &h, r->dc_off, out);
+	r->dc.pos += h.size;
+	err = finish_record(r, (uint8_t *)r->rec, &h, r->dc.off, out);
 	return err ? err : after_record(r, &h, out);
 }
 
@@ -1748,7 +1495,7 @@ static int next_decompressed(struct hws_perf_reader *r, struct hws_perf_record *
 static void fast_state(struct hws_perf_reader *r)
 {
 	r->fast_end =
-	    r->map && !r->swap && !r->err && r->dc_pos >= r->dc_len && r->data_end <= r->map_len
+	    r->map && !r->swap && !r->err && r->dc.pos >= r->dc.len && r->data_end <= r->map_len
 		? r->data_end
 		: 0;
 	r->smp_attr = sample_attr_rule(r);
@@ -1919,14 +1666,14 @@ static __attribute__((noinline)) int next_long(struct hws_perf_reader *r,
 		r->pos += psz;
 	}
 	if (h.type == HWS_RECORD_COMPRESSED || h.type == HWS_RECORD_COMPRESSED2)
-		r->dc_off = r->pos;
+		r->dc.off = r->pos;
 	r->pos += h.size;
 	return after_record(r, &h, out);
 end:
-	if (r->dc_len > r->dc_pos)
-		return fail(r, HWS_E_TRUNCATED, r->dc_off, NULL,
+	if (r->dc.len > r->dc.pos)
+		return fail(r, HWS_E_TRUNCATED, r->dc.off, NULL,
 			    "%zu bytes of a record cut at the end of the compressed data",
-			    r->dc_len - r->dc_pos);
+			    r->dc.len - r->dc.pos);
 	if (r->unf && !r->cut_known)
 		cut_here(r);
 	return 0;
@@ -1940,8 +1687,8 @@ int hws_perf_reader__peek_type(struct hws_perf_reader *r)
 
 	if (!r || r->err)
 		return -1;
-	if (r->dc_len - r->dc_pos >= sizeof(h)) {
-		p = r->dc + r->dc_pos;
+	if (r->dc.len - r->dc.pos >= sizeof(h)) {
+		p = r->dc.buf + r->dc.pos;
 	} else {
 		if (r->pos >= r->data_end || (!r->stream && r->data_end - r->pos < sizeof(h)))
 			return -1;
