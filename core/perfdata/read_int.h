@@ -19,16 +19,16 @@
 
 #include <hwsample/perfdata.h>
 
-#define WINDOW_SIZE (1u << 20)
-#define MAX_RECORD (1u << 16)
-#define MAX_PAYLOAD (64ull << 20)
-#define MAX_FEATURE (64ull << 20)
-#define MAX_ATTRS 4096
-#define MAX_IDS (1u << 20)
+#define WINDOW_SIZE	   (1u << 20)
+#define MAX_RECORD	   (1u << 16)
+#define MAX_PAYLOAD	   (64ull << 20)
+#define MAX_FEATURE	   (64ull << 20)
+#define MAX_ATTRS	   4096
+#define MAX_IDS		   (1u << 20)
 #define MAX_FEATURES_TOTAL (128ull << 20)
 #define MAX_CPUS	   65536
-#define ID_CACHE 16 /* a power of two */
-#define MAX_DECOMP (32u << 20) /* bytes of records one COMPRESSED record may expand to */
+#define ID_CACHE	   16	       /* a power of two */
+#define MAX_DECOMP	   (32u << 20) /* bytes of records one COMPRESSED record may expand to */
 
 /* Records decompressed from PERF_RECORD_COMPRESSED, handed out from buf[pos, len). */
 struct pd_decomp {

@@ -129,7 +129,7 @@ static inline unsigned int pd_sample_fixed_off(uint64_t sample_type, uint64_t bi
 	unsigned int off = 8;
 
 #define PD__OFF(b, kind, name)                                                                     \
-	if ((b) & bit)                                                                             \
+	if (bit & (b))                                                                             \
 		return (sample_type & (b)) ? off : 0;                                              \
 	if (sample_type & (b)) {                                                                   \
 		if (!PD_K_##kind)                                                                  \

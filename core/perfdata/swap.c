@@ -9,8 +9,8 @@
  * Invariants: every function here works inside [buf, buf + len) only and allocates nothing;
  * u64 fields are swapped as u64, u32/u16 fields as such (so {pid, tid} pairs keep their
  * place), byte payloads (RAW data, AUX, STACK_USER, strings) are left as they are; a
- * malformed input returns HWS_E_BADREC and is left partly swapped. Nothing here calls the
- * reader or the parser: inside core/perfdata/, read -> swap, read -> parse, write -> parse.
+ * malformed input returns HWS_E_BADREC and is left partly swapped. Nothing here calls
+ * anything else of core/perfdata/ (the graph: core/perfdata/perfdata_read.c's head comment).
  */
 #include <byteswap.h>
 #include <stdint.h>
@@ -38,7 +38,7 @@ struct fcur {
  * (if @v); HWS_E_BADREC when fewer bytes are left.
  */
 #define FIX_UINT(bits)                                                                             \
-	static inline uint##bits##_t fix##bits(uint8_t *p, int to_host)                           \
+	static inline uint##bits##_t fix##bits(uint8_t *p, int to_host)                            \
 	{                                                                                          \
 		uint##bits##_t v, s;                                                               \
                                                                                                    \
@@ -48,7 +48,7 @@ struct fcur {
 		return to_host ? s : v;                                                            \
 	}                                                                                          \
                                                                                                    \
-	static inline int f_u##bits(struct fcur *c, uint##bits##_t *v)                            \
+	static inline int f_u##bits(struct fcur *c, uint##bits##_t *v)                             \
 	{                                                                                          \
 		uint##bits##_t x;                                                                  \
                                                                                                    \
@@ -294,7 +294,7 @@ int hws__swap_feature(int feat, void *buf, size_t len, int to_host)
 			return HWS_E_BADREC;
 		f_rest64(&c);
 		return 0;
-	case HWS_FEAT_CPU_PMU_CAPS:   /* u32 nr; {name, value}[nr] */
+	case HWS_FEAT_CPU_PMU_CAPS:    /* u32 nr; {name, value}[nr] */
 	case HWS_FEAT_HYBRID_TOPOLOGY: /* u32 nr; {pmu name, cpus}[nr] */
 		if (f_u32(&c, &nr))
 			return HWS_E_BADREC;
@@ -437,8 +437,7 @@ int hws__swap_sample(void *rec, size_t size, const struct perf_event_attr *attr,
 }
 
 /* Swap the sample_id trailer at the end of a non-sample record. */
-static int swap_trailer(uint8_t *rec, size_t size, const struct perf_event_attr *attr,
-			int to_host)
+static int swap_trailer(uint8_t *rec, size_t size, const struct perf_event_attr *attr, int to_host)
 {
 	uint64_t st;
 	size_t n;
