@@ -11,8 +11,9 @@
  *    expands these lists (sample_parse.c: hws_sample__parse(), hws_sample_id__parse();
  *    swap.c: hws__swap_sample() and the trailer swapper) or asks the helpers below
  *    (perfdata_read.c and hws_record__id(): where the id is; core/decode/events.c: the
- *    fixed-layout plan and where the time is). The lists expand at compile time, so a walker
- *    costs what the hand-written sequence of tests cost.
+ *    fixed-layout plan and where the time is; core/record/session.c: where the CPU is;
+ *    core/record/synth.c writes trailers with pd_put_id_trailer()). The lists expand at
+ *    compile time, so a walker costs what the hand-written sequence of tests cost.
  *  - @kind says how a field is laid out (PD_K_<kind>, below); @name is the struct
  *    hws_record_sample member a U64 field fills (the trailer's: the struct hws_sample_id
  *    member), for REGS the perf_event_attr mask that sizes it, else what it holds.
@@ -37,7 +38,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <linux/perf_event.h>
+
+#include <hwsample/perfdata.h>
 
 #define PD_SAMPLE_FIELDS(X)                                                                        \
 	X(PERF_SAMPLE_IDENTIFIER, U64, id)                                                         \
@@ -102,6 +106,30 @@ static inline size_t pd_id_trailer_size(uint64_t sample_type)
 #define PD__SIZE(bit, kind, name) n += (sample_type & (bit)) ? 8 : 0;
 	PD_ID_TRAILER_FIELDS(PD__SIZE)
 #undef PD__SIZE
+	return n;
+}
+
+/* Write the sample_id trailer of @sample_type with the values in @sid (CPU's res word 0) at
+ * @p; returns its size (pd_id_trailer_size()). */
+static inline size_t pd_put_id_trailer(uint64_t sample_type, const struct hws_sample_id *sid,
+				       void *p)
+{
+	uint8_t *b = p;
+	size_t n = 0;
+
+#define PD__PUT_U64(name) memcpy(b + n, &sid->name, 8)
+#define PD__PUT_TID(name) (memcpy(b + n, &sid->pid, 4), memcpy(b + n + 4, &sid->tid, 4))
+#define PD__PUT_CPU(name) (memcpy(b + n, &sid->cpu, 4), memset(b + n + 4, 0, 4))
+#define PD__PUT(bit, kind, name)                                                                   \
+	if (sample_type & (bit)) {                                                                 \
+		PD__PUT_##kind(name);                                                              \
+		n += 8;                                                                            \
+	}
+	PD_ID_TRAILER_FIELDS(PD__PUT)
+#undef PD__PUT
+#undef PD__PUT_U64
+#undef PD__PUT_TID
+#undef PD__PUT_CPU
 	return n;
 }
 
