@@ -2,6 +2,8 @@
 /*
  * Building perf records by hand in tests: a fixed buffer and appenders (host byte order).
  * rb_begin() starts a record with its header; the caller sets header.size when done.
+ * Tests append a sample's fields in the kernel's order themselves, on purpose: they encode
+ * independently of core/perfdata/sample_fields.h, the table the code under test walks.
  */
 #ifndef HWS_TESTS_REC_BUILD_H
 #define HWS_TESTS_REC_BUILD_H

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private helpers shared by the perf.data writer, reader and sample parser
- * (core/perfdata/perfdata_write.c, core/perfdata/perfdata_read.c, core/perfdata/sample_parse.c, core/record/host_features.c).
+ * Private helpers shared by the perf.data writer, reader, byte swapper and sample parser
+ * (core/perfdata/perfdata_write.c, core/perfdata/perfdata_read.c, core/perfdata/swap.c,
+ * core/perfdata/sample_parse.c), and by core/record/host_features.c and core/decode/.
  * Not installed. All helpers are bounds-checked by their callers.
  */
 #ifndef HWS_CORE_PERFDATA_INT_H
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <linux/perf_event.h>
 
+#include <hwsample/perfdata.h>
 #include <hwsample/strbuf.h>
 
 #define PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" */
@@ -26,14 +28,6 @@
 #define HWS_BRANCH_COUNTERS (1ULL << 19) /* PERF_SAMPLE_BRANCH_COUNTERS */
 #define HWS_FORMAT_LOST (1ULL << 4)	 /* PERF_FORMAT_LOST */
 #define HWS_MISC_MMAP_BUILD_ID (1U << 14)
-/* sample_type bits whose fields are always 8 bytes (WEIGHT and WEIGHT_STRUCT share theirs):
- * a sample of only these has a length known from sample_type */
-#define HWS_FIXED_SAMPLE_FIELDS                                                                    \
-	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
-	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
-	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT |                     \
-	 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR |                  \
-	 PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE)
 #define HWS_MISC_BUILD_ID_SIZE (1U << 15) /* HEADER_BUILD_ID entry: byte 20 of the id is its size */
 
 struct hws_file_section {
@@ -109,6 +103,37 @@ static inline void pd_swap64_array(void *p, size_t n)
 		pd_swap64((char *)p + 8 * i);
 }
 
+/* Features whose payload is one perf string (u32 len, bytes padded, NUL-terminated) */
+static inline bool pd_string_feature(int feat)
+{
+	switch (feat) {
+	case HWS_FEAT_HOSTNAME:
+	case HWS_FEAT_OSRELEASE:
+	case HWS_FEAT_VERSION:
+	case HWS_FEAT_ARCH:
+	case HWS_FEAT_CPUDESC:
+	case HWS_FEAT_CPUID:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The record header by value: callers may hand in records that are not 4-aligned. */
+static inline struct perf_event_header pd_get_hdr(const void *rec, size_t size)
+{
+	struct perf_event_header h = { 0, 0, 0 }; /* size 0: rejected by every caller */
+
+	if (rec && size >= sizeof(h))
+		memcpy(&h, rec, sizeof(h));
+	return h;
+}
+
+static inline unsigned int pd_popcount64(uint64_t v)
+{
+	return (unsigned int)__builtin_popcountll(v);
+}
+
 /* Size in bytes of a read_format block with @nr group members (1 if not a group). */
 static inline uint64_t pd_read_size(uint64_t read_format, uint64_t nr)
 {
@@ -122,19 +147,7 @@ static inline uint64_t pd_read_size(uint64_t read_format, uint64_t nr)
 	return hdr + per;
 }
 
-/* Size of the sample_id trailer of non-sample records for @sample_type. */
-static inline size_t pd_id_trailer_size(uint64_t sample_type)
-{
-	size_t n = 0;
-
-	n += (sample_type & PERF_SAMPLE_TID) ? 8 : 0;
-	n += (sample_type & PERF_SAMPLE_TIME) ? 8 : 0;
-	n += (sample_type & PERF_SAMPLE_ID) ? 8 : 0;
-	n += (sample_type & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
-	n += (sample_type & PERF_SAMPLE_CPU) ? 8 : 0;
-	n += (sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
-	return n;
-}
+/* ---- core/perfdata/swap.c: in-place byte swapping ---- */
 
 /*
  * Byte-swap a record body in place: into host order when @to_host (reader), else from host
@@ -155,10 +168,14 @@ void hws__swap_attr(void *attr, size_t avail, int to_host);
  * order (test helper). Returns 0 or HWS_E_BADREC (left partly swapped). */
 int hws__swap_feature(int feat, void *buf, size_t len, int to_host);
 
+/* ---- core/perfdata/sample_parse.c ---- */
+
 /* Name for an event without one: "cycles", "page-faults", "tracepoint 123",
  * "ibs_op/config=0x80000/" (with @pmu), else "raw 0x1cd". */
 void hws__attr_default_name(const struct perf_event_attr *at, const char *pmu, char *buf,
 			    size_t len);
+
+/* ---- core/perfdata/perfdata_write.c ---- */
 
 /* Feature payload builders (perf's on-disk encodings, host order). Return 0 or -errno. */
 int hws__put_string(struct hws_strbuf *sb, const char *s);

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * perf.data reader: file mode (PERFILE2, old 72-byte headers, PERFFILE v1) and pipe mode,
- * either byte order.
+ * either byte order. This file: opening (file header, attr and ids sections, the feature
+ * index), the input (mapping or read window), attrs and ids, record delivery. Its parts,
+ * sharing its state through core/perfdata/read_int.h: features.c (header features, names and
+ * the accessors over them), compress.c (COMPRESSED records). Inside core/perfdata/ calls go
+ *   perfdata_read.c -> features.c, compress.c, swap.c, sample_parse.c
+ *   features.c -> swap.c, sample_parse.c        perfdata_write.c -> sample_parse.c
+ * and swap.c, sample_parse.c and compress.c call nothing of core/perfdata/.
  *
  * Invariants:
  *  - Memory is bounded whatever the input: records are read through a window (grown only
@@ -17,9 +23,10 @@
  *  - Records handed out are 8-aligned and in host byte order: kernel records of a mapped
  *    regular file in place (HWS_PERF_REC_HDR_STABLE, see map_file()), others copied into
  *    an 8-aligned buffer valid until the next call.
- *    Byte swapping follows perf's intent: u64 fields swapped as u64, u32/u16 fields as
- *    such (pid/tid, cpu/res keep their place), RAW/AUX/stack/string bytes unchanged, RAW's
- *    u32 size swapped; attr flag bitfields are bit-reversed per byte (perf swap_bitfield).
+ *    Byte swapping (core/perfdata/swap.c) follows perf's intent: u64 fields swapped as
+ *    u64, u32/u16 fields as such (pid/tid, cpu/res keep their place), RAW/AUX/stack/string
+ *    bytes unchanged, RAW's u32 size swapped; attr flag bitfields are bit-reversed per byte
+ *    (perf swap_bitfield).
  *  - The first error sticks: __next() keeps returning it; errmsg names offset and record.
  *  - A file-mode file is unfinished (check_unfinished()) only when its header cannot be
  *    the one of a finished recording: data size past the end of the file; feature bits
@@ -30,10 +37,8 @@
  *    or ids section after the data), and the first record cut short or not a record ends
  *    the data (cut_here()) instead of raising an error; the features are not read.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,127 +52,8 @@
 
 #include "util/internal.h"
 #include "perfdata/perfdata_int.h"
-
-#define WINDOW_SIZE (1u << 20)
-#define MAX_RECORD (1u << 16)
-#define MAX_PAYLOAD (64ull << 20)
-#define MAX_FEATURE (64ull << 20)
-#define MAX_ATTRS 4096
-#define MAX_IDS (1u << 20)
-#define MAX_FEATURES_TOTAL (128ull << 20)
-#define MAX_CPUS	   65536
-#define ID_CACHE 16 /* a power of two */
-
-struct rattr {
-	struct hws_perf_evattr ev;
-	char *name;
-	bool gen_name; /* generated from the attr, EVENT_DESC / EVENT_UPDATE may replace it */
-	uint64_t *ids;
-};
-
-struct idmap {
-	uint64_t id;
-	int idx1;
-};
-
-struct rfeat {
-	uint8_t *data; /* len + 1 bytes, the extra byte is 0 */
-	size_t len;
-};
-
-struct pmu_map {
-	uint32_t type;
-	const char *name;
-};
-
-struct pmu_cap {
-	const char *pmu, *name, *value;
-};
-
-struct hws_perf_reader {
-	struct hws_perf_reader_opts opts;
-	int fd;
-	bool own_fd;
-	bool pipe;   /* pipe-mode format (16-byte header, attrs as records) */
-	bool stream; /* the fd cannot seek: read() sequentially */
-	bool swap;
-	int err;
-	char errmsg[320];
-
-	uint8_t *win;
-	size_t win_cap;
-	uint64_t win_off;
-	size_t win_len;
-
-	/* regular files: the whole file mapped read-only (map_len = file_size), NULL when
-	 * mmap failed or the input is a stream; released: bytes before it were dropped from
-	 * the mapping with MADV_DONTNEED (see hws_perf_reader__release()) */
-	const uint8_t *map;
-	size_t map_len;
-	uint64_t released;
-
-	uint64_t file_size;
-	uint64_t pos;
-	uint64_t data_end;
-	/* what hws_perf_reader__next()'s short path may assume (fast_state()): records in place
-	 * in the mapping up to fast_end (0: take the long way); the attr of every SAMPLE
-	 * record, or ATTR_BY_ID: look it up by id (record_attr()) */
-	uint64_t fast_end;
-	int smp_attr;
-
-	uint64_t *rec; /* one record, 8-aligned */
-	uint8_t *payload;
-	size_t payload_cap;
-
-	struct rattr *attrs;
-	int nr_attrs, attrs_cap;
-	struct idmap *ids; /* hash table, see id_put() */
-	size_t id_cap, nr_ids;
-	int id_pos_attr; /* attr whose sample_type locates ids (perf: the first) */
-	/* record_attr()'s cache of recent ids, direct-mapped by the id's low bits (files
-	 * interleave a few events: loads and stores, one id per CPU): an entry is valid while
-	 * its idx1 != 0 */
-	struct {
-		uint64_t id;
-		int idx1;
-	} idc[ID_CACHE];
-	/* where the first attr's layout puts a record's id (set with attrs[0], see
-	 * id_layout()): SAMPLE: bytes from the start; others: bytes back from the end; 0: none */
-	uint16_t id_smp_off, id_end_off;
-
-	struct rfeat feats[HWS_FEAT__MAX];
-	uint64_t features[4];
-	uint64_t feat_bytes; /* total kept, for MAX_FEATURES_TOTAL */
-
-	struct pmu_map *pmus;
-	size_t nr_pmus;
-	struct pmu_cap *caps;
-	size_t nr_caps;
-	int16_t *cpu_node;
-	int nr_cpu_node;
-
-	/* decompressed records of PERF_RECORD_COMPRESSED (see decompress()) */
-	uint8_t *dc;
-	size_t dc_cap, dc_len, dc_pos;
-	uint64_t dc_off; /* file offset of the COMPRESSED record they came from */
-	void *zds;	 /* ZSTD_DStream */
-	bool zstd_warned;
-
-	/* file mode: why the file is unfinished (HWS_UNFINISHED_*, 0: finished) and what its
-	 * header said; where its whole records end, once __next() got there (cut_known) */
-	int unf;
-	char unf_why[160];
-	uint64_t hdr_data_off, hdr_data_size;
-	uint64_t cut, cut_bytes;
-	bool cut_known;
-
-	struct hws_file_info fi;
-	struct hws_time_conv tc;
-	bool have_tc;
-	uint64_t *aux_priv;
-	uint8_t *tracing;
-	uint64_t tracing_size;
-};
+#include "perfdata/sample_fields.h"
+#include "perfdata/read_int.h"
 
 /* ---------------------------------------------------------------- errors */
 
@@ -411,22 +297,11 @@ static int add_ids(struct hws_perf_reader *r, int idx, const uint8_t *ids, uint6
 /* Where records carry their id with @a0's sample_type (as hws_record__id() finds it). */
 static void id_layout(struct hws_perf_reader *r, const struct perf_event_attr *a0)
 {
-	uint64_t st = a0->sample_type;
+	unsigned int smp, back;
 
-	r->id_smp_off = r->id_end_off = 0;
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		r->id_smp_off = 8;
-	else if (st & PERF_SAMPLE_ID)
-		r->id_smp_off = (uint16_t)(8 + 8 * (!!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) +
-						    !!(st & PERF_SAMPLE_TIME) +
-						    !!(st & PERF_SAMPLE_ADDR)));
-	if (!a0->sample_id_all)
-		return;
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		r->id_end_off = 8;
-	else if (st & PERF_SAMPLE_ID)
-		r->id_end_off = (uint16_t)(8 + 8 * (!!(st & PERF_SAMPLE_STREAM_ID) +
-						    !!(st & PERF_SAMPLE_CPU)));
+	pd_id_place(a0->sample_type, &smp, &back);
+	r->id_smp_off = (uint16_t)smp;
+	r->id_end_off = a0->sample_id_all ? (uint16_t)back : 0;
 }
 
 /* Add an attr from @buf (@asz bytes on disk, file byte order; @buf is modified). */
@@ -475,641 +350,6 @@ int hws_perf_reader__attr_by_id(const struct hws_perf_reader *r, uint64_t id)
 		if (r->ids[i].id == id)
 			return r->ids[i].idx1 - 1;
 	return -1;
-}
-
-/* Names: EVENT_DESC by index (as perf does), else generated from the attr. */
-static int name_attrs(struct hws_perf_reader *r)
-{
-	for (int i = 0; i < r->nr_attrs; i++) {
-		struct rattr *a = &r->attrs[i];
-		const struct perf_event_attr *at = &a->ev.attr;
-		char buf[128];
-
-		a->ev.pmu_name = hws_perf_reader__pmu_name(r, at->type);
-		/* hybrid: generic HARDWARE/HW_CACHE events carry the PMU type in config[63:32] */
-		if (!a->ev.pmu_name && (at->type == PERF_TYPE_HARDWARE ||
-					at->type == PERF_TYPE_HW_CACHE) && (at->config >> 32))
-			a->ev.pmu_name = hws_perf_reader__pmu_name(r, (uint32_t)(at->config >> 32));
-		if (a->name)
-			continue;
-		hws__attr_default_name(at, a->ev.pmu_name, buf, sizeof(buf));
-		a->name = strdup(buf);
-		if (!a->name)
-			return -ENOMEM;
-		a->gen_name = true;
-	}
-	for (int i = 0; i < r->nr_attrs; i++)
-		r->attrs[i].ev.name = r->attrs[i].name;
-	return 0;
-}
-
-static void set_attr_name(struct hws_perf_reader *r, int idx, const char *name, size_t max)
-{
-	char *n;
-
-	if (idx < 0 || idx >= r->nr_attrs || !max)
-		return;
-	n = strndup(name, max);
-	if (!n)
-		return;
-	free(r->attrs[idx].name);
-	r->attrs[idx].name = n;
-	r->attrs[idx].ev.name = n;
-	r->attrs[idx].gen_name = false;
-}
-
-/* ---------------------------------------------------------------- feature byte swap */
-
-struct fcur {
-	uint8_t *p;
-	size_t left;
-	int to_host;
-};
-
-static int f_u32(struct fcur *c, uint32_t *v)
-{
-	uint32_t x;
-
-	if (c->left < 4)
-		return HWS_E_BADREC;
-	x = pd_get32(c->p);
-	pd_swap32(c->p);
-	if (v)
-		*v = c->to_host ? bswap_32(x) : x;
-	c->p += 4;
-	c->left -= 4;
-	return 0;
-}
-
-static int f_u64(struct fcur *c, uint64_t *v)
-{
-	uint64_t x;
-
-	if (c->left < 8)
-		return HWS_E_BADREC;
-	x = pd_get64(c->p);
-	pd_swap64(c->p);
-	if (v)
-		*v = c->to_host ? bswap_64(x) : x;
-	c->p += 8;
-	c->left -= 8;
-	return 0;
-}
-
-static int f_u16(struct fcur *c, uint16_t *v)
-{
-	uint16_t x;
-
-	if (c->left < 2)
-		return HWS_E_BADREC;
-	memcpy(&x, c->p, 2);
-	pd_swap16(c->p);
-	if (v)
-		*v = c->to_host ? bswap_16(x) : x;
-	c->p += 2;
-	c->left -= 2;
-	return 0;
-}
-
-static int f_skip(struct fcur *c, uint64_t n)
-{
-	if (n > c->left)
-		return HWS_E_BADREC;
-	c->p += n;
-	c->left -= n;
-	return 0;
-}
-
-static int f_str(struct fcur *c)
-{
-	uint32_t len;
-
-	return f_u32(c, &len) ? HWS_E_BADREC : f_skip(c, len);
-}
-
-/* u32 nr; nr strings */
-static int f_strlist(struct fcur *c)
-{
-	uint32_t nr;
-
-	if (f_u32(c, &nr))
-		return HWS_E_BADREC;
-	for (uint32_t i = 0; i < nr; i++)
-		if (f_str(c))
-			return HWS_E_BADREC;
-	return 0;
-}
-
-static void f_rest32(struct fcur *c)
-{
-	while (c->left >= 4)
-		f_u32(c, NULL);
-}
-
-static void f_rest64(struct fcur *c)
-{
-	while (c->left >= 8)
-		f_u64(c, NULL);
-}
-
-static int swap_cpu_map(struct fcur *c)
-{
-	uint16_t type, nr, lsz;
-
-	if (f_u16(c, &type))
-		return HWS_E_BADREC;
-	switch (type) {
-	case 0: /* cpus: u16 nr, u16 cpu[] */
-		if (f_u16(c, &nr))
-			return HWS_E_BADREC;
-		for (uint16_t i = 0; i < nr; i++)
-			if (f_u16(c, NULL))
-				return HWS_E_BADREC;
-		return 0;
-	case 1: /* mask: u16 nr, u16 long_size, then u32[] (4) or u64[] at 8-aligned offset */
-		if (f_u16(c, &nr) || f_u16(c, &lsz))
-			return HWS_E_BADREC;
-		if (lsz == 8) {
-			if (f_skip(c, 2))
-				return HWS_E_BADREC;
-			f_rest64(c);
-		} else {
-			f_rest32(c);
-		}
-		return 0;
-	case 2: /* range: u8 any_cpu, u8 pad, u16 start, u16 end */
-		if (f_skip(c, 2) || f_u16(c, NULL) || f_u16(c, NULL))
-			return HWS_E_BADREC;
-		return 0;
-	default:
-		return HWS_E_BADREC;
-	}
-}
-
-void hws__swap_attr(void *attr, size_t avail, int to_host)
-{
-	static const struct {
-		uint8_t off, len;
-	} fields[] = {
-		{ 8, 8 },   { 16, 8 },	{ 24, 8 },  { 32, 8 },	{ 48, 4 },  { 52, 4 },
-		{ 56, 8 },  { 64, 8 },	{ 72, 8 },  { 80, 8 },	{ 88, 4 },  { 92, 4 },
-		{ 96, 8 },  { 104, 4 }, { 108, 2 }, { 110, 2 }, { 112, 4 }, { 116, 4 },
-		{ 120, 8 }, { 128, 8 }, { 136, 8 },
-	};
-	uint8_t *a = attr;
-	uint32_t size;
-
-	if (avail < 8)
-		return;
-	size = pd_get32(a + 4);
-	pd_swap32(a);
-	pd_swap32(a + 4);
-	if (to_host)
-		size = bswap_32(size);
-	if (size == 0)
-		size = PERF_ATTR_SIZE_VER0;
-	if (size > avail)
-		size = (uint32_t)avail;
-	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		if (fields[i].off + fields[i].len > size)
-			continue;
-		if (fields[i].len == 8)
-			pd_swap64(a + fields[i].off);
-		else if (fields[i].len == 4)
-			pd_swap32(a + fields[i].off);
-		else
-			pd_swap16(a + fields[i].off);
-	}
-	/* flags bitfield: bit order reverses with byte order (perf swap_bitfield) */
-	if (size >= 48) {
-		for (int i = 40; i < 48; i++) {
-			uint8_t b = a[i];
-
-			b = (uint8_t)((b >> 4) | (b << 4));
-			b = (uint8_t)(((b & 0xcc) >> 2) | ((b & 0x33) << 2));
-			b = (uint8_t)(((b & 0xaa) >> 1) | ((b & 0x55) << 1));
-			a[i] = b;
-		}
-	}
-}
-
-int hws__swap_feature(int feat, void *buf, size_t len, int to_host)
-{
-	struct fcur c = { buf, len, to_host };
-	uint32_t nr, n2;
-
-	switch (feat) {
-	case -HWS_RECORD_CPU_MAP:
-		return swap_cpu_map(&c);
-	case HWS_FEAT_HOSTNAME:
-	case HWS_FEAT_OSRELEASE:
-	case HWS_FEAT_VERSION:
-	case HWS_FEAT_ARCH:
-	case HWS_FEAT_CPUDESC:
-	case HWS_FEAT_CPUID:
-		return f_str(&c);
-	case HWS_FEAT_NRCPUS:
-	case HWS_FEAT_COMPRESSED:
-		f_rest32(&c);
-		return 0;
-	case HWS_FEAT_TOTAL_MEM:
-	case HWS_FEAT_CLOCKID:
-	case HWS_FEAT_AUXTRACE:
-	case HWS_FEAT_SAMPLE_TIME:
-	case HWS_FEAT_MEM_TOPOLOGY:
-	case HWS_FEAT_DIR_FORMAT:
-		f_rest64(&c);
-		return 0;
-	case HWS_FEAT_CMDLINE:
-		return f_strlist(&c);
-	case HWS_FEAT_EVENT_DESC: {
-		uint32_t asz;
-
-		if (f_u32(&c, &nr) || f_u32(&c, &asz) || asz < 8)
-			return HWS_E_BADREC;
-		for (uint32_t i = 0; i < nr; i++) {
-			if (c.left < asz)
-				return HWS_E_BADREC;
-			hws__swap_attr(c.p, asz, to_host);
-			if (f_skip(&c, asz) || f_u32(&c, &n2) || f_str(&c))
-				return HWS_E_BADREC;
-			if (n2 > c.left / 8)
-				return HWS_E_BADREC;
-			for (uint32_t j = 0; j < n2; j++)
-				f_u64(&c, NULL);
-		}
-		return 0;
-	}
-	case HWS_FEAT_CPU_TOPOLOGY:
-		/* package and core lists; the per-CPU ids after them are u32s (die lists, if
-		 * any, come after the per-CPU part and need nr_cpus: left as u32s, a gap) */
-		if (f_strlist(&c) || f_strlist(&c))
-			return HWS_E_BADREC;
-		f_rest32(&c);
-		return 0;
-	case HWS_FEAT_NUMA_TOPOLOGY:
-		if (f_u32(&c, &nr))
-			return HWS_E_BADREC;
-		for (uint32_t i = 0; i < nr; i++)
-			if (f_u32(&c, NULL) || f_u64(&c, NULL) || f_u64(&c, NULL) || f_str(&c))
-				return HWS_E_BADREC;
-		return 0;
-	case HWS_FEAT_PMU_MAPPINGS:
-		if (f_u32(&c, &nr))
-			return HWS_E_BADREC;
-		for (uint32_t i = 0; i < nr; i++)
-			if (f_u32(&c, NULL) || f_str(&c))
-				return HWS_E_BADREC;
-		return 0;
-	case HWS_FEAT_GROUP_DESC:
-		if (f_u32(&c, &nr))
-			return HWS_E_BADREC;
-		for (uint32_t i = 0; i < nr; i++)
-			if (f_str(&c) || f_u32(&c, NULL) || f_u32(&c, NULL))
-				return HWS_E_BADREC;
-		return 0;
-	case HWS_FEAT_CACHE:
-		if (f_u32(&c, NULL) || f_u32(&c, &nr))
-			return HWS_E_BADREC;
-		for (uint32_t i = 0; i < nr; i++)
-			if (f_u32(&c, NULL) || f_u32(&c, NULL) || f_u32(&c, NULL) ||
-			    f_u32(&c, NULL) || f_str(&c) || f_str(&c) || f_str(&c))
-				return HWS_E_BADREC;
-		return 0;
-	case HWS_FEAT_CLOCK_DATA:
-		if (f_u32(&c, NULL) || f_u32(&c, NULL))
-			return HWS_E_BADREC;
-		f_rest64(&c);
-		return 0;
-	case HWS_FEAT_CPU_PMU_CAPS:
-		if (f_u32(&c, &nr))
-			return HWS_E_BADREC;
-		for (uint32_t i = 0; i < nr; i++)
-			if (f_str(&c) || f_str(&c))
-				return HWS_E_BADREC;
-		return 0;
-	case HWS_FEAT_HYBRID_TOPOLOGY:
-		if (f_u32(&c, &nr))
-			return HWS_E_BADREC;
-		for (uint32_t i = 0; i < nr; i++)
-			if (f_str(&c) || f_str(&c))
-				return HWS_E_BADREC;
-		return 0;
-	case HWS_FEAT_PMU_CAPS:
-		if (f_u32(&c, &nr))
-			return HWS_E_BADREC;
-		for (uint32_t i = 0; i < nr; i++) {
-			if (f_u32(&c, &n2))
-				return HWS_E_BADREC;
-			for (uint32_t j = 0; j < n2; j++)
-				if (f_str(&c) || f_str(&c))
-					return HWS_E_BADREC;
-			if (f_str(&c))
-				return HWS_E_BADREC;
-		}
-		return 0;
-	case HWS_FEAT_BUILD_ID:
-		/* a list of BUILD_ID records: header {u32 type; u16 misc; u16 size}, pid */
-		while (c.left >= 12) {
-			uint16_t sz;
-
-			f_u32(&c, NULL);
-			f_u16(&c, NULL);
-			f_u16(&c, &sz);
-			f_u32(&c, NULL);
-			if (sz < 12 || f_skip(&c, sz - 12u))
-				return HWS_E_BADREC;
-		}
-		return 0;
-	default:
-		return 0; /* TRACING_DATA, BPF_*, STAT, BRANCH_STACK...: left as bytes */
-	}
-}
-
-/* ---------------------------------------------------------------- features */
-
-/* Cursor over a host-order feature payload (read only). */
-struct rcur {
-	const uint8_t *p;
-	size_t left;
-};
-
-static int r_u32(struct rcur *c, uint32_t *v)
-{
-	if (c->left < 4)
-		return HWS_E_BADREC;
-	*v = pd_get32(c->p);
-	c->p += 4;
-	c->left -= 4;
-	return 0;
-}
-
-static int r_u64(struct rcur *c, uint64_t *v)
-{
-	if (c->left < 8)
-		return HWS_E_BADREC;
-	*v = pd_get64(c->p);
-	c->p += 8;
-	c->left -= 8;
-	return 0;
-}
-
-/* A feature string: pointer into the payload; may be unterminated inside len, so it is
- * copied into @out (NUL-terminated, truncated to @outlen). */
-static int r_str(struct rcur *c, const char **s, size_t *slen)
-{
-	uint32_t len;
-
-	if (r_u32(c, &len) || len > c->left)
-		return HWS_E_BADREC;
-	*s = (const char *)c->p;
-	*slen = strnlen(*s, len);
-	c->p += len;
-	c->left -= len;
-	return 0;
-}
-
-static char *r_strdup(struct rcur *c)
-{
-	const char *s;
-	size_t n;
-
-	if (r_str(c, &s, &n))
-		return NULL;
-	return strndup(s, n);
-}
-
-static int parse_pmu_mappings(struct hws_perf_reader *r, const struct rfeat *f)
-{
-	struct rcur c = { f->data, f->len };
-	uint32_t nr;
-
-	if (r_u32(&c, &nr) || nr > c.left / 8)
-		return HWS_E_BADREC;
-	r->pmus = calloc(nr + 1, sizeof(*r->pmus));
-	if (!r->pmus)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < nr; i++) {
-		uint32_t type;
-		char *n;
-
-		if (r_u32(&c, &type))
-			return HWS_E_BADREC;
-		n = r_strdup(&c);
-		if (!n)
-			return HWS_E_BADREC;
-		r->pmus[r->nr_pmus].type = type;
-		r->pmus[r->nr_pmus++].name = n;
-	}
-	return 0;
-}
-
-static int add_cap(struct hws_perf_reader *r, const char *pmu, struct rcur *c, size_t max)
-{
-	char *n = r_strdup(c), *v = n ? r_strdup(c) : NULL;
-
-	if (!n || !v || r->nr_caps >= max) {
-		free(n);
-		free(v);
-		return HWS_E_BADREC;
-	}
-	r->caps[r->nr_caps].pmu = pmu;
-	r->caps[r->nr_caps].name = n;
-	r->caps[r->nr_caps++].value = v;
-	return 0;
-}
-
-static const char cpu_pmu[] = "cpu"; /* CPU_PMU_CAPS entries point here (not freed) */
-
-static void free_caps(struct hws_perf_reader *r)
-{
-	for (size_t i = 0; i < r->nr_caps; i++) {
-		free((char *)r->caps[i].name);
-		free((char *)r->caps[i].value);
-		if (r->caps[i].pmu && r->caps[i].pmu != cpu_pmu &&
-		    (i + 1 == r->nr_caps || r->caps[i + 1].pmu != r->caps[i].pmu))
-			free((char *)r->caps[i].pmu);
-	}
-	free(r->caps);
-	r->caps = NULL;
-	r->nr_caps = 0;
-}
-
-static int parse_caps(struct hws_perf_reader *r)
-{
-	const struct rfeat *pc = &r->feats[HWS_FEAT_PMU_CAPS];
-	const struct rfeat *cc = &r->feats[HWS_FEAT_CPU_PMU_CAPS];
-	size_t max = (pc->len + cc->len) / 8 + 1;
-	uint32_t nr, nc;
-	struct rcur c;
-
-	if (!pc->data && !cc->data)
-		return 0;
-	r->caps = calloc(max, sizeof(*r->caps));
-	if (!r->caps)
-		return -ENOMEM;
-	if (cc->data) {
-		c.p = cc->data;
-		c.left = cc->len;
-		if (!r_u32(&c, &nc))
-			for (uint32_t i = 0; i < nc; i++)
-				if (add_cap(r, cpu_pmu, &c, max))
-					break;
-	}
-	if (pc->data) {
-		c.p = pc->data;
-		c.left = pc->len;
-		if (r_u32(&c, &nr))
-			return HWS_E_BADREC;
-		for (uint32_t i = 0; i < nr; i++) {
-			size_t first = r->nr_caps;
-			char *pmu;
-
-			if (r_u32(&c, &nc) || nc > c.left / 8)
-				return HWS_E_BADREC;
-			for (uint32_t j = 0; j < nc; j++)
-				if (add_cap(r, NULL, &c, max))
-					return HWS_E_BADREC;
-			pmu = r_strdup(&c);
-			if (!pmu)
-				return HWS_E_BADREC;
-			if (first == r->nr_caps) {
-				free(pmu);
-				continue;
-			}
-			/* the first cap of a PMU owns the name string (freed via it) */
-			for (size_t k = first; k < r->nr_caps; k++)
-				r->caps[k].pmu = pmu;
-		}
-	}
-	return 0;
-}
-
-static void cpulist_apply(struct hws_perf_reader *r, const char *s, size_t len, int node)
-{
-	const char *end = s + len;
-
-	while (s < end && *s) {
-		char *e;
-		long a = strtol(s, &e, 10), b;
-
-		if (e == s || e > end)
-			break;
-		b = a;
-		if (e < end && *e == '-') {
-			const char *t = e + 1;
-
-			b = strtol(t, &e, 10);
-			if (e == t || e > end)
-				break;
-		}
-		for (long cpu = a < 0 ? 0 : a; cpu <= b && cpu < MAX_CPUS; cpu++) {
-			if (cpu >= r->nr_cpu_node) {
-				int n = (int)cpu + 64;
-				int16_t *m = realloc(r->cpu_node, sizeof(*m) * (size_t)n);
-
-				if (!m)
-					return;
-				for (int i = r->nr_cpu_node; i < n; i++)
-					m[i] = -1;
-				r->cpu_node = m;
-				r->nr_cpu_node = n;
-			}
-			r->cpu_node[cpu] = (int16_t)node;
-		}
-		if (e >= end || *e != ',')
-			break;
-		s = e + 1;
-	}
-}
-
-static int parse_numa(struct hws_perf_reader *r, const struct rfeat *f)
-{
-	struct rcur c = { f->data, f->len };
-	uint32_t nr;
-
-	if (r_u32(&c, &nr))
-		return HWS_E_BADREC;
-	for (uint32_t i = 0; i < nr; i++) {
-		uint32_t node;
-		uint64_t t, fr;
-		const char *s;
-		size_t n;
-
-		if (r_u32(&c, &node) || r_u64(&c, &t) || r_u64(&c, &fr) || r_str(&c, &s, &n))
-			return HWS_E_BADREC;
-		if (node < 32768)
-			cpulist_apply(r, s, n, (int)node);
-	}
-	return 0;
-}
-
-static int parse_event_desc(struct hws_perf_reader *r, const struct rfeat *f)
-{
-	struct rcur c = { f->data, f->len };
-	uint32_t nr, asz;
-
-	if (r_u32(&c, &nr) || r_u32(&c, &asz) || asz > c.left)
-		return HWS_E_BADREC;
-	for (uint32_t i = 0; i < nr; i++) {
-		uint32_t nids;
-		const char *s;
-		size_t n;
-
-		if (asz > c.left)
-			return HWS_E_BADREC;
-		c.p += asz;
-		c.left -= asz;
-		if (r_u32(&c, &nids) || r_str(&c, &s, &n) || nids > c.left / 8)
-			return HWS_E_BADREC;
-		c.p += (size_t)nids * 8;
-		c.left -= (size_t)nids * 8;
-		if ((int)i < r->nr_attrs && n && (!r->attrs[i].name || r->attrs[i].gen_name))
-			set_attr_name(r, (int)i, s, n);
-	}
-	return 0;
-}
-
-/* Store a feature payload (file order in @data, swapped here). Takes ownership. */
-static void store_feature(struct hws_perf_reader *r, int feat, uint8_t *data, size_t len)
-{
-	if (r->feat_bytes + len > MAX_FEATURES_TOTAL) {
-		pr_warn("header feature %d of the input dropped: its features pass %llu MiB\n",
-			feat, MAX_FEATURES_TOTAL >> 20);
-		free(data);
-		return;
-	}
-	r->feat_bytes += len;
-	if (r->swap && hws__swap_feature(feat, data, len, 1))
-		pr_debug("perfdata: feature %d: malformed, partly swapped\n", feat);
-	if (r->feats[feat].data)
-		r->feat_bytes -= r->feats[feat].len;
-	free(r->feats[feat].data);
-	r->feats[feat].data = data;
-	r->feats[feat].len = len;
-	data[len] = 0;
-	r->features[feat / 64] |= 1ULL << (feat % 64);
-}
-
-/* Interpret the features the reader uses itself. Malformed ones are ignored. */
-static void digest_features(struct hws_perf_reader *r)
-{
-	if (r->feats[HWS_FEAT_PMU_MAPPINGS].data && !r->pmus &&
-	    parse_pmu_mappings(r, &r->feats[HWS_FEAT_PMU_MAPPINGS]))
-		pr_debug("perfdata: malformed PMU_MAPPINGS\n");
-	if (!r->caps && parse_caps(r))
-		pr_debug("perfdata: malformed PMU_CAPS\n");
-	if (r->feats[HWS_FEAT_NUMA_TOPOLOGY].data && !r->cpu_node &&
-	    parse_numa(r, &r->feats[HWS_FEAT_NUMA_TOPOLOGY]))
-		pr_debug("perfdata: malformed NUMA_TOPOLOGY\n");
-	if (r->feats[HWS_FEAT_EVENT_DESC].data &&
-	    parse_event_desc(r, &r->feats[HWS_FEAT_EVENT_DESC]))
-		pr_debug("perfdata: malformed EVENT_DESC\n");
-	if (r->feats[HWS_FEAT_TRACING_DATA].data && !r->tracing) { /* re-pointed each time */
-		r->fi.tracing_data = r->feats[HWS_FEAT_TRACING_DATA].data;
-		r->fi.tracing_data_size = r->feats[HWS_FEAT_TRACING_DATA].len;
-	}
-	name_attrs(r);
 }
 
 static int read_features(struct hws_perf_reader *r, const struct hws_file_header *h)
@@ -1163,7 +403,7 @@ static int read_features(struct hws_perf_reader *r, const struct hws_file_header
 			err = 0;
 			continue;
 		}
-		store_feature(r, f, d, (size_t)s.size);
+		pd_store_feature(r, f, d, (size_t)s.size);
 	}
 out:
 	free(secs);
@@ -1445,19 +685,6 @@ static int open_header(struct hws_perf_reader *r)
 	return 0;
 }
 
-static const char *fi_pmu_cap(const struct hws_file_info *fi, const char *pmu, const char *cap)
-{
-	return hws_perf_reader__pmu_cap(fi->pmu_cap_ctx, pmu, cap);
-}
-
-static uint64_t fi_cpu_midr(const struct hws_file_info *fi, int cpu)
-{
-	(void)cpu;
-	if (fi->cpuid && !strncmp(fi->cpuid, "0x", 2))
-		return strtoull(fi->cpuid, NULL, 16);
-	return 0;
-}
-
 /*
  * Map a regular file whole: records and AUX payloads are then handed out in place (no read()
  * copy, no copy by the caller: HWS_PERF_REC_HDR_STABLE / _PAYLOAD_STABLE). Pages are faulted
@@ -1527,10 +754,7 @@ struct hws_perf_reader *hws_perf_reader__open_fd(int fd, const struct hws_perf_r
 		hws_perf_reader__close(r);
 		return errno = ENOMEM, NULL;
 	}
-	r->fi.sz = sizeof(r->fi);
-	r->fi.pmu_cap = fi_pmu_cap;
-	r->fi.pmu_cap_ctx = r;
-	r->fi.cpu_midr = fi_cpu_midr;
+	pd_file_info_init(r);
 	err = open_header(r);
 	if (err) {
 		/* keep the message reachable for callers that want it: log at warn level */
@@ -1538,7 +762,7 @@ struct hws_perf_reader *hws_perf_reader__open_fd(int fd, const struct hws_perf_r
 		hws_perf_reader__close(r);
 		return errno = -err, NULL;
 	}
-	digest_features(r);
+	pd_digest_features(r);
 	return r;
 }
 
@@ -1565,8 +789,6 @@ struct hws_perf_reader *hws_perf_reader__open(const char *path,
 	return r;
 }
 
-static void zstd_free(void *zds);
-
 void hws_perf_reader__close(struct hws_perf_reader *r)
 {
 	if (!r)
@@ -1579,18 +801,11 @@ void hws_perf_reader__close(struct hws_perf_reader *r)
 	}
 	free(r->attrs);
 	free(r->ids);
-	for (int f = 0; f < HWS_FEAT__MAX; f++)
-		free(r->feats[f].data);
-	for (size_t i = 0; i < r->nr_pmus; i++)
-		free((char *)r->pmus[i].name);
-	free(r->pmus);
-	free_caps(r);
-	free(r->cpu_node);
+	pd_free_features(r);
 	free(r->aux_priv);
 	free(r->tracing);
 	free(r->payload);
-	free(r->dc);
-	zstd_free(r->zds);
+	pd_decomp_free(&r->dc);
 	free(r->win);
 	free(r->rec);
 	if (r->map)
@@ -1754,42 +969,11 @@ static int consume(struct hws_perf_reader *r, uint8_t *rec, struct hws_perf_reco
 		}
 		if (idx < 0)
 			return idx;
-		name_attrs(r);
+		pd_name_attrs(r);
 		return 0;
 	}
-	case HWS_RECORD_HEADER_FEATURE: {
-		uint64_t feat;
-		uint8_t *d;
-
-		if (sz < 16)
-			return HWS_E_BADREC;
-		feat = pd_get64(rec + 8);
-		if (feat == 0 || feat >= HWS_FEAT__MAX)
-			return HWS_E_BADREC;
-		d = malloc(sz - 16 + 1);
-		if (!d)
-			return -ENOMEM;
-		memcpy(d, rec + 16, sz - 16);
-		/* already swapped with the record */
-		{
-			bool sw = r->swap;
-
-			r->swap = false;
-			store_feature(r, (int)feat, d, sz - 16);
-			r->swap = sw;
-		}
-		if (feat == HWS_FEAT_PMU_CAPS || feat == HWS_FEAT_CPU_PMU_CAPS)
-			free_caps(r);
-		if (feat == HWS_FEAT_PMU_MAPPINGS) {
-			for (size_t i = 0; i < r->nr_pmus; i++)
-				free((char *)r->pmus[i].name);
-			free(r->pmus);
-			r->pmus = NULL;
-			r->nr_pmus = 0;
-		}
-		digest_features(r);
-		return 0;
-	}
+	case HWS_RECORD_HEADER_FEATURE:
+		return pd_header_feature(r, rec, sz);
 	case HWS_RECORD_AUXTRACE_INFO: {
 		size_t n = sz >= 16 ? (sz - 16) / 8 : 0;
 		uint64_t *p;
@@ -1844,140 +1028,12 @@ static int consume(struct hws_perf_reader *r, uint8_t *rec, struct hws_perf_reco
 		if (sz > 24 && pd_get64(rec + 8) == 2) {
 			int idx = hws_perf_reader__attr_by_id(r, pd_get64(rec + 16));
 
-			set_attr_name(r, idx, (const char *)rec + 24, sz - 24);
+			pd_set_attr_name(r, idx, (const char *)rec + 24, sz - 24);
 		}
 		return 0;
 	default:
 		return 0;
 	}
-}
-
-/* ---------------------------------------------------------------- compressed records */
-
-/*
- * PERF_RECORD_COMPRESSED (perf record -z): zstd frames holding ordinary records. libzstd is
- * loaded with dlopen() on first use (no build dependency); its streaming API is declared
- * here as zstd.h declares it (stable ABI). Without it, COMPRESSED records are handed out
- * and their contents skipped (one warning). Decompressed records are handed out right
- * after the COMPRESSED record, with its file offset (as perf report -D shows them); a
- * record may continue in the next COMPRESSED record. The output is bounded by MAX_DECOMP.
- */
-#define MAX_DECOMP (32u << 20)
-
-struct zstd_in {
-	const void *src;
-	size_t size, pos;
-};
-
-struct zstd_out {
-	void *dst;
-	size_t size, pos;
-};
-
-static struct {
-	int state; /* 0 untried, 1 loaded, -1 unavailable */
-	void *(*create)(void);
-	size_t (*init)(void *ds);
-	size_t (*decompress)(void *ds, struct zstd_out *out, struct zstd_in *in);
-	size_t (*free_ds)(void *ds);
-	unsigned (*is_error)(size_t code);
-} zstd;
-
-static pthread_mutex_t zstd_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void zstd_free(void *zds)
-{
-	if (zds && zstd.state == 1)
-		zstd.free_ds(zds);
-}
-
-static bool zstd_load(void)
-{
-	pthread_mutex_lock(&zstd_lock);
-	if (zstd.state == 0) {
-		void *h = dlopen("libzstd.so.1", RTLD_NOW | RTLD_LOCAL);
-
-		zstd.state = -1;
-		if (h) {
-			*(void **)&zstd.create = dlsym(h, "ZSTD_createDStream");
-			*(void **)&zstd.init = dlsym(h, "ZSTD_initDStream");
-			*(void **)&zstd.decompress = dlsym(h, "ZSTD_decompressStream");
-			*(void **)&zstd.free_ds = dlsym(h, "ZSTD_freeDStream");
-			*(void **)&zstd.is_error = dlsym(h, "ZSTD_isError");
-			if (zstd.create && zstd.init && zstd.decompress && zstd.free_ds &&
-			    zstd.is_error)
-				zstd.state = 1;
-		}
-	}
-	pthread_mutex_unlock(&zstd_lock);
-	return zstd.state == 1;
-}
-
-/* Append the decompressed payload of COMPRESSED record @rec to r->dc. */
-static int decompress(struct hws_perf_reader *r, const uint8_t *rec, size_t size)
-{
-	struct zstd_in in;
-	struct zstd_out out;
-	const struct perf_event_header *h = (const void *)rec;
-	size_t off = 8;
-
-	if (h->type == HWS_RECORD_COMPRESSED2) { /* {u64 data_size; data[]} (perf >= 6.15) */
-		uint64_t ds;
-
-		if (size < 16)
-			return HWS_E_BADREC;
-		ds = pd_get64(rec + 8);
-		off = 16;
-		if (ds < size - 16)
-			size = 16 + (size_t)ds;
-	}
-	if (!zstd_load()) {
-		if (!r->zstd_warned)
-			pr_warn("compressed records (perf record -z): libzstd.so.1 is not "
-				"installed, their contents are skipped\n");
-		r->zstd_warned = true;
-		return 0;
-	}
-	if (!r->zds) {
-		r->zds = zstd.create();
-		if (!r->zds || zstd.is_error(zstd.init(r->zds)))
-			return -ENOMEM;
-	}
-	/* keep the unread remainder (a record cut at the end of the previous frame) */
-	if (r->dc_pos) {
-		memmove(r->dc, r->dc + r->dc_pos, r->dc_len - r->dc_pos);
-		r->dc_len -= r->dc_pos;
-		r->dc_pos = 0;
-	}
-	in.src = rec + off;
-	in.size = size - off;
-	in.pos = 0;
-	while (in.pos < in.size) {
-		size_t ret;
-
-		if (r->dc_cap - r->dc_len < 65536) {
-			size_t cap = r->dc_cap ? r->dc_cap * 2 : 1u << 20;
-			uint8_t *n;
-
-			if (cap > MAX_DECOMP)
-				return HWS_E_TOO_BIG;
-			n = realloc(r->dc, cap);
-			if (!n)
-				return -ENOMEM;
-			r->dc = n;
-			r->dc_cap = cap;
-		}
-		out.dst = r->dc;
-		out.size = r->dc_cap;
-		out.pos = r->dc_len;
-		ret = zstd.decompress(r->zds, &out, &in);
-		r->dc_len = out.pos;
-		if (zstd.is_error(ret))
-			return HWS_E_BADREC;
-		if (out.pos < out.size && in.pos == in.size)
-			break;
-	}
-	return 0;
 }
 
 /* ---------------------------------------------------------------- record delivery */
@@ -2011,7 +1067,7 @@ static int after_record(struct hws_perf_reader *r, const struct perf_event_heade
 	if (h->type < HWS_RECORD_HEADER_ATTR)
 		return 1;
 	if (h->type == HWS_RECORD_COMPRESSED || h->type == HWS_RECORD_COMPRESSED2) {
-		err = decompress(r, (const uint8_t *)r->rec, h->size);
+		err = pd_decompress(&r->dc, (const uint8_t *)r->rec, h->size);
 		if (err)
 			return fail(r, err, out->file_offset, h, "cannot decompress: %s",
 				    err == HWS_E_TOO_BIG ? "output above 32 MiB" : "bad zstd data");
@@ -2032,12 +1088,12 @@ static int after_record(struct hws_perf_reader *r, const struct perf_event_heade
 static int next_decompressed(struct hws_perf_reader *r, struct hws_perf_record *out)
 {
 	struct perf_event_header h;
-	size_t left = r->dc_len - r->dc_pos;
+	size_t left = r->dc.len - r->dc.pos;
 	int err;
 
 	if (left < sizeof(h))
 		return 0;
-	memcpy(&h, r->dc + r->dc_pos, sizeof(h));
+	memcpy(&h, r->dc.buf + r->dc.pos, sizeof(h));
 	if (r->swap) {
 		h.type = bswap_32(h.type);
 		h.misc = bswap_16(h.misc);
@@ -2046,14 +1102,14 @@ static int next_decompressed(struct hws_perf_reader *r, struct hws_perf_record *
 	if (h.size < sizeof(h) || h.type >= HWS_RECORD__MAX || h.type == HWS_RECORD_AUXTRACE ||
 	    h.type == HWS_RECORD_HEADER_TRACING_DATA || h.type == HWS_RECORD_COMPRESSED ||
 	    h.type == HWS_RECORD_COMPRESSED2)
-		return fail(r, HWS_E_BADREC, r->dc_off, &h,
-			    "invalid record inside compressed data (at +%#zx)", r->dc_pos);
+		return fail(r, HWS_E_BADREC, r->dc.off, &h,
+			    "invalid record inside compressed data (at +%#zx)", r->dc.pos);
 	if (h.size > left)
 		return 0;
-	memcpy(r->rec, r->dc + r->dc_pos, h.size);
+	memcpy(r->rec, r->dc.buf + r->dc.pos, h.size);
 	memcpy(r->rec, &h, sizeof(h));
-	r->dc_pos += h.size;
-	err = finish_record(r, (uint8_t *)r->rec, &h, r->dc_off, out);
+	r->dc.pos += h.size;
+	err = finish_record(r, (uint8_t *)r->rec, &h, r->dc.off, out);
 	return err ? err : after_record(r, &h, out);
 }
 
@@ -2065,7 +1121,7 @@ static int next_decompressed(struct hws_perf_reader *r, struct hws_perf_record *
 static void fast_state(struct hws_perf_reader *r)
 {
 	r->fast_end =
-	    r->map && !r->swap && !r->err && r->dc_pos >= r->dc_len && r->data_end <= r->map_len
+	    r->map && !r->swap && !r->err && r->dc.pos >= r->dc.len && r->data_end <= r->map_len
 		? r->data_end
 		: 0;
 	r->smp_attr = sample_attr_rule(r);
@@ -2236,14 +1292,14 @@ static __attribute__((noinline)) int next_long(struct hws_perf_reader *r,
 		r->pos += psz;
 	}
 	if (h.type == HWS_RECORD_COMPRESSED || h.type == HWS_RECORD_COMPRESSED2)
-		r->dc_off = r->pos;
+		r->dc.off = r->pos;
 	r->pos += h.size;
 	return after_record(r, &h, out);
 end:
-	if (r->dc_len > r->dc_pos)
-		return fail(r, HWS_E_TRUNCATED, r->dc_off, NULL,
+	if (r->dc.len > r->dc.pos)
+		return fail(r, HWS_E_TRUNCATED, r->dc.off, NULL,
 			    "%zu bytes of a record cut at the end of the compressed data",
-			    r->dc_len - r->dc_pos);
+			    r->dc.len - r->dc.pos);
 	if (r->unf && !r->cut_known)
 		cut_here(r);
 	return 0;
@@ -2257,8 +1313,8 @@ int hws_perf_reader__peek_type(struct hws_perf_reader *r)
 
 	if (!r || r->err)
 		return -1;
-	if (r->dc_len - r->dc_pos >= sizeof(h)) {
-		p = r->dc + r->dc_pos;
+	if (r->dc.len - r->dc.pos >= sizeof(h)) {
+		p = r->dc.buf + r->dc.pos;
 	} else {
 		if (r->pos >= r->data_end || (!r->stream && r->data_end - r->pos < sizeof(h)))
 			return -1;
@@ -2314,147 +1370,4 @@ const struct hws_perf_evattr *hws_perf_reader__attr(const struct hws_perf_reader
 	if (!r || idx < 0 || idx >= r->nr_attrs)
 		return NULL;
 	return &r->attrs[idx].ev;
-}
-
-bool hws_perf_reader__has_feature(const struct hws_perf_reader *r, int feat)
-{
-	if (!r || feat < 0 || feat >= HWS_FEAT__MAX)
-		return false;
-	return (r->features[feat / 64] >> (feat % 64)) & 1;
-}
-
-const void *hws_perf_reader__feature(const struct hws_perf_reader *r, int feat, size_t *len)
-{
-	if (!hws_perf_reader__has_feature(r, feat))
-		return NULL;
-	if (len)
-		*len = r->feats[feat].len;
-	return r->feats[feat].data;
-}
-
-int hws_perf_reader__build_id(const struct hws_perf_reader *r, const char *filename, char *hex,
-			      size_t len)
-{
-	size_t flen, off = 0, want = strlen(filename);
-	const uint8_t *p = hws_perf_reader__feature(r, HWS_FEAT_BUILD_ID, &flen);
-
-	/* entries (host order, checked when the section was read): u32 type, u16 misc,
-	 * u16 size, s32 pid, u8 build_id[20], u8 id size (when misc has BUILD_ID_SIZE), 3
-	 * reserved bytes, then the NUL-terminated file name padded to the entry's size */
-	while (p && off + 36 <= flen) {
-		uint16_t misc = pd_get16(p + off + 4), sz = pd_get16(p + off + 6);
-		const uint8_t *e = p + off;
-		size_t nlen, idlen;
-
-		if (sz < 36 || off + sz > flen)
-			break;
-		nlen = strnlen((const char *)e + 36, sz - 36u);
-		off += sz;
-		if (nlen != want || memcmp(e + 36, filename, want))
-			continue;
-		idlen = (misc & HWS_MISC_BUILD_ID_SIZE) ? e[32] : 20;
-		if (idlen > 20)
-			idlen = 20;
-		if (!(misc & HWS_MISC_BUILD_ID_SIZE)) /* old files: zero-padded to 20 bytes */
-			while (idlen && !e[12 + idlen - 1])
-				idlen--;
-		if (!idlen)
-			return 0;
-		if (len < idlen * 2 + 1)
-			return -ENOSPC;
-		for (size_t i = 0; i < idlen; i++) {
-			hex[2 * i] = "0123456789abcdef"[e[12 + i] >> 4];
-			hex[2 * i + 1] = "0123456789abcdef"[e[12 + i] & 15];
-		}
-		hex[idlen * 2] = 0;
-		return (int)idlen * 2;
-	}
-	return 0;
-}
-
-const char *hws_perf_reader__string(const struct hws_perf_reader *r, int feat)
-{
-	const struct rfeat *f;
-	uint32_t len;
-
-	switch (feat) {
-	case HWS_FEAT_HOSTNAME:
-	case HWS_FEAT_OSRELEASE:
-	case HWS_FEAT_VERSION:
-	case HWS_FEAT_ARCH:
-	case HWS_FEAT_CPUDESC:
-	case HWS_FEAT_CPUID:
-		break;
-	default:
-		return NULL;
-	}
-	if (!hws_perf_reader__has_feature(r, feat))
-		return NULL;
-	f = &r->feats[feat];
-	if (f->len < 4)
-		return NULL;
-	len = pd_get32(f->data);
-	if (len > f->len - 4)
-		return NULL;
-	/* NUL-terminated: data[len] is 0 (store_feature); a string without NUL in its
-	 * @len bytes runs into the next bytes of this feature at most */
-	if (!memchr(f->data + 4, 0, len))
-		return NULL;
-	return (const char *)f->data + 4;
-}
-
-int hws_perf_reader__nr_cpus(const struct hws_perf_reader *r, uint32_t *online)
-{
-	size_t len;
-	const uint8_t *p = hws_perf_reader__feature(r, HWS_FEAT_NRCPUS, &len);
-
-	if (online)
-		*online = 0;
-	if (!p || len < 8)
-		return 0;
-	if (online)
-		*online = pd_get32(p + 4);
-	return (int)(pd_get32(p) & 0x7fffffff);
-}
-
-const char *hws_perf_reader__pmu_name(const struct hws_perf_reader *r, uint32_t type)
-{
-	if (!r)
-		return NULL;
-	for (size_t i = 0; i < r->nr_pmus; i++)
-		if (r->pmus[i].type == type)
-			return r->pmus[i].name;
-	return NULL;
-}
-
-const char *hws_perf_reader__pmu_cap(const struct hws_perf_reader *r, const char *pmu,
-				     const char *cap)
-{
-	if (!r || !pmu || !cap)
-		return NULL;
-	for (size_t i = 0; i < r->nr_caps; i++)
-		if (r->caps[i].pmu && !strcmp(r->caps[i].pmu, pmu) &&
-		    !strcmp(r->caps[i].name, cap))
-			return r->caps[i].value;
-	return NULL;
-}
-
-int hws_perf_reader__cpu_node(const struct hws_perf_reader *r, int cpu)
-{
-	if (!r || cpu < 0 || cpu >= r->nr_cpu_node)
-		return -1;
-	return r->cpu_node[cpu];
-}
-
-const struct hws_file_info *hws_perf_reader__file_info(struct hws_perf_reader *r)
-{
-	uint32_t onl;
-
-	if (!r)
-		return NULL;
-	r->fi.nr_cpus = (uint32_t)hws_perf_reader__nr_cpus(r, &onl);
-	r->fi.arch = hws_perf_reader__string(r, HWS_FEAT_ARCH);
-	r->fi.cpuid = hws_perf_reader__string(r, HWS_FEAT_CPUID);
-	r->fi.cpudesc = hws_perf_reader__string(r, HWS_FEAT_CPUDESC);
-	return &r->fi;
 }

@@ -31,6 +31,7 @@
 #include <hwsample/strbuf.h>
 
 #include "util/internal.h"
+#include "perfdata/sample_fields.h"
 
 #define MAX_CPUS 4096
 #define MAX_EVENTS 64
@@ -860,13 +861,12 @@ static bool account(struct hws_session *s, struct sess_ring *r, const struct per
 			return false;
 		}
 		if (ring_cpu < 0) {
-			/* per-thread ring: find CPU field: IDENTIFIER, IP?, TID, TIME, ADDR?, ID?,
-			 * STREAM_ID?, CPU */
+			/* per-thread ring: the CPU field (only fixed-size fields before it) */
 			uint64_t st = s->ev[e].desc.attr.sample_type;
-			size_t i = 1 + !!(st & PERF_SAMPLE_IP) + 2 + !!(st & PERF_SAMPLE_ADDR) +
-				   !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID);
-			if (i < words)
-				cpu = (int)(uint32_t)body[i];
+			size_t i = pd_sample_fixed_off(st, PERF_SAMPLE_CPU) / 8; /* header: 1 */
+
+			if (i && i - 1 < words)
+				cpu = (int)(uint32_t)body[i - 1];
 		}
 		stats_at(s, e, cpu)->samples++;
 		return true;

@@ -2,7 +2,7 @@
 /*
  * Synthesized side-band (see include/hwsample/synth.h). Records are built in a stack
  * buffer: a filename is cut at PATH_MAX, so a record never exceeds 64 KiB. The sample_id
- * trailer follows the kernel's order: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER; synthesized
+ * trailer is written in the kernel's order (core/perfdata/sample_fields.h); synthesized
  * records carry time 0 and cpu 0, as perf's do.
  */
 #include <ctype.h>
@@ -17,6 +17,7 @@
 #include <hwsample/synth.h>
 
 #include "util/internal.h"
+#include "perfdata/sample_fields.h"
 
 #define REC_MAX (PATH_MAX + 256)
 
@@ -31,37 +32,10 @@ struct rec {
 static size_t put_trailer(const struct perf_event_attr *a, uint64_t id, pid_t pid, pid_t tid,
 			  unsigned char *p)
 {
-	size_t n = 0;
-	uint64_t st = a->sample_type;
+	struct hws_sample_id sid = {
+	    .pid = (uint32_t)pid, .tid = (uint32_t)tid, .id = id, .stream_id = id};
 
-	if (!a->sample_id_all)
-		return 0;
-	if (st & PERF_SAMPLE_TID) {
-		uint32_t v[2] = { (uint32_t)pid, (uint32_t)tid };
-		memcpy(p + n, v, 8);
-		n += 8;
-	}
-	if (st & PERF_SAMPLE_TIME) {
-		memset(p + n, 0, 8);
-		n += 8;
-	}
-	if (st & PERF_SAMPLE_ID) {
-		memcpy(p + n, &id, 8);
-		n += 8;
-	}
-	if (st & PERF_SAMPLE_STREAM_ID) {
-		memcpy(p + n, &id, 8);
-		n += 8;
-	}
-	if (st & PERF_SAMPLE_CPU) {
-		memset(p + n, 0, 8);
-		n += 8;
-	}
-	if (st & PERF_SAMPLE_IDENTIFIER) {
-		memcpy(p + n, &id, 8);
-		n += 8;
-	}
-	return n;
+	return a->sample_id_all ? pd_put_id_trailer(a->sample_type, &sid, p) : 0;
 }
 
 static size_t put_str(unsigned char *p, const char *s)

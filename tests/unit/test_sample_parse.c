@@ -6,6 +6,9 @@
  * page sizes, no CGROUP) or mis-sizes a variable field reads wrong values here. Every
  * record is also parsed at every shorter size from a malloc'd copy of exactly that size
  * (ASan catches an over-read) and must fail cleanly.
+ * The records are built by this file's own encoder, with the field order written out here,
+ * not from core/perfdata/sample_fields.h: a test that reused the table under test could not
+ * catch a wrong order in it.
  */
 #include <byteswap.h>
 #include <stdint.h>
