@@ -1110,7 +1110,7 @@ static int write_synth(void *ctx, const void *rec, size_t len)
  * fields of tracepoint samples. */
 static void add_tracing_data(struct record *r)
 {
-	const struct perf_event_attr *attrs[64];
+	const struct hws_perf_event_attr *attrs[64];
 	int na = hws_session__nr_events(r->sess);
 	void *td = NULL;
 	size_t tdlen = 0;
@@ -1557,23 +1557,6 @@ static void print_dry_run(struct record *r, struct hws_registry *reg)
 						 jb->pmu ? jb->pmu : "");
 		}
 		hws_attr__print(hws_session__attr(r->sess, e), &sb, "  ");
-		{
-			/* words past this build's struct: shown when set, as the kernel gets them
-			 */
-			struct hws_event_desc *d =
-			    (struct hws_event_desc *)hws_session__desc(r->sess, e);
-
-#ifdef PERF_ATTR_SIZE_VER8
-			unsigned int w0 = 4; /* config3 is in the attr hws_attr__print showed */
-#else
-			unsigned int w0 = 3;
-#endif
-			for (unsigned int w = w0; d && w <= 4; w++)
-				if (*hws_event_desc__config(d, w))
-					hws_strbuf__addf(&sb, "  %-26s 0x%" PRIx64 "\n",
-							 w == 3 ? "config3" : "config4",
-							 *hws_event_desc__config(d, w));
-		}
 	}
 	hws_strbuf__addf(&sb, "mode: %s\n",
 			 r->system_wide ? "system-wide (-a)"
@@ -2190,7 +2173,7 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 		size_t nids;
 		const uint64_t *ids = hws_session__ids(r->sess, 0, &nids);
 		uint64_t id0 = nids ? ids[0] : 0;
-		const struct perf_event_attr *a0 = hws_session__attr(r->sess, 0);
+		const struct hws_perf_event_attr *a0 = hws_session__attr(r->sess, 0);
 		hws_synth__kernel_mmap(a0, id0, write_synth, r);
 		if (r->system_wide || r->cpu_list)
 			hws_synth__threads(a0, id0, -1, r->data_addr, write_synth, r);

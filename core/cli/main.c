@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <hwsample/decode.h>
+#include <hwsample/host.h>
 #include <hwsample/perfdata.h>
 
 #include "cli.h"
@@ -338,6 +339,15 @@ int main(int argc, char **argv)
 		hws_set_log_level(HWS_LOG_WARN + cli.verbose);
 	signal(SIGBUS, on_sigbus);
 	hws_set_print(print_message);
+	/* the machine the library describes: a fake one (tests, dry runs for other CPUs) from
+	 * HWS_SYSFS_ROOT and HWS_PROC_CPUINFO; HWS_SPE_NO_AVX2: no SIMD paths in backends */
+	HWS_OPTS(hws_host_opts, host, .sysfs_root = getenv("HWS_SYSFS_ROOT"),
+		 .proc_cpuinfo = getenv("HWS_PROC_CPUINFO"),
+		 .no_simd = getenv("HWS_SPE_NO_AVX2") != NULL);
+	if (hws_host__configure(&host)) {
+		fprintf(stderr, "hwsample: HWS_SYSFS_ROOT or HWS_PROC_CPUINFO: path too long\n");
+		return HWS_EXIT_USAGE;
+	}
 
 	const struct subcmd *c = NULL;
 	if (i < argc) {

@@ -235,7 +235,6 @@ struct hws_decoder {
 	const char *aux_name, *aux_backend;
 	struct hws_decode_counts *aux_cnt;
 	uint32_t aux_cnt_cpu;
-	int aux_writable; /* the stream's backend has HWS_CAP_AUX_SAMPLE_WRITABLE */
 	struct window win[2];
 	struct window *cur; /* being dispatched (NULL before the first) */
 	size_t wpos;	    /* next record of cur */
@@ -338,7 +337,7 @@ static void set_backend(struct ev_state *e, struct hws_backend *b)
 {
 	e->backend = b;
 	e->backend_name = b ? b->ops->name : "none";
-	e->decode = b && b->ops->decode && !(b->ops->caps & HWS_CAP_DECODE_GENERIC);
+	e->decode = b && b->ops->decode; /* NULL: core's generic fill is the sample */
 }
 
 /* Pipe mode: PMU_MAPPINGS (a HEADER_FEATURE record) arrives after the HEADER_ATTRs, so
@@ -354,7 +353,7 @@ static void rematch_events(struct hws_decoder *d)
 }
 
 /* Where @a's records carry their time, as record_time() reads it. */
-static void time_layout(struct ev_state *e, const struct perf_event_attr *a)
+static void time_layout(struct ev_state *e, const struct hws_perf_event_attr *a)
 {
 	uint64_t st = a->sample_type;
 
@@ -370,13 +369,13 @@ static void time_layout(struct ev_state *e, const struct perf_event_attr *a)
 }
 
 /* fixed period (-c): the kernel does not write it, perf shows the attr's; 0: none */
-static inline uint64_t fixed_period(const struct perf_event_attr *a)
+static inline uint64_t fixed_period(const struct hws_perf_event_attr *a)
 {
 	return !(a->sample_type & PERF_SAMPLE_PERIOD) && !a->freq ? a->sample_period : 0;
 }
 
 /* Field offsets of a fixed layout, in the kernel's order (perf-facts.md section 6). */
-static void fix_layout(struct fix_plan *fp, const struct perf_event_attr *a)
+static void fix_layout(struct fix_plan *fp, const struct hws_perf_event_attr *a)
 {
 	uint64_t st = a->sample_type;
 	unsigned int o = 8;
@@ -585,7 +584,7 @@ static void check_host(struct hws_decoder *d)
 			 strerror(-err));
 }
 
-static const struct perf_event_attr *ev_attr(struct hws_decoder *d, int ev)
+static const struct hws_perf_event_attr *ev_attr(struct hws_decoder *d, int ev)
 {
 	const struct hws_perf_evattr *ea = ev >= 0 ? hws_perf_reader__attr(d->r, ev) : NULL;
 
@@ -597,7 +596,7 @@ static const struct perf_event_attr *ev_attr(struct hws_decoder *d, int ev)
 static void record_ev_cpu(struct hws_decoder *d, const struct hws_perf_record *rec, int *ev,
 			  uint32_t *cpu, uint64_t *time)
 {
-	const struct perf_event_attr *attr;
+	const struct hws_perf_event_attr *attr;
 	struct hws_sample_id sid;
 
 	*cpu = (uint32_t)-1;
@@ -974,22 +973,11 @@ static inline __attribute__((always_inline)) int aux_emit_fill(struct hws_decode
 	return d->fn ? d->fn(d->ctx, s) : 0;
 }
 
-/* a backend without HWS_CAP_AUX_SAMPLE_WRITABLE: its sample stays as it is */
-static __attribute__((noinline)) int aux_emit_copy(struct hws_decoder *d,
-						   const struct hws_sample *in)
-{
-	struct hws_sample copy = *in;
-
-	return aux_emit_fill(d, &copy);
-}
-
+/* the sample is lent to core for the call: it writes the members the plugin ABI says are
+ * its own (include/hwsample/backend.h, aux_decode) */
 static int aux_emit(void *ctx, const struct hws_sample *in)
 {
-	struct hws_decoder *d = ctx;
-
-	if (__builtin_expect(!d->aux_writable, 0))
-		return aux_emit_copy(d, in);
-	return aux_emit_fill(d, (struct hws_sample *)(uintptr_t)in); /* HWS_CAP_AUX_SAMPLE_WRITABLE */
+	return aux_emit_fill(ctx, (struct hws_sample *)(uintptr_t)in);
 }
 
 /* Before a backend decodes a chunk of (or flushes) @st on @cpu: aux_emit()'s context */
@@ -1002,7 +990,6 @@ static void aux_begin(struct hws_decoder *d, struct aux_stream *st, uint32_t cpu
 	d->cur_cpu = cpu;
 	d->aux_name = ea ? ea->name : "aux";
 	d->aux_backend = st->backend->ops->name;
-	d->aux_writable = (st->backend->ops->caps & HWS_CAP_AUX_SAMPLE_WRITABLE) != 0;
 	d->aux_cnt = NULL;
 }
 

@@ -409,7 +409,7 @@ static int add_ids(struct hws_perf_reader *r, int idx, const uint8_t *ids, uint6
 }
 
 /* Where records carry their id with @a0's sample_type (as hws_record__id() finds it). */
-static void id_layout(struct hws_perf_reader *r, const struct perf_event_attr *a0)
+static void id_layout(struct hws_perf_reader *r, const struct hws_perf_event_attr *a0)
 {
 	uint64_t st = a0->sample_type;
 
@@ -482,7 +482,7 @@ static int name_attrs(struct hws_perf_reader *r)
 {
 	for (int i = 0; i < r->nr_attrs; i++) {
 		struct rattr *a = &r->attrs[i];
-		const struct perf_event_attr *at = &a->ev.attr;
+		const struct hws_perf_event_attr *at = &a->ev.attr;
 		char buf[128];
 
 		a->ev.pmu_name = hws_perf_reader__pmu_name(r, at->type);

@@ -144,7 +144,7 @@ static void parse_fixed(uint64_t st, const uint8_t *p, struct hws_record_sample 
 #undef F64
 }
 
-int hws_sample__parse(const struct perf_event_attr *attr, const void *rec, size_t size,
+int hws_sample__parse(const struct hws_perf_event_attr *attr, const void *rec, size_t size,
 		      struct hws_record_sample *out)
 {
 	const struct perf_event_header hdr_copy = get_hdr(rec, size), *hdr = &hdr_copy;
@@ -265,7 +265,7 @@ int hws_sample__parse(const struct perf_event_attr *attr, const void *rec, size_
 	return 0;
 }
 
-int hws_sample_id__parse(const struct perf_event_attr *attr, const void *rec, size_t size,
+int hws_sample_id__parse(const struct hws_perf_event_attr *attr, const void *rec, size_t size,
 			 struct hws_sample_id *out)
 {
 	const struct perf_event_header hdr_copy = get_hdr(rec, size), *hdr = &hdr_copy;
@@ -329,7 +329,7 @@ int hws_sample_id__parse(const struct perf_event_attr *attr, const void *rec, si
 	return 0;
 }
 
-int64_t hws_record__id(const struct perf_event_attr *attr, const void *rec, size_t size)
+int64_t hws_record__id(const struct hws_perf_event_attr *attr, const void *rec, size_t size)
 {
 	const struct perf_event_header hdr_copy = get_hdr(rec, size), *hdr = &hdr_copy;
 	const uint8_t *b = rec;
@@ -490,7 +490,7 @@ static int wn64(struct wcur *c, uint64_t n)
 	return wskip(c, n * 8);
 }
 
-int hws__swap_sample(void *rec, size_t size, const struct perf_event_attr *attr, int to_host)
+int hws__swap_sample(void *rec, size_t size, const struct hws_perf_event_attr *attr, int to_host)
 {
 	const struct perf_event_header hdr_copy = get_hdr(rec, size), *hdr = &hdr_copy;
 	struct wcur c;
@@ -582,7 +582,7 @@ int hws__swap_sample(void *rec, size_t size, const struct perf_event_attr *attr,
 }
 
 /* Swap the sample_id trailer at the end of a non-sample record. */
-static int swap_trailer(uint8_t *rec, size_t size, const struct perf_event_attr *attr,
+static int swap_trailer(uint8_t *rec, size_t size, const struct hws_perf_event_attr *attr,
 			int to_host)
 {
 	uint64_t st;
@@ -633,7 +633,7 @@ static void swap64_range(uint8_t *rec, size_t size, size_t from)
 		pd_swap64(rec + o);
 }
 
-int hws__swap_record(void *recp, size_t size, const struct perf_event_attr *attr, int to_host)
+int hws__swap_record(void *recp, size_t size, const struct hws_perf_event_attr *attr, int to_host)
 {
 	const struct perf_event_header hdr_copy = get_hdr(recp, size), *hdr = &hdr_copy;
 	uint8_t *rec = recp;
@@ -882,7 +882,7 @@ static const char *const sw_names[] = {
 	"bpf-output", "cgroup-switches",
 };
 
-void hws__attr_default_name(const struct perf_event_attr *at, const char *pmu, char *buf,
+void hws__attr_default_name(const struct hws_perf_event_attr *at, const char *pmu, char *buf,
 			    size_t len)
 {
 	if (at->type == PERF_TYPE_HARDWARE && (at->config & 0xffffffff) < 10)

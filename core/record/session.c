@@ -96,7 +96,41 @@ struct hws_session {
 	void *aux_ctx;
 };
 
-static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+/*
+ * The kernel gets struct hws_perf_event_attr as it is (attr.size says how much it reads): it
+ * is the kernel's layout. The prefix this build host's uapi header shares with it is pinned
+ * here; a newer header's words past config4 are not used.
+ */
+#define HWS_ATTR_SAME(m)                                                                      \
+	_Static_assert(offsetof(struct perf_event_attr, m) ==                                 \
+			       offsetof(struct hws_perf_event_attr, m) &&                     \
+			   sizeof(((struct perf_event_attr *)0)->m) ==                        \
+			       sizeof(((struct hws_perf_event_attr *)0)->m),                  \
+		       "struct hws_perf_event_attr differs from the uapi's at " #m)
+HWS_ATTR_SAME(type);
+HWS_ATTR_SAME(size);
+HWS_ATTR_SAME(config);
+HWS_ATTR_SAME(sample_period);
+HWS_ATTR_SAME(sample_type);
+HWS_ATTR_SAME(read_format);
+HWS_ATTR_SAME(wakeup_events);
+HWS_ATTR_SAME(bp_type);
+HWS_ATTR_SAME(config1);
+HWS_ATTR_SAME(config2);
+HWS_ATTR_SAME(branch_sample_type);
+HWS_ATTR_SAME(sample_regs_user);
+HWS_ATTR_SAME(sample_stack_user);
+HWS_ATTR_SAME(clockid);
+HWS_ATTR_SAME(sample_regs_intr);
+HWS_ATTR_SAME(aux_watermark);
+HWS_ATTR_SAME(sample_max_stack);
+HWS_ATTR_SAME(aux_sample_size);
+HWS_ATTR_SAME(sig_data);
+#undef HWS_ATTR_SAME
+_Static_assert(sizeof(struct perf_event_attr) >= HWS_PERF_ATTR_SIZE_VER7,
+	       "uapi headers older than Linux 5.13 (PERF_ATTR_SIZE_VER7)");
+
+static int sys_perf_event_open(struct hws_perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 			       unsigned long flags)
 {
 	return (int)syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
@@ -292,7 +326,7 @@ int hws_session__prepare(struct hws_session *s, char *err, size_t errlen)
 		}
 	}
 	for (int e = 0; e < s->nr_events; e++) {
-		struct perf_event_attr *a = &s->ev[e].desc.attr;
+		struct hws_perf_event_attr *a = &s->ev[e].desc.attr;
 
 		/* 136/144 only when config3/config4 are used: older kernels take the short one */
 		a->size = hws_event_desc__attr_size(&s->ev[e].desc);
@@ -666,7 +700,7 @@ int hws_session__open(struct hws_session *s, char *err, size_t errlen)
 	for (int c = 0; c < s->nr_cpus; c++) {
 		for (int t = 0; t < s->nr_threads; t++) {
 			for (int e = 0; e < s->nr_events; e++) {
-				struct perf_event_attr *a = &s->ev[e].desc.attr;
+				struct hws_perf_event_attr *a = &s->ev[e].desc.attr;
 				int leader = s->ev[e].leader >= 0 ? *fd_at(s, s->ev[e].leader, c, t) : -1;
 				int fd = sys_perf_event_open(a, s->threads[t], s->cpus[c], leader,
 							     PERF_FLAG_FD_CLOEXEC);
@@ -1079,7 +1113,7 @@ int hws_session__nr_events(const struct hws_session *s)
 	return s->nr_events;
 }
 
-const struct perf_event_attr *hws_session__attr(const struct hws_session *s, int idx)
+const struct hws_perf_event_attr *hws_session__attr(const struct hws_session *s, int idx)
 {
 	return idx >= 0 && idx < s->nr_events ? &s->ev[idx].desc.attr : NULL;
 }

@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <linux/perf_event.h>
+#include <hwsample/abi.h>
 
 #include <hwsample/common.h>
 #include <hwsample/backend.h>
@@ -60,7 +60,7 @@ HWS_API struct hws_backend *hws_registry__at(const struct hws_registry *reg, int
 HWS_API struct hws_backend *hws_registry__find(const struct hws_registry *reg, const char *name);
 /* Backend that decodes this event; falls back to the one named "sw". NULL if none. */
 HWS_API struct hws_backend *hws_registry__match(const struct hws_registry *reg,
-						const struct perf_event_attr *attr,
+						const struct hws_perf_event_attr *attr,
 						const char *pmu_name);
 /* True if @name is served by @b (backend name or one of its PMUs, prefix rule). */
 HWS_API bool hws_backend__serves(const struct hws_backend *b, const char *name);

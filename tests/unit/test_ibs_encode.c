@@ -28,8 +28,7 @@ static void use_tree(const char *tree)
 	char path[4096];
 
 	snprintf(path, sizeof(path), "%s/tests/sysfs/%s", src_dir, tree);
-	setenv("HWS_SYSFS_ROOT", path, 1);
-	unsetenv("HWS_PROC_CPUINFO");
+	tests_machine(path, NULL); /* amd_ibs reads the tree's cpuinfo */
 }
 
 #define ST_BASE                                                                                    \
@@ -192,7 +191,7 @@ static void run_case(const struct enc_case *tc, int idx)
 		snprintf(what, sizeof(what), "line %d flags", tc->line);
 		T_EQ_U64(what, d[0].flags, tc->evflags);
 		snprintf(what, sizeof(what), "line %d size", tc->line);
-		T_EQ_U64(what, d[0].attr.size, sizeof(struct perf_event_attr));
+		T_EQ_U64(what, d[0].attr.size, sizeof(struct hws_perf_event_attr));
 		snprintf(what, sizeof(what), "line %d period/freq", tc->line);
 		if (tc->period) {
 			T_EQ_U64(what, d[0].attr.sample_period, tc->period);
@@ -228,7 +227,7 @@ static void test_absent(void)
 {
 	struct hws_event_request req = {.sz = sizeof(req), .pmu = "ibs_op", .flags = SW};
 	struct hws_event_desc d;
-	char err[1024], why[1024], path[4096];
+	char err[1024], why[1024], path[4096], path2[4096];
 	int ret;
 
 	use_tree("amd-vm");
@@ -242,13 +241,12 @@ static void test_absent(void)
 	T_EQ_U64("fw: detect", (uint64_t)ops->detect(priv, why, sizeof(why)), 0);
 	__T("fw: says firmware", strstr(why, "disabled in firmware") && strstr(why, "BIOS"));
 
-	use_tree("amd-vm");
-	snprintf(path, sizeof(path), "%s/tests/sysfs/amd-vm/cpuinfo-intel", src_dir);
-	setenv("HWS_PROC_CPUINFO", path, 1);
+	snprintf(path, sizeof(path), "%s/tests/sysfs/amd-vm", src_dir);
+	snprintf(path2, sizeof(path2), "%s/tests/sysfs/amd-vm/cpuinfo-intel", src_dir);
+	tests_machine(path, path2);
 	ret = ops->encode(priv, &req, &d, 1, err, sizeof(err));
 	T_EQ_U64("intel: no pmu", (uint64_t)(int64_t)ret, (uint64_t)(int64_t)HWS_E_NO_PMU);
 	__T("intel: says AMD-only", strstr(err, "AMD feature") && strstr(err, "GenuineIntel"));
-	unsetenv("HWS_PROC_CPUINFO");
 
 	use_tree("amd-zen4");
 	ret = ops->detect(priv, why, sizeof(why));
