@@ -39,7 +39,7 @@ struct ibs_known_control {
 };
 
 static const struct ibs_known_control known[] = {
-    {"cnt_ctl", "ibs_op", "count -c in dispatched ops (1) instead of cycles (0)",
+    {"cnt_ctl", "ibs_op", "count the period in dispatched ops (1) instead of cycles (0)",
      "IBS op counter control (CPUID caps OPCNT, every Zen CPU) and a kernel exporting "
      "format/cnt_ctl",
      0, 0},
@@ -340,10 +340,12 @@ int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req, struct h
 			return fail(HWS_E_UNKNOWN_EVENT, err, errlen,
 				    "amd_ibs: no event '%s': IBS has two samplers, ibs_op "
 				    "(executed ops: loads, stores, branches) and ibs_fetch "
-				    "(instruction fetches); use -b ibs_op or -b ibs_fetch",
+				    "(instruction fetches); ask for the PMU ibs_op or ibs_fetch "
+				    "(hws_event_request.pmu)",
 				    req->event);
 		if (name && strcmp(name, "amd_ibs") && strcmp(name, req->event))
-			return fail(HWS_E_BAD_ARG, err, errlen, "amd_ibs: -b %s and -e %s disagree",
+			return fail(HWS_E_BAD_ARG, err, errlen, "amd_ibs: PMU %s (hws_event_request.pmu) and "
+				    "event %s (hws_event_request.event) disagree",
 				    name, req->event);
 		name = req->event;
 	}
@@ -371,7 +373,8 @@ int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req, struct h
 		return fail(
 		    HWS_E_UNSUPPORTED, err, errlen,
 		    "%s: per-process IBS sampling needs Linux 6.2 or later (this kernel is "
-		    "%s, where IBS events are CPU-wide only): add -a (all CPUs) or -C <cpus>",
+		    "%s, where IBS events are CPU-wide only): record all CPUs or a CPU list "
+		    "(hws_session_opts.system_wide/cpu_list)",
 		    name, kbuf);
 	}
 
@@ -417,7 +420,9 @@ int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req, struct h
 
 	if (req->period && req->freq)
 		return fail(HWS_E_BAD_ARG, err, errlen,
-			    "%s: give either a period (-c) or a frequency (-F), not both", name);
+			    "%s: give either a period (hws_event_request.period) or a "
+			    "frequency (hws_event_request.freq), not both",
+			    name);
 	maxp = op ? IBS_OP_MAX_PERIOD : IBS_FETCH_MAX_PERIOD;
 	if (req->period) {
 		const char *unit = !op				    ? "fetches"
@@ -434,8 +439,8 @@ int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req, struct h
 			return fail(HWS_E_BAD_ARG, err, errlen,
 				    "%s: period %" PRIu64
 				    " (%s) is not a multiple of 16: IBS counts "
-				    "in units of 16 (MaxCnt = period/16); use -c %" PRIu64
-				    " or -c %" PRIu64,
+				    "in units of 16 (MaxCnt = period/16); use a period "
+				    "(hws_event_request.period) of %" PRIu64 " or %" PRIu64,
 				    name, req->period, unit, lo, lo + 16 > maxp ? lo : lo + 16);
 		attr->sample_period = req->period;
 	} else {

@@ -259,8 +259,9 @@ int spe_encode(void *priv, const struct hws_event_request *req, struct hws_event
 	}
 	if (req->freq) {
 		snprintf(err, errlen,
-			 "arm_spe: -F (frequency) is not supported: the SPE driver needs a fixed "
-			 "sampling interval; use -c PERIOD instead");
+			 "arm_spe: a frequency (hws_event_request.freq) is not supported: the SPE "
+			 "driver needs a fixed sampling interval; give a period "
+			 "(hws_event_request.period) instead");
 		return HWS_E_BAD_ARG;
 	}
 	pmu = calloc(1, sizeof(*pmu));
@@ -306,7 +307,7 @@ int spe_encode(void *priv, const struct hws_event_request *req, struct hws_event
 				break;
 		if (p == sizeof(presets) / sizeof(presets[0])) {
 			snprintf(err, errlen,
-				 "arm_spe: unknown event '%s'; SPE samples operations, valid -e "
+				 "arm_spe: unknown event '%s'; SPE samples operations, valid event "
 				 "presets: load store ldst branch all (or use controls such as "
 				 "load_filter=1)",
 				 req->event);

@@ -550,7 +550,7 @@ static int alias_attr(struct pebs_priv *p, const struct pmu_ctx *pc, const char 
 	if (!t) {
 		snprintf(err, errlen,
 			 "intel_pebs: %s: the kernel has no '%s' event for %s (%s); name a "
-			 "precise event instead (hwsample list -b intel_pebs)",
+			 "precise MEM_* event of this core instead (libpfm4 lists them)",
 			 pc->name, alias, pc->model ? pc->model->desc : "this core",
 			 pc->pmu_name);
 		return HWS_E_UNKNOWN_EVENT;
@@ -962,7 +962,7 @@ static int parse_spec(const char *ev, struct ev_spec *sp, char *err, size_t errl
 	if (strcmp(buf, "cpu") && strcmp(buf, "cpu_core") && strcmp(buf, "cpu_atom")) {
 		snprintf(err, errlen,
 			 "intel_pebs: '%s': PMU '%s' is not an Intel core PMU (cpu, cpu_core, "
-			 "cpu_atom); pick its backend with -b",
+			 "cpu_atom); ask its backend for it (hws_event_request.pmu)",
 			 ev, buf);
 		return HWS_E_NO_PMU;
 	}

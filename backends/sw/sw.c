@@ -166,7 +166,8 @@ static int sw_encode(void *priv, const struct hws_event_request *req, struct hws
 		return HWS_E_TOO_BIG;
 	if (req->nr_controls) {
 		snprintf(err, errlen, "sw: backend 'sw' has no controls, but '%s=%s' was given; "
-			 "software events take only -e, -F and -c", req->controls[0].key,
+			 "software events take only an event name, a period and a frequency",
+			 req->controls[0].key,
 			 req->controls[0].value);
 		return HWS_E_UNKNOWN_CONTROL;
 	}
@@ -231,7 +232,8 @@ static int sw_encode(void *priv, const struct hws_event_request *req, struct hws
 	}
 
 	if (req->period && req->freq) {
-		snprintf(err, errlen, "give either -c PERIOD or -F FREQ, not both");
+		snprintf(err, errlen, "give either a period (hws_event_request.period) or a "
+			 "frequency (hws_event_request.freq), not both");
 		return HWS_E_BAD_ARG;
 	}
 	if (req->period) {

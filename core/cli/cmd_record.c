@@ -710,7 +710,7 @@ static int apply_run(struct record *r)
 			ret = hws_config__seconds(it, &r->duration, err, sizeof(err));
 		}
 		if (ret) {
-			fprintf(stderr, "hwsample: %s\n", err);
+			fprintf(stderr, "hwsample: %s\n", hws_cli__lib_text(err));
 			return ret;
 		}
 	}
@@ -741,7 +741,7 @@ static int load_config(struct record *r, struct hws_registry *reg)
 	ret = hws_config__load(r->cfg, r->config_path, err, sizeof(err));
 	if (ret) {
 		/* a missing or unreadable file is a usage error too (exit 2) */
-		fprintf(stderr, "hwsample: %s\n", *err ? err : strerror(-ret));
+		fprintf(stderr, "hwsample: %s\n", *err ? hws_cli__lib_text(err) : strerror(-ret));
 		return HWS_E_BAD_CONFIG;
 	}
 	if (!ret) {
@@ -770,7 +770,7 @@ static int load_config(struct record *r, struct hws_registry *reg)
 	if (!ret)
 		ret = hws_config__validate(r->cfg, reg, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "hwsample: %s\n", *err ? err : strerror(-ret));
+		fprintf(stderr, "hwsample: %s\n", *err ? hws_cli__lib_text(err) : strerror(-ret));
 		return ret;
 	}
 	for (int i = 0; i < r->cfg->nr_sections; i++) {
@@ -1958,9 +1958,11 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 		if (n <= 0) {
 			if (sec && sec->line)
 				fprintf(stderr, "hwsample: %s:%d: [%s]: %s\n", r->cfg->path, sec->line,
-					sec->name, *err ? err : "backend produced no event");
+					sec->name,
+					*err ? hws_cli__lib_text(err) : "backend produced no event");
 			else
-				fprintf(stderr, "hwsample: %s\n", *err ? err : "backend produced no event");
+				fprintf(stderr, "hwsample: %s\n",
+					*err ? hws_cli__lib_text(err) : "backend produced no event");
 			ret = n < 0 ? hws_cli__exit_code(n) : HWS_EXIT_ERROR;
 			goto out;
 		}
@@ -2345,7 +2347,7 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 	goto out;
 
 fail:
-	fprintf(stderr, "hwsample: %s\n", *err ? err : "recording failed");
+	fprintf(stderr, "hwsample: %s\n", *err ? hws_cli__lib_text(err) : "recording failed");
 	exit_code = runtime_err ? HWS_EXIT_ERROR : hws_cli__exit_code(ret);
 	if (r->w) {
 		hws_perf_writer__close(r->w);

@@ -680,7 +680,7 @@ static int emit_feature(struct hws_perf_writer *w, int f)
 	}
 	sz = sizeof(eh) + 8 + ft->len + pad;
 	if (sz > UINT16_MAX) {
-		pr_warn("header feature %d is too big for a pipe (-o -): not written\n", f);
+		pr_warn("header feature %d is too big for a pipe: not written\n", f);
 		return 0;
 	}
 	eh.size = (uint16_t)sz;

@@ -271,9 +271,9 @@ int hws_registry__load_default(struct hws_registry *reg, const char *dir, char *
 		}
 	}
 	snprintf(err, errlen,
-		 "no backend plugins found: looked in %s and next to the hwsample binary; "
-		 "install hwsample, or point --backend-dir / $HWS_BACKEND_DIR at the "
-		 "directory holding hws-*.so",
+		 "no backend plugins found: looked in %s and next to the program; install "
+		 "hwsample's backends, or name the directory holding hws-*.so "
+		 "(hws_registry__load_default() @dir)",
 		 HWS_BACKEND_DIR_DEFAULT);
 	return -ENOENT;
 }

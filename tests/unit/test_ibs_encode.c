@@ -115,14 +115,14 @@ static const struct enc_case cases[] = {
      .msg = "fetchlat|FETCHLAT|valid controls here: l3missonly, rand_en, swfilt"},
     /* ---- per-process before 6.2 ---- */
     {__LINE__, "amd-zen4", "ibs_op", "", K(6, 1), 0, 0, 0, HWS_E_UNSUPPORTED,
-     .msg = "per-process IBS sampling needs Linux 6.2|6.1.0|-a"},
+     .msg = "per-process IBS sampling needs Linux 6.2|6.1.0|hws_session_opts.system_wide/cpu_list"},
     {__LINE__, "amd-zen2", "ibs_fetch", "", K(5, 15), HWS_REQ_PER_THREAD, 0, 0, HWS_E_UNSUPPORTED,
-     .msg = "5.15.0|-a"},
+     .msg = "5.15.0|record all CPUs"},
     /* ---- periods ---- */
     {__LINE__, "amd-zen4", "ibs_op", "", K(6, 8), 0, 100001, 0, HWS_E_BAD_ARG,
-     .msg = "100001|cycles|multiple of 16|-c 100000 or -c 100016"},
+     .msg = "100001|cycles|multiple of 16|(hws_event_request.period) of 100000 or 100016"},
     {__LINE__, "amd-zen4", "ibs_op", "cnt_ctl=1", K(6, 8), 0, 1000, 0, HWS_E_BAD_ARG,
-     .msg = "dispatched ops|-c 992 or -c 1008"},
+     .msg = "dispatched ops|of 992 or 1008"},
     {__LINE__, "amd-zen4", "ibs_fetch", "", K(6, 8), 0, 0x100000, 0, HWS_E_BAD_ARG,
      .msg = "fetches|16 to 1048560"},
     {__LINE__, "amd-zen4", "ibs_op", "", K(6, 8), 0, 8, 0, HWS_E_BAD_ARG, .msg = "16 to 134217712"},

@@ -512,7 +512,7 @@ static const struct syntax_case syntax_cases[] = {
 
 static const struct err_case syntax_errors[] = {
 	{ __LINE__, "intel-skl", "skl", NULL, "ibs_op/foo/", NULL, NULL, HWS_E_NO_PMU,
-	  "not an Intel core PMU", "-b" },
+	  "not an Intel core PMU", "(hws_event_request.pmu)" },
 	{ __LINE__, "intel-skl", "skl", NULL, "cpu/mem-loads", NULL, NULL, HWS_E_BAD_ARG,
 	  "closing '/'", NULL },
 	{ __LINE__, "intel-skl", "skl", NULL, "cpu/mem-loads,foo=1/", NULL, NULL,
