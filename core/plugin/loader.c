@@ -250,7 +250,7 @@ static int dir_exists(const char *d)
 
 int hws_registry__load_default(struct hws_registry *reg, const char *dir, char *err, size_t errlen)
 {
-	char exe_dir[PATH_MAX];
+	char exe_dir[PATH_MAX], path[PATH_MAX], *slash;
 	ssize_t n;
 
 	if (dir && *dir)
@@ -258,23 +258,32 @@ int hws_registry__load_default(struct hws_registry *reg, const char *dir, char *
 				       : (snprintf(err, errlen, "backend directory %s does not exist",
 						   dir),
 					  -ENOENT);
+	n = readlink("/proc/self/exe", exe_dir, sizeof(exe_dir));
+	if (n > 0 && (size_t)n < sizeof(exe_dir)) {
+		exe_dir[n] = 0;
+		slash = strrchr(exe_dir, '/');
+		if (slash)
+			slash[1] = 0;
+	} else {
+		exe_dir[0] = 0;
+	}
+	/* the install this program belongs to, wherever it was moved: the plugins of its
+	 * own version before any other */
+	if (*exe_dir && snprintf(path, sizeof(path), "%s%s", exe_dir, HWS_BACKEND_DIR_FROM_BIN) <
+				(int)sizeof(path) &&
+	    dir_exists(path))
+		return hws_registry__load_dir(reg, path, err, errlen);
 	if (dir_exists(HWS_BACKEND_DIR_DEFAULT))
 		return hws_registry__load_dir(reg, HWS_BACKEND_DIR_DEFAULT, err, errlen);
-	n = readlink("/proc/self/exe", exe_dir, sizeof(exe_dir) - 16);
-	if (n > 0) {
-		exe_dir[n] = 0;
-		char *slash = strrchr(exe_dir, '/');
-		if (slash) {
-			strcpy(slash, "/backends");
-			if (dir_exists(exe_dir))
-				return hws_registry__load_dir(reg, exe_dir, err, errlen);
-		}
-	}
+	/* a build tree: backends/ next to the program */
+	if (*exe_dir && snprintf(path, sizeof(path), "%sbackends", exe_dir) < (int)sizeof(path) &&
+	    dir_exists(path))
+		return hws_registry__load_dir(reg, path, err, errlen);
 	snprintf(err, errlen,
-		 "no backend plugins found: looked in %s and next to the program; install "
-		 "hwsample's backends, or name the directory holding hws-*.so "
+		 "no backend plugins found: looked in %s, in %s and in backends/ next to the "
+		 "program; install hwsample's backends, or name the directory holding hws-*.so "
 		 "(hws_registry__load_default() @dir)",
-		 HWS_BACKEND_DIR_DEFAULT);
+		 HWS_BACKEND_DIR_DEFAULT, HWS_BACKEND_DIR_FROM_BIN);
 	return -ENOENT;
 }
 
