@@ -2,7 +2,8 @@
 # The library as others get it: `cmake --install` of this build into a temporary prefix, then
 # everything built against that prefix alone (never the source tree):
 #  - libhwsample.so.0 -> .so.0.1.0 with SONAME libhwsample.so.0, exporting exactly the
-#    symbols core/libhwsample.map lists; every public header installed and compiling alone;
+#    symbols core/libhwsample.map lists; every public header installed and compiling alone,
+#    backend.h (the plugin ABI) also as C++ when there is a C++ compiler;
 #  - (a) count_samples.c built with `cc $(pkg-config --cflags --libs hwsample)` reads a perf
 #    file through the public API: its samples per event equal `hwsample dump`'s; linked
 #    statically too (pkg-config --static) when the build installs libhwsample.a;
@@ -50,6 +51,11 @@ for h in "$HWS_SOURCE_DIR"/include/hwsample/*.h; do
 	check "<hwsample/$n> compiles alone" cc -fsyntax-only -Wall -Werror $(pkg-config --cflags hwsample) \
 		-x c - <<<"#include <hwsample/$n>"
 done
+# a backend may be written in C++: the plugin ABI compiles as C++ (static_assert pins too)
+if command -v c++ >/dev/null; then
+	check "<hwsample/backend.h> compiles as C++" c++ -fsyntax-only -Wall -Werror \
+		$(pkg-config --cflags hwsample) -x c++ - <<<"#include <hwsample/backend.h>"
+fi
 
 # ---- (a) a program through pkg-config
 count_ok() { # what, counts-file, dump-json: "seen counted name" lines equal dump's per event
