@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hwsample/host.h>
+
 static int tests_failed;
 static int tests_run;
 
@@ -63,6 +65,19 @@ static inline uint64_t tests_xorshift64(uint64_t *state)
 	x ^= x >> 7;
 	x ^= x << 17;
 	return *state = x;
+}
+
+/* Describe a fake machine to the library, as the CLI does from HWS_SYSFS_ROOT and
+ * HWS_PROC_CPUINFO: @root NULL for the real one, @cpuinfo NULL for the default (the tree's
+ * cpuinfo, or /proc/cpuinfo without a tree). */
+static inline void tests_machine(const char *root, const char *cpuinfo)
+{
+	HWS_OPTS(hws_host_opts, o, .sysfs_root = root, .proc_cpuinfo = cpuinfo);
+
+	if (hws_host__configure(&o)) {
+		fprintf(stderr, "hws_host__configure(%s, %s) failed\n", root, cpuinfo);
+		exit(1);
+	}
 }
 
 #define TEST_END()                                                                      \

@@ -17,6 +17,8 @@ static int ibs_init(void *priv, const struct hws_host *host)
 {
 	struct ibs_priv *p = priv;
 
+	if (!HWS_HOST_HAS(host, cpuinfo) || !HWS_HOST_HAS(host, cpu_flag))
+		return HWS_E_ABI_MISMATCH; /* a host older than the version-3 table */
 	p->host = host;
 	return 0;
 }
@@ -32,7 +34,7 @@ static int ibs_encode_op(void *priv, const struct hws_event_request *req,
 	return ibs_encode(priv, req, out, max, err, errlen);
 }
 
-static int ibs_match(void *priv, const struct perf_event_attr *attr, const char *pmu_name)
+static int ibs_match(void *priv, const struct hws_perf_event_attr *attr, const char *pmu_name)
 {
 	(void)priv;
 	(void)attr;

@@ -76,7 +76,7 @@ int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req, struct h
 int ibs_controls(struct ibs_priv *p, const char *pmu, struct hws_control_info *out, int max);
 int ibs_detect(struct ibs_priv *p, char *why, size_t len);
 
-/* /proc/cpuinfo (or $HWS_PROC_CPUINFO, or <HWS_SYSFS_ROOT>/cpuinfo) facts. */
+/* The host's cpuinfo facts (host->cpuinfo: /proc/cpuinfo, or a fake machine's). */
 struct ibs_host_cpu {
 	bool found;
 	bool amd;

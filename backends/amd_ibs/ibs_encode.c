@@ -4,7 +4,7 @@
  *
  * Invariants:
  *  - the PMU type, every control's bit position and the caps come from sysfs
- *    (<root>/bus/event_source/devices/ibs_op|ibs_fetch, root = $HWS_SYSFS_ROOT or /sys)
+ *    (<root>/bus/event_source/devices/ibs_op|ibs_fetch, root = host->sysfs_root())
  *    through host->pmu_load/pmu_set; nothing here knows a config bit number;
  *  - what this file does know is *which* hardware and kernel provide a control (the table
  *    below, from perf-facts.md section 2), so an error can say what is missing and why;
@@ -12,8 +12,8 @@
  *    (MaxCnt = period >> 4), at least 16, at most 0xFFFF0 for fetch and 0x7FFFFF0 for op
  *    (OpMaxCnt plus the 7 extension bits every Zen CPU has);
  *  - per-task IBS events exist only from Linux 6.2 (before, the PMU is CPU-context only).
- * CPU facts for messages and detection come from /proc/cpuinfo, or $HWS_PROC_CPUINFO, or
- * <HWS_SYSFS_ROOT>/cpuinfo when a fake sysfs tree is in use.
+ * CPU facts for messages and detection come from the host's cpuinfo (host->cpuinfo and
+ * host->cpu_flag: /proc/cpuinfo, or a fake machine's).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -39,7 +39,7 @@ struct ibs_known_control {
 };
 
 static const struct ibs_known_control known[] = {
-    {"cnt_ctl", "ibs_op", "count -c in dispatched ops (1) instead of cycles (0)",
+    {"cnt_ctl", "ibs_op", "count the period in dispatched ops (1) instead of cycles (0)",
      "IBS op counter control (CPUID caps OPCNT, every Zen CPU) and a kernel exporting "
      "format/cnt_ctl",
      0, 0},
@@ -96,68 +96,31 @@ static const char *zen_name(unsigned int family, unsigned int model)
 	return "pre-Zen";
 }
 
-static bool has_word(const char *list, const char *w)
+static unsigned int cpuinfo_uint(const struct hws_host *host, const char *key)
 {
-	size_t n = strlen(w);
+	char v[32];
 
-	for (const char *p = list; (p = strstr(p, w)); p += n)
-		if ((p == list || p[-1] == ' ' || p[-1] == '\t') &&
-		    (p[n] == ' ' || p[n] == '\n' || p[n] == '\0'))
-			return true;
-	return false;
+	return host->cpuinfo(key, v, sizeof(v)) > 0 ? (unsigned int)strtoul(v, NULL, 10) : 0;
 }
 
 void ibs_host_cpu__read(struct ibs_host_cpu *hc, const struct hws_host *host)
 {
-	const char *env = getenv("HWS_PROC_CPUINFO");
-	const char *root = getenv("HWS_SYSFS_ROOT");
-	char path[4096], line[4096];
-	FILE *f;
-
 	memset(hc, 0, sizeof(*hc));
-	if (env && *env)
-		snprintf(path, sizeof(path), "%s", env);
-	else if (root && *root)
-		snprintf(path, sizeof(path), "%s/cpuinfo", host->sysfs_root());
-	else
-		snprintf(path, sizeof(path), "/proc/cpuinfo");
-	f = fopen(path, "r");
-	if (!f)
+	if (host->cpuinfo("vendor_id", hc->vendor, sizeof(hc->vendor)) < 0)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *v = strchr(line, ':'), *k_end;
-
-		if (!v)
-			continue;
-		/* key = text before ':' without trailing blanks */
-		for (k_end = v; k_end > line && (k_end[-1] == ' ' || k_end[-1] == '\t'); k_end--)
-			;
-		*k_end = 0;
-		v++;
-		while (*v == ' ' || *v == '\t')
-			v++;
-		if (!strcmp(line, "vendor_id")) {
-			if (hc->found)
-				break; /* first CPU only */
-			hc->found = true;
-			snprintf(hc->vendor, sizeof(hc->vendor), "%.*s", (int)strcspn(v, "\n"), v);
-			hc->amd = !strcmp(hc->vendor, "AuthenticAMD");
-		} else if (!strcmp(line, "cpu family")) {
-			hc->family = (unsigned int)strtoul(v, NULL, 10);
-		} else if (!strcmp(line, "model")) {
-			hc->model = (unsigned int)strtoul(v, NULL, 10);
-		} else if (!strcmp(line, "flags")) {
-			hc->ibs_flag = has_word(v, "ibs");
-			hc->hypervisor = has_word(v, "hypervisor");
-		}
-	}
-	fclose(f);
+	hc->found = true;
+	hc->amd = !strcmp(hc->vendor, "AuthenticAMD");
+	hc->family = cpuinfo_uint(host, "cpu family");
+	hc->model = cpuinfo_uint(host, "model");
+	hc->ibs_flag = host->cpu_flag("ibs") == 1;
+	hc->hypervisor = host->cpu_flag("hypervisor") == 1;
 }
 
 static int why_absent(const struct hws_host *host, const char *pmu, char *why, size_t len)
 {
 	struct ibs_host_cpu hc;
-	const char *root = getenv("HWS_SYSFS_ROOT");
+	const char *root = host->sysfs_root();
+	bool fake = strcmp(root, "/sys") != 0;
 
 	ibs_host_cpu__read(&hc, host);
 	if (!hc.found) {
@@ -184,7 +147,7 @@ static int why_absent(const struct hws_host *host, const char *pmu, char *why, s
 			 "no %s PMU%s%s although the CPU has IBS: the kernel lacks the IBS "
 			 "driver (CONFIG_CPU_SUP_AMD, CONFIG_PERF_EVENTS) or IBS setup failed "
 			 "(firmware did not assign the IBS LVT offset: see dmesg | grep -i ibs)",
-			 pmu, root && *root ? " under " : "", root && *root ? root : "");
+			 pmu, fake ? " under " : "", fake ? root : "");
 	}
 	return 0;
 }
@@ -328,7 +291,7 @@ static int control_missing(struct ibs_priv *p, const struct hws_pmu *pmu, const 
 }
 
 /* Value of format @name in @attr (0 if the PMU has no such format). */
-static uint64_t format_get(struct ibs_priv *p, const struct perf_event_attr *attr, const char *name)
+static uint64_t format_get(struct ibs_priv *p, const struct hws_perf_event_attr *attr, const char *name)
 {
 	const struct hws_pmu_format *f = p->host->pmu_format(&p->pmu, name);
 	const uint64_t words[4] = {attr->config, attr->config1, attr->config2, 0};
@@ -365,7 +328,7 @@ int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req, struct h
 {
 	const char *name = req->pmu;
 	struct hws_pmu *pmu = &p->pmu;
-	struct perf_event_attr *attr;
+	struct hws_perf_event_attr *attr;
 	bool op, skew = false;
 	uint32_t kv = req->kernel_version;
 	uint64_t maxp;
@@ -382,10 +345,12 @@ int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req, struct h
 			return fail(HWS_E_UNKNOWN_EVENT, err, errlen,
 				    "amd_ibs: no event '%s': IBS has two samplers, ibs_op "
 				    "(executed ops: loads, stores, branches) and ibs_fetch "
-				    "(instruction fetches); use -b ibs_op or -b ibs_fetch",
+				    "(instruction fetches); ask for the PMU ibs_op or ibs_fetch "
+				    "(hws_event_request.pmu)",
 				    req->event);
 		if (name && strcmp(name, "amd_ibs") && strcmp(name, req->event))
-			return fail(HWS_E_BAD_ARG, err, errlen, "amd_ibs: -b %s and -e %s disagree",
+			return fail(HWS_E_BAD_ARG, err, errlen, "amd_ibs: PMU %s (hws_event_request.pmu) and "
+				    "event %s (hws_event_request.event) disagree",
 				    name, req->event);
 		name = req->event;
 	}
@@ -413,7 +378,8 @@ int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req, struct h
 		return fail(
 		    HWS_E_UNSUPPORTED, err, errlen,
 		    "%s: per-process IBS sampling needs Linux 6.2 or later (this kernel is "
-		    "%s, where IBS events are CPU-wide only): add -a (all CPUs) or -C <cpus>",
+		    "%s, where IBS events are CPU-wide only): record all CPUs or a CPU list "
+		    "(hws_session_opts.system_wide/cpu_list)",
 		    name, kbuf);
 	}
 
@@ -459,7 +425,9 @@ int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req, struct h
 
 	if (req->period && req->freq)
 		return fail(HWS_E_BAD_ARG, err, errlen,
-			    "%s: give either a period (-c) or a frequency (-F), not both", name);
+			    "%s: give either a period (hws_event_request.period) or a "
+			    "frequency (hws_event_request.freq), not both",
+			    name);
 	maxp = op ? IBS_OP_MAX_PERIOD : IBS_FETCH_MAX_PERIOD;
 	if (req->period) {
 		const char *unit = !op				    ? "fetches"
@@ -476,8 +444,8 @@ int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req, struct h
 			return fail(HWS_E_BAD_ARG, err, errlen,
 				    "%s: period %" PRIu64
 				    " (%s) is not a multiple of 16: IBS counts "
-				    "in units of 16 (MaxCnt = period/16); use -c %" PRIu64
-				    " or -c %" PRIu64,
+				    "in units of 16 (MaxCnt = period/16); use a period "
+				    "(hws_event_request.period) of %" PRIu64 " or %" PRIu64,
 				    name, req->period, unit, lo, lo + 16 > maxp ? lo : lo + 16);
 		attr->sample_period = req->period;
 	} else {

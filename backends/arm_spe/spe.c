@@ -20,7 +20,7 @@ static int spe_init(void *priv, const struct hws_host *host)
 	return 0;
 }
 
-static int spe_match(void *priv, const struct perf_event_attr *attr, const char *pmu_name)
+static int spe_match(void *priv, const struct hws_perf_event_attr *attr, const char *pmu_name)
 {
 	struct spe_priv *sp = priv;
 	char names[16][HWS_PMU_NAME_MAX];
@@ -43,7 +43,7 @@ static int spe_match(void *priv, const struct perf_event_attr *attr, const char 
 /* PERF_RECORD_AUXTRACE_INFO: the v1 layout {PMU type, per-cpu-mmaps}, the one every perf
  * reads (6.1 rejects nothing but misreads v2; newer perf reads both). The MIDR then comes
  * from HEADER_CPUID, as perf does for v1. */
-static int spe_auxtrace_info(void *priv, const struct perf_event_attr *attr, int per_cpu,
+static int spe_auxtrace_info(void *priv, const struct hws_perf_event_attr *attr, int per_cpu,
 			     uint32_t *type, uint64_t *words, int max)
 {
 	(void)priv;
@@ -64,9 +64,8 @@ static const struct hws_backend_ops spe_ops = {
     .description = "Arm Statistical Profiling Extension (arm_spe_<n>, AUX area records)",
     .pmus = spe_pmus,
     .caps = HWS_CAP_AUX | HWS_CAP_PRECISE_IP | HWS_CAP_DATA_ADDR | HWS_CAP_PHYS_ADDR |
-	    HWS_CAP_LATENCY | HWS_CAP_DATA_SRC |
-	    /* emit_record() writes fields, pid and tid of every record */
-	    HWS_CAP_AUX_SAMPLE_WRITABLE,
+	    HWS_CAP_LATENCY | HWS_CAP_DATA_SRC, /* emit_record() sets fields, pid and tid of
+						 * every record: see aux_decode in backend.h */
     .priv_size = sizeof(struct spe_priv),
     .aux_stream_size = sizeof(struct spe_stream),
     .init = spe_init,

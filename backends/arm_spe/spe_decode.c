@@ -1118,8 +1118,10 @@ int spe_aux_decode(void *priv, void *stream, const struct hws_file_info *fi,
 		fast_tab_build(&dc.priv->ftab);
 #ifdef HAVE_LENS_AVX2
 		__builtin_cpu_init();
-		/* HWS_SPE_NO_AVX2=1: the SSE2 path on an AVX2 CPU (the e2e test compares both) */
-		dc.priv->lens_avx2 = __builtin_cpu_supports("avx2") != 0 && !getenv("HWS_SPE_NO_AVX2");
+		/* HWS_HOST_NO_SIMD: the SSE2 path on an AVX2 CPU (the e2e test compares both) */
+		dc.priv->lens_avx2 = __builtin_cpu_supports("avx2") != 0 &&
+				     !(HWS_HOST_HAS(dc.priv->host, flags) &&
+				       (dc.priv->host->flags() & HWS_HOST_NO_SIMD));
 #endif
 	}
 	dc.tc = fi ? fi->time_conv : NULL;

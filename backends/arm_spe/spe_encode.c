@@ -11,11 +11,11 @@
  *  - perf's defaults: ts_enable=1 unless --per-thread, pa_enable=1 when physical addresses
  *    are asked for; the user's own value always wins.
  *  - config3 (inv_event_filter, PMSNEVFR) and config4 (data_src_filter, PMSDSFR) lie past
- *    the 128 bytes of the Linux 6.1 uapi perf_event_attr this is built against (kernel
- *    offsets 128 and 136, attr.size PERF_ATTR_SIZE_VER8 = 136 / VER9 = 144). The backend
- *    encodes such controls itself (range-checked, bits from format/) into the desc's words
- *    (hws_event_desc__config); core passes attr.size 136/144 only when they are non-zero,
- *    and a kernel without them answers E2BIG, which core explains.
+ *    the 128 bytes of older kernels' perf_event_attr (offsets 128 and 136, attr.size
+ *    HWS_PERF_ATTR_SIZE_VER8 = 136 / VER9 = 144; struct hws_perf_event_attr has them). The
+ *    backend encodes such controls itself (range-checked, bits from format/) into the
+ *    desc's words (hws_event_desc__config); core passes attr.size 136/144 only when they
+ *    are non-zero, and a kernel without them answers E2BIG, which core explains.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -93,7 +93,7 @@ static const struct {
 
 /* value of format @f in @attr (the module cannot call core's helpers); @d: the desc @attr
  * lives in, for config3/config4 */
-static uint64_t fmt_get(const struct hws_pmu_format *f, const struct perf_event_attr *attr,
+static uint64_t fmt_get(const struct hws_pmu_format *f, const struct hws_perf_event_attr *attr,
 			struct hws_event_desc *d)
 {
 	uint64_t w, v = 0;
@@ -226,7 +226,7 @@ static int user_set(const struct hws_event_request *req, const char *name)
 }
 
 static int set_ctl(struct spe_priv *sp, const struct hws_pmu *pmu, const char *name, uint64_t v,
-		   struct perf_event_attr *attr, char *err, size_t errlen)
+		   struct hws_perf_event_attr *attr, char *err, size_t errlen)
 {
 	int ret = sp->host->pmu_set(pmu, name, v, attr, err, errlen);
 	int k;
@@ -245,7 +245,7 @@ int spe_encode(void *priv, const struct hws_event_request *req, struct hws_event
 {
 	struct spe_priv *sp = priv;
 	struct hws_pmu *pmu;
-	struct perf_event_attr *attr;
+	struct hws_perf_event_attr *attr;
 	uint64_t ext[2] = {0, 0}; /* config3, config4 */
 	const char *cap;
 	uint64_t min_ival = 0, v;
@@ -259,8 +259,9 @@ int spe_encode(void *priv, const struct hws_event_request *req, struct hws_event
 	}
 	if (req->freq) {
 		snprintf(err, errlen,
-			 "arm_spe: -F (frequency) is not supported: the SPE driver needs a fixed "
-			 "sampling interval; use -c PERIOD instead");
+			 "arm_spe: a frequency (hws_event_request.freq) is not supported: the SPE "
+			 "driver needs a fixed sampling interval; give a period "
+			 "(hws_event_request.period) instead");
 		return HWS_E_BAD_ARG;
 	}
 	pmu = calloc(1, sizeof(*pmu));
@@ -306,7 +307,7 @@ int spe_encode(void *priv, const struct hws_event_request *req, struct hws_event
 				break;
 		if (p == sizeof(presets) / sizeof(presets[0])) {
 			snprintf(err, errlen,
-				 "arm_spe: unknown event '%s'; SPE samples operations, valid -e "
+				 "arm_spe: unknown event '%s'; SPE samples operations, valid event "
 				 "presets: load store ldst branch all (or use controls such as "
 				 "load_filter=1)",
 				 req->event);

@@ -18,6 +18,8 @@ static int pebs_init(void *priv, const struct hws_host *host)
 {
 	struct pebs_priv *p = priv;
 
+	if (!HWS_HOST_HAS(host, cpuinfo) || !HWS_HOST_HAS(host, cpu_flag))
+		return HWS_E_ABI_MISMATCH; /* a host older than the version-3 table */
 	p->host = host;
 	return 0;
 }
@@ -40,7 +42,7 @@ static int pebs_encode_op(void *priv, const struct hws_event_request *req,
 	return pebs_encode(priv, req, out, max, err, errlen);
 }
 
-static int pebs_match(void *priv, const struct perf_event_attr *attr, const char *pmu_name)
+static int pebs_match(void *priv, const struct hws_perf_event_attr *attr, const char *pmu_name)
 {
 	if (pmu_name && (!strcmp(pmu_name, "cpu") || !strcmp(pmu_name, "cpu_core") ||
 			 !strcmp(pmu_name, "cpu_atom")))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * intel_pebs encoding: event names -> struct perf_event_attr.
+ * intel_pebs encoding: event names -> struct hws_perf_event_attr.
  *
  * Names are resolved in two ways:
  *  - the kernel aliases mem-loads, mem-stores (and the internal mem-loads-aux) from
@@ -38,7 +38,7 @@
  * knows, which are a prefix of the uapi struct.
  */
 struct pebs_pfm_arg {
-	struct perf_event_attr *attr;
+	struct hws_perf_event_attr *attr;
 	char **fstr;
 	size_t size;
 	int idx;
@@ -52,6 +52,14 @@ struct pebs_pfm_arg {
 static int pfm_ready;
 static char pfm_force[64];
 
+/*
+ * LIBPFM_FORCE_PMU is libpfm4's own variable: libpfm4 reads it in pfm_initialize(). This
+ * backend reads it too, as the only way to learn what libpfm4 was told: libpfm4 has no call
+ * that names the forced PMU, and after pfm_terminate() it still reports earlier forced PMUs
+ * present, so the name qualifies events (pfm_core_pmu()) and a change means initialising
+ * again. It is not a hwsample setting (the library reads no environment); a plugin may read
+ * the variables of the libraries it uses.
+ */
 static int pfm_ensure(void)
 {
 	const char *f = getenv("LIBPFM_FORCE_PMU");
@@ -252,88 +260,13 @@ int pebs_core_pmus(struct pebs_priv *p, char (*names)[HWS_PMU_NAME_MAX], int max
 	return n;
 }
 
-/* cpuinfo to read: $HWS_PROC_CPUINFO, else <HWS_SYSFS_ROOT>/cpuinfo for a faked machine (as
- * amd_ibs does), else /proc/cpuinfo. NULL: a faked machine without a faked cpuinfo. */
-static const char *cpuinfo_path(char *buf, size_t len)
+/* Vendor from the host's cpuinfo. A fake machine without a cpuinfo file is taken at its
+ * word. 1 Intel, 0 not (vendor in @vendor), -1 unknown. */
+static int cpu_is_intel(struct pebs_priv *p, char *vendor, size_t len)
 {
-	const char *path = getenv("HWS_PROC_CPUINFO");
-	const char *root = getenv("HWS_SYSFS_ROOT");
-
-	if (path && *path)
-		return path;
-	if (root && *root) {
-		snprintf(buf, len, "%s/cpuinfo", root);
-		return access(buf, R_OK) ? NULL : buf;
-	}
-	return "/proc/cpuinfo";
-}
-
-/* Vendor from cpuinfo_path(). A faked machine (HWS_SYSFS_ROOT) with no faked cpuinfo is
- * taken at its word. 1 Intel, 0 not (vendor in @vendor), -1 unknown. */
-static int cpu_is_intel(char *vendor, size_t len)
-{
-	char pbuf[4096];
-	const char *path = cpuinfo_path(pbuf, sizeof(pbuf));
-	char line[256];
-	FILE *f;
-	int ret = -1;
-
-	if (!path)
+	if (p->host->cpuinfo("vendor_id", vendor, len) < 0)
 		return -1;
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *c;
-
-		if (strncmp(line, "vendor_id", 9))
-			continue;
-		c = strchr(line, ':');
-		if (!c)
-			break;
-		c++;
-		while (*c == ' ' || *c == '\t')
-			c++;
-		c[strcspn(c, "\n")] = '\0';
-		snprintf(vendor, len, "%s", c);
-		ret = !strcmp(c, "GenuineIntel");
-		break;
-	}
-	fclose(f);
-	return ret;
-}
-
-static int cpu_has_flag(const char *flag)
-{
-	char pbuf[4096];
-	const char *path = cpuinfo_path(pbuf, sizeof(pbuf));
-	char line[4096];
-	FILE *f;
-	int ret = 0;
-
-	if (!path)
-		path = "/proc/cpuinfo";
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		char pat[64];
-
-		if (strncmp(line, "flags", 5))
-			continue;
-		snprintf(pat, sizeof(pat), " %s", flag);
-		for (char *s = strstr(line, pat); s; s = strstr(s + 1, pat)) {
-			char e = s[strlen(pat)];
-
-			if (e == ' ' || e == '\n' || e == '\0') {
-				ret = 1;
-				break;
-			}
-		}
-		break;
-	}
-	fclose(f);
-	return ret;
+	return !strcmp(vendor, "GenuineIntel");
 }
 
 /* PEBS usable on PMU @name? 0, or negative with the reason in @why. */
@@ -363,7 +296,7 @@ static int pmu_check(struct pebs_priv *p, const char *name, struct hws_pmu *pmu,
 		snprintf(why, len,
 			 "intel_pebs: PEBS unavailable: %s/caps/max_precise is 0 (PEBS disabled "
 			 "or not virtualised%s; on a VM enable the guest PEBS / vPMU option)",
-			 name, cpu_has_flag("hypervisor") ? ": this is a virtual machine" : "");
+			 name, p->host->cpu_flag("hypervisor") == 1 ? ": this is a virtual machine" : "");
 		return HWS_E_UNSUPPORTED;
 	}
 	return 0;
@@ -377,7 +310,7 @@ int pebs_check_available(struct pebs_priv *p, int check_vendor, char *why, size_
 	int n, i, ret;
 
 	why[0] = '\0';
-	if (check_vendor && cpu_is_intel(vendor, sizeof(vendor)) == 0) {
+	if (check_vendor && cpu_is_intel(p, vendor, sizeof(vendor)) == 0) {
 		snprintf(why, len,
 			 "intel_pebs: not an Intel CPU (vendor_id %s): PEBS is Intel-only; "
 			 "use amd_ibs on AMD, arm_spe on Arm",
@@ -575,7 +508,7 @@ struct pmu_ctx {
 	int hybrid;
 };
 
-static int pfm_encode(const char *name, struct perf_event_attr *attr, char **fstr)
+static int pfm_encode(const char *name, struct hws_perf_event_attr *attr, char **fstr)
 {
 	struct pebs_pfm_arg arg;
 	int ret;
@@ -592,7 +525,7 @@ static int pfm_encode(const char *name, struct perf_event_attr *attr, char **fst
 
 /* Write alias terms "event=0xcd,umask=0x1,ldlat=3" into @attr through the PMU formats. */
 static int apply_terms(struct pebs_priv *p, const struct pmu_ctx *pc, const char *terms,
-		       struct perf_event_attr *attr, char *err, size_t errlen)
+		       struct hws_perf_event_attr *attr, char *err, size_t errlen)
 {
 	char buf[256], *save = NULL, *t;
 	int ret;
@@ -614,7 +547,7 @@ static int apply_terms(struct pebs_priv *p, const struct pmu_ctx *pc, const char
 }
 
 static int alias_attr(struct pebs_priv *p, const struct pmu_ctx *pc, const char *alias,
-		      struct perf_event_attr *attr, char *err, size_t errlen)
+		      struct hws_perf_event_attr *attr, char *err, size_t errlen)
 {
 	char terms[256];
 	const char *t = NULL;
@@ -632,7 +565,7 @@ static int alias_attr(struct pebs_priv *p, const struct pmu_ctx *pc, const char 
 	if (!t) {
 		snprintf(err, errlen,
 			 "intel_pebs: %s: the kernel has no '%s' event for %s (%s); name a "
-			 "precise event instead (hwsample list -b intel_pebs)",
+			 "precise MEM_* event of this core instead (libpfm4 lists them)",
 			 pc->name, alias, pc->model ? pc->model->desc : "this core",
 			 pc->pmu_name);
 		return HWS_E_UNKNOWN_EVENT;
@@ -644,7 +577,7 @@ static int alias_attr(struct pebs_priv *p, const struct pmu_ctx *pc, const char 
 }
 
 static int needs_aux_leader(struct pebs_priv *p, const struct pmu_ctx *pc,
-			    const struct perf_event_attr *attr)
+			    const struct hws_perf_event_attr *attr)
 {
 	char terms[256];
 
@@ -656,7 +589,7 @@ static int needs_aux_leader(struct pebs_priv *p, const struct pmu_ctx *pc,
 }
 
 static void set_sample(const struct hws_event_request *req, const struct pebs_opts *o,
-		       struct perf_event_attr *attr)
+		       struct hws_perf_event_attr *attr)
 {
 	uint32_t kv = req->kernel_version;
 
@@ -682,7 +615,7 @@ static void set_sample(const struct hws_event_request *req, const struct pebs_op
 	}
 }
 
-static int emit(struct hws_event_desc *out, int *n, int max, const struct perf_event_attr *attr,
+static int emit(struct hws_event_desc *out, int *n, int max, const struct hws_perf_event_attr *attr,
 		const char *pmu, const char *name, int leader, char *err, size_t errlen)
 {
 	struct hws_event_desc *d;
@@ -718,7 +651,7 @@ static int encode_one(struct pebs_priv *p, const struct hws_event_request *req,
 		      struct pebs_opts *o, const struct pmu_ctx *pc, const char *ev,
 		      struct hws_event_desc *out, int *n, int max, char *err, size_t errlen)
 {
-	struct perf_event_attr attr, tmp;
+	struct hws_perf_event_attr attr, tmp;
 	char name[320], full[256], cname[128], qbuf[64];
 	const char *qual = NULL;
 	char *fstr = NULL;
@@ -901,7 +834,7 @@ static int encode_one(struct pebs_priv *p, const struct hws_event_request *req,
 	set_sample(req, o, &attr);
 
 	if (needs_aux_leader(p, pc, &attr)) {
-		struct perf_event_attr aux;
+		struct hws_perf_event_attr aux;
 
 		ret = alias_attr(p, pc, "mem-loads-aux", &aux, err, errlen);
 		if (ret)
@@ -1044,7 +977,7 @@ static int parse_spec(const char *ev, struct ev_spec *sp, char *err, size_t errl
 	if (strcmp(buf, "cpu") && strcmp(buf, "cpu_core") && strcmp(buf, "cpu_atom")) {
 		snprintf(err, errlen,
 			 "intel_pebs: '%s': PMU '%s' is not an Intel core PMU (cpu, cpu_core, "
-			 "cpu_atom); pick its backend with -b",
+			 "cpu_atom); ask its backend for it (hws_event_request.pmu)",
 			 ev, buf);
 		return HWS_E_NO_PMU;
 	}
@@ -1137,8 +1070,8 @@ int pebs_encode(struct pebs_priv *p, const struct hws_event_request *req,
 	{
 		char vendor[64] = "";
 
-		/* a fake HWS_SYSFS_ROOT without HWS_PROC_CPUINFO is not checked (dry runs) */
-		if (cpu_is_intel(vendor, sizeof(vendor)) == 0) {
+		/* a fake machine without a cpuinfo is not checked (dry runs) */
+		if (cpu_is_intel(p, vendor, sizeof(vendor)) == 0) {
 			snprintf(err, errlen,
 				 "intel_pebs: not an Intel CPU (vendor_id %s): PEBS is "
 				 "Intel-only; use amd_ibs on AMD, arm_spe on Arm",

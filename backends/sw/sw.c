@@ -158,7 +158,7 @@ static int sw_encode(void *priv, const struct hws_event_request *req, struct hws
 	struct sw_priv *p = priv;
 	const char *ev = req->event ? req->event : "cpu-clock";
 	const char *colon, *mods = NULL;
-	struct perf_event_attr *a;
+	struct hws_perf_event_attr *a;
 	size_t namelen;
 	int tracepoint = 0, ret;
 
@@ -166,7 +166,8 @@ static int sw_encode(void *priv, const struct hws_event_request *req, struct hws
 		return HWS_E_TOO_BIG;
 	if (req->nr_controls) {
 		snprintf(err, errlen, "sw: backend 'sw' has no controls, but '%s=%s' was given; "
-			 "software events take only -e, -F and -c", req->controls[0].key,
+			 "software events take only an event name, a period and a frequency",
+			 req->controls[0].key,
 			 req->controls[0].value);
 		return HWS_E_UNKNOWN_CONTROL;
 	}
@@ -231,7 +232,8 @@ static int sw_encode(void *priv, const struct hws_event_request *req, struct hws
 	}
 
 	if (req->period && req->freq) {
-		snprintf(err, errlen, "give either -c PERIOD or -F FREQ, not both");
+		snprintf(err, errlen, "give either a period (hws_event_request.period) or a "
+			 "frequency (hws_event_request.freq), not both");
 		return HWS_E_BAD_ARG;
 	}
 	if (req->period) {
@@ -253,24 +255,9 @@ static int sw_encode(void *priv, const struct hws_event_request *req, struct hws
 	return 1;
 }
 
-static int sw_match(void *priv, const struct perf_event_attr *attr, const char *pmu_name)
+static int sw_match(void *priv, const struct hws_perf_event_attr *attr, const char *pmu_name)
 {
 	return attr->type == PERF_TYPE_SOFTWARE || attr->type == PERF_TYPE_TRACEPOINT;
-}
-
-static int sw_decode(void *priv, const struct hws_file_info *fi, const struct hws_record_sample *rec,
-		     struct hws_sample *out)
-{
-	const struct perf_event_attr *a = rec->attr;
-
-	if (a && a->type == PERF_TYPE_SOFTWARE && (rec->sample_type & PERF_SAMPLE_ADDR) &&
-	    (a->config == PERF_COUNT_SW_PAGE_FAULTS || a->config == PERF_COUNT_SW_PAGE_FAULTS_MIN ||
-	     a->config == PERF_COUNT_SW_PAGE_FAULTS_MAJ ||
-	     a->config == PERF_COUNT_SW_ALIGNMENT_FAULTS)) {
-		out->addr = rec->addr;
-		out->fields |= HWS_SF_ADDR;
-	}
-	return 0;
 }
 
 static int sw_raw_json(void *priv, const struct hws_file_info *fi, const struct hws_sample *s,
@@ -299,16 +286,15 @@ static const struct hws_backend_ops sw_ops = {
 	.name = "sw",
 	.description = "software events (cpu-clock, page-faults, ...) and tracepoints",
 	.pmus = sw_pmus,
-	/* sw_decode() only sets addr as core already does (HWS_CAP_DECODE_GENERIC): at
-	 * millions of cpu-clock samples the call is worth leaving out */
-	.caps = HWS_CAP_SOFTWARE | HWS_CAP_DATA_ADDR | HWS_CAP_DECODE_GENERIC,
+	.caps = HWS_CAP_SOFTWARE | HWS_CAP_DATA_ADDR,
 	.priv_size = sizeof(struct sw_priv),
 	.init = sw_init,
 	.fini = sw_fini,
 	.detect = sw_detect,
 	.encode = sw_encode,
 	.match = sw_match,
-	.decode = sw_decode,
+	/* no decode: core's generic fields (addr of page and alignment faults included) are
+	 * the whole sample */
 	.controls = sw_controls,
 	.raw_json = sw_raw_json,
 };

@@ -88,6 +88,11 @@ int hws_cli__sysctl_int(const char *name, int dflt);
 /* environment variable @name is set to "1" */
 bool hws_cli__env_on(const char *name);
 
+/* A library or backend message with the options it names in library terms replaced by
+ * this program's ("hws_session_opts.mmap_pages" -> "-m"); @msg itself when it names none.
+ * The text lives until the next call in this thread. */
+const char *hws_cli__lib_text(const char *msg);
+
 int cmd_record(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));
 int cmd_dump(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));
 int cmd_report(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));

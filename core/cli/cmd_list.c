@@ -78,7 +78,7 @@ static bool privileged(void)
  * kernel. 0 or -errno; nothing stays open. */
 static int try_open(pid_t pid, bool kernel)
 {
-	struct perf_event_attr a = {
+	struct hws_perf_event_attr a = {
 	    .size = sizeof(a),
 	    .type = PERF_TYPE_SOFTWARE,
 	    .config = PERF_COUNT_SW_CPU_CLOCK,

@@ -139,7 +139,7 @@ static int write_synth(void *ctx, const void *rec, size_t len)
  * fields of tracepoint samples. */
 static void add_tracing_data(struct record *r)
 {
-	const struct perf_event_attr *attrs[64];
+	const struct hws_perf_event_attr *attrs[64];
 	int na = hws_session__nr_events(r->sess);
 	void *td = NULL;
 	size_t tdlen = 0;
@@ -354,7 +354,7 @@ static int open_output(struct record *r, struct run *u)
 	size_t nids;
 	const uint64_t *ids = hws_session__ids(r->sess, 0, &nids);
 	uint64_t id0 = nids ? ids[0] : 0;
-	const struct perf_event_attr *a0 = hws_session__attr(r->sess, 0);
+	const struct hws_perf_event_attr *a0 = hws_session__attr(r->sess, 0);
 
 	hws_synth__kernel_mmap(a0, id0, write_synth, r);
 	if (r->system_wide || r->cpu_list)
@@ -540,7 +540,7 @@ static int finish(struct record *r, struct run *u, int argc, char **argv)
  * nothing was recorded (a previous one put back), the workload stopped. */
 static void failed(struct record *r, struct run *u, int ret)
 {
-	fprintf(stderr, "hwsample: %s\n", *u->err ? u->err : "recording failed");
+	fprintf(stderr, "hwsample: %s\n", *u->err ? hws_cli__lib_text(u->err) : "recording failed");
 	u->exit_code = u->runtime_err ? HWS_EXIT_ERROR : hws_cli__exit_code(ret);
 	if (r->w) {
 		hws_perf_writer__close(r->w);

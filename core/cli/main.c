@@ -17,6 +17,7 @@
 
 #include <hwsample/backend.h>
 #include <hwsample/decode.h>
+#include <hwsample/host.h>
 #include <hwsample/perfdata.h>
 
 #include "cli.h"
@@ -83,7 +84,7 @@ struct hws_registry *hws_cli__registry(struct hws_cli *cli)
 		snprintf(err, sizeof(err), "backend directory %s (%s) does not exist", dir, origin);
 #endif
 	if (n < 0 || hws_registry__count(cli->reg) == 0) {
-		fprintf(stderr, "hwsample: %s\n", *err ? err : "no backends available");
+		fprintf(stderr, "hwsample: %s\n", *err ? hws_cli__lib_text(err) : "no backends available");
 		hws_registry__delete(cli->reg);
 		cli->reg = NULL;
 	}
@@ -137,6 +138,64 @@ bool hws_cli__event_known(const char *cmd, const char *path, const struct hws_de
 	return false;
 }
 
+/*
+ * Library and backend messages name the options that fix a problem in library terms, the
+ * struct member or function ("use more AUX pages (hws_session_opts.aux_pages)"); the user
+ * sees this program's options instead. tests/tree/lib_messages.py checks that every such
+ * name a message of core/ or backends/ uses is in this table, longest first where one is
+ * the start of another.
+ */
+static const struct {
+	const char *lib, *cli;
+} option_names[] = {
+	{ "hws_session_opts.system_wide/cpu_list", "-a or -C LIST" },
+	{ "hws_session_opts.mmap_pages", "-m" },
+	{ "hws_session_opts.aux_pages", "-m ,N" },
+	{ "hws_session_opts.per_thread", "--per-thread" },
+	{ "hws_session_opts.cpu_list", "-C" },
+	{ "hws_session_opts.pids", "a program to run or -p PID" },
+	{ "hws_session_opts.overwrite", "--overwrite" },
+	{ "hws_session_opts.aux_snapshot", "-S" },
+	{ "hws_session__aux_snapshot()", "SIGUSR2" },
+	{ "hws_event_request.period/freq", "-c/-F" },
+	{ "hws_event_request.period", "-c" },
+	{ "hws_event_request.freq", "-F" },
+	{ "hws_event_request.event", "-e" },
+	{ "hws_event_request.pmu", "-b" },
+	{ "hws_decoder_opts.kallsyms", "--kallsyms FILE" },
+	{ "hws_attr__print()", "hwsample --dry-run" },
+	{ "hws_registry__load_default() @dir", "--backend-dir DIR or $HWS_BACKEND_DIR" },
+};
+
+const char *hws_cli__lib_text(const char *msg)
+{
+	static _Thread_local char buf[4096];
+	const char *p = msg;
+	size_t n = 0;
+
+	if (!msg || !strstr(msg, "hws_"))
+		return msg;
+	while (*p && n + 1 < sizeof(buf)) {
+		size_t k, l = 0;
+
+		for (k = 0; k < sizeof(option_names) / sizeof(option_names[0]); k++) {
+			l = strlen(option_names[k].lib);
+			if (!strncmp(p, option_names[k].lib, l))
+				break;
+		}
+		if (k == sizeof(option_names) / sizeof(option_names[0])) {
+			buf[n++] = *p++;
+			continue;
+		}
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s", option_names[k].cli);
+		p += l;
+	}
+	if (n >= sizeof(buf))
+		return msg; /* too long to rewrite: as the library said it */
+	buf[n] = '\0';
+	return buf;
+}
+
 static void (*before_message)(void);
 
 void hws_cli__set_before_message(void (*fn)(void))
@@ -155,7 +214,7 @@ static void print_message(enum hws_log_level level, const char *msg)
 		before_message();
 	if (level <= HWS_LOG_WARN && strncmp(msg, "hwsample", 8))
 		fputs("hwsample: ", stderr);
-	fputs(msg, stderr);
+	fputs(hws_cli__lib_text(msg), stderr);
 }
 
 struct hws_perf_reader *hws_cli__open_input(const char *cmd, const char *path, int *exit_code)
@@ -371,6 +430,15 @@ int main(int argc, char **argv)
 		hws_set_log_level(HWS_LOG_WARN + cli.verbose);
 	signal(SIGBUS, on_sigbus);
 	hws_set_print(print_message);
+	/* the machine the library describes: a fake one (tests, dry runs for other CPUs) from
+	 * HWS_SYSFS_ROOT and HWS_PROC_CPUINFO; HWS_SPE_NO_AVX2: no SIMD paths in backends */
+	HWS_OPTS(hws_host_opts, host, .sysfs_root = getenv("HWS_SYSFS_ROOT"),
+		 .proc_cpuinfo = getenv("HWS_PROC_CPUINFO"),
+		 .no_simd = getenv("HWS_SPE_NO_AVX2") != NULL);
+	if (hws_host__configure(&host)) {
+		fprintf(stderr, "hwsample: HWS_SYSFS_ROOT or HWS_PROC_CPUINFO: path too long\n");
+		return HWS_EXIT_USAGE;
+	}
 
 	const struct subcmd *c = NULL;
 	if (i < argc) {

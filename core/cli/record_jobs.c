@@ -162,7 +162,7 @@ static int apply_run(struct record *r)
 			ret = hws_config__seconds(it, &r->duration, err, sizeof(err));
 		}
 		if (ret) {
-			fprintf(stderr, "hwsample: %s\n", err);
+			fprintf(stderr, "hwsample: %s\n", hws_cli__lib_text(err));
 			return ret;
 		}
 	}
@@ -193,7 +193,7 @@ int record__load_config(struct record *r, struct hws_registry *reg)
 	ret = hws_config__load(r->cfg, r->config_path, err, sizeof(err));
 	if (ret) {
 		/* a missing or unreadable file is a usage error too (exit 2) */
-		fprintf(stderr, "hwsample: %s\n", *err ? err : strerror(-ret));
+		fprintf(stderr, "hwsample: %s\n", *err ? hws_cli__lib_text(err) : strerror(-ret));
 		return HWS_E_BAD_CONFIG;
 	}
 	if (!ret) {
@@ -222,7 +222,7 @@ int record__load_config(struct record *r, struct hws_registry *reg)
 	if (!ret)
 		ret = hws_config__validate(r->cfg, reg, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "hwsample: %s\n", *err ? err : strerror(-ret));
+		fprintf(stderr, "hwsample: %s\n", *err ? hws_cli__lib_text(err) : strerror(-ret));
 		return ret;
 	}
 	for (int i = 0; i < r->cfg->nr_sections; i++) {
@@ -548,23 +548,6 @@ void record__print_dry_run(struct record *r, struct hws_registry *reg)
 						 jb->pmu ? jb->pmu : "");
 		}
 		hws_attr__print(hws_session__attr(r->sess, e), &sb, "  ");
-		{
-			/* words past this build's struct: shown when set, as the kernel gets them
-			 */
-			struct hws_event_desc *d =
-			    (struct hws_event_desc *)hws_session__desc(r->sess, e);
-
-#ifdef PERF_ATTR_SIZE_VER8
-			unsigned int w0 = 4; /* config3 is in the attr hws_attr__print showed */
-#else
-			unsigned int w0 = 3;
-#endif
-			for (unsigned int w = w0; d && w <= 4; w++)
-				if (*hws_event_desc__config(d, w))
-					hws_strbuf__addf(&sb, "  %-26s 0x%" PRIx64 "\n",
-							 w == 3 ? "config3" : "config4",
-							 *hws_event_desc__config(d, w));
-		}
 	}
 	hws_strbuf__addf(&sb, "mode: %s\n",
 			 r->system_wide ? "system-wide (-a)"
@@ -719,9 +702,9 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 		if (n <= 0) {
 			if (sec && sec->line)
 				fprintf(stderr, "hwsample: %s:%d: [%s]: %s\n", r->cfg->path, sec->line,
-					sec->name, *err ? err : "backend produced no event");
+					sec->name, *err ? hws_cli__lib_text(err) : "backend produced no event");
 			else
-				fprintf(stderr, "hwsample: %s\n", *err ? err : "backend produced no event");
+				fprintf(stderr, "hwsample: %s\n", *err ? hws_cli__lib_text(err) : "backend produced no event");
 			ret = n < 0 ? hws_cli__exit_code(n) : HWS_EXIT_ERROR;
 			goto out;
 		}

@@ -142,23 +142,11 @@ static inline __attribute__((always_inline)) int aux_emit_fill(struct hws_decode
 	return d->fn ? d->fn(d->ctx, s) : 0;
 }
 
-/* a backend without HWS_CAP_AUX_SAMPLE_WRITABLE: its sample stays as it is */
-static __attribute__((noinline)) int aux_emit_copy(struct hws_decoder *d,
-						   const struct hws_sample *in)
-{
-	struct hws_sample copy = *in;
-
-	return aux_emit_fill(d, &copy);
-}
-
+/* the sample is lent to core for the call: it writes the members the plugin ABI says are
+ * its own (include/hwsample/backend.h, aux_decode) */
 static int aux_emit(void *ctx, const struct hws_sample *in)
 {
-	struct hws_decoder *d = ctx;
-
-	if (__builtin_expect(!d->aux_writable, 0))
-		return aux_emit_copy(d, in);
-	return aux_emit_fill(d,
-			     (struct hws_sample *)(uintptr_t)in); /* HWS_CAP_AUX_SAMPLE_WRITABLE */
+	return aux_emit_fill(ctx, (struct hws_sample *)(uintptr_t)in);
 }
 
 /* Before a backend decodes a chunk of (or flushes) @st on @cpu: aux_emit()'s context */
@@ -171,7 +159,6 @@ static void aux_begin(struct hws_decoder *d, struct aux_stream *st, uint32_t cpu
 	d->cur_cpu = cpu;
 	d->aux_name = ea ? ea->name : "aux";
 	d->aux_backend = st->backend->ops->name;
-	d->aux_writable = (st->backend->ops->caps & HWS_CAP_AUX_SAMPLE_WRITABLE) != 0;
 	d->aux_cnt = NULL;
 }
 

@@ -207,7 +207,6 @@ struct hws_decoder {
 	const char *aux_name, *aux_backend;
 	struct hws_decode_counts *aux_cnt;
 	uint32_t aux_cnt_cpu;
-	int aux_writable; /* the stream's backend has HWS_CAP_AUX_SAMPLE_WRITABLE */
 	struct window win[2];
 	struct window *cur; /* being dispatched (NULL before the first) */
 	size_t wpos;	    /* next record of cur */
@@ -283,7 +282,7 @@ void dec_loss(struct hws_decoder *d, const struct hws_perf_record *rec);
 /* ---- inline helpers ---- */
 
 /* fixed period (-c): the kernel does not write it, perf shows the attr's; 0: none */
-static inline uint64_t fixed_period(const struct perf_event_attr *a)
+static inline uint64_t fixed_period(const struct hws_perf_event_attr *a)
 {
 	return !(a->sample_type & PERF_SAMPLE_PERIOD) && !a->freq ? a->sample_period : 0;
 }
@@ -309,7 +308,7 @@ static inline struct hws_decode_counts *counts_or_dummy(struct hws_decoder *d, i
 	return c ? c : &dec_dummy_counts;
 }
 
-static inline const struct perf_event_attr *ev_attr(struct hws_decoder *d, int ev)
+static inline const struct hws_perf_event_attr *ev_attr(struct hws_decoder *d, int ev)
 {
 	const struct hws_perf_evattr *ea = ev >= 0 ? hws_perf_reader__attr(d->r, ev) : NULL;
 

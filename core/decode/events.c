@@ -27,7 +27,7 @@ static void set_backend(struct ev_state *e, struct hws_backend *b)
 {
 	e->backend = b;
 	e->backend_name = b ? b->ops->name : "none";
-	e->decode = b && b->ops->decode && !(b->ops->caps & HWS_CAP_DECODE_GENERIC);
+	e->decode = b && b->ops->decode; /* NULL: core's generic fill is the sample */
 }
 
 /* Pipe mode: PMU_MAPPINGS (a HEADER_FEATURE record) arrives after the HEADER_ATTRs, so
@@ -43,7 +43,7 @@ void dec_rematch_events(struct hws_decoder *d)
 }
 
 /* Where @a's records carry their time, as order.c's record_time() reads it. */
-static void time_layout(struct ev_state *e, const struct perf_event_attr *a)
+static void time_layout(struct ev_state *e, const struct hws_perf_event_attr *a)
 {
 	uint64_t st = a->sample_type;
 
@@ -53,7 +53,7 @@ static void time_layout(struct ev_state *e, const struct perf_event_attr *a)
 }
 
 /* Field offsets of a fixed layout (the kernel's order: perfdata/sample_fields.h). */
-static void fix_layout(struct fix_plan *fp, const struct perf_event_attr *a)
+static void fix_layout(struct fix_plan *fp, const struct hws_perf_event_attr *a)
 {
 	uint64_t st = a->sample_type;
 
@@ -185,7 +185,7 @@ struct hws_decode_counts dec_dummy_counts; /* target when allocation fails */
 void dec_record_ev_cpu(struct hws_decoder *d, const struct hws_perf_record *rec, int *ev,
 		       uint32_t *cpu, uint64_t *time)
 {
-	const struct perf_event_attr *attr;
+	const struct hws_perf_event_attr *attr;
 	struct hws_sample_id sid;
 
 	*cpu = (uint32_t)-1;

@@ -77,7 +77,7 @@ void dec_check_host(struct hws_decoder *d)
 	else
 		return (void)pr_info("decode: no kallsyms of the recording's kernel%s%s (not the "
 				     "running one, none in the build-id cache): kernel addresses "
-				     "stay [kernel]; --kallsyms FILE names them\n",
+				     "stay [kernel]; hws_decoder_opts.kallsyms names them\n",
 				     nb > 0 ? " " : "", nb > 0 ? bid : "");
 	if (err)
 		pr_debug("decode: kallsyms not usable (%s), kernel addresses stay [kernel]\n",

@@ -185,7 +185,7 @@ uint64_t hws_aux__note_aux_record(struct hws_aux *a, uint64_t aux_offset, uint64
 	}
 	if ((flags & HWS_AUX_FLAG_TRUNCATED) && !a->warned) {
 		pr_warn("AUX area %u was full: the PMU truncated its data (AUX data lost): use "
-			"more AUX pages (-m ,N) or a longer sampling interval\n",
+			"more AUX pages (hws_session_opts.aux_pages) or a longer sampling interval\n",
 			a->idx);
 		a->warned = true;
 	}
@@ -252,7 +252,7 @@ int hws_aux__drain(struct hws_aux *a, uint64_t reference, hws_aux_fn fn, void *c
 		a->stats.overruns++;
 		a->stats.lost_bytes += fill - a->size;
 		pr_warn("AUX area %u: %llu bytes were overwritten before they were read (AUX "
-			"data lost): use more AUX pages (-m ,N)\n",
+			"data lost): use more AUX pages (hws_session_opts.aux_pages)\n",
 			a->idx, (unsigned long long)(fill - a->size));
 		a->prev = head - a->size;
 		a->gap_next = true;

@@ -2,7 +2,8 @@
 /*
  * sysfs PMU reading and format-field encoding. A format spec is
  * "config[N]:lo[-hi][,lo[-hi]...]"; bits of a multi-range field are filled low range first
- * (the kernel's and perf's rule). Nothing here knows a vendor.
+ * (the kernel's and perf's rule). Nothing here knows a vendor. The root is hws_sysfs_root()
+ * (core/kernel/hostinfo.c).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -16,13 +17,6 @@
 #include <hwsample/pmu.h>
 
 #include "util/internal.h"
-
-const char *hws_sysfs_root(void)
-{
-	const char *r = getenv("HWS_SYSFS_ROOT");
-
-	return r && *r ? r : "/sys";
-}
 
 int hws_pmu_format__parse(const char *spec, struct hws_pmu_format *f)
 {
@@ -76,7 +70,7 @@ int hws_pmu_format__parse(const char *spec, struct hws_pmu_format *f)
 	return 0;
 }
 
-static uint64_t *config_word(struct perf_event_attr *attr, unsigned int n)
+static uint64_t *config_word(struct hws_perf_event_attr *attr, unsigned int n)
 {
 	switch (n) {
 	case 0:
@@ -85,10 +79,10 @@ static uint64_t *config_word(struct perf_event_attr *attr, unsigned int n)
 		return (uint64_t *)&attr->config1;
 	case 2:
 		return (uint64_t *)&attr->config2;
-#ifdef PERF_ATTR_SIZE_VER8
 	case 3:
 		return (uint64_t *)&attr->config3;
-#endif
+	case 4:
+		return (uint64_t *)&attr->config4;
 	default:
 		return NULL;
 	}
@@ -99,9 +93,9 @@ uint64_t hws_pmu_format__max(const struct hws_pmu_format *f)
 	return f->width >= 64 ? UINT64_MAX : (1ULL << f->width) - 1;
 }
 
-uint64_t hws_pmu_format__get(const struct hws_pmu_format *f, const struct perf_event_attr *attr)
+uint64_t hws_pmu_format__get(const struct hws_pmu_format *f, const struct hws_perf_event_attr *attr)
 {
-	uint64_t *w = config_word((struct perf_event_attr *)attr, f->config);
+	uint64_t *w = config_word((struct hws_perf_event_attr *)attr, f->config);
 	uint64_t v = 0;
 	unsigned int shift = 0;
 
@@ -144,7 +138,7 @@ const char *hws_pmu__cap(const struct hws_pmu *pmu, const char *name)
 }
 
 int hws_pmu__set(const struct hws_pmu *pmu, const char *name, uint64_t value,
-		 struct perf_event_attr *attr, char *err, size_t errlen)
+		 struct hws_perf_event_attr *attr, char *err, size_t errlen)
 {
 	const struct hws_pmu_format *f = hws_pmu__format(pmu, name);
 	uint64_t *w;
@@ -171,8 +165,8 @@ int hws_pmu__set(const struct hws_pmu *pmu, const char *name, uint64_t value,
 	w = config_word(attr, f->config);
 	if (!w) {
 		if (err && errlen)
-			snprintf(err, errlen, "%s: control '%s' lives in config%u, which this "
-				 "build's perf_event_attr lacks", pmu->name, name, f->config);
+			snprintf(err, errlen, "%s: control '%s' lives in config%u, which perf_event_attr "
+				 "does not have", pmu->name, name, f->config);
 		return HWS_E_UNSUPPORTED;
 	}
 	format_set(f, value, w);

@@ -187,7 +187,8 @@ static void note_lost(struct hws_ring *r, const struct perf_event_header *h)
 	r->stats.lost += p[1];
 	if (!r->warned_lost) {
 		pr_warn("lost %llu records: a ring buffer was full (the summary counts every "
-			"loss): use a larger -m or a lower -F/-c rate\n",
+			"loss): use a larger ring (hws_session_opts.mmap_pages) or a lower rate "
+			"(hws_event_request.period/freq)\n",
 			(unsigned long long)p[1]);
 		r->warned_lost = true;
 	}

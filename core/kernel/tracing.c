@@ -185,7 +185,7 @@ static int tp_by_id(const char *dir, uint64_t id, struct tp *out)
 	return found ? 0 : -ENOENT;
 }
 
-int hws_tracing_data__build(const struct perf_event_attr *const *attrs, int nr, void **out,
+int hws_tracing_data__build(const struct hws_perf_event_attr *const *attrs, int nr, void **out,
 			    size_t *len)
 {
 	static const char magic[10] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };

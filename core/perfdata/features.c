@@ -87,7 +87,7 @@ int pd_name_attrs(struct hws_perf_reader *r)
 {
 	for (int i = 0; i < r->nr_attrs; i++) {
 		struct rattr *a = &r->attrs[i];
-		const struct perf_event_attr *at = &a->ev.attr;
+		const struct hws_perf_event_attr *at = &a->ev.attr;
 		char buf[128];
 
 		a->ev.pmu_name = hws_perf_reader__pmu_name(r, at->type);

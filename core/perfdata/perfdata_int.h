@@ -14,6 +14,7 @@
 #include <linux/perf_event.h>
 
 #include <hwsample/perfdata.h>
+#include <hwsample/abi.h>
 #include <hwsample/strbuf.h>
 
 #define PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" */
@@ -22,6 +23,9 @@
 #define PERF_FILE_HEADER_SIZE 104
 #define PERF_FILE_HEADER_SIZE_OLD 72
 #define PERF_PIPE_HEADER_SIZE 16
+/* attr bytes hwsample writes per event: PERF_ATTR_SIZE_VER7, what perf 6.1 reads (config3 and
+ * config4 stay out of files) */
+#define HWS_FILE_ATTR_SIZE HWS_PERF_ATTR_SIZE_VER7
 
 /* Bits that newer uapi headers define; spelled out so older build hosts compile. */
 #define HWS_BRANCH_HW_INDEX (1ULL << 17) /* PERF_SAMPLE_BRANCH_HW_INDEX */
@@ -158,9 +162,9 @@ static inline uint64_t pd_read_size(uint64_t read_format, uint64_t nr)
  * place), byte payloads (RAW data, AUX, STACK_USER, strings) are left as they are.
  * Returns 0 or HWS_E_BADREC (the record is then partly swapped).
  */
-int hws__swap_record(void *rec, size_t size, const struct perf_event_attr *attr, int to_host);
+int hws__swap_record(void *rec, size_t size, const struct hws_perf_event_attr *attr, int to_host);
 /* Swap a PERF_RECORD_SAMPLE body (header in host order). */
-int hws__swap_sample(void *rec, size_t size, const struct perf_event_attr *attr, int to_host);
+int hws__swap_sample(void *rec, size_t size, const struct hws_perf_event_attr *attr, int to_host);
 /* Swap a perf_event_attr of @size bytes as perf_event__attr_swap() does (with @to_host:
  * size is read after swapping, else before). */
 void hws__swap_attr(void *attr, size_t avail, int to_host);
@@ -172,7 +176,7 @@ int hws__swap_feature(int feat, void *buf, size_t len, int to_host);
 
 /* Name for an event without one: "cycles", "page-faults", "tracepoint 123",
  * "ibs_op/config=0x80000/" (with @pmu), else "raw 0x1cd". */
-void hws__attr_default_name(const struct perf_event_attr *at, const char *pmu, char *buf,
+void hws__attr_default_name(const struct hws_perf_event_attr *at, const char *pmu, char *buf,
 			    size_t len);
 
 /* ---- core/perfdata/perfdata_write.c ---- */

@@ -295,7 +295,7 @@ static int add_ids(struct hws_perf_reader *r, int idx, const uint8_t *ids, uint6
 }
 
 /* Where records carry their id with @a0's sample_type (as hws_record__id() finds it). */
-static void id_layout(struct hws_perf_reader *r, const struct perf_event_attr *a0)
+static void id_layout(struct hws_perf_reader *r, const struct hws_perf_event_attr *a0)
 {
 	unsigned int smp, back;
 

@@ -60,7 +60,7 @@
 #define WBUF_SIZE (256u << 10)
 
 struct wattr {
-	struct perf_event_attr attr;
+	struct hws_perf_event_attr attr;
 	char *name;
 	uint64_t *ids;
 	size_t nr_ids;
@@ -336,7 +336,7 @@ static void init_header(struct hws_file_header *h)
 	memset(h, 0, sizeof(*h));
 	h->magic = PERF_MAGIC2;
 	h->size = sizeof(*h);
-	h->attr_size = sizeof(struct perf_event_attr) + sizeof(struct hws_file_section);
+	h->attr_size = HWS_FILE_ATTR_SIZE + sizeof(struct hws_file_section);
 }
 
 /*
@@ -356,7 +356,7 @@ static int build_attr_section(const struct hws_perf_writer *w, uint64_t off, str
 		const struct wattr *a = &w->attrs[i];
 		struct hws_file_section ids = {ids_off, a->nr_ids * 8};
 
-		err = hws_strbuf__add(sb, &a->attr, sizeof(a->attr));
+		err = hws_strbuf__add(sb, &a->attr, HWS_FILE_ATTR_SIZE);
 		if (!err)
 			err = hws_strbuf__add(sb, &ids, sizeof(ids));
 		ids_off += a->nr_ids * 8;
@@ -462,7 +462,7 @@ struct hws_perf_writer *hws_perf_writer__new(const char *path, bool pipe_mode)
 	return w;
 }
 
-int hws_perf_writer__add_attr(struct hws_perf_writer *w, const struct perf_event_attr *attr,
+int hws_perf_writer__add_attr(struct hws_perf_writer *w, const struct hws_perf_event_attr *attr,
 			      const char *name, const uint64_t *ids, size_t nr_ids)
 {
 	struct wattr *a, *na;
@@ -487,7 +487,7 @@ int hws_perf_writer__add_attr(struct hws_perf_writer *w, const struct perf_event
 	a = &na[w->nr_attrs];
 	memset(a, 0, sizeof(*a));
 	memcpy(&a->attr, attr, attr->size && attr->size < sizeof(*attr) ? attr->size : sizeof(*attr));
-	a->attr.size = sizeof(a->attr);
+	a->attr.size = HWS_FILE_ATTR_SIZE;
 	if (name) {
 		a->name = strdup(name);
 		if (!a->name)
@@ -608,13 +608,13 @@ static int build_event_desc(struct hws_perf_writer *w, struct hws_strbuf *sb)
 	int err = hws__put_u32(sb, (uint32_t)w->nr_attrs);
 
 	if (!err)
-		err = hws__put_u32(sb, sizeof(struct perf_event_attr));
+		err = hws__put_u32(sb, HWS_FILE_ATTR_SIZE);
 	for (int i = 0; !err && i < w->nr_attrs; i++) {
 		const struct wattr *a = &w->attrs[i];
 		char name[256];
 
 		attr_name(a, name, sizeof(name));
-		err = hws_strbuf__add(sb, &a->attr, sizeof(a->attr));
+		err = hws_strbuf__add(sb, &a->attr, HWS_FILE_ATTR_SIZE);
 		if (!err)
 			err = hws__put_u32(sb, (uint32_t)a->nr_ids);
 		if (!err)
@@ -680,7 +680,7 @@ static int emit_feature(struct hws_perf_writer *w, int f)
 	}
 	sz = sizeof(eh) + 8 + ft->len + pad;
 	if (sz > UINT16_MAX) {
-		pr_warn("header feature %d is too big for a pipe (-o -): not written\n", f);
+		pr_warn("header feature %d is too big for a pipe: not written\n", f);
 		return 0;
 	}
 	eh.size = (uint16_t)sz;
@@ -711,7 +711,7 @@ static int pipe_start(struct hws_perf_writer *w)
 	err = append(w, &ph, sizeof(ph));
 	for (int i = 0; !err && i < w->nr_attrs; i++) {
 		const struct wattr *a = &w->attrs[i];
-		size_t sz = sizeof(eh) + sizeof(a->attr) + a->nr_ids * 8;
+		size_t sz = sizeof(eh) + HWS_FILE_ATTR_SIZE + a->nr_ids * 8;
 
 		if (sz > UINT16_MAX)
 			return w->err = -E2BIG;
@@ -720,7 +720,7 @@ static int pipe_start(struct hws_perf_writer *w)
 		eh.size = (uint16_t)sz;
 		err = append(w, &eh, sizeof(eh));
 		if (!err)
-			err = append(w, &a->attr, sizeof(a->attr));
+			err = append(w, &a->attr, HWS_FILE_ATTR_SIZE);
 		if (!err && a->nr_ids)
 			err = append(w, a->ids, a->nr_ids * 8);
 	}

@@ -208,7 +208,7 @@ static void parse_fixed(uint64_t st, const uint8_t *p, struct hws_record_sample 
 #undef F
 }
 
-int hws_sample__parse(const struct perf_event_attr *attr, const void *rec, size_t size,
+int hws_sample__parse(const struct hws_perf_event_attr *attr, const void *rec, size_t size,
 		      struct hws_record_sample *out)
 {
 	const struct perf_event_header hdr_copy = pd_get_hdr(rec, size), *hdr = &hdr_copy;
@@ -254,7 +254,7 @@ int hws_sample__parse(const struct perf_event_attr *attr, const void *rec, size_
 	return 0;
 }
 
-int hws_sample_id__parse(const struct perf_event_attr *attr, const void *rec, size_t size,
+int hws_sample_id__parse(const struct hws_perf_event_attr *attr, const void *rec, size_t size,
 			 struct hws_sample_id *out)
 {
 	const struct perf_event_header hdr_copy = pd_get_hdr(rec, size), *hdr = &hdr_copy;
@@ -312,7 +312,7 @@ int hws_sample_id__parse(const struct perf_event_attr *attr, const void *rec, si
 	return 0;
 }
 
-int64_t hws_record__id(const struct perf_event_attr *attr, const void *rec, size_t size)
+int64_t hws_record__id(const struct hws_perf_event_attr *attr, const void *rec, size_t size)
 {
 	const struct perf_event_header hdr_copy = pd_get_hdr(rec, size), *hdr = &hdr_copy;
 	const uint8_t *b = rec;
@@ -405,7 +405,7 @@ static const char *const sw_names[] = {
 	"bpf-output", "cgroup-switches",
 };
 
-void hws__attr_default_name(const struct perf_event_attr *at, const char *pmu, char *buf,
+void hws__attr_default_name(const struct hws_perf_event_attr *at, const char *pmu, char *buf,
 			    size_t len)
 {
 	if (at->type == PERF_TYPE_HARDWARE && (at->config & 0xffffffff) < 10)

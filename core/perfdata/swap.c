@@ -405,7 +405,7 @@ static inline int s_aux(struct fcur *c)
 	return f_u64(c, &v) || f_skip(c, v) ? HWS_E_BADREC : 0;
 }
 
-int hws__swap_sample(void *rec, size_t size, const struct perf_event_attr *attr, int to_host)
+int hws__swap_sample(void *rec, size_t size, const struct hws_perf_event_attr *attr, int to_host)
 {
 	const struct perf_event_header hdr_copy = pd_get_hdr(rec, size), *hdr = &hdr_copy;
 	struct fcur c;
@@ -437,7 +437,7 @@ int hws__swap_sample(void *rec, size_t size, const struct perf_event_attr *attr,
 }
 
 /* Swap the sample_id trailer at the end of a non-sample record. */
-static int swap_trailer(uint8_t *rec, size_t size, const struct perf_event_attr *attr, int to_host)
+static int swap_trailer(uint8_t *rec, size_t size, const struct hws_perf_event_attr *attr, int to_host)
 {
 	uint64_t st;
 	size_t n;
@@ -482,7 +482,7 @@ static void swap64_range(uint8_t *rec, size_t size, size_t from)
 		pd_swap64(rec + o);
 }
 
-int hws__swap_record(void *recp, size_t size, const struct perf_event_attr *attr, int to_host)
+int hws__swap_record(void *recp, size_t size, const struct hws_perf_event_attr *attr, int to_host)
 {
 	const struct perf_event_header hdr_copy = pd_get_hdr(recp, size), *hdr = &hdr_copy;
 	uint8_t *rec = recp;

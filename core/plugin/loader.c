@@ -2,9 +2,12 @@
 /*
  * Backend registry and plugin loader.
  *
- * Invariants: every backend in a registry passed check_ops() (ABI version not newer than
- * core's, size covers the version-1 layout, required callbacks present, sane limits) and
- * its init() returned 0; priv is owned by the registry and freed after fini().
+ * Invariants: every backend in a registry passed check_ops() (ABI version within
+ * HWS_BACKEND_ABI_MIN..HWS_BACKEND_ABI_VERSION, size covers the version-1 layout, required
+ * callbacks present, sane limits) and its init() returned 0; priv is owned by the registry
+ * and freed after fini(). Every backend gets the one host table below, whose members are
+ * all non-NULL; what it reports about the machine comes from the library's settings
+ * (core/kernel/hostinfo.c), never from the environment.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -16,9 +19,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <hwsample/host.h>
 #include <hwsample/registry.h>
 #include <hwsample/tracing.h>
 
+#include "kernel/hostinfo.h"
 #include "util/internal.h"
 
 #define MAX_BACKENDS 32
@@ -29,8 +34,10 @@ struct hws_registry {
 	struct hws_backend *b[MAX_BACKENDS];
 };
 
-/* Offset of the end of the last version-1 member. */
-#define OPS_V1_SIZE (offsetof(struct hws_backend_ops, raw_json) + sizeof(void *))
+static uint64_t host_flags(void)
+{
+	return hws__host_no_simd() ? HWS_HOST_NO_SIMD : 0;
+}
 
 static const struct hws_host host = {
 	.abi_version = HWS_BACKEND_ABI_VERSION,
@@ -48,6 +55,9 @@ static const struct hws_host host = {
 	.strbuf_add_json_str = hws_strbuf__add_json_str,
 	.strbuf_add = hws_strbuf__add,
 	.tracefs_dir = hws_tracefs__dir,
+	.cpuinfo = hws_cpuinfo__get,
+	.cpu_flag = hws_cpuinfo__has_flag,
+	.flags = host_flags,
 };
 
 const struct hws_host *hws_host__get(void)
@@ -87,11 +97,11 @@ static int check_ops(const struct hws_backend_ops *ops, const char *path, char *
 			 path, ops->abi_version, HWS_BACKEND_ABI_MIN, HWS_BACKEND_ABI_VERSION);
 		return HWS_E_ABI_MISMATCH;
 	}
-	if (ops->size < OPS_V1_SIZE) {
+	if (ops->size < HWS_OPS_SIZE_V1) {
 		snprintf(err, len,
 			 "%s: backend ops table is %u bytes, version 1 needs at least %zu: "
 			 "the plugin was built against a broken header",
-			 path, ops->size, (size_t)OPS_V1_SIZE);
+			 path, ops->size, (size_t)HWS_OPS_SIZE_V1);
 		return HWS_E_ABI_MISMATCH;
 	}
 	if (!ops->name || !*ops->name)
@@ -106,8 +116,6 @@ static int check_ops(const struct hws_backend_ops *ops, const char *path, char *
 		missing = "match";
 	else if ((ops->caps & HWS_CAP_AUX) && !ops->aux_decode)
 		missing = "aux_decode (required with HWS_CAP_AUX)";
-	else if (!(ops->caps & HWS_CAP_AUX) && !ops->decode)
-		missing = "decode (required without HWS_CAP_AUX)";
 	if (missing) {
 		snprintf(err, len, "%s: backend plugin lacks required callback '%s'", path, missing);
 		return HWS_E_BAD_PLUGIN;
@@ -158,6 +166,17 @@ int hws_registry__add(struct hws_registry *reg, const struct hws_backend_ops *op
 		return -ENOMEM;
 	}
 	ret = ops->init(b->priv, &host);
+	if (ret == HWS_E_ABI_MISMATCH) {
+		/* a member it tested with HWS_HOST_HAS is missing */
+		snprintf(err, errlen,
+			 "%s: backend '%s' needs host functions this hwsample (%s, host table "
+			 "version %u, %u bytes) lacks: use a hwsample at least as new as the "
+			 "headers the plugin was built with",
+			 path, ops->name, HWS_VERSION, host.abi_version, host.size);
+		free(b->priv);
+		free(b);
+		return ret;
+	}
 	if (ret) {
 		char e[128];
 		snprintf(err, errlen, "%s: backend '%s' failed to initialise: %s", path, ops->name,
@@ -231,7 +250,7 @@ static int dir_exists(const char *d)
 
 int hws_registry__load_default(struct hws_registry *reg, const char *dir, char *err, size_t errlen)
 {
-	char exe_dir[PATH_MAX];
+	char exe_dir[PATH_MAX], path[PATH_MAX], *slash;
 	ssize_t n;
 
 	if (dir && *dir)
@@ -239,23 +258,32 @@ int hws_registry__load_default(struct hws_registry *reg, const char *dir, char *
 				       : (snprintf(err, errlen, "backend directory %s does not exist",
 						   dir),
 					  -ENOENT);
+	n = readlink("/proc/self/exe", exe_dir, sizeof(exe_dir));
+	if (n > 0 && (size_t)n < sizeof(exe_dir)) {
+		exe_dir[n] = 0;
+		slash = strrchr(exe_dir, '/');
+		if (slash)
+			slash[1] = 0;
+	} else {
+		exe_dir[0] = 0;
+	}
+	/* the install this program belongs to, wherever it was moved: the plugins of its
+	 * own version before any other */
+	if (*exe_dir && snprintf(path, sizeof(path), "%s%s", exe_dir, HWS_BACKEND_DIR_FROM_BIN) <
+				(int)sizeof(path) &&
+	    dir_exists(path))
+		return hws_registry__load_dir(reg, path, err, errlen);
 	if (dir_exists(HWS_BACKEND_DIR_DEFAULT))
 		return hws_registry__load_dir(reg, HWS_BACKEND_DIR_DEFAULT, err, errlen);
-	n = readlink("/proc/self/exe", exe_dir, sizeof(exe_dir) - 16);
-	if (n > 0) {
-		exe_dir[n] = 0;
-		char *slash = strrchr(exe_dir, '/');
-		if (slash) {
-			strcpy(slash, "/backends");
-			if (dir_exists(exe_dir))
-				return hws_registry__load_dir(reg, exe_dir, err, errlen);
-		}
-	}
+	/* a build tree: backends/ next to the program */
+	if (*exe_dir && snprintf(path, sizeof(path), "%sbackends", exe_dir) < (int)sizeof(path) &&
+	    dir_exists(path))
+		return hws_registry__load_dir(reg, path, err, errlen);
 	snprintf(err, errlen,
-		 "no backend plugins found: looked in %s and next to the hwsample binary; "
-		 "install hwsample, or point --backend-dir / $HWS_BACKEND_DIR at the "
-		 "directory holding hws-*.so",
-		 HWS_BACKEND_DIR_DEFAULT);
+		 "no backend plugins found: looked in %s, in %s and in backends/ next to the "
+		 "program; install hwsample's backends, or name the directory holding hws-*.so "
+		 "(hws_registry__load_default() @dir)",
+		 HWS_BACKEND_DIR_DEFAULT, HWS_BACKEND_DIR_FROM_BIN);
 	return -ENOENT;
 }
 
@@ -313,14 +341,15 @@ struct hws_backend *hws_registry__find(const struct hws_registry *reg, const cha
 }
 
 struct hws_backend *hws_registry__match(const struct hws_registry *reg,
-					const struct perf_event_attr *attr, const char *pmu_name)
+					const struct hws_perf_event_attr *attr, const char *pmu_name)
 {
 	struct hws_backend *fallback = NULL;
 
 	for (int i = 0; reg && i < reg->nr; i++) {
 		struct hws_backend *b = reg->b[i];
-		if (!strcmp(b->ops->name, "sw")) {
-			fallback = b;
+		if (b->ops->caps & HWS_CAP_SOFTWARE) {
+			if (!fallback)
+				fallback = b;
 			continue;
 		}
 		if (b->ops->match(b->priv, attr, pmu_name))

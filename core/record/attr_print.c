@@ -40,7 +40,7 @@ static void bits(struct hws_strbuf *sb, uint64_t v, const char *const *names, si
 		hws_strbuf__addstr(sb, "0");
 }
 
-int hws_attr__print(const struct perf_event_attr *a, struct hws_strbuf *sb, const char *ind)
+int hws_attr__print(const struct hws_perf_event_attr *a, struct hws_strbuf *sb, const char *ind)
 {
 	const char *in = ind ? ind : "";
 
@@ -112,9 +112,11 @@ int hws_attr__print(const struct perf_event_attr *a, struct hws_strbuf *sb, cons
 	U("sample_max_stack", a->sample_max_stack);
 	U("aux_sample_size", a->aux_sample_size);
 	X("sig_data", a->sig_data);
-#ifdef PERF_ATTR_SIZE_VER8
-	X("config3", a->config3);
-#endif
+	/* the words after VER7 only when set: the kernel gets them only then (session.c) */
+	if (a->config3)
+		X("config3", a->config3);
+	if (a->config4)
+		X("config4", a->config4);
 #undef U
 #undef X
 	return sb->toobig ? -1 : 0;

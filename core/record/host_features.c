@@ -5,7 +5,8 @@
  * CPUDESC, CPUID, TOTAL_MEM, CMDLINE, NUMA_TOPOLOGY, CPU_TOPOLOGY, CACHE, PMU_MAPPINGS,
  * PMU_CAPS, CPU_PMU_CAPS, CLOCKID, CLOCK_DATA.
  *
- * Sources: uname(2), /proc/cpuinfo, /proc/meminfo, /sys/devices/system/{cpu,node}, the
+ * Sources: uname(2), the machine's cpuinfo (hws_cpuinfo__get(): /proc/cpuinfo, or a fake
+ * machine's), /proc/meminfo, /sys/devices/system/{cpu,node}, the
  * caches under hws_sysfs_root()/devices/system/cpu/cpuN/cache and the PMUs under
  * hws_sysfs_root()/bus/event_source/devices (so a fake sysfs tree shows up in CACHE,
  * PMU_MAPPINGS and PMU_CAPS). A source that cannot be read just leaves its feature out.
@@ -20,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <hwsample/host.h>
 #include <hwsample/perfdata.h>
 #include <hwsample/pmu.h>
 
@@ -36,35 +38,12 @@ static int set_sb(struct hws_perf_writer *w, int feat, struct hws_strbuf *sb, in
 	return err;
 }
 
-/* Value of "key : value" from /proc/cpuinfo (first match), or -ENOENT. */
+/* Value of "key : value" in the machine's cpuinfo (first match): 0, or -ENOENT / -errno */
 static int cpuinfo_field(const char *key, char *out, size_t len)
 {
-	const char *path = getenv("HWS_PROC_CPUINFO");
-	char line[1024];
-	size_t kl = strlen(key);
-	FILE *f = fopen(path && *path ? path : "/proc/cpuinfo", "r");
-	int err = -ENOENT;
+	int n = hws_cpuinfo__get(key, out, len);
 
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *p;
-
-		if (strncmp(line, key, kl) || (line[kl] != ' ' && line[kl] != '\t' && line[kl] != ':'))
-			continue;
-		p = strchr(line, ':');
-		if (!p)
-			continue;
-		p++;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		p[strcspn(p, "\n")] = 0;
-		snprintf(out, len, "%s", p);
-		err = 0;
-		break;
-	}
-	fclose(f);
-	return err;
+	return n < 0 ? n : 0;
 }
 
 /* perf's CPUID string: x86 "Vendor,family,model,stepping", arm64 MIDR "0x%016lx". */

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include <hwsample/aux.h>
+#include <hwsample/host.h>
 #include <hwsample/ring.h>
 #include <hwsample/session.h>
 #include <hwsample/strbuf.h>
@@ -97,7 +98,41 @@ struct hws_session {
 	void *aux_ctx;
 };
 
-static int sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+/*
+ * The kernel gets struct hws_perf_event_attr as it is (attr.size says how much it reads): it
+ * is the kernel's layout. The prefix this build host's uapi header shares with it is pinned
+ * here; a newer header's words past config4 are not used.
+ */
+#define HWS_ATTR_SAME(m)                                                                      \
+	_Static_assert(offsetof(struct perf_event_attr, m) ==                                 \
+			       offsetof(struct hws_perf_event_attr, m) &&                     \
+			   sizeof(((struct perf_event_attr *)0)->m) ==                        \
+			       sizeof(((struct hws_perf_event_attr *)0)->m),                  \
+		       "struct hws_perf_event_attr differs from the uapi's at " #m)
+HWS_ATTR_SAME(type);
+HWS_ATTR_SAME(size);
+HWS_ATTR_SAME(config);
+HWS_ATTR_SAME(sample_period);
+HWS_ATTR_SAME(sample_type);
+HWS_ATTR_SAME(read_format);
+HWS_ATTR_SAME(wakeup_events);
+HWS_ATTR_SAME(bp_type);
+HWS_ATTR_SAME(config1);
+HWS_ATTR_SAME(config2);
+HWS_ATTR_SAME(branch_sample_type);
+HWS_ATTR_SAME(sample_regs_user);
+HWS_ATTR_SAME(sample_stack_user);
+HWS_ATTR_SAME(clockid);
+HWS_ATTR_SAME(sample_regs_intr);
+HWS_ATTR_SAME(aux_watermark);
+HWS_ATTR_SAME(sample_max_stack);
+HWS_ATTR_SAME(aux_sample_size);
+HWS_ATTR_SAME(sig_data);
+#undef HWS_ATTR_SAME
+_Static_assert(sizeof(struct perf_event_attr) >= HWS_PERF_ATTR_SIZE_VER7,
+	       "uapi headers older than Linux 5.13 (PERF_ATTR_SIZE_VER7)");
+
+static int sys_perf_event_open(struct hws_perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
 			       unsigned long flags)
 {
 	return (int)syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
@@ -262,11 +297,13 @@ int hws_session__prepare(struct hws_session *s, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (o->per_thread && cpu_mode) {
-		snprintf(err, errlen, "--per-thread cannot be combined with -a or -C");
+		snprintf(err, errlen, "per-thread rings (hws_session_opts.per_thread) cannot be "
+			 "combined with per-CPU recording (hws_session_opts.system_wide/cpu_list)");
 		return HWS_E_BAD_ARG;
 	}
 	if (!cpu_mode && o->nr_pids <= 0) {
-		snprintf(err, errlen, "nothing to record: give a program to run, -p PID, -a or -C");
+		snprintf(err, errlen, "nothing to record: give target processes "
+			 "(hws_session_opts.pids) or CPUs (hws_session_opts.system_wide/cpu_list)");
 		return HWS_E_BAD_ARG;
 	}
 	s->pages = pages;
@@ -276,8 +313,10 @@ int hws_session__prepare(struct hws_session *s, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (any_aux(s) && o->overwrite) {
-		snprintf(err, errlen, "--overwrite works on the data rings only; for AUX events "
-			 "(%s) use -S: the AUX area free-runs and SIGUSR2 takes a snapshot",
+		snprintf(err, errlen, "overwrite mode (hws_session_opts.overwrite) works on the "
+			 "data rings only; for AUX events (%s) use AUX snapshot mode "
+			 "(hws_session_opts.aux_snapshot): the AUX area free-runs and "
+			 "hws_session__aux_snapshot() takes a snapshot",
 			 s->ev[0].desc.name);
 		return HWS_E_BAD_ARG;
 	}
@@ -286,14 +325,14 @@ int hws_session__prepare(struct hws_session *s, char *err, size_t errlen)
 			want_addr = true;
 		if ((s->ev[e].desc.flags & HWS_EVF_CPU_ONLY) && !cpu_mode) {
 			snprintf(err, errlen,
-				 "event %s can only be recorded per CPU on this kernel: add -a "
-				 "(all CPUs) or -C LIST",
+				 "event %s can only be recorded per CPU on this kernel: record all "
+				 "CPUs or a CPU list (hws_session_opts.system_wide/cpu_list)",
 				 s->ev[e].desc.name);
 			return HWS_E_UNSUPPORTED;
 		}
 	}
 	for (int e = 0; e < s->nr_events; e++) {
-		struct perf_event_attr *a = &s->ev[e].desc.attr;
+		struct hws_perf_event_attr *a = &s->ev[e].desc.attr;
 
 		/* 136/144 only when config3/config4 are used: older kernels take the short one */
 		a->size = hws_event_desc__attr_size(&s->ev[e].desc);
@@ -416,22 +455,22 @@ static void open_error(struct hws_session *s, int e, int cpu, pid_t tid, int err
 		snprintf(msg, len,
 			 "opening %s (%s): permission denied. kernel.perf_event_paranoid is %d; "
 			 "run as root, give hwsample CAP_PERFMON, or lower it: "
-			 "sysctl kernel.perf_event_paranoid=1 (per-CPU/-a needs <= 0)",
+			 "sysctl kernel.perf_event_paranoid=1 (per-CPU recording needs <= 0)",
 			 name, where, paranoid_level());
 		break;
 	case EMFILE:
 		snprintf(msg, len,
 			 "opening %s (%s): too many open files; raise the limit with 'ulimit -n' "
-			 "or record fewer CPUs/threads (-C, --per-thread)",
+			 "or record fewer CPUs (hws_session_opts.cpu_list) or threads",
 			 name, where);
 		break;
 	case ENOENT:
 	case ENODEV:
 		snprintf(msg, len,
 			 "opening %s (%s): the kernel has no such event or PMU (type %u config "
-			 "0x%llx): check 'hwsample list'",
+			 "0x%llx): check the PMUs under %s/bus/event_source/devices",
 			 name, where, s->ev[e].desc.attr.type,
-			 (unsigned long long)s->ev[e].desc.attr.config);
+			 (unsigned long long)s->ev[e].desc.attr.config, hws_sysfs_root());
 		break;
 	case EOPNOTSUPP:
 		snprintf(msg, len,
@@ -447,7 +486,7 @@ static void open_error(struct hws_session *s, int e, int cpu, pid_t tid, int err
 		snprintf(msg, len,
 			 "opening %s (%s): this kernel's perf_event_attr is %u bytes, the event "
 			 "needs %u (config3 needs Linux 6.3+, config4 a newer kernel): leave out "
-			 "the controls that use them (hwsample --dry-run shows config3/config4)",
+			 "the controls that use them (hws_attr__print() shows config3/config4)",
 			 name, where, s->ev[e].desc.attr.size,
 			 *hws_event_desc__config(&s->ev[e].desc, 4) ? 144u : 136u);
 		break;
@@ -455,8 +494,8 @@ static void open_error(struct hws_session *s, int e, int cpu, pid_t tid, int err
 		snprintf(msg, len,
 			 "opening %s (%s): the kernel rejected the event attributes (EINVAL): "
 			 "a period/frequency above kernel.perf_event_max_sample_rate, a bad "
-			 "control value, or a field this kernel lacks; 'hwsample --dry-run' "
-			 "shows the attr",
+			 "control value, or a field this kernel lacks; hws_attr__print() shows "
+			 "the attr",
 			 name, where);
 		break;
 	default:
@@ -509,7 +548,8 @@ static int map_ring(struct hws_session *s, struct sess_ring *r, char *err, size_
 			snprintf(err, errlen,
 				 "cannot map a %u-page ring buffer (%zu KiB) per CPU: the locked-"
 				 "memory limit refuses it (kernel.perf_event_mlock_kb = %s KiB per "
-				 "user, plus 'ulimit -l'). Use a smaller -m, record fewer CPUs, or "
+				 "user, plus 'ulimit -l'). Use a smaller ring (hws_session_opts.mmap_pages), "
+				 "record fewer CPUs, or "
 				 "raise it: sysctl kernel.perf_event_mlock_kb=%zu",
 				 s->pages, data / 1024, buf,
 				 (data / 1024 + 4) * (size_t)(s->nr_rings ? s->nr_rings : 1));
@@ -550,8 +590,8 @@ static int map_aux(struct hws_session *s, struct sess_ring *r, int idx, pid_t ti
 		if (e == EPERM || e == ENOMEM)
 			snprintf(err, errlen,
 				 "cannot map a %u-page AUX area: the locked-memory limit refuses it "
-				 "(kernel.perf_event_mlock_kb, 'ulimit -l'); use a smaller -m ,AUXPAGES "
-				 "or raise the limit",
+				 "(kernel.perf_event_mlock_kb, 'ulimit -l'); use fewer AUX pages "
+				 "(hws_session_opts.aux_pages) or raise the limit",
 				 s->aux_pages);
 		else
 			snprintf(err, errlen, "mmap of the AUX area failed: %s", strerror(e));
@@ -609,7 +649,8 @@ int hws_session__open(struct hws_session *s, char *err, size_t errlen)
 		int online[MAX_CPUS], nonline = hws_cpus__online(online, MAX_CPUS);
 		s->nr_cpus = hws_cpu_list__parse(o->cpu_list, s->cpus, MAX_CPUS);
 		if (s->nr_cpus <= 0 || s->nr_cpus > MAX_CPUS) {
-			snprintf(err, errlen, "-C %s: not a CPU list (e.g. 0-3,8)", o->cpu_list);
+			snprintf(err, errlen, "hws_session_opts.cpu_list %s: not a CPU list (e.g. 0-3,8)",
+				 o->cpu_list);
 			return HWS_E_BAD_ARG;
 		}
 		for (int i = 0; i < s->nr_cpus; i++) {
@@ -617,7 +658,9 @@ int hws_session__open(struct hws_session *s, char *err, size_t errlen)
 			for (int j = 0; j < nonline; j++)
 				ok |= online[j] == s->cpus[i];
 			if (!ok) {
-				snprintf(err, errlen, "-C %s: CPU %d is not online (online: %d CPUs)",
+				snprintf(err, errlen,
+					 "hws_session_opts.cpu_list %s: CPU %d is not online "
+					 "(online: %d CPUs)",
 					 o->cpu_list, s->cpus[i], nonline);
 				return HWS_E_BAD_ARG;
 			}
@@ -649,7 +692,7 @@ int hws_session__open(struct hws_session *s, char *err, size_t errlen)
 				s->threads[s->nr_threads++] = o->pids[i];
 			}
 			if (kill(o->pids[i], 0) && errno == ESRCH) {
-				snprintf(err, errlen, "-p %d: no such process", o->pids[i]);
+				snprintf(err, errlen, "process %d: no such process", o->pids[i]);
 				return -ESRCH;
 			}
 		}
@@ -667,7 +710,7 @@ int hws_session__open(struct hws_session *s, char *err, size_t errlen)
 	for (int c = 0; c < s->nr_cpus; c++) {
 		for (int t = 0; t < s->nr_threads; t++) {
 			for (int e = 0; e < s->nr_events; e++) {
-				struct perf_event_attr *a = &s->ev[e].desc.attr;
+				struct hws_perf_event_attr *a = &s->ev[e].desc.attr;
 				int leader = s->ev[e].leader >= 0 ? *fd_at(s, s->ev[e].leader, c, t) : -1;
 				int fd = sys_perf_event_open(a, s->threads[t], s->cpus[c], leader,
 							     PERF_FLAG_FD_CLOEXEC);
@@ -1079,7 +1122,7 @@ int hws_session__nr_events(const struct hws_session *s)
 	return s->nr_events;
 }
 
-const struct perf_event_attr *hws_session__attr(const struct hws_session *s, int idx)
+const struct hws_perf_event_attr *hws_session__attr(const struct hws_session *s, int idx)
 {
 	return idx >= 0 && idx < s->nr_events ? &s->ev[idx].desc.attr : NULL;
 }

@@ -29,7 +29,7 @@ struct rec {
 	unsigned char body[REC_MAX];
 };
 
-static size_t put_trailer(const struct perf_event_attr *a, uint64_t id, pid_t pid, pid_t tid,
+static size_t put_trailer(const struct hws_perf_event_attr *a, uint64_t id, pid_t pid, pid_t tid,
 			  unsigned char *p)
 {
 	struct hws_sample_id sid = {
@@ -55,7 +55,7 @@ static int emit(struct rec *r, size_t body, uint32_t type, uint16_t misc, hws_sy
 	return fn(ctx, r, r->h.size);
 }
 
-static int synth_comm(const struct perf_event_attr *a, uint64_t id, pid_t pid, pid_t tid,
+static int synth_comm(const struct hws_perf_event_attr *a, uint64_t id, pid_t pid, pid_t tid,
 		      const char *comm, hws_synth_fn fn, void *ctx)
 {
 	struct rec r;
@@ -68,7 +68,7 @@ static int synth_comm(const struct perf_event_attr *a, uint64_t id, pid_t pid, p
 	return emit(&r, n, PERF_RECORD_COMM, 0, fn, ctx);
 }
 
-static int synth_fork(const struct perf_event_attr *a, uint64_t id, pid_t pid, pid_t tid,
+static int synth_fork(const struct hws_perf_event_attr *a, uint64_t id, pid_t pid, pid_t tid,
 		      hws_synth_fn fn, void *ctx)
 {
 	struct rec r;
@@ -82,7 +82,7 @@ static int synth_fork(const struct perf_event_attr *a, uint64_t id, pid_t pid, p
 	return emit(&r, n, PERF_RECORD_FORK, 0, fn, ctx);
 }
 
-static int synth_maps(const struct perf_event_attr *a, uint64_t id, pid_t pid, bool data,
+static int synth_maps(const struct hws_perf_event_attr *a, uint64_t id, pid_t pid, bool data,
 		      hws_synth_fn fn, void *ctx)
 {
 	char path[64], line[PATH_MAX + 256];
@@ -140,7 +140,7 @@ static int synth_maps(const struct perf_event_attr *a, uint64_t id, pid_t pid, b
 	return ret < 0 ? ret : n;
 }
 
-static int synth_process(const struct perf_event_attr *a, uint64_t id, pid_t pid, bool data,
+static int synth_process(const struct hws_perf_event_attr *a, uint64_t id, pid_t pid, bool data,
 			 hws_synth_fn fn, void *ctx)
 {
 	char path[64], comm[64];
@@ -184,7 +184,7 @@ out:
 	return ret < 0 ? ret : n;
 }
 
-int hws_synth__threads(const struct perf_event_attr *attr, uint64_t id, pid_t pid, bool data_maps,
+int hws_synth__threads(const struct hws_perf_event_attr *attr, uint64_t id, pid_t pid, bool data_maps,
 		       hws_synth_fn fn, void *ctx)
 {
 	struct dirent *de;
@@ -211,7 +211,7 @@ int hws_synth__threads(const struct perf_event_attr *attr, uint64_t id, pid_t pi
 	return n;
 }
 
-int hws_synth__kernel_mmap(const struct perf_event_attr *attr, uint64_t id, hws_synth_fn fn,
+int hws_synth__kernel_mmap(const struct hws_perf_event_attr *attr, uint64_t id, hws_synth_fn fn,
 			   void *ctx)
 {
 	unsigned long long text = 0;

@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <linux/perf_event.h>
+#include <hwsample/abi.h>
 
 #include <hwsample/common.h>
 #include <hwsample/backend.h>
@@ -102,7 +102,7 @@ enum hws_feature {
  * As perf does, out->period is attr->sample_period unless PERIOD is in sample_type.
  * Return: 0 or HWS_E_BADREC if a field runs past @size. Never reads past @size.
  */
-HWS_API int hws_sample__parse(const struct perf_event_attr *attr, const void *rec, size_t size,
+HWS_API int hws_sample__parse(const struct hws_perf_event_attr *attr, const void *rec, size_t size,
 			      struct hws_record_sample *out);
 
 /* The sample_id trailer of a non-sample record (sample_id_all). */
@@ -113,11 +113,11 @@ struct hws_sample_id {
 };
 
 /* Parse the trailer of a non-sample record. 0, or HWS_E_BADREC. */
-HWS_API int hws_sample_id__parse(const struct perf_event_attr *attr, const void *rec,
+HWS_API int hws_sample_id__parse(const struct hws_perf_event_attr *attr, const void *rec,
 				 size_t size, struct hws_sample_id *out);
 
 /* Sample id (PERF_SAMPLE_IDENTIFIER / ID) of any record, or -1 if it has none. */
-HWS_API int64_t hws_record__id(const struct perf_event_attr *attr, const void *rec, size_t size);
+HWS_API int64_t hws_record__id(const struct hws_perf_event_attr *attr, const void *rec, size_t size);
 
 /* Name of a record type ("SAMPLE", "MMAP2", "AUXTRACE", ...). Never NULL. */
 HWS_API const char *hws_record__type_name(uint32_t type);
@@ -137,7 +137,7 @@ HWS_API struct hws_perf_writer *hws_perf_writer__new_fd(int fd, bool pipe_mode);
  * __write in pipe mode; in file mode an event (or ids) added later is not in the attr
  * section written before the data: the attrs are then written again at __close() (a
  * file whose writer never got there lacks them). Returns the attr index or -errno. */
-HWS_API int hws_perf_writer__add_attr(struct hws_perf_writer *w, const struct perf_event_attr *attr,
+HWS_API int hws_perf_writer__add_attr(struct hws_perf_writer *w, const struct hws_perf_event_attr *attr,
 				      const char *name, const uint64_t *ids, size_t nr_ids);
 /* Add more ids to attr @idx (file mode only; e.g. ids of fds opened later). */
 HWS_API int hws_perf_writer__add_ids(struct hws_perf_writer *w, int idx, const uint64_t *ids,
@@ -203,7 +203,7 @@ HWS_API int hws_perf_writer__close(struct hws_perf_writer *w);
 struct hws_perf_reader;
 
 struct hws_perf_evattr {
-	struct perf_event_attr attr; /* normalized: size == sizeof(attr), missing tail zero */
+	struct hws_perf_event_attr attr; /* normalized: size == sizeof(attr), missing tail zero */
 	const char *name;	     /* EVENT_DESC name, or a generated one ("cycles", "raw 0x1cd") */
 	const char *pmu_name;	     /* PMU_MAPPINGS name for attr.type, or NULL */
 	const uint64_t *ids;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Dynamic PMUs from sysfs: /sys/bus/event_source/devices/<name>/ with type, format/ and caps/.
- * The root is $HWS_SYSFS_ROOT when set (a fake tree for tests), else "/sys".
+ * The root is hws_sysfs_root(): "/sys", or a fake machine's tree (include/hwsample/host.h).
  *
  * Format files hold specs like "config:19", "config1:0-11", "config:0-7,32-35" and map a
  * control name onto bits of attr.config / config1 / config2 / config3. hwsample never
@@ -15,9 +15,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <linux/perf_event.h>
+#include <hwsample/abi.h>
 
 #include <hwsample/common.h>
+#include <hwsample/host.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,8 +53,6 @@ struct hws_pmu {
 	struct hws_pmu_cap caps[HWS_PMU_MAX_CAPS];
 };
 
-/* The sysfs root in use ("/sys" or $HWS_SYSFS_ROOT). Never NULL. */
-HWS_API const char *hws_sysfs_root(void);
 
 /*
  * hws_pmu__load() - read PMU @name from sysfs into @pmu.
@@ -76,10 +75,10 @@ HWS_API const char *hws_pmu__cap(const struct hws_pmu *pmu, const char *name);
  * On error a message naming the fix is written to @err (may be NULL).
  */
 HWS_API int hws_pmu__set(const struct hws_pmu *pmu, const char *name, uint64_t value,
-			 struct perf_event_attr *attr, char *err, size_t errlen);
+			 struct hws_perf_event_attr *attr, char *err, size_t errlen);
 /* Read back the value of format @f from @attr. */
 HWS_API uint64_t hws_pmu_format__get(const struct hws_pmu_format *f,
-				     const struct perf_event_attr *attr);
+				     const struct hws_perf_event_attr *attr);
 /* Largest value format @f holds. */
 HWS_API uint64_t hws_pmu_format__max(const struct hws_pmu_format *f);
 

@@ -5,16 +5,17 @@
  * name, by the PMU they serve, or by the event they decode.
  *
  * Plugin search order (hws_registry__load_default()): the directory the caller names (the
- * CLI: --backend-dir, else $HWS_BACKEND_DIR) and only it; else the compiled-in directory
- * (<libdir>/hwsample/backends), then "backends/" next to the running executable (build
- * tree).
+ * CLI: --backend-dir, else $HWS_BACKEND_DIR) and only it; else <libdir>/hwsample/backends
+ * relative to the running executable's directory (an installed tree, wherever it is),
+ * the compiled-in <libdir>/hwsample/backends, then "backends/" next to the running
+ * executable (build tree).
  */
 #ifndef HWSAMPLE_REGISTRY_H
 #define HWSAMPLE_REGISTRY_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <linux/perf_event.h>
+#include <hwsample/abi.h>
 
 #include <hwsample/common.h>
 #include <hwsample/backend.h>
@@ -58,9 +59,10 @@ HWS_API int hws_registry__count(const struct hws_registry *reg);
 HWS_API struct hws_backend *hws_registry__at(const struct hws_registry *reg, int i);
 /* By backend name ("amd_ibs") or a PMU it serves ("ibs_op", "arm_spe_0"). NULL if none. */
 HWS_API struct hws_backend *hws_registry__find(const struct hws_registry *reg, const char *name);
-/* Backend that decodes this event; falls back to the one named "sw". NULL if none. */
+/* Backend that decodes this event: the first whose match() claims it, else the first with
+ * HWS_CAP_SOFTWARE (it decodes any event). NULL if none. */
 HWS_API struct hws_backend *hws_registry__match(const struct hws_registry *reg,
-						const struct perf_event_attr *attr,
+						const struct hws_perf_event_attr *attr,
 						const char *pmu_name);
 /* True if @name is served by @b (backend name or one of its PMUs, prefix rule). */
 HWS_API bool hws_backend__serves(const struct hws_backend *b, const char *name);

@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <linux/perf_event.h>
+#include <hwsample/abi.h>
 
 #include <hwsample/common.h>
 #include <hwsample/aux.h>
@@ -116,7 +116,7 @@ HWS_API int64_t hws_session__read(struct hws_session *s, hws_record_fn fn, void 
 HWS_API int64_t hws_session__read_overwrite(struct hws_session *s, hws_record_fn fn, void *ctx);
 
 HWS_API int hws_session__nr_events(const struct hws_session *s);
-HWS_API const struct perf_event_attr *hws_session__attr(const struct hws_session *s, int idx);
+HWS_API const struct hws_perf_event_attr *hws_session__attr(const struct hws_session *s, int idx);
 /* the whole event of @idx (attr plus the config3/config4 words after it), NULL if none */
 HWS_API const struct hws_event_desc *hws_session__desc(const struct hws_session *s, int idx);
 HWS_API const char *hws_session__event_name(const struct hws_session *s, int idx);
@@ -148,7 +148,7 @@ HWS_API int hws_cpu_list__parse(const char *list, int *cpus, int max);
 HWS_API int hws_cpus__online(int *cpus, int max);
 
 /* Print @attr field by field (one "name value" per line, as perf -vv) into @sb. */
-HWS_API int hws_attr__print(const struct perf_event_attr *attr, struct hws_strbuf *sb,
+HWS_API int hws_attr__print(const struct hws_perf_event_attr *attr, struct hws_strbuf *sb,
 			    const char *indent);
 
 #ifdef __cplusplus

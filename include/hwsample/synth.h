@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include <linux/perf_event.h>
+#include <hwsample/abi.h>
 
 #include <hwsample/common.h>
 
@@ -25,10 +25,10 @@ typedef int (*hws_synth_fn)(void *ctx, const void *rec, size_t len);
 
 /* Process @pid (all its threads); pid -1 = every process in /proc. Returns records
  * written or negative. Processes that vanish meanwhile are skipped. */
-HWS_API int hws_synth__threads(const struct perf_event_attr *attr, uint64_t id, pid_t pid,
+HWS_API int hws_synth__threads(const struct hws_perf_event_attr *attr, uint64_t id, pid_t pid,
 			       bool data_maps, hws_synth_fn fn, void *ctx);
 /* PERF_RECORD_MMAP for [kernel.kallsyms]_text. */
-HWS_API int hws_synth__kernel_mmap(const struct perf_event_attr *attr, uint64_t id, hws_synth_fn fn,
+HWS_API int hws_synth__kernel_mmap(const struct hws_perf_event_attr *attr, uint64_t id, hws_synth_fn fn,
 				   void *ctx);
 
 #ifdef __cplusplus

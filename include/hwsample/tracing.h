@@ -8,7 +8,7 @@
 #define HWSAMPLE_TRACING_H
 
 #include <stddef.h>
-#include <linux/perf_event.h>
+#include <hwsample/abi.h>
 
 #include <hwsample/common.h>
 
@@ -23,7 +23,7 @@ extern "C" {
  * file is there but this user may not read it; another errno when tracefs is absent
  * (as hws_tracefs__dir()). A format file that does not exist is stored empty.
  */
-HWS_API int hws_tracing_data__build(const struct perf_event_attr *const *attrs, int nr, void **buf,
+HWS_API int hws_tracing_data__build(const struct hws_perf_event_attr *const *attrs, int nr, void **buf,
 				    size_t *len);
 
 /* tracefs mount point in use ("/sys/kernel/tracing" or the debugfs one), mounting tracefs

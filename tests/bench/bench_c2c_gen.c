@@ -496,7 +496,7 @@ static void intel_sample(struct buf *b, const struct ev *e, uint64_t time)
 
 static int gen_intel(const char *out, long n)
 {
-	struct perf_event_attr a = {0};
+	struct hws_perf_event_attr a = {0};
 	struct hws_perf_writer *w = hws_perf_writer__new(out, false);
 	uint64_t id1 = 1, id2 = 2;
 	struct buf b = {0};
@@ -656,7 +656,7 @@ static void ibs_perf_sample(struct buf *b, const struct ev *e, uint64_t time)
 
 static int gen_ibs_perf(const char *out, long n)
 {
-	struct perf_event_attr a = {0};
+	struct hws_perf_event_attr a = {0};
 	struct hws_perf_writer *w = hws_perf_writer__new(out, false);
 	uint64_t id = 4;
 	struct buf b = {0};
@@ -698,7 +698,7 @@ static int gen_ibs_perf(const char *out, long n)
 
 static int gen_ibs(const char *out, long n, const char *cpuid)
 {
-	struct perf_event_attr a = {0};
+	struct hws_perf_event_attr a = {0};
 	struct hws_perf_writer *w = hws_perf_writer__new(out, false);
 	uint64_t id = 3;
 	struct buf b = {0};
@@ -812,7 +812,7 @@ static void spe_record(struct buf *s, const struct ev *e, uint64_t ts)
 
 static int gen_spe(const char *out, long n)
 {
-	struct perf_event_attr a = {0};
+	struct hws_perf_event_attr a = {0};
 	struct hws_perf_writer *w = hws_perf_writer__new(out, false);
 	struct buf b = {0}, st[NR_THREADS] = {{0}};
 	uint64_t id = 5, off[NR_THREADS] = {0};

@@ -254,7 +254,7 @@ static int write_60secs(struct hws_perf_writer *w, const struct gen *g, const ch
 	static const uint32_t types[2] = {TYPE_FETCH, TYPE_OP};
 	static const uint64_t ids[2] = {2024, 2120};
 	static const char *const names[2] = {"ibs_fetch//pp", "ibs_op//pp"};
-	struct perf_event_attr a;
+	struct hws_perf_event_attr a;
 	uint8_t rec[512];
 	char path[4096];
 	int ret = 0;
@@ -300,7 +300,7 @@ int main(int argc, char **argv)
 	unsigned long long n = 1000, seed = 1, invalid = 0;
 	int op_only = 0, ret;
 	struct hws_perf_writer *w;
-	struct perf_event_attr a;
+	struct hws_perf_event_attr a;
 	static struct buf b;
 	uint64_t id, t = 1000000000ULL;
 

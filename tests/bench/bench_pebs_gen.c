@@ -290,7 +290,7 @@ int main(int argc, char **argv)
 	unsigned long long n = 1000, seed = 1;
 	struct opts o = { 0 };
 	struct hws_perf_writer *w;
-	struct perf_event_attr a;
+	struct hws_perf_event_attr a;
 	static struct buf b;
 	uint64_t id, t = 5000000000ULL;
 	int ret;

@@ -69,7 +69,7 @@ static double now(void)
 
 static int do_write(const char *path, long n)
 {
-	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+	struct hws_perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
 				     .config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 1000,
 				     .sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
 						    PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
@@ -118,7 +118,7 @@ static int do_synth(const char *path, bool pipe, bool killed)
 {
 	static const uint64_t base = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 				     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-	struct perf_event_attr a[3];
+	struct hws_perf_event_attr a[3];
 	const char *names[3] = { "cpu-clock", "page-faults", "dummy:u" };
 	uint64_t ids[3][2] = { { 101, 102 }, { 201, 202 }, { 301, 302 } }, rec[32];
 	struct hws_perf_writer *w = hws_perf_writer__new(path, pipe);

@@ -521,7 +521,7 @@ int main(int argc, char **argv)
 	unsigned int ncpus = 2;
 	int v2 = 0, split = 1, pipe = 0;
 	struct stream *st;
-	struct perf_event_attr attr;
+	struct hws_perf_event_attr attr;
 	uint64_t id = 1, *soff;
 	char cpuid[64];
 

@@ -19,7 +19,7 @@
 #include "perfdata/perfdata_int.h"
 
 struct swap_attrs {
-	struct perf_event_attr attr[64];
+	struct hws_perf_event_attr attr[64];
 	uint64_t id[64][256];
 	size_t nr_id[64];
 	int nr;

@@ -59,7 +59,7 @@ static const struct hws_backend_ops ops = { .abi_version = HWS_BACKEND_ABI_VERSI
 HWS_BACKEND_DEFINE(ops)
 CEOF
 	if cc -shared -fPIC -I"$HWS_SOURCE_DIR/include" -o "$TMP/plugins/hws-bad.so" "$TMP/bad.c" 2>/dev/null; then
-		expect_err "plugin with a newer ABI" 1 "hws-bad.so: backend plugin ABI version 99, this hwsample supports 2..2: rebuild" --backend-dir "$TMP/plugins" list
+		expect_err "plugin with a newer ABI" 1 "hws-bad.so: backend plugin ABI version 99, this hwsample supports 3..3: rebuild" --backend-dir "$TMP/plugins" list
 		rm "$TMP/plugins/hws-bad.so"
 		cc -shared -fPIC -I"$HWS_SOURCE_DIR/include" -o "$TMP/plugins/hws-nocb.so" "$TMP/nocb.c"
 		expect_err "plugin missing a callback" 1 "hws-nocb.so: backend plugin lacks required callback 'detect'" --backend-dir "$TMP/plugins" list

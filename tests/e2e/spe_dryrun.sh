@@ -59,7 +59,7 @@ expect_err arm-n1-6.1 2 "unknown control 'foo'; valid controls: branch_filter ev
 	-b arm_spe foo=1 -a true
 expect_err arm-n1-6.1 2 "min_latency=5000 is too wide for its 12-bit field; valid range 0..4095" \
 	-b arm_spe min_latency=5000 -a true
-expect_err arm-n1-6.1 2 "-F (frequency) is not supported" -b arm_spe -F 1000 -a true
+expect_err arm-n1-6.1 2 "a frequency (-F) is not supported: the SPE driver needs a fixed sampling interval; give a period (-c) instead" -b arm_spe -F 1000 -a true
 expect_err arm-n1-6.1 2 "'discard' needs Linux 6.14+" -b arm_spe discard=1 -a true
 # config3/config4: past the 6.1 uapi attr; core passes attr.size 136/144 and prints the words
 out=$(HWS_SYSFS_ROOT=$R/arm-newer "$HWS_BIN" --dry-run -b arm_spe_1 inv_event_filter=0x80 -a true 2>&1)

@@ -88,7 +88,7 @@ if [ -x "$faulter" ]; then
 			grep -qE '^  page-faults +[0-9]+ samples +\(.*cpu[0-9]+ [0-9]+ lost [0-9]+ records' "$TMP/lines"
 		# the ring's own warning (once, at the first loss) is the program's, in the same words
 		check "lossy run: the live warning is user-facing" \
-			grep -qE '^hwsample: lost [0-9]+ records: a ring buffer was full .*use a larger -m' "$TMP/lines"
+			grep -qE '^hwsample: lost [0-9]+ records: a ring buffer was full .*use a larger ring \(-m\) or a lower rate \(-c/-F\)' "$TMP/lines"
 		check "lossy run: no module prefix" test "$(grep -cE '^(hwsample: )?(ring|aux|session): ' "$TMP/lines")" = 0
 	fi
 	if grep -qE 'lost [0-9]+ records' "$TMP/status"; then

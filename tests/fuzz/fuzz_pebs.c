@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct hws_backend_ops *ops;
 	static void *priv;
-	struct perf_event_attr attr;
+	struct hws_perf_event_attr attr;
 	struct perf_event_header *hdr;
 	struct hws_record_sample rec;
 	struct hws_sample s;

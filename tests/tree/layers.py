@@ -18,9 +18,9 @@ RANK = {"util": 0, "kernel": 1, "plugin": 2, "symbols": 2, "perfdata": 3, "recor
         "output": 4, "decode": 5, "analysis": 6, "cli": 7}
 # the layer each public header belongs to
 PUBLIC = {
-    "common.h": "util", "errors.h": "util", "strbuf.h": "util", "sample.h": "util", "fmt.h": "util",
+    "common.h": "util", "abi.h": "util", "errors.h": "util", "strbuf.h": "util", "sample.h": "util", "fmt.h": "util",
     "ring.h": "kernel", "aux.h": "kernel", "pmu.h": "kernel", "tracing.h": "kernel",
-    "abi.h": "plugin", "backend.h": "plugin", "registry.h": "plugin", "symbols.h": "symbols",
+    "backend.h": "plugin", "backend_abi.h": "plugin", "host.h": "kernel", "registry.h": "plugin", "symbols.h": "symbols",
     "perfdata.h": "perfdata", "session.h": "record", "synth.h": "record", "config.h": "record",
     "output.h": "output", "decode.h": "decode", "report.h": "analysis", "c2c.h": "analysis",
     "hwsample.h": "cli",

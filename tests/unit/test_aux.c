@@ -748,7 +748,7 @@ static int file_cb(void *ctx, const struct hws_aux_out *o)
 static void test_perf_file(void)
 {
 	static struct file_ctx f;
-	struct perf_event_attr attr;
+	struct hws_perf_event_attr attr;
 	struct ksim_ring k;
 	struct ksim_aux a;
 	struct ksim_aux_rec rec;

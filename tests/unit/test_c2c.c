@@ -345,7 +345,7 @@ static int src_encode(void *p, const struct hws_event_request *r, struct hws_eve
 {
 	return 0;
 }
-static int src_match(void *p, const struct perf_event_attr *a, const char *pmu)
+static int src_match(void *p, const struct hws_perf_event_attr *a, const char *pmu)
 {
 	return 0;
 }

@@ -224,9 +224,7 @@ static void test_validate(void)
 		int ret;
 
 		snprintf(src, sizeof(src), "%.900s/tests/sysfs/%.64s", sd, c->tree);
-		setenv("HWS_SYSFS_ROOT", src, 1);
-		snprintf(src, sizeof(src), "%.900s/tests/sysfs/%.64s/cpuinfo", sd, c->tree);
-		setenv("HWS_PROC_CPUINFO", src, 1);
+		tests_machine(src, NULL); /* and the tree's cpuinfo */
 		reg = hws_registry__new();
 		hws_registry__add_static(reg, err, sizeof(err));
 		ret = hws_config__load(cfg, path, err, sizeof(err));
@@ -241,8 +239,7 @@ static void test_validate(void)
 		hws_config__delete(cfg);
 		hws_registry__delete(reg);
 	}
-	unsetenv("HWS_SYSFS_ROOT");
-	unsetenv("HWS_PROC_CPUINFO");
+	tests_machine(NULL, NULL);
 }
 
 /* the documented [run] keys are the ones the parser accepts */

@@ -33,7 +33,7 @@
 
 /* ------------------------------------------------------------------ test backends */
 
-static int fake_match(void *priv, const struct perf_event_attr *attr, const char *pmu)
+static int fake_match(void *priv, const struct hws_perf_event_attr *attr, const char *pmu)
 {
 	return attr->type == PERF_TYPE_RAW && attr->config == 0x42;
 }
@@ -81,7 +81,7 @@ struct aux_state {
 
 static int gaps[16], nr_chunks, flushes;
 
-static int aux_match(void *priv, const struct perf_event_attr *attr, const char *pmu)
+static int aux_match(void *priv, const struct hws_perf_event_attr *attr, const char *pmu)
 {
 	return attr->type == PERF_TYPE_RAW && attr->config == 0x43;
 }
@@ -179,13 +179,13 @@ static void sample(struct hws_perf_writer *w, uint64_t id, uint32_t pid, uint64_
 
 static void write_file(const char *path, bool pipe)
 {
-	struct perf_event_attr a = {.size = sizeof(a),
+	struct hws_perf_event_attr a = {.size = sizeof(a),
 				    .type = PERF_TYPE_RAW,
 				    .config = 0x42,
 				    .sample_type = ST,
 				    .sample_id_all = 1,
 				    .sample_period = 1000};
-	struct perf_event_attr b = a, c = a;
+	struct hws_perf_event_attr b = a, c = a;
 	uint64_t ida = ID_A, idb = ID_B, idc = ID_C;
 	struct hws_perf_writer *w = hws_perf_writer__new(path, pipe);
 	struct rb r;

@@ -77,7 +77,7 @@ static int cb(void *ctx, const struct hws_sample *s)
 /* the test records, in a file (or, @pipe, a pipe-mode file) at @path */
 static void write_records(const char *path, bool pipe)
 {
-	struct perf_event_attr a = {.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+	struct hws_perf_event_attr a = {.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
 				    .sample_type = ST, .sample_id_all = 1, .sample_period = 1};
 	uint64_t id = ID;
 	struct hws_perf_writer *w = hws_perf_writer__new(path, pipe);

@@ -28,8 +28,7 @@ static void use_tree(const char *tree)
 	char path[4096];
 
 	snprintf(path, sizeof(path), "%s/tests/sysfs/%s", src_dir, tree);
-	setenv("HWS_SYSFS_ROOT", path, 1);
-	unsetenv("HWS_PROC_CPUINFO");
+	tests_machine(path, NULL); /* amd_ibs reads the tree's cpuinfo */
 }
 
 #define ST_BASE                                                                                    \
@@ -116,14 +115,14 @@ static const struct enc_case cases[] = {
      .msg = "fetchlat|FETCHLAT|valid controls here: l3missonly, rand_en, swfilt"},
     /* ---- per-process before 6.2 ---- */
     {__LINE__, "amd-zen4", "ibs_op", "", K(6, 1), 0, 0, 0, HWS_E_UNSUPPORTED,
-     .msg = "per-process IBS sampling needs Linux 6.2|6.1.0|-a"},
+     .msg = "per-process IBS sampling needs Linux 6.2|6.1.0|hws_session_opts.system_wide/cpu_list"},
     {__LINE__, "amd-zen2", "ibs_fetch", "", K(5, 15), HWS_REQ_PER_THREAD, 0, 0, HWS_E_UNSUPPORTED,
-     .msg = "5.15.0|-a"},
+     .msg = "5.15.0|record all CPUs"},
     /* ---- periods ---- */
     {__LINE__, "amd-zen4", "ibs_op", "", K(6, 8), 0, 100001, 0, HWS_E_BAD_ARG,
-     .msg = "100001|cycles|multiple of 16|-c 100000 or -c 100016"},
+     .msg = "100001|cycles|multiple of 16|(hws_event_request.period) of 100000 or 100016"},
     {__LINE__, "amd-zen4", "ibs_op", "cnt_ctl=1", K(6, 8), 0, 1000, 0, HWS_E_BAD_ARG,
-     .msg = "dispatched ops|-c 992 or -c 1008"},
+     .msg = "dispatched ops|of 992 or 1008"},
     {__LINE__, "amd-zen4", "ibs_fetch", "", K(6, 8), 0, 0x100000, 0, HWS_E_BAD_ARG,
      .msg = "fetches|16 to 1048560"},
     {__LINE__, "amd-zen4", "ibs_op", "", K(6, 8), 0, 8, 0, HWS_E_BAD_ARG, .msg = "16 to 134217712"},
@@ -192,7 +191,7 @@ static void run_case(const struct enc_case *tc, int idx)
 		snprintf(what, sizeof(what), "line %d flags", tc->line);
 		T_EQ_U64(what, d[0].flags, tc->evflags);
 		snprintf(what, sizeof(what), "line %d size", tc->line);
-		T_EQ_U64(what, d[0].attr.size, sizeof(struct perf_event_attr));
+		T_EQ_U64(what, d[0].attr.size, sizeof(struct hws_perf_event_attr));
 		snprintf(what, sizeof(what), "line %d period/freq", tc->line);
 		if (tc->period) {
 			T_EQ_U64(what, d[0].attr.sample_period, tc->period);
@@ -228,7 +227,7 @@ static void test_absent(void)
 {
 	struct hws_event_request req = {.sz = sizeof(req), .pmu = "ibs_op", .flags = SW};
 	struct hws_event_desc d;
-	char err[1024], why[1024], path[4096];
+	char err[1024], why[1024], path[4096], path2[4096];
 	int ret;
 
 	use_tree("amd-vm");
@@ -242,13 +241,12 @@ static void test_absent(void)
 	T_EQ_U64("fw: detect", (uint64_t)ops->detect(priv, why, sizeof(why)), 0);
 	__T("fw: says firmware", strstr(why, "disabled in firmware") && strstr(why, "BIOS"));
 
-	use_tree("amd-vm");
-	snprintf(path, sizeof(path), "%s/tests/sysfs/amd-vm/cpuinfo-intel", src_dir);
-	setenv("HWS_PROC_CPUINFO", path, 1);
+	snprintf(path, sizeof(path), "%s/tests/sysfs/amd-vm", src_dir);
+	snprintf(path2, sizeof(path2), "%s/tests/sysfs/amd-vm/cpuinfo-intel", src_dir);
+	tests_machine(path, path2);
 	ret = ops->encode(priv, &req, &d, 1, err, sizeof(err));
 	T_EQ_U64("intel: no pmu", (uint64_t)(int64_t)ret, (uint64_t)(int64_t)HWS_E_NO_PMU);
 	__T("intel: says AMD-only", strstr(err, "AMD feature") && strstr(err, "GenuineIntel"));
-	unsetenv("HWS_PROC_CPUINFO");
 
 	use_tree("amd-zen4");
 	ret = ops->detect(priv, why, sizeof(why));

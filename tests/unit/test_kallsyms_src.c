@@ -209,7 +209,7 @@ static void emit_rec(struct hws_perf_writer *w, struct rb *r)
  * and, if @bid, a HEADER_BUILD_ID entry for [kernel.kallsyms] with that id (20 bytes) */
 static void write_file(const char *path, uint64_t text, uint64_t ip, const uint8_t *bid)
 {
-	struct perf_event_attr a = {.size = sizeof(a),
+	struct hws_perf_event_attr a = {.size = sizeof(a),
 				    .type = PERF_TYPE_SOFTWARE,
 				    .config = PERF_COUNT_SW_CPU_CLOCK,
 				    .sample_type = ST,

@@ -28,7 +28,7 @@
 static struct hws_registry *reg;
 static struct hws_backend *be;
 
-static int decode(const struct perf_event_attr *attr, struct hws_record_sample *rec,
+static int decode(const struct hws_perf_event_attr *attr, struct hws_record_sample *rec,
 		  struct hws_sample *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -195,7 +195,7 @@ static void check_against_perf(const char *what, const struct golden *g,
 }
 
 /* The file's one event (perf report --header-only): raw 0x1cd, precise_ip 2 */
-static const struct perf_event_attr ws_attr = {
+static const struct hws_perf_event_attr ws_attr = {
 	.type = PERF_TYPE_RAW,
 	.size = 96,
 	.config = 0x1cd,
@@ -382,7 +382,7 @@ static void test_hand(void)
 
 	for (i = 0; i < sizeof(hand) / sizeof(hand[0]); i++) {
 		const struct hand_case *c = &hand[i];
-		struct perf_event_attr attr = { .type = PERF_TYPE_RAW, .config = 0x1cd,
+		struct hws_perf_event_attr attr = { .type = PERF_TYPE_RAW, .config = 0x1cd,
 						.sample_type = c->sample_type, .precise_ip = 2 };
 		struct hws_record_sample rec = {
 			.misc = c->misc, .ip = 0xffffffff81000000ULL, .addr = c->addr,
@@ -419,7 +419,7 @@ static void test_hand(void)
 
 static void test_raw_json(void)
 {
-	struct perf_event_attr attr = { .type = PERF_TYPE_RAW, .sample_type = ST_BASE | WS };
+	struct hws_perf_event_attr attr = { .type = PERF_TYPE_RAW, .sample_type = ST_BASE | WS };
 	struct hws_record_sample rec = {
 		.misc = 0x4001, .ip = 1, .addr = 2,
 		.weight = 40ULL | 55ULL << 32 | 7ULL << 48,

@@ -2,12 +2,12 @@
 /*
  * intel_pebs encoding against libpfm4 and fake sysfs trees (tests/sysfs/intel-*).
  *
- * For each case the machine is faked twice, the way the issue asks: HWS_SYSFS_ROOT points at
- * a tree with the cpu (or cpu_core/cpu_atom) PMU of that model, and LIBPFM_FORCE_PMU makes
- * libpfm4 believe it runs on that core. The backend's attr must then equal what
- * pfm_get_os_event_encoding() gives when called directly here for the same name (plus the
- * ldlat/precise the backend chose), and the kernel aliases from sysfs must equal the
- * libpfm4 encoding of the event they stand for. Every error path has a case.
+ * For each case the machine is faked twice, the way the issue asks: the library's sysfs root
+ * (tests_machine()) is a tree with the cpu (or cpu_core/cpu_atom) PMU of that model, and
+ * LIBPFM_FORCE_PMU makes libpfm4 believe it runs on that core. The backend's attr must then
+ * equal what pfm_get_os_event_encoding() gives when called directly here for the same name
+ * (plus the ldlat/precise the backend chose), and the kernel aliases from sysfs must equal
+ * the libpfm4 encoding of the event they stand for. Every error path has a case.
  *
  * Invariant: cases are a table with .line = __LINE__; models libpfm4 does not know are
  * skipped with a message, never passed silently.
@@ -24,7 +24,7 @@
 
 /* libpfm4's pfm_perf_encode_arg_t (PFM_PERF_ENCODE_ABI0); see pebs_encode.c */
 struct pfm_arg {
-	struct perf_event_attr *attr;
+	struct hws_perf_event_attr *attr;
 	char **fstr;
 	size_t size;
 	int idx, cpu, flags, pad0;
@@ -34,7 +34,7 @@ static struct hws_registry *reg;
 static struct hws_backend *be;
 static char src_dir[1024];
 
-static int pfm_direct(const char *force, const char *name, struct perf_event_attr *attr)
+static int pfm_direct(const char *force, const char *name, struct hws_perf_event_attr *attr)
 {
 	struct pfm_arg a;
 	char q[256];
@@ -72,18 +72,23 @@ static int pfm_knows(const char *force)
 	return 0;
 }
 
-static void machine(const char *tree, const char *force)
+/* the fake machine tests/sysfs/@tree, with its cpuinfo or tests/sysfs/@cpuinfo */
+static void machine_cpu(const char *tree, const char *force, const char *cpuinfo)
 {
-	char path[1200];
+	char path[1200], cpath[1200];
 
 	snprintf(path, sizeof(path), "%s/tests/sysfs/%s", src_dir, tree);
-	setenv("HWS_SYSFS_ROOT", path, 1);
-	snprintf(path, sizeof(path), "%s/tests/sysfs/%s/cpuinfo", src_dir, tree);
-	setenv("HWS_PROC_CPUINFO", path, 1);
+	snprintf(cpath, sizeof(cpath), "%s/tests/sysfs/%s", src_dir, cpuinfo);
+	tests_machine(path, cpuinfo ? cpath : NULL);
 	if (force)
 		setenv("LIBPFM_FORCE_PMU", force, 1);
 	else
 		unsetenv("LIBPFM_FORCE_PMU");
+}
+
+static void machine(const char *tree, const char *force)
+{
+	machine_cpu(tree, force, NULL);
 }
 
 static int encode(const char *pmu, const char *event, const struct hws_control *ctl, int nctl,
@@ -159,7 +164,7 @@ static const struct pfm_case pfm_cases[] = {
 	  "MEM_TRANS_RETIRED:PRECISE_STORE:precise=2", 2, 0 },
 };
 
-static void check_common(const char *what, const struct perf_event_attr *a)
+static void check_common(const char *what, const struct hws_perf_event_attr *a)
 {
 	uint64_t want = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
 			PERF_SAMPLE_CPU | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT_STRUCT |
@@ -179,7 +184,7 @@ static void test_pfm_equal(void)
 		const struct pfm_case *c = &pfm_cases[i];
 		struct hws_control ctl[2];
 		struct hws_event_desc d[8];
-		struct perf_event_attr want;
+		struct hws_perf_event_attr want;
 		char err[512] = "", what[256];
 		int n, nc = 0, ev;
 
@@ -272,7 +277,7 @@ static void test_aliases(void)
 	for (i = 0; i < sizeof(alias_cases) / sizeof(alias_cases[0]); i++) {
 		const struct alias_case *c = &alias_cases[i];
 		struct hws_event_desc d[8];
-		struct perf_event_attr want;
+		struct hws_perf_event_attr want;
 		char err[512] = "", what[256];
 		int n, ev = c->aux;
 
@@ -447,22 +452,17 @@ static void test_errors(void)
 		const struct err_case *c = &err_cases[i];
 		struct hws_control ctl = { c->key, c->value };
 		struct hws_event_desc d[8];
-		char err[512] = "", what[700], path[1200];
+		char err[512] = "", what[700];
 		int n;
 
 		if (c->force && !pfm_knows(c->force))
 			continue;
 		if (!strcmp(c->tree, "amd")) {
 			/* an Intel-looking sysfs but an AMD cpuinfo */
-			machine("intel-skl", NULL);
-			snprintf(path, sizeof(path), "%s/tests/sysfs/intel-none/cpuinfo-amd", src_dir);
-			setenv("HWS_PROC_CPUINFO", path, 1);
+			machine_cpu("intel-skl", NULL, "intel-none/cpuinfo-amd");
 		} else if (!strcmp(c->tree, "none")) {
 			/* a machine with only software PMUs */
-			machine("intel-skl", NULL);
-			snprintf(path, sizeof(path), "%s/tests/sysfs/intel-none", src_dir);
-			setenv("HWS_SYSFS_ROOT", path, 1);
-			unsetenv("HWS_PROC_CPUINFO");
+			machine("intel-none", NULL);
 		} else {
 			machine(c->tree, c->force);
 		}
@@ -512,7 +512,7 @@ static const struct syntax_case syntax_cases[] = {
 
 static const struct err_case syntax_errors[] = {
 	{ __LINE__, "intel-skl", "skl", NULL, "ibs_op/foo/", NULL, NULL, HWS_E_NO_PMU,
-	  "not an Intel core PMU", "-b" },
+	  "not an Intel core PMU", "(hws_event_request.pmu)" },
 	{ __LINE__, "intel-skl", "skl", NULL, "cpu/mem-loads", NULL, NULL, HWS_E_BAD_ARG,
 	  "closing '/'", NULL },
 	{ __LINE__, "intel-skl", "skl", NULL, "cpu/mem-loads,foo=1/", NULL, NULL,
@@ -600,7 +600,7 @@ static void test_more_errors(void)
 
 static void test_detect(void)
 {
-	char why[512], path[1200];
+	char why[512];
 	int r;
 
 	machine("intel-skl", NULL);
@@ -612,16 +612,14 @@ static void test_detect(void)
 	machine("intel-vm-nopebs", NULL);
 	r = be->ops->detect(be->priv, why, sizeof(why));
 	__T("vm detect", r <= 0 && strstr(why, "max_precise"));
-	machine("intel-skl", NULL);
-	snprintf(path, sizeof(path), "%s/tests/sysfs/intel-none/cpuinfo-amd", src_dir);
-	setenv("HWS_PROC_CPUINFO", path, 1);
+	machine_cpu("intel-skl", NULL, "intel-none/cpuinfo-amd");
 	r = be->ops->detect(be->priv, why, sizeof(why));
 	__T("amd detect", r <= 0 && strstr(why, "AuthenticAMD"));
 }
 
 static void test_match(void)
 {
-	struct perf_event_attr a = { .type = PERF_TYPE_RAW, .config = 0x1cd };
+	struct hws_perf_event_attr a = { .type = PERF_TYPE_RAW, .config = 0x1cd };
 
 	__T("raw", be->ops->match(be->priv, &a, NULL));
 	a.type = 8;

@@ -45,7 +45,7 @@ static void add_bytes(struct recbuf *rb, const void *p, size_t n)
 	rb->n += n;
 }
 
-static struct perf_event_attr attrs[3];
+static struct hws_perf_event_attr attrs[3];
 static uint64_t ids[3][2] = { { 11, 12 }, { 21, 22 }, { 31, 32 } };
 static const char *names[3] = { "cpu-clock", "page-faults:u", "ibs_op//" };
 static uint8_t aux_payload[104];
@@ -154,7 +154,7 @@ static void make_fake_sysfs(void)
 	snprintf(p, sizeof(p), "%s/sys/bus/event_source/devices/cpu/caps/max_precise", tmpdir);
 	write_file(p, "0\n");
 	snprintf(p, sizeof(p), "%s/sys", tmpdir);
-	setenv("HWS_SYSFS_ROOT", p, 1);
+	tests_machine(p, "/proc/cpuinfo"); /* fake PMUs, this CPU (a CPUID header) */
 }
 
 static int write_with_writer(struct hws_perf_writer *w, const struct recbuf *rb, bool split)
@@ -470,10 +470,10 @@ static void test_old_tracing_record(void)
 	memcpy(buf, ph, 16);
 	n = 16;
 	h = (struct perf_event_header){ HWS_RECORD_HEADER_ATTR, 0,
-					(uint16_t)(8 + sizeof(struct perf_event_attr) + 8) };
+					(uint16_t)(8 + sizeof(struct hws_perf_event_attr) + 8) };
 	memcpy(buf + n, &h, 8);
-	memcpy(buf + n + 8, &attrs[0], sizeof(struct perf_event_attr));
-	memcpy(buf + n + 8 + sizeof(struct perf_event_attr), &ids[0][0], 8);
+	memcpy(buf + n + 8, &attrs[0], sizeof(struct hws_perf_event_attr));
+	memcpy(buf + n + 8 + sizeof(struct hws_perf_event_attr), &ids[0][0], 8);
 	n += h.size;
 	h = (struct perf_event_header){ HWS_RECORD_HEADER_TRACING_DATA, 0, 12 };
 	memcpy(buf + n, &h, 8);
@@ -626,7 +626,7 @@ static void test_old_layout(bool v1)
 		return;
 	T_EQ_U64("one attr", hws_perf_reader__nr_attrs(r), 1);
 	T_EQ_U64("attr size normalized", hws_perf_reader__attr(r, 0)->attr.size,
-		 sizeof(struct perf_event_attr));
+		 sizeof(struct hws_perf_event_attr));
 	T_EQ_U64("sample_type", hws_perf_reader__attr(r, 0)->attr.sample_type, st);
 	T_EQ_U64("disabled bit", hws_perf_reader__attr(r, 0)->attr.disabled, 1);
 	T_EQ_STR("generated name (software config 1)", hws_perf_reader__attr(r, 0)->name,
@@ -649,7 +649,7 @@ static void test_old_layout(bool v1)
 /* Many events and ids (4096 x 64): open stays fast and every id maps back. */
 static void test_many_ids(void)
 {
-	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a) };
+	struct hws_perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a) };
 	struct hws_perf_writer *w;
 	struct hws_perf_reader *r;
 	char path[PATH_MAX + 16];

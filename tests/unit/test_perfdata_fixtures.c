@@ -203,7 +203,7 @@ static void test_weight_struct_header(void)
 	T_EQ_U64("config1 (ldlat)", hws_perf_reader__attr(r, 0)->attr.config1, 0x40);
 	T_EQ_U64("precise_ip", hws_perf_reader__attr(r, 0)->attr.precise_ip, 2);
 	T_EQ_U64("normalized size", hws_perf_reader__attr(r, 0)->attr.size,
-		 sizeof(struct perf_event_attr));
+		 sizeof(struct hws_perf_event_attr));
 	fi = hws_perf_reader__file_info(r);
 	T_EQ_STR("fi arch", fi->arch, "x86_64");
 	T_EQ_STR("fi cpuid", fi->cpuid, "GenuineIntel,6,85,4");

@@ -163,7 +163,7 @@ static void check_file(const char *name)
 /* A file from our writer: 2 events, ids, sample_id_all, all kinds of u32 pairs. */
 static void check_writer(bool pipe)
 {
-	struct perf_event_attr at[2];
+	struct hws_perf_event_attr at[2];
 	uint64_t ids[2] = { 5, 6 }, v[12];
 	char path[] = "/tmp/hws-swap-XXXXXX";
 	int fd = mkstemp(path);

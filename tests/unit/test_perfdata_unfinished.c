@@ -24,11 +24,11 @@
 #include "perfdata/perfdata_int.h"
 #include "tests.h"
 
-#define ATTR_SZ (sizeof(struct perf_event_attr) + 16)
+#define ATTR_SZ (HWS_FILE_ATTR_SIZE + 16) /* attr and its ids section, on disk */
 #define SMP	40 /* our SAMPLE records: header, IDENTIFIER, IP, TID, TIME */
 
 static char tmpdir[PATH_MAX];
-static struct perf_event_attr attrs[2];
+static struct hws_perf_event_attr attrs[2];
 
 static void path_of(char *p, size_t len, const char *name)
 {
@@ -38,7 +38,7 @@ static void path_of(char *p, size_t len, const char *name)
 static void setup_attrs(void)
 {
 	for (int i = 0; i < 2; i++) {
-		attrs[i].size = sizeof(attrs[i]);
+		attrs[i].size = HWS_FILE_ATTR_SIZE;
 		attrs[i].type = PERF_TYPE_SOFTWARE;
 		attrs[i].config = i ? PERF_COUNT_SW_PAGE_FAULTS : PERF_COUNT_SW_CPU_CLOCK;
 		attrs[i].sample_period = 1000;
@@ -188,16 +188,18 @@ static void test_layout(void)
 	fd = open(p, O_RDONLY);
 	{
 		struct hws_file_section s[2];
-		struct perf_event_attr a;
+		struct hws_perf_event_attr a;
 
 		__T("ids on disk",
 		    pread(fd, rd, 24, 104) == 24 && rd[0] == 7 && rd[1] == 70 && rd[2] == 8);
-		__T("attr 1 on disk", pread(fd, &a, sizeof(a), (off_t)(h.attrs.offset + ATTR_SZ)) ==
-					      (ssize_t)sizeof(a) &&
-					  !memcmp(&a, &attrs[1], sizeof(a)));
+		__T("attr 1 on disk",
+		    pread(fd, &a, HWS_FILE_ATTR_SIZE, (off_t)(h.attrs.offset + ATTR_SZ)) ==
+			    HWS_FILE_ATTR_SIZE &&
+			!memcmp(&a, &attrs[1], HWS_FILE_ATTR_SIZE));
 		__T("ids sections",
-		    pread(fd, &s[0], 16, (off_t)(h.attrs.offset + sizeof(a))) == 16 &&
-			pread(fd, &s[1], 16, (off_t)(h.attrs.offset + ATTR_SZ + sizeof(a))) == 16 &&
+		    pread(fd, &s[0], 16, (off_t)(h.attrs.offset + HWS_FILE_ATTR_SIZE)) == 16 &&
+			pread(fd, &s[1], 16, (off_t)(h.attrs.offset + ATTR_SZ + HWS_FILE_ATTR_SIZE)) ==
+			    16 &&
 			s[0].offset == 104 && s[0].size == 16 && s[1].offset == 120 &&
 			s[1].size == 8);
 	}

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <hwsample/abi.h>
 #include <hwsample/ring.h>
 
 #include "tests.h"
@@ -719,7 +720,7 @@ static void spin_us(long us)
 
 static int open_clock(bool backward)
 {
-	struct perf_event_attr attr;
+	struct hws_perf_event_attr attr;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);

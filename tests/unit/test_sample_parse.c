@@ -51,7 +51,7 @@ static void hdr(struct rb *r, uint32_t type)
 }
 
 /* Parse at every size below the full one, from an exact-size heap copy. */
-static int all_prefixes_fail(const struct perf_event_attr *a, const struct rb *r)
+static int all_prefixes_fail(const struct hws_perf_event_attr *a, const struct rb *r)
 {
 	for (size_t sz = 0; sz < r->n; sz++) {
 		uint8_t *p = malloc(sz ? sz : 1);
@@ -80,7 +80,7 @@ static void test_every_field(void)
 {
 	static const uint8_t raw[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
 	static const uint8_t stack[16] = { 0xaa, 0xbb };
-	struct perf_event_attr a = { .size = sizeof(a) };
+	struct hws_perf_event_attr a = { .size = sizeof(a) };
 	struct hws_record_sample s;
 	struct rb r = { .n = 8 };
 	uint32_t raw_size = 12;
@@ -196,7 +196,7 @@ static void test_every_field(void)
 
 static void test_read_nongroup_and_period_default(void)
 {
-	struct perf_event_attr a = { .size = sizeof(a), .sample_period = 4000 };
+	struct hws_perf_event_attr a = { .size = sizeof(a), .sample_period = 4000 };
 	struct hws_record_sample s;
 	struct rb r = { .n = 8 };
 
@@ -237,7 +237,7 @@ static void test_read_nongroup_and_period_default(void)
 
 static void test_sample_id_trailer(void)
 {
-	struct perf_event_attr a = { .size = sizeof(a), .sample_id_all = 1 };
+	struct hws_perf_event_attr a = { .size = sizeof(a), .sample_id_all = 1 };
 	struct hws_sample_id id;
 	struct rb r = { .n = 8 };
 
@@ -280,7 +280,7 @@ static void test_sample_id_trailer(void)
  * round in both directions), and a foreign u64 field really is byte-reversed. */
 static void test_swap_all_types(void)
 {
-	struct perf_event_attr a = { .size = sizeof(a), .sample_id_all = 1 };
+	struct hws_perf_event_attr a = { .size = sizeof(a), .sample_id_all = 1 };
 	int bad = 0, swapped = 0;
 
 	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_CPU |
@@ -361,7 +361,7 @@ static void test_fixed_subsets(void)
 	uint64_t seed = 0x9e3779b97f4a7c15ULL;
 
 	for (unsigned int i = 0; i < 3000; i++) {
-		struct perf_event_attr a = { .size = sizeof(a) };
+		struct hws_perf_event_attr a = { .size = sizeof(a) };
 		struct hws_record_sample f, g;
 		struct rb r = { .n = 8 }, rv;
 		uint64_t st = 0, v;

@@ -98,7 +98,7 @@ static const struct ecase cases[] = {
     {__LINE__, "arm-n1-6.1", NULL, NULL, "load_filter=2", 0, 0, 0, HWS_E_CONTROL_RANGE, 0, 0, 0, 0,
      0, 0, 0, NULL, "valid range 0..1"},
     {__LINE__, "arm-n1-6.1", NULL, NULL, "", 0, 0, 4000, HWS_E_BAD_ARG, 0, 0, 0, 0, 0, 0, 0, NULL,
-     "-F (frequency) is not supported"},
+     "a frequency (hws_event_request.freq) is not supported"},
     {__LINE__, "arm-n1-6.1", NULL, NULL, "discard=1", 0, 0, 0, HWS_E_UNKNOWN_CONTROL, 0, 0, 0, 0, 0,
      0, 0, NULL, "'discard' needs Linux 6.14+"},
     {__LINE__, "arm-n1-6.1", NULL, NULL, "inv_event_filter=1", 0, 0, 0, HWS_E_UNKNOWN_CONTROL, 0, 0,
@@ -110,7 +110,7 @@ static const struct ecase cases[] = {
     {__LINE__, "arm-n1-6.1", NULL, NULL, "period=0", 0, 0, 0, HWS_E_BAD_ARG, 0, 0, 0, 0, 0, 0, 0,
      NULL, "period=0 is not a positive number"},
     {__LINE__, "arm-n1-6.1", NULL, "cycles", "", 0, 0, 0, HWS_E_UNKNOWN_EVENT, 0, 0, 0, 0, 0, 0, 0,
-     NULL, "valid -e presets: load store ldst branch all"},
+     NULL, "valid event presets: load store ldst branch all"},
     {__LINE__, "arm-n1-6.1", "arm_spe_3", NULL, "", 0, 0, 0, HWS_E_NO_PMU, 0, 0, 0, 0, 0, 0, 0,
      NULL, "arm_spe_3: no such PMU; this machine has arm_spe_0"},
     {__LINE__, "intel-skl", NULL, NULL, "", 0, 0, 0, HWS_E_NO_PMU, 0, 0, 0, 0, 0, 0, 0, NULL,
@@ -129,7 +129,7 @@ static void run_case(const struct ecase *c)
 
 	snprintf(what, sizeof(what), "case at line %d", c->line);
 	snprintf(root, sizeof(root), "%s/tests/sysfs/%s", getenv("HWS_SOURCE_DIR"), c->tree);
-	setenv("HWS_SYSFS_ROOT", root, 1);
+	tests_machine(root, NULL);
 	snprintf(buf, sizeof(buf), "%s", c->ctl);
 	for (tok = strtok_r(buf, " ", &save); tok && n < 8; tok = strtok_r(NULL, " ", &save)) {
 		char *eq = strchr(tok, '=');
@@ -166,7 +166,7 @@ static void run_case(const struct ecase *c)
 		T_EQ_U64(what, out[0].attr.freq, 0);
 		T_EQ_U64(what, out[0].attr.exclude_idle, 0);
 		T_EQ_U64(what, out[0].flags & HWS_EVF_AUX, HWS_EVF_AUX);
-		T_EQ_U64(what, out[0].attr.size, sizeof(struct perf_event_attr));
+		T_EQ_U64(what, out[0].attr.size, sizeof(struct hws_perf_event_attr));
 		if (c->name)
 			T_EQ_STR(what, out[0].name, c->name);
 	}
@@ -198,7 +198,7 @@ int main(void)
 
 	/* detect and controls per tree */
 	snprintf(root, sizeof(root), "%s/tests/sysfs/arm-newer", getenv("HWS_SOURCE_DIR"));
-	setenv("HWS_SYSFS_ROOT", root, 1);
+	tests_machine(root, NULL);
 	__T("detect newer", ops->detect(priv, why, sizeof(why)) > 0);
 	__T("detect names two PMUs", strstr(why, "2 SPE PMUs") != NULL);
 	n = ops->controls(priv, NULL, ci, 64);
@@ -209,14 +209,14 @@ int main(void)
 		else if (!strcmp(ci[i].name, "period"))
 			T_EQ_U64("period min = min_interval", ci[i].min, 512);
 	snprintf(root, sizeof(root), "%s/tests/sysfs/intel-skl", getenv("HWS_SOURCE_DIR"));
-	setenv("HWS_SYSFS_ROOT", root, 1);
+	tests_machine(root, NULL);
 	__T("detect absent", ops->detect(priv, why, sizeof(why)) <= 0);
 	__T("absent explains", strstr(why, "no arm_spe_<n> PMU") && strstr(why, "Arm"));
 	{
 		/* what `hwsample record` writes as AUXTRACE_INFO: v1, which perf 6.1 reads */
 		uint32_t type = 0;
 		uint64_t w[4] = {0};
-		struct perf_event_attr a = {.type = 9};
+		struct hws_perf_event_attr a = {.type = 9};
 
 		__T("has auxtrace_info", HWS_OPS_HAS(ops, auxtrace_info));
 		T_EQ_U64("auxtrace_info words", ops->auxtrace_info(priv, &a, 1, &type, w, 4), 2);
@@ -228,10 +228,10 @@ int main(void)
 	__T("match by PMU_MAPPINGS name", ops->match(priv, NULL, "arm_spe_0"));
 	{
 		/* no PMU_MAPPINGS: the attr type against this machine's arm_spe PMUs */
-		struct perf_event_attr a = { .type = 9 };
+		struct hws_perf_event_attr a = { .type = 9 };
 
 		snprintf(root, sizeof(root), "%s/tests/sysfs/arm-n1-6.1", getenv("HWS_SOURCE_DIR"));
-		setenv("HWS_SYSFS_ROOT", root, 1);
+		tests_machine(root, NULL);
 		__T("match by live type", ops->match(priv, &a, NULL));
 		a.type = 10;
 		__T("no match for another dynamic type", !ops->match(priv, &a, NULL));
