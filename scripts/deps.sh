@@ -8,6 +8,7 @@ HWS_PACKAGES=(
 	libpfm4-dev libtraceevent-dev libelf-dev libdw-dev libinih-dev
 	linux-perf            # the independent oracle for tests, and the benchmark peer
 	clang llvm            # libFuzzer builds of the fuzz targets
+	clang-format          # the tree's style, checked by tests/tree/format.py
 	jq time bc procps util-linux passwd   # test helpers (jq, /usr/bin/time, runuser, useradd)
 	strace bsdutils       # config tests check nothing is opened; script(1) for the status line
 	python3 python3-docutils   # comparison scripts; rst2man for the man page

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Simulated kernel producer for perf ring buffers and AUX areas, on plain memory, so the
- * ring reader (core/kernel/ring.c) and the AUX engine (core/kernel/aux.c) are tested without a kernel.
- * Header-only (static functions); any test may include it.
+ * ring reader (core/kernel/ring.c) and the AUX engine (core/kernel/aux.c) are tested without a
+ * kernel. Header-only (static functions); any test may include it.
  *
  * What it mimics (kernel/events/ring_buffer.c, 6.1):
  *  - forward, writable ring (perf_output_begin/end): space check against data_tail

@@ -17,43 +17,43 @@
 static int tests_failed;
 static int tests_run;
 
-#define __T(text, cond)                                                                 \
-	do {                                                                            \
-		tests_run++;                                                            \
-		if (!(cond)) {                                                          \
-			fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, text);  \
-			tests_failed++;                                                 \
-		}                                                                       \
+#define __T(text, cond)                                                                            \
+	do {                                                                                       \
+		tests_run++;                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, text);             \
+			tests_failed++;                                                            \
+		}                                                                                  \
 	} while (0)
 
-#define T_EQ_U64(text, a, b)                                                            \
-	do {                                                                            \
-		uint64_t _a = (uint64_t)(a), _b = (uint64_t)(b);                         \
-		tests_run++;                                                            \
-		if (_a != _b) {                                                         \
-			fprintf(stderr, "FAIL %s:%d: %s: got 0x%" PRIx64 " (%" PRIu64     \
-					") want 0x%" PRIx64 " (%" PRIu64 ")\n",           \
-				__FILE__, __LINE__, text, _a, _a, _b, _b);              \
-			tests_failed++;                                                 \
-		}                                                                       \
+#define T_EQ_U64(text, a, b)                                                                       \
+	do {                                                                                       \
+		uint64_t _a = (uint64_t)(a), _b = (uint64_t)(b);                                   \
+		tests_run++;                                                                       \
+		if (_a != _b) {                                                                    \
+			fprintf(stderr,                                                            \
+				"FAIL %s:%d: %s: got 0x%" PRIx64 " (%" PRIu64 ") want 0x%" PRIx64  \
+				" (%" PRIu64 ")\n",                                                \
+				__FILE__, __LINE__, text, _a, _a, _b, _b);                         \
+			tests_failed++;                                                            \
+		}                                                                                  \
 	} while (0)
 
-#define T_EQ_STR(text, a, b)                                                            \
-	do {                                                                            \
-		const char *_a = (a), *_b = (b);                                        \
-		tests_run++;                                                            \
-		if (!_a || !_b || strcmp(_a, _b)) {                                     \
-			fprintf(stderr, "FAIL %s:%d: %s: got \"%s\" want \"%s\"\n",      \
-				__FILE__, __LINE__, text, _a ? _a : "(null)",           \
-				_b ? _b : "(null)");                                    \
-			tests_failed++;                                                 \
-		}                                                                       \
+#define T_EQ_STR(text, a, b)                                                                       \
+	do {                                                                                       \
+		const char *_a = (a), *_b = (b);                                                   \
+		tests_run++;                                                                       \
+		if (!_a || !_b || strcmp(_a, _b)) {                                                \
+			fprintf(stderr, "FAIL %s:%d: %s: got \"%s\" want \"%s\"\n", __FILE__,      \
+				__LINE__, text, _a ? _a : "(null)", _b ? _b : "(null)");           \
+			tests_failed++;                                                            \
+		}                                                                                  \
 	} while (0)
 
-#define TEST_SKIP(why)                                                                  \
-	do {                                                                            \
-		printf("SKIP: %s\n", why);                                              \
-		exit(77);                                                               \
+#define TEST_SKIP(why)                                                                             \
+	do {                                                                                       \
+		printf("SKIP: %s\n", why);                                                         \
+		exit(77);                                                                          \
 	} while (0)
 
 /* xorshift64: the tests' reproducible random numbers (*state must not be 0) */
@@ -80,10 +80,10 @@ static inline void tests_machine(const char *root, const char *cpuinfo)
 	}
 }
 
-#define TEST_END()                                                                      \
-	do {                                                                            \
-		printf("%d checks, %d failed\n", tests_run, tests_failed);              \
-		return tests_failed ? 1 : 0;                                            \
+#define TEST_END()                                                                                 \
+	do {                                                                                       \
+		printf("%d checks, %d failed\n", tests_run, tests_failed);                         \
+		return tests_failed ? 1 : 0;                                                       \
 	} while (0)
 
 #endif

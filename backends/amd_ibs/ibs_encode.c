@@ -291,7 +291,8 @@ static int control_missing(struct ibs_priv *p, const struct hws_pmu *pmu, const 
 }
 
 /* Value of format @name in @attr (0 if the PMU has no such format). */
-static uint64_t format_get(struct ibs_priv *p, const struct hws_perf_event_attr *attr, const char *name)
+static uint64_t format_get(struct ibs_priv *p, const struct hws_perf_event_attr *attr,
+			   const char *name)
 {
 	const struct hws_pmu_format *f = p->host->pmu_format(&p->pmu, name);
 	const uint64_t words[4] = {attr->config, attr->config1, attr->config2, 0};
@@ -349,7 +350,8 @@ int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req, struct h
 				    "(hws_event_request.pmu)",
 				    req->event);
 		if (name && strcmp(name, "amd_ibs") && strcmp(name, req->event))
-			return fail(HWS_E_BAD_ARG, err, errlen, "amd_ibs: PMU %s (hws_event_request.pmu) and "
+			return fail(HWS_E_BAD_ARG, err, errlen,
+				    "amd_ibs: PMU %s (hws_event_request.pmu) and "
 				    "event %s (hws_event_request.event) disagree",
 				    name, req->event);
 		name = req->event;

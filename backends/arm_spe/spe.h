@@ -270,8 +270,8 @@ struct spe_priv {
 	/* op and op_flags per OP_TYPE class (4: no OP_TYPE packet) and payload: op << 24 | flags */
 	uint32_t optab[5][256];
 	struct spe_fast_tab ftab; /* made with optab */
-	char json[16384]; /* raw_json renders here, then appends (more than once if full) */
-	int raw_ready;	  /* rawtab made */
+	char json[16384];	  /* raw_json renders here, then appends (more than once if full) */
+	int raw_ready;		  /* rawtab made */
 	uint32_t raw_midr_n;
 	char raw_midr_txt[96]; /* ,"midr":...,"cpu_model":"..."} of raw_midr (<= 82 bytes) */
 	struct spe_raw_tabs rawtab;

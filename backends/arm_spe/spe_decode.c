@@ -25,8 +25,8 @@
  *
  * Data source (the DATA_SOURCE packet is IMPLEMENTATION DEFINED): decoded per MIDR with the
  * "common" Neoverse/Cortex table, the AmpereOne and the HiSilicon HIP12 tables (perf-facts.md
- * section 3); other CPUs get perf's generic decode from the EVENTS packet, and the raw value stays in --raw.
- * The perf_mem_data_src value follows perf 6.1 for the CPUs that perf knows, so the file
+ * section 3); other CPUs get perf's generic decode from the EVENTS packet, and the raw value stays
+ * in --raw. The perf_mem_data_src value follows perf 6.1 for the CPUs that perf knows, so the file
  * reads the same in perf-compatible output.
  */
 #include <errno.h>
@@ -495,12 +495,12 @@ static void ds_fill(struct spe_ds_memo *m, const struct spe_record *r, int table
 }
 
 /* HWS_SF_* of the address and counter packets a record has, by SPE_HAVE_* bits 3:0 and 12:9 */
-#define PRF_LO(p)                                                                             \
-	(((p) & SPE_HAVE_PC ? HWS_SF_IP : 0) | ((p) & SPE_HAVE_TGT ? HWS_SF_BRANCH : 0) |       \
-	 ((p) & SPE_HAVE_VA ? HWS_SF_ADDR : 0) | ((p) & SPE_HAVE_PA ? HWS_SF_PHYS_ADDR : 0))
-#define PRF_HI(p)                                                                             \
-	(((p) & 1 ? HWS_SF_OP : 0) | ((p) & 2 ? HWS_SF_LAT_TOTAL | HWS_SF_WEIGHT : 0) |         \
-	 ((p) & 4 ? HWS_SF_LAT_ISSUE : 0) | ((p) & 8 ? HWS_SF_LAT_XLAT : 0))
+#define PRF_LO(p)                                                                                  \
+	(((p)&SPE_HAVE_PC ? HWS_SF_IP : 0) | ((p)&SPE_HAVE_TGT ? HWS_SF_BRANCH : 0) |              \
+	 ((p)&SPE_HAVE_VA ? HWS_SF_ADDR : 0) | ((p)&SPE_HAVE_PA ? HWS_SF_PHYS_ADDR : 0))
+#define PRF_HI(p)                                                                                  \
+	(((p)&1 ? HWS_SF_OP : 0) | ((p)&2 ? HWS_SF_LAT_TOTAL | HWS_SF_WEIGHT : 0) |                \
+	 ((p)&4 ? HWS_SF_LAT_ISSUE : 0) | ((p)&8 ? HWS_SF_LAT_XLAT : 0))
 #define PRF4(f, b) f(b), f(b + 1), f(b + 2), f(b + 3)
 static const uint32_t prf_lo[16] = {PRF4(PRF_LO, 0), PRF4(PRF_LO, 4), PRF4(PRF_LO, 8),
 				    PRF4(PRF_LO, 12)};
@@ -509,12 +509,12 @@ static const uint32_t prf_hi[16] = {PRF4(PRF_HI, 0), PRF4(PRF_HI, 4), PRF4(PRF_H
 
 /* a branch's HWS_OPF_* by index 8 | HAVE_EVENTS << 2 | MISPRED << 1 | NOT_TAKEN (perf's
  * rule: not taken when the event says so, else taken when EVENTS came); 0..7 not a branch */
-#define BRF(i)                                                                                \
-	((uint32_t)((i) & 8 ? (((i) & 1)   ? HWS_OPF_BR_NOT_TAKEN                               \
-			       : (i) & 4 ? HWS_OPF_BR_TAKEN                                   \
-					 : 0) |                                               \
-				  ((i) & 2 ? HWS_OPF_BR_MISPRED : 0)                          \
-			    : 0))
+#define BRF(i)                                                                                     \
+	((uint32_t)((i)&8 ? (((i)&1) ? HWS_OPF_BR_NOT_TAKEN                                        \
+			     : (i)&4 ? HWS_OPF_BR_TAKEN                                            \
+				     : 0) |                                                        \
+				((i)&2 ? HWS_OPF_BR_MISPRED : 0)                                   \
+			  : 0))
 static const uint32_t br_flags[16] = {BRF(0),  BRF(1),	BRF(2),	 BRF(3), BRF(4),  BRF(5),
 				      BRF(6),  BRF(7),	BRF(8),	 BRF(9), BRF(10), BRF(11),
 				      BRF(12), BRF(13), BRF(14), BRF(15)};
@@ -766,20 +766,24 @@ static inline uint64_t ld_le64(const uint8_t *p)
  *   10 ends the record, 11 taken, 17:12 payload mask shift (64 - 8 * size),
  *   30:18 SPE_HAVE_* bits.
  */
-#define T_OR   (1U << 9)
-#define T_END  (1U << 10)
-#define T_OK   (1U << 11)
-#define T(len, slot, size, have, flags)                                                       \
-	((uint32_t)(len) | (uint32_t)(slot) << 4 | (uint32_t)(64 - 8 * (size)) << 12 |       \
+#define T_OR  (1U << 9)
+#define T_END (1U << 10)
+#define T_OK  (1U << 11)
+#define T(len, slot, size, have, flags)                                                            \
+	((uint32_t)(len) | (uint32_t)(slot) << 4 | (uint32_t)(64 - 8 * (size)) << 12 |             \
 	 (uint32_t)(have) << 18 | T_OK | (flags))
-#define T_PAYLOAD(h, slot, have, flags) T(1 + (1 << (((h) >> 4) & 3)), slot, 1 << (((h) >> 4) & 3), have, flags)
-#define T_ADDR(k)  [0xb0 + (k)] = T(9, SPE_SLOT_ADDR + (k), 8, (k) <= SPE_ADDR_PBT ? SPE_HAVE_PC << (k) : 0, 0)
-#define T_LAT(k)   [0x98 + (k)] = T(3, SPE_SLOT_LAT + (k), 2, (k) <= SPE_CNT_XLAT ? SPE_HAVE_LAT_TOTAL << (k) : 0, 0)
+#define T_PAYLOAD(h, slot, have, flags)                                                            \
+	T(1 + (1 << (((h) >> 4) & 3)), slot, 1 << (((h) >> 4) & 3), have, flags)
+#define T_ADDR(k)                                                                                  \
+	[0xb0 + (k)] = T(9, SPE_SLOT_ADDR + (k), 8, (k) <= SPE_ADDR_PBT ? SPE_HAVE_PC << (k) : 0, 0)
+#define T_LAT(k)                                                                                   \
+	[0x98 + (k)] =                                                                             \
+	    T(3, SPE_SLOT_LAT + (k), 2, (k) <= SPE_CNT_XLAT ? SPE_HAVE_LAT_TOTAL << (k) : 0, 0)
 
 static const uint32_t hdr_tab[256] = {
-    [0x00] = T(1, SPE_SLOT_SINK, 8, 0, 0),		       /* PAD */
-    [0x01] = T(1, SPE_SLOT_SINK, 8, 0, T_END),		       /* END */
-    [0x71] = T(9, SPE_SLOT_TS, 8, SPE_HAVE_TS, T_END),	       /* TIMESTAMP */
+    [0x00] = T(1, SPE_SLOT_SINK, 8, 0, 0),			      /* PAD */
+    [0x01] = T(1, SPE_SLOT_SINK, 8, 0, T_END),			      /* END */
+    [0x71] = T(9, SPE_SLOT_TS, 8, SPE_HAVE_TS, T_END),		      /* TIMESTAMP */
     [0x42] = T_PAYLOAD(0x42, SPE_SLOT_EVENTS, SPE_HAVE_EVENTS, T_OR), /* EVENTS */
     [0x52] = T_PAYLOAD(0x52, SPE_SLOT_EVENTS, SPE_HAVE_EVENTS, T_OR),
     [0x62] = T_PAYLOAD(0x62, SPE_SLOT_EVENTS, SPE_HAVE_EVENTS, T_OR),
@@ -796,8 +800,22 @@ static const uint32_t hdr_tab[256] = {
     [0x49] = T(2, SPE_SLOT_OP, 1, SPE_HAVE_OP, 0),
     [0x4a] = T(2, SPE_SLOT_OP, 1, SPE_HAVE_OP, 0),
     [0x4b] = T(2, SPE_SLOT_OP, 1, SPE_HAVE_OP, 0),
-    T_ADDR(0), T_ADDR(1), T_ADDR(2), T_ADDR(3), T_ADDR(4), T_ADDR(5), T_ADDR(6), T_ADDR(7),
-    T_LAT(0),  T_LAT(1),  T_LAT(2),  T_LAT(3),	T_LAT(4),  T_LAT(5),  T_LAT(6),	 T_LAT(7),
+    T_ADDR(0),
+    T_ADDR(1),
+    T_ADDR(2),
+    T_ADDR(3),
+    T_ADDR(4),
+    T_ADDR(5),
+    T_ADDR(6),
+    T_ADDR(7),
+    T_LAT(0),
+    T_LAT(1),
+    T_LAT(2),
+    T_LAT(3),
+    T_LAT(4),
+    T_LAT(5),
+    T_LAT(6),
+    T_LAT(7),
 };
 
 /* @q starts an extended-header ADDRESS or COUNTER packet (2 bytes readable) */
@@ -874,7 +892,8 @@ __attribute__((target("avx2"))) static size_t lens_avx2(const uint8_t *src, size
 		__m256i h2 = _mm256_loadu_si256((const __m256i *)(const void *)(src + j + 2));
 		__m256i n = _mm256_and_si256(_mm256_srli_epi16(h, 4), lo4);
 		__m256i l = _mm256_shuffle_epi8(tab, n);
-		__m256i z = _mm256_and_si256(_mm256_cmpeq_epi8(h, zero), _mm256_cmpeq_epi8(h1, zero));
+		__m256i z =
+		    _mm256_and_si256(_mm256_cmpeq_epi8(h, zero), _mm256_cmpeq_epi8(h1, zero));
 
 		l = _mm256_sub_epi8(l, z);
 		l = _mm256_sub_epi8(l, _mm256_and_si256(z, _mm256_cmpeq_epi8(h2, zero)));
@@ -970,10 +989,9 @@ static inline void rec_close(struct spe_record *rec, uint32_t pr, uint64_t ev)
  * packet: one fast_ent lookup, one unaligned 8-byte little-endian load masked to the
  * payload, one store into the record's slot, its length from the block's lens (0 past the
  * block's end or the last fast position: the one bound test), one test of the record's bits
- * for FAST_STOP; at END/TIMESTAMP the record is emitted and the next one started after any PADs, without
- * leaving the loop.
- * Returns 0 when fewer than FAST_MIN bytes are left, 2 at a header it does not take
- * (alignment, bad byte: the generic decoder decides), 3 when the callback returned
+ * for FAST_STOP; at END/TIMESTAMP the record is emitted and the next one started after any PADs,
+ * without leaving the loop. Returns 0 when fewer than FAST_MIN bytes are left, 2 at a header it
+ * does not take (alignment, bad byte: the generic decoder decides), 3 when the callback returned
  * non-zero (in *pret). The record in progress is in st->rec on return.
  */
 static int fast_run(struct decode_ctx *dc, struct hws_sample *s, const uint8_t *d, size_t n,
@@ -1059,7 +1077,7 @@ refill:
 		}
 		p += len; /* in place: a separate next pointer costs a register copy a packet */
 		continue;
-end:
+	end:
 		rec_close(rec, pr, ev);
 		st->in_record = 0;
 		rs = skip_pads(d, rs); /* PADs before a record are not part of it */

@@ -67,33 +67,33 @@ static int pebs_controls_op(void *priv, const char *pmu, struct hws_control_info
 	return pebs_controls(priv, pmu, out, max);
 }
 
-static int pebs_raw_json_op(void *priv, const struct hws_file_info *fi,
-			    const struct hws_sample *s, struct hws_strbuf *out)
+static int pebs_raw_json_op(void *priv, const struct hws_file_info *fi, const struct hws_sample *s,
+			    struct hws_strbuf *out)
 {
 	return pebs_raw_json(priv, fi, s, out);
 }
 
-static const char *const pebs_pmus[] = { "cpu", "cpu_core", "cpu_atom", "intel_pebs", NULL };
+static const char *const pebs_pmus[] = {"cpu", "cpu_core", "cpu_atom", "intel_pebs", NULL};
 
 static const struct hws_backend_ops pebs_ops = {
-	.abi_version = HWS_BACKEND_ABI_VERSION,
-	.size = sizeof(struct hws_backend_ops),
-	.name = "intel_pebs",
-	.description = "Intel PEBS: precise IP, data address, load latency, data source "
-		       "(libpfm4 event names, mem-loads/mem-stores)",
-	.pmus = pebs_pmus,
-	.caps = HWS_CAP_PRECISE_IP | HWS_CAP_DATA_ADDR | HWS_CAP_PHYS_ADDR | HWS_CAP_LATENCY |
-		HWS_CAP_DATA_SRC,
-	.priv_size = sizeof(struct pebs_priv),
-	.init = pebs_init,
-	.fini = pebs_fini,
-	.detect = pebs_detect,
-	.encode = pebs_encode_op,
-	.match = pebs_match,
-	.decode = pebs_decode_op,
-	.controls = pebs_controls_op,
-	.raw_json = pebs_raw_json_op,
-	.coherence_source = "Intel PEBS data_src",
+    .abi_version = HWS_BACKEND_ABI_VERSION,
+    .size = sizeof(struct hws_backend_ops),
+    .name = "intel_pebs",
+    .description = "Intel PEBS: precise IP, data address, load latency, data source "
+		   "(libpfm4 event names, mem-loads/mem-stores)",
+    .pmus = pebs_pmus,
+    .caps = HWS_CAP_PRECISE_IP | HWS_CAP_DATA_ADDR | HWS_CAP_PHYS_ADDR | HWS_CAP_LATENCY |
+	    HWS_CAP_DATA_SRC,
+    .priv_size = sizeof(struct pebs_priv),
+    .init = pebs_init,
+    .fini = pebs_fini,
+    .detect = pebs_detect,
+    .encode = pebs_encode_op,
+    .match = pebs_match,
+    .decode = pebs_decode_op,
+    .controls = pebs_controls_op,
+    .raw_json = pebs_raw_json_op,
+    .coherence_source = "Intel PEBS data_src",
 };
 
 HWS_BACKEND_DEFINE(pebs_ops)

@@ -178,7 +178,7 @@ static void data_src_text(uint64_t v, struct tbuf *t)
 int pebs_data_src_json(const struct hws_host *host, uint64_t v, struct hws_strbuf *out)
 {
 	char buf[768];
-	struct tbuf t = { buf, 0, sizeof(buf), 0 };
+	struct tbuf t = {buf, 0, sizeof(buf), 0};
 
 	buf[0] = '\0';
 	data_src_text(v, &t);
@@ -189,7 +189,7 @@ int pebs_raw_json(struct pebs_priv *p, const struct hws_file_info *fi, const str
 		  struct hws_strbuf *out)
 {
 	char buf[1024];
-	struct tbuf t = { buf, 0, sizeof(buf), 0 };
+	struct tbuf t = {buf, 0, sizeof(buf), 0};
 	const char *sep = "";
 
 	buf[0] = '\0';
@@ -206,8 +206,8 @@ int pebs_raw_json(struct pebs_priv *p, const struct hws_file_info *fi, const str
 		sep = ",";
 	}
 	if (s->fields & HWS_SF_DATA_SRC) {
-		struct pebs_ds_cache *c =
-			&p->ds_cache[(s->data_src * 0x9E3779B97F4A7C15ULL) >> (64 - PEBS_DS_CACHE_BITS)];
+		struct pebs_ds_cache *c = &p->ds_cache[(s->data_src * 0x9E3779B97F4A7C15ULL) >>
+						       (64 - PEBS_DS_CACHE_BITS)];
 
 		t_str(&t, sep);
 		t_str(&t, "\"data_src\":\"");
@@ -215,7 +215,7 @@ int pebs_raw_json(struct pebs_priv *p, const struct hws_file_info *fi, const str
 		t_str(&t, "\",\"data_src_fields\":");
 		/* data_src values repeat (the kernel builds them from small tables) */
 		if (!c->len || c->key != s->data_src) {
-			struct tbuf ct = { c->text, 0, sizeof(c->text), 0 };
+			struct tbuf ct = {c->text, 0, sizeof(c->text), 0};
 
 			c->text[0] = '\0';
 			data_src_text(s->data_src, &ct);

@@ -117,9 +117,9 @@ void pebs_pfm_release(void)
 /* ------------------------------------------------------------------ helpers */
 
 struct pebs_opts {
-	long ldlat;   /* -1: not given */
+	long ldlat;	/* -1: not given */
 	long ldlat_def; /* for load-latency events without ldlat: 30, or c2c's (HWS_REQ_LDLAT) */
-	int precise;  /* -1: not given */
+	int precise;	/* -1: not given */
 	int phys;
 	int data_psz;
 	int code_psz;
@@ -127,12 +127,12 @@ struct pebs_opts {
 };
 
 static const struct hws_control_info pebs_ctl_info[] = {
-	{ "ldlat", "load-latency threshold in core cycles (load-latency events; default 30)",
-	  PEBS_LDLAT_MIN, PEBS_LDLAT_MAX, PEBS_LDLAT_DEFAULT },
-	{ "precise", "precise_ip level 0..3 (default: the highest the event gets here)", 0, 3, 3 },
-	{ "phys_addr", "also record the data physical address (PERF_SAMPLE_PHYS_ADDR)", 0, 1, 0 },
-	{ "data_page_size", "record the data page size (PERF_SAMPLE_DATA_PAGE_SIZE)", 0, 1, 0 },
-	{ "code_page_size", "record the code page size (PERF_SAMPLE_CODE_PAGE_SIZE)", 0, 1, 0 },
+    {"ldlat", "load-latency threshold in core cycles (load-latency events; default 30)",
+     PEBS_LDLAT_MIN, PEBS_LDLAT_MAX, PEBS_LDLAT_DEFAULT},
+    {"precise", "precise_ip level 0..3 (default: the highest the event gets here)", 0, 3, 3},
+    {"phys_addr", "also record the data physical address (PERF_SAMPLE_PHYS_ADDR)", 0, 1, 0},
+    {"data_page_size", "record the data page size (PERF_SAMPLE_DATA_PAGE_SIZE)", 0, 1, 0},
+    {"code_page_size", "record the code page size (PERF_SAMPLE_CODE_PAGE_SIZE)", 0, 1, 0},
 };
 #define NR_CTL (sizeof(pebs_ctl_info) / sizeof(pebs_ctl_info[0]))
 
@@ -201,17 +201,26 @@ static int parse_opts(const struct hws_event_request *req, struct pebs_opts *o, 
 					 c->value, PEBS_LDLAT_MIN, PEBS_LDLAT_MAX);
 			else
 				snprintf(err, errlen, "intel_pebs: %s=%s out of range %llu..%llu",
-					 c->key, c->value,
-					 (unsigned long long)pebs_ctl_info[k].min,
+					 c->key, c->value, (unsigned long long)pebs_ctl_info[k].min,
 					 (unsigned long long)pebs_ctl_info[k].max);
 			return HWS_E_CONTROL_RANGE;
 		}
 		switch (k) {
-		case 0: o->ldlat = (long)v; break;
-		case 1: o->precise = (int)v; break;
-		case 2: o->phys = (int)v; break;
-		case 3: o->data_psz = (int)v; break;
-		default: o->code_psz = (int)v; break;
+		case 0:
+			o->ldlat = (long)v;
+			break;
+		case 1:
+			o->precise = (int)v;
+			break;
+		case 2:
+			o->phys = (int)v;
+			break;
+		case 3:
+			o->data_psz = (int)v;
+			break;
+		default:
+			o->code_psz = (int)v;
+			break;
 		}
 	}
 	return 0;
@@ -296,7 +305,8 @@ static int pmu_check(struct pebs_priv *p, const char *name, struct hws_pmu *pmu,
 		snprintf(why, len,
 			 "intel_pebs: PEBS unavailable: %s/caps/max_precise is 0 (PEBS disabled "
 			 "or not virtualised%s; on a VM enable the guest PEBS / vPMU option)",
-			 name, p->host->cpu_flag("hypervisor") == 1 ? ": this is a virtual machine" : "");
+			 name,
+			 p->host->cpu_flag("hypervisor") == 1 ? ": this is a virtual machine" : "");
 		return HWS_E_UNSUPPORTED;
 	}
 	return 0;
@@ -344,8 +354,8 @@ static unsigned int distance(const char *a, const char *b)
 
 		row[0] = i;
 		for (j = 1; j <= lb; j++) {
-			unsigned int cost = toupper((unsigned char)a[i - 1]) !=
-					    toupper((unsigned char)b[j - 1]);
+			unsigned int cost =
+			    toupper((unsigned char)a[i - 1]) != toupper((unsigned char)b[j - 1]);
 			unsigned int best = prev + cost;
 
 			if (row[j] + 1 < best)
@@ -393,7 +403,7 @@ static void for_each_pfm_name(const char *pfm_pmu,
 				memset(&ai, 0, sizeof(ai));
 				ai.size = sizeof(ai);
 				if (pfm_get_event_attr_info(e, a, PFM_OS_PERF_EVENT_EXT, &ai) !=
-					    PFM_SUCCESS ||
+					PFM_SUCCESS ||
 				    ai.type != PFM_ATTR_UMASK)
 					continue;
 				nu++;
@@ -460,8 +470,7 @@ static void precise_fn(void *vctx, const char *name, int precise)
 		c->more++;
 		return;
 	}
-	n = snprintf(c->list + c->len, sizeof(c->list) - c->len, "%s%s", c->nr ? ", " : "",
-		     name);
+	n = snprintf(c->list + c->len, sizeof(c->list) - c->len, "%s%s", c->nr ? ", " : "", name);
 	c->len += (size_t)n;
 	c->nr++;
 }
@@ -499,11 +508,11 @@ static int in_list(const char *list, const char *name)
 /* ------------------------------------------------------------------ one event */
 
 struct pmu_ctx {
-	const char *name;	 /* "cpu", "cpu_core", "cpu_atom" */
-	int slot;		 /* 0 cpu / cpu_core, 1 cpu_atom */
+	const char *name; /* "cpu", "cpu_core", "cpu_atom" */
+	int slot;	  /* 0 cpu / cpu_core, 1 cpu_atom */
 	struct hws_pmu pmu;
 	const struct pebs_model *model;
-	const char *pmu_name;	 /* caps/pmu_name or "" */
+	const char *pmu_name; /* caps/pmu_name or "" */
 	int max_precise;
 	int hybrid;
 };
@@ -566,8 +575,7 @@ static int alias_attr(struct pebs_priv *p, const struct pmu_ctx *pc, const char 
 		snprintf(err, errlen,
 			 "intel_pebs: %s: the kernel has no '%s' event for %s (%s); name a "
 			 "precise MEM_* event of this core instead (libpfm4 lists them)",
-			 pc->name, alias, pc->model ? pc->model->desc : "this core",
-			 pc->pmu_name);
+			 pc->name, alias, pc->model ? pc->model->desc : "this core", pc->pmu_name);
 		return HWS_E_UNKNOWN_EVENT;
 	}
 	memset(attr, 0, sizeof(*attr));
@@ -594,8 +602,8 @@ static void set_sample(const struct hws_event_request *req, const struct pebs_op
 	uint32_t kv = req->kernel_version;
 
 	attr->size = sizeof(*attr);
-	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			    PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_DATA_SRC;
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+			    PERF_SAMPLE_CPU | PERF_SAMPLE_DATA_SRC;
 	if (!kv || kv >= (uint32_t)HWS_KERNEL_VERSION(5, 12, 0))
 		attr->sample_type |= PERF_SAMPLE_WEIGHT_STRUCT;
 	else
@@ -647,9 +655,9 @@ static void display_name(char *buf, size_t len, const struct pmu_ctx *pc, const 
  * Encode event @ev on PMU @pc. Returns 0 (events appended), 1 (event unknown on this PMU
  * of a hybrid pair: try the other one), or a negative error.
  */
-static int encode_one(struct pebs_priv *p, const struct hws_event_request *req,
-		      struct pebs_opts *o, const struct pmu_ctx *pc, const char *ev,
-		      struct hws_event_desc *out, int *n, int max, char *err, size_t errlen)
+static int encode_one(struct pebs_priv *p, const struct hws_event_request *req, struct pebs_opts *o,
+		      const struct pmu_ctx *pc, const char *ev, struct hws_event_desc *out, int *n,
+		      int max, char *err, size_t errlen)
 {
 	struct hws_perf_event_attr attr, tmp;
 	char name[320], full[256], cname[128], qbuf[64];
@@ -726,7 +734,7 @@ static int encode_one(struct pebs_priv *p, const struct hws_event_request *req,
 				ret = PFM_SUCCESS;
 		}
 		if (ret != PFM_SUCCESS) {
-			struct suggest_ctx sc = { .want = cname, .dist = { ~0U, ~0U, ~0U } };
+			struct suggest_ctx sc = {.want = cname, .dist = {~0U, ~0U, ~0U}};
 
 			free(fstr);
 			if (pc->hybrid)
@@ -735,8 +743,8 @@ static int encode_one(struct pebs_priv *p, const struct hws_event_request *req,
 			snprintf(err, errlen,
 				 "intel_pebs: event '%s' unknown on this core (%s; libpfm4%s%s: %s)"
 				 "%s%s%s%s%s%s",
-				 ev, pc->pmu_name, qual ? " " : "", qual ? qual : "", pfm_strerror(ret),
-				 sc.best[0][0] ? "; closest: " : "", sc.best[0],
+				 ev, pc->pmu_name, qual ? " " : "", qual ? qual : "",
+				 pfm_strerror(ret), sc.best[0][0] ? "; closest: " : "", sc.best[0],
 				 sc.best[1][0] ? ", " : "", sc.best[1], sc.best[2][0] ? ", " : "",
 				 sc.best[2]);
 			return HWS_E_UNKNOWN_EVENT;
@@ -753,7 +761,7 @@ static int encode_one(struct pebs_priv *p, const struct hws_event_request *req,
 			snprintf(name, sizeof(name), "%s:ldlat=%d:precise=1", full,
 				 PEBS_LDLAT_DEFAULT);
 		if (pfm_encode(name, &tmp, NULL) != PFM_SUCCESS) {
-			struct precise_ctx pcx = { .len = 0 };
+			struct precise_ctx pcx = {.len = 0};
 
 			for_each_pfm_name(qual, precise_fn, &pcx);
 			pcx.pass = 1;
@@ -764,9 +772,9 @@ static int encode_one(struct pebs_priv *p, const struct hws_event_request *req,
 				 ev, pcx.list, pcx.more ? ", ..." : "");
 			return HWS_E_UNSUPPORTED;
 		}
-		can_p3 = pc->model && pc->model->p3 == PEBS_P3_PDIST ?
-				 in_list(pc->model->pdist_events, cname) :
-				 1;
+		can_p3 = pc->model && pc->model->p3 == PEBS_P3_PDIST
+			     ? in_list(pc->model->pdist_events, cname)
+			     : 1;
 	}
 	if (!is_alias && !pc->model)
 		can_p3 = 1;
@@ -793,8 +801,8 @@ static int encode_one(struct pebs_priv *p, const struct hws_event_request *req,
 				 "intel_pebs: precise=3 (precise distribution) on %s is only for "
 				 "%s; use precise=2 for %s",
 				 pc->model ? pc->model->desc : pc->name,
-				 pc->model && pc->model->pdist_events ? pc->model->pdist_events :
-									"PDIST events",
+				 pc->model && pc->model->pdist_events ? pc->model->pdist_events
+								      : "PDIST events",
 				 ev);
 			return HWS_E_UNSUPPORTED;
 		}
@@ -933,7 +941,8 @@ static int parse_spec(const char *ev, struct ev_spec *sp, char *err, size_t errl
 			unsigned long long v;
 			char *end;
 
-			if (in != start && (!strncmp(in, "ldlat=", 6) || !strncmp(in, "precise=", 8))) {
+			if (in != start &&
+			    (!strncmp(in, "ldlat=", 6) || !strncmp(in, "precise=", 8))) {
 				int is_lat = in[0] == 'l';
 				const char *num = in + (is_lat ? 6 : 8);
 
@@ -941,12 +950,13 @@ static int parse_spec(const char *ev, struct ev_spec *sp, char *err, size_t errl
 				v = strtoull(num, &end, 0);
 				if (errno || end == num || (*end && *end != ':') ||
 				    (is_lat ? v < PEBS_LDLAT_MIN || v > PEBS_LDLAT_MAX : v > 3)) {
-					snprintf(err, errlen,
-						 is_lat ? "intel_pebs: '%s': ldlat out of range: the "
-							  "load-latency threshold is 3..65535 cycles "
-							  "(config1:0-15)" :
-							  "intel_pebs: '%s': precise out of range 0..3",
-						 ev);
+					snprintf(
+					    err, errlen,
+					    is_lat ? "intel_pebs: '%s': ldlat out of range: the "
+						     "load-latency threshold is 3..65535 cycles "
+						     "(config1:0-15)"
+						   : "intel_pebs: '%s': precise out of range 0..3",
+					    ev);
 					return HWS_E_CONTROL_RANGE;
 				}
 				if (is_lat)
@@ -969,8 +979,10 @@ static int parse_spec(const char *ev, struct ev_spec *sp, char *err, size_t errl
 	body = slash + 1;
 	mods = strchr(body, '/');
 	if (!mods) {
-		snprintf(err, errlen, "intel_pebs: '%s': missing the closing '/' (perf syntax "
-			 "is pmu/event,term=value/modifiers)", ev);
+		snprintf(err, errlen,
+			 "intel_pebs: '%s': missing the closing '/' (perf syntax "
+			 "is pmu/event,term=value/modifiers)",
+			 ev);
 		return HWS_E_BAD_ARG;
 	}
 	*mods++ = '\0';
@@ -996,7 +1008,8 @@ static int parse_spec(const char *ev, struct ev_spec *sp, char *err, size_t errl
 			continue;
 		}
 		if (!eq || strncmp(t, "ldlat=", 6)) {
-			snprintf(err, errlen, "intel_pebs: '%s': unknown term '%s' (ldlat=N)", ev, t);
+			snprintf(err, errlen, "intel_pebs: '%s': unknown term '%s' (ldlat=N)", ev,
+				 t);
 			return HWS_E_UNKNOWN_CONTROL;
 		}
 		errno = 0;
@@ -1093,17 +1106,16 @@ int pebs_encode(struct pebs_priv *p, const struct hws_event_request *req,
 				break;
 		if (i == nr_pmus) {
 			snprintf(err, errlen,
-				 "intel_pebs: no PMU '%s' here; this machine has %s%s%s",
-				 req->pmu, names[0], nr_pmus > 1 ? " and " : "",
-				 nr_pmus > 1 ? names[1] : "");
+				 "intel_pebs: no PMU '%s' here; this machine has %s%s%s", req->pmu,
+				 names[0], nr_pmus > 1 ? " and " : "", nr_pmus > 1 ? names[1] : "");
 			return HWS_E_NO_PMU;
 		}
 		snprintf(names[0], HWS_PMU_NAME_MAX, "%s", req->pmu);
 		nr_pmus = 1;
 	}
 
-	snprintf(evbuf, sizeof(evbuf), "%s", req->event && *req->event ? req->event :
-				   "mem-loads,mem-stores");
+	snprintf(evbuf, sizeof(evbuf), "%s",
+		 req->event && *req->event ? req->event : "mem-loads,mem-stores");
 	save = evbuf;
 	while ((ev = next_event(&save))) {
 		struct ev_spec sp;
@@ -1155,9 +1167,8 @@ int pebs_encode(struct pebs_priv *p, const struct hws_event_request *req,
 			}
 		}
 		if (!done) {
-			snprintf(err, errlen,
-				 "intel_pebs: event '%s' unknown on %s%s%s", sp.name, names[0],
-				 nr_pmus > 1 ? " and " : "", nr_pmus > 1 ? names[1] : "");
+			snprintf(err, errlen, "intel_pebs: event '%s' unknown on %s%s%s", sp.name,
+				 names[0], nr_pmus > 1 ? " and " : "", nr_pmus > 1 ? names[1] : "");
 			return HWS_E_UNKNOWN_EVENT;
 		}
 	}

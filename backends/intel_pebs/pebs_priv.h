@@ -20,13 +20,13 @@
 
 #include <hwsample/backend.h>
 
-#define PEBS_LDLAT_MIN 3
-#define PEBS_LDLAT_MAX 65535
-#define PEBS_LDLAT_DEFAULT 30 /* perf mem's default */
-#define PEBS_DEFAULT_FREQ 4000 /* perf record's default -F */
+#define PEBS_LDLAT_MIN	   3
+#define PEBS_LDLAT_MAX	   65535
+#define PEBS_LDLAT_DEFAULT 30	/* perf mem's default */
+#define PEBS_DEFAULT_FREQ  4000 /* perf record's default -F */
 
 #define PEBS_DS_CACHE_BITS 8
-#define PEBS_DS_CACHE (1 << PEBS_DS_CACHE_BITS)
+#define PEBS_DS_CACHE	   (1 << PEBS_DS_CACHE_BITS)
 
 /* raw_json's memo of data_src -> JSON text (the kernel builds data_src from small tables,
  * so few distinct values occur). Not shared between instances; not thread-safe, like the
@@ -50,7 +50,7 @@ enum pebs_p3_rule {
 
 /* Per-microarchitecture facts, keyed by sysfs caps/pmu_name. */
 struct pebs_model {
-	const char *pmu_name;	  /* kernel caps/pmu_name ("skylake", "alderlake_hybrid") */
+	const char *pmu_name; /* kernel caps/pmu_name ("skylake", "alderlake_hybrid") */
 	const char *desc;
 	enum pebs_p3_rule p3;
 	/* Kernel event aliases (arch/x86/events/intel/core.c), used when sysfs has no

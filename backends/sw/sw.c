@@ -31,18 +31,18 @@ struct sw_event {
 };
 
 static const struct sw_event sw_events[] = {
-	{ "cpu-clock", NULL, PERF_COUNT_SW_CPU_CLOCK, 0, 1 },
-	{ "task-clock", NULL, PERF_COUNT_SW_TASK_CLOCK, 0, 1 },
-	{ "page-faults", "faults", PERF_COUNT_SW_PAGE_FAULTS, 1, 0 },
-	{ "context-switches", "cs", PERF_COUNT_SW_CONTEXT_SWITCHES, 0, 0 },
-	{ "cpu-migrations", "migrations", PERF_COUNT_SW_CPU_MIGRATIONS, 0, 0 },
-	{ "minor-faults", NULL, PERF_COUNT_SW_PAGE_FAULTS_MIN, 1, 0 },
-	{ "major-faults", NULL, PERF_COUNT_SW_PAGE_FAULTS_MAJ, 1, 0 },
-	{ "alignment-faults", NULL, PERF_COUNT_SW_ALIGNMENT_FAULTS, 1, 0 },
-	{ "emulation-faults", NULL, PERF_COUNT_SW_EMULATION_FAULTS, 0, 0 },
-	{ "dummy", NULL, PERF_COUNT_SW_DUMMY, 0, 0 },
+    {"cpu-clock", NULL, PERF_COUNT_SW_CPU_CLOCK, 0, 1},
+    {"task-clock", NULL, PERF_COUNT_SW_TASK_CLOCK, 0, 1},
+    {"page-faults", "faults", PERF_COUNT_SW_PAGE_FAULTS, 1, 0},
+    {"context-switches", "cs", PERF_COUNT_SW_CONTEXT_SWITCHES, 0, 0},
+    {"cpu-migrations", "migrations", PERF_COUNT_SW_CPU_MIGRATIONS, 0, 0},
+    {"minor-faults", NULL, PERF_COUNT_SW_PAGE_FAULTS_MIN, 1, 0},
+    {"major-faults", NULL, PERF_COUNT_SW_PAGE_FAULTS_MAJ, 1, 0},
+    {"alignment-faults", NULL, PERF_COUNT_SW_ALIGNMENT_FAULTS, 1, 0},
+    {"emulation-faults", NULL, PERF_COUNT_SW_EMULATION_FAULTS, 0, 0},
+    {"dummy", NULL, PERF_COUNT_SW_DUMMY, 0, 0},
 #ifdef PERF_COUNT_SW_CGROUP_SWITCHES
-	{ "cgroup-switches", NULL, PERF_COUNT_SW_CGROUP_SWITCHES, 0, 0 },
+    {"cgroup-switches", NULL, PERF_COUNT_SW_CGROUP_SWITCHES, 0, 0},
 #endif
 };
 
@@ -61,7 +61,8 @@ static int sw_detect(void *priv, char *why, size_t len)
 	int err = p->host->pmu_load("software", &pmu);
 
 	if (err) {
-		snprintf(why, len, "no 'software' PMU under %s/bus/event_source/devices: "
+		snprintf(why, len,
+			 "no 'software' PMU under %s/bus/event_source/devices: "
 			 "is this a Linux kernel with perf events (CONFIG_PERF_EVENTS)?",
 			 p->host->sysfs_root());
 		return 0;
@@ -130,9 +131,10 @@ static int tracepoint_id(struct sw_priv *p, const char *sys, size_t syslen, cons
 				 "tracepoint %.*s:%s: no permission to read %s: " TRACEFS_PERM_FIX,
 				 (int)syslen, sys, name, path);
 		else
-			snprintf(err, errlen, "unknown tracepoint %.*s:%s (no %s); list them with "
-				 "'ls %s/events/%.*s'", (int)syslen, sys, name, path, dir, (int)syslen,
-				 sys);
+			snprintf(err, errlen,
+				 "unknown tracepoint %.*s:%s (no %s); list them with "
+				 "'ls %s/events/%.*s'",
+				 (int)syslen, sys, name, path, dir, (int)syslen, sys);
 		return e == EACCES || e == EPERM ? -EACCES : HWS_E_UNKNOWN_EVENT;
 	}
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -165,10 +167,10 @@ static int sw_encode(void *priv, const struct hws_event_request *req, struct hws
 	if (max < 1)
 		return HWS_E_TOO_BIG;
 	if (req->nr_controls) {
-		snprintf(err, errlen, "sw: backend 'sw' has no controls, but '%s=%s' was given; "
+		snprintf(err, errlen,
+			 "sw: backend 'sw' has no controls, but '%s=%s' was given; "
 			 "software events take only an event name, a period and a frequency",
-			 req->controls[0].key,
-			 req->controls[0].value);
+			 req->controls[0].key, req->controls[0].value);
 		return HWS_E_UNKNOWN_CONTROL;
 	}
 	memset(&out[0], 0, sizeof(out[0]));
@@ -183,8 +185,8 @@ static int sw_encode(void *priv, const struct hws_event_request *req, struct hws
 		mods = colon ? colon + 1 : NULL;
 		a->type = PERF_TYPE_SOFTWARE;
 		a->config = se->config;
-		a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-				 PERF_SAMPLE_PERIOD;
+		a->sample_type =
+		    PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
 		if (se->data_addr)
 			a->sample_type |= PERF_SAMPLE_ADDR;
 		/* as perf --phys-data: the kernel translates the faulting address when its page
@@ -206,8 +208,10 @@ static int sw_encode(void *priv, const struct hws_event_request *req, struct hws
 	} else {
 		char names[512];
 		list_events(names, sizeof(names));
-		snprintf(err, errlen, "sw: unknown event '%s'; software events: %s; tracepoints "
-			 "as sys:name (e.g. sched:sched_switch)", ev, names);
+		snprintf(err, errlen,
+			 "sw: unknown event '%s'; software events: %s; tracepoints "
+			 "as sys:name (e.g. sched:sched_switch)",
+			 ev, names);
 		return HWS_E_UNKNOWN_EVENT;
 	}
 	for (const char *m = mods; m && *m; m++) {
@@ -225,14 +229,15 @@ static int sw_encode(void *priv, const struct hws_event_request *req, struct hws
 			a->exclude_kernel = 1;
 			break;
 		default:
-			snprintf(err, errlen, "sw: event '%s': unknown modifier '%c' (valid: u, k, h)",
-				 ev, *m);
+			snprintf(err, errlen,
+				 "sw: event '%s': unknown modifier '%c' (valid: u, k, h)", ev, *m);
 			return HWS_E_BAD_ARG;
 		}
 	}
 
 	if (req->period && req->freq) {
-		snprintf(err, errlen, "give either a period (hws_event_request.period) or a "
+		snprintf(err, errlen,
+			 "give either a period (hws_event_request.period) or a "
 			 "frequency (hws_event_request.freq), not both");
 		return HWS_E_BAD_ARG;
 	}
@@ -278,25 +283,25 @@ static int sw_controls(void *priv, const char *pmu, struct hws_control_info *out
 	return 0;
 }
 
-static const char *const sw_pmus[] = { "software", "tracepoint", NULL };
+static const char *const sw_pmus[] = {"software", "tracepoint", NULL};
 
 static const struct hws_backend_ops sw_ops = {
-	.abi_version = HWS_BACKEND_ABI_VERSION,
-	.size = sizeof(struct hws_backend_ops),
-	.name = "sw",
-	.description = "software events (cpu-clock, page-faults, ...) and tracepoints",
-	.pmus = sw_pmus,
-	.caps = HWS_CAP_SOFTWARE | HWS_CAP_DATA_ADDR,
-	.priv_size = sizeof(struct sw_priv),
-	.init = sw_init,
-	.fini = sw_fini,
-	.detect = sw_detect,
-	.encode = sw_encode,
-	.match = sw_match,
-	/* no decode: core's generic fields (addr of page and alignment faults included) are
-	 * the whole sample */
-	.controls = sw_controls,
-	.raw_json = sw_raw_json,
+    .abi_version = HWS_BACKEND_ABI_VERSION,
+    .size = sizeof(struct hws_backend_ops),
+    .name = "sw",
+    .description = "software events (cpu-clock, page-faults, ...) and tracepoints",
+    .pmus = sw_pmus,
+    .caps = HWS_CAP_SOFTWARE | HWS_CAP_DATA_ADDR,
+    .priv_size = sizeof(struct sw_priv),
+    .init = sw_init,
+    .fini = sw_fini,
+    .detect = sw_detect,
+    .encode = sw_encode,
+    .match = sw_match,
+    /* no decode: core's generic fields (addr of page and alignment faults included) are
+     * the whole sample */
+    .controls = sw_controls,
+    .raw_json = sw_raw_json,
 };
 
 HWS_BACKEND_DEFINE(sw_ops)

@@ -73,8 +73,8 @@ static int get_blob(struct cur *c, uint64_t size, const char **data)
 
 static struct tep_handle *parse_tracing_data(const void *blob, size_t len)
 {
-	static const char magic[10] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	struct cur c = { blob, (const uint8_t *)blob + len, 0 };
+	static const char magic[10] = {23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
+	struct cur c = {blob, (const uint8_t *)blob + len, 0};
 	struct tep_handle *tep;
 	const char *version, *data;
 	uint32_t n, page_size;
@@ -133,8 +133,8 @@ static struct tep_handle *parse_tracing_data(const void *blob, size_t len)
 		}
 	}
 	/* kallsyms, printk formats: optional for field decoding */
-	if (!get32(&c, &n) && !get_blob(&c, n, &data) && !get32(&c, &n) && !get_blob(&c, n, &data) &&
-	    n) {
+	if (!get32(&c, &n) && !get_blob(&c, n, &data) && !get32(&c, &n) &&
+	    !get_blob(&c, n, &data) && n) {
 		char *copy = malloc((size_t)n + 1);
 		if (copy) {
 			memcpy(copy, data, n);
@@ -206,13 +206,15 @@ int sw_tp_json(struct sw_priv *p, const struct hws_file_info *fi, const struct h
 		int off = f->offset, size = f->size;
 
 		if (f->flags & TEP_FIELD_IS_DYNAMIC) {
-			/* __data_loc: u32 = len << 16 | offset (relative to the field end if RELATIVE) */
+			/* __data_loc: u32 = len << 16 | offset (relative to the field end if
+			 * RELATIVE) */
 			uint32_t loc;
 			if (off < 0 || (uint32_t)off + 4 > s->raw_size)
 				continue;
 			memcpy(&loc, raw + off, 4);
 			size = (int)(loc >> 16);
-			off = (int)(loc & 0xffff) + ((f->flags & TEP_FIELD_IS_RELATIVE) ? off + 4 : 0);
+			off = (int)(loc & 0xffff) +
+			      ((f->flags & TEP_FIELD_IS_RELATIVE) ? off + 4 : 0);
 		}
 		if (off < 0 || size < 0 || (uint64_t)off + (uint64_t)size > s->raw_size)
 			continue;
@@ -225,12 +227,14 @@ int sw_tp_json(struct sw_priv *p, const struct hws_file_info *fi, const struct h
 			memcpy(str, raw + off, (size_t)n);
 			str[n] = 0;
 			p->host->strbuf_add_json_str(out, str);
-		} else if (!(f->flags & TEP_FIELD_IS_ARRAY) && (size == 1 || size == 2 || size == 4 ||
-								 size == 8)) {
+		} else if (!(f->flags & TEP_FIELD_IS_ARRAY) &&
+			   (size == 1 || size == 2 || size == 4 || size == 8)) {
 			unsigned long long v = tep_read_number(tep, raw + off, size);
 			if (f->flags & TEP_FIELD_IS_SIGNED) {
-				long long sv = size == 1 ? (int8_t)v : size == 2 ? (int16_t)v
-							: size == 4 ? (int32_t)v : (long long)v;
+				long long sv = size == 1   ? (int8_t)v
+					       : size == 2 ? (int16_t)v
+					       : size == 4 ? (int32_t)v
+							   : (long long)v;
 				p->host->strbuf_addf(out, "%lld", sv);
 			} else {
 				p->host->strbuf_addf(out, "%llu", v);

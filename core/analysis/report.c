@@ -59,9 +59,9 @@ struct staged {
 	struct tally v;
 };
 
-#define STAGE	     32		/* samples in flight */
-#define LAST_CPUS    64
-#define LASTC_WAYS   4
+#define STAGE	    32 /* samples in flight */
+#define LAST_CPUS   64
+#define LASTC_WAYS  4
 #define STAGE_SLOTS (64u << 10) /* index size (512 KiB) from which samples are staged */
 
 struct atable {
@@ -174,7 +174,7 @@ static inline uint64_t key_hash(uint32_t pid, uint64_t addr)
 
 /* index + 1 of the entry of (pid, addr), or 0 with *slot = the empty slot ending the probe */
 static inline size_t at_find_h(const struct atable *t, uint32_t pid, uint64_t addr, uint64_t h,
-				size_t *slot)
+			       size_t *slot)
 {
 	uint32_t tag = (uint32_t)h;
 	size_t m = t->size - 1, i = h & m;
@@ -740,7 +740,7 @@ struct skey {
 static struct skey *sort_pid_addr(struct skey *a, size_t n)
 {
 	struct skey *b = malloc(n * sizeof(*b) + 1), *tmp;
-	uint32_t (*cnt)[256] = calloc(12, sizeof(*cnt));
+	uint32_t(*cnt)[256] = calloc(12, sizeof(*cnt));
 
 	if (!b || !cnt) {
 		free(a);
@@ -952,8 +952,8 @@ static size_t top_entries(struct hws_report *r, const struct atable *t, struct r
 		size_t j;
 
 		x.key = sort_val(r, &x.t);
-		if (have == shown && (x.key < top[have - 1].key ||
-				      row_cmp_val(&x, &top[have - 1]) >= 0))
+		if (have == shown &&
+		    (x.key < top[have - 1].key || row_cmp_val(&x, &top[have - 1]) >= 0))
 			continue;
 		j = have < shown ? have++ : have - 1;
 		while (j > 0 && row_cmp_val(&x, &top[j - 1]) < 0) {

@@ -283,18 +283,12 @@ static void loss_summary(struct hws_decoder *d)
 int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"input", required_argument, NULL, 'i'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"csv", no_argument, NULL, 'c'},
-	    {"raw", no_argument, NULL, 'r'},
-	    {"limit", required_argument, NULL, 'l'},
-	    {"sym", no_argument, NULL, 's'},
-	    {"no-sym", no_argument, NULL, 'S'},
-	    {"kallsyms", required_argument, NULL, 'K'},
-	    {"srcline", no_argument, NULL, 'L'},
-	    {"event", required_argument, NULL, 'e'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"input", required_argument, NULL, 'i'}, {"json", no_argument, NULL, 'j'},
+	    {"csv", no_argument, NULL, 'c'},	     {"raw", no_argument, NULL, 'r'},
+	    {"limit", required_argument, NULL, 'l'}, {"sym", no_argument, NULL, 's'},
+	    {"no-sym", no_argument, NULL, 'S'},	     {"kallsyms", required_argument, NULL, 'K'},
+	    {"srcline", no_argument, NULL, 'L'},     {"event", required_argument, NULL, 'e'},
+	    {"help", no_argument, NULL, 'h'},	     {NULL, 0, NULL, 0},
 	};
 	struct hws_decoder_opts dopts = {.sz = sizeof(dopts)};
 	struct hws_output_opts oo = {.sz = sizeof(oo)};

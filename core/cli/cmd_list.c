@@ -29,18 +29,18 @@
 #include "cli.h"
 
 static const char list_usage[] =
-	"usage: hwsample list [--backend NAME]\n"
-	"       hwsample list --names | --controls NAME   (one word a line, for scripts)\n"
-	"\n"
-	"Shows every backend, whether it can record on this machine and why not,\n"
-	"the PMUs it serves and the controls they take (KEY=VALUE on the record line).\n"
-	"Set HWS_SYSFS_ROOT to read PMUs from a fake sysfs tree.\n"
-	"\n"
-	"Examples:\n"
-	"  hwsample list\n"
-	"  hwsample list --backend amd_ibs\n"
-	"  hwsample list --controls ibs_op\n"
-	"  HWS_SYSFS_ROOT=tests/sysfs/amd-zen4 hwsample list   (what a Zen 4 would show)\n";
+    "usage: hwsample list [--backend NAME]\n"
+    "       hwsample list --names | --controls NAME   (one word a line, for scripts)\n"
+    "\n"
+    "Shows every backend, whether it can record on this machine and why not,\n"
+    "the PMUs it serves and the controls they take (KEY=VALUE on the record line).\n"
+    "Set HWS_SYSFS_ROOT to read PMUs from a fake sysfs tree.\n"
+    "\n"
+    "Examples:\n"
+    "  hwsample list\n"
+    "  hwsample list --backend amd_ibs\n"
+    "  hwsample list --controls ibs_op\n"
+    "  HWS_SYSFS_ROOT=tests/sysfs/amd-zen4 hwsample list   (what a Zen 4 would show)\n";
 
 /* Kernel that introduced each backend's driver (for "kernel too old"). */
 static const struct {
@@ -48,12 +48,11 @@ static const struct {
 	unsigned int a, b;
 	const char *what;
 } min_kernel[] = {
-	{ "sw", 2, 6, "perf_event_open" },
-	{ "amd_ibs", 3, 2, "the perf IBS driver" },
-	{ "intel_pebs", 3, 10, "PEBS load latency (mem-loads)" },
-	{ "arm_spe", 4, 15, "the arm_spe_pmu driver" },
+    {"sw", 2, 6, "perf_event_open"},
+    {"amd_ibs", 3, 2, "the perf IBS driver"},
+    {"intel_pebs", 3, 10, "PEBS load latency (mem-loads)"},
+    {"arm_spe", 4, 15, "the arm_spe_pmu driver"},
 };
-
 
 /* CAP_SYS_ADMIN (21) or CAP_PERFMON (38) in the effective set, or root. */
 static bool privileged(void)
@@ -128,8 +127,8 @@ static void print_controls(struct hws_backend *b, const char *pmu)
 		return;
 	}
 	for (int i = 0; i < n && i < 64; i++)
-		printf("      %-20s %" PRIu64 "..%" PRIu64 " (default %" PRIu64 ")  %s\n", ci[i].name,
-		       ci[i].min, ci[i].max, ci[i].def, ci[i].help);
+		printf("      %-20s %" PRIu64 "..%" PRIu64 " (default %" PRIu64 ")  %s\n",
+		       ci[i].name, ci[i].min, ci[i].max, ci[i].def, ci[i].help);
 	if (n > 64)
 		printf("      ... %d more\n", n - 64);
 }
@@ -147,7 +146,8 @@ static void print_names(struct hws_registry *reg)
 			bool prefix = l && (*p)[l - 1] == '_';
 
 			if (!prefix && strcmp(*p, b->ops->name)) {
-				printf("%s\n", *p); /* a PMU name -b accepts even where it is absent */
+				printf("%s\n",
+				       *p); /* a PMU name -b accepts even where it is absent */
 				continue;
 			}
 			for (int k = 0; k < n && k < 16; k++)

@@ -105,7 +105,8 @@ static int write_aux_headers(struct record *r, struct hws_registry *reg)
 			return -EIO;
 	}
 	for (int e = 0; e < hws_session__nr_events(r->sess); e++) {
-		struct hws_backend *b = hws_registry__find(reg, hws_session__event_backend(r->sess, e));
+		struct hws_backend *b =
+		    hws_registry__find(reg, hws_session__event_backend(r->sess, e));
 		struct {
 			struct perf_event_header h;
 			uint32_t type, reserved;
@@ -155,14 +156,15 @@ static void add_tracing_data(struct record *r)
 		fprintf(stderr,
 			"hwsample: the tracepoint formats are not in %s (%s%s): perf script and "
 			"hwsample dump will not name the tracepoint fields\n",
-			r->output, strerror(-terr), terr == -EACCES ? " reading tracefs: run as root" : "");
+			r->output, strerror(-terr),
+			terr == -EACCES ? " reading tracefs: run as root" : "");
 	free(td);
 }
 
 static int finished_round(struct record *r)
 {
-	struct perf_event_header h = { .type = HWS_RECORD_FINISHED_ROUND, .misc = 0,
-				       .size = sizeof(h) };
+	struct perf_event_header h = {
+	    .type = HWS_RECORD_FINISHED_ROUND, .misc = 0, .size = sizeof(h)};
 	int ret;
 
 	if (!r->wrote_since_round || r->write_err)
@@ -173,8 +175,8 @@ static int finished_round(struct record *r)
 	ret = hws_perf_writer__write(r->w, &h, sizeof(h));
 	if (!ret)
 		ret = hws_perf_writer__flush(r->w);
-	/* a file: the error ends the run, saying what the file holds (record__write_failed()); a pipe:
-	 * -EPIPE, the reader went away */
+	/* a file: the error ends the run, saying what the file holds (record__write_failed()); a
+	 * pipe: -EPIPE, the reader went away */
 	if (ret < 0)
 		r->write_err = ret;
 	return ret;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * `hwsample report`: decode a perf.data file, aggregate (core/analysis/report.c) and print the report
- * on stdout: samples and loss per event and CPU, top functions / code addresses, top data
+ * `hwsample report`: decode a perf.data file, aggregate (core/analysis/report.c) and print the
+ * report on stdout: samples and loss per event and CPU, top functions / code addresses, top data
  * objects / addresses, data-source and latency histograms as bar charts. A corrupt file
  * still gets the report of what was decoded before the error, then the error and exit 1.
  */
@@ -78,18 +78,12 @@ static bool utf8_locale(void)
 int cmd_report(struct hws_cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"input", required_argument, NULL, 'i'},
-	    {"stdio", no_argument, NULL, 'o'},
-	    {"sort", required_argument, NULL, 's'},
-	    {"top", required_argument, NULL, 't'},
-	    {"ascii", no_argument, NULL, 'a'},
-	    {"unicode", no_argument, NULL, 'u'},
-	    {"no-sym", no_argument, NULL, 'S'},
-	    {"srcline", no_argument, NULL, 'L'},
-	    {"kallsyms", required_argument, NULL, 'K'},
-	    {"event", required_argument, NULL, 'e'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"input", required_argument, NULL, 'i'},	{"stdio", no_argument, NULL, 'o'},
+	    {"sort", required_argument, NULL, 's'},	{"top", required_argument, NULL, 't'},
+	    {"ascii", no_argument, NULL, 'a'},		{"unicode", no_argument, NULL, 'u'},
+	    {"no-sym", no_argument, NULL, 'S'},		{"srcline", no_argument, NULL, 'L'},
+	    {"kallsyms", required_argument, NULL, 'K'}, {"event", required_argument, NULL, 'e'},
+	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0},
 	};
 	struct report_ctx rc_ctx = {0};
 	struct hws_decoder_opts dopts = {.sz = sizeof(dopts),

@@ -23,40 +23,40 @@
 #include "cli.h"
 
 static const char usage_text[] =
-	"usage: hwsample [-v] [--backend-dir DIR] [record] [OPTIONS] [-- PROG [ARGS]]\n"
-	"       hwsample -c FILE.conf [OPTIONS] [-- PROG [ARGS]]   (config-file driven run)\n"
-	"       hwsample dump   -i FILE [--json|--csv] [--raw]\n"
-	"       hwsample report -i FILE\n"
-	"       hwsample list   [--backend NAME]\n"
-	"       hwsample c2c record|report ...\n"
-	"       hwsample help [CMD]\n"
-	"\n"
-	"Commands:\n"
-	"  record   sample a program, processes or CPUs into a perf.data file (the default)\n"
-	"  dump     one line (or JSON object) per decoded sample\n"
-	"  report   hot IPs/symbols, data sources, latency histograms\n"
-	"  list     backends, whether they work here (and why not), their controls\n"
-	"  c2c      cache-line contention (false sharing) record and report\n"
-	"\n"
-	"Global options:\n"
-	"  -v, -vv          more messages (repeatable)\n"
-	"  --backend-dir D  load backend plugins from D first\n"
-	"  --version        print the version\n"
-	"\n"
-	"Examples:\n"
-	"  hwsample -b sw -e cpu-clock,page-faults -F 4000 -- ./prog\n"
-	"  hwsample -b ibs_op l3missonly=1 -- ./prog\n"
-	"  hwsample -b arm_spe load_filter=1 min_latency=64 -a sleep 5\n"
-	"  hwsample -b intel_pebs -e MEM_TRANS_RETIRED.LOAD_LATENCY ldlat=30 -- ./prog\n"
-	"  hwsample -c cfg/l3-miss.conf -- ./prog        (-c 10000 is still perf's period)\n"
-	"  hwsample -c cfg/l3-miss.conf --dry-run        what would be opened, and why\n"
-	"  hwsample report -i hwsample.data\n"
-	"\n"
-	"'hwsample CMD --help' describes each subcommand; man hwsample has the details.\n"
-	"Exit codes: 0 ok, 1 runtime error, 2 usage error (bad option, unknown control,\n"
-	"bad config file), 3 not supported here (no PMU, kernel too old), 4 permission denied;\n"
-	"record with a workload: the workload's status once recording succeeded (its exit code,\n"
-	"128+N if signal N killed it), as perf record.\n";
+    "usage: hwsample [-v] [--backend-dir DIR] [record] [OPTIONS] [-- PROG [ARGS]]\n"
+    "       hwsample -c FILE.conf [OPTIONS] [-- PROG [ARGS]]   (config-file driven run)\n"
+    "       hwsample dump   -i FILE [--json|--csv] [--raw]\n"
+    "       hwsample report -i FILE\n"
+    "       hwsample list   [--backend NAME]\n"
+    "       hwsample c2c record|report ...\n"
+    "       hwsample help [CMD]\n"
+    "\n"
+    "Commands:\n"
+    "  record   sample a program, processes or CPUs into a perf.data file (the default)\n"
+    "  dump     one line (or JSON object) per decoded sample\n"
+    "  report   hot IPs/symbols, data sources, latency histograms\n"
+    "  list     backends, whether they work here (and why not), their controls\n"
+    "  c2c      cache-line contention (false sharing) record and report\n"
+    "\n"
+    "Global options:\n"
+    "  -v, -vv          more messages (repeatable)\n"
+    "  --backend-dir D  load backend plugins from D first\n"
+    "  --version        print the version\n"
+    "\n"
+    "Examples:\n"
+    "  hwsample -b sw -e cpu-clock,page-faults -F 4000 -- ./prog\n"
+    "  hwsample -b ibs_op l3missonly=1 -- ./prog\n"
+    "  hwsample -b arm_spe load_filter=1 min_latency=64 -a sleep 5\n"
+    "  hwsample -b intel_pebs -e MEM_TRANS_RETIRED.LOAD_LATENCY ldlat=30 -- ./prog\n"
+    "  hwsample -c cfg/l3-miss.conf -- ./prog        (-c 10000 is still perf's period)\n"
+    "  hwsample -c cfg/l3-miss.conf --dry-run        what would be opened, and why\n"
+    "  hwsample report -i hwsample.data\n"
+    "\n"
+    "'hwsample CMD --help' describes each subcommand; man hwsample has the details.\n"
+    "Exit codes: 0 ok, 1 runtime error, 2 usage error (bad option, unknown control,\n"
+    "bad config file), 3 not supported here (no PMU, kernel too old), 4 permission denied;\n"
+    "record with a workload: the workload's status once recording succeeded (its exit code,\n"
+    "128+N if signal N killed it), as perf record.\n";
 
 struct hws_registry *hws_cli__registry(struct hws_cli *cli)
 {
@@ -84,7 +84,8 @@ struct hws_registry *hws_cli__registry(struct hws_cli *cli)
 		snprintf(err, sizeof(err), "backend directory %s (%s) does not exist", dir, origin);
 #endif
 	if (n < 0 || hws_registry__count(cli->reg) == 0) {
-		fprintf(stderr, "hwsample: %s\n", *err ? hws_cli__lib_text(err) : "no backends available");
+		fprintf(stderr, "hwsample: %s\n",
+			*err ? hws_cli__lib_text(err) : "no backends available");
 		hws_registry__delete(cli->reg);
 		cli->reg = NULL;
 	}
@@ -148,23 +149,23 @@ bool hws_cli__event_known(const char *cmd, const char *path, const struct hws_de
 static const struct {
 	const char *lib, *cli;
 } option_names[] = {
-	{ "hws_session_opts.system_wide/cpu_list", "-a or -C LIST" },
-	{ "hws_session_opts.mmap_pages", "-m" },
-	{ "hws_session_opts.aux_pages", "-m ,N" },
-	{ "hws_session_opts.per_thread", "--per-thread" },
-	{ "hws_session_opts.cpu_list", "-C" },
-	{ "hws_session_opts.pids", "a program to run or -p PID" },
-	{ "hws_session_opts.overwrite", "--overwrite" },
-	{ "hws_session_opts.aux_snapshot", "-S" },
-	{ "hws_session__aux_snapshot()", "SIGUSR2" },
-	{ "hws_event_request.period/freq", "-c/-F" },
-	{ "hws_event_request.period", "-c" },
-	{ "hws_event_request.freq", "-F" },
-	{ "hws_event_request.event", "-e" },
-	{ "hws_event_request.pmu", "-b" },
-	{ "hws_decoder_opts.kallsyms", "--kallsyms FILE" },
-	{ "hws_attr__print()", "hwsample --dry-run" },
-	{ "hws_registry__load_default() @dir", "--backend-dir DIR or $HWS_BACKEND_DIR" },
+    {"hws_session_opts.system_wide/cpu_list", "-a or -C LIST"},
+    {"hws_session_opts.mmap_pages", "-m"},
+    {"hws_session_opts.aux_pages", "-m ,N"},
+    {"hws_session_opts.per_thread", "--per-thread"},
+    {"hws_session_opts.cpu_list", "-C"},
+    {"hws_session_opts.pids", "a program to run or -p PID"},
+    {"hws_session_opts.overwrite", "--overwrite"},
+    {"hws_session_opts.aux_snapshot", "-S"},
+    {"hws_session__aux_snapshot()", "SIGUSR2"},
+    {"hws_event_request.period/freq", "-c/-F"},
+    {"hws_event_request.period", "-c"},
+    {"hws_event_request.freq", "-F"},
+    {"hws_event_request.event", "-e"},
+    {"hws_event_request.pmu", "-b"},
+    {"hws_decoder_opts.kallsyms", "--kallsyms FILE"},
+    {"hws_attr__print()", "hwsample --dry-run"},
+    {"hws_registry__load_default() @dir", "--backend-dir DIR or $HWS_BACKEND_DIR"},
 };
 
 const char *hws_cli__lib_text(const char *msg)
@@ -352,9 +353,9 @@ struct subcmd {
 };
 
 /*
- * The reader maps input files (core/perfdata/perfdata_read.c, map_file()). A mapped page that can no
- * longer be read (the file was truncated while we read it, or a disk error) raises SIGBUS:
- * say so instead of dying with "Bus error".
+ * The reader maps input files (core/perfdata/perfdata_read.c, map_file()). A mapped page that can
+ * no longer be read (the file was truncated while we read it, or a disk error) raises SIGBUS: say
+ * so instead of dying with "Bus error".
  */
 static void on_sigbus(int sig)
 {
@@ -396,10 +397,10 @@ static unsigned int guard_stdio(void)
 
 int main(int argc, char **argv)
 {
-	struct hws_cli cli = { 0 };
+	struct hws_cli cli = {0};
 	const struct subcmd cmds[] = {
-		{ "record", cmd_record }, { "dump", cmd_dump }, { "report", cmd_report },
-		{ "list", cmd_list },	  { "c2c", cmd_c2c },
+	    {"record", cmd_record}, {"dump", cmd_dump}, {"report", cmd_report},
+	    {"list", cmd_list},	    {"c2c", cmd_c2c},
 	};
 	int i = 1, ret;
 
@@ -457,14 +458,16 @@ int main(int argc, char **argv)
 			if (!strcmp(argv[i + 1], cmds[k].name))
 				c = &cmds[k];
 		if (!c) {
-			fprintf(stderr, "hwsample: no command '%s' (see hwsample --help)\n", argv[i + 1]);
+			fprintf(stderr, "hwsample: no command '%s' (see hwsample --help)\n",
+				argv[i + 1]);
 			return HWS_EXIT_USAGE;
 		}
 		if (!c->fn) {
-			fprintf(stderr, "hwsample: '%s' is not built into this hwsample\n", c->name);
+			fprintf(stderr, "hwsample: '%s' is not built into this hwsample\n",
+				c->name);
 			return HWS_EXIT_UNSUPPORTED;
 		}
-		char *hargv[] = { argv[i + 1], help_opt, NULL };
+		char *hargv[] = {argv[i + 1], help_opt, NULL};
 		return c->fn(&cli, 2, hargv);
 	}
 	if (c) {

@@ -56,7 +56,7 @@ struct record {
 	uint64_t freq, period;
 	bool system_wide, per_thread, no_inherit, overwrite, snapshot, dry_run, quiet;
 	bool data_addr, phys_data;
-	bool c2c; /* hidden --c2c (from `hwsample c2c record`): HWS_REQ_C2C to the backends */
+	bool c2c;	/* hidden --c2c (from `hwsample c2c record`): HWS_REQ_C2C to the backends */
 	bool ldlat_set; /* hidden --ldlat N (from `hwsample c2c record`): HWS_REQ_LDLAT */
 	uint32_t ldlat;
 	const char *cpu_list;

@@ -29,76 +29,76 @@
 #include "record.h"
 
 static const char record_usage[] =
-	"usage: hwsample [record] [-c FILE.conf | --config FILE] [-b BACKEND|PMU[,...]]\n"
-	"                [-e EVENT[,EVENT...]] [KEY=VALUE ...]\n"
-	"                [-F FREQ | -c PERIOD] [-a | -C CPUS | -p PID | --per-thread]\n"
-	"                [-m PAGES[,AUXPAGES]] [-o FILE] [--overwrite] [-S] [-d] [--phys-data]\n"
-	"                [--no-inherit] [--duration SECS] [--dry-run] [-q] [--no-status] [-N]\n"
-	"                [--] [PROG [ARGS...]]\n"
-	"\n"
-	"  -c FILE        run configuration (INI; see cfg/ and hwsample(1)). -c takes a file\n"
-	"                 when its argument contains '/', ends in .conf or .ini, or is an\n"
-	"                 existing file that is not a number; otherwise -c is perf's period\n"
-	"  --config FILE  run configuration, always a file\n"
-	"  -b NAME        backend (sw, amd_ibs, arm_spe, intel_pebs), a PMU it serves\n"
-	"                 (ibs_op, ibs_fetch, arm_spe_0, cpu), 'auto' (the best one here),\n"
-	"                 or a comma list of them recorded together (ibs_op,ibs_fetch)\n"
-	"  -e EVENTS      comma-separated events of that backend (sw: cpu-clock, page-faults,\n"
-	"                 ..., or tracepoints sys:name)\n"
-	"  KEY=VALUE      backend controls, e.g. l3missonly=1, load_filter=1, ldlat=30\n"
-	"  -F FREQ        samples per second (frequency mode)\n"
-	"  -c PERIOD      one sample every PERIOD events (also --count PERIOD)\n"
-	"  -a             all CPUs (system-wide)\n"
-	"  -C LIST        only these CPUs, e.g. 0-3,8\n"
-	"  -p PID[,PID]   attach to existing processes; with a PROG, record them while PROG\n"
-	"                 runs (PROG only times the run, as in perf record -p PID -- sleep 1)\n"
-	"  --per-thread   one ring per thread instead of per CPU (no inherit)\n"
-	"  -m P[,A]       ring pages per CPU (power of two; rounded up as perf does), AUX pages\n"
-	"  -o FILE        output (default hwsample.data; '-' = stdout, pipe mode: what the\n"
-	"                 workload prints to stdout goes to stderr, as with perf)\n"
-	"  --overwrite    flight recorder: rings keep the newest data; dumped on SIGUSR2 and at exit\n"
-	"  -S             AUX snapshot mode: AUX area free-runs, SIGUSR2 takes a snapshot\n"
-	"                 (AUX PMUs only, such as arm_spe)\n"
-	"  -d             sample data addresses (software events: faulting address)\n"
-	"  --phys-data    sample physical addresses where the backend can (software\n"
-	"                 events: page faults on resident pages, as perf)\n"
-	"  --duration S   stop recording, and the workload, after S seconds (2.5 allowed)\n"
-	"  --dry-run      print every perf_event_attr that would be opened (and, with a\n"
-	"                 config file, where each value came from); open nothing\n"
-	"  -q             no summary, no status line\n"
-	"  --no-status    no status line (it is shown only when stderr is a terminal)\n"
-	"  -N, --no-buildid-cache  do not copy /proc/kallsyms into perf's build-id cache\n"
-	"                 (~/.debug, or $PERF_BUILDID_DIR) as perf record does; the copy lets\n"
-	"                 hwsample and perf name kernel addresses after a reboot or elsewhere\n"
-	"  -v, -vv        more messages from the library (also before the command)\n"
-	"\n"
-	"Command-line values override the config file: -c/-F replace the file's period and\n"
-	"freq, -a/-C/-p/--per-thread its mode and cpus, -b its backend choice, -e the events\n"
-	"and KEY=VALUE the controls of the selected sections.\n"
-	"\n"
-	"Examples:\n"
-	"  hwsample -b sw -e cpu-clock,page-faults -F 4000 -- ./prog\n"
-	"  hwsample -b sw -e sched:sched_switch -a sleep 1\n"
-	"  hwsample -b ibs_op l3missonly=1 -- ./prog\n"
-	"  hwsample -b arm_spe load_filter=1 min_latency=64 -a sleep 5\n"
-	"  hwsample --dry-run -b sw -e page-faults -c 1 -- true\n"
-	"  hwsample -c cfg/l3-miss.conf -- ./prog\n"
-	"  hwsample -c cfg/load-latency.conf --dry-run\n"
-	"  hwsample -c cfg/l3-miss.conf -F 2000 -o l3.data -a --duration 10\n"
-	"  hwsample -b ibs_op,ibs_fetch -a sleep 1\n"
-	"  hwsample -b sw -e cpu-clock -p 1234 -- sleep 5\n"
-	"  hwsample -b sw -e cpu-clock -o - -- ./prog | hwsample dump -i -\n"
-	"\n"
-	"The workload runs in its own process group, given the terminal when hwsample has it\n"
-	"(Ctrl-C and Ctrl-Z reach it and what it started). --duration, SIGINT, SIGTERM, SIGHUP,\n"
-	"an error or a reader of -o - that goes away stop that whole group: SIGTERM, then SIGKILL\n"
-	"after 2 s. Processes it started and left running are stopped the same way at the end.\n"
-	"\n"
-	"Exit codes: once the recording succeeded, the workload's status (its exit code, or\n"
-	"128+N if signal N killed it; 0 when --duration stopped it, as perf stat --timeout), as\n"
-	"perf record; 0 without a workload. Failures of hwsample itself: 1 runtime error (also\n"
-	"when the reader of -o - went away), 2 usage error (bad option or config, -o - with\n"
-	"stdout closed), 3 not supported here, 4 permission denied.\n";
+    "usage: hwsample [record] [-c FILE.conf | --config FILE] [-b BACKEND|PMU[,...]]\n"
+    "                [-e EVENT[,EVENT...]] [KEY=VALUE ...]\n"
+    "                [-F FREQ | -c PERIOD] [-a | -C CPUS | -p PID | --per-thread]\n"
+    "                [-m PAGES[,AUXPAGES]] [-o FILE] [--overwrite] [-S] [-d] [--phys-data]\n"
+    "                [--no-inherit] [--duration SECS] [--dry-run] [-q] [--no-status] [-N]\n"
+    "                [--] [PROG [ARGS...]]\n"
+    "\n"
+    "  -c FILE        run configuration (INI; see cfg/ and hwsample(1)). -c takes a file\n"
+    "                 when its argument contains '/', ends in .conf or .ini, or is an\n"
+    "                 existing file that is not a number; otherwise -c is perf's period\n"
+    "  --config FILE  run configuration, always a file\n"
+    "  -b NAME        backend (sw, amd_ibs, arm_spe, intel_pebs), a PMU it serves\n"
+    "                 (ibs_op, ibs_fetch, arm_spe_0, cpu), 'auto' (the best one here),\n"
+    "                 or a comma list of them recorded together (ibs_op,ibs_fetch)\n"
+    "  -e EVENTS      comma-separated events of that backend (sw: cpu-clock, page-faults,\n"
+    "                 ..., or tracepoints sys:name)\n"
+    "  KEY=VALUE      backend controls, e.g. l3missonly=1, load_filter=1, ldlat=30\n"
+    "  -F FREQ        samples per second (frequency mode)\n"
+    "  -c PERIOD      one sample every PERIOD events (also --count PERIOD)\n"
+    "  -a             all CPUs (system-wide)\n"
+    "  -C LIST        only these CPUs, e.g. 0-3,8\n"
+    "  -p PID[,PID]   attach to existing processes; with a PROG, record them while PROG\n"
+    "                 runs (PROG only times the run, as in perf record -p PID -- sleep 1)\n"
+    "  --per-thread   one ring per thread instead of per CPU (no inherit)\n"
+    "  -m P[,A]       ring pages per CPU (power of two; rounded up as perf does), AUX pages\n"
+    "  -o FILE        output (default hwsample.data; '-' = stdout, pipe mode: what the\n"
+    "                 workload prints to stdout goes to stderr, as with perf)\n"
+    "  --overwrite    flight recorder: rings keep the newest data; dumped on SIGUSR2 and at exit\n"
+    "  -S             AUX snapshot mode: AUX area free-runs, SIGUSR2 takes a snapshot\n"
+    "                 (AUX PMUs only, such as arm_spe)\n"
+    "  -d             sample data addresses (software events: faulting address)\n"
+    "  --phys-data    sample physical addresses where the backend can (software\n"
+    "                 events: page faults on resident pages, as perf)\n"
+    "  --duration S   stop recording, and the workload, after S seconds (2.5 allowed)\n"
+    "  --dry-run      print every perf_event_attr that would be opened (and, with a\n"
+    "                 config file, where each value came from); open nothing\n"
+    "  -q             no summary, no status line\n"
+    "  --no-status    no status line (it is shown only when stderr is a terminal)\n"
+    "  -N, --no-buildid-cache  do not copy /proc/kallsyms into perf's build-id cache\n"
+    "                 (~/.debug, or $PERF_BUILDID_DIR) as perf record does; the copy lets\n"
+    "                 hwsample and perf name kernel addresses after a reboot or elsewhere\n"
+    "  -v, -vv        more messages from the library (also before the command)\n"
+    "\n"
+    "Command-line values override the config file: -c/-F replace the file's period and\n"
+    "freq, -a/-C/-p/--per-thread its mode and cpus, -b its backend choice, -e the events\n"
+    "and KEY=VALUE the controls of the selected sections.\n"
+    "\n"
+    "Examples:\n"
+    "  hwsample -b sw -e cpu-clock,page-faults -F 4000 -- ./prog\n"
+    "  hwsample -b sw -e sched:sched_switch -a sleep 1\n"
+    "  hwsample -b ibs_op l3missonly=1 -- ./prog\n"
+    "  hwsample -b arm_spe load_filter=1 min_latency=64 -a sleep 5\n"
+    "  hwsample --dry-run -b sw -e page-faults -c 1 -- true\n"
+    "  hwsample -c cfg/l3-miss.conf -- ./prog\n"
+    "  hwsample -c cfg/load-latency.conf --dry-run\n"
+    "  hwsample -c cfg/l3-miss.conf -F 2000 -o l3.data -a --duration 10\n"
+    "  hwsample -b ibs_op,ibs_fetch -a sleep 1\n"
+    "  hwsample -b sw -e cpu-clock -p 1234 -- sleep 5\n"
+    "  hwsample -b sw -e cpu-clock -o - -- ./prog | hwsample dump -i -\n"
+    "\n"
+    "The workload runs in its own process group, given the terminal when hwsample has it\n"
+    "(Ctrl-C and Ctrl-Z reach it and what it started). --duration, SIGINT, SIGTERM, SIGHUP,\n"
+    "an error or a reader of -o - that goes away stop that whole group: SIGTERM, then SIGKILL\n"
+    "after 2 s. Processes it started and left running are stopped the same way at the end.\n"
+    "\n"
+    "Exit codes: once the recording succeeded, the workload's status (its exit code, or\n"
+    "128+N if signal N killed it; 0 when --duration stopped it, as perf stat --timeout), as\n"
+    "perf record; 0 without a workload. Failures of hwsample itself: 1 runtime error (also\n"
+    "when the reader of -o - went away), 2 usage error (bad option or config, -o - with\n"
+    "stdout closed), 3 not supported here, 4 permission denied.\n";
 
 static int parse_u64(const char *opt, const char *s, uint64_t max, uint64_t *out)
 {
@@ -117,7 +117,8 @@ static int parse_u64(const char *opt, const char *s, uint64_t max, uint64_t *out
 		return -1;
 	}
 	if (v == 0 || v > max) {
-		fprintf(stderr, "hwsample: %s %s: out of range, valid 1..%" PRIu64 "\n", opt, s, max);
+		fprintf(stderr, "hwsample: %s %s: out of range, valid 1..%" PRIu64 "\n", opt, s,
+			max);
 		return -1;
 	}
 	*out = v;
@@ -138,8 +139,10 @@ static int parse_pages(struct record *r, const char *arg)
 			return -1;
 		r->pages = round_pow2(v);
 		if (r->pages != v)
-			fprintf(stderr, "hwsample: rounding -m %s up to %u pages (a power of two, "
-				"as the kernel requires)\n", buf, r->pages);
+			fprintf(stderr,
+				"hwsample: rounding -m %s up to %u pages (a power of two, "
+				"as the kernel requires)\n",
+				buf, r->pages);
 	}
 	if (comma && *comma) {
 		if (parse_u64("-m (AUX pages)", comma, 1u << 22, &v))
@@ -393,7 +396,7 @@ static const struct option record_options[] = {
     {"overwrite", no_argument, NULL, OPT_OVERWRITE},
     {"snapshot", no_argument, NULL, 'S'},
     {"data", no_argument, NULL, 'd'},
-    {"c2c", no_argument, NULL, OPT_C2C}, /* hidden: from `hwsample c2c record` */
+    {"c2c", no_argument, NULL, OPT_C2C},	   /* hidden: from `hwsample c2c record` */
     {"ldlat", required_argument, NULL, OPT_LDLAT}, /* hidden: from `hwsample c2c record` */
     {"phys-data", no_argument, NULL, OPT_PHYS_DATA},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
@@ -426,8 +429,7 @@ static bool ambiguous(const char *word)
 static void bad_option(const char *word, int c)
 {
 	if (c)
-		fprintf(stderr, "hwsample: unknown option '-%c' (see hwsample record --help)\n",
-			c);
+		fprintf(stderr, "hwsample: unknown option '-%c' (see hwsample record --help)\n", c);
 	else if (!ambiguous(word))
 		fprintf(stderr, "hwsample: unknown option '%s' (see hwsample record --help)\n",
 			word);
@@ -588,7 +590,7 @@ int record__parse_args(struct record *r, int argc, char **argv)
 	if (!r->argc && !r->nr_pids && !r->system_wide && !r->cpu_list && !r->config_path &&
 	    !r->dry_run) {
 		fprintf(stderr, "hwsample: nothing to record: give a program (-- PROG ARGS), "
-			"-p PID, -a or -C CPUS\n");
+				"-p PID, -a or -C CPUS\n");
 		return -1;
 	}
 	return note_cli(r);

@@ -30,7 +30,8 @@ static struct hws_backend *find_backend(struct hws_registry *reg, const char *na
 	struct hws_backend *b = hws_registry__find(reg, name);
 
 	if (!b) {
-		fprintf(stderr, "hwsample: no backend or PMU named '%s'; available backends:", name);
+		fprintf(stderr,
+			"hwsample: no backend or PMU named '%s'; available backends:", name);
 		for (int i = 0; i < hws_registry__count(reg); i++)
 			fprintf(stderr, " %s", hws_registry__at(reg, i)->ops->name);
 		fprintf(stderr, " (and the PMUs they serve: see hwsample list)\n");
@@ -60,7 +61,9 @@ static struct hws_backend *pick_backend(struct record *r, struct hws_registry *r
 			}
 		}
 		if (!best)
-			fprintf(stderr, "hwsample: no usable backend on this machine (see hwsample list)\n");
+			fprintf(
+			    stderr,
+			    "hwsample: no usable backend on this machine (see hwsample list)\n");
 		else if (!r->quiet && !r->dry_run)
 			fprintf(stderr, "hwsample: using backend %s\n", best->ops->name);
 		return best;
@@ -81,10 +84,11 @@ static int check_freq(const char *origin, const char *opt, uint64_t freq)
 
 	if (freq <= max)
 		return 0;
-	fprintf(stderr, "hwsample: %s: %s %" PRIu64 " exceeds the kernel's limit of %" PRIu64
+	fprintf(stderr,
+		"hwsample: %s: %s %" PRIu64 " exceeds the kernel's limit of %" PRIu64
 		" samples/s (kernel.perf_event_max_sample_rate); lower it or raise the limit: "
-		"sysctl kernel.perf_event_max_sample_rate=%" PRIu64 "\n", origin, opt, freq, max,
-		freq);
+		"sysctl kernel.perf_event_max_sample_rate=%" PRIu64 "\n",
+		origin, opt, freq, max, freq);
 	return -1;
 }
 
@@ -136,13 +140,15 @@ static int apply_run(struct record *r)
 			r->cpu_list = it->value;
 		} else if (!strcmp(it->key, "mmap_pages") || !strcmp(it->key, "aux_pages")) {
 			bool aux = it->key[0] == 'a';
-			ret = hws_config__uint(it, 1, aux ? 1u << 22 : 1u << 20, &v, err, sizeof(err));
+			ret = hws_config__uint(it, 1, aux ? 1u << 22 : 1u << 20, &v, err,
+					       sizeof(err));
 			if (!ret) {
 				unsigned int p = round_pow2(v);
 				if (p != v)
-					fprintf(stderr, "hwsample: %s: rounding %s %" PRIu64 " up to %u "
-						"(a power of two, as the kernel requires)\n", it->origin,
-						it->key, v, p);
+					fprintf(stderr,
+						"hwsample: %s: rounding %s %" PRIu64 " up to %u "
+						"(a power of two, as the kernel requires)\n",
+						it->origin, it->key, v, p);
 				*(aux ? &r->aux_pages : &r->pages) = p;
 			}
 		} else if (!strcmp(it->key, "overwrite")) {
@@ -172,7 +178,8 @@ static int apply_run(struct record *r)
 		return HWS_E_BAD_CONFIG;
 	}
 	if (!r->argc && !r->nr_pids && !r->system_wide && !r->cpu_list && !r->dry_run) {
-		fprintf(stderr, "hwsample: nothing to record: give a program (-- PROG ARGS), "
+		fprintf(stderr,
+			"hwsample: nothing to record: give a program (-- PROG ARGS), "
 			"-p PID, -a or -C CPUS (or mode = system-wide / cpus in %s)\n",
 			r->config_path);
 		return HWS_E_BAD_ARG;
@@ -226,8 +233,8 @@ int record__load_config(struct record *r, struct hws_registry *reg)
 		return ret;
 	}
 	for (int i = 0; i < r->cfg->nr_sections; i++) {
-		const struct hws_config_item *f = hws_config__get(r->cfg, r->cfg->sections[i].name,
-								  "freq");
+		const struct hws_config_item *f =
+		    hws_config__get(r->cfg, r->cfg->sections[i].name, "freq");
 		uint64_t v;
 		if (f && strcmp(r->cfg->sections[i].name, "run") &&
 		    (hws_config__uint(f, 1, UINT32_MAX, &v, err, sizeof(err)) ||
@@ -271,7 +278,7 @@ static int add_job(struct record *r, struct hws_backend *b, const char *pmu,
 		fprintf(stderr, "hwsample: too many backends in one run (max %d)\n", MAX_JOBS);
 		return -1;
 	}
-	r->jobs[r->nr_jobs] = (struct job){ .b = b, .sec = sec };
+	r->jobs[r->nr_jobs] = (struct job){.b = b, .sec = sec};
 	if (pmu) {
 		snprintf(r->jobs[r->nr_jobs].pmu_buf, sizeof(r->jobs[0].pmu_buf), "%s", pmu);
 		r->jobs[r->nr_jobs].pmu = r->jobs[r->nr_jobs].pmu_buf;
@@ -316,10 +323,11 @@ static int select_auto(struct record *r, struct hws_registry *reg)
 				continue;
 			b = hws_registry__find(reg, sec->name);
 			b->ops->detect(b->priv, why, sizeof(why));
-			fprintf(stderr, "  [%s] (%s:%d): %s\n", sec->name, r->config_path, sec->line,
-				why);
+			fprintf(stderr, "  [%s] (%s:%d): %s\n", sec->name, r->config_path,
+				sec->line, why);
 		}
-		fprintf(stderr, "  (see hwsample list; add a section for a backend this machine has, "
+		fprintf(stderr,
+			"  (see hwsample list; add a section for a backend this machine has, "
 			"or give -b)\n");
 		return HWS_E_NO_BACKEND;
 	}
@@ -344,7 +352,8 @@ static int select_list(struct record *r, struct hws_registry *reg, const char *s
 
 	if (!copy)
 		return -ENOMEM;
-	for (char *t = strtok_r(copy, ", \t", &save); t && !ret; t = strtok_r(NULL, ", \t", &save)) {
+	for (char *t = strtok_r(copy, ", \t", &save); t && !ret;
+	     t = strtok_r(NULL, ", \t", &save)) {
 		struct hws_backend *b = find_backend(reg, t);
 		bool matched = false;
 
@@ -358,7 +367,8 @@ static int select_list(struct record *r, struct hws_registry *reg, const char *s
 			if (is_run(sec) || hws_registry__find(reg, sec->name) != b)
 				continue;
 			pmu = section_pmu(sec, b);
-			if (strcmp(t, b->ops->name) && strcmp(sec->name, t) && (!pmu || strcmp(pmu, t)))
+			if (strcmp(t, b->ops->name) && strcmp(sec->name, t) &&
+			    (!pmu || strcmp(pmu, t)))
 				continue;
 			matched = true;
 			if (add_job(r, b, pmu, sec))
@@ -400,14 +410,15 @@ static int check_backend_options(struct record *r)
 
 		aux |= !!(o->caps & HWS_CAP_AUX);
 		if (r->c2c && !(o->caps & HWS_CAP_DATA_SRC)) {
-			fprintf(stderr,
-				"hwsample c2c record: %s cannot record for c2c: c2c needs memory "
-				"samples with data addresses and data sources, which only a "
-				"sampling PMU gives (AMD IBS op, Intel PEBS load latency, Arm SPE); "
-				"%s events have none. Leave -b out to use this machine's sampling "
-				"PMU (hwsample list says which are usable), or record on a machine "
-				"that has one\n",
-				name, name);
+			fprintf(
+			    stderr,
+			    "hwsample c2c record: %s cannot record for c2c: c2c needs memory "
+			    "samples with data addresses and data sources, which only a "
+			    "sampling PMU gives (AMD IBS op, Intel PEBS load latency, Arm SPE); "
+			    "%s events have none. Leave -b out to use this machine's sampling "
+			    "PMU (hwsample list says which are usable), or record on a machine "
+			    "that has one\n",
+			    name, name);
 			return -1;
 		}
 	}
@@ -421,15 +432,16 @@ static int check_backend_options(struct record *r)
 		return -1;
 	}
 	if (r->aux_pages && !aux && hws_config__get(r->over, "run", "aux_pages"))
-		fprintf(stderr, "hwsample: -m ,%u: no event of this run has an AUX area (only AUX "
+		fprintf(stderr,
+			"hwsample: -m ,%u: no event of this run has an AUX area (only AUX "
 			"PMUs such as arm_spe do): the AUX page count is not used\n",
 			r->aux_pages);
 	return 0;
 }
 
 /* --phys-data with no event that can give a physical address would do nothing: refuse. */
-static int check_phys(struct record *r, struct hws_registry *reg,
-		      const struct hws_event_desc *all, const char *const *owner, int nall)
+static int check_phys(struct record *r, struct hws_registry *reg, const struct hws_event_desc *all,
+		      const char *const *owner, int nall)
 {
 	char at[512];
 
@@ -508,7 +520,8 @@ static void print_provenance(struct record *r, struct hws_strbuf *sb, struct hws
 				char key[48];
 				if (r->jobs[j].sec != sec || !is_optional(it->key))
 					continue;
-				snprintf(key, sizeof(key), "%.*s", (int)strlen(it->key) - 1, it->key);
+				snprintf(key, sizeof(key), "%.*s", (int)strlen(it->key) - 1,
+					 it->key);
 				if (!pmu_has_control(&r->jobs[j], key))
 					hws_strbuf__addf(sb, "      (skipped: %s has no %s here)\n",
 							 r->jobs[j].pmu ? r->jobs[j].pmu
@@ -520,7 +533,8 @@ static void print_provenance(struct record *r, struct hws_strbuf *sb, struct hws
 	for (int k = 0; k < r->nr_controls; k++) {
 		char kv[512];
 		snprintf(kv, sizeof(kv), "%s=%s", r->controls[k].key, r->controls[k].value);
-		hws_strbuf__addf(sb, "    %-44s command line (selected sections that have it)\n", kv);
+		hws_strbuf__addf(sb, "    %-44s command line (selected sections that have it)\n",
+				 kv);
 	}
 }
 
@@ -533,7 +547,8 @@ void record__print_dry_run(struct record *r, struct hws_registry *reg)
 		print_provenance(r, &sb, reg);
 	for (int e = 0; e < n; e++) {
 		hws_strbuf__addf(&sb, "event %d: %s (pmu %s, backend %s)\n", e,
-				 hws_session__event_name(r->sess, e), hws_session__event_pmu(r->sess, e),
+				 hws_session__event_name(r->sess, e),
+				 hws_session__event_pmu(r->sess, e),
 				 hws_session__event_backend(r->sess, e));
 		for (int j = 0; r->cfg && j < r->nr_jobs; j++) {
 			const struct job *jb = &r->jobs[j];
@@ -550,8 +565,8 @@ void record__print_dry_run(struct record *r, struct hws_registry *reg)
 		hws_attr__print(hws_session__attr(r->sess, e), &sb, "  ");
 	}
 	hws_strbuf__addf(&sb, "mode: %s\n",
-			 r->system_wide ? "system-wide (-a)"
-			 : r->cpu_list	? "cpu list (-C)"
+			 r->system_wide	 ? "system-wide (-a)"
+			 : r->cpu_list	 ? "cpu list (-C)"
 			 : r->per_thread ? "per-thread"
 					 : "default (per-CPU rings, target threads, inherit)");
 	hws_strbuf__addf(&sb, "mmap pages: %u per ring\n", hws_session__mmap_pages(r->sess));
@@ -561,8 +576,8 @@ void record__print_dry_run(struct record *r, struct hws_registry *reg)
 			hws_strbuf__addf(&sb, "duration: %g s\n", r->duration);
 	}
 	if (r->cfg) {
-		static const char *const keys[] = { "mode", "mmap_pages", "aux_pages", "output",
-						    "duration" };
+		static const char *const keys[] = {"mode", "mmap_pages", "aux_pages", "output",
+						   "duration"};
 		hws_strbuf__addf(&sb, "where from:");
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
 			const struct hws_config_item *it = hws_config__get(r->cfg, "run", keys[k]);
@@ -591,8 +606,9 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 		for (int i = 0; i < r->nr_events; i++)
 			evs[nev++] = r->events[i];
 	} else if (r->cfg) {
-		const struct hws_config_item *it = sec ? hws_config__get(r->cfg, sec->name, "events")
-						       : hws_config__get(r->cfg, "run", "events");
+		const struct hws_config_item *it =
+		    sec ? hws_config__get(r->cfg, sec->name, "events")
+			: hws_config__get(r->cfg, "run", "events");
 		char *save = NULL;
 		if (it) {
 			evcopy = strdup(it->value);
@@ -608,7 +624,8 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 		if (hws_config__is_backend_key(it->key))
 			continue;
 		if (is_optional(key)) {
-			snprintf(optkeys[nopt], sizeof(optkeys[0]), "%.*s", (int)strlen(key) - 1, key);
+			snprintf(optkeys[nopt], sizeof(optkeys[0]), "%.*s", (int)strlen(key) - 1,
+				 key);
 			key = optkeys[nopt];
 			if (!pmu_has_control(jb, key))
 				continue; /* "key?": not on this PMU */
@@ -617,7 +634,7 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 		for (int k = 0; k < r->nr_controls; k++)
 			over |= !strcmp(r->controls[k].key, key);
 		if (!over)
-			ctl[nctl++] = (struct hws_control){ .key = key, .value = it->value };
+			ctl[nctl++] = (struct hws_control){.key = key, .value = it->value};
 	}
 	for (int k = 0; k < r->nr_controls && nctl < MAX_CONTROLS; k++) {
 		bool anyone = false;
@@ -643,20 +660,20 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 	for (int i = 0; i < (nev ? nev : 1); i++) {
 		struct hws_event_desc descs[8] = {0}; /* config3/config4 words stay 0 unless set */
 		struct hws_event_request req = {
-			.sz = sizeof(req),
-			.pmu = jb->pmu,
-			.event = nev ? evs[i] : NULL,
-			.controls = ctl,
-			.nr_controls = (uint32_t)nctl,
-			.kernel_version = hws_cli__kernel_version(NULL, 0),
-			.period = period,
-			.freq = freq,
-			.ldlat = r->ldlat,
-			.flags = (r->per_thread ? HWS_REQ_PER_THREAD : 0) |
-				 (r->system_wide || r->cpu_list ? HWS_REQ_SYSTEM_WIDE : 0) |
-				 (r->phys_data ? HWS_REQ_PHYS_ADDR : 0) |
-				 (r->c2c ? HWS_REQ_C2C : 0) | (r->ldlat_set ? HWS_REQ_LDLAT : 0) |
-				 (r->dry_run ? HWS_REQ_DRY_RUN : 0),
+		    .sz = sizeof(req),
+		    .pmu = jb->pmu,
+		    .event = nev ? evs[i] : NULL,
+		    .controls = ctl,
+		    .nr_controls = (uint32_t)nctl,
+		    .kernel_version = hws_cli__kernel_version(NULL, 0),
+		    .period = period,
+		    .freq = freq,
+		    .ldlat = r->ldlat,
+		    .flags = (r->per_thread ? HWS_REQ_PER_THREAD : 0) |
+			     (r->system_wide || r->cpu_list ? HWS_REQ_SYSTEM_WIDE : 0) |
+			     (r->phys_data ? HWS_REQ_PHYS_ADDR : 0) | (r->c2c ? HWS_REQ_C2C : 0) |
+			     (r->ldlat_set ? HWS_REQ_LDLAT : 0) |
+			     (r->dry_run ? HWS_REQ_DRY_RUN : 0),
 		};
 		struct hws_backend *b = jb->b, *eb = b;
 		char alt[256], *bar;
@@ -670,8 +687,8 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 			n = -1;
 			while (rest && n < 0) {
 				bar = strchr(rest, '|');
-				snprintf(alt, sizeof(alt), "%.*s", bar ? (int)(bar - rest) : (int)strlen(rest),
-					 rest);
+				snprintf(alt, sizeof(alt), "%.*s",
+					 bar ? (int)(bar - rest) : (int)strlen(rest), rest);
 				rest = bar ? bar + 1 : NULL;
 				req.event = alt;
 				memset(descs, 0, sizeof(descs));
@@ -680,7 +697,8 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 					snprintf(e1, sizeof(e1), "%s", err);
 			}
 			if (n < 0)
-				snprintf(err, sizeof(err), "none of '%s' is known here; %.1800s", evs[i], e1);
+				snprintf(err, sizeof(err), "none of '%s' is known here; %.1800s",
+					 evs[i], e1);
 		} else {
 			n = b->ops->encode(b->priv, &req, descs, 8, err, sizeof(err));
 		}
@@ -701,10 +719,14 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 		}
 		if (n <= 0) {
 			if (sec && sec->line)
-				fprintf(stderr, "hwsample: %s:%d: [%s]: %s\n", r->cfg->path, sec->line,
-					sec->name, *err ? hws_cli__lib_text(err) : "backend produced no event");
+				fprintf(stderr, "hwsample: %s:%d: [%s]: %s\n", r->cfg->path,
+					sec->line, sec->name,
+					*err ? hws_cli__lib_text(err)
+					     : "backend produced no event");
 			else
-				fprintf(stderr, "hwsample: %s\n", *err ? hws_cli__lib_text(err) : "backend produced no event");
+				fprintf(stderr, "hwsample: %s\n",
+					*err ? hws_cli__lib_text(err)
+					     : "backend produced no event");
 			ret = n < 0 ? hws_cli__exit_code(n) : HWS_EXIT_ERROR;
 			goto out;
 		}

@@ -106,11 +106,13 @@ void record__print_summary(struct record *r, uint64_t file_size)
 		int first = 1;
 		for (int sl = 0; sl < ns; sl++) {
 			const struct hws_loss_stats *st = hws_session__stats(r->sess, e, sl);
-			if (!st || (!st->samples && !st->lost && !st->lost_samples && !st->throttle))
+			if (!st ||
+			    (!st->samples && !st->lost && !st->lost_samples && !st->throttle))
 				continue;
 			int cpu = hws_session__slot_cpu(r->sess, sl);
 			if (cpu >= 0)
-				fprintf(stderr, "%scpu%d %" PRIu64, first ? "" : ", ", cpu, st->samples);
+				fprintf(stderr, "%scpu%d %" PRIu64, first ? "" : ", ", cpu,
+					st->samples);
 			else
 				fprintf(stderr, "%scpu? %" PRIu64, first ? "" : ", ", st->samples);
 			/* the words of the total line (loss_words()) */
@@ -132,13 +134,15 @@ void record__print_summary(struct record *r, uint64_t file_size)
 		struct hws_aux_stats as;
 		hws_session__aux_stats(r->sess, &as);
 		fprintf(stderr,
-			"  AUX: %" PRIu64 " bytes in %" PRIu64 " chunks, %" PRIu64 " PERF_RECORD_AUX: "
+			"  AUX: %" PRIu64 " bytes in %" PRIu64 " chunks, %" PRIu64
+			" PERF_RECORD_AUX: "
 			"truncated %" PRIu64 ", partial %" PRIu64 ", collision %" PRIu64
 			", gaps %" PRIu64 ", overruns %" PRIu64 "%s\n",
 			as.bytes, as.chunks, as.aux_records, as.truncated, as.partial, as.collision,
 			as.gaps, as.overruns, r->snapshot ? " (snapshot mode)" : "");
 		if (as.truncated || as.overruns)
-			fprintf(stderr, "  WARNING: AUX data was lost: use more AUX pages (-m ,N) or a "
+			fprintf(stderr,
+				"  WARNING: AUX data was lost: use more AUX pages (-m ,N) or a "
 				"longer sampling interval\n");
 	}
 	if (hws_session__ring_errors(r->sess))
@@ -155,8 +159,8 @@ void record__print_summary(struct record *r, uint64_t file_size)
 			"(kernel.perf_event_max_sample_rate): lower -F or raise the limit\n",
 			t.throttle);
 	if (strcmp(r->output, "-"))
-		fprintf(stderr, "  next: hwsample report -i %s   (or: perf report -i %s)\n", r->output,
-			r->output);
+		fprintf(stderr, "  next: hwsample report -i %s   (or: perf report -i %s)\n",
+			r->output, r->output);
 }
 
 /*
@@ -165,7 +169,7 @@ void record__print_summary(struct record *r, uint64_t file_size)
  * read it) and what could not be written (@st: taken before the writer was closed).
  */
 void record__write_failed(const struct record *r, int err, const struct hws_perf_writer_stats *st,
-			 char *buf, size_t len)
+			  char *buf, size_t len)
 {
 	const char *fix = NULL;
 	char what[128], held[32], lost[32];
@@ -229,8 +233,9 @@ void record__status_line(struct record *r, bool force)
 		     loss, sz, hws_session__max_fill_pct(r->sess));
 	if (hws_session__has_aux(r->sess) && n > 0 && (size_t)n < sizeof(line)) {
 		struct hws_aux_stats as;
-		uint64_t area = (uint64_t)(r->aux_pages ? r->aux_pages : HWS_SESSION_DEFAULT_AUX_PAGES) *
-				(uint64_t)sysconf(_SC_PAGESIZE);
+		uint64_t area =
+		    (uint64_t)(r->aux_pages ? r->aux_pages : HWS_SESSION_DEFAULT_AUX_PAGES) *
+		    (uint64_t)sysconf(_SC_PAGESIZE);
 		hws_session__aux_stats(r->sess, &as);
 		human_bytes(as.bytes, sz, sizeof(sz));
 		snprintf(line + n, sizeof(line) - (size_t)n, ", AUX %s, max %" PRIu64 "%%", sz,

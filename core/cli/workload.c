@@ -56,12 +56,12 @@ static void on_signal(int sig)
 		record_done_sig = sig;
 }
 
-static const int handled_sigs[8] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD,
-				     SIGUSR2, SIGCONT, SIGPIPE, SIGTTOU };
+static const int handled_sigs[8] = {SIGINT,  SIGTERM, SIGHUP,  SIGCHLD,
+				    SIGUSR2, SIGCONT, SIGPIPE, SIGTTOU};
 
 void record__install_signals(struct record *r)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = {.sa_handler = on_signal};
 
 	sigemptyset(&sa.sa_mask);
 	for (int i = 0; i < 8; i++)
@@ -90,7 +90,7 @@ void record__restore_signals(struct record *r)
 /* Our controlling terminal, if one of fds 0, 2, 1 is it. */
 int workload__controlling_tty(void)
 {
-	static const int fds[3] = { STDIN_FILENO, STDERR_FILENO, STDOUT_FILENO };
+	static const int fds[3] = {STDIN_FILENO, STDERR_FILENO, STDOUT_FILENO};
 
 	for (int i = 0; i < 3; i++)
 		if (isatty(fds[i]) && tcgetsid(fds[i]) == getsid(0))
@@ -148,7 +148,7 @@ void workload__reap(struct record *r)
 /* Wait up to @secs for the workload's leader to end by itself. */
 void workload__wait_leader(struct record *r, double secs)
 {
-	const struct timespec tick = { 0, 1000 * 1000 };
+	const struct timespec tick = {0, 1000 * 1000};
 	double deadline = now_s() + secs;
 
 	for (workload__reap(r); r->pgid > 0 && !r->child_done && now_s() < deadline;
@@ -161,7 +161,7 @@ void workload__wait_leader(struct record *r, double secs)
  * Also when the leader already ended: its children must not outlive the run. */
 void workload__stop(struct record *r)
 {
-	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+	const struct timespec tick = {0, 10 * 1000 * 1000};
 	double deadline;
 	bool killed = false;
 
@@ -328,7 +328,7 @@ int record__check_stdout(const struct hws_cli *cli)
 /* -o -: its reader went away (a pipe whose read end is closed polls as POLLERR). */
 bool record__stdout_reader_gone(void)
 {
-	struct pollfd p = { .fd = STDOUT_FILENO, .events = 0 };
+	struct pollfd p = {.fd = STDOUT_FILENO, .events = 0};
 
 	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
 }

@@ -184,9 +184,10 @@ uint64_t hws_aux__note_aux_record(struct hws_aux *a, uint64_t aux_offset, uint64
 			add_gap(a, aux_offset + aux_size);
 	}
 	if ((flags & HWS_AUX_FLAG_TRUNCATED) && !a->warned) {
-		pr_warn("AUX area %u was full: the PMU truncated its data (AUX data lost): use "
-			"more AUX pages (hws_session_opts.aux_pages) or a longer sampling interval\n",
-			a->idx);
+		pr_warn(
+		    "AUX area %u was full: the PMU truncated its data (AUX data lost): use "
+		    "more AUX pages (hws_session_opts.aux_pages) or a longer sampling interval\n",
+		    a->idx);
 		a->warned = true;
 	}
 	return flags & ~known;

@@ -29,7 +29,7 @@ static struct {
 	char sysfs_root[PATH_MAX];
 	char cpuinfo[PATH_MAX];
 	bool no_simd;
-} host = { "/sys", "/proc/cpuinfo", false };
+} host = {"/sys", "/proc/cpuinfo", false};
 
 int hws_host__configure(const struct hws_host_opts *opts)
 {

@@ -146,9 +146,10 @@ int hws_pmu__set(const struct hws_pmu *pmu, const char *name, uint64_t value,
 
 	if (!f) {
 		if (err && errlen) {
-			n = snprintf(err, errlen, "%s: unknown control '%s'; valid controls:",
-				     pmu->name, name);
-			for (uint32_t i = 0; i < pmu->nr_formats && n > 0 && (size_t)n < errlen; i++)
+			n = snprintf(err, errlen,
+				     "%s: unknown control '%s'; valid controls:", pmu->name, name);
+			for (uint32_t i = 0; i < pmu->nr_formats && n > 0 && (size_t)n < errlen;
+			     i++)
 				n += snprintf(err + n, errlen - (size_t)n, " %s",
 					      pmu->formats[i].name);
 		}
@@ -165,8 +166,10 @@ int hws_pmu__set(const struct hws_pmu *pmu, const char *name, uint64_t value,
 	w = config_word(attr, f->config);
 	if (!w) {
 		if (err && errlen)
-			snprintf(err, errlen, "%s: control '%s' lives in config%u, which perf_event_attr "
-				 "does not have", pmu->name, name, f->config);
+			snprintf(err, errlen,
+				 "%s: control '%s' lives in config%u, which perf_event_attr "
+				 "does not have",
+				 pmu->name, name, f->config);
 		return HWS_E_UNSUPPORTED;
 	}
 	format_set(f, value, w);
@@ -190,7 +193,8 @@ int hws_pmu__load(const char *name, struct hws_pmu *pmu)
 		return n;
 	pmu->type = (uint32_t)strtoul(buf, NULL, 0);
 
-	snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s/format", hws_sysfs_root(), name);
+	snprintf(path, sizeof(path), "%s/bus/event_source/devices/%s/format", hws_sysfs_root(),
+		 name);
 	d = opendir(path);
 	while (d && (de = readdir(d))) {
 		struct hws_pmu_format *f;
@@ -215,7 +219,8 @@ int hws_pmu__load(const char *name, struct hws_pmu *pmu)
 		closedir(d);
 	/* stable order for messages and listings */
 	for (uint32_t i = 1; i < pmu->nr_formats; i++)
-		for (uint32_t j = i; j > 0 && strcmp(pmu->formats[j - 1].name, pmu->formats[j].name) > 0; j--) {
+		for (uint32_t j = i;
+		     j > 0 && strcmp(pmu->formats[j - 1].name, pmu->formats[j].name) > 0; j--) {
 			struct hws_pmu_format t = pmu->formats[j];
 			pmu->formats[j] = pmu->formats[j - 1];
 			pmu->formats[j - 1] = t;

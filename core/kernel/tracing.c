@@ -121,7 +121,7 @@ static void put_file(struct buf *b, const char *path, int hdr)
 
 const char *hws_tracefs__dir(void)
 {
-	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	static const char *const dirs[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
 	char path[128];
 	struct stat st;
 	bool denied = false;
@@ -171,7 +171,8 @@ static int tp_by_id(const char *dir, uint64_t id, struct tp *out)
 			if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof(out->name))
 				continue;
 			snprintf(idp, sizeof(idp), "%s/%s/id", path, e->d_name);
-			if (hws_read_file(idp, buf, sizeof(buf)) > 0 && strtoull(buf, NULL, 10) == id) {
+			if (hws_read_file(idp, buf, sizeof(buf)) > 0 &&
+			    strtoull(buf, NULL, 10) == id) {
 				/* both lengths checked against the fields above */
 				memcpy(out->sys, s->d_name, strlen(s->d_name) + 1);
 				memcpy(out->name, e->d_name, strlen(e->d_name) + 1);
@@ -188,10 +189,10 @@ static int tp_by_id(const char *dir, uint64_t id, struct tp *out)
 int hws_tracing_data__build(const struct hws_perf_event_attr *const *attrs, int nr, void **out,
 			    size_t *len)
 {
-	static const char magic[10] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	static const char magic[10] = {23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
 	struct tp tps[64];
 	int ntp = 0;
-	struct buf b = { 0 };
+	struct buf b = {0};
 	const char *dir;
 	char path[PATH_MAX];
 	uint8_t u8;
@@ -222,7 +223,8 @@ int hws_tracing_data__build(const struct hws_perf_event_attr *const *attrs, int 
 		if (tp_by_id(dir, attrs[i]->config, &tps[ntp]))
 			continue;
 		for (int k = 0; k < ntp; k++)
-			dup |= !strcmp(tps[k].sys, tps[ntp].sys) && !strcmp(tps[k].name, tps[ntp].name);
+			dup |= !strcmp(tps[k].sys, tps[ntp].sys) &&
+			       !strcmp(tps[k].name, tps[ntp].name);
 		if (!dup)
 			ntp++;
 	}
@@ -269,8 +271,8 @@ int hws_tracing_data__build(const struct hws_perf_event_attr *const *attrs, int 
 		for (int k = i; k < ntp; k++) {
 			if (strcmp(tps[k].sys, tps[i].sys))
 				continue;
-			snprintf(path, sizeof(path), "%s/events/%.127s/%.127s/format", dir, tps[k].sys,
-				 tps[k].name);
+			snprintf(path, sizeof(path), "%s/events/%.127s/%.127s/format", dir,
+				 tps[k].sys, tps[k].name);
 			put_file(&b, path, 8);
 		}
 	}

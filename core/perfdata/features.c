@@ -272,7 +272,7 @@ static void cpulist_apply(struct hws_perf_reader *r, const char *s, size_t len, 
 
 static int parse_numa(struct hws_perf_reader *r, const struct rfeat *f)
 {
-	struct rcur c = { f->data, f->len };
+	struct rcur c = {f->data, f->len};
 	uint32_t nr;
 
 	if (r_u32(&c, &nr))
@@ -293,7 +293,7 @@ static int parse_numa(struct hws_perf_reader *r, const struct rfeat *f)
 
 static int parse_event_desc(struct hws_perf_reader *r, const struct rfeat *f)
 {
-	struct rcur c = { f->data, f->len };
+	struct rcur c = {f->data, f->len};
 	uint32_t nr, asz;
 
 	if (r_u32(&c, &nr) || r_u32(&c, &asz) || asz > c.left)
@@ -535,8 +535,7 @@ const char *hws_perf_reader__pmu_cap(const struct hws_perf_reader *r, const char
 	if (!r || !pmu || !cap)
 		return NULL;
 	for (size_t i = 0; i < r->nr_caps; i++)
-		if (r->caps[i].pmu && !strcmp(r->caps[i].pmu, pmu) &&
-		    !strcmp(r->caps[i].name, cap))
+		if (r->caps[i].pmu && !strcmp(r->caps[i].pmu, pmu) && !strcmp(r->caps[i].name, cap))
 			return r->caps[i].value;
 	return NULL;
 }

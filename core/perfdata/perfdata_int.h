@@ -20,19 +20,20 @@
 #define PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" */
 #define PERF_MAGIC1 0x454c494646524550ULL /* "PERFFILE" (v1, before 2.6.39) */
 
-#define PERF_FILE_HEADER_SIZE 104
+#define PERF_FILE_HEADER_SIZE	  104
 #define PERF_FILE_HEADER_SIZE_OLD 72
-#define PERF_PIPE_HEADER_SIZE 16
+#define PERF_PIPE_HEADER_SIZE	  16
 /* attr bytes hwsample writes per event: PERF_ATTR_SIZE_VER7, what perf 6.1 reads (config3 and
  * config4 stay out of files) */
 #define HWS_FILE_ATTR_SIZE HWS_PERF_ATTR_SIZE_VER7
 
 /* Bits that newer uapi headers define; spelled out so older build hosts compile. */
-#define HWS_BRANCH_HW_INDEX (1ULL << 17) /* PERF_SAMPLE_BRANCH_HW_INDEX */
-#define HWS_BRANCH_COUNTERS (1ULL << 19) /* PERF_SAMPLE_BRANCH_COUNTERS */
-#define HWS_FORMAT_LOST (1ULL << 4)	 /* PERF_FORMAT_LOST */
+#define HWS_BRANCH_HW_INDEX    (1ULL << 17) /* PERF_SAMPLE_BRANCH_HW_INDEX */
+#define HWS_BRANCH_COUNTERS    (1ULL << 19) /* PERF_SAMPLE_BRANCH_COUNTERS */
+#define HWS_FORMAT_LOST	       (1ULL << 4)  /* PERF_FORMAT_LOST */
 #define HWS_MISC_MMAP_BUILD_ID (1U << 14)
-#define HWS_MISC_BUILD_ID_SIZE (1U << 15) /* HEADER_BUILD_ID entry: byte 20 of the id is its size */
+/* HEADER_BUILD_ID entry: byte 20 of the id is its size */
+#define HWS_MISC_BUILD_ID_SIZE (1U << 15)
 
 struct hws_file_section {
 	uint64_t offset;
@@ -126,7 +127,7 @@ static inline bool pd_string_feature(int feat)
 /* The record header by value: callers may hand in records that are not 4-aligned. */
 static inline struct perf_event_header pd_get_hdr(const void *rec, size_t size)
 {
-	struct perf_event_header h = { 0, 0, 0 }; /* size 0: rejected by every caller */
+	struct perf_event_header h = {0, 0, 0}; /* size 0: rejected by every caller */
 
 	if (rec && size >= sizeof(h))
 		memcpy(&h, rec, sizeof(h));

@@ -83,8 +83,8 @@ __attribute__((format(printf, 5, 6))) static int fail(struct hws_perf_reader *r,
 			 "offset %#llx: record %s (type %u) size %u: %s", (unsigned long long)off,
 			 hws_record__type_name(h->type), h->type, h->size, msg);
 	else
-		snprintf(r->errmsg, sizeof(r->errmsg), "offset %#llx: %s",
-			 (unsigned long long)off, msg);
+		snprintf(r->errmsg, sizeof(r->errmsg), "offset %#llx: %s", (unsigned long long)off,
+			 msg);
 	r->err = err;
 	r->fast_end = 0; /* the short path of hws_perf_reader__next() checks no error */
 	return err;
@@ -470,7 +470,8 @@ static int read_file_attrs(struct hws_perf_reader *r, const struct hws_file_head
 			asz = bswap_32(asz);
 		if (asz == 0)
 			asz = PERF_ATTR_SIZE_VER0;
-		if (asz < PERF_ATTR_SIZE_VER0 || asz > sizeof(buf) || end - off < asz + sizeof(ids)) {
+		if (asz < PERF_ATTR_SIZE_VER0 || asz > sizeof(buf) ||
+		    end - off < asz + sizeof(ids)) {
 			ret = fail(r, HWS_E_BAD_FILE, at, NULL, "attr size %u is invalid", asz);
 			goto out;
 		}
@@ -487,7 +488,8 @@ static int read_file_attrs(struct hws_perf_reader *r, const struct hws_file_head
 		}
 		nids = ids.size / 8;
 		if (ids.offset > r->file_size || ids.size > r->file_size - ids.offset) {
-			ret = fail(r, HWS_E_BAD_FILE, at, NULL, "attr %d: ids outside the file", idx);
+			ret =
+			    fail(r, HWS_E_BAD_FILE, at, NULL, "attr %d: ids outside the file", idx);
 			goto out;
 		}
 		if (nids > MAX_IDS) {
@@ -520,8 +522,8 @@ out:
 /* Detect PERFFILE (v1) endianness by attr_size as perf does. */
 static int v1_endian(uint64_t attr_size, bool *swap)
 {
-	static const uint64_t sizes[] = { PERF_ATTR_SIZE_VER0 + 16, PERF_ATTR_SIZE_VER1 + 16,
-					  PERF_ATTR_SIZE_VER2 + 16, PERF_ATTR_SIZE_VER3 + 16 };
+	static const uint64_t sizes[] = {PERF_ATTR_SIZE_VER0 + 16, PERF_ATTR_SIZE_VER1 + 16,
+					 PERF_ATTR_SIZE_VER2 + 16, PERF_ATTR_SIZE_VER3 + 16};
 
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		if (attr_size == sizes[i]) {
@@ -641,7 +643,8 @@ static int open_header(struct hws_perf_reader *r)
 	memset(&h, 0, sizeof(h));
 	if (hsize > sizeof(h))
 		hsize = sizeof(h);
-	if (copy_in(r, 0, &h, hsize < PERF_FILE_HEADER_SIZE_OLD ? PERF_FILE_HEADER_SIZE_OLD : hsize))
+	if (copy_in(r, 0, &h,
+		    hsize < PERF_FILE_HEADER_SIZE_OLD ? PERF_FILE_HEADER_SIZE_OLD : hsize))
 		return fail(r, HWS_E_BAD_FILE, 0, NULL, "file too short for its header");
 	if (magic == PERF_MAGIC1 || magic == bswap_64(PERF_MAGIC1)) {
 		if (v1_endian(h.attr_size, &r->swap))
@@ -661,7 +664,8 @@ static int open_header(struct hws_perf_reader *r)
 	    h.data.offset < h.attrs.offset + h.attrs.size)
 		return fail(r, HWS_E_BAD_FILE, 24, NULL, "attr and data sections overlap");
 	if (h.data.offset > r->file_size)
-		return fail(r, HWS_E_TRUNCATED, 40, NULL, "data section starts past the end (%#llx)",
+		return fail(r, HWS_E_TRUNCATED, 40, NULL,
+			    "data section starts past the end (%#llx)",
 			    (unsigned long long)h.data.offset);
 	if (h.data.offset + h.data.size < h.data.offset)
 		return fail(r, HWS_E_BAD_FILE, 48, NULL, "data size overflows");
@@ -893,7 +897,7 @@ static int read_payload(struct hws_perf_reader *r, uint64_t off, uint64_t size,
 	out->payload_size = size;
 	out->payload = NULL;
 	if (!r->stream && (off > r->data_end || size > r->data_end - off ||
-			 size > r->file_size - (off < r->file_size ? off : r->file_size)))
+			   size > r->file_size - (off < r->file_size ? off : r->file_size)))
 		return HWS_E_TRUNCATED;
 	if (size > MAX_PAYLOAD) {
 		pr_warn("a %llu-byte record payload at %#llx is too big: skipped\n",
@@ -1047,7 +1051,8 @@ static int finish_record(struct hws_perf_reader *r, uint8_t *rec, const struct p
 	idx = record_attr(r, rec);
 	if (r->swap) {
 		/* an unknown id: swap by the first event's layout, as perf parses it */
-		int sidx = idx >= 0 ? idx : (r->nr_attrs && h->type < HWS_RECORD_HEADER_ATTR ? 0 : -1);
+		int sidx =
+		    idx >= 0 ? idx : (r->nr_attrs && h->type < HWS_RECORD_HEADER_ATTR ? 0 : -1);
 
 		err = hws__swap_record(rec, h->size, sidx >= 0 ? &r->attrs[sidx].ev.attr : NULL, 1);
 		if (err)
@@ -1236,15 +1241,16 @@ static __attribute__((noinline)) int next_long(struct hws_perf_reader *r,
 		return fail(r, HWS_E_BADREC, r->pos, &h, "unknown record type");
 	if (!r->stream && h.size > r->data_end - r->pos) {
 		if (r->pos + h.size > r->file_size)
-			return fail(r, HWS_E_TRUNCATED, r->pos, &h, "file truncated inside the record");
+			return fail(r, HWS_E_TRUNCATED, r->pos, &h,
+				    "file truncated inside the record");
 		return fail(r, HWS_E_BADREC, r->pos, &h, "record runs past the data section");
 	}
 	err = fetch(r, r->pos, h.size, &p, &got);
 	if (err && r->unf && err == HWS_E_TRUNCATED)
 		return cut_here(r);
 	if (err)
-		return fail(r, err, r->pos, &h, "file truncated inside the record (%zu of %u bytes)",
-			    got, h.size);
+		return fail(r, err, r->pos, &h,
+			    "file truncated inside the record (%zu of %u bytes)", got, h.size);
 	if (!r->swap && h.type < HWS_RECORD_HEADER_ATTR && !((uintptr_t)p & 7)) {
 		/* kernel records are only read: hand out the window's bytes, valid until the
 		 * next call as the copy would be */

@@ -56,8 +56,8 @@
 #include "perfdata/perfdata_int.h"
 
 #define NAME_ALIGN 64
-#define MAX_ATTRS 4096
-#define WBUF_SIZE (256u << 10)
+#define MAX_ATTRS  4096
+#define WBUF_SIZE  (256u << 10)
 
 struct wattr {
 	struct hws_perf_event_attr attr;
@@ -486,7 +486,8 @@ int hws_perf_writer__add_attr(struct hws_perf_writer *w, const struct hws_perf_e
 	na = w->attrs;
 	a = &na[w->nr_attrs];
 	memset(a, 0, sizeof(*a));
-	memcpy(&a->attr, attr, attr->size && attr->size < sizeof(*attr) ? attr->size : sizeof(*attr));
+	memcpy(&a->attr, attr,
+	       attr->size && attr->size < sizeof(*attr) ? attr->size : sizeof(*attr));
 	a->attr.size = HWS_FILE_ATTR_SIZE;
 	if (name) {
 		a->name = strdup(name);
@@ -505,8 +506,7 @@ int hws_perf_writer__add_attr(struct hws_perf_writer *w, const struct hws_perf_e
 	return w->nr_attrs++;
 }
 
-int hws_perf_writer__add_ids(struct hws_perf_writer *w, int idx, const uint64_t *ids,
-			     size_t nr_ids)
+int hws_perf_writer__add_ids(struct hws_perf_writer *w, int idx, const uint64_t *ids, size_t nr_ids)
 {
 	struct wattr *a;
 	uint64_t *n;
@@ -532,8 +532,7 @@ int hws_perf_writer__add_ids(struct hws_perf_writer *w, int idx, const uint64_t 
 
 static int emit_feature(struct hws_perf_writer *w, int f);
 
-int hws_perf_writer__set_feature(struct hws_perf_writer *w, int feat, const void *data,
-				 size_t len)
+int hws_perf_writer__set_feature(struct hws_perf_writer *w, int feat, const void *data, size_t len)
 {
 	void *p;
 
@@ -653,7 +652,7 @@ static int emit_feature(struct hws_perf_writer *w, int f)
 {
 	static const char zero[8];
 	const struct wfeat *ft = &w->feats[f];
-	struct perf_event_header eh = { HWS_RECORD_HEADER_FEATURE, 0, 0 };
+	struct perf_event_header eh = {HWS_RECORD_HEADER_FEATURE, 0, 0};
 	size_t pad = (8 - ft->len % 8) % 8, sz;
 	uint64_t id = (uint64_t)f;
 	int err;
@@ -664,8 +663,8 @@ static int emit_feature(struct hws_perf_writer *w, int f)
 		struct {
 			struct perf_event_header h;
 			uint32_t size, pad;
-		} td = { { HWS_RECORD_HEADER_TRACING_DATA, 0, sizeof(td) }, (uint32_t)(ft->len + pad),
-			 0 };
+		} td = {
+		    {HWS_RECORD_HEADER_TRACING_DATA, 0, sizeof(td)}, (uint32_t)(ft->len + pad), 0};
 
 		if (ft->len + pad > UINT32_MAX) {
 			pr_warn("perfdata: tracing data too large for pipe mode, dropped\n");
@@ -698,7 +697,7 @@ static int pipe_start(struct hws_perf_writer *w)
 {
 	struct {
 		uint64_t magic, size;
-	} ph = { PERF_MAGIC2, PERF_PIPE_HEADER_SIZE };
+	} ph = {PERF_MAGIC2, PERF_PIPE_HEADER_SIZE};
 	struct perf_event_header eh;
 	int err;
 

@@ -118,7 +118,8 @@ static inline int p_raw(struct cur *c, struct hws_record_sample *out)
 	return 0;
 }
 
-static inline int p_branch(struct cur *c, uint64_t branch_sample_type, struct hws_record_sample *out)
+static inline int p_branch(struct cur *c, uint64_t branch_sample_type,
+			   struct hws_record_sample *out)
 {
 	const uint8_t *p;
 	uint64_t v;
@@ -235,9 +236,9 @@ int hws_sample__parse(const struct hws_perf_event_attr *attr, const void *rec, s
 	}
 
 	/* each field: 0, or HWS_E_BADREC when the record ends inside it */
-#define P_U64(bit, name)       u64(&c, &out->name)
-#define P_TID(bit, name)       u32pair(&c, &out->pid, &out->tid)
-#define P_CPU(bit, name)       u32pair(&c, &out->cpu, NULL)
+#define P_U64(bit, name) u64(&c, &out->name)
+#define P_TID(bit, name) u32pair(&c, &out->pid, &out->tid)
+#define P_CPU(bit, name) u32pair(&c, &out->cpu, NULL)
 #define P_READ(bit, name)                                                                          \
 	read_block(&c, attr->read_format, (const uint8_t **)&out->read, &out->read_size)
 #define P_CALLCHAIN(bit, name) p_callchain(&c, out)
@@ -294,11 +295,11 @@ int hws_sample_id__parse(const struct hws_perf_event_attr *attr, const void *rec
 	c.p = (const uint8_t *)rec + hdr->size - n;
 	c.left = n;
 	/* what each field sets in out->fields (STREAM_ID: nothing) */
-#define SF_pid	     HWS_SF_PID
-#define SF_time	     HWS_SF_TIME
-#define SF_id	     HWS_SF_ID
-#define SF_stream_id 0
-#define SF_cpu	     HWS_SF_CPU
+#define SF_pid		 HWS_SF_PID
+#define SF_time		 HWS_SF_TIME
+#define SF_id		 HWS_SF_ID
+#define SF_stream_id	 0
+#define SF_cpu		 HWS_SF_CPU
 #define T_U64(bit, name) u64(&c, &out->name)
 #define T_TID(bit, name) u32pair(&c, &out->pid, &out->tid)
 #define T_CPU(bit, name) u32pair(&c, &out->cpu, NULL)
@@ -334,50 +335,50 @@ int64_t hws_record__id(const struct hws_perf_event_attr *attr, const void *rec, 
 }
 
 static const char *const kernel_names[] = {
-	[PERF_RECORD_MMAP] = "MMAP",
-	[PERF_RECORD_LOST] = "LOST",
-	[PERF_RECORD_COMM] = "COMM",
-	[PERF_RECORD_EXIT] = "EXIT",
-	[PERF_RECORD_THROTTLE] = "THROTTLE",
-	[PERF_RECORD_UNTHROTTLE] = "UNTHROTTLE",
-	[PERF_RECORD_FORK] = "FORK",
-	[PERF_RECORD_READ] = "READ",
-	[PERF_RECORD_SAMPLE] = "SAMPLE",
-	[10] = "MMAP2",
-	[11] = "AUX",
-	[12] = "ITRACE_START",
-	[13] = "LOST_SAMPLES",
-	[14] = "SWITCH",
-	[15] = "SWITCH_CPU_WIDE",
-	[16] = "NAMESPACES",
-	[17] = "KSYMBOL",
-	[18] = "BPF_EVENT",
-	[19] = "CGROUP",
-	[20] = "TEXT_POKE",
-	[21] = "AUX_OUTPUT_HW_ID",
-	[22] = "CALLCHAIN_DEFERRED",
+    [PERF_RECORD_MMAP] = "MMAP",
+    [PERF_RECORD_LOST] = "LOST",
+    [PERF_RECORD_COMM] = "COMM",
+    [PERF_RECORD_EXIT] = "EXIT",
+    [PERF_RECORD_THROTTLE] = "THROTTLE",
+    [PERF_RECORD_UNTHROTTLE] = "UNTHROTTLE",
+    [PERF_RECORD_FORK] = "FORK",
+    [PERF_RECORD_READ] = "READ",
+    [PERF_RECORD_SAMPLE] = "SAMPLE",
+    [10] = "MMAP2",
+    [11] = "AUX",
+    [12] = "ITRACE_START",
+    [13] = "LOST_SAMPLES",
+    [14] = "SWITCH",
+    [15] = "SWITCH_CPU_WIDE",
+    [16] = "NAMESPACES",
+    [17] = "KSYMBOL",
+    [18] = "BPF_EVENT",
+    [19] = "CGROUP",
+    [20] = "TEXT_POKE",
+    [21] = "AUX_OUTPUT_HW_ID",
+    [22] = "CALLCHAIN_DEFERRED",
 };
 
 static const char *const user_names[] = {
-	[HWS_RECORD_HEADER_ATTR - 64] = "ATTR",
-	[HWS_RECORD_HEADER_EVENT_TYPE - 64] = "EVENT_TYPE",
-	[HWS_RECORD_HEADER_TRACING_DATA - 64] = "TRACING_DATA",
-	[HWS_RECORD_HEADER_BUILD_ID - 64] = "BUILD_ID",
-	[HWS_RECORD_FINISHED_ROUND - 64] = "FINISHED_ROUND",
-	[HWS_RECORD_ID_INDEX - 64] = "ID_INDEX",
-	[HWS_RECORD_AUXTRACE_INFO - 64] = "AUXTRACE_INFO",
-	[HWS_RECORD_AUXTRACE - 64] = "AUXTRACE",
-	[HWS_RECORD_AUXTRACE_ERROR - 64] = "AUXTRACE_ERROR",
-	[HWS_RECORD_THREAD_MAP - 64] = "THREAD_MAP",
-	[HWS_RECORD_CPU_MAP - 64] = "CPU_MAP",
-	[HWS_RECORD_STAT_CONFIG - 64] = "STAT_CONFIG",
-	[HWS_RECORD_STAT - 64] = "STAT",
-	[HWS_RECORD_STAT_ROUND - 64] = "STAT_ROUND",
-	[HWS_RECORD_EVENT_UPDATE - 64] = "EVENT_UPDATE",
-	[HWS_RECORD_TIME_CONV - 64] = "TIME_CONV",
-	[HWS_RECORD_HEADER_FEATURE - 64] = "FEATURE",
-	[HWS_RECORD_COMPRESSED - 64] = "COMPRESSED",
-	[HWS_RECORD_FINISHED_INIT - 64] = "FINISHED_INIT",
+    [HWS_RECORD_HEADER_ATTR - 64] = "ATTR",
+    [HWS_RECORD_HEADER_EVENT_TYPE - 64] = "EVENT_TYPE",
+    [HWS_RECORD_HEADER_TRACING_DATA - 64] = "TRACING_DATA",
+    [HWS_RECORD_HEADER_BUILD_ID - 64] = "BUILD_ID",
+    [HWS_RECORD_FINISHED_ROUND - 64] = "FINISHED_ROUND",
+    [HWS_RECORD_ID_INDEX - 64] = "ID_INDEX",
+    [HWS_RECORD_AUXTRACE_INFO - 64] = "AUXTRACE_INFO",
+    [HWS_RECORD_AUXTRACE - 64] = "AUXTRACE",
+    [HWS_RECORD_AUXTRACE_ERROR - 64] = "AUXTRACE_ERROR",
+    [HWS_RECORD_THREAD_MAP - 64] = "THREAD_MAP",
+    [HWS_RECORD_CPU_MAP - 64] = "CPU_MAP",
+    [HWS_RECORD_STAT_CONFIG - 64] = "STAT_CONFIG",
+    [HWS_RECORD_STAT - 64] = "STAT",
+    [HWS_RECORD_STAT_ROUND - 64] = "STAT_ROUND",
+    [HWS_RECORD_EVENT_UPDATE - 64] = "EVENT_UPDATE",
+    [HWS_RECORD_TIME_CONV - 64] = "TIME_CONV",
+    [HWS_RECORD_HEADER_FEATURE - 64] = "FEATURE",
+    [HWS_RECORD_COMPRESSED - 64] = "COMPRESSED",
+    [HWS_RECORD_FINISHED_INIT - 64] = "FINISHED_INIT",
 };
 
 const char *hws_record__type_name(uint32_t type)
@@ -394,15 +395,22 @@ const char *hws_record__type_name(uint32_t type)
 /* ---------------------------------------------------------------- default event names */
 
 static const char *const hw_names[] = {
-	"cycles", "instructions", "cache-references", "cache-misses", "branches",
-	"branch-misses", "bus-cycles", "stalled-cycles-frontend", "stalled-cycles-backend",
-	"ref-cycles",
+    "cycles",
+    "instructions",
+    "cache-references",
+    "cache-misses",
+    "branches",
+    "branch-misses",
+    "bus-cycles",
+    "stalled-cycles-frontend",
+    "stalled-cycles-backend",
+    "ref-cycles",
 };
 
 static const char *const sw_names[] = {
-	"cpu-clock", "task-clock", "page-faults", "context-switches", "cpu-migrations",
-	"minor-faults", "major-faults", "alignment-faults", "emulation-faults", "dummy",
-	"bpf-output", "cgroup-switches",
+    "cpu-clock",	"task-clock",	"page-faults",	"context-switches",
+    "cpu-migrations",	"minor-faults", "major-faults", "alignment-faults",
+    "emulation-faults", "dummy",	"bpf-output",	"cgroup-switches",
 };
 
 void hws__attr_default_name(const struct hws_perf_event_attr *at, const char *pmu, char *buf,

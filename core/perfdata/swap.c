@@ -169,10 +169,9 @@ void hws__swap_attr(void *attr, size_t avail, int to_host)
 	static const struct {
 		uint8_t off, len;
 	} fields[] = {
-		{ 8, 8 },   { 16, 8 },	{ 24, 8 },  { 32, 8 },	{ 48, 4 },  { 52, 4 },
-		{ 56, 8 },  { 64, 8 },	{ 72, 8 },  { 80, 8 },	{ 88, 4 },  { 92, 4 },
-		{ 96, 8 },  { 104, 4 }, { 108, 2 }, { 110, 2 }, { 112, 4 }, { 116, 4 },
-		{ 120, 8 }, { 128, 8 }, { 136, 8 },
+	    {8, 8},   {16, 8},	{24, 8},  {32, 8},  {48, 4},  {52, 4},	{56, 8},
+	    {64, 8},  {72, 8},	{80, 8},  {88, 4},  {92, 4},  {96, 8},	{104, 4},
+	    {108, 2}, {110, 2}, {112, 4}, {116, 4}, {120, 8}, {128, 8}, {136, 8},
 	};
 	uint8_t *a = attr;
 	uint32_t size;
@@ -213,7 +212,7 @@ void hws__swap_attr(void *attr, size_t avail, int to_host)
 
 int hws__swap_feature(int feat, void *buf, size_t len, int to_host)
 {
-	struct fcur c = { buf, len, to_host };
+	struct fcur c = {buf, len, to_host};
 	uint32_t nr, n2;
 
 	if (pd_string_feature(feat))
@@ -437,7 +436,8 @@ int hws__swap_sample(void *rec, size_t size, const struct hws_perf_event_attr *a
 }
 
 /* Swap the sample_id trailer at the end of a non-sample record. */
-static int swap_trailer(uint8_t *rec, size_t size, const struct hws_perf_event_attr *attr, int to_host)
+static int swap_trailer(uint8_t *rec, size_t size, const struct hws_perf_event_attr *attr,
+			int to_host)
 {
 	uint64_t st;
 	size_t n;
@@ -495,14 +495,14 @@ int hws__swap_record(void *recp, size_t size, const struct hws_perf_event_attr *
 	case PERF_RECORD_SAMPLE:
 		return hws__swap_sample(rec, sz, attr, to_host);
 	case PERF_RECORD_MMAP: {
-		static const size_t o32[] = { 8, 12 }, o64[] = { 16, 24, 32 };
+		static const size_t o32[] = {8, 12}, o64[] = {16, 24, 32};
 
 		swap32_at(rec, sz, o32, 2);
 		swap64_at(rec, sz, o64, 3);
 		break;
 	}
 	case PERF_RECORD_MMAP2: {
-		static const size_t o32[] = { 8, 12, 40, 44, 64, 68 }, o64[] = { 16, 24, 32, 48, 56 };
+		static const size_t o32[] = {8, 12, 40, 44, 64, 68}, o64[] = {16, 24, 32, 48, 56};
 
 		swap32_at(rec, sz, o32, 2);
 		swap64_at(rec, sz, o64, 3);
@@ -520,8 +520,10 @@ int hws__swap_record(void *recp, size_t size, const struct hws_perf_event_attr *
 	case 13: /* LOST_SAMPLES */
 	case 21: /* AUX_OUTPUT_HW_ID */
 	{
-		static const size_t o64[] = { 8, 16, 24 };
-		size_t n = hdr->type == PERF_RECORD_LOST ? 2 : hdr->type == 13 || hdr->type == 21 ? 1 : 3;
+		static const size_t o64[] = {8, 16, 24};
+		size_t n = hdr->type == PERF_RECORD_LOST	? 2
+			   : hdr->type == 13 || hdr->type == 21 ? 1
+								: 3;
 
 		swap64_at(rec, sz, o64, n);
 		break;
@@ -530,21 +532,21 @@ int hws__swap_record(void *recp, size_t size, const struct hws_perf_event_attr *
 	case 12: /* ITRACE_START */
 	case 15: /* SWITCH_CPU_WIDE */
 	{
-		static const size_t o32[] = { 8, 12 };
+		static const size_t o32[] = {8, 12};
 
 		swap32_at(rec, sz, o32, 2);
 		break;
 	}
 	case PERF_RECORD_EXIT:
 	case PERF_RECORD_FORK: {
-		static const size_t o32[] = { 8, 12, 16, 20 }, o64[] = { 24 };
+		static const size_t o32[] = {8, 12, 16, 20}, o64[] = {24};
 
 		swap32_at(rec, sz, o32, 4);
 		swap64_at(rec, sz, o64, 1);
 		break;
 	}
 	case PERF_RECORD_READ: { /* pid, tid, read_format block (group: nr first) */
-		static const size_t o32[] = { 8, 12 };
+		static const size_t o32[] = {8, 12};
 		uint64_t nr = 1, n;
 
 		swap32_at(rec, sz, o32, 2);
@@ -562,7 +564,7 @@ int hws__swap_record(void *recp, size_t size, const struct hws_perf_event_attr *
 		break;
 	}
 	case 16: { /* NAMESPACES: pid, tid, nr, {dev, inode}[nr] */
-		static const size_t o32[] = { 8, 12 };
+		static const size_t o32[] = {8, 12};
 		uint64_t nr;
 
 		swap32_at(rec, sz, o32, 2);
@@ -646,15 +648,14 @@ int hws__swap_record(void *recp, size_t size, const struct hws_perf_event_attr *
 		swap64_range(rec, sz, 16);
 		return 0;
 	case HWS_RECORD_AUXTRACE: {
-		static const size_t o32[] = { 32, 36, 40, 44 }, o64[] = { 8, 16, 24 };
+		static const size_t o32[] = {32, 36, 40, 44}, o64[] = {8, 16, 24};
 
 		swap64_at(rec, sz, o64, 3);
 		swap32_at(rec, sz, o32, 4);
 		return 0;
 	}
 	case HWS_RECORD_AUXTRACE_ERROR: {
-		static const size_t o32[] = { 8, 12, 16, 20, 24, 28, 112, 116 },
-				    o64[] = { 32, 104 };
+		static const size_t o32[] = {8, 12, 16, 20, 24, 28, 112, 116}, o64[] = {32, 104};
 
 		swap32_at(rec, sz, o32, 6);
 		swap64_at(rec, sz, o64, 2);
@@ -676,7 +677,7 @@ int hws__swap_record(void *recp, size_t size, const struct hws_perf_event_attr *
 	case HWS_RECORD_CPU_MAP:
 		return hws__swap_feature(-HWS_RECORD_CPU_MAP, rec + 8, sz - 8, to_host);
 	case HWS_RECORD_STAT: {
-		static const size_t o32[] = { 16, 20 }, o64[] = { 8, 24, 32, 40 };
+		static const size_t o32[] = {16, 20}, o64[] = {8, 24, 32, 40};
 
 		swap64_at(rec, sz, o64, 4);
 		swap32_at(rec, sz, o32, 2);
@@ -696,7 +697,7 @@ int hws__swap_record(void *recp, size_t size, const struct hws_perf_event_attr *
 		return 0;
 	}
 	case HWS_RECORD_TIME_CONV: {
-		static const size_t o64[] = { 8, 16, 24, 32, 40 };
+		static const size_t o64[] = {8, 16, 24, 32, 40};
 
 		swap64_at(rec, sz, o64, 5);
 		return 0;

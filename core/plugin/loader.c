@@ -26,7 +26,7 @@
 #include "kernel/hostinfo.h"
 #include "util/internal.h"
 
-#define MAX_BACKENDS 32
+#define MAX_BACKENDS  32
 #define MAX_PRIV_SIZE (64u << 20)
 
 struct hws_registry {
@@ -40,24 +40,24 @@ static uint64_t host_flags(void)
 }
 
 static const struct hws_host host = {
-	.abi_version = HWS_BACKEND_ABI_VERSION,
-	.size = sizeof(struct hws_host),
-	.version = HWS_VERSION,
-	.log = hws_log,
-	.sysfs_root = hws_sysfs_root,
-	.pmu_load = hws_pmu__load,
-	.pmu_set = hws_pmu__set,
-	.pmu_format = hws_pmu__format,
-	.pmu_cap = hws_pmu__cap,
-	.pmu_list = hws_pmu__list,
-	.data_src_normalize = hws_data_src__normalize,
-	.strbuf_addf = hws_strbuf__addf,
-	.strbuf_add_json_str = hws_strbuf__add_json_str,
-	.strbuf_add = hws_strbuf__add,
-	.tracefs_dir = hws_tracefs__dir,
-	.cpuinfo = hws_cpuinfo__get,
-	.cpu_flag = hws_cpuinfo__has_flag,
-	.flags = host_flags,
+    .abi_version = HWS_BACKEND_ABI_VERSION,
+    .size = sizeof(struct hws_host),
+    .version = HWS_VERSION,
+    .log = hws_log,
+    .sysfs_root = hws_sysfs_root,
+    .pmu_load = hws_pmu__load,
+    .pmu_set = hws_pmu__set,
+    .pmu_format = hws_pmu__format,
+    .pmu_cap = hws_pmu__cap,
+    .pmu_list = hws_pmu__list,
+    .data_src_normalize = hws_data_src__normalize,
+    .strbuf_addf = hws_strbuf__addf,
+    .strbuf_add_json_str = hws_strbuf__add_json_str,
+    .strbuf_add = hws_strbuf__add,
+    .tracefs_dir = hws_tracefs__dir,
+    .cpuinfo = hws_cpuinfo__get,
+    .cpu_flag = hws_cpuinfo__has_flag,
+    .flags = host_flags,
 };
 
 const struct hws_host *hws_host__get(void)
@@ -117,13 +117,15 @@ static int check_ops(const struct hws_backend_ops *ops, const char *path, char *
 	else if ((ops->caps & HWS_CAP_AUX) && !ops->aux_decode)
 		missing = "aux_decode (required with HWS_CAP_AUX)";
 	if (missing) {
-		snprintf(err, len, "%s: backend plugin lacks required callback '%s'", path, missing);
+		snprintf(err, len, "%s: backend plugin lacks required callback '%s'", path,
+			 missing);
 		return HWS_E_BAD_PLUGIN;
 	}
 	if (ops->priv_size > MAX_PRIV_SIZE || ops->aux_stream_size > MAX_PRIV_SIZE) {
 		snprintf(err, len, "%s: backend '%s' asks for %zu bytes of state (limit %u)", path,
-			 ops->name, ops->priv_size > ops->aux_stream_size ? ops->priv_size
-									  : ops->aux_stream_size,
+			 ops->name,
+			 ops->priv_size > ops->aux_stream_size ? ops->priv_size
+							       : ops->aux_stream_size,
 			 MAX_PRIV_SIZE);
 		return HWS_E_BAD_PLUGIN;
 	}
@@ -254,10 +256,10 @@ int hws_registry__load_default(struct hws_registry *reg, const char *dir, char *
 	ssize_t n;
 
 	if (dir && *dir)
-		return dir_exists(dir) ? hws_registry__load_dir(reg, dir, err, errlen)
-				       : (snprintf(err, errlen, "backend directory %s does not exist",
-						   dir),
-					  -ENOENT);
+		return dir_exists(dir)
+			   ? hws_registry__load_dir(reg, dir, err, errlen)
+			   : (snprintf(err, errlen, "backend directory %s does not exist", dir),
+			      -ENOENT);
 	n = readlink("/proc/self/exe", exe_dir, sizeof(exe_dir));
 	if (n > 0 && (size_t)n < sizeof(exe_dir)) {
 		exe_dir[n] = 0;
@@ -269,8 +271,9 @@ int hws_registry__load_default(struct hws_registry *reg, const char *dir, char *
 	}
 	/* the install this program belongs to, wherever it was moved: the plugins of its
 	 * own version before any other */
-	if (*exe_dir && snprintf(path, sizeof(path), "%s%s", exe_dir, HWS_BACKEND_DIR_FROM_BIN) <
-				(int)sizeof(path) &&
+	if (*exe_dir &&
+	    snprintf(path, sizeof(path), "%s%s", exe_dir, HWS_BACKEND_DIR_FROM_BIN) <
+		(int)sizeof(path) &&
 	    dir_exists(path))
 		return hws_registry__load_dir(reg, path, err, errlen);
 	if (dir_exists(HWS_BACKEND_DIR_DEFAULT))
@@ -341,7 +344,8 @@ struct hws_backend *hws_registry__find(const struct hws_registry *reg, const cha
 }
 
 struct hws_backend *hws_registry__match(const struct hws_registry *reg,
-					const struct hws_perf_event_attr *attr, const char *pmu_name)
+					const struct hws_perf_event_attr *attr,
+					const char *pmu_name)
 {
 	struct hws_backend *fallback = NULL;
 

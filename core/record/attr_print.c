@@ -13,15 +13,35 @@
 #include <hwsample/strbuf.h>
 
 static const char *const sample_bits[] = {
-	"IP",	     "TID",	    "TIME",	   "ADDR",	    "READ",
-	"CALLCHAIN", "ID",	    "CPU",	   "PERIOD",	    "STREAM_ID",
-	"RAW",	     "BRANCH_STACK", "REGS_USER", "STACK_USER",   "WEIGHT",
-	"DATA_SRC",  "IDENTIFIER",  "TRANSACTION", "REGS_INTR",   "PHYS_ADDR",
-	"AUX",	     "CGROUP",	    "DATA_PAGE_SIZE", "CODE_PAGE_SIZE", "WEIGHT_STRUCT",
+    "IP",
+    "TID",
+    "TIME",
+    "ADDR",
+    "READ",
+    "CALLCHAIN",
+    "ID",
+    "CPU",
+    "PERIOD",
+    "STREAM_ID",
+    "RAW",
+    "BRANCH_STACK",
+    "REGS_USER",
+    "STACK_USER",
+    "WEIGHT",
+    "DATA_SRC",
+    "IDENTIFIER",
+    "TRANSACTION",
+    "REGS_INTR",
+    "PHYS_ADDR",
+    "AUX",
+    "CGROUP",
+    "DATA_PAGE_SIZE",
+    "CODE_PAGE_SIZE",
+    "WEIGHT_STRUCT",
 };
 
-static const char *const read_bits[] = { "TOTAL_TIME_ENABLED", "TOTAL_TIME_RUNNING", "ID",
-					 "GROUP", "LOST" };
+static const char *const read_bits[] = {"TOTAL_TIME_ENABLED", "TOTAL_TIME_RUNNING", "ID", "GROUP",
+					"LOST"};
 
 static void bits(struct hws_strbuf *sb, uint64_t v, const char *const *names, size_t n)
 {

@@ -31,35 +31,35 @@
 #define MAX_CPUS_CHECK 4096
 
 const struct hws_config_key hws_config_run_keys[] = {
-	{ "backend", HWS_CFG_LIST, 0, 0, NULL, "-b",
-	  "auto, a backend, a PMU, or a list of them" },
-	{ "events", HWS_CFG_LIST, 0, 0, NULL, "-e", "events of a backend without a section" },
-	{ "period", HWS_CFG_UINT, 1, INT64_MAX, NULL, "-c/--count", "one sample every N events" },
-	{ "freq", HWS_CFG_UINT, 1, UINT32_MAX, NULL, "-F", "samples per second" },
-	{ "mode", HWS_CFG_ENUM, 0, 0, "default|per-thread|system-wide|cpus", "-a/-C/--per-thread",
-	  "default|per-thread|system-wide|cpus" },
-	{ "cpus", HWS_CFG_CPUS, 0, 0, NULL, "-C", "CPU list for mode = cpus (0-3,8)" },
-	{ "mmap_pages", HWS_CFG_UINT, 1, 1u << 20, NULL, "-m", "ring pages per CPU (power of two)" },
-	{ "aux_pages", HWS_CFG_UINT, 1, 1u << 22, NULL, "-m ,N", "AUX area pages (power of two)" },
-	{ "overwrite", HWS_CFG_BOOL, 0, 0, NULL, "--overwrite", "flight recorder (backward rings)" },
-	{ "snapshot", HWS_CFG_BOOL, 0, 0, NULL, "-S", "AUX snapshot mode (SIGUSR2 takes one)" },
-	{ "output", HWS_CFG_STRING, 0, 0, NULL, "-o", "output file ('-' = stdout)" },
-	{ "duration", HWS_CFG_SECONDS, 0, 0, NULL, "--duration", "stop after this many seconds" },
-	{ "data_addr", HWS_CFG_BOOL, 0, 0, NULL, "-d", "sample data addresses" },
-	{ "phys_data", HWS_CFG_BOOL, 0, 0, NULL, "--phys-data", "sample physical addresses" },
-	{ "inherit", HWS_CFG_BOOL, 0, 0, NULL, "--no-inherit", "follow children of the workload" },
-	{ .name = NULL },
+    {"backend", HWS_CFG_LIST, 0, 0, NULL, "-b", "auto, a backend, a PMU, or a list of them"},
+    {"events", HWS_CFG_LIST, 0, 0, NULL, "-e", "events of a backend without a section"},
+    {"period", HWS_CFG_UINT, 1, INT64_MAX, NULL, "-c/--count", "one sample every N events"},
+    {"freq", HWS_CFG_UINT, 1, UINT32_MAX, NULL, "-F", "samples per second"},
+    {"mode", HWS_CFG_ENUM, 0, 0, "default|per-thread|system-wide|cpus", "-a/-C/--per-thread",
+     "default|per-thread|system-wide|cpus"},
+    {"cpus", HWS_CFG_CPUS, 0, 0, NULL, "-C", "CPU list for mode = cpus (0-3,8)"},
+    {"mmap_pages", HWS_CFG_UINT, 1, 1u << 20, NULL, "-m", "ring pages per CPU (power of two)"},
+    {"aux_pages", HWS_CFG_UINT, 1, 1u << 22, NULL, "-m ,N", "AUX area pages (power of two)"},
+    {"overwrite", HWS_CFG_BOOL, 0, 0, NULL, "--overwrite", "flight recorder (backward rings)"},
+    {"snapshot", HWS_CFG_BOOL, 0, 0, NULL, "-S", "AUX snapshot mode (SIGUSR2 takes one)"},
+    {"output", HWS_CFG_STRING, 0, 0, NULL, "-o", "output file ('-' = stdout)"},
+    {"duration", HWS_CFG_SECONDS, 0, 0, NULL, "--duration", "stop after this many seconds"},
+    {"data_addr", HWS_CFG_BOOL, 0, 0, NULL, "-d", "sample data addresses"},
+    {"phys_data", HWS_CFG_BOOL, 0, 0, NULL, "--phys-data", "sample physical addresses"},
+    {"inherit", HWS_CFG_BOOL, 0, 0, NULL, "--no-inherit", "follow children of the workload"},
+    {.name = NULL},
 };
 
 const struct hws_config_key hws_config_backend_keys[] = {
-	{ "events", HWS_CFG_LIST, 0, 0, NULL, "-e", "the events (default: the backend's)" },
-	{ "period", HWS_CFG_UINT, 1, INT64_MAX, NULL, "-c", "sampling period for these events" },
-	{ "freq", HWS_CFG_UINT, 1, UINT32_MAX, NULL, "-F", "sampling frequency for these events" },
-	{ "pmu", HWS_CFG_STRING, 0, 0, NULL, "-b", "PMU, in a section named after a backend" },
-	{ .name = NULL },
+    {"events", HWS_CFG_LIST, 0, 0, NULL, "-e", "the events (default: the backend's)"},
+    {"period", HWS_CFG_UINT, 1, INT64_MAX, NULL, "-c", "sampling period for these events"},
+    {"freq", HWS_CFG_UINT, 1, UINT32_MAX, NULL, "-F", "sampling frequency for these events"},
+    {"pmu", HWS_CFG_STRING, 0, 0, NULL, "-b", "PMU, in a section named after a backend"},
+    {.name = NULL},
 };
 
-static void seterr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void seterr(char *err, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void seterr(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
@@ -166,8 +166,8 @@ err_out:
 	return -ENOMEM;
 }
 
-int hws_config__set(struct hws_config *cfg, const char *section, const char *key,
-		    const char *value, const char *origin)
+int hws_config__set(struct hws_config *cfg, const char *section, const char *key, const char *value,
+		    const char *origin)
 {
 	struct hws_config_section *s = add_section(cfg, section, 0);
 
@@ -190,14 +190,13 @@ void hws_config__unset(struct hws_config *cfg, const char *section, const char *
 	s->nr_items--;
 }
 
-const struct hws_config_section *hws_config__section(const struct hws_config *cfg,
-						      const char *name)
+const struct hws_config_section *hws_config__section(const struct hws_config *cfg, const char *name)
 {
 	return find_section(cfg, name);
 }
 
 const struct hws_config_item *hws_config__get(const struct hws_config *cfg, const char *section,
-					       const char *key)
+					      const char *key)
 {
 	return find_item(find_section(cfg, section), key);
 }
@@ -212,15 +211,15 @@ int hws_config__uint(const struct hws_config_item *it, uint64_t min, uint64_t ma
 	char *end;
 
 	if (!*s || *s == '-' || *s == '+') {
-		seterr(err, errlen, "%s: %s = '%s': expected a whole number %llu..%llu",
-		       it->origin, it->key, s, (unsigned long long)min, (unsigned long long)max);
+		seterr(err, errlen, "%s: %s = '%s': expected a whole number %llu..%llu", it->origin,
+		       it->key, s, (unsigned long long)min, (unsigned long long)max);
 		return HWS_E_BAD_CONFIG;
 	}
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (errno || *end) {
-		seterr(err, errlen, "%s: %s = '%s': expected a whole number %llu..%llu",
-		       it->origin, it->key, s, (unsigned long long)min, (unsigned long long)max);
+		seterr(err, errlen, "%s: %s = '%s': expected a whole number %llu..%llu", it->origin,
+		       it->key, s, (unsigned long long)min, (unsigned long long)max);
 		return HWS_E_BAD_CONFIG;
 	}
 	if (v < min || v > max) {
@@ -234,8 +233,8 @@ int hws_config__uint(const struct hws_config_item *it, uint64_t min, uint64_t ma
 
 int hws_config__bool(const struct hws_config_item *it, bool *out, char *err, size_t errlen)
 {
-	static const char *const yes[] = { "1", "true", "yes", "on" };
-	static const char *const no[] = { "0", "false", "no", "off" };
+	static const char *const yes[] = {"1", "true", "yes", "on"};
+	static const char *const no[] = {"0", "false", "no", "off"};
 
 	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
 		if (!strcasecmp(it->value, yes[i])) {
@@ -260,8 +259,10 @@ int hws_config__seconds(const struct hws_config_item *it, double *out, char *err
 	errno = 0;
 	v = strtod(it->value, &end);
 	if (errno || end == it->value || *end || !isfinite(v) || v <= 0 || v > 31536000) {
-		seterr(err, errlen, "%s: %s = '%s': expected a number of seconds > 0 (e.g. 10 or "
-		       "2.5), at most 31536000", it->origin, it->key, it->value);
+		seterr(err, errlen,
+		       "%s: %s = '%s': expected a number of seconds > 0 (e.g. 10 or "
+		       "2.5), at most 31536000",
+		       it->origin, it->key, it->value);
 		return HWS_E_BAD_CONFIG;
 	}
 	*out = v;
@@ -297,7 +298,8 @@ static int check_value(const struct hws_config_key *k, const struct hws_config_i
 	case HWS_CFG_STRING:
 	case HWS_CFG_LIST:
 		if (!*it->value) {
-			seterr(err, errlen, "%s: %s has no value (%s)", it->origin, it->key, k->help);
+			seterr(err, errlen, "%s: %s has no value (%s)", it->origin, it->key,
+			       k->help);
 			return HWS_E_BAD_CONFIG;
 		}
 		return 0;
@@ -329,8 +331,8 @@ static int check_value(const struct hws_config_key *k, const struct hws_config_i
 		n = hws_cpu_list__parse(it->value, cpus, MAX_CPUS_CHECK);
 		free(cpus);
 		if (n <= 0) {
-			seterr(err, errlen, "%s: %s = '%s': not a CPU list (e.g. 0-3,8)", it->origin,
-			       it->key, it->value);
+			seterr(err, errlen, "%s: %s = '%s': not a CPU list (e.g. 0-3,8)",
+			       it->origin, it->key, it->value);
 			return HWS_E_BAD_CONFIG;
 		}
 		return 0;
@@ -344,9 +346,9 @@ static int check_value(const struct hws_config_key *k, const struct hws_config_i
 struct load_ctx {
 	struct hws_config *cfg;
 	FILE *f;
-	int line;	/* lines handed to inih so far */
+	int line; /* lines handed to inih so far */
 	int err;
-	int err_line;	/* line of the first error seen by the handler */
+	int err_line; /* line of the first error seen by the handler */
 	char *errbuf;
 	size_t errlen;
 };
@@ -374,8 +376,10 @@ static void note_header(struct load_ctx *c, const char *line)
 	snprintf(name, sizeof(name), "%.*s", (int)(end - p), p);
 	s = find_section(c->cfg, name);
 	if (s) {
-		seterr(c->errbuf, c->errlen, "%s:%d: section [%s] appears twice (first at line %d): "
-		       "merge them", c->cfg->path, c->line, name, s->line);
+		seterr(c->errbuf, c->errlen,
+		       "%s:%d: section [%s] appears twice (first at line %d): "
+		       "merge them",
+		       c->cfg->path, c->line, name, s->line);
 		c->err = HWS_E_BAD_CONFIG;
 		c->err_line = c->line;
 		return;
@@ -422,8 +426,10 @@ static int handle(struct load_ctx *c, const char *section, const char *name, con
 		return 0;
 	snprintf(origin, sizeof(origin), "%s:%d", c->cfg->path, line);
 	if (!*section) {
-		seterr(c->errbuf, c->errlen, "%s: '%s' is outside any section: put it under [run] "
-		       "or a backend section such as [ibs_op]", origin, name ? name : "");
+		seterr(c->errbuf, c->errlen,
+		       "%s: '%s' is outside any section: put it under [run] "
+		       "or a backend section such as [ibs_op]",
+		       origin, name ? name : "");
 		c->err = HWS_E_BAD_CONFIG;
 		return 0;
 	}
@@ -436,21 +442,23 @@ static int handle(struct load_ctx *c, const char *section, const char *name, con
 		return 1;
 	if (find_item(s, name)) {
 		const struct hws_config_item *it = find_item(s, name);
-		seterr(c->errbuf, c->errlen, "%s: %s is set twice in [%s] (first at %s); a value "
-		       "continued on an indented line counts as twice too", origin, name, section,
-		       it->origin);
+		seterr(c->errbuf, c->errlen,
+		       "%s: %s is set twice in [%s] (first at %s); a value "
+		       "continued on an indented line counts as twice too",
+		       origin, name, section, it->origin);
 		c->err = HWS_E_BAD_CONFIG;
 		return 0;
 	}
 	if (!strcmp(section, "run")) {
 		const struct hws_config_key *k = find_key(hws_config_run_keys, name);
-		struct hws_config_item tmp = { .key = (char *)name, .value = (char *)value,
-					       .origin = origin, .line = line };
+		struct hws_config_item tmp = {
+		    .key = (char *)name, .value = (char *)value, .origin = origin, .line = line};
 		if (!k) {
 			char names[512];
 			key_names(hws_config_run_keys, names, sizeof(names));
-			seterr(c->errbuf, c->errlen, "%s: unknown key '%s' in [run]; valid keys: %s",
-			       origin, name, names);
+			seterr(c->errbuf, c->errlen,
+			       "%s: unknown key '%s' in [run]; valid keys: %s", origin, name,
+			       names);
 			c->err = HWS_E_BAD_CONFIG;
 			return 0;
 		}
@@ -459,8 +467,8 @@ static int handle(struct load_ctx *c, const char *section, const char *name, con
 			return 0;
 	} else {
 		const struct hws_config_key *k = find_key(hws_config_backend_keys, name);
-		struct hws_config_item tmp = { .key = (char *)name, .value = (char *)value,
-					       .origin = origin, .line = line };
+		struct hws_config_item tmp = {
+		    .key = (char *)name, .value = (char *)value, .origin = origin, .line = line};
 		if (k) {
 			c->err = check_value(k, &tmp, c->errbuf, c->errlen);
 			if (c->err)
@@ -528,7 +536,7 @@ err_out:
 
 int hws_config__load(struct hws_config *cfg, const char *path, char *err, size_t errlen)
 {
-	struct load_ctx c = { .cfg = cfg, .errbuf = err, .errlen = errlen };
+	struct load_ctx c = {.cfg = cfg, .errbuf = err, .errlen = errlen};
 	int ret, nsec = cfg->nr_sections;
 
 	free(cfg->path);
@@ -543,13 +551,15 @@ int hws_config__load(struct hws_config *cfg, const char *path, char *err, size_t
 	if (c.err && (ret <= 0 || c.err_line <= ret))
 		return c.err;
 	if (ret > 0) {
-		seterr(err, errlen, "%s:%d: not INI syntax: expected [section], key = value, or a "
-		       "comment starting with # or ;", path, ret);
+		seterr(err, errlen,
+		       "%s:%d: not INI syntax: expected [section], key = value, or a "
+		       "comment starting with # or ;",
+		       path, ret);
 		return HWS_E_BAD_CONFIG;
 	}
 	if (ret < 0) {
-		seterr(err, errlen, "%s: cannot parse (%s)", path, ret == -2 ? "out of memory" :
-		       "read error");
+		seterr(err, errlen, "%s: cannot parse (%s)", path,
+		       ret == -2 ? "out of memory" : "read error");
 		return ret == -2 ? -ENOMEM : -EIO;
 	}
 	if (cfg->nr_sections == nsec) {
@@ -599,9 +609,9 @@ static int validate_section(const struct hws_config_section *s, const struct hws
 			off += (size_t)snprintf(all + off, sizeof(all) - off, ", %s", o->name);
 			for (const char *const *p = o->pmus; p && *p && off < sizeof(all); p++)
 				if (strcmp(*p, o->name))
-					off += (size_t)snprintf(all + off, sizeof(all) - off, ", %s%s",
-								*p, (*p)[strlen(*p) - 1] == '_'
-									? "N" : "");
+					off += (size_t)snprintf(
+					    all + off, sizeof(all) - off, ", %s%s", *p,
+					    (*p)[strlen(*p) - 1] == '_' ? "N" : "");
 		}
 		seterr(err, errlen, "%s:%d: unknown section [%s]; valid sections: run%s", path,
 		       s->line, s->name, all);
@@ -615,7 +625,8 @@ static int validate_section(const struct hws_config_section *s, const struct hws
 			       pmu_it->origin, pmu_it->value, s->name);
 			return HWS_E_BAD_CONFIG;
 		}
-		if (!hws_backend__serves(b, pmu_it->value) || !strcmp(pmu_it->value, b->ops->name)) {
+		if (!hws_backend__serves(b, pmu_it->value) ||
+		    !strcmp(pmu_it->value, b->ops->name)) {
 			char pm[256] = "";
 			size_t off = 0;
 			for (const char *const *p = b->ops->pmus; p && *p && off < sizeof(pm); p++)
@@ -659,7 +670,8 @@ static int validate_section(const struct hws_config_section *s, const struct hws
 			char bk[256];
 			key_names(hws_config_backend_keys, bk, sizeof(bk));
 			control_names(ci, n, names, sizeof(names));
-			seterr(err, errlen, "%s: %s (PMU %s) has no control '%s'; valid: %s (and %s)",
+			seterr(err, errlen,
+			       "%s: %s (PMU %s) has no control '%s'; valid: %s (and %s)",
 			       it->origin, b->ops->name, pmu ? pmu : "default", it->key, names, bk);
 			return HWS_E_UNKNOWN_CONTROL;
 		}

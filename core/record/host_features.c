@@ -53,13 +53,15 @@ static int host_cpuid(const char *machine, char *out, size_t len)
 
 	if (!strncmp(machine, "aarch64", 7) || !strncmp(machine, "arm64", 5)) {
 		snprintf(path, sizeof(path),
-			 "%s/devices/system/cpu/cpu0/regs/identification/midr_el1", hws_sysfs_root());
+			 "%s/devices/system/cpu/cpu0/regs/identification/midr_el1",
+			 hws_sysfs_root());
 		if (hws_read_file(path, v, sizeof(v)) < 0)
 			return -ENOENT;
 		snprintf(out, len, "0x%016llx", strtoull(v, NULL, 0));
 		return 0;
 	}
-	if (cpuinfo_field("vendor_id", v, sizeof(v)) || cpuinfo_field("cpu family", fam, sizeof(fam)) ||
+	if (cpuinfo_field("vendor_id", v, sizeof(v)) ||
+	    cpuinfo_field("cpu family", fam, sizeof(fam)) ||
 	    cpuinfo_field("model", mod, sizeof(mod)))
 		return -ENOENT;
 	if (cpuinfo_field("stepping", step, sizeof(step)))
@@ -478,7 +480,8 @@ static int add_clock(struct hws_perf_writer *w, int clockid)
 	if (!err)
 		err = hws__put_u32(&sb, (uint32_t)clockid);
 	if (!err)
-		err = hws__put_u64(&sb, (uint64_t)tod.tv_sec * 1000000000ULL + (uint64_t)tod.tv_nsec);
+		err =
+		    hws__put_u64(&sb, (uint64_t)tod.tv_sec * 1000000000ULL + (uint64_t)tod.tv_nsec);
 	if (!err)
 		err = hws__put_u64(&sb, (uint64_t)ck.tv_sec * 1000000000ULL + (uint64_t)ck.tv_nsec);
 	return set_sb(w, HWS_FEAT_CLOCK_DATA, &sb, err);

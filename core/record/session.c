@@ -34,7 +34,7 @@
 #include "util/internal.h"
 #include "perfdata/sample_fields.h"
 
-#define MAX_CPUS 4096
+#define MAX_CPUS   4096
 #define MAX_EVENTS 64
 
 struct sess_event {
@@ -46,9 +46,9 @@ struct sess_event {
 };
 
 struct sess_ring {
-	int fd;		/* owner fd */
-	int cpu;	/* -1 in per-thread mode */
-	void *base;	/* control page + data */
+	int fd;	    /* owner fd */
+	int cpu;    /* -1 in per-thread mode */
+	void *base; /* control page + data */
 	size_t len;
 	struct hws_ring *ring;
 	int owner_event;
@@ -94,7 +94,7 @@ struct hws_session {
 	size_t copybuf_len;
 	unsigned int aux_pages;
 	uint64_t foreign_samples; /* SAMPLEs with an id we did not open: dropped */
-	hws_aux_fn aux_fn; /* receives AUXTRACE records */
+	hws_aux_fn aux_fn;	  /* receives AUXTRACE records */
 	void *aux_ctx;
 };
 
@@ -103,11 +103,11 @@ struct hws_session {
  * is the kernel's layout. The prefix this build host's uapi header shares with it is pinned
  * here; a newer header's words past config4 are not used.
  */
-#define HWS_ATTR_SAME(m)                                                                      \
-	_Static_assert(offsetof(struct perf_event_attr, m) ==                                 \
-			       offsetof(struct hws_perf_event_attr, m) &&                     \
-			   sizeof(((struct perf_event_attr *)0)->m) ==                        \
-			       sizeof(((struct hws_perf_event_attr *)0)->m),                  \
+#define HWS_ATTR_SAME(m)                                                                           \
+	_Static_assert(offsetof(struct perf_event_attr, m) ==                                      \
+			       offsetof(struct hws_perf_event_attr, m) &&                          \
+			   sizeof(((struct perf_event_attr *)0)->m) ==                             \
+			       sizeof(((struct hws_perf_event_attr *)0)->m),                       \
 		       "struct hws_perf_event_attr differs from the uapi's at " #m)
 HWS_ATTR_SAME(type);
 HWS_ATTR_SAME(size);
@@ -297,12 +297,14 @@ int hws_session__prepare(struct hws_session *s, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (o->per_thread && cpu_mode) {
-		snprintf(err, errlen, "per-thread rings (hws_session_opts.per_thread) cannot be "
+		snprintf(err, errlen,
+			 "per-thread rings (hws_session_opts.per_thread) cannot be "
 			 "combined with per-CPU recording (hws_session_opts.system_wide/cpu_list)");
 		return HWS_E_BAD_ARG;
 	}
 	if (!cpu_mode && o->nr_pids <= 0) {
-		snprintf(err, errlen, "nothing to record: give target processes "
+		snprintf(err, errlen,
+			 "nothing to record: give target processes "
 			 "(hws_session_opts.pids) or CPUs (hws_session_opts.system_wide/cpu_list)");
 		return HWS_E_BAD_ARG;
 	}
@@ -313,7 +315,8 @@ int hws_session__prepare(struct hws_session *s, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (any_aux(s) && o->overwrite) {
-		snprintf(err, errlen, "overwrite mode (hws_session_opts.overwrite) works on the "
+		snprintf(err, errlen,
+			 "overwrite mode (hws_session_opts.overwrite) works on the "
 			 "data rings only; for AUX events (%s) use AUX snapshot mode "
 			 "(hws_session_opts.aux_snapshot): the AUX area free-runs and "
 			 "hws_session__aux_snapshot() takes a snapshot",
@@ -336,14 +339,15 @@ int hws_session__prepare(struct hws_session *s, char *err, size_t errlen)
 
 		/* 136/144 only when config3/config4 are used: older kernels take the short one */
 		a->size = hws_event_desc__attr_size(&s->ev[e].desc);
-		a->sample_type |= PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-				  PERF_SAMPLE_CPU;
+		a->sample_type |=
+		    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 		if (a->freq)
 			a->sample_type |= PERF_SAMPLE_PERIOD;
 		a->sample_id_all = 1;
 		a->disabled = 1;
 		a->enable_on_exec = o->enable_on_exec && !cpu_mode;
-		a->inherit = !o->no_inherit && !o->per_thread && !(s->ev[e].desc.flags & HWS_EVF_NO_INHERIT);
+		a->inherit =
+		    !o->no_inherit && !o->per_thread && !(s->ev[e].desc.flags & HWS_EVF_NO_INHERIT);
 		if (cpu_mode)
 			a->inherit = 1; /* as perf: harmless with pid == -1 */
 		a->watermark = 1;
@@ -355,7 +359,7 @@ int hws_session__prepare(struct hws_session *s, char *err, size_t errlen)
 		}
 		if (s->ev[e].desc.flags & HWS_EVF_AUX)
 			a->aux_watermark = hws_aux__default_watermark(
-				(size_t)s->aux_pages * (size_t)s->page_size, o->aux_snapshot);
+			    (size_t)s->aux_pages * (size_t)s->page_size, o->aux_snapshot);
 		if (e == 0) {
 			/* side-band on the first event, as perf */
 			a->mmap = 1;
@@ -548,7 +552,8 @@ static int map_ring(struct hws_session *s, struct sess_ring *r, char *err, size_
 			snprintf(err, errlen,
 				 "cannot map a %u-page ring buffer (%zu KiB) per CPU: the locked-"
 				 "memory limit refuses it (kernel.perf_event_mlock_kb = %s KiB per "
-				 "user, plus 'ulimit -l'). Use a smaller ring (hws_session_opts.mmap_pages), "
+				 "user, plus 'ulimit -l'). Use a smaller ring "
+				 "(hws_session_opts.mmap_pages), "
 				 "record fewer CPUs, or "
 				 "raise it: sysctl kernel.perf_event_mlock_kb=%zu",
 				 s->pages, data / 1024, buf,
@@ -588,11 +593,12 @@ static int map_aux(struct hws_session *s, struct sess_ring *r, int idx, pid_t ti
 		int e = errno;
 		r->aux_base = NULL;
 		if (e == EPERM || e == ENOMEM)
-			snprintf(err, errlen,
-				 "cannot map a %u-page AUX area: the locked-memory limit refuses it "
-				 "(kernel.perf_event_mlock_kb, 'ulimit -l'); use fewer AUX pages "
-				 "(hws_session_opts.aux_pages) or raise the limit",
-				 s->aux_pages);
+			snprintf(
+			    err, errlen,
+			    "cannot map a %u-page AUX area: the locked-memory limit refuses it "
+			    "(kernel.perf_event_mlock_kb, 'ulimit -l'); use fewer AUX pages "
+			    "(hws_session_opts.aux_pages) or raise the limit",
+			    s->aux_pages);
 		else
 			snprintf(err, errlen, "mmap of the AUX area failed: %s", strerror(e));
 		return -e;
@@ -649,7 +655,8 @@ int hws_session__open(struct hws_session *s, char *err, size_t errlen)
 		int online[MAX_CPUS], nonline = hws_cpus__online(online, MAX_CPUS);
 		s->nr_cpus = hws_cpu_list__parse(o->cpu_list, s->cpus, MAX_CPUS);
 		if (s->nr_cpus <= 0 || s->nr_cpus > MAX_CPUS) {
-			snprintf(err, errlen, "hws_session_opts.cpu_list %s: not a CPU list (e.g. 0-3,8)",
+			snprintf(err, errlen,
+				 "hws_session_opts.cpu_list %s: not a CPU list (e.g. 0-3,8)",
 				 o->cpu_list);
 			return HWS_E_BAD_ARG;
 		}
@@ -683,9 +690,11 @@ int hws_session__open(struct hws_session *s, char *err, size_t errlen)
 	} else {
 		for (int i = 0; i < o->nr_pids; i++) {
 			int before = s->nr_threads;
-			if (o->enable_on_exec || list_threads(o->pids[i], &s->threads, &s->nr_threads) ||
+			if (o->enable_on_exec ||
+			    list_threads(o->pids[i], &s->threads, &s->nr_threads) ||
 			    s->nr_threads == before) {
-				pid_t *p = realloc(s->threads, sizeof(pid_t) * (size_t)(s->nr_threads + 1));
+				pid_t *p = realloc(s->threads,
+						   sizeof(pid_t) * (size_t)(s->nr_threads + 1));
 				if (!p)
 					return -ENOMEM;
 				s->threads = p;
@@ -711,7 +720,8 @@ int hws_session__open(struct hws_session *s, char *err, size_t errlen)
 		for (int t = 0; t < s->nr_threads; t++) {
 			for (int e = 0; e < s->nr_events; e++) {
 				struct hws_perf_event_attr *a = &s->ev[e].desc.attr;
-				int leader = s->ev[e].leader >= 0 ? *fd_at(s, s->ev[e].leader, c, t) : -1;
+				int leader =
+				    s->ev[e].leader >= 0 ? *fd_at(s, s->ev[e].leader, c, t) : -1;
 				int fd = sys_perf_event_open(a, s->threads[t], s->cpus[c], leader,
 							     PERF_FLAG_FD_CLOEXEC);
 				if (fd < 0 && (errno == EACCES || errno == EPERM) &&
@@ -725,20 +735,22 @@ int hws_session__open(struct hws_session *s, char *err, size_t errlen)
 						"user space only, as perf does; root or "
 						"CAP_PERFMON records the kernel too\n",
 						s->ev[e].desc.name, paranoid_level());
-					fd = sys_perf_event_open(a, s->threads[t], s->cpus[c], leader,
-								 PERF_FLAG_FD_CLOEXEC);
+					fd = sys_perf_event_open(a, s->threads[t], s->cpus[c],
+								 leader, PERF_FLAG_FD_CLOEXEC);
 				}
 				if (fd < 0) {
 					int er = errno;
 					if (er == ESRCH && !cpu_mode && s->nr_threads > 1)
 						continue; /* thread exited meanwhile */
-					open_error(s, e, s->cpus[c], s->threads[t], er, err, errlen);
+					open_error(s, e, s->cpus[c], s->threads[t], er, err,
+						   errlen);
 					return -er;
 				}
 				*fd_at(s, e, c, t) = fd;
 				ret = add_ids(s, e, fd);
 				if (ret) {
-					snprintf(err, errlen, "PERF_EVENT_IOC_ID failed: %s", strerror(-ret));
+					snprintf(err, errlen, "PERF_EVENT_IOC_ID failed: %s",
+						 strerror(-ret));
 					return ret;
 				}
 			}
@@ -786,8 +798,8 @@ int hws_session__open(struct hws_session *s, char *err, size_t errlen)
 		if (ret)
 			return ret;
 		if (s->ev[owner_e].desc.flags & HWS_EVF_AUX) {
-			ret = map_aux(s, r, s->nr_rings - 1, o->per_thread ? s->threads[k] : -1, err,
-				      errlen);
+			ret = map_aux(s, r, s->nr_rings - 1, o->per_thread ? s->threads[k] : -1,
+				      err, errlen);
 			if (ret)
 				return ret;
 		}
@@ -801,8 +813,10 @@ int hws_session__open(struct hws_session *s, char *err, size_t errlen)
 				if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, owner) < 0) {
 					int er = errno;
 					snprintf(err, errlen,
-						 "PERF_EVENT_IOC_SET_OUTPUT (%s into %s's ring) failed: %s",
-						 s->ev[e].desc.name, s->ev[owner_e].desc.name, strerror(er));
+						 "PERF_EVENT_IOC_SET_OUTPUT (%s into %s's ring) "
+						 "failed: %s",
+						 s->ev[e].desc.name, s->ev[owner_e].desc.name,
+						 strerror(er));
 					return -er;
 				}
 			}

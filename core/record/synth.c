@@ -47,7 +47,8 @@ static size_t put_str(unsigned char *p, const char *s)
 	return padded;
 }
 
-static int emit(struct rec *r, size_t body, uint32_t type, uint16_t misc, hws_synth_fn fn, void *ctx)
+static int emit(struct rec *r, size_t body, uint32_t type, uint16_t misc, hws_synth_fn fn,
+		void *ctx)
 {
 	r->h.type = type;
 	r->h.misc = misc;
@@ -59,7 +60,7 @@ static int synth_comm(const struct hws_perf_event_attr *a, uint64_t id, pid_t pi
 		      const char *comm, hws_synth_fn fn, void *ctx)
 {
 	struct rec r;
-	uint32_t v[2] = { (uint32_t)pid, (uint32_t)tid };
+	uint32_t v[2] = {(uint32_t)pid, (uint32_t)tid};
 	size_t n = 0;
 
 	memcpy(r.body, v, 8);
@@ -72,7 +73,7 @@ static int synth_fork(const struct hws_perf_event_attr *a, uint64_t id, pid_t pi
 		      hws_synth_fn fn, void *ctx)
 {
 	struct rec r;
-	uint32_t v[4] = { (uint32_t)pid, (uint32_t)pid, (uint32_t)tid, (uint32_t)pid };
+	uint32_t v[4] = {(uint32_t)pid, (uint32_t)pid, (uint32_t)tid, (uint32_t)pid};
 	uint64_t t = 0;
 	size_t n;
 
@@ -113,14 +114,14 @@ static int synth_maps(const struct hws_perf_event_attr *a, uint64_t id, pid_t pi
 			continue;
 		if (!name[0])
 			snprintf(name, sizeof(name), "//anon");
-		uint32_t prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
-				(exec ? PROT_EXEC : 0);
+		uint32_t prot = (perms[0] == 'r' ? PROT_READ : 0) |
+				(perms[1] == 'w' ? PROT_WRITE : 0) | (exec ? PROT_EXEC : 0);
 		uint32_t flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
-		uint32_t pt[2] = { (uint32_t)pid, (uint32_t)pid };
-		uint64_t q[3] = { start, end - start, pgoff };
-		uint32_t mm[2] = { maj, min };
-		uint64_t inos[2] = { ino, 0 };
-		uint32_t pf[2] = { prot, flags };
+		uint32_t pt[2] = {(uint32_t)pid, (uint32_t)pid};
+		uint64_t q[3] = {start, end - start, pgoff};
+		uint32_t mm[2] = {maj, min};
+		uint64_t inos[2] = {ino, 0};
+		uint32_t pf[2] = {prot, flags};
 		size_t k = 0;
 
 		memcpy(r.body + k, pt, 8), k += 8;
@@ -130,8 +131,9 @@ static int synth_maps(const struct hws_perf_event_attr *a, uint64_t id, pid_t pi
 		memcpy(r.body + k, pf, 8), k += 8;
 		k += put_str(r.body + k, name);
 		k += put_trailer(a, id, pid, pid, r.body + k);
-		ret = emit(&r, k, PERF_RECORD_MMAP2,
-			   PERF_RECORD_MISC_USER | (exec ? 0 : PERF_RECORD_MISC_MMAP_DATA), fn, ctx);
+		ret =
+		    emit(&r, k, PERF_RECORD_MMAP2,
+			 PERF_RECORD_MISC_USER | (exec ? 0 : PERF_RECORD_MISC_MMAP_DATA), fn, ctx);
 		if (ret < 0)
 			break;
 		n++;
@@ -184,8 +186,8 @@ out:
 	return ret < 0 ? ret : n;
 }
 
-int hws_synth__threads(const struct hws_perf_event_attr *attr, uint64_t id, pid_t pid, bool data_maps,
-		       hws_synth_fn fn, void *ctx)
+int hws_synth__threads(const struct hws_perf_event_attr *attr, uint64_t id, pid_t pid,
+		       bool data_maps, hws_synth_fn fn, void *ctx)
 {
 	struct dirent *de;
 	DIR *d;
@@ -223,15 +225,16 @@ int hws_synth__kernel_mmap(const struct hws_perf_event_attr *attr, uint64_t id, 
 	while (f && fgets(line, sizeof(line), f)) {
 		unsigned long long addr;
 		char type, name[200];
-		if (sscanf(line, "%llx %c %199s", &addr, &type, name) == 3 && !strcmp(name, "_text")) {
+		if (sscanf(line, "%llx %c %199s", &addr, &type, name) == 3 &&
+		    !strcmp(name, "_text")) {
 			text = addr;
 			break;
 		}
 	}
 	if (f)
 		fclose(f);
-	uint32_t pt[2] = { UINT32_MAX, 0 };
-	uint64_t q[3] = { text, text ? ~0ULL - text : ~0ULL, text };
+	uint32_t pt[2] = {UINT32_MAX, 0};
+	uint64_t q[3] = {text, text ? ~0ULL - text : ~0ULL, text};
 
 	memcpy(r.body + k, pt, 8), k += 8;
 	memcpy(r.body + k, q, 24), k += 24;

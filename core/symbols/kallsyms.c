@@ -68,7 +68,6 @@ static int read_more(int fd, char **buf, size_t *len, size_t *alloc, size_t limi
 	return 0;
 }
 
-
 /* any kept symbol with a non-zero address in the complete lines of @buf */
 static bool kallsyms_nonzero(char *buf, size_t len)
 {
@@ -200,7 +199,8 @@ static int kallsyms_parse(struct hws_symbols *s, char *buf, size_t len)
 		y = &d->syms[d->nr_syms++];
 		y->start = a;
 		y->size = 0;
-		y->kind = (type | 0x20) == 't' || (type | 0x20) == 'w' ? HWS_SYM_FUNC : HWS_SYM_OBJECT;
+		y->kind =
+		    (type | 0x20) == 't' || (type | 0x20) == 'w' ? HWS_SYM_FUNC : HWS_SYM_OBJECT;
 		y->bind_rank = isupper((unsigned char)type) ? 0 : 2;
 		y->module = module;
 		y->name = (uint32_t)(name - buf);
@@ -307,7 +307,7 @@ static int read_modules(const char *path, struct kmod **out)
  * lie outside every listed module: they cannot shadow a module's symbols, and the copy,
  * made when the file was recorded, lists the trampolines its samples ran in.
  */
-#define BUILTIN_TAG     "__builtin__"
+#define BUILTIN_TAG	"__builtin__"
 #define BUILTIN_TAG_LEN (sizeof(BUILTIN_TAG) - 1)
 
 static bool in_module(const struct kmod *m, int n, uint64_t a)
@@ -339,7 +339,8 @@ static bool modules_match(const char *buf, size_t len, const char *modules)
 			continue;
 		}
 		tag++;
-		if ((size_t)(te - tag) > BUILTIN_TAG_LEN && !memcmp(tag, BUILTIN_TAG, BUILTIN_TAG_LEN)) {
+		if ((size_t)(te - tag) > BUILTIN_TAG_LEN &&
+		    !memcmp(tag, BUILTIN_TAG, BUILTIN_TAG_LEN)) {
 			ok = !in_module(m, n, a);
 			p = te;
 			continue;
@@ -347,7 +348,8 @@ static bool modules_match(const char *buf, size_t len, const char *modules)
 		for (k = 0; k < n; k++) { /* a module's lines come together: start at the last */
 			const struct kmod *x = &m[(last + k) % n];
 
-			if (strlen(x->name) == (size_t)(te - tag) && !memcmp(x->name, tag, (size_t)(te - tag)))
+			if (strlen(x->name) == (size_t)(te - tag) &&
+			    !memcmp(x->name, tag, (size_t)(te - tag)))
 				break;
 		}
 		if (k == n) {
@@ -477,8 +479,7 @@ int hws_symbols__use_kallsyms_copy(struct hws_symbols *s, const char *path, cons
 	}
 	/* a copy that starts as the live file does is read instead of the rest, if its modules
 	 * still match at the first kernel lookup (the probe covers the kernel's own text) */
-	if (!err && s->ks_fd >= 0 && copy && s->ks_len &&
-	    same_start(copy, s->ks_buf, s->ks_len)) {
+	if (!err && s->ks_fd >= 0 && copy && s->ks_len && same_start(copy, s->ks_buf, s->ks_len)) {
 		s->ks_copy = strdup(copy);
 		s->ks_modules = modules ? strdup(modules) : NULL;
 		s->ks_probe = s->ks_len;

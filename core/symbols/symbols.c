@@ -100,7 +100,6 @@ void hws_symbols__delete(struct hws_symbols *s)
 	free(s);
 }
 
-
 /* ------------------------------------------------------------------ tables */
 
 static int rehash_procs(struct hws_symbols *s)
@@ -685,8 +684,7 @@ int hws_symbols__resolve(struct hws_symbols *s, uint32_t pid, uint64_t addr, boo
 	s->st.lookups++;
 	/* answers without any search (no kernel symbols, a process without maps) are cheaper
 	 * than the cache: every sample a new address would only fill it */
-	if ((int64_t)addr < 0 ? !s->kallsyms && s->ks_fd < 0
-			      : !(p = proc_find(s, pid)) || !p->nr)
+	if ((int64_t)addr < 0 ? !s->kallsyms && s->ks_fd < 0 : !(p = proc_find(s, pid)) || !p->nr)
 		return resolve(s, pid, addr, data, out, &lo, &hi);
 	if (!s->cache) {
 		s->cache = calloc(RCACHE_SIZE, sizeof(*s->cache));
@@ -723,8 +721,8 @@ int hws_symbols__resolve(struct hws_symbols *s, uint32_t pid, uint64_t addr, boo
 	if (hi > lo) {
 		struct rrange *r = &s->ranges[s->next_range++ % NR_RANGES];
 
-		*r = (struct rrange){lo, hi, addr, pid, s->gen, data, (int8_t)ret, s->touched,
-				     *out};
+		*r =
+		    (struct rrange){lo, hi, addr, pid, s->gen, data, (int8_t)ret, s->touched, *out};
 	}
 store:
 	/* a lookup that unloaded a file started a new generation: cache under that one */

@@ -12,26 +12,49 @@
 #define F(v, shift, width) (((v) >> (shift)) & ((1ULL << (width)) - 1))
 
 /* field extractors */
-#define DS_OP(v) F(v, 0, 5)
-#define DS_LVL(v) F(v, 5, 14)
-#define DS_SNOOP(v) F(v, 19, 5)
-#define DS_LOCK(v) F(v, 24, 2)
-#define DS_TLB(v) F(v, 26, 7)
+#define DS_OP(v)     F(v, 0, 5)
+#define DS_LVL(v)    F(v, 5, 14)
+#define DS_SNOOP(v)  F(v, 19, 5)
+#define DS_LOCK(v)   F(v, 24, 2)
+#define DS_TLB(v)    F(v, 26, 7)
 #define DS_LVLNUM(v) F(v, 33, 4)
 #define DS_REMOTE(v) F(v, 37, 1)
 #define DS_SNOOPX(v) F(v, 38, 2)
-#define DS_BLK(v) F(v, 40, 3)
-#define DS_HOPS(v) F(v, 43, 3)
+#define DS_BLK(v)    F(v, 40, 3)
+#define DS_HOPS(v)   F(v, 43, 3)
 
 enum {
-	LVL_NA = 0x1, LVL_HIT = 0x2, LVL_MISS = 0x4, LVL_L1 = 0x8, LVL_LFB = 0x10, LVL_L2 = 0x20,
-	LVL_L3 = 0x40, LVL_LOC_RAM = 0x80, LVL_REM_RAM1 = 0x100, LVL_REM_RAM2 = 0x200,
-	LVL_REM_CCE1 = 0x400, LVL_REM_CCE2 = 0x800, LVL_IO = 0x1000, LVL_UNC = 0x2000,
+	LVL_NA = 0x1,
+	LVL_HIT = 0x2,
+	LVL_MISS = 0x4,
+	LVL_L1 = 0x8,
+	LVL_LFB = 0x10,
+	LVL_L2 = 0x20,
+	LVL_L3 = 0x40,
+	LVL_LOC_RAM = 0x80,
+	LVL_REM_RAM1 = 0x100,
+	LVL_REM_RAM2 = 0x200,
+	LVL_REM_CCE1 = 0x400,
+	LVL_REM_CCE2 = 0x800,
+	LVL_IO = 0x1000,
+	LVL_UNC = 0x2000,
 };
 enum {
-	LNUM_L1 = 1, LNUM_L2 = 2, LNUM_L3 = 3, LNUM_L4 = 4, LNUM_L2_MHB = 5, LNUM_MSC = 6,
-	LNUM_L0 = 7, LNUM_UNC = 8, LNUM_CXL = 9, LNUM_IO = 0xa, LNUM_ANY_CACHE = 0xb,
-	LNUM_LFB = 0xc, LNUM_RAM = 0xd, LNUM_PMEM = 0xe, LNUM_NA = 0xf,
+	LNUM_L1 = 1,
+	LNUM_L2 = 2,
+	LNUM_L3 = 3,
+	LNUM_L4 = 4,
+	LNUM_L2_MHB = 5,
+	LNUM_MSC = 6,
+	LNUM_L0 = 7,
+	LNUM_UNC = 8,
+	LNUM_CXL = 9,
+	LNUM_IO = 0xa,
+	LNUM_ANY_CACHE = 0xb,
+	LNUM_LFB = 0xc,
+	LNUM_RAM = 0xd,
+	LNUM_PMEM = 0xe,
+	LNUM_NA = 0xf,
 };
 
 static unsigned int cache_level(int remote, unsigned int hops, int peer, unsigned int near)
@@ -87,7 +110,8 @@ static unsigned int level_of(uint64_t v)
 	if (lvl & LVL_IO)
 		return HWS_MEM_IO;
 	if (lvl & (LVL_REM_CCE1 | LVL_REM_CCE2))
-		return cache_level(remote || (lvl & LVL_REM_CCE2), hops, peer, HWS_MEM_REMOTE_CACHE);
+		return cache_level(remote || (lvl & LVL_REM_CCE2), hops, peer,
+				   HWS_MEM_REMOTE_CACHE);
 	if (lvl & (LVL_REM_RAM1 | LVL_REM_RAM2))
 		return HWS_MEM_REMOTE_DRAM;
 	if (lvl & LVL_LOC_RAM)
@@ -213,24 +237,30 @@ void hws_data_src__normalize(uint64_t v, struct hws_sample *s)
 }
 
 static const char *const level_names[] = {
-	[HWS_MEM_UNKNOWN] = "unknown",	    [HWS_MEM_L1] = "l1",
-	[HWS_MEM_LFB] = "lfb",		    [HWS_MEM_L2] = "l2",
-	[HWS_MEM_L3] = "l3",		    [HWS_MEM_PEER_CACHE] = "peer_cache",
-	[HWS_MEM_REMOTE_CACHE] = "remote_cache", [HWS_MEM_LOCAL_DRAM] = "local_dram",
-	[HWS_MEM_REMOTE_DRAM] = "remote_dram", [HWS_MEM_CXL] = "cxl",
-	[HWS_MEM_IO] = "io",		    [HWS_MEM_UNCACHED] = "uncached",
+    [HWS_MEM_UNKNOWN] = "unknown",
+    [HWS_MEM_L1] = "l1",
+    [HWS_MEM_LFB] = "lfb",
+    [HWS_MEM_L2] = "l2",
+    [HWS_MEM_L3] = "l3",
+    [HWS_MEM_PEER_CACHE] = "peer_cache",
+    [HWS_MEM_REMOTE_CACHE] = "remote_cache",
+    [HWS_MEM_LOCAL_DRAM] = "local_dram",
+    [HWS_MEM_REMOTE_DRAM] = "remote_dram",
+    [HWS_MEM_CXL] = "cxl",
+    [HWS_MEM_IO] = "io",
+    [HWS_MEM_UNCACHED] = "uncached",
 };
 static const char *const snoop_names[] = {
-	[HWS_SNOOP_UNKNOWN] = "unknown", [HWS_SNOOP_NONE] = "none", [HWS_SNOOP_HIT] = "hit",
-	[HWS_SNOOP_HITM] = "hitm",	 [HWS_SNOOP_PEER] = "peer", [HWS_SNOOP_MISS] = "miss",
+    [HWS_SNOOP_UNKNOWN] = "unknown", [HWS_SNOOP_NONE] = "none", [HWS_SNOOP_HIT] = "hit",
+    [HWS_SNOOP_HITM] = "hitm",	     [HWS_SNOOP_PEER] = "peer", [HWS_SNOOP_MISS] = "miss",
 };
 static const char *const tlb_names[] = {
-	[HWS_TLB_UNKNOWN] = "unknown", [HWS_TLB_L1_HIT] = "l1_hit", [HWS_TLB_L2_HIT] = "l2_hit",
-	[HWS_TLB_MISS] = "miss",       [HWS_TLB_HIT] = "hit",
+    [HWS_TLB_UNKNOWN] = "unknown", [HWS_TLB_L1_HIT] = "l1_hit", [HWS_TLB_L2_HIT] = "l2_hit",
+    [HWS_TLB_MISS] = "miss",	   [HWS_TLB_HIT] = "hit",
 };
 static const char *const op_names[] = {
-	[HWS_OP_UNKNOWN] = "unknown", [HWS_OP_LOAD] = "load", [HWS_OP_STORE] = "store",
-	[HWS_OP_BRANCH] = "branch",   [HWS_OP_OTHER] = "other",
+    [HWS_OP_UNKNOWN] = "unknown", [HWS_OP_LOAD] = "load",   [HWS_OP_STORE] = "store",
+    [HWS_OP_BRANCH] = "branch",	  [HWS_OP_OTHER] = "other",
 };
 
 #define NAME(tab, i) ((i) < sizeof(tab) / sizeof(tab[0]) && tab[i] ? tab[i] : "unknown")

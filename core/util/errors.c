@@ -15,7 +15,7 @@
 
 static const char *const hws_error_text[] = {
 #define _HE(name, text) text,
-	HWS_ERRORS
+    HWS_ERRORS
 #undef _HE
 };
 

@@ -13,9 +13,9 @@
 
 void hws_log(enum hws_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-#define pr_err(fmt, ...) hws_log(HWS_LOG_ERROR, fmt, ##__VA_ARGS__)
-#define pr_warn(fmt, ...) hws_log(HWS_LOG_WARN, fmt, ##__VA_ARGS__)
-#define pr_info(fmt, ...) hws_log(HWS_LOG_INFO, fmt, ##__VA_ARGS__)
+#define pr_err(fmt, ...)   hws_log(HWS_LOG_ERROR, fmt, ##__VA_ARGS__)
+#define pr_warn(fmt, ...)  hws_log(HWS_LOG_WARN, fmt, ##__VA_ARGS__)
+#define pr_info(fmt, ...)  hws_log(HWS_LOG_INFO, fmt, ##__VA_ARGS__)
 #define pr_debug(fmt, ...) hws_log(HWS_LOG_DEBUG, fmt, ##__VA_ARGS__)
 
 /* Copy the caller's options struct @opts (NULL: defaults) into the library's own @dst by the

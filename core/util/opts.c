@@ -19,18 +19,19 @@ int hws__opts_get(void *dst, size_t dst_sz, const void *opts, const char *type)
 		return 0;
 	memcpy(&sz, opts, sizeof(sz));
 	if (sz < sizeof(sz)) {
-		pr_warn("struct %s: sz is %zu: declare it with HWS_OPTS() (it sets sz)\n", type, sz);
+		pr_warn("struct %s: sz is %zu: declare it with HWS_OPTS() (it sets sz)\n", type,
+			sz);
 		return -EINVAL;
 	}
 	for (size_t i = dst_sz; i < sz; i++) {
 		if (p[i]) {
-			pr_warn("struct %s: set members past the %zu bytes this library (hwsample %s) "
-				"knows: it is older than the program's headers\n",
-				type, dst_sz, HWS_VERSION);
+			pr_warn(
+			    "struct %s: set members past the %zu bytes this library (hwsample %s) "
+			    "knows: it is older than the program's headers\n",
+			    type, dst_sz, HWS_VERSION);
 			return -EINVAL;
 		}
 	}
-	memcpy((char *)dst + sizeof(sz), p + sizeof(sz),
-	       (sz < dst_sz ? sz : dst_sz) - sizeof(sz));
+	memcpy((char *)dst + sizeof(sz), p + sizeof(sz), (sz < dst_sz ? sz : dst_sz) - sizeof(sz));
 	return 0;
 }

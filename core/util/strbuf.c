@@ -98,7 +98,7 @@ int hws_strbuf__add_json_str(struct hws_strbuf *sb, const char *s)
 	for (; !err && s && *s; s++) {
 		unsigned char c = (unsigned char)*s;
 		if (c == '"' || c == '\\') {
-			char e[2] = { '\\', (char)c };
+			char e[2] = {'\\', (char)c};
 			err = hws_strbuf__add(sb, e, 2);
 		} else if (c < 0x20) {
 			err = hws_strbuf__addf(sb, "\\u%04x", c);

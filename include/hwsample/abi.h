@@ -50,14 +50,13 @@ struct hws_perf_event_attr {
 	unsigned long long sample_type;
 	unsigned long long read_format;
 	unsigned long long disabled : 1, inherit : 1, pinned : 1, exclusive : 1, exclude_user : 1,
-		exclude_kernel : 1, exclude_hv : 1, exclude_idle : 1, mmap : 1, comm : 1, freq : 1,
-		inherit_stat : 1, enable_on_exec : 1, task : 1, watermark : 1, precise_ip : 2,
-		mmap_data : 1, sample_id_all : 1, exclude_host : 1, exclude_guest : 1,
-		exclude_callchain_kernel : 1, exclude_callchain_user : 1, mmap2 : 1, comm_exec : 1,
-		use_clockid : 1, context_switch : 1, write_backward : 1, namespaces : 1,
-		ksymbol : 1, bpf_event : 1, aux_output : 1, cgroup : 1, text_poke : 1,
-		build_id : 1, inherit_thread : 1, remove_on_exec : 1, sigtrap : 1,
-		__reserved_1 : 26;
+	    exclude_kernel : 1, exclude_hv : 1, exclude_idle : 1, mmap : 1, comm : 1, freq : 1,
+	    inherit_stat : 1, enable_on_exec : 1, task : 1, watermark : 1, precise_ip : 2,
+	    mmap_data : 1, sample_id_all : 1, exclude_host : 1, exclude_guest : 1,
+	    exclude_callchain_kernel : 1, exclude_callchain_user : 1, mmap2 : 1, comm_exec : 1,
+	    use_clockid : 1, context_switch : 1, write_backward : 1, namespaces : 1, ksymbol : 1,
+	    bpf_event : 1, aux_output : 1, cgroup : 1, text_poke : 1, build_id : 1,
+	    inherit_thread : 1, remove_on_exec : 1, sigtrap : 1, __reserved_1 : 26;
 	union {
 		unsigned int wakeup_events;
 		unsigned int wakeup_watermark;
@@ -88,7 +87,7 @@ struct hws_perf_event_attr {
 		unsigned int aux_action;
 		struct {
 			unsigned int aux_start_paused : 1, aux_pause : 1, aux_resume : 1,
-				__reserved_3 : 29;
+			    __reserved_3 : 29;
 		};
 	};
 	unsigned long long sig_data;

@@ -61,12 +61,12 @@ extern "C" {
 /* Capability bits (struct hws_backend_ops::caps): what the backend's samples carry and how
  * they arrive. Core picks ring or AUX mode from HWS_CAP_AUX. */
 enum hws_backend_cap {
-	HWS_CAP_AUX = 1ULL << 0,       /* samples arrive in an AUX area */
+	HWS_CAP_AUX = 1ULL << 0, /* samples arrive in an AUX area */
 	HWS_CAP_PHYS_ADDR = 1ULL << 1,
 	HWS_CAP_LATENCY = 1ULL << 2,
 	HWS_CAP_DATA_SRC = 1ULL << 3,
 	HWS_CAP_PRECISE_IP = 1ULL << 4,
-	HWS_CAP_RAW = 1ULL << 5,       /* vendor record in PERF_SAMPLE_RAW */
+	HWS_CAP_RAW = 1ULL << 5, /* vendor record in PERF_SAMPLE_RAW */
 	/* works without sampling hardware, and decodes any event no other backend claims
 	 * (hws_registry__match() falls back to it without asking its match()) */
 	HWS_CAP_SOFTWARE = 1ULL << 6,
@@ -87,7 +87,7 @@ struct hws_host {
 	/* ---- version 1 starts here ---- */
 	const char *version; /* hwsample version string */
 	void (*log)(enum hws_log_level level, const char *fmt, ...)
-		__attribute__((format(printf, 2, 3)));
+	    __attribute__((format(printf, 2, 3)));
 	/* root of the sysfs tree in use: "/sys", or a fake machine's tree (hws_host_opts) */
 	const char *(*sysfs_root)(void);
 	int (*pmu_load)(const char *name, struct hws_pmu *pmu);
@@ -98,7 +98,7 @@ struct hws_host {
 	int (*pmu_list)(const char *prefix, char (*names)[HWS_PMU_NAME_MAX], int max);
 	void (*data_src_normalize)(uint64_t data_src, struct hws_sample *s);
 	int (*strbuf_addf)(struct hws_strbuf *sb, const char *fmt, ...)
-		__attribute__((format(printf, 2, 3)));
+	    __attribute__((format(printf, 2, 3)));
 	int (*strbuf_add_json_str)(struct hws_strbuf *sb, const char *s);
 	/* append @len raw bytes (fast path for formatters that render into a local buffer) */
 	int (*strbuf_add)(struct hws_strbuf *sb, const void *data, size_t len);
@@ -123,7 +123,7 @@ struct hws_host {
 /* True if @host (as core built it) has member @m: a backend checks members appended after
  * version 1 with this before calling them (a host of an older version, or one that is not
  * libhwsample's, such as a test harness, may lack them). */
-#define HWS_HOST_HAS(host, m)                                                              \
+#define HWS_HOST_HAS(host, m)                                                                      \
 	((host)->size >= offsetof(struct hws_host, m) + sizeof((host)->m) && (host)->m)
 /* Bytes of each version's host table */
 #define HWS_HOST_SIZE_V1 (offsetof(struct hws_host, tracefs_dir) + sizeof(void *))
@@ -141,17 +141,17 @@ enum hws_request_flag {
 	HWS_REQ_SYSTEM_WIDE = 1U << 1, /* per-CPU, no pid (perf's -a or -C) */
 	HWS_REQ_PHYS_ADDR = 1U << 2,   /* user wants physical addresses */
 	HWS_REQ_DRY_RUN = 1U << 3,     /* encode only; fake sysfs allowed */
-	HWS_REQ_C2C = 1U << 4,         /* c2c record: loads + stores with what c2c needs */
+	HWS_REQ_C2C = 1U << 4,	       /* c2c record: loads + stores with what c2c needs */
 	HWS_REQ_LDLAT = 1U << 5,       /* ldlat is set (appended in version 3) */
 };
 
 /* One event the user asked for, handed to ops->encode. */
 struct hws_event_request {
-	uint32_t sz;		 /* sizeof(struct hws_event_request) as core knows it */
+	uint32_t sz; /* sizeof(struct hws_event_request) as core knows it */
 	/* ---- version 1 starts here ---- */
-	uint32_t flags;		 /* HWS_REQ_* */
-	const char *pmu;	 /* PMU asked for (e.g. "ibs_op"), or NULL: backend default */
-	const char *event;	 /* one event name, or NULL: backend default */
+	uint32_t flags;	   /* HWS_REQ_* */
+	const char *pmu;   /* PMU asked for (e.g. "ibs_op"), or NULL: backend default */
+	const char *event; /* one event name, or NULL: backend default */
 	const struct hws_control *controls;
 	uint32_t nr_controls;
 	uint32_t kernel_version; /* KERNEL_VERSION(a,b,c) of the (possibly faked) kernel */
@@ -177,10 +177,10 @@ static inline uint64_t hws_event_request__ldlat(const struct hws_event_request *
 
 /* struct hws_event_desc::flags */
 enum hws_event_flag {
-	HWS_EVF_AUX = 1U << 0,		/* map an AUX area for this event */
-	HWS_EVF_CPU_ONLY = 1U << 1,	/* cannot be opened per task: needs per-CPU recording */
+	HWS_EVF_AUX = 1U << 0,	    /* map an AUX area for this event */
+	HWS_EVF_CPU_ONLY = 1U << 1, /* cannot be opened per task: needs per-CPU recording */
 	HWS_EVF_NO_INHERIT = 1U << 2,
-	HWS_EVF_PERIOD_SKEW = 1U << 3,	/* effective period unreliable (e.g. IBS l3missonly) */
+	HWS_EVF_PERIOD_SKEW = 1U << 3, /* effective period unreliable (e.g. IBS l3missonly) */
 };
 
 /* One event to open, produced by ops->encode. Core adds the mode bits (inherit,
@@ -188,10 +188,10 @@ enum hws_event_flag {
 struct hws_event_desc {
 	struct hws_perf_event_attr attr; /* config3/config4 included: core passes attr.size
 					  * 136/144 to the kernel only when they are non-zero */
-	char name[128];		    /* display name, e.g. "ibs_op/l3missonly=1/" */
-	char pmu[HWS_PMU_NAME_MAX]; /* PMU it is opened on ("software", "ibs_op", ...) */
-	int32_t group_leader;	    /* index (in this encode's output) of its leader, -1 none */
-	uint32_t flags;		    /* HWS_EVF_* */
+	char name[128];			 /* display name, e.g. "ibs_op/l3missonly=1/" */
+	char pmu[HWS_PMU_NAME_MAX];	 /* PMU it is opened on ("software", "ibs_op", ...) */
+	int32_t group_leader; /* index (in this encode's output) of its leader, -1 none */
+	uint32_t flags;	      /* HWS_EVF_* */
 };
 
 /* config word @n (3 or 4) of @d */
@@ -288,7 +288,7 @@ struct hws_aux_chunk {
 	uint32_t idx;	    /* mmap index (stream) */
 	uint32_t cpu;	    /* (u32)-1 in per-thread mode */
 	uint32_t tid;
-	uint32_t gap;	    /* 1: data before this chunk was lost (TRUNCATED, snapshot, ...) */
+	uint32_t gap; /* 1: data before this chunk was lost (TRUNCATED, snapshot, ...) */
 	const struct hws_perf_event_attr *attr;
 };
 
@@ -297,7 +297,7 @@ struct hws_backend_ops {
 	uint32_t size;	      /* sizeof(struct hws_backend_ops) as the plugin knows it */
 
 	/* ---- version 1 starts here ---- */
-	const char *name;	 /* "amd_ibs" */
+	const char *name; /* "amd_ibs" */
 	const char *description;
 	const char *const *pmus; /* NULL-terminated PMU names it serves ("ibs_op", "ibs_fetch");
 				  * a name ending in '_' matches by prefix ("arm_spe_") */
@@ -322,8 +322,8 @@ struct hws_backend_ops {
 	/* optional: decode one sample. Core has already filled the generic fields of @out
 	 * (time, cpu, pid, tid, period, id, ip, addr, ...); NULL when they are the whole
 	 * sample. Returns 0, HWS_DECODE_SKIP, or HWS_E_BADREC. */
-	int (*decode)(void *priv, const struct hws_file_info *fi, const struct hws_record_sample *rec,
-		      struct hws_sample *out);
+	int (*decode)(void *priv, const struct hws_file_info *fi,
+		      const struct hws_record_sample *rec, struct hws_sample *out);
 	/* optional (required with HWS_CAP_AUX): decode an AUX chunk of stream @stream
 	 * (aux_stream_size bytes, zeroed at stream start), calling @emit per sample.
 	 * Returns 0, the non-zero value @emit returned, or a negative error.
@@ -359,7 +359,7 @@ struct hws_backend_ops {
 
 /* True if @ops (as the plugin built it) has member @m: callbacks appended after the
  * minimum version-1 layout must be checked with this before use. */
-#define HWS_OPS_HAS(ops, m)                                                              \
+#define HWS_OPS_HAS(ops, m)                                                                        \
 	((ops)->size >= offsetof(struct hws_backend_ops, m) + sizeof((ops)->m) && (ops)->m)
 /* Bytes of the version-1 ops table: the least the loader takes */
 #define HWS_OPS_SIZE_V1 (offsetof(struct hws_backend_ops, raw_json) + sizeof(void *))
@@ -370,9 +370,9 @@ struct hws_backend_ops {
  * into one binary.
  */
 #define HWS__CAT2(a, b) a##b
-#define HWS__CAT(a, b) HWS__CAT2(a, b)
-#define HWS__STR2(x) #x
-#define HWS__STR(x) HWS__STR2(x)
+#define HWS__CAT(a, b)	HWS__CAT2(a, b)
+#define HWS__STR2(x)	#x
+#define HWS__STR(x)	HWS__STR2(x)
 #ifdef HWS_STATIC_BACKEND
 #define HWS_BACKEND_ENTRY HWS__CAT(hws_backend_entry_, HWS_STATIC_BACKEND)
 #else
@@ -382,14 +382,14 @@ struct hws_backend_ops {
 
 typedef const struct hws_backend_ops *(*hws_backend_entry_fn)(const struct hws_host *host);
 
-#define HWS_BACKEND_DEFINE(ops)                                                          \
-	__attribute__((visibility("default"))) const struct hws_backend_ops *               \
-	HWS_BACKEND_ENTRY(const struct hws_host *host);                                     \
-	__attribute__((visibility("default"))) const struct hws_backend_ops *               \
-	HWS_BACKEND_ENTRY(const struct hws_host *host)                                      \
-	{                                                                                   \
-		(void)host;                                                                 \
-		return &(ops);                                                              \
+#define HWS_BACKEND_DEFINE(ops)                                                                    \
+	__attribute__((visibility("default"))) const struct hws_backend_ops *HWS_BACKEND_ENTRY(    \
+	    const struct hws_host *host);                                                          \
+	__attribute__((visibility("default"))) const struct hws_backend_ops *HWS_BACKEND_ENTRY(    \
+	    const struct hws_host *host)                                                           \
+	{                                                                                          \
+		(void)host;                                                                        \
+		return &(ops);                                                                     \
 	}
 
 #ifdef __cplusplus

@@ -30,12 +30,12 @@
 #else
 #define HWS__ABI_ASSERT _Static_assert
 #endif
-#define HWS_ABI_SIZE(s, n)                                                                  \
-	HWS__ABI_ASSERT(sizeof(struct s) == (n), "hwsample plugin ABI: sizeof(struct " #s     \
-						 ") is not " #n ": this compiler or its "   \
+#define HWS_ABI_SIZE(s, n)                                                                         \
+	HWS__ABI_ASSERT(sizeof(struct s) == (n), "hwsample plugin ABI: sizeof(struct " #s          \
+						 ") is not " #n ": this compiler or its "          \
 						 "flags lay it out differently")
-#define HWS_ABI_OFF(s, m, n)                                                                \
-	HWS__ABI_ASSERT(offsetof(struct s, m) == (n),                                       \
+#define HWS_ABI_OFF(s, m, n)                                                                       \
+	HWS__ABI_ASSERT(offsetof(struct s, m) == (n),                                              \
 			"hwsample plugin ABI: struct " #s " member " #m " is not at byte " #n)
 
 /* struct hws_perf_event_attr (<hwsample/abi.h>) */

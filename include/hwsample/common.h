@@ -23,10 +23,10 @@
 #endif
 
 /* Declare and fill an options struct: HWS_OPTS(hws_session_opts, so, .system_wide = true) */
-#define HWS_OPTS(TYPE, NAME, ...)                                                          \
-	struct TYPE NAME = ({                                                              \
-		memset(&NAME, 0, sizeof(struct TYPE));                                     \
-		(struct TYPE){ .sz = sizeof(struct TYPE), __VA_ARGS__ };                   \
+#define HWS_OPTS(TYPE, NAME, ...)                                                                  \
+	struct TYPE NAME = ({                                                                      \
+		memset(&NAME, 0, sizeof(struct TYPE));                                             \
+		(struct TYPE){.sz = sizeof(struct TYPE), __VA_ARGS__};                             \
 	})
 
 #endif

@@ -57,12 +57,12 @@ struct hws_config {
 
 enum hws_config_type {
 	HWS_CFG_STRING,
-	HWS_CFG_LIST,	/* comma-separated words */
-	HWS_CFG_UINT,	/* whole number in [min, max] */
-	HWS_CFG_BOOL,	/* true/false, yes/no, on/off, 1/0 */
-	HWS_CFG_SECONDS,/* positive number of seconds, may have a fraction: 2.5 */
-	HWS_CFG_ENUM,	/* one of choices (|-separated) */
-	HWS_CFG_CPUS,	/* CPU list: 0-3,8 */
+	HWS_CFG_LIST,	 /* comma-separated words */
+	HWS_CFG_UINT,	 /* whole number in [min, max] */
+	HWS_CFG_BOOL,	 /* true/false, yes/no, on/off, 1/0 */
+	HWS_CFG_SECONDS, /* positive number of seconds, may have a fraction: 2.5 */
+	HWS_CFG_ENUM,	 /* one of choices (|-separated) */
+	HWS_CFG_CPUS,	 /* CPU list: 0-3,8 */
 };
 
 struct hws_config_key {
@@ -86,8 +86,7 @@ HWS_API void hws_config__delete(struct hws_config *cfg); /* NULL-safe */
  * wrong; valid: ..." in @err. @cfg may hold part of the file after an error. A directory,
  * FIFO or device (refused before it is read: nothing blocks), an empty file and a file
  * without any section are HWS_E_BAD_CONFIG. */
-HWS_API int hws_config__load(struct hws_config *cfg, const char *path, char *err,
-			     size_t errlen);
+HWS_API int hws_config__load(struct hws_config *cfg, const char *path, char *err, size_t errlen);
 
 /* Set @section.@key to @value (creating either), replacing what the file said; @origin is
  * kept as given ("command line"). Returns 0 or -ENOMEM. */
@@ -99,16 +98,15 @@ HWS_API void hws_config__unset(struct hws_config *cfg, const char *section, cons
 
 /* Lookup; NULL if absent. Pointers are owned by @cfg (valid until it changes). */
 HWS_API const struct hws_config_section *hws_config__section(const struct hws_config *cfg,
-							      const char *name);
+							     const char *name);
 HWS_API const struct hws_config_item *hws_config__get(const struct hws_config *cfg,
-						       const char *section, const char *key);
+						      const char *section, const char *key);
 
 /* Typed values of an item already validated (0 on success, HWS_E_BAD_CONFIG with "origin:
  * ..." in @err otherwise). */
 HWS_API int hws_config__uint(const struct hws_config_item *it, uint64_t min, uint64_t max,
 			     uint64_t *out, char *err, size_t errlen);
-HWS_API int hws_config__bool(const struct hws_config_item *it, bool *out, char *err,
-			     size_t errlen);
+HWS_API int hws_config__bool(const struct hws_config_item *it, bool *out, char *err, size_t errlen);
 HWS_API int hws_config__seconds(const struct hws_config_item *it, double *out, char *err,
 				size_t errlen);
 

@@ -17,21 +17,21 @@
 extern "C" {
 #endif
 
-#define HWS_ERRORS                                                                  \
-	_HE(NO_PMU, "no matching PMU on this machine")                              \
-	_HE(ABI_MISMATCH, "backend plugin ABI version mismatch")                    \
-	_HE(BAD_PLUGIN, "backend plugin is missing a required callback")           \
-	_HE(NO_BACKEND, "no such backend")                                          \
-	_HE(BADREC, "malformed record")                                             \
-	_HE(NEED_MORE, "need more bytes")                                           \
-	_HE(BAD_FILE, "not a perf.data file or corrupt header")                     \
-	_HE(TRUNCATED, "file truncated")                                            \
-	_HE(UNKNOWN_CONTROL, "unknown control")                                     \
-	_HE(CONTROL_RANGE, "value too wide for its field")                          \
-	_HE(UNSUPPORTED, "not supported by this CPU or kernel")                     \
-	_HE(UNKNOWN_EVENT, "unknown event")                                         \
-	_HE(BAD_ARG, "invalid argument")                                            \
-	_HE(TOO_BIG, "size limit exceeded")                                         \
+#define HWS_ERRORS                                                                                 \
+	_HE(NO_PMU, "no matching PMU on this machine")                                             \
+	_HE(ABI_MISMATCH, "backend plugin ABI version mismatch")                                   \
+	_HE(BAD_PLUGIN, "backend plugin is missing a required callback")                           \
+	_HE(NO_BACKEND, "no such backend")                                                         \
+	_HE(BADREC, "malformed record")                                                            \
+	_HE(NEED_MORE, "need more bytes")                                                          \
+	_HE(BAD_FILE, "not a perf.data file or corrupt header")                                    \
+	_HE(TRUNCATED, "file truncated")                                                           \
+	_HE(UNKNOWN_CONTROL, "unknown control")                                                    \
+	_HE(CONTROL_RANGE, "value too wide for its field")                                         \
+	_HE(UNSUPPORTED, "not supported by this CPU or kernel")                                    \
+	_HE(UNKNOWN_EVENT, "unknown event")                                                        \
+	_HE(BAD_ARG, "invalid argument")                                                           \
+	_HE(TOO_BIG, "size limit exceeded")                                                        \
 	_HE(BAD_CONFIG, "invalid configuration")
 
 enum hws_errno {
@@ -39,7 +39,7 @@ enum hws_errno {
 #define _HE(name, text) HWS_E_##name,
 	HWS_ERRORS
 #undef _HE
-	HWS_E__END,
+	    HWS_E__END,
 };
 
 /*

@@ -117,7 +117,8 @@ HWS_API int hws_sample_id__parse(const struct hws_perf_event_attr *attr, const v
 				 size_t size, struct hws_sample_id *out);
 
 /* Sample id (PERF_SAMPLE_IDENTIFIER / ID) of any record, or -1 if it has none. */
-HWS_API int64_t hws_record__id(const struct hws_perf_event_attr *attr, const void *rec, size_t size);
+HWS_API int64_t hws_record__id(const struct hws_perf_event_attr *attr, const void *rec,
+			       size_t size);
 
 /* Name of a record type ("SAMPLE", "MMAP2", "AUXTRACE", ...). Never NULL. */
 HWS_API const char *hws_record__type_name(uint32_t type);
@@ -137,8 +138,9 @@ HWS_API struct hws_perf_writer *hws_perf_writer__new_fd(int fd, bool pipe_mode);
  * __write in pipe mode; in file mode an event (or ids) added later is not in the attr
  * section written before the data: the attrs are then written again at __close() (a
  * file whose writer never got there lacks them). Returns the attr index or -errno. */
-HWS_API int hws_perf_writer__add_attr(struct hws_perf_writer *w, const struct hws_perf_event_attr *attr,
-				      const char *name, const uint64_t *ids, size_t nr_ids);
+HWS_API int hws_perf_writer__add_attr(struct hws_perf_writer *w,
+				      const struct hws_perf_event_attr *attr, const char *name,
+				      const uint64_t *ids, size_t nr_ids);
 /* Add more ids to attr @idx (file mode only; e.g. ids of fds opened later). */
 HWS_API int hws_perf_writer__add_ids(struct hws_perf_writer *w, int idx, const uint64_t *ids,
 				     size_t nr_ids);
@@ -204,8 +206,8 @@ struct hws_perf_reader;
 
 struct hws_perf_evattr {
 	struct hws_perf_event_attr attr; /* normalized: size == sizeof(attr), missing tail zero */
-	const char *name;	     /* EVENT_DESC name, or a generated one ("cycles", "raw 0x1cd") */
-	const char *pmu_name;	     /* PMU_MAPPINGS name for attr.type, or NULL */
+	const char *name;     /* EVENT_DESC name, or a generated one ("cycles", "raw 0x1cd") */
+	const char *pmu_name; /* PMU_MAPPINGS name for attr.type, or NULL */
 	const uint64_t *ids;
 	size_t nr_ids;
 };
@@ -216,8 +218,8 @@ struct hws_perf_record {
 	uint64_t file_offset;		     /* where the record starts in the file/stream */
 	const void *payload;		     /* AUXTRACE: the AUX bytes that follow; else NULL */
 	uint64_t payload_size;
-	int attr_idx;			     /* event of a SAMPLE (or sample_id record), -1 if unknown */
-	uint32_t flags;			     /* HWS_PERF_REC_* */
+	int attr_idx;	/* event of a SAMPLE (or sample_id record), -1 if unknown */
+	uint32_t flags; /* HWS_PERF_REC_* */
 };
 
 /* hdr (resp. payload) points into the reader's mapping of the file and stays valid until
@@ -261,7 +263,7 @@ HWS_API bool hws_perf_reader__needs_swap(const struct hws_perf_reader *r);
  * __next() that reads a HEADER_ATTR record (pipe mode: the array may move). */
 HWS_API int hws_perf_reader__nr_attrs(const struct hws_perf_reader *r);
 HWS_API const struct hws_perf_evattr *hws_perf_reader__attr(const struct hws_perf_reader *r,
-							     int idx);
+							    int idx);
 /* Index of the event owning sample id @id, or -1. */
 HWS_API int hws_perf_reader__attr_by_id(const struct hws_perf_reader *r, uint64_t id);
 

@@ -24,10 +24,10 @@
 extern "C" {
 #endif
 
-#define HWS_PMU_NAME_MAX 64
+#define HWS_PMU_NAME_MAX    64
 #define HWS_PMU_MAX_FORMATS 64
-#define HWS_PMU_MAX_CAPS 64
-#define HWS_PMU_MAX_RANGES 4
+#define HWS_PMU_MAX_CAPS    64
+#define HWS_PMU_MAX_RANGES  4
 
 struct hws_pmu_format {
 	char name[48];
@@ -52,7 +52,6 @@ struct hws_pmu {
 	uint32_t nr_caps;
 	struct hws_pmu_cap caps[HWS_PMU_MAX_CAPS];
 };
-
 
 /*
  * hws_pmu__load() - read PMU @name from sysfs into @pmu.

@@ -28,9 +28,9 @@ struct hws_registry;
 
 struct hws_backend {
 	const struct hws_backend_ops *ops;
-	void *priv;	  /* ops->priv_size bytes, owned by the registry */
-	char path[4096];  /* plugin file, or "(static)" */
-	void *dl;	  /* dlopen handle, NULL for static */
+	void *priv;	 /* ops->priv_size bytes, owned by the registry */
+	char path[4096]; /* plugin file, or "(static)" */
+	void *dl;	 /* dlopen handle, NULL for static */
 };
 
 /* The host table handed to every backend. */

@@ -39,15 +39,15 @@ extern "C" {
 struct hws_ring;
 
 struct hws_ring_stats {
-	uint64_t records;     /* records handed out */
-	uint64_t bytes;	      /* bytes of records handed out */
-	uint64_t copied;      /* records that straddled the wrap and went through the bounce buffer */
-	uint64_t bad_headers; /* headers rejected (size 0, misaligned, past the data) */
+	uint64_t records; /* records handed out */
+	uint64_t bytes;	  /* bytes of records handed out */
+	uint64_t copied;  /* records that straddled the wrap and went through the bounce buffer */
+	uint64_t bad_headers;	/* headers rejected (size 0, misaligned, past the data) */
 	uint64_t skipped_bytes; /* bytes dropped while resyncing or catching up */
-	uint64_t overruns;    /* times the producer was more than a buffer ahead */
-	uint64_t max_fill;    /* highest head - tail seen, bytes */
+	uint64_t overruns;	/* times the producer was more than a buffer ahead */
+	uint64_t max_fill;	/* highest head - tail seen, bytes */
 	/* appended: */
-	uint64_t lost;	      /* sum of PERF_RECORD_LOST.lost over the records handed out */
+	uint64_t lost; /* sum of PERF_RECORD_LOST.lost over the records handed out */
 };
 
 /*

@@ -28,7 +28,7 @@ extern "C" {
 enum hws_sample_field {
 	HWS_SF_TIME = 1ULL << 0,
 	HWS_SF_CPU = 1ULL << 1,
-	HWS_SF_PID = 1ULL << 2,  /* pid and tid */
+	HWS_SF_PID = 1ULL << 2, /* pid and tid */
 	HWS_SF_PERIOD = 1ULL << 3,
 	HWS_SF_ID = 1ULL << 4,
 	HWS_SF_IP = 1ULL << 5,
@@ -60,14 +60,14 @@ enum hws_op {
 
 /* struct hws_sample::op_flags */
 enum hws_op_flag {
-	HWS_OPF_LOCK = 1U << 0,   /* locked / atomic read-modify-write */
+	HWS_OPF_LOCK = 1U << 0, /* locked / atomic read-modify-write */
 	HWS_OPF_ATOMIC = 1U << 1,
-	HWS_OPF_SVE = 1U << 2,    /* SVE / vector memory op */
+	HWS_OPF_SVE = 1U << 2, /* SVE / vector memory op */
 	HWS_OPF_SIMD = 1U << 3,
-	HWS_OPF_EXCL = 1U << 4,   /* load/store exclusive */
+	HWS_OPF_EXCL = 1U << 4, /* load/store exclusive */
 	HWS_OPF_PREFETCH = 1U << 5,
 	HWS_OPF_UNCACHED = 1U << 6,
-	HWS_OPF_WC = 1U << 7,     /* write-combining memory */
+	HWS_OPF_WC = 1U << 7, /* write-combining memory */
 	HWS_OPF_BR_COND = 1U << 8,
 	HWS_OPF_BR_IND = 1U << 9,
 	HWS_OPF_BR_CALL = 1U << 10,
@@ -84,14 +84,14 @@ enum hws_op_flag {
 enum hws_mem_level {
 	HWS_MEM_UNKNOWN = 0,
 	HWS_MEM_L1,
-	HWS_MEM_LFB,        /* fill buffer / miss handling buffer hit */
+	HWS_MEM_LFB, /* fill buffer / miss handling buffer hit */
 	HWS_MEM_L2,
 	HWS_MEM_L3,
-	HWS_MEM_PEER_CACHE, /* another core's cache in the same cluster / CCX / socket */
+	HWS_MEM_PEER_CACHE,   /* another core's cache in the same cluster / CCX / socket */
 	HWS_MEM_REMOTE_CACHE, /* a cache on another node or socket */
 	HWS_MEM_LOCAL_DRAM,
 	HWS_MEM_REMOTE_DRAM,
-	HWS_MEM_CXL,        /* CXL / PMEM / extension memory */
+	HWS_MEM_CXL, /* CXL / PMEM / extension memory */
 	HWS_MEM_IO,
 	HWS_MEM_UNCACHED,
 	HWS_MEM__MAX,

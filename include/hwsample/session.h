@@ -36,22 +36,22 @@ extern "C" {
 struct hws_session;
 
 struct hws_session_opts {
-	size_t sz;		/* sizeof(struct hws_session_opts) */
-	bool per_thread;	/* --per-thread */
-	bool system_wide;	/* -a */
-	const char *cpu_list;	/* -C LIST, NULL if not given */
-	const pid_t *pids;	/* target processes (-p, or the workload), NULL/0 with -a/-C */
+	size_t sz;	      /* sizeof(struct hws_session_opts) */
+	bool per_thread;      /* --per-thread */
+	bool system_wide;     /* -a */
+	const char *cpu_list; /* -C LIST, NULL if not given */
+	const pid_t *pids;    /* target processes (-p, or the workload), NULL/0 with -a/-C */
 	int nr_pids;
-	bool no_inherit;	/* --no-inherit */
-	bool enable_on_exec;	/* the target is a workload that has not exec'ed yet */
+	bool no_inherit;	 /* --no-inherit */
+	bool enable_on_exec;	 /* the target is a workload that has not exec'ed yet */
 	unsigned int mmap_pages; /* data pages per ring (power of two); 0 = default */
 	unsigned int aux_pages;	 /* AUX pages (power of two); 0 = default */
-	bool overwrite;		/* --overwrite: backward rings, read on demand */
-	bool aux_snapshot;	/* -S */
-	bool want_data_mmaps;	/* sample data addresses: ask for data MMAP2 records too */
+	bool overwrite;		 /* --overwrite: backward rings, read on demand */
+	bool aux_snapshot;	 /* -S */
+	bool want_data_mmaps;	 /* sample data addresses: ask for data MMAP2 records too */
 };
 
-#define HWS_SESSION_DEFAULT_PAGES 128 /* 512 KiB, as perf */
+#define HWS_SESSION_DEFAULT_PAGES     128 /* 512 KiB, as perf */
 #define HWS_SESSION_DEFAULT_AUX_PAGES 1024
 
 /* Per event and CPU counters. cpu index -1 (per-thread mode, unknown) is folded into

@@ -24,18 +24,21 @@ struct hws_strbuf {
 	int toobig; /* an append was refused */
 };
 
-#define HWS_STRBUF_INIT { NULL, 0, 0, 0, 0 }
+#define HWS_STRBUF_INIT                                                                            \
+	{                                                                                          \
+		NULL, 0, 0, 0, 0                                                                   \
+	}
 
 HWS_API void hws_strbuf__init(struct hws_strbuf *sb, size_t cap);
 /* Return 0 or -ENOMEM / HWS_E_TOO_BIG. */
 HWS_API int hws_strbuf__add(struct hws_strbuf *sb, const void *data, size_t len);
 HWS_API int hws_strbuf__addstr(struct hws_strbuf *sb, const char *s);
 HWS_API int hws_strbuf__addf(struct hws_strbuf *sb, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 HWS_API int hws_strbuf__vaddf(struct hws_strbuf *sb, const char *fmt, va_list ap);
 /* Append @s as a JSON string literal (with quotes and escapes). */
 HWS_API int hws_strbuf__add_json_str(struct hws_strbuf *sb, const char *s);
-HWS_API void hws_strbuf__reset(struct hws_strbuf *sb); /* len = 0, keeps memory */
+HWS_API void hws_strbuf__reset(struct hws_strbuf *sb);	 /* len = 0, keeps memory */
 HWS_API void hws_strbuf__release(struct hws_strbuf *sb); /* frees; NULL-safe */
 
 #ifdef __cplusplus

@@ -28,8 +28,8 @@ typedef int (*hws_synth_fn)(void *ctx, const void *rec, size_t len);
 HWS_API int hws_synth__threads(const struct hws_perf_event_attr *attr, uint64_t id, pid_t pid,
 			       bool data_maps, hws_synth_fn fn, void *ctx);
 /* PERF_RECORD_MMAP for [kernel.kallsyms]_text. */
-HWS_API int hws_synth__kernel_mmap(const struct hws_perf_event_attr *attr, uint64_t id, hws_synth_fn fn,
-				   void *ctx);
+HWS_API int hws_synth__kernel_mmap(const struct hws_perf_event_attr *attr, uint64_t id,
+				   hws_synth_fn fn, void *ctx);
 
 #ifdef __cplusplus
 }

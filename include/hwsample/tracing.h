@@ -23,8 +23,8 @@ extern "C" {
  * file is there but this user may not read it; another errno when tracefs is absent
  * (as hws_tracefs__dir()). A format file that does not exist is stored empty.
  */
-HWS_API int hws_tracing_data__build(const struct hws_perf_event_attr *const *attrs, int nr, void **buf,
-				    size_t *len);
+HWS_API int hws_tracing_data__build(const struct hws_perf_event_attr *const *attrs, int nr,
+				    void **buf, size_t *len);
 
 /* tracefs mount point in use ("/sys/kernel/tracing" or the debugfs one), mounting tracefs
  * if needed; NULL if none, with errno: EACCES when tracefs is mounted but this user may not

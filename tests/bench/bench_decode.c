@@ -64,7 +64,8 @@ int main(int argc, char **argv)
 		n = 0;
 		rc = d ? hws_decoder__run(d, count_cb, &n) : -1;
 		if (rc < 0)
-			fprintf(stderr, "bench_decode: %s\n", d ? hws_decoder__errmsg(d) : "no memory");
+			fprintf(stderr, "bench_decode: %s\n",
+				d ? hws_decoder__errmsg(d) : "no memory");
 		hws_decoder__delete(d);
 		hws_perf_reader__close(r);
 		if (cpu_now() - t0 < best)

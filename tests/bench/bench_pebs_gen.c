@@ -29,28 +29,38 @@
 
 #include <hwsample/perfdata.h>
 
-#define ID_LOAD 201
+#define ID_LOAD	 201
 #define ID_STORE 202
 
 /* uapi PERF_MEM_* helpers (values from perf-facts.md section 4) */
-#define S(v, sh) ((uint64_t)(v) << (sh))
-#define OP(x) S(x, 0)
-#define LVL(x) S(x, 5)
-#define SNOOP(x) S(x, 19)
-#define LOCK(x) S(x, 24)
-#define TLB(x) S(x, 26)
-#define LNUM(x) S(x, 33)
-#define REM S(1, 37)
+#define S(v, sh)  ((uint64_t)(v) << (sh))
+#define OP(x)	  S(x, 0)
+#define LVL(x)	  S(x, 5)
+#define SNOOP(x)  S(x, 19)
+#define LOCK(x)	  S(x, 24)
+#define TLB(x)	  S(x, 26)
+#define LNUM(x)	  S(x, 33)
+#define REM	  S(1, 37)
 #define SNOOPX(x) S(x, 38)
-#define BLK(x) S(x, 40)
+#define BLK(x)	  S(x, 40)
 
 enum { O_NA = 1, O_LOAD = 2, O_STORE = 4 };
-enum { L_NA = 1, L_HIT = 2, L_MISS = 4, L_L1 = 8, L_LFB = 0x10, L_L2 = 0x20, L_L3 = 0x40,
-       L_LOC_RAM = 0x80, L_REM_RAM1 = 0x100, L_REM_CCE1 = 0x400, L_IO = 0x1000,
-       L_UNC = 0x2000 };
+enum {
+	L_NA = 1,
+	L_HIT = 2,
+	L_MISS = 4,
+	L_L1 = 8,
+	L_LFB = 0x10,
+	L_L2 = 0x20,
+	L_L3 = 0x40,
+	L_LOC_RAM = 0x80,
+	L_REM_RAM1 = 0x100,
+	L_REM_CCE1 = 0x400,
+	L_IO = 0x1000,
+	L_UNC = 0x2000
+};
 enum { SN_NA = 1, SN_NONE = 2, SN_HIT = 4, SN_MISS = 8, SN_HITM = 0x10 };
-enum { N_L1 = 1, N_L2 = 2, N_L3 = 3, N_L4 = 4, N_ANY = 0xb, N_LFB = 0xc, N_RAM = 0xd,
-       N_NA = 0xf };
+enum { N_L1 = 1, N_L2 = 2, N_L3 = 3, N_L4 = 4, N_ANY = 0xb, N_LFB = 0xc, N_RAM = 0xd, N_NA = 0xf };
 
 #define OP_LH (OP(O_LOAD) | LVL(L_HIT))
 
@@ -60,22 +70,22 @@ static uint64_t grt_table[16];
 static void build_tables(void)
 {
 	static const uint64_t base[16] = {
-		OP(O_LOAD) | LVL(L_MISS) | LNUM(N_L3) | SNOOP(SN_NA),
-		OP_LH | LVL(L_L1) | LNUM(N_L1) | SNOOP(SN_NONE),
-		OP_LH | LVL(L_LFB) | LNUM(N_LFB) | SNOOP(SN_NONE),
-		OP_LH | LVL(L_L2) | LNUM(N_L2) | SNOOP(SN_NONE),
-		OP_LH | LVL(L_L3) | LNUM(N_L3) | SNOOP(SN_NONE),
-		OP_LH | LVL(L_L3) | LNUM(N_L3) | SNOOP(SN_MISS),
-		OP_LH | LVL(L_L3) | LNUM(N_L3) | SNOOP(SN_HIT),
-		OP_LH | LVL(L_L3) | LNUM(N_L3) | SNOOP(SN_HITM),
-		OP_LH | LVL(L_REM_CCE1) | REM | LNUM(N_L3) | SNOOP(SN_HIT),
-		OP_LH | LVL(L_REM_CCE1) | REM | LNUM(N_L3) | SNOOP(SN_HITM),
-		OP_LH | LVL(L_LOC_RAM) | LNUM(N_RAM) | SNOOP(SN_HIT),
-		OP_LH | LVL(L_REM_RAM1) | REM | LNUM(N_L3) | SNOOP(SN_HIT),
-		OP_LH | LVL(L_LOC_RAM) | LNUM(N_RAM) | SNOOP(SN_NONE) | SNOOP(SN_MISS),
-		OP_LH | LVL(L_REM_RAM1) | LNUM(N_RAM) | REM | SNOOP(SN_NONE) | SNOOP(SN_MISS),
-		OP_LH | LVL(L_IO) | LNUM(N_NA) | SNOOP(SN_NONE),
-		OP_LH | LVL(L_UNC) | LNUM(N_NA) | SNOOP(SN_NONE),
+	    OP(O_LOAD) | LVL(L_MISS) | LNUM(N_L3) | SNOOP(SN_NA),
+	    OP_LH | LVL(L_L1) | LNUM(N_L1) | SNOOP(SN_NONE),
+	    OP_LH | LVL(L_LFB) | LNUM(N_LFB) | SNOOP(SN_NONE),
+	    OP_LH | LVL(L_L2) | LNUM(N_L2) | SNOOP(SN_NONE),
+	    OP_LH | LVL(L_L3) | LNUM(N_L3) | SNOOP(SN_NONE),
+	    OP_LH | LVL(L_L3) | LNUM(N_L3) | SNOOP(SN_MISS),
+	    OP_LH | LVL(L_L3) | LNUM(N_L3) | SNOOP(SN_HIT),
+	    OP_LH | LVL(L_L3) | LNUM(N_L3) | SNOOP(SN_HITM),
+	    OP_LH | LVL(L_REM_CCE1) | REM | LNUM(N_L3) | SNOOP(SN_HIT),
+	    OP_LH | LVL(L_REM_CCE1) | REM | LNUM(N_L3) | SNOOP(SN_HITM),
+	    OP_LH | LVL(L_LOC_RAM) | LNUM(N_RAM) | SNOOP(SN_HIT),
+	    OP_LH | LVL(L_REM_RAM1) | REM | LNUM(N_L3) | SNOOP(SN_HIT),
+	    OP_LH | LVL(L_LOC_RAM) | LNUM(N_RAM) | SNOOP(SN_NONE) | SNOOP(SN_MISS),
+	    OP_LH | LVL(L_REM_RAM1) | LNUM(N_RAM) | REM | SNOOP(SN_NONE) | SNOOP(SN_MISS),
+	    OP_LH | LVL(L_IO) | LNUM(N_NA) | SNOOP(SN_NONE),
+	    OP_LH | LVL(L_UNC) | LNUM(N_NA) | SNOOP(SN_NONE),
 	};
 
 	memcpy(table, base, sizeof(base));
@@ -157,7 +167,7 @@ static int write_features(struct hws_perf_writer *w, const char *model)
 	static const struct {
 		uint32_t type;
 		const char *name;
-	} m[] = { { 4, "cpu" }, { 1, "software" }, { 2, "tracepoint" }, { 5, "breakpoint" } };
+	} m[] = {{4, "cpu"}, {1, "software"}, {2, "tracepoint"}, {5, "breakpoint"}};
 	uint8_t f[2048];
 	size_t n;
 	uint32_t v;
@@ -167,9 +177,9 @@ static int write_features(struct hws_perf_writer *w, const char *model)
 	ret |= hws_perf_writer__set_string(w, HWS_FEAT_OSRELEASE, "6.1.0-pebs-gen");
 	ret |= hws_perf_writer__set_string(w, HWS_FEAT_ARCH, "x86_64");
 	ret |= hws_perf_writer__set_string(w, HWS_FEAT_CPUID,
-					   !strcmp(model, "skl") ? "GenuineIntel,6,85,4" :
-					   !strcmp(model, "spr") ? "GenuineIntel,6,143,8" :
-								   "GenuineIntel,6,151,2");
+					   !strcmp(model, "skl")   ? "GenuineIntel,6,85,4"
+					   : !strcmp(model, "spr") ? "GenuineIntel,6,143,8"
+								   : "GenuineIntel,6,151,2");
 	ret |= hws_perf_writer__set_string(w, HWS_FEAT_CPUDESC, "Intel Xeon (synthetic PEBS)");
 	v = 64;
 	memcpy(f, &v, 4);
@@ -228,19 +238,18 @@ static uint64_t store_src(const struct opts *o)
 		/* SPR store latency: same table, load op replaced by store */
 		uint64_t v = table[r % 5] & ~OP(0x1f);
 
-		return v | OP(O_STORE) | tlb_lock((r >> 4) % 5 == 0, (r >> 8) % 17 == 0) |
-		       BLK(0x1);
+		return v | OP(O_STORE) | tlb_lock((r >> 4) % 5 == 0, (r >> 8) % 17 == 0) | BLK(0x1);
 	}
 	/* HSW-ICL 0x82d0: PERF_MEM_NA, op STORE, L1 hit or miss */
-	return OP(O_STORE) | LVL(L_L1 | ((r & 3) ? L_HIT : L_MISS)) | SNOOP(SN_NA) |
-	       LOCK(0x1) | TLB(0x1);
+	return OP(O_STORE) | LVL(L_L1 | ((r & 3) ? L_HIT : L_MISS)) | SNOOP(SN_NA) | LOCK(0x1) |
+	       TLB(0x1);
 }
 
 static void sample(struct buf *b, const struct opts *o, int load, uint64_t t)
 {
 	int kernel = rnd() % 5 == 0;
-	uint16_t misc = (kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER) |
-			PERF_RECORD_MISC_EXACT_IP;
+	uint16_t misc =
+	    (kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER) | PERF_RECORD_MISC_EXACT_IP;
 	uint32_t pid = 2000 + (uint32_t)(rnd() % 16);
 	uint64_t ds, w, addr = rnd_addr(kernel && rnd() % 2), phys = 0;
 	uint16_t size = 8 + 8 * 10 + (o->psz ? 16 : 0);
@@ -264,23 +273,23 @@ static void sample(struct buf *b, const struct opts *o, int load, uint64_t t)
 	put32(b, PERF_RECORD_SAMPLE);
 	put(b, &misc, 2);
 	put(b, &size, 2);
-	put64(b, load ? ID_LOAD : ID_STORE);			  /* IDENTIFIER */
-	put64(b, rnd_addr(kernel));				  /* IP */
-	put32(b, pid);						  /* PID */
-	put32(b, pid + (uint32_t)(rnd() % 3));			  /* TID */
-	put64(b, t);						  /* TIME */
-	put64(b, addr);						  /* ADDR */
-	put32(b, (uint32_t)(rnd() % 64));			  /* CPU */
+	put64(b, load ? ID_LOAD : ID_STORE);   /* IDENTIFIER */
+	put64(b, rnd_addr(kernel));	       /* IP */
+	put32(b, pid);			       /* PID */
+	put32(b, pid + (uint32_t)(rnd() % 3)); /* TID */
+	put64(b, t);			       /* TIME */
+	put64(b, addr);			       /* ADDR */
+	put32(b, (uint32_t)(rnd() % 64));      /* CPU */
 	put32(b, 0);
-	put64(b, 1 + rnd() % 20000);				  /* PERIOD */
-	put64(b, w);						  /* WEIGHT(_STRUCT) */
-	put64(b, ds);						  /* DATA_SRC */
-	put64(b, phys);						  /* PHYS_ADDR */
+	put64(b, 1 + rnd() % 20000); /* PERIOD */
+	put64(b, w);		     /* WEIGHT(_STRUCT) */
+	put64(b, ds);		     /* DATA_SRC */
+	put64(b, phys);		     /* PHYS_ADDR */
 	if (o->psz) {
-		static const uint64_t sz[] = { 4096, 2 << 20, 1 << 30 };
+		static const uint64_t sz[] = {4096, 2 << 20, 1 << 30};
 
-		put64(b, sz[rnd() % 3]);			  /* DATA_PAGE_SIZE */
-		put64(b, sz[rnd() % 2]);			  /* CODE_PAGE_SIZE */
+		put64(b, sz[rnd() % 3]); /* DATA_PAGE_SIZE */
+		put64(b, sz[rnd() % 2]); /* CODE_PAGE_SIZE */
 	}
 }
 
@@ -288,7 +297,7 @@ int main(int argc, char **argv)
 {
 	const char *out = NULL, *model = "skl";
 	unsigned long long n = 1000, seed = 1;
-	struct opts o = { 0 };
+	struct opts o = {0};
 	struct hws_perf_writer *w;
 	struct hws_perf_event_attr a;
 	static struct buf b;
@@ -314,8 +323,9 @@ int main(int argc, char **argv)
 			out = NULL, i = argc;
 	}
 	if (!out || (strcmp(model, "skl") && strcmp(model, "spr") && strcmp(model, "adl"))) {
-		fprintf(stderr, "usage: %s -o FILE [-n N] [-s SEED] [-m skl|spr|adl] "
-				"[--plain-weight] [--page-sizes] [--garbage PERCENT]\n",
+		fprintf(stderr,
+			"usage: %s -o FILE [-n N] [-s SEED] [-m skl|spr|adl] "
+			"[--plain-weight] [--page-sizes] [--garbage PERCENT]\n",
 			argv[0]);
 		return 2;
 	}
@@ -333,8 +343,8 @@ int main(int argc, char **argv)
 	a.size = sizeof(a);
 	a.type = 4;
 	a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-			PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU |
-			PERF_SAMPLE_PERIOD | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PHYS_ADDR |
+			PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+			PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PHYS_ADDR |
 			(o.plain ? PERF_SAMPLE_WEIGHT : PERF_SAMPLE_WEIGHT_STRUCT);
 	if (o.psz)
 		a.sample_type |= PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE;
@@ -355,7 +365,7 @@ int main(int argc, char **argv)
 		t += 1 + rnd() % 1000;
 		sample(&b, &o, rnd() % 4 != 0, t);
 		if (i % 4096 == 4095) { /* FINISHED_ROUND lets perf flush its queue */
-			struct perf_event_header h = { 68, 0, 8 };
+			struct perf_event_header h = {68, 0, 8};
 
 			put(&b, &h, 8);
 		}

@@ -69,12 +69,14 @@ static double now(void)
 
 static int do_write(const char *path, long n)
 {
-	struct hws_perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
-				     .config = PERF_COUNT_SW_CPU_CLOCK, .sample_period = 1000,
-				     .sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-						    PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-						    PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU,
-				     .sample_id_all = 1 };
+	struct hws_perf_event_attr a = {.type = PERF_TYPE_SOFTWARE,
+					.size = sizeof(a),
+					.config = PERF_COUNT_SW_CPU_CLOCK,
+					.sample_period = 1000,
+					.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+						       PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+						       PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU,
+					.sample_id_all = 1};
 	uint64_t id = 42, rec[7];
 	struct hws_perf_writer *w = hws_perf_writer__new(path, false);
 	double t0 = now(), dt;
@@ -84,8 +86,8 @@ static int do_write(const char *path, long n)
 		return 1;
 	hws_perf_writer__add_host_features(w, 0, NULL, -1);
 	for (long i = 0; i < n; i++) {
-		struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
-					       sizeof(rec) };
+		struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
+					      sizeof(rec)};
 
 		memcpy(&rec[0], &h, 8);
 		rec[1] = id;
@@ -106,7 +108,7 @@ static int do_write(const char *path, long n)
 
 static void put(struct hws_perf_writer *w, uint64_t *rec, size_t n, uint32_t type)
 {
-	struct perf_event_header h = { type, PERF_RECORD_MISC_USER, (uint16_t)(n * 8) };
+	struct perf_event_header h = {type, PERF_RECORD_MISC_USER, (uint16_t)(n * 8)};
 
 	memcpy(rec, &h, 8);
 	hws_perf_writer__write(w, rec, n * 8);
@@ -119,10 +121,10 @@ static int do_synth(const char *path, bool pipe, bool killed)
 	static const uint64_t base = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 				     PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
 	struct hws_perf_event_attr a[3];
-	const char *names[3] = { "cpu-clock", "page-faults", "dummy:u" };
-	uint64_t ids[3][2] = { { 101, 102 }, { 201, 202 }, { 301, 302 } }, rec[32];
+	const char *names[3] = {"cpu-clock", "page-faults", "dummy:u"};
+	uint64_t ids[3][2] = {{101, 102}, {201, 202}, {301, 302}}, rec[32];
 	struct hws_perf_writer *w = hws_perf_writer__new(path, pipe);
-	char *args[] = { "bench_perfdata", "synth" };
+	char *args[] = {"bench_perfdata", "synth"};
 
 	if (!w)
 		return 1;
@@ -184,7 +186,7 @@ static int do_synth(const char *path, bool pipe, bool killed)
 		rec[++n] = a[e].sample_period;
 		if (e == 1) {
 			rec[++n] = 0x42 + (uint64_t)i; /* weight */
-			rec[++n] = 0x29080142ULL;	/* data_src */
+			rec[++n] = 0x29080142ULL;      /* data_src */
 		}
 		put(w, rec, n + 1, PERF_RECORD_SAMPLE);
 		if (i % 10 == 9) {
@@ -202,7 +204,7 @@ int main(int argc, char **argv)
 {
 	struct hws_perf_reader *r;
 	struct hws_perf_record rec;
-	uint64_t counts[HWS_RECORD__MAX] = { 0 }, total = 0, bytes = 0, bad = 0;
+	uint64_t counts[HWS_RECORD__MAX] = {0}, total = 0, bytes = 0, bad = 0;
 	const char *mode;
 	double t0;
 	int err, ret;
@@ -265,7 +267,8 @@ int main(int argc, char **argv)
 					snprintf(pre, sizeof(pre), "%" PRIu64, s.time);
 				else if (s.sample_type & PERF_SAMPLE_CPU)
 					snprintf(pre, sizeof(pre), "%u", s.cpu);
-				printf("%#" PRIx64 " %s %d %d %#" PRIx64 " %" PRIu64 " %#" PRIx64 "\n",
+				printf("%#" PRIx64 " %s %d %d %#" PRIx64 " %" PRIu64 " %#" PRIx64
+				       "\n",
 				       rec.file_offset, pre, (int)s.pid, (int)s.tid, s.ip, s.period,
 				       s.addr);
 			}
@@ -275,7 +278,8 @@ int main(int argc, char **argv)
 		printf("TOTAL %" PRIu64 "\n", total);
 		for (int t = 0; t < HWS_RECORD__MAX; t++)
 			if (counts[t])
-				printf("%s %" PRIu64 "\n", hws_record__type_name((uint32_t)t), counts[t]);
+				printf("%s %" PRIu64 "\n", hws_record__type_name((uint32_t)t),
+				       counts[t]);
 	} else if (!strcmp(mode, "bench")) {
 		double dt = now() - t0;
 

@@ -80,7 +80,8 @@ static int swap_records(uint8_t *buf, uint64_t off, uint64_t end, struct swap_at
 			extra = pd_get64(buf + off + 8);
 		if (hh.type == HWS_RECORD_HEADER_TRACING_DATA)
 			extra = (pd_get32(buf + off + 8) + 7ULL) & ~7ULL;
-		idx = hh.type == PERF_RECORD_SAMPLE || hh.type < 64 ? swap_attr_of(sa, buf + off) : -1;
+		idx = hh.type == PERF_RECORD_SAMPLE || hh.type < 64 ? swap_attr_of(sa, buf + off)
+								    : -1;
 		if (hws__swap_record(buf + off, hh.size, idx >= 0 ? &sa->attr[idx] : NULL, 0))
 			return -1;
 		sw.type = bswap_32(hh.type);

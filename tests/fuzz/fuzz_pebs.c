@@ -18,12 +18,12 @@ const struct hws_backend_ops *hws_backend_entry_intel_pebs(const struct hws_host
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define PEBS_ST                                                                            \
-	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |          \
-	 PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |   \
-	 PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_IDENTIFIER |              \
-	 PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_PAGE_SIZE |    \
-	 PERF_SAMPLE_CODE_PAGE_SIZE | PERF_SAMPLE_WEIGHT_STRUCT)
+#define PEBS_ST                                                                                    \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | \
+	 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT |       \
+	 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TRANSACTION |                 \
+	 PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE |         \
+	 PERF_SAMPLE_WEIGHT_STRUCT)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -74,7 +74,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ret = ops->decode(priv, NULL, &rec, &s);
 		if (ret == 0) {
 			hws_strbuf__init(&sb, 1 << 16);
-			if (ops->raw_json(priv, NULL, &s, &sb) == 0 && (!sb.buf || sb.buf[0] != '{'))
+			if (ops->raw_json(priv, NULL, &s, &sb) == 0 &&
+			    (!sb.buf || sb.buf[0] != '{'))
 				abort();
 			hws_strbuf__release(&sb);
 		} else if (ret != HWS_DECODE_SKIP && ret != HWS_E_BADREC) {

@@ -2,10 +2,10 @@
 /*
  * Fuzz target: the perf.data reader and sample parser on arbitrary bytes. The input is
  * opened from a memfd (file mode: mapped, then with HWS_NO_MMAP=1 through the read()
- * window) and, when it fits the pipe buffer, also through a real pipe (stream mode); every record is read, SAMPLEs are parsed with their event, other
- * records' sample_id trailers too, and every header-feature accessor is called. Any crash,
- * sanitizer report, hang or unbounded allocation is a bug.
- * Unfinished files (hws_perf_reader__unfinished()) must name where their whole records end
+ * window) and, when it fits the pipe buffer, also through a real pipe (stream mode); every record
+ * is read, SAMPLEs are parsed with their event, other records' sample_id trailers too, and every
+ * header-feature accessor is called. Any crash, sanitizer report, hang or unbounded allocation is a
+ * bug. Unfinished files (hws_perf_reader__unfinished()) must name where their whole records end
  * inside the input.
  * Seed corpus: tests/fuzz/corpus/perfdata/ (small real and synthetic files; the unfinished
  * ones are made by tests/fuzz/make_unfinished_corpus.sh).
@@ -55,8 +55,8 @@ static long perfdata_walk(struct hws_perf_reader *r, size_t input_size)
 
 		/* an unfinished file read to its end: its whole records end inside the input */
 		if (hws_perf_reader__unfinished(r, &u) &&
-		    (!u.why || (u.read_all && (u.end > input_size ||
-					       u.cut_bytes > input_size - u.end))))
+		    (!u.why ||
+		     (u.read_all && (u.end > input_size || u.cut_bytes > input_size - u.end))))
 			abort();
 	}
 	for (int f = 0; f < HWS_FEAT__MAX; f++) {

@@ -30,7 +30,7 @@ static int count(void *ctx, const struct hws_sample *s)
 
 int main(int argc, char **argv)
 {
-	unsigned long seen[MAX_EVENTS] = { 0 };
+	unsigned long seen[MAX_EVENTS] = {0};
 	struct hws_registry *reg;
 	struct hws_perf_reader *r;
 	struct hws_decoder *d;

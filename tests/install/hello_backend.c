@@ -40,8 +40,8 @@ static int hello_detect(void *priv, char *why, size_t len)
 	return 1;
 }
 
-static int hello_encode(void *priv, const struct hws_event_request *req,
-			struct hws_event_desc *out, int max, char *err, size_t errlen)
+static int hello_encode(void *priv, const struct hws_event_request *req, struct hws_event_desc *out,
+			int max, char *err, size_t errlen)
 {
 	const char *ev = req->event ? req->event : "task-clock";
 	uint64_t period = req->period ? req->period : 1000000;
@@ -81,7 +81,7 @@ static int hello_encode(void *priv, const struct hws_event_request *req,
 static int hello_match(void *priv, const struct hws_perf_event_attr *attr, const char *pmu_name)
 {
 	return attr->type == PERF_TYPE_SOFTWARE && (attr->config == PERF_COUNT_SW_TASK_CLOCK ||
-						     attr->config == PERF_COUNT_SW_CPU_CLOCK);
+						    attr->config == PERF_COUNT_SW_CPU_CLOCK);
 }
 
 static int hello_decode(void *priv, const struct hws_file_info *fi,
@@ -109,23 +109,23 @@ static int hello_raw_json(void *priv, const struct hws_file_info *fi, const stru
 	return ((struct hello *)priv)->host->strbuf_addf(sb, "{\"hello\":%u}", s->attr_idx);
 }
 
-static const char *const hello_pmus[] = { "hello", NULL };
+static const char *const hello_pmus[] = {"hello", NULL};
 
 static const struct hws_backend_ops hello_ops = {
-	.abi_version = HWS_BACKEND_ABI_VERSION,
-	.size = sizeof(struct hws_backend_ops),
-	.name = "hello",
-	.description = "out-of-tree test backend: task-clock and cpu-clock",
-	.pmus = hello_pmus,
-	.caps = 0,
-	.priv_size = sizeof(struct hello),
-	.init = hello_init,
-	.detect = hello_detect,
-	.encode = hello_encode,
-	.match = hello_match,
-	.decode = hello_decode,
-	.controls = hello_controls,
-	.raw_json = hello_raw_json,
+    .abi_version = HWS_BACKEND_ABI_VERSION,
+    .size = sizeof(struct hws_backend_ops),
+    .name = "hello",
+    .description = "out-of-tree test backend: task-clock and cpu-clock",
+    .pmus = hello_pmus,
+    .caps = 0,
+    .priv_size = sizeof(struct hello),
+    .init = hello_init,
+    .detect = hello_detect,
+    .encode = hello_encode,
+    .match = hello_match,
+    .decode = hello_decode,
+    .controls = hello_controls,
+    .raw_json = hello_raw_json,
 };
 
 HWS_BACKEND_DEFINE(hello_ops)

@@ -69,7 +69,7 @@ for base in ("core", "backends"):
 
 main_c = open(os.path.join(top, "core", "cli", "main.c")).read()
 table = re.search(r"option_names\[\] = \{(.*?)\n\};", main_c, re.S)
-mapped = set(re.findall(r'\{ "([^"]+)", "', table.group(1))) if table else set()
+mapped = set(re.findall(r'\{ ?"([^"]+)", "', table.group(1))) if table else set()
 if not table:
     bad.append("core/cli/main.c: no option_names[] table")
 for name in sorted(used - mapped):

@@ -13,21 +13,22 @@
 
 #include "tests.h"
 
-#define PREFIX (sizeof(struct perf_event_attr) < sizeof(struct hws_perf_event_attr)       \
-		    ? sizeof(struct perf_event_attr)                                        \
-		    : sizeof(struct hws_perf_event_attr))
+#define PREFIX                                                                                     \
+	(sizeof(struct perf_event_attr) < sizeof(struct hws_perf_event_attr)                       \
+	     ? sizeof(struct perf_event_attr)                                                      \
+	     : sizeof(struct hws_perf_event_attr))
 
 /* set member @m to @v in both, compare the shared bytes */
-#define SAME(m, v)                                                                          \
-	do {                                                                                \
-		struct perf_event_attr k;                                                   \
-		struct hws_perf_event_attr h;                                               \
-		memset(&k, 0, sizeof(k));                                                   \
-		memset(&h, 0, sizeof(h));                                                   \
-		k.m = (v);                                                                  \
-		h.m = (v);                                                                  \
-		__T("same bytes with " #m " set", !memcmp(&k, &h, PREFIX));                  \
-		__T(#m " is not zero", memcmp(&h, &(struct hws_perf_event_attr){ 0 }, PREFIX)); \
+#define SAME(m, v)                                                                                 \
+	do {                                                                                       \
+		struct perf_event_attr k;                                                          \
+		struct hws_perf_event_attr h;                                                      \
+		memset(&k, 0, sizeof(k));                                                          \
+		memset(&h, 0, sizeof(h));                                                          \
+		k.m = (v);                                                                         \
+		h.m = (v);                                                                         \
+		__T("same bytes with " #m " set", !memcmp(&k, &h, PREFIX));                        \
+		__T(#m " is not zero", memcmp(&h, &(struct hws_perf_event_attr){0}, PREFIX));      \
 	} while (0)
 
 int main(void)

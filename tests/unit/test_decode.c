@@ -180,11 +180,11 @@ static void sample(struct hws_perf_writer *w, uint64_t id, uint32_t pid, uint64_
 static void write_file(const char *path, bool pipe)
 {
 	struct hws_perf_event_attr a = {.size = sizeof(a),
-				    .type = PERF_TYPE_RAW,
-				    .config = 0x42,
-				    .sample_type = ST,
-				    .sample_id_all = 1,
-				    .sample_period = 1000};
+					.type = PERF_TYPE_RAW,
+					.config = 0x42,
+					.sample_type = ST,
+					.sample_id_all = 1,
+					.sample_period = 1000};
 	struct hws_perf_event_attr b = a, c = a;
 	uint64_t ida = ID_A, idb = ID_B, idc = ID_C;
 	struct hws_perf_writer *w = hws_perf_writer__new(path, pipe);

@@ -19,13 +19,14 @@
 
 #include "tests.h"
 
-#define ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-	    PERF_SAMPLE_CPU)
+#define ST                                                                                         \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
+	 PERF_SAMPLE_CPU)
 #define ID 77
 
 static void sample(struct hws_perf_writer *w, uint64_t time, uint32_t cpu)
 {
-	uint64_t r[6] = { 0, ID, 0x1000 + time, (uint64_t)7 << 32 | 7, time, cpu };
+	uint64_t r[6] = {0, ID, 0x1000 + time, (uint64_t)7 << 32 | 7, time, cpu};
 	struct perf_event_header *h = (void *)r;
 
 	h->type = PERF_RECORD_SAMPLE;
@@ -37,7 +38,7 @@ static void sample(struct hws_perf_writer *w, uint64_t time, uint32_t cpu)
 static void comm(struct hws_perf_writer *w, const char *name, uint64_t time)
 {
 	/* header, pid/tid, comm[8], trailer: pid/tid, time, cpu, identifier */
-	uint64_t r[1 + 1 + 1 + 4] = { 0 };
+	uint64_t r[1 + 1 + 1 + 4] = {0};
 	struct perf_event_header *h = (void *)r;
 
 	h->type = PERF_RECORD_COMM;
@@ -53,7 +54,7 @@ static void comm(struct hws_perf_writer *w, const char *name, uint64_t time)
 
 static void round_end(struct hws_perf_writer *w)
 {
-	struct perf_event_header h = { .type = HWS_RECORD_FINISHED_ROUND, .size = 8 };
+	struct perf_event_header h = {.type = HWS_RECORD_FINISHED_ROUND, .size = 8};
 
 	__T("write round", hws_perf_writer__write(w, &h, 8) == 0);
 }
@@ -77,8 +78,11 @@ static int cb(void *ctx, const struct hws_sample *s)
 /* the test records, in a file (or, @pipe, a pipe-mode file) at @path */
 static void write_records(const char *path, bool pipe)
 {
-	struct hws_perf_event_attr a = {.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
-				    .sample_type = ST, .sample_id_all = 1, .sample_period = 1};
+	struct hws_perf_event_attr a = {.size = sizeof(a),
+					.type = PERF_TYPE_SOFTWARE,
+					.sample_type = ST,
+					.sample_id_all = 1,
+					.sample_period = 1};
 	uint64_t id = ID;
 	struct hws_perf_writer *w = hws_perf_writer__new(path, pipe);
 
@@ -148,7 +152,8 @@ int main(void)
 			struct got g = {.stop_at = stop};
 			int rc;
 
-			r = mode == 2 ? open_as_pipe(ppath, &pfd) : hws_perf_reader__open(path, NULL);
+			r = mode == 2 ? open_as_pipe(ppath, &pfd)
+				      : hws_perf_reader__open(path, NULL);
 			d = r ? hws_decoder__new(r, NULL, &o) : NULL;
 			__T("decoder", d != NULL);
 			if (!d)

@@ -198,11 +198,11 @@ static void run(const struct hws_backend_ops *ops)
 {
 	char path[] = "/tmp/hws-switch-XXXXXX";
 	struct hws_perf_event_attr a = {.size = sizeof(a),
-				    .type = PERF_TYPE_RAW,
-				    .config = 0x43,
-				    .sample_type = ST,
-				    .sample_id_all = 1,
-				    .sample_period = 1};
+					.type = PERF_TYPE_RAW,
+					.config = 0x43,
+					.sample_type = ST,
+					.sample_id_all = 1,
+					.sample_period = 1};
 	uint64_t id = ID;
 	uint64_t c0[] = {50, 120, 199, 200, 250, 310, 400 | OWN, 420};
 	uint64_t c1[] = {100, 160, 240, 260};

@@ -62,8 +62,7 @@ static void check(uint64_t v)
 		memcpy(got, &w, 8);
 		expect("word8", want, got, got + k);
 		/* the portable eight digits (other hosts) agree with the SSE2 ones */
-		if (hws_fmt__swar8_scalar((uint32_t)v) != hws_fmt__swar8((uint32_t)v) &&
-		    bad++ < 5)
+		if (hws_fmt__swar8_scalar((uint32_t)v) != hws_fmt__swar8((uint32_t)v) && bad++ < 5)
 			fprintf(stderr, "swar8_scalar %s differs\n", want);
 	}
 	if (v < 1000000000) {

@@ -130,9 +130,11 @@ static void test_copy_choice(void)
 		 MODS "ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n"
 		      "ffffffffc0202000 t kprobe_insn_page\t[__builtin__kprobes]\n");
 	T_EQ_STR("trampolines outside the modules: the copy", source(live, copy, mods), "copy_");
-	write_ks(copy, BASE, "copy_", MODS "ffffffffc0000800 t ftrace_trampoline\t[__builtin__ftrace]\n");
+	write_ks(copy, BASE, "copy_",
+		 MODS "ffffffffc0000800 t ftrace_trampoline\t[__builtin__ftrace]\n");
 	T_EQ_STR("a trampoline inside a module: live", source(live, copy, mods), "live_");
-	write_ks(copy, BASE, "copy_", "ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n");
+	write_ks(copy, BASE, "copy_",
+		 "ffffffffc0201000 t ftrace_trampoline\t[__builtin__ftrace]\n");
 	T_EQ_STR("trampolines and no modules: the copy", source(live, copy, "/nonexistent/m"),
 		 "copy_");
 	write_ks(copy, BASE, "copy_", MODS "ffffffffc0201000 t tramp\t[__builtin_x]\n");
@@ -210,10 +212,10 @@ static void emit_rec(struct hws_perf_writer *w, struct rb *r)
 static void write_file(const char *path, uint64_t text, uint64_t ip, const uint8_t *bid)
 {
 	struct hws_perf_event_attr a = {.size = sizeof(a),
-				    .type = PERF_TYPE_SOFTWARE,
-				    .config = PERF_COUNT_SW_CPU_CLOCK,
-				    .sample_type = ST,
-				    .sample_period = 1000};
+					.type = PERF_TYPE_SOFTWARE,
+					.config = PERF_COUNT_SW_CPU_CLOCK,
+					.sample_type = ST,
+					.sample_period = 1000};
 	struct hws_perf_writer *w = hws_perf_writer__new(path, false);
 	static const char kname[] = "[kernel.kallsyms]_text";
 	uint64_t id = 1;

@@ -16,12 +16,11 @@
 
 static int init_ok(void *p, const struct hws_host *h)
 {
-	__T("host table of this version", h->abi_version == HWS_BACKEND_ABI_VERSION &&
-						  h->size == sizeof(struct hws_host));
+	__T("host table of this version",
+	    h->abi_version == HWS_BACKEND_ABI_VERSION && h->size == sizeof(struct hws_host));
 	__T("host has pmu_load", h->pmu_load != NULL);
-	__T("host has the version-3 members", HWS_HOST_HAS(h, cpuinfo) &&
-						      HWS_HOST_HAS(h, cpu_flag) &&
-						      HWS_HOST_HAS(h, flags));
+	__T("host has the version-3 members",
+	    HWS_HOST_HAS(h, cpuinfo) && HWS_HOST_HAS(h, cpu_flag) && HWS_HOST_HAS(h, flags));
 	*(int *)p = 42;
 	return 0;
 }
@@ -65,13 +64,15 @@ static int aux_decode(void *p, void *st, const struct hws_file_info *fi,
 	return 0;
 }
 
-static const char *const pmus_a[] = { "ibs_op", "ibs_fetch", NULL };
-static const char *const pmus_b[] = { "arm_spe_", NULL };
+static const char *const pmus_a[] = {"ibs_op", "ibs_fetch", NULL};
+static const char *const pmus_b[] = {"arm_spe_", NULL};
 
-#define OPS(nm, pm)                                                                          \
-	{ .abi_version = HWS_BACKEND_ABI_VERSION, .size = sizeof(struct hws_backend_ops),    \
-	  .name = nm, .pmus = pm, .priv_size = sizeof(int), .init = init_ok, .detect = detect, \
-	  .encode = encode, .match = match_type7, .decode = decode }
+#define OPS(nm, pm)                                                                                \
+	{                                                                                          \
+		.abi_version = HWS_BACKEND_ABI_VERSION, .size = sizeof(struct hws_backend_ops),    \
+		.name = nm, .pmus = pm, .priv_size = sizeof(int), .init = init_ok,                 \
+		.detect = detect, .encode = encode, .match = match_type7, .decode = decode         \
+	}
 
 /* The backends linked into this binary (backends/CMakeLists.txt generates the table). */
 extern const hws_backend_entry_fn hws_static_backend_table[];
@@ -135,12 +136,12 @@ int main(void)
 	__T("ABI 2 message", strstr(err, "ABI version 2, this hwsample supports 3..3") != NULL);
 	bad = a;
 	bad.abi_version = 0;
-	__T("ABI 0 refused", hws_registry__add(reg, &bad, "x.so", NULL, err, sizeof(err)) ==
-				    HWS_E_ABI_MISMATCH);
+	__T("ABI 0 refused",
+	    hws_registry__add(reg, &bad, "x.so", NULL, err, sizeof(err)) == HWS_E_ABI_MISMATCH);
 	bad = a;
 	bad.size = 16;
-	__T("short ops table refused", hws_registry__add(reg, &bad, "x.so", NULL, err, sizeof(err)) ==
-					       HWS_E_ABI_MISMATCH);
+	__T("short ops table refused",
+	    hws_registry__add(reg, &bad, "x.so", NULL, err, sizeof(err)) == HWS_E_ABI_MISMATCH);
 	__T("short ops message", strstr(err, "ops table is 16 bytes, version 1 needs at least"));
 	bad.size = HWS_OPS_SIZE_V1 - 8; /* raw_json cut off */
 	__T("ops table one member short refused",
@@ -175,8 +176,8 @@ int main(void)
 	auxok.name = "auxok";
 	auxok.pmus = NULL;
 	auxok.match = match_none;
-	__T("CAP_AUX with aux_decode accepted", hws_registry__add(reg, &auxok, "x.so", NULL, err,
-								 sizeof(err)) == 1);
+	__T("CAP_AUX with aux_decode accepted",
+	    hws_registry__add(reg, &auxok, "x.so", NULL, err, sizeof(err)) == 1);
 	nodecode = a;
 	nodecode.name = "nodecode";
 	nodecode.pmus = NULL;
@@ -186,8 +187,8 @@ int main(void)
 	    hws_registry__add(reg, &nodecode, "x.so", NULL, err, sizeof(err)) == 1);
 	bad = a;
 	bad.priv_size = (size_t)1 << 40;
-	__T("absurd priv_size refused", hws_registry__add(reg, &bad, "x.so", NULL, err, sizeof(err)) ==
-						HWS_E_BAD_PLUGIN);
+	__T("absurd priv_size refused",
+	    hws_registry__add(reg, &bad, "x.so", NULL, err, sizeof(err)) == HWS_E_BAD_PLUGIN);
 	bad = a;
 	bad.init = init_fail;
 	bad.name = "failing";
@@ -201,15 +202,16 @@ int main(void)
 	__T("plugin needing a newer host refused", ret == HWS_E_ABI_MISMATCH);
 	__T("newer host message", strstr(err, "x.so: backend 'newer' needs host functions this "
 					      "hwsample") &&
-					  strstr(err, "host table version 3"));
+				      strstr(err, "host table version 3"));
 	__T("it is not registered", hws_registry__find(reg, "newer") == NULL);
 
 	__T("add amd_ibs", hws_registry__add(reg, &a, "(static)", NULL, err, sizeof(err)) == 1);
 	__T("add arm_spe", hws_registry__add(reg, &b, "(static)", NULL, err, sizeof(err)) == 1);
-	__T("add sw (no cap)", hws_registry__add(reg, &named_sw, "(static)", NULL, err,
-						 sizeof(err)) == 1);
+	__T("add sw (no cap)",
+	    hws_registry__add(reg, &named_sw, "(static)", NULL, err, sizeof(err)) == 1);
 	__T("add soft", hws_registry__add(reg, &soft, "(static)", NULL, err, sizeof(err)) == 1);
-	__T("duplicate name ignored", hws_registry__add(reg, &a, "(static)", NULL, err, sizeof(err)) == 0);
+	__T("duplicate name ignored",
+	    hws_registry__add(reg, &a, "(static)", NULL, err, sizeof(err)) == 0);
 	/* v1, auxok, nodecode, amd_ibs, arm_spe, sw, soft */
 	T_EQ_U64("count", hws_registry__count(reg), 7);
 	__T("priv initialised by init()", *(int *)hws_registry__find(reg, "amd_ibs")->priv == 42);
@@ -221,7 +223,7 @@ int main(void)
 	__T("no partial PMU match", hws_registry__find(reg, "ibs") == NULL);
 	__T("unknown -> NULL", hws_registry__find(reg, "nosuch") == NULL);
 
-	struct hws_perf_event_attr at = { .type = 7 }, other = { .type = 1 };
+	struct hws_perf_event_attr at = {.type = 7}, other = {.type = 1};
 	__T("match picks the backend that claims the event",
 	    hws_registry__match(reg, &at, NULL)->ops == &a);
 	__T("unclaimed events fall back to the HWS_CAP_SOFTWARE backend, not to the name 'sw'",
@@ -234,19 +236,19 @@ int main(void)
 	__T("static backends load", ret >= 1);
 	__T("sw is built in", hws_registry__find(reg, "sw") != NULL);
 	__T("software PMU served by sw", hws_registry__find(reg, "software") != NULL);
-	__T("sw is the fallback", hws_registry__match(reg, &other, NULL) ==
-					  hws_registry__find(reg, "sw"));
+	__T("sw is the fallback",
+	    hws_registry__match(reg, &other, NULL) == hws_registry__find(reg, "sw"));
 	hws_registry__delete(reg);
 	hws_registry__delete(NULL);
 
 	/* the real backends and a host table cut short: those that use the version-3 members
 	 * (cpuinfo, cpu_flag) refuse to start rather than call past its end; with the whole
 	 * table every one starts */
-	static const char *const v3_users[] = { "amd_ibs", "intel_pebs", NULL }, *none[] = { NULL };
+	static const char *const v3_users[] = {"amd_ibs", "intel_pebs", NULL}, *none[] = {NULL};
 
 	T_EQ_U64("backends refusing a version-1 host table",
 		 init_with_short_host(HWS_HOST_SIZE_V1, v3_users), 2);
-	T_EQ_U64("none refusing the whole table", init_with_short_host(sizeof(struct hws_host), none),
-		 0);
+	T_EQ_U64("none refusing the whole table",
+		 init_with_short_host(sizeof(struct hws_host), none), 0);
 	TEST_END();
 }

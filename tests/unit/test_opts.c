@@ -78,13 +78,11 @@ int main(void)
 	    !c2c_ok(&n) && errno == EINVAL);
 
 	/* the same rules in the other constructors */
-	struct hws_perf_reader_opts ro = { 0 };
-	__T("reader: sz == 0 refused",
-	    !hws_perf_reader__open("/dev/null", &ro) && errno == EINVAL);
-	struct hws_session_opts so = { 0 };
+	struct hws_perf_reader_opts ro = {0};
+	__T("reader: sz == 0 refused", !hws_perf_reader__open("/dev/null", &ro) && errno == EINVAL);
+	struct hws_session_opts so = {0};
 	struct hws_session *s = hws_session__new(&so);
-	__T("session: sz == 0 refused (it used to mean the whole struct)",
-	    !s && errno == EINVAL);
+	__T("session: sz == 0 refused (it used to mean the whole struct)", !s && errno == EINVAL);
 	hws_session__delete(s);
 	HWS_OPTS(hws_session_opts, so2, .per_thread = true);
 	s = hws_session__new(&so2);

@@ -358,7 +358,8 @@ static void check_syms(void)
 		hws_strbuf__reset(&sb);
 		if (hws_output__sample(text, &s, &sb) || !sb.buf || strcmp(sb.buf, ref)) {
 			if (bad++ < 5)
-				fprintf(stderr, "text sym: %sref:      %s", sb.buf ? sb.buf : "-\n", ref);
+				fprintf(stderr, "text sym: %sref:      %s", sb.buf ? sb.buf : "-\n",
+					ref);
 		}
 		/* CSV: sym and dso cells of the ip, empty data_sym and data_dso */
 		ref_csv(&s, ref, sizeof(ref));
@@ -373,7 +374,8 @@ static void check_syms(void)
 		hws_strbuf__reset(&sb);
 		if (hws_output__sample(csv, &s, &sb) || !sb.buf || strcmp(sb.buf, ref)) {
 			if (bad++ < 5)
-				fprintf(stderr, "csv sym: %sref:     %s", sb.buf ? sb.buf : "-\n", ref);
+				fprintf(stderr, "csv sym: %sref:     %s", sb.buf ? sb.buf : "-\n",
+					ref);
 		}
 	}
 	T_EQ_U64("symbol rows unlike hws_symbol__format()", bad, 0);
@@ -427,11 +429,11 @@ static void gen(struct hws_sample *s, uint64_t *t)
 	/* any mix of the columns, now and then: thousands of line shapes, so the JSON plans'
 	 * index probes past taken slots and fills up (more than its 256 plans) */
 	if (rnd() % 16 == 0)
-		s->fields = rnd() & (HWS_SF_TIME | HWS_SF_CPU | HWS_SF_PID | HWS_SF_PERIOD |
-				     HWS_SF_IP | HWS_SF_ADDR | HWS_SF_PHYS_ADDR | HWS_SF_OP |
-				     HWS_SF_LAT_TOTAL | HWS_SF_LAT_ISSUE | HWS_SF_LAT_XLAT |
-				     HWS_SF_LAT_MISS | HWS_SF_LAT_INS | HWS_SF_DATA_SRC |
-				     HWS_SF_BRANCH);
+		s->fields =
+		    rnd() & (HWS_SF_TIME | HWS_SF_CPU | HWS_SF_PID | HWS_SF_PERIOD | HWS_SF_IP |
+			     HWS_SF_ADDR | HWS_SF_PHYS_ADDR | HWS_SF_OP | HWS_SF_LAT_TOTAL |
+			     HWS_SF_LAT_ISSUE | HWS_SF_LAT_XLAT | HWS_SF_LAT_MISS | HWS_SF_LAT_INS |
+			     HWS_SF_DATA_SRC | HWS_SF_BRANCH);
 	/* mostly increasing in small steps, sometimes a jump to another base */
 	if (rnd() % 64 == 0)
 		*t = PICK(times_base);

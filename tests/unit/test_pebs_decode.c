@@ -55,7 +55,7 @@ static int nr_gold;
 
 static FILE *fixture(const char *name)
 {
-	const char *dirs[] = { getenv("HWS_FIXTURES"), "tests/fixtures", NULL };
+	const char *dirs[] = {getenv("HWS_FIXTURES"), "tests/fixtures", NULL};
 	char path[1024];
 	int i;
 
@@ -94,8 +94,10 @@ static int load_golden(void)
 
 		if ((p = strstr(line, "PERF_RECORD_SAMPLE(IP, "))) {
 			if (sscanf(line, "%u %llu", &cpu, &t) != 2 ||
-			    sscanf(p, "PERF_RECORD_SAMPLE(IP, %x): %u/%u: %llx period: %llu addr: %llx",
-				   &misc, &pid, &tid, &ip, &per, &addr) != 6)
+			    sscanf(
+				p,
+				"PERF_RECORD_SAMPLE(IP, %x): %u/%u: %llx period: %llu addr: %llx",
+				&misc, &pid, &tid, &ip, &per, &addr) != 6)
 				continue;
 			g->cpu = cpu;
 			g->time = t;
@@ -120,7 +122,7 @@ static int load_golden(void)
 	}
 	while (fgets(line, sizeof(line), sc) && n < nr_gold) {
 		struct golden *g = &gold[n];
-		char *f[8] = { 0 }, *p = strchr(line, '|');
+		char *f[8] = {0}, *p = strchr(line, '|');
 		unsigned long long w, il;
 		unsigned int tid;
 		int i;
@@ -167,8 +169,7 @@ static unsigned int lvl_of(const char *t)
 	return 99;
 }
 
-static void check_against_perf(const char *what, const struct golden *g,
-			       const struct hws_sample *s)
+static void check_against_perf(const char *what, const struct golden *g, const struct hws_sample *s)
 {
 	T_EQ_U64(what, s->ip, g->ip);
 	T_EQ_U64(what, s->ip_precise, (g->misc & 0x4000) ? 1 : 0);
@@ -196,15 +197,15 @@ static void check_against_perf(const char *what, const struct golden *g,
 
 /* The file's one event (perf report --header-only): raw 0x1cd, precise_ip 2 */
 static const struct hws_perf_event_attr ws_attr = {
-	.type = PERF_TYPE_RAW,
-	.size = 96,
-	.config = 0x1cd,
-	.config1 = 0x40,
-	.sample_period = 10009,
-	.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
-		       PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_DATA_SRC |
-		       PERF_SAMPLE_WEIGHT_STRUCT,
-	.precise_ip = 2,
+    .type = PERF_TYPE_RAW,
+    .size = 96,
+    .config = 0x1cd,
+    .config1 = 0x40,
+    .sample_period = 10009,
+    .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
+		   PERF_SAMPLE_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_DATA_SRC |
+		   PERF_SAMPLE_WEIGHT_STRUCT,
+    .precise_ip = 2,
 };
 
 static void test_golden_text(void)
@@ -214,10 +215,16 @@ static void test_golden_text(void)
 	for (i = 0; i < nr_gold; i++) {
 		const struct golden *g = &gold[i];
 		struct hws_record_sample rec = {
-			.misc = g->misc, .pid = g->pid, .tid = g->tid, .cpu = g->cpu,
-			.ip = g->ip, .time = g->time, .addr = g->addr, .period = g->period,
-			.weight = g->var1 | g->var2 << 32 | g->var3 << 48,
-			.data_src = g->data_src,
+		    .misc = g->misc,
+		    .pid = g->pid,
+		    .tid = g->tid,
+		    .cpu = g->cpu,
+		    .ip = g->ip,
+		    .time = g->time,
+		    .addr = g->addr,
+		    .period = g->period,
+		    .weight = g->var1 | g->var2 << 32 | g->var3 << 48,
+		    .data_src = g->data_src,
 		};
 		struct hws_sample s;
 		char what[64];
@@ -232,7 +239,7 @@ static void test_golden_text(void)
 
 static void test_golden_file(void)
 {
-	const char *dirs[] = { getenv("HWS_FIXTURES"), "tests/fixtures" };
+	const char *dirs[] = {getenv("HWS_FIXTURES"), "tests/fixtures"};
 	struct hws_perf_reader *r = NULL;
 	struct hws_perf_record rec;
 	char path[1024];
@@ -291,10 +298,10 @@ static void test_golden_file(void)
 
 /* ------------------------------------------------------------------ hand-built cases */
 
-#define DS(op, lvl, snoop, lock, tlb, lnum, rem, snx, blk, hops)                          \
-	((uint64_t)(op) | (uint64_t)(lvl) << 5 | (uint64_t)(snoop) << 19 |                 \
-	 (uint64_t)(lock) << 24 | (uint64_t)(tlb) << 26 | (uint64_t)(lnum) << 33 |          \
-	 (uint64_t)(rem) << 37 | (uint64_t)(snx) << 38 | (uint64_t)(blk) << 40 |            \
+#define DS(op, lvl, snoop, lock, tlb, lnum, rem, snx, blk, hops)                                   \
+	((uint64_t)(op) | (uint64_t)(lvl) << 5 | (uint64_t)(snoop) << 19 |                         \
+	 (uint64_t)(lock) << 24 | (uint64_t)(tlb) << 26 | (uint64_t)(lnum) << 33 |                 \
+	 (uint64_t)(rem) << 37 | (uint64_t)(snx) << 38 | (uint64_t)(blk) << 40 |                   \
 	 (uint64_t)(hops) << 43)
 
 struct hand_case {
@@ -309,71 +316,66 @@ struct hand_case {
 	uint32_t opf;
 };
 
-#define ST_BASE                                                                           \
-	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |         \
+#define ST_BASE                                                                                    \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |                  \
 	 PERF_SAMPLE_DATA_SRC)
 #define WS PERF_SAMPLE_WEIGHT_STRUCT
-#define W PERF_SAMPLE_WEIGHT
+#define W  PERF_SAMPLE_WEIGHT
 
 static const struct hand_case hand[] = {
-	/* SKL load latency, L3 hit HITM (DSE 0x7): var1 only */
-	{ __LINE__, ST_BASE | WS, 0x4001, 0x7f0010, 0, 312,
-	  DS(0x2, 0x2 | 0x40, 0x10, 0x1, 0x2 | 0x8, 3, 0, 0, 0x1, 0), 0, 0,
-	  HWS_SF_LAT_TOTAL | HWS_SF_ADDR | HWS_SF_DATA_SRC | HWS_SF_WEIGHT,
-	  HWS_SF_LAT_INS | HWS_SF_PHYS_ADDR, 312, 0, 1, HWS_MEM_L3, HWS_SNOOP_HITM,
-	  HWS_TLB_L1_HIT, 0 },
-	/* ADL+: var1 cache latency 40, var2 instruction latency 55, var3 retire 7 */
-	{ __LINE__, ST_BASE | WS, 0x4002, 0x1000, 0, 40ULL | 55ULL << 32 | 7ULL << 48,
-	  DS(0x2, 0x2 | 0x8, 0x2, 0x1, 0x2 | 0x10, 1, 0, 0, 0x1, 0), 0, 0,
-	  HWS_SF_LAT_TOTAL | HWS_SF_LAT_INS, 0, 40, 55, 1, HWS_MEM_L1, HWS_SNOOP_NONE,
-	  HWS_TLB_L2_HIT, 0 },
-	/* plain WEIGHT (kernel < 5.12): whole u64 is the latency; precise_ip 1: no EXACT */
-	{ __LINE__, ST_BASE | W, 0x0002, 0x2000, 0, 977,
-	  DS(0x2, 0x2 | 0x80, 0x2 | 0x8, 0x1, 0x4 | 0x10, 0xd, 0, 0, 0, 0), 0, 0,
-	  HWS_SF_LAT_TOTAL, HWS_SF_LAT_INS, 977, 0, 0, HWS_MEM_LOCAL_DRAM, HWS_SNOOP_MISS,
-	  HWS_TLB_MISS, 0 },
-	/* plain WEIGHT above 32 bits saturates */
-	{ __LINE__, ST_BASE | W, 0x4001, 0x2000, 0, 1ULL << 40, 0, 0, 0,
-	  HWS_SF_LAT_TOTAL | HWS_SF_WEIGHT, HWS_SF_DATA_SRC, UINT32_MAX, 0, 1, 0, 0, 0, 0 },
-	/* SKL remote cache HITM (DSE 0xd): REM_CCE1, remote, HITM; locked; phys addr */
-	{ __LINE__, ST_BASE | WS | PERF_SAMPLE_PHYS_ADDR, 0x4001, 0x3000, 0x12345000, 800,
-	  DS(0x2, 0x2 | 0x400, 0x10, 0x2, 0x2 | 0x8, 0xb, 1, 0, 0x1, 0), 0, 0,
-	  HWS_SF_PHYS_ADDR | HWS_SF_DATA_SRC, 0, 800, 0, 1, HWS_MEM_REMOTE_CACHE, HWS_SNOOP_HITM,
-	  HWS_TLB_L1_HIT, HWS_OPF_LOCK },
-	/* remote DRAM, snoop forward (SNOOPX_FWD), STLB miss */
-	{ __LINE__, ST_BASE | WS, 0x4001, 0x3000, 0, 500,
-	  DS(0x2, 0x2 | 0x100, 0x1, 0x1, 0x4 | 0x10, 0xd, 1, 0x1, 0x1, 2), 0, 0,
-	  HWS_SF_DATA_SRC, 0, 500, 0, 1, HWS_MEM_REMOTE_DRAM, HWS_SNOOP_HIT, HWS_TLB_MISS, 0 },
-	/* SPR peer (SNOOPX_PEER) L2 hit on another core */
-	{ __LINE__, ST_BASE | WS, 0x4001, 0x3000, 0, 90,
-	  DS(0x2, 0x2 | 0x20, 0x1, 0x1, 0x2 | 0x8, 2, 0, 0x2, 0x1, 0), 0, 0, HWS_SF_DATA_SRC,
-	  0, 90, 0, 1, HWS_MEM_PEER_CACHE, HWS_SNOOP_PEER, HWS_TLB_L1_HIT, 0 },
-	/* load blocked on data (store forward) and on address */
-	{ __LINE__, ST_BASE | WS, 0x4001, 0x3000, 0, 20,
-	  DS(0x2, 0x2 | 0x10, 0x2, 0x1, 0x2 | 0x8, 0xc, 0, 0, 0x2 | 0x4, 0), 0, 0,
-	  HWS_SF_DATA_SRC, 0, 20, 0, 1, HWS_MEM_LFB, HWS_SNOOP_NONE, HWS_TLB_L1_HIT,
-	  HWS_OPF_BLK_DATA | HWS_OPF_BLK_ADDR },
-	/* HSW-ICL store (0x82d0): only L1 hit/miss, weight 0, no latency */
-	{ __LINE__, ST_BASE | WS, 0x4001, 0x4000, 0, 0,
-	  DS(0x4, 0x2 | 0x8, 0x1, 0x1, 0x1, 0, 0, 0, 0x1, 0), 0, 0, HWS_SF_DATA_SRC | HWS_SF_WEIGHT,
-	  HWS_SF_LAT_TOTAL | HWS_SF_LAT_INS, 0, 0, 1, HWS_MEM_L1, HWS_SNOOP_UNKNOWN,
-	  HWS_TLB_UNKNOWN, 0 },
-	/* addr 0 / data_src 0 / phys 0: the kernel had nothing, so nothing is valid */
-	{ __LINE__, ST_BASE | WS | PERF_SAMPLE_PHYS_ADDR, 0x0001, 0, 0, 0, 0, 0, 0, HWS_SF_IP,
-	  HWS_SF_ADDR | HWS_SF_PHYS_ADDR | HWS_SF_DATA_SRC | HWS_SF_LAT_TOTAL, 0, 0, 0, 0, 0, 0,
-	  0 },
-	/* page sizes */
-	{ __LINE__, ST_BASE | WS | PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE,
-	  0x4001, 0x5000, 0, 33, DS(0x2, 0x2 | 0x20, 0x2, 0x1, 0x2 | 0x8, 2, 0, 0, 0x1, 0),
-	  2 << 20, 4096, HWS_SF_DATA_PAGE_SIZE | HWS_SF_CODE_PAGE_SIZE, 0, 33, 0, 1, HWS_MEM_L2,
-	  HWS_SNOOP_NONE, HWS_TLB_L1_HIT, 0 },
-	/* I/O and uncached (DSE 0xe / 0xf) */
-	{ __LINE__, ST_BASE | WS, 0x4001, 0x6000, 0, 1000,
-	  DS(0x2, 0x2 | 0x1000, 0x1, 0x1, 0x2 | 0x8, 0, 0, 0, 0x1, 0), 0, 0, HWS_SF_DATA_SRC, 0,
-	  1000, 0, 1, HWS_MEM_IO, HWS_SNOOP_UNKNOWN, HWS_TLB_L1_HIT, 0 },
-	{ __LINE__, ST_BASE | WS, 0x4001, 0x6000, 0, 1000,
-	  DS(0x2, 0x2 | 0x2000, 0x1, 0x1, 0x2 | 0x8, 0, 0, 0, 0x1, 0), 0, 0, HWS_SF_DATA_SRC, 0,
-	  1000, 0, 1, HWS_MEM_UNCACHED, HWS_SNOOP_UNKNOWN, HWS_TLB_L1_HIT, 0 },
+    /* SKL load latency, L3 hit HITM (DSE 0x7): var1 only */
+    {__LINE__, ST_BASE | WS, 0x4001, 0x7f0010, 0, 312,
+     DS(0x2, 0x2 | 0x40, 0x10, 0x1, 0x2 | 0x8, 3, 0, 0, 0x1, 0), 0, 0,
+     HWS_SF_LAT_TOTAL | HWS_SF_ADDR | HWS_SF_DATA_SRC | HWS_SF_WEIGHT,
+     HWS_SF_LAT_INS | HWS_SF_PHYS_ADDR, 312, 0, 1, HWS_MEM_L3, HWS_SNOOP_HITM, HWS_TLB_L1_HIT, 0},
+    /* ADL+: var1 cache latency 40, var2 instruction latency 55, var3 retire 7 */
+    {__LINE__, ST_BASE | WS, 0x4002, 0x1000, 0, 40ULL | 55ULL << 32 | 7ULL << 48,
+     DS(0x2, 0x2 | 0x8, 0x2, 0x1, 0x2 | 0x10, 1, 0, 0, 0x1, 0), 0, 0,
+     HWS_SF_LAT_TOTAL | HWS_SF_LAT_INS, 0, 40, 55, 1, HWS_MEM_L1, HWS_SNOOP_NONE, HWS_TLB_L2_HIT,
+     0},
+    /* plain WEIGHT (kernel < 5.12): whole u64 is the latency; precise_ip 1: no EXACT */
+    {__LINE__, ST_BASE | W, 0x0002, 0x2000, 0, 977,
+     DS(0x2, 0x2 | 0x80, 0x2 | 0x8, 0x1, 0x4 | 0x10, 0xd, 0, 0, 0, 0), 0, 0, HWS_SF_LAT_TOTAL,
+     HWS_SF_LAT_INS, 977, 0, 0, HWS_MEM_LOCAL_DRAM, HWS_SNOOP_MISS, HWS_TLB_MISS, 0},
+    /* plain WEIGHT above 32 bits saturates */
+    {__LINE__, ST_BASE | W, 0x4001, 0x2000, 0, 1ULL << 40, 0, 0, 0,
+     HWS_SF_LAT_TOTAL | HWS_SF_WEIGHT, HWS_SF_DATA_SRC, UINT32_MAX, 0, 1, 0, 0, 0, 0},
+    /* SKL remote cache HITM (DSE 0xd): REM_CCE1, remote, HITM; locked; phys addr */
+    {__LINE__, ST_BASE | WS | PERF_SAMPLE_PHYS_ADDR, 0x4001, 0x3000, 0x12345000, 800,
+     DS(0x2, 0x2 | 0x400, 0x10, 0x2, 0x2 | 0x8, 0xb, 1, 0, 0x1, 0), 0, 0,
+     HWS_SF_PHYS_ADDR | HWS_SF_DATA_SRC, 0, 800, 0, 1, HWS_MEM_REMOTE_CACHE, HWS_SNOOP_HITM,
+     HWS_TLB_L1_HIT, HWS_OPF_LOCK},
+    /* remote DRAM, snoop forward (SNOOPX_FWD), STLB miss */
+    {__LINE__, ST_BASE | WS, 0x4001, 0x3000, 0, 500,
+     DS(0x2, 0x2 | 0x100, 0x1, 0x1, 0x4 | 0x10, 0xd, 1, 0x1, 0x1, 2), 0, 0, HWS_SF_DATA_SRC, 0, 500,
+     0, 1, HWS_MEM_REMOTE_DRAM, HWS_SNOOP_HIT, HWS_TLB_MISS, 0},
+    /* SPR peer (SNOOPX_PEER) L2 hit on another core */
+    {__LINE__, ST_BASE | WS, 0x4001, 0x3000, 0, 90,
+     DS(0x2, 0x2 | 0x20, 0x1, 0x1, 0x2 | 0x8, 2, 0, 0x2, 0x1, 0), 0, 0, HWS_SF_DATA_SRC, 0, 90, 0,
+     1, HWS_MEM_PEER_CACHE, HWS_SNOOP_PEER, HWS_TLB_L1_HIT, 0},
+    /* load blocked on data (store forward) and on address */
+    {__LINE__, ST_BASE | WS, 0x4001, 0x3000, 0, 20,
+     DS(0x2, 0x2 | 0x10, 0x2, 0x1, 0x2 | 0x8, 0xc, 0, 0, 0x2 | 0x4, 0), 0, 0, HWS_SF_DATA_SRC, 0,
+     20, 0, 1, HWS_MEM_LFB, HWS_SNOOP_NONE, HWS_TLB_L1_HIT, HWS_OPF_BLK_DATA | HWS_OPF_BLK_ADDR},
+    /* HSW-ICL store (0x82d0): only L1 hit/miss, weight 0, no latency */
+    {__LINE__, ST_BASE | WS, 0x4001, 0x4000, 0, 0,
+     DS(0x4, 0x2 | 0x8, 0x1, 0x1, 0x1, 0, 0, 0, 0x1, 0), 0, 0, HWS_SF_DATA_SRC | HWS_SF_WEIGHT,
+     HWS_SF_LAT_TOTAL | HWS_SF_LAT_INS, 0, 0, 1, HWS_MEM_L1, HWS_SNOOP_UNKNOWN, HWS_TLB_UNKNOWN, 0},
+    /* addr 0 / data_src 0 / phys 0: the kernel had nothing, so nothing is valid */
+    {__LINE__, ST_BASE | WS | PERF_SAMPLE_PHYS_ADDR, 0x0001, 0, 0, 0, 0, 0, 0, HWS_SF_IP,
+     HWS_SF_ADDR | HWS_SF_PHYS_ADDR | HWS_SF_DATA_SRC | HWS_SF_LAT_TOTAL, 0, 0, 0, 0, 0, 0, 0},
+    /* page sizes */
+    {__LINE__, ST_BASE | WS | PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE, 0x4001,
+     0x5000, 0, 33, DS(0x2, 0x2 | 0x20, 0x2, 0x1, 0x2 | 0x8, 2, 0, 0, 0x1, 0), 2 << 20, 4096,
+     HWS_SF_DATA_PAGE_SIZE | HWS_SF_CODE_PAGE_SIZE, 0, 33, 0, 1, HWS_MEM_L2, HWS_SNOOP_NONE,
+     HWS_TLB_L1_HIT, 0},
+    /* I/O and uncached (DSE 0xe / 0xf) */
+    {__LINE__, ST_BASE | WS, 0x4001, 0x6000, 0, 1000,
+     DS(0x2, 0x2 | 0x1000, 0x1, 0x1, 0x2 | 0x8, 0, 0, 0, 0x1, 0), 0, 0, HWS_SF_DATA_SRC, 0, 1000, 0,
+     1, HWS_MEM_IO, HWS_SNOOP_UNKNOWN, HWS_TLB_L1_HIT, 0},
+    {__LINE__, ST_BASE | WS, 0x4001, 0x6000, 0, 1000,
+     DS(0x2, 0x2 | 0x2000, 0x1, 0x1, 0x2 | 0x8, 0, 0, 0, 0x1, 0), 0, 0, HWS_SF_DATA_SRC, 0, 1000, 0,
+     1, HWS_MEM_UNCACHED, HWS_SNOOP_UNKNOWN, HWS_TLB_L1_HIT, 0},
 };
 
 static void test_hand(void)
@@ -382,12 +384,19 @@ static void test_hand(void)
 
 	for (i = 0; i < sizeof(hand) / sizeof(hand[0]); i++) {
 		const struct hand_case *c = &hand[i];
-		struct hws_perf_event_attr attr = { .type = PERF_TYPE_RAW, .config = 0x1cd,
-						.sample_type = c->sample_type, .precise_ip = 2 };
+		struct hws_perf_event_attr attr = {.type = PERF_TYPE_RAW,
+						   .config = 0x1cd,
+						   .sample_type = c->sample_type,
+						   .precise_ip = 2};
 		struct hws_record_sample rec = {
-			.misc = c->misc, .ip = 0xffffffff81000000ULL, .addr = c->addr,
-			.phys_addr = c->phys, .weight = c->weight, .data_src = c->data_src,
-			.data_page_size = c->dpsz, .code_page_size = c->cpsz,
+		    .misc = c->misc,
+		    .ip = 0xffffffff81000000ULL,
+		    .addr = c->addr,
+		    .phys_addr = c->phys,
+		    .weight = c->weight,
+		    .data_src = c->data_src,
+		    .data_page_size = c->dpsz,
+		    .code_page_size = c->cpsz,
 		};
 		struct hws_sample s;
 		char what[64];
@@ -419,12 +428,14 @@ static void test_hand(void)
 
 static void test_raw_json(void)
 {
-	struct hws_perf_event_attr attr = { .type = PERF_TYPE_RAW, .sample_type = ST_BASE | WS };
+	struct hws_perf_event_attr attr = {.type = PERF_TYPE_RAW, .sample_type = ST_BASE | WS};
 	struct hws_record_sample rec = {
-		.misc = 0x4001, .ip = 1, .addr = 2,
-		.weight = 40ULL | 55ULL << 32 | 7ULL << 48,
-		/* the fixture's first sample: 0x11868100242 */
-		.data_src = 0x11868100242ULL,
+	    .misc = 0x4001,
+	    .ip = 1,
+	    .addr = 2,
+	    .weight = 40ULL | 55ULL << 32 | 7ULL << 48,
+	    /* the fixture's first sample: 0x11868100242 */
+	    .data_src = 0x11868100242ULL,
 	};
 	struct hws_strbuf sb;
 	struct hws_sample s;
@@ -434,7 +445,8 @@ static void test_raw_json(void)
 	T_EQ_U64("raw_json", be->ops->raw_json(be->priv, NULL, &s, &sb), 0);
 	__T("json", sb.buf != NULL);
 	if (sb.buf) {
-		/* perf script: |OP LOAD|LVL LFB/MAB or LFB/MAB hit|SNP None|TLB L1 or L2 hit|LCK No */
+		/* perf script: |OP LOAD|LVL LFB/MAB or LFB/MAB hit|SNP None|TLB L1 or L2 hit|LCK No
+		 */
 		T_EQ_STR("raw json", sb.buf,
 			 "{\"weight\":1970561060175912,\"var1\":40,\"var2\":55,\"var3\":7,"
 			 "\"data_src\":\"0x11868100242\",\"data_src_fields\":{"
@@ -455,10 +467,10 @@ static void test_golden_bytes(void)
 		uint32_t tid, cpu, var1, level;
 		uint64_t ip, addr, ds;
 	} g[] = {
-		{ pebs_skx_rec0, 20144, 28, 225, HWS_MEM_LFB, 0xffffffffa4470d46ULL,
-		  0x55ffba5cda08ULL, 0x11868100242ULL },
-		{ pebs_skx_rec1, 3216, 0, 71, HWS_MEM_L1, 0xffffffffa423a747ULL,
-		  0xffffc36a5ba4ba40ULL, 0x10268100142ULL },
+	    {pebs_skx_rec0, 20144, 28, 225, HWS_MEM_LFB, 0xffffffffa4470d46ULL, 0x55ffba5cda08ULL,
+	     0x11868100242ULL},
+	    {pebs_skx_rec1, 3216, 0, 71, HWS_MEM_L1, 0xffffffffa423a747ULL, 0xffffc36a5ba4ba40ULL,
+	     0x10268100142ULL},
 	};
 	size_t i;
 

@@ -95,13 +95,13 @@ static int encode(const char *pmu, const char *event, const struct hws_control *
 		  uint32_t kv, struct hws_event_desc *out, int max, char *err, size_t errlen)
 {
 	struct hws_event_request req = {
-		.sz = sizeof(req),
-		.flags = HWS_REQ_DRY_RUN,
-		.pmu = pmu,
-		.event = event,
-		.controls = ctl,
-		.nr_controls = (uint32_t)nctl,
-		.kernel_version = kv,
+	    .sz = sizeof(req),
+	    .flags = HWS_REQ_DRY_RUN,
+	    .pmu = pmu,
+	    .event = event,
+	    .controls = ctl,
+	    .nr_controls = (uint32_t)nctl,
+	    .kernel_version = kv,
 	};
 
 	return be->ops->encode(be->priv, &req, out, max, err, errlen);
@@ -121,47 +121,47 @@ struct pfm_case {
 };
 
 static const struct pfm_case pfm_cases[] = {
-	/* Skylake: P3_ANY, max_precise 3 */
-	{ __LINE__, "intel-skl", "skl", "MEM_TRANS_RETIRED.LOAD_LATENCY", NULL, NULL,
-	  "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30:precise=3", 3, 0 },
-	{ __LINE__, "intel-skl", "skl", "MEM_TRANS_RETIRED:LOAD_LATENCY", "64", "2",
-	  "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=64:precise=2", 2, 0 },
-	{ __LINE__, "intel-skl", "skl", "MEM_INST_RETIRED.ALL_STORES", NULL, NULL,
-	  "MEM_INST_RETIRED:ALL_STORES:precise=3", 3, 0 },
-	{ __LINE__, "intel-skl", "skl", "MEM_LOAD_RETIRED.L3_MISS", NULL, "1",
-	  "MEM_LOAD_RETIRED:L3_MISS:precise=1", 1, 0 },
-	{ __LINE__, "intel-skl", "skx", "MEM_LOAD_RETIRED.L3_MISS", NULL, NULL,
-	  "MEM_LOAD_RETIRED:L3_MISS:precise=3", 3, 0 },
-	{ __LINE__, "intel-skl", "clx", "mem_load_retired.l1_miss", NULL, "0",
-	  "MEM_LOAD_RETIRED:L1_MISS", 0, 0 },
-	/* Ice Lake: precise=3 only for PDIST events, :P falls back to 2 */
-	{ __LINE__, "intel-icl", "icl", "MEM_TRANS_RETIRED.LOAD_LATENCY", "100", NULL,
-	  "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=100:precise=2", 2, 0 },
-	{ __LINE__, "intel-icl", "icx", "MEM_INST_RETIRED.ALL_STORES", NULL, NULL,
-	  "MEM_INST_RETIRED:ALL_STORES:precise=2", 2, 0 },
-	{ __LINE__, "intel-icl", "icl", "INST_RETIRED.PREC_DIST", NULL, NULL,
-	  "INST_RETIRED:PREC_DIST:precise=3", 3, 0 },
-	{ __LINE__, "intel-icl", "icl", "MEM_LOAD_RETIRED.L3_MISS", NULL, NULL,
-	  "MEM_LOAD_RETIRED:L3_MISS:precise=2", 2, 0 },
-	/* Sapphire Rapids: load latency needs the mem-loads-aux leader */
-	{ __LINE__, "intel-spr", "spr", "MEM_TRANS_RETIRED.LOAD_LATENCY", NULL, NULL,
-	  "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30:precise=2", 2, 1 },
-	{ __LINE__, "intel-spr", "spr", "MEM_INST_RETIRED.ALL_STORES", NULL, "1",
-	  "MEM_INST_RETIRED:ALL_STORES:precise=1", 1, 0 },
-	{ __LINE__, "intel-spr", "spr", "MEM_TRANS_RETIRED.STORE_SAMPLE", NULL, NULL,
-	  "MEM_TRANS_RETIRED:STORE_SAMPLE:precise=2", 2, 0 },
-	/* Haswell / Broadwell: max_precise 2 */
-	{ __LINE__, "intel-hsw", "hsw", "MEM_UOPS_RETIRED.ALL_STORES", NULL, NULL,
-	  "MEM_UOPS_RETIRED:ALL_STORES:precise=2", 2, 0 },
-	{ __LINE__, "intel-hsw", "hsw", "MEM_TRANS_RETIRED.LOAD_LATENCY", "3", NULL,
-	  "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=3:precise=2", 2, 0 },
-	{ __LINE__, "intel-hsw", "bdw", "MEM_LOAD_UOPS_RETIRED.L3_MISS", NULL, NULL,
-	  "MEM_LOAD_UOPS_RETIRED:L3_MISS:precise=2", 2, 0 },
-	/* Sandy Bridge: libpfm4 names the load-latency umask LATENCY_ABOVE_THRESHOLD */
-	{ __LINE__, "intel-hsw", "snb", "MEM_TRANS_RETIRED.LATENCY_ABOVE_THRESHOLD", NULL, NULL,
-	  "MEM_TRANS_RETIRED:LATENCY_ABOVE_THRESHOLD:ldlat=30:precise=2", 2, 0 },
-	{ __LINE__, "intel-hsw", "snb", "MEM_TRANS_RETIRED.PRECISE_STORE", NULL, NULL,
-	  "MEM_TRANS_RETIRED:PRECISE_STORE:precise=2", 2, 0 },
+    /* Skylake: P3_ANY, max_precise 3 */
+    {__LINE__, "intel-skl", "skl", "MEM_TRANS_RETIRED.LOAD_LATENCY", NULL, NULL,
+     "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30:precise=3", 3, 0},
+    {__LINE__, "intel-skl", "skl", "MEM_TRANS_RETIRED:LOAD_LATENCY", "64", "2",
+     "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=64:precise=2", 2, 0},
+    {__LINE__, "intel-skl", "skl", "MEM_INST_RETIRED.ALL_STORES", NULL, NULL,
+     "MEM_INST_RETIRED:ALL_STORES:precise=3", 3, 0},
+    {__LINE__, "intel-skl", "skl", "MEM_LOAD_RETIRED.L3_MISS", NULL, "1",
+     "MEM_LOAD_RETIRED:L3_MISS:precise=1", 1, 0},
+    {__LINE__, "intel-skl", "skx", "MEM_LOAD_RETIRED.L3_MISS", NULL, NULL,
+     "MEM_LOAD_RETIRED:L3_MISS:precise=3", 3, 0},
+    {__LINE__, "intel-skl", "clx", "mem_load_retired.l1_miss", NULL, "0",
+     "MEM_LOAD_RETIRED:L1_MISS", 0, 0},
+    /* Ice Lake: precise=3 only for PDIST events, :P falls back to 2 */
+    {__LINE__, "intel-icl", "icl", "MEM_TRANS_RETIRED.LOAD_LATENCY", "100", NULL,
+     "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=100:precise=2", 2, 0},
+    {__LINE__, "intel-icl", "icx", "MEM_INST_RETIRED.ALL_STORES", NULL, NULL,
+     "MEM_INST_RETIRED:ALL_STORES:precise=2", 2, 0},
+    {__LINE__, "intel-icl", "icl", "INST_RETIRED.PREC_DIST", NULL, NULL,
+     "INST_RETIRED:PREC_DIST:precise=3", 3, 0},
+    {__LINE__, "intel-icl", "icl", "MEM_LOAD_RETIRED.L3_MISS", NULL, NULL,
+     "MEM_LOAD_RETIRED:L3_MISS:precise=2", 2, 0},
+    /* Sapphire Rapids: load latency needs the mem-loads-aux leader */
+    {__LINE__, "intel-spr", "spr", "MEM_TRANS_RETIRED.LOAD_LATENCY", NULL, NULL,
+     "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30:precise=2", 2, 1},
+    {__LINE__, "intel-spr", "spr", "MEM_INST_RETIRED.ALL_STORES", NULL, "1",
+     "MEM_INST_RETIRED:ALL_STORES:precise=1", 1, 0},
+    {__LINE__, "intel-spr", "spr", "MEM_TRANS_RETIRED.STORE_SAMPLE", NULL, NULL,
+     "MEM_TRANS_RETIRED:STORE_SAMPLE:precise=2", 2, 0},
+    /* Haswell / Broadwell: max_precise 2 */
+    {__LINE__, "intel-hsw", "hsw", "MEM_UOPS_RETIRED.ALL_STORES", NULL, NULL,
+     "MEM_UOPS_RETIRED:ALL_STORES:precise=2", 2, 0},
+    {__LINE__, "intel-hsw", "hsw", "MEM_TRANS_RETIRED.LOAD_LATENCY", "3", NULL,
+     "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=3:precise=2", 2, 0},
+    {__LINE__, "intel-hsw", "bdw", "MEM_LOAD_UOPS_RETIRED.L3_MISS", NULL, NULL,
+     "MEM_LOAD_UOPS_RETIRED:L3_MISS:precise=2", 2, 0},
+    /* Sandy Bridge: libpfm4 names the load-latency umask LATENCY_ABOVE_THRESHOLD */
+    {__LINE__, "intel-hsw", "snb", "MEM_TRANS_RETIRED.LATENCY_ABOVE_THRESHOLD", NULL, NULL,
+     "MEM_TRANS_RETIRED:LATENCY_ABOVE_THRESHOLD:ldlat=30:precise=2", 2, 0},
+    {__LINE__, "intel-hsw", "snb", "MEM_TRANS_RETIRED.PRECISE_STORE", NULL, NULL,
+     "MEM_TRANS_RETIRED:PRECISE_STORE:precise=2", 2, 0},
 };
 
 static void check_common(const char *what, const struct hws_perf_event_attr *a)
@@ -195,9 +195,9 @@ static void test_pfm_equal(void)
 			continue;
 		}
 		if (c->ldlat)
-			ctl[nc++] = (struct hws_control){ "ldlat", c->ldlat };
+			ctl[nc++] = (struct hws_control){"ldlat", c->ldlat};
 		if (c->precise)
-			ctl[nc++] = (struct hws_control){ "precise", c->precise };
+			ctl[nc++] = (struct hws_control){"precise", c->precise};
 		machine(c->tree, c->force);
 		n = encode(NULL, c->event, ctl, nc, 0, d, 8, err, sizeof(err));
 		snprintf(what, sizeof(what), "line %d %s on %s (%s)", c->line, c->event, c->force,
@@ -242,32 +242,31 @@ struct alias_case {
 };
 
 static const struct alias_case alias_cases[] = {
-	{ __LINE__, "intel-skl", "skl", NULL, "mem-loads",
-	  "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30:precise=3", 0x1cd, 30, 3, 0,
-	  "cpu/mem-loads,ldlat=30/ppp" },
-	{ __LINE__, "intel-skl", "skl", "cpu", "mem-stores", "MEM_INST_RETIRED:ALL_STORES:precise=3",
-	  0x82d0, 0, 3, 0, "cpu/mem-stores/ppp" },
-	{ __LINE__, "intel-icl", "icl", NULL, "mem-loads",
-	  "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30:precise=2", 0x1cd, 30, 2, 0,
-	  "cpu/mem-loads,ldlat=30/pp" },
-	{ __LINE__, "intel-icl", "icl", NULL, "mem-stores", "MEM_INST_RETIRED:ALL_STORES:precise=2",
-	  0x82d0, 0, 2, 0, "cpu/mem-stores/pp" },
-	{ __LINE__, "intel-spr", "spr", NULL, "mem-loads",
-	  "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30:precise=2", 0x1cd, 30, 2, 1,
-	  "cpu/mem-loads,ldlat=30/pp" },
-	/* SPR mem-stores is 0x2cd (store latency); libpfm4 4.13 names 0x3cd STORE_SAMPLE */
-	{ __LINE__, "intel-spr", "spr", NULL, "mem-stores", NULL, 0x2cd, 0, 2, 0,
-	  "cpu/mem-stores/pp" },
-	/* no events/ dir in the hsw tree: the model table gives the kernel's alias */
-	{ __LINE__, "intel-hsw", "hsw", NULL, "mem-loads",
-	  "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30:precise=2", 0x1cd, 30, 2, 0,
-	  "cpu/mem-loads,ldlat=30/pp" },
-	{ __LINE__, "intel-hsw", "hsw", NULL, "mem-stores", "MEM_UOPS_RETIRED:ALL_STORES:precise=2",
-	  0x82d0, 0, 2, 0, "cpu/mem-stores/pp" },
-	/* Nehalem: its own load-latency event, from the model table */
-	{ __LINE__, "intel-nhm", "nhm", NULL, "mem-loads",
-	  "MEM_INST_RETIRED:LATENCY_ABOVE_THRESHOLD:ldlat=30:precise=2", 0x100b, 30, 2, 0,
-	  "cpu/mem-loads,ldlat=30/pp" },
+    {__LINE__, "intel-skl", "skl", NULL, "mem-loads",
+     "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30:precise=3", 0x1cd, 30, 3, 0,
+     "cpu/mem-loads,ldlat=30/ppp"},
+    {__LINE__, "intel-skl", "skl", "cpu", "mem-stores", "MEM_INST_RETIRED:ALL_STORES:precise=3",
+     0x82d0, 0, 3, 0, "cpu/mem-stores/ppp"},
+    {__LINE__, "intel-icl", "icl", NULL, "mem-loads",
+     "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30:precise=2", 0x1cd, 30, 2, 0,
+     "cpu/mem-loads,ldlat=30/pp"},
+    {__LINE__, "intel-icl", "icl", NULL, "mem-stores", "MEM_INST_RETIRED:ALL_STORES:precise=2",
+     0x82d0, 0, 2, 0, "cpu/mem-stores/pp"},
+    {__LINE__, "intel-spr", "spr", NULL, "mem-loads",
+     "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30:precise=2", 0x1cd, 30, 2, 1,
+     "cpu/mem-loads,ldlat=30/pp"},
+    /* SPR mem-stores is 0x2cd (store latency); libpfm4 4.13 names 0x3cd STORE_SAMPLE */
+    {__LINE__, "intel-spr", "spr", NULL, "mem-stores", NULL, 0x2cd, 0, 2, 0, "cpu/mem-stores/pp"},
+    /* no events/ dir in the hsw tree: the model table gives the kernel's alias */
+    {__LINE__, "intel-hsw", "hsw", NULL, "mem-loads",
+     "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30:precise=2", 0x1cd, 30, 2, 0,
+     "cpu/mem-loads,ldlat=30/pp"},
+    {__LINE__, "intel-hsw", "hsw", NULL, "mem-stores", "MEM_UOPS_RETIRED:ALL_STORES:precise=2",
+     0x82d0, 0, 2, 0, "cpu/mem-stores/pp"},
+    /* Nehalem: its own load-latency event, from the model table */
+    {__LINE__, "intel-nhm", "nhm", NULL, "mem-loads",
+     "MEM_INST_RETIRED:LATENCY_ABOVE_THRESHOLD:ldlat=30:precise=2", 0x100b, 30, 2, 0,
+     "cpu/mem-loads,ldlat=30/pp"},
 };
 
 static void test_aliases(void)
@@ -312,7 +311,7 @@ static void test_aliases(void)
 static void test_default_and_hybrid(void)
 {
 	struct hws_event_desc d[16];
-	struct hws_control ctl[2] = { { "ldlat", "50" }, { "phys_addr", "1" } };
+	struct hws_control ctl[2] = {{"ldlat", "50"}, {"phys_addr", "1"}};
 	char err[512] = "";
 	int n;
 
@@ -370,11 +369,11 @@ static void test_default_and_hybrid(void)
 	n = encode(NULL, "mem-loads", NULL, 0, HWS_KERNEL_VERSION(5, 4, 0), d, 16, err,
 		   sizeof(err));
 	T_EQ_U64(err, n, 1);
-	T_EQ_U64("5.4 weight", d[0].attr.sample_type & (PERF_SAMPLE_WEIGHT |
-							PERF_SAMPLE_WEIGHT_STRUCT),
+	T_EQ_U64("5.4 weight",
+		 d[0].attr.sample_type & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT),
 		 PERF_SAMPLE_WEIGHT);
 	{
-		struct hws_control pc[1] = { { "data_page_size", "1" } };
+		struct hws_control pc[1] = {{"data_page_size", "1"}};
 
 		n = encode(NULL, "mem-loads", pc, 1, HWS_KERNEL_VERSION(5, 4, 0), d, 16, err,
 			   sizeof(err));
@@ -396,52 +395,51 @@ struct err_case {
 };
 
 static const struct err_case err_cases[] = {
-	{ __LINE__, "intel-skl", "skl", NULL, "L2_RQSTS.MISS", NULL, NULL, HWS_E_UNSUPPORTED,
-	  "not a precise", "MEM_TRANS_RETIRED.LOAD_LATENCY" },
-	{ __LINE__, "intel-skl", "skl", NULL, "MEM_TRANS_RETIRED.LOAD_LATENCY", "ldlat", "2",
-	  HWS_E_CONTROL_RANGE, "3..65535", NULL },
-	{ __LINE__, "intel-skl", "skl", NULL, "mem-loads", "ldlat", "65536", HWS_E_CONTROL_RANGE,
-	  "3..65535", NULL },
-	{ __LINE__, "intel-hsw", "snb", NULL, "MEM_TRANS_RETIRED.LOAD_LATENCY", NULL, NULL,
-	  HWS_E_UNKNOWN_EVENT, "closest", "MEM_TRANS_RETIRED.LATENCY_ABOVE_THRESHOLD" },
-	{ __LINE__, "intel-skl", "skl", NULL, "mem-stores,MEM_INST_RETIRED.ALL_STORES", "ldlat",
-	  "40", HWS_E_UNKNOWN_CONTROL, "load-latency", "mem-stores" },
-	{ __LINE__, "intel-skl", "skl", NULL, "mem-loads", "ldlat", "abc", HWS_E_BAD_ARG,
-	  "not a number", NULL },
-	{ __LINE__, "intel-skl", "skl", NULL, "mem-stores", "ldlat", "30", HWS_E_UNKNOWN_CONTROL,
-	  "load-latency", NULL },
-	{ __LINE__, "intel-skl", "skl", NULL, "MEM_LOAD_RETIRED.L3_MISS", "ldlat", "30",
-	  HWS_E_UNKNOWN_CONTROL, "load-latency", NULL },
-	{ __LINE__, "intel-skl", "skl", NULL, "mem-loads", "precise", "4", HWS_E_CONTROL_RANGE,
-	  "0..3", NULL },
-	{ __LINE__, "intel-skl", "skl", NULL, "mem-loads", "frobnicate", "1",
-	  HWS_E_UNKNOWN_CONTROL, "ldlat", "precise" },
-	{ __LINE__, "intel-hsw", "hsw", NULL, "mem-loads", "precise", "3", HWS_E_UNSUPPORTED,
-	  "max_precise=2", NULL },
-	{ __LINE__, "intel-icl", "icl", NULL, "MEM_TRANS_RETIRED.LOAD_LATENCY", "precise", "3",
-	  HWS_E_UNSUPPORTED, "PREC_DIST", "precise=2" },
-	{ __LINE__, "intel-skl", "skl", NULL, "MEM_LOAD_RETIRED.L3_MIS", NULL, NULL,
-	  HWS_E_UNKNOWN_EVENT, "unknown on this core", "MEM_LOAD_RETIRED.L3_MISS" },
-	{ __LINE__, "intel-skl", "skl", NULL, "MEM_LOADS_RETIRED.L1_HIT", NULL, NULL,
-	  HWS_E_UNKNOWN_EVENT, "closest", "MEM_LOAD_RETIRED.L1_HIT" },
-	{ __LINE__, "intel-icl", "icl", NULL, "MEM_UOPS_RETIRED.ALL_STORES", NULL, NULL,
-	  HWS_E_UNKNOWN_EVENT, "closest", "MEM_INST_RETIRED.ALL_STORES" },
-	{ __LINE__, "intel-skl", "skl", "cpu_atom", "mem-loads", NULL, NULL, HWS_E_NO_PMU,
-	  "cpu_atom", "cpu" },
-	{ __LINE__, "intel-skl", "skl", NULL, "mem-loads-aux", NULL, NULL, HWS_E_BAD_ARG,
-	  "group leader", NULL },
-	/* PEBS unavailable */
-	{ __LINE__, "intel-vm-nopebs", "skl", NULL, "mem-loads", NULL, NULL, HWS_E_UNSUPPORTED,
-	  "max_precise is 0", "virtual machine" },
-	{ __LINE__, "amd", NULL, NULL, "mem-loads", NULL, NULL, HWS_E_NO_PMU, "not an Intel",
-	  "amd_ibs" },
-	{ __LINE__, "none", NULL, NULL, "mem-loads", NULL, NULL, HWS_E_NO_PMU, "no 'cpu' PMU",
-	  "virtual" },
-	{ __LINE__, "intel-generic", NULL, NULL, "mem-loads", NULL, NULL, HWS_E_UNSUPPORTED,
-	  "generic_arch_v4+", "hypervisor" },
-	/* Nehalem has no store alias */
-	{ __LINE__, "intel-nhm", NULL, NULL, "mem-stores", NULL, NULL, HWS_E_UNKNOWN_EVENT,
-	  "no 'mem-stores' event", "Nehalem" },
+    {__LINE__, "intel-skl", "skl", NULL, "L2_RQSTS.MISS", NULL, NULL, HWS_E_UNSUPPORTED,
+     "not a precise", "MEM_TRANS_RETIRED.LOAD_LATENCY"},
+    {__LINE__, "intel-skl", "skl", NULL, "MEM_TRANS_RETIRED.LOAD_LATENCY", "ldlat", "2",
+     HWS_E_CONTROL_RANGE, "3..65535", NULL},
+    {__LINE__, "intel-skl", "skl", NULL, "mem-loads", "ldlat", "65536", HWS_E_CONTROL_RANGE,
+     "3..65535", NULL},
+    {__LINE__, "intel-hsw", "snb", NULL, "MEM_TRANS_RETIRED.LOAD_LATENCY", NULL, NULL,
+     HWS_E_UNKNOWN_EVENT, "closest", "MEM_TRANS_RETIRED.LATENCY_ABOVE_THRESHOLD"},
+    {__LINE__, "intel-skl", "skl", NULL, "mem-stores,MEM_INST_RETIRED.ALL_STORES", "ldlat", "40",
+     HWS_E_UNKNOWN_CONTROL, "load-latency", "mem-stores"},
+    {__LINE__, "intel-skl", "skl", NULL, "mem-loads", "ldlat", "abc", HWS_E_BAD_ARG, "not a number",
+     NULL},
+    {__LINE__, "intel-skl", "skl", NULL, "mem-stores", "ldlat", "30", HWS_E_UNKNOWN_CONTROL,
+     "load-latency", NULL},
+    {__LINE__, "intel-skl", "skl", NULL, "MEM_LOAD_RETIRED.L3_MISS", "ldlat", "30",
+     HWS_E_UNKNOWN_CONTROL, "load-latency", NULL},
+    {__LINE__, "intel-skl", "skl", NULL, "mem-loads", "precise", "4", HWS_E_CONTROL_RANGE, "0..3",
+     NULL},
+    {__LINE__, "intel-skl", "skl", NULL, "mem-loads", "frobnicate", "1", HWS_E_UNKNOWN_CONTROL,
+     "ldlat", "precise"},
+    {__LINE__, "intel-hsw", "hsw", NULL, "mem-loads", "precise", "3", HWS_E_UNSUPPORTED,
+     "max_precise=2", NULL},
+    {__LINE__, "intel-icl", "icl", NULL, "MEM_TRANS_RETIRED.LOAD_LATENCY", "precise", "3",
+     HWS_E_UNSUPPORTED, "PREC_DIST", "precise=2"},
+    {__LINE__, "intel-skl", "skl", NULL, "MEM_LOAD_RETIRED.L3_MIS", NULL, NULL, HWS_E_UNKNOWN_EVENT,
+     "unknown on this core", "MEM_LOAD_RETIRED.L3_MISS"},
+    {__LINE__, "intel-skl", "skl", NULL, "MEM_LOADS_RETIRED.L1_HIT", NULL, NULL,
+     HWS_E_UNKNOWN_EVENT, "closest", "MEM_LOAD_RETIRED.L1_HIT"},
+    {__LINE__, "intel-icl", "icl", NULL, "MEM_UOPS_RETIRED.ALL_STORES", NULL, NULL,
+     HWS_E_UNKNOWN_EVENT, "closest", "MEM_INST_RETIRED.ALL_STORES"},
+    {__LINE__, "intel-skl", "skl", "cpu_atom", "mem-loads", NULL, NULL, HWS_E_NO_PMU, "cpu_atom",
+     "cpu"},
+    {__LINE__, "intel-skl", "skl", NULL, "mem-loads-aux", NULL, NULL, HWS_E_BAD_ARG, "group leader",
+     NULL},
+    /* PEBS unavailable */
+    {__LINE__, "intel-vm-nopebs", "skl", NULL, "mem-loads", NULL, NULL, HWS_E_UNSUPPORTED,
+     "max_precise is 0", "virtual machine"},
+    {__LINE__, "amd", NULL, NULL, "mem-loads", NULL, NULL, HWS_E_NO_PMU, "not an Intel", "amd_ibs"},
+    {__LINE__, "none", NULL, NULL, "mem-loads", NULL, NULL, HWS_E_NO_PMU, "no 'cpu' PMU",
+     "virtual"},
+    {__LINE__, "intel-generic", NULL, NULL, "mem-loads", NULL, NULL, HWS_E_UNSUPPORTED,
+     "generic_arch_v4+", "hypervisor"},
+    /* Nehalem has no store alias */
+    {__LINE__, "intel-nhm", NULL, NULL, "mem-stores", NULL, NULL, HWS_E_UNKNOWN_EVENT,
+     "no 'mem-stores' event", "Nehalem"},
 };
 
 static void test_errors(void)
@@ -450,7 +448,7 @@ static void test_errors(void)
 
 	for (i = 0; i < sizeof(err_cases) / sizeof(err_cases[0]); i++) {
 		const struct err_case *c = &err_cases[i];
-		struct hws_control ctl = { c->key, c->value };
+		struct hws_control ctl = {c->key, c->value};
 		struct hws_event_desc d[8];
 		char err[512] = "", what[700];
 		int n;
@@ -481,8 +479,8 @@ static void test_errors(void)
 struct syntax_case {
 	int line;
 	const char *tree, *force, *event;
-	int n;			/* events expected */
-	int idx;		/* the one checked */
+	int n;	 /* events expected */
+	int idx; /* the one checked */
 	const char *pmu;
 	uint64_t config, config1;
 	int precise;
@@ -490,45 +488,45 @@ struct syntax_case {
 };
 
 static const struct syntax_case syntax_cases[] = {
-	{ __LINE__, "intel-skl", "skl", "cpu/mem-loads,ldlat=50/P", 1, 0, "cpu", 0x1cd, 50, 3,
-	  "cpu/mem-loads,ldlat=50/ppp" },
-	{ __LINE__, "intel-skl", "skl", "cpu/mem-stores/p", 1, 0, "cpu", 0x82d0, 0, 1,
-	  "cpu/mem-stores/p" },
-	{ __LINE__, "intel-skl", "skl", "mem-loads:pp", 1, 0, "cpu", 0x1cd, 30, 2,
-	  "cpu/mem-loads,ldlat=30/pp" },
-	{ __LINE__, "intel-skl", "skl", "cpu/mem-loads,ldlat=40/pp,cpu/mem-stores/", 2, 1, "cpu",
-	  0x82d0, 0, 3, "cpu/mem-stores/ppp" },
-	{ __LINE__, "intel-skl", "skl", "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=64:precise=2", 1, 0,
-	  "cpu", 0x1cd, 64, 2, "cpu/MEM_TRANS_RETIRED.LOAD_LATENCY,ldlat=64/pp" },
-	{ __LINE__, "intel-skl", "skl", "skl::MEM_TRANS_RETIRED:ldlat=99:LOAD_LATENCY", 1, 0, "cpu",
-	  0x1cd, 99, 3, "cpu/MEM_TRANS_RETIRED.LOAD_LATENCY,ldlat=99/ppp" },
-	{ __LINE__, "intel-skl", "skl", "MEM_LOAD_RETIRED.L3_MISS:p", 1, 0, "cpu", 0x20d1, 0, 1,
-	  "cpu/MEM_LOAD_RETIRED.L3_MISS/p" },
-	{ __LINE__, "intel-adl", NULL, "cpu_atom/mem-loads,ldlat=100/,cpu_core/mem-stores/pp", 2, 0,
-	  "cpu_atom", 0x5d0, 100, 2, "cpu_atom/mem-loads,ldlat=100/pp" },
-	{ __LINE__, "intel-adl", NULL, "cpu_atom/mem-loads,ldlat=100/,cpu_core/mem-stores/pp", 2, 1,
-	  "cpu_core", 0x2cd, 0, 2, "cpu_core/mem-stores/pp" },
+    {__LINE__, "intel-skl", "skl", "cpu/mem-loads,ldlat=50/P", 1, 0, "cpu", 0x1cd, 50, 3,
+     "cpu/mem-loads,ldlat=50/ppp"},
+    {__LINE__, "intel-skl", "skl", "cpu/mem-stores/p", 1, 0, "cpu", 0x82d0, 0, 1,
+     "cpu/mem-stores/p"},
+    {__LINE__, "intel-skl", "skl", "mem-loads:pp", 1, 0, "cpu", 0x1cd, 30, 2,
+     "cpu/mem-loads,ldlat=30/pp"},
+    {__LINE__, "intel-skl", "skl", "cpu/mem-loads,ldlat=40/pp,cpu/mem-stores/", 2, 1, "cpu", 0x82d0,
+     0, 3, "cpu/mem-stores/ppp"},
+    {__LINE__, "intel-skl", "skl", "MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=64:precise=2", 1, 0, "cpu",
+     0x1cd, 64, 2, "cpu/MEM_TRANS_RETIRED.LOAD_LATENCY,ldlat=64/pp"},
+    {__LINE__, "intel-skl", "skl", "skl::MEM_TRANS_RETIRED:ldlat=99:LOAD_LATENCY", 1, 0, "cpu",
+     0x1cd, 99, 3, "cpu/MEM_TRANS_RETIRED.LOAD_LATENCY,ldlat=99/ppp"},
+    {__LINE__, "intel-skl", "skl", "MEM_LOAD_RETIRED.L3_MISS:p", 1, 0, "cpu", 0x20d1, 0, 1,
+     "cpu/MEM_LOAD_RETIRED.L3_MISS/p"},
+    {__LINE__, "intel-adl", NULL, "cpu_atom/mem-loads,ldlat=100/,cpu_core/mem-stores/pp", 2, 0,
+     "cpu_atom", 0x5d0, 100, 2, "cpu_atom/mem-loads,ldlat=100/pp"},
+    {__LINE__, "intel-adl", NULL, "cpu_atom/mem-loads,ldlat=100/,cpu_core/mem-stores/pp", 2, 1,
+     "cpu_core", 0x2cd, 0, 2, "cpu_core/mem-stores/pp"},
 };
 
 static const struct err_case syntax_errors[] = {
-	{ __LINE__, "intel-skl", "skl", NULL, "ibs_op/foo/", NULL, NULL, HWS_E_NO_PMU,
-	  "not an Intel core PMU", "(hws_event_request.pmu)" },
-	{ __LINE__, "intel-skl", "skl", NULL, "cpu/mem-loads", NULL, NULL, HWS_E_BAD_ARG,
-	  "closing '/'", NULL },
-	{ __LINE__, "intel-skl", "skl", NULL, "cpu/mem-loads,foo=1/", NULL, NULL,
-	  HWS_E_UNKNOWN_CONTROL, "unknown term 'foo=1'", "ldlat" },
-	{ __LINE__, "intel-skl", "skl", NULL, "cpu/mem-loads,ldlat=1/", NULL, NULL,
-	  HWS_E_CONTROL_RANGE, "3..65535", NULL },
-	{ __LINE__, "intel-skl", "skl", NULL, "cpu/mem-loads/x", NULL, NULL, HWS_E_BAD_ARG,
-	  "unknown modifier 'x'", NULL },
-	{ __LINE__, "intel-skl", "skl", NULL, "cpu_atom/mem-loads/", NULL, NULL, HWS_E_NO_PMU,
-	  "no PMU 'cpu_atom'", NULL },
-	{ __LINE__, "intel-skl", "skl", NULL, "cpu/mem-stores,ldlat=40/", NULL, NULL,
-	  HWS_E_UNKNOWN_CONTROL, "load-latency", "mem-stores" },
-	{ __LINE__, "intel-skl", "skl", NULL, "MEM_LOAD_RETIRED.L3_MISS:precise=9", NULL, NULL,
-	  HWS_E_CONTROL_RANGE, "0..3", NULL },
-	{ __LINE__, "intel-skl", "skl", NULL, "MEM_TRANS_RETIRED.LOAD_LATENCY:ldlat=0", NULL, NULL,
-	  HWS_E_CONTROL_RANGE, "3..65535", NULL },
+    {__LINE__, "intel-skl", "skl", NULL, "ibs_op/foo/", NULL, NULL, HWS_E_NO_PMU,
+     "not an Intel core PMU", "(hws_event_request.pmu)"},
+    {__LINE__, "intel-skl", "skl", NULL, "cpu/mem-loads", NULL, NULL, HWS_E_BAD_ARG, "closing '/'",
+     NULL},
+    {__LINE__, "intel-skl", "skl", NULL, "cpu/mem-loads,foo=1/", NULL, NULL, HWS_E_UNKNOWN_CONTROL,
+     "unknown term 'foo=1'", "ldlat"},
+    {__LINE__, "intel-skl", "skl", NULL, "cpu/mem-loads,ldlat=1/", NULL, NULL, HWS_E_CONTROL_RANGE,
+     "3..65535", NULL},
+    {__LINE__, "intel-skl", "skl", NULL, "cpu/mem-loads/x", NULL, NULL, HWS_E_BAD_ARG,
+     "unknown modifier 'x'", NULL},
+    {__LINE__, "intel-skl", "skl", NULL, "cpu_atom/mem-loads/", NULL, NULL, HWS_E_NO_PMU,
+     "no PMU 'cpu_atom'", NULL},
+    {__LINE__, "intel-skl", "skl", NULL, "cpu/mem-stores,ldlat=40/", NULL, NULL,
+     HWS_E_UNKNOWN_CONTROL, "load-latency", "mem-stores"},
+    {__LINE__, "intel-skl", "skl", NULL, "MEM_LOAD_RETIRED.L3_MISS:precise=9", NULL, NULL,
+     HWS_E_CONTROL_RANGE, "0..3", NULL},
+    {__LINE__, "intel-skl", "skl", NULL, "MEM_TRANS_RETIRED.LOAD_LATENCY:ldlat=0", NULL, NULL,
+     HWS_E_CONTROL_RANGE, "3..65535", NULL},
 };
 
 static void test_syntax(void)
@@ -577,7 +575,7 @@ static void test_syntax(void)
 /* Errors that need a kernel version or a short output array. */
 static void test_more_errors(void)
 {
-	struct hws_control phys = { "phys_addr", "1" };
+	struct hws_control phys = {"phys_addr", "1"};
 	struct hws_event_desc d[2];
 	char err[512] = "";
 	int n;
@@ -619,7 +617,7 @@ static void test_detect(void)
 
 static void test_match(void)
 {
-	struct hws_perf_event_attr a = { .type = PERF_TYPE_RAW, .config = 0x1cd };
+	struct hws_perf_event_attr a = {.type = PERF_TYPE_RAW, .config = 0x1cd};
 
 	__T("raw", be->ops->match(be->priv, &a, NULL));
 	a.type = 8;

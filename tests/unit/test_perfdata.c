@@ -30,8 +30,7 @@ struct recbuf {
 
 static void add_rec(struct recbuf *rb, uint32_t type, const uint64_t *body, size_t nbody)
 {
-	struct perf_event_header h = { type, PERF_RECORD_MISC_USER,
-				       (uint16_t)(8 + nbody * 8) };
+	struct perf_event_header h = {type, PERF_RECORD_MISC_USER, (uint16_t)(8 + nbody * 8)};
 
 	rb->off[rb->nr++] = rb->n;
 	memcpy(rb->b + rb->n, &h, 8);
@@ -46,8 +45,8 @@ static void add_bytes(struct recbuf *rb, const void *p, size_t n)
 }
 
 static struct hws_perf_event_attr attrs[3];
-static uint64_t ids[3][2] = { { 11, 12 }, { 21, 22 }, { 31, 32 } };
-static const char *names[3] = { "cpu-clock", "page-faults:u", "ibs_op//" };
+static uint64_t ids[3][2] = {{11, 12}, {21, 22}, {31, 32}};
+static const char *names[3] = {"cpu-clock", "page-faults:u", "ibs_op//"};
 static uint8_t aux_payload[104];
 
 /* The records every round trip writes. */
@@ -68,7 +67,7 @@ static void build_records(struct recbuf *rb)
 	v[5] = 1, v[6] = 0x29080142;
 	add_rec(rb, PERF_RECORD_SAMPLE, v, 7);
 	{ /* RAW sample: IDENTIFIER, TIME, CPU, RAW(u32 size 20 + 20 bytes) */
-		uint8_t raw[32] = { 0 };
+		uint8_t raw[32] = {0};
 		uint32_t sz = 20;
 
 		v[0] = 32, v[1] = 220, v[2] = 1;
@@ -117,8 +116,8 @@ static void setup_attrs(void)
 	attrs[2].config = 1ULL << 19;
 	attrs[2].precise_ip = 2;
 	attrs[2].mmap = attrs[2].comm = 1;
-	attrs[2].sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
-			       PERF_SAMPLE_RAW;
+	attrs[2].sample_type =
+	    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_RAW;
 }
 
 static void write_file(const char *path, const char *content)
@@ -136,9 +135,14 @@ static void write_file(const char *path, const char *content)
 static void make_fake_sysfs(void)
 {
 	char p[PATH_MAX + 128];
-	const char *dirs[] = { "", "bus", "bus/event_source", "bus/event_source/devices",
-			       "bus/event_source/devices/ibs_op", "bus/event_source/devices/ibs_op/caps",
-			       "bus/event_source/devices/cpu", "bus/event_source/devices/cpu/caps" };
+	const char *dirs[] = {"",
+			      "bus",
+			      "bus/event_source",
+			      "bus/event_source/devices",
+			      "bus/event_source/devices/ibs_op",
+			      "bus/event_source/devices/ibs_op/caps",
+			      "bus/event_source/devices/cpu",
+			      "bus/event_source/devices/cpu/caps"};
 
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		snprintf(p, sizeof(p), "%s/sys/%s", tmpdir, dirs[i]);
@@ -159,7 +163,7 @@ static void make_fake_sysfs(void)
 
 static int write_with_writer(struct hws_perf_writer *w, const struct recbuf *rb, bool split)
 {
-	char *argv[] = { "hwsample", "record", "--", "./prog" };
+	char *argv[] = {"hwsample", "record", "--", "./prog"};
 	int err = 0;
 
 	for (int i = 0; i < 3 && !err; i++)
@@ -198,9 +202,9 @@ static void check_read(struct hws_perf_reader *r, const struct recbuf *rb, bool 
 			user++;
 			continue;
 		}
-		if (pipe && (h->type == HWS_RECORD_HEADER_ATTR ||
-			     h->type == HWS_RECORD_HEADER_FEATURE ||
-			     h->type == HWS_RECORD_FINISHED_INIT)) {
+		if (pipe &&
+		    (h->type == HWS_RECORD_HEADER_ATTR || h->type == HWS_RECORD_HEADER_FEATURE ||
+		     h->type == HWS_RECORD_FINISHED_INIT)) {
 			user++;
 			continue;
 		}
@@ -230,8 +234,8 @@ static void check_read(struct hws_perf_reader *r, const struct recbuf *rb, bool 
 			T_EQ_U64("LOST belongs to event 0 (trailer id)", rec.attr_idx, 0);
 		if (h->type == HWS_RECORD_AUXTRACE) {
 			T_EQ_U64("aux payload size", rec.payload_size, sizeof(aux_payload));
-			__T("aux payload", rec.payload &&
-						   !memcmp(rec.payload, aux_payload, sizeof(aux_payload)));
+			__T("aux payload",
+			    rec.payload && !memcmp(rec.payload, aux_payload, sizeof(aux_payload)));
 		}
 		i++;
 	}
@@ -336,7 +340,7 @@ static void test_pipe_roundtrip(void)
 	    hws_perf_writer__set_feature(w, HWS_FEAT_TRACING_DATA, "tracing-data!", 13) == 0);
 	__T("pipe writer", w && write_with_writer(w, rb, false) == 0);
 	{
-		uint64_t st[2] = { 100, 300 };
+		uint64_t st[2] = {100, 300};
 
 		__T("feature after the stream started goes inline",
 		    hws_perf_writer__set_feature(w, HWS_FEAT_SAMPLE_TIME, st, sizeof(st)) == 0);
@@ -396,7 +400,7 @@ static void test_pipe_roundtrip(void)
 static void test_pipe_tracing_layout(void)
 {
 	static uint8_t buf[64 * 1024];
-	struct perf_event_header h, rec = { PERF_RECORD_SAMPLE, 0, 8 };
+	struct perf_event_header h, rec = {PERF_RECORD_SAMPLE, 0, 8};
 	struct hws_perf_writer *w;
 	char path[PATH_MAX + 16];
 	size_t n = 0, off;
@@ -458,7 +462,7 @@ static void test_pipe_tracing_layout(void)
 static void test_old_tracing_record(void)
 {
 	static uint8_t buf[4096];
-	uint64_t ph[2] = { PERF_MAGIC2, 16 };
+	uint64_t ph[2] = {PERF_MAGIC2, 16};
 	struct perf_event_header h;
 	struct hws_perf_reader *r;
 	struct hws_perf_record rec;
@@ -469,18 +473,18 @@ static void test_old_tracing_record(void)
 
 	memcpy(buf, ph, 16);
 	n = 16;
-	h = (struct perf_event_header){ HWS_RECORD_HEADER_ATTR, 0,
-					(uint16_t)(8 + sizeof(struct hws_perf_event_attr) + 8) };
+	h = (struct perf_event_header){HWS_RECORD_HEADER_ATTR, 0,
+				       (uint16_t)(8 + sizeof(struct hws_perf_event_attr) + 8)};
 	memcpy(buf + n, &h, 8);
 	memcpy(buf + n + 8, &attrs[0], sizeof(struct hws_perf_event_attr));
 	memcpy(buf + n + 8 + sizeof(struct hws_perf_event_attr), &ids[0][0], 8);
 	n += h.size;
-	h = (struct perf_event_header){ HWS_RECORD_HEADER_TRACING_DATA, 0, 12 };
+	h = (struct perf_event_header){HWS_RECORD_HEADER_TRACING_DATA, 0, 12};
 	memcpy(buf + n, &h, 8);
 	memcpy(buf + n + 8, &len, 4);
 	memcpy(buf + n + 12, "tracing-data!\0\0\0", 16);
 	n += 12 + 16;
-	h = (struct perf_event_header){ HWS_RECORD_FINISHED_ROUND, 0, 8 };
+	h = (struct perf_event_header){HWS_RECORD_FINISHED_ROUND, 0, 8};
 	memcpy(buf + n, &h, 8);
 	n += 8;
 	snprintf(path, sizeof(path), "%s/oldtd.pipe", tmpdir);
@@ -549,7 +553,8 @@ static void test_unclosed(void)
 	__T("empty file", hws_perf_reader__open(path, NULL) == NULL && errno == -HWS_E_BAD_FILE);
 	write_file(path, "not a perf.data file at all, just text");
 	__T("text file", hws_perf_reader__open(path, NULL) == NULL && errno == -HWS_E_BAD_FILE);
-	__T("missing file", hws_perf_reader__open("/nonexistent/x", NULL) == NULL && errno == ENOENT);
+	__T("missing file",
+	    hws_perf_reader__open("/nonexistent/x", NULL) == NULL && errno == ENOENT);
 	__T("close NULL", hws_perf_writer__close(NULL) == 0);
 	hws_perf_reader__close(NULL);
 }
@@ -588,7 +593,7 @@ static void test_writer_errors(void)
  * and the PERFFILE (v1) magic whose byte order comes from attr_size. */
 static void test_old_layout(bool v1)
 {
-	uint64_t f[64] = { 0 };
+	uint64_t f[64] = {0};
 	uint64_t st = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	struct hws_perf_reader *r;
 	struct hws_perf_record rec;
@@ -597,8 +602,8 @@ static void test_old_layout(bool v1)
 	size_t w = 0;
 
 	f[w++] = v1 ? PERF_MAGIC1 : PERF_MAGIC2;
-	f[w++] = 72;		/* header size */
-	f[w++] = 64 + 16;	/* attr_size */
+	f[w++] = 72;		  /* header size */
+	f[w++] = 64 + 16;	  /* attr_size */
 	f[w++] = 72, f[w++] = 80; /* attrs */
 	f[w++] = 160, f[w++] = 0; /* data (size below) */
 	f[w++] = 0, f[w++] = 0;	  /* event_types */
@@ -609,10 +614,11 @@ static void test_old_layout(bool v1)
 	f[w++] = 5;		  /* @152: id */
 	/* data @160: two samples {hdr, ip, pid/tid, time} */
 	for (int i = 0; i < 2; i++) {
-		struct perf_event_header h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 32 };
+		struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, 32};
 
 		memcpy(&f[w++], &h, 8);
-		f[w++] = 0x400000 + (uint64_t)i, f[w++] = (9ULL << 32) | 9, f[w++] = 100 + (uint64_t)i;
+		f[w++] = 0x400000 + (uint64_t)i, f[w++] = (9ULL << 32) | 9,
+		f[w++] = 100 + (uint64_t)i;
 	}
 	f[6] = (w - 20) * 8;
 	snprintf(path, sizeof(path), "%s/old.data", tmpdir);
@@ -638,7 +644,7 @@ static void test_old_layout(bool v1)
 
 		__T("sample parses", !hws_sample__parse(&hws_perf_reader__attr(r, 0)->attr, rec.hdr,
 							rec.hdr->size, &s) &&
-					     s.ip == 0x400000 + (uint64_t)n && s.tid == 9);
+					 s.ip == 0x400000 + (uint64_t)n && s.tid == 9);
 		n++;
 	}
 	T_EQ_U64("end", ret, 0);
@@ -649,7 +655,7 @@ static void test_old_layout(bool v1)
 /* Many events and ids (4096 x 64): open stays fast and every id maps back. */
 static void test_many_ids(void)
 {
-	struct hws_perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a) };
+	struct hws_perf_event_attr a = {.type = PERF_TYPE_SOFTWARE, .size = sizeof(a)};
 	struct hws_perf_writer *w;
 	struct hws_perf_reader *r;
 	char path[PATH_MAX + 16];
@@ -673,11 +679,11 @@ static void test_many_ids(void)
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	__T("open", r != NULL);
 	__T("open under 10 s (quadratic id handling takes minutes)",
-	    (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) <
-				      10000000000L);
+	    (t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec) < 10000000000L);
 	for (int e = 0; r && e < 4096; e += 3)
 		for (int i = 0; i < 64; i += 5)
-			bad += hws_perf_reader__attr_by_id(r, ((uint64_t)e << 20) | (uint64_t)i * 7919) != e;
+			bad += hws_perf_reader__attr_by_id(r, ((uint64_t)e << 20) |
+								  (uint64_t)i * 7919) != e;
 	T_EQ_U64("every id maps to its event", bad, 0);
 	T_EQ_STR("name of an unnamed software event", r ? hws_perf_reader__attr(r, 7)->name : NULL,
 		 "cpu-clock");

@@ -45,8 +45,7 @@ static FILE *open_golden(const char *name)
 }
 
 /* Find the record at @off and parse it as a sample. */
-static int sample_at(const char *fix, uint64_t off, struct hws_record_sample *s,
-		     uint8_t *copy)
+static int sample_at(const char *fix, uint64_t off, struct hws_record_sample *s, uint8_t *copy)
 {
 	struct hws_perf_reader *r = open_fix(fix);
 	struct hws_perf_record rec;
@@ -82,7 +81,9 @@ static void test_weight_struct_samples(void)
 		unsigned int cpu, misc, pid, tid;
 		unsigned long long time, off, ip, period, addr, w1, w2, w3, ds;
 
-		if (sscanf(line, "%u %llu %llx [%*x]: PERF_RECORD_SAMPLE(IP, %x): %u/%u: %llx period: %llu addr: %llx",
+		if (sscanf(line,
+			   "%u %llu %llx [%*x]: PERF_RECORD_SAMPLE(IP, %x): %u/%u: %llx period: "
+			   "%llu addr: %llx",
 			   &cpu, &time, &off, &misc, &pid, &tid, &ip, &period, &addr) != 9)
 			continue;
 		if (!fgets(tail, sizeof(tail), f) ||
@@ -140,8 +141,8 @@ static void test_weight_struct_script(void)
 		unsigned long long addr, ds, weight, inslat, ip;
 		char *bar = strrchr(line, '|'), *end;
 
-		if (sscanf(line, "%u [%u] %lu.%lu: %llx %llx", &tid, &cpu, &sec, &usec, &addr, &ds) !=
-			    6 ||
+		if (sscanf(line, "%u [%u] %lu.%lu: %llx %llx", &tid, &cpu, &sec, &usec, &addr,
+			   &ds) != 6 ||
 		    !bar) {
 			__T("script line format", 0);
 			continue;
@@ -183,8 +184,10 @@ static void test_weight_struct_header(void)
 	__T("open", r != NULL);
 	if (!r)
 		return;
-	T_EQ_STR("hostname", hws_perf_reader__string(r, HWS_FEAT_HOSTNAME), "oxco15.prod.google.com");
-	T_EQ_STR("osrelease", hws_perf_reader__string(r, HWS_FEAT_OSRELEASE), "4.15.0-smp-923.44.0.0");
+	T_EQ_STR("hostname", hws_perf_reader__string(r, HWS_FEAT_HOSTNAME),
+		 "oxco15.prod.google.com");
+	T_EQ_STR("osrelease", hws_perf_reader__string(r, HWS_FEAT_OSRELEASE),
+		 "4.15.0-smp-923.44.0.0");
 	T_EQ_STR("cpudesc", hws_perf_reader__string(r, HWS_FEAT_CPUDESC),
 		 "Intel(R) Xeon(R) Platinum 8173M CPU @ 2.00GHz");
 	T_EQ_U64("nrcpus", hws_perf_reader__nr_cpus(r, &onl), 112);
@@ -218,7 +221,7 @@ static void test_lost_samples(const char *fix, bool pipe)
 {
 	struct hws_perf_reader *r = open_fix(fix);
 	FILE *f = open_golden("perf.data.lost_samples-4.4.perf-6.1.stats.txt");
-	uint64_t counts[HWS_RECORD__MAX] = { 0 };
+	uint64_t counts[HWS_RECORD__MAX] = {0};
 	struct hws_perf_record rec;
 	char line[256];
 	int lost = 0, ret = -1, checked = 0;
@@ -234,7 +237,8 @@ static void test_lost_samples(const char *fix, bool pipe)
 			 * no EVENT_DESC): ids 134/136 are instructions / branches, as perf
 			 * report --stats attributes them */
 			if (ev && lost == 0)
-				T_EQ_STR("first lost", ev->name, pipe ? "instructions" : "cycles:pp");
+				T_EQ_STR("first lost", ev->name,
+					 pipe ? "instructions" : "cycles:pp");
 			if (ev && lost == 1)
 				T_EQ_STR("second lost", ev->name,
 					 pipe ? "branches" : "branch-instructions:pp");
@@ -275,8 +279,10 @@ static void test_hybrid(void)
 	T_EQ_STR("cap atom", hws_perf_reader__pmu_cap(r, "cpu_atom", "max_precise"), "3");
 	T_EQ_STR("name", hws_perf_reader__attr(r, 0)->name, "cpu_core/cycles:ppp/");
 	T_EQ_STR("pmu 7", hws_perf_reader__pmu_name(r, 7), "cpu_atom");
-	T_EQ_STR("hybrid extended type -> cpu_core", hws_perf_reader__attr(r, 0)->pmu_name, "cpu_core");
-	T_EQ_STR("hybrid extended type -> cpu_atom", hws_perf_reader__attr(r, 1)->pmu_name, "cpu_atom");
+	T_EQ_STR("hybrid extended type -> cpu_core", hws_perf_reader__attr(r, 0)->pmu_name,
+		 "cpu_core");
+	T_EQ_STR("hybrid extended type -> cpu_atom", hws_perf_reader__attr(r, 1)->pmu_name,
+		 "cpu_atom");
 	__T("hybrid topology", hws_perf_reader__has_feature(r, HWS_FEAT_HYBRID_TOPOLOGY));
 	T_EQ_U64("attr by id 40", hws_perf_reader__attr_by_id(r, 40), 1);
 	hws_perf_reader__close(r);
@@ -333,8 +339,8 @@ static void test_intel_pt(void)
 	}
 	T_EQ_U64("auxtrace records", aux, 2);
 	fi = r ? hws_perf_reader__file_info(r) : NULL;
-	__T("auxtrace info", fi && fi->auxtrace_type == 1 /* PERF_AUXTRACE_INTEL_PT */ &&
-				     fi->nr_auxtrace_priv > 0);
+	__T("auxtrace info",
+	    fi && fi->auxtrace_type == 1 /* PERF_AUXTRACE_INTEL_PT */ && fi->nr_auxtrace_priv > 0);
 	T_EQ_STR("first event", r ? hws_perf_reader__attr(r, 0)->name : NULL, "intel_pt//");
 	hws_perf_reader__close(r);
 }
@@ -344,7 +350,7 @@ static void test_compressed(void)
 {
 	struct hws_perf_reader *r = open_fix("../../fuzz/corpus/perfdata/recorded_zstd");
 	struct hws_perf_record rec;
-	uint64_t comp_off = 0, counts[HWS_RECORD__MAX] = { 0 };
+	uint64_t comp_off = 0, counts[HWS_RECORD__MAX] = {0};
 	int ret = -1, inner_ok = 1, parsed = 0;
 	void *h = dlopen("libzstd.so.1", RTLD_NOW);
 
@@ -387,7 +393,8 @@ static void test_corrupted(void)
 	T_EQ_U64("records before the error", n, 570);
 	__T("error", r && ret == HWS_E_BADREC);
 	__T("message names offset and record",
-	    r && strstr(hws_perf_reader__errmsg(r), "offset 0xbfd0: record SAMPLE (type 9) size 0"));
+	    r &&
+		strstr(hws_perf_reader__errmsg(r), "offset 0xbfd0: record SAMPLE (type 9) size 0"));
 	__T("error sticks", r && hws_perf_reader__next(r, &rec) == ret);
 	hws_perf_reader__close(r);
 }
@@ -405,7 +412,8 @@ int main(void)
 		slash = strrchr(fixdir, '/');
 		if (slash)
 			*slash = 0;
-		strncat(fixdir, "/../fixtures/perf_data_converter", sizeof(fixdir) - strlen(fixdir) - 1);
+		strncat(fixdir, "/../fixtures/perf_data_converter",
+			sizeof(fixdir) - strlen(fixdir) - 1);
 	}
 	test_weight_struct_samples();
 	test_weight_struct_script();

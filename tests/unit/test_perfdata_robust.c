@@ -171,14 +171,14 @@ static void on_alarm(int sig)
 int main(void)
 {
 	static const char *const fixtures[] = {
-		"perf.data.lost_samples-4.4",
-		"perf.data.piped.lost_samples-4.4",
-		"perf.data.piped.header_features_aligned-6.12",
-		"perf.data.piped.corrupted.zero_size_sample-3.2",
-		"perf.data.hybrid_topology",
-		"perf.data.intel_pt-4.14",
-		"perf.data.weight_struct",
-		"../../fuzz/corpus/perfdata/recorded_zstd", /* perf record -z */
+	    "perf.data.lost_samples-4.4",
+	    "perf.data.piped.lost_samples-4.4",
+	    "perf.data.piped.header_features_aligned-6.12",
+	    "perf.data.piped.corrupted.zero_size_sample-3.2",
+	    "perf.data.hybrid_topology",
+	    "perf.data.intel_pt-4.14",
+	    "perf.data.weight_struct",
+	    "../../fuzz/corpus/perfdata/recorded_zstd", /* perf record -z */
 	};
 	const char *fx = getenv("HWS_FIXTURES");
 
@@ -193,7 +193,8 @@ int main(void)
 		slash = strrchr(fixdir, '/');
 		if (slash)
 			*slash = 0;
-		strncat(fixdir, "/../fixtures/perf_data_converter", sizeof(fixdir) - strlen(fixdir) - 1);
+		strncat(fixdir, "/../fixtures/perf_data_converter",
+			sizeof(fixdir) - strlen(fixdir) - 1);
 	}
 	for (size_t i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
 		char path[PATH_MAX * 2];

@@ -92,7 +92,8 @@ static int compare(const char *what, struct hws_perf_reader *a, struct hws_perf_
 		const struct hws_perf_evattr *x = hws_perf_reader__attr(a, i);
 		const struct hws_perf_evattr *y = hws_perf_reader__attr(b, i);
 
-		__T("attr identical (flags bitfield too)", !memcmp(&x->attr, &y->attr, sizeof(x->attr)));
+		__T("attr identical (flags bitfield too)",
+		    !memcmp(&x->attr, &y->attr, sizeof(x->attr)));
 		T_EQ_STR("name", y->name, x->name);
 		__T("ids", x->nr_ids == y->nr_ids && !memcmp(x->ids, y->ids, x->nr_ids * 8));
 	}
@@ -164,7 +165,7 @@ static void check_file(const char *name)
 static void check_writer(bool pipe)
 {
 	struct hws_perf_event_attr at[2];
-	uint64_t ids[2] = { 5, 6 }, v[12];
+	uint64_t ids[2] = {5, 6}, v[12];
 	char path[] = "/tmp/hws-swap-XXXXXX";
 	int fd = mkstemp(path);
 	struct hws_perf_writer *w;
@@ -190,14 +191,14 @@ static void check_writer(bool pipe)
 	}
 	hws_perf_writer__add_host_features(w, 0, NULL, -1);
 	for (int k = 0; k < 40; k++) {
-		struct perf_event_header h = { PERF_RECORD_SAMPLE, 0, 8 + 12 * 8 };
+		struct perf_event_header h = {PERF_RECORD_SAMPLE, 0, 8 + 12 * 8};
 		uint32_t raw = 12;
 
 		v[0] = ids[k & 1], v[1] = 0x400000 + (uint64_t)k, v[2] = (2ULL << 32) | 1;
 		v[3] = 1000 + (uint64_t)k, v[4] = (uint64_t)(k & 1), v[5] = 100;
-		v[6] = 7, v[7] = ids[k & 1];	    /* read: value, id */
+		v[6] = 7, v[7] = ids[k & 1];	     /* read: value, id */
 		v[8] = 1, v[9] = 0xffffffff81000000; /* callchain */
-		memcpy(&v[10], &raw, 4);	    /* raw: 12 bytes "abcdefghijkl" */
+		memcpy(&v[10], &raw, 4);	     /* raw: 12 bytes "abcdefghijkl" */
 		memcpy((char *)&v[10] + 4, "abcdefghijkl", 12);
 		hws_perf_writer__write(w, &h, 8);
 		hws_perf_writer__write(w, v, sizeof(v));
@@ -224,7 +225,8 @@ int main(void)
 		slash = strrchr(fixdir, '/');
 		if (slash)
 			*slash = 0;
-		strncat(fixdir, "/../fixtures/perf_data_converter", sizeof(fixdir) - strlen(fixdir) - 1);
+		strncat(fixdir, "/../fixtures/perf_data_converter",
+			sizeof(fixdir) - strlen(fixdir) - 1);
 	}
 	check_writer(false);
 	check_writer(true);

@@ -198,8 +198,8 @@ static void test_layout(void)
 			!memcmp(&a, &attrs[1], HWS_FILE_ATTR_SIZE));
 		__T("ids sections",
 		    pread(fd, &s[0], 16, (off_t)(h.attrs.offset + HWS_FILE_ATTR_SIZE)) == 16 &&
-			pread(fd, &s[1], 16, (off_t)(h.attrs.offset + ATTR_SZ + HWS_FILE_ATTR_SIZE)) ==
-			    16 &&
+			pread(fd, &s[1], 16,
+			      (off_t)(h.attrs.offset + ATTR_SZ + HWS_FILE_ATTR_SIZE)) == 16 &&
 			s[0].offset == 104 && s[0].size == 16 && s[1].offset == 120 &&
 			s[1].size == 8);
 	}

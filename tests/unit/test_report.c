@@ -356,7 +356,8 @@ static void test_range_grouping(void)
 				if (!strcmp(got[t][j].label, want[t][i].label))
 					n = got[t][j].n;
 			if (n != want[t][i].n) {
-				fprintf(stderr, "FAIL: %s group '%s': %" PRIu64 " want %" PRIu64 "\n",
+				fprintf(stderr,
+					"FAIL: %s group '%s': %" PRIu64 " want %" PRIu64 "\n",
 					t ? "data" : "code", want[t][i].label, n, want[t][i].n);
 				tests_failed++;
 			}
@@ -448,8 +449,8 @@ static void test_cpus(void)
 	struct hws_report *r = hws_report__new(NULL);
 
 	for (int i = 0; i < 1000; i++) {
-		struct hws_sample s = mk(100 + (uint32_t)(i % 3), 0x401000 + (uint64_t)(i % 3) * 16,
-					 0, 0, 0, 0);
+		struct hws_sample s =
+		    mk(100 + (uint32_t)(i % 3), 0x401000 + (uint64_t)(i % 3) * 16, 0, 0, 0, 0);
 
 		s.fields |= HWS_SF_CPU;
 		s.cpu = (uint32_t)(i % 3) + (i % 7 == 0 ? 64 : 0); /* 64 shares a slot with 0 */

@@ -45,7 +45,7 @@ static void rbytes(struct rb *r, const void *p, size_t n)
 
 static void hdr(struct rb *r, uint32_t type)
 {
-	struct perf_event_header h = { type, PERF_RECORD_MISC_USER, (uint16_t)r->n };
+	struct perf_event_header h = {type, PERF_RECORD_MISC_USER, (uint16_t)r->n};
 
 	memcpy(r->b, &h, sizeof(h));
 }
@@ -78,11 +78,11 @@ static int all_prefixes_fail(const struct hws_perf_event_attr *a, const struct r
 
 static void test_every_field(void)
 {
-	static const uint8_t raw[12] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
-	static const uint8_t stack[16] = { 0xaa, 0xbb };
-	struct hws_perf_event_attr a = { .size = sizeof(a) };
+	static const uint8_t raw[12] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+	static const uint8_t stack[16] = {0xaa, 0xbb};
+	struct hws_perf_event_attr a = {.size = sizeof(a)};
 	struct hws_record_sample s;
-	struct rb r = { .n = 8 };
+	struct rb r = {.n = 8};
 	uint32_t raw_size = 12;
 	uint8_t *copy;
 
@@ -94,46 +94,46 @@ static void test_every_field(void)
 			PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION |
 			PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP |
 			PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE | PERF_SAMPLE_AUX;
-	a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_LOST |
-			PERF_FORMAT_TOTAL_TIME_ENABLED;
+	a.read_format =
+	    PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_LOST | PERF_FORMAT_TOTAL_TIME_ENABLED;
 	a.branch_sample_type = HWS_BRANCH_HW_INDEX;
 	a.sample_regs_user = 0x7; /* 3 regs */
 	a.sample_regs_intr = 0x3;
 
-	r64(&r, 0x1d);			/* IDENTIFIER */
-	r64(&r, 0xffffffff81000010ULL); /* IP */
-	r32x2(&r, 100, 101);		/* pid, tid */
-	r64(&r, 123456789);		/* TIME */
-	r64(&r, 0x7ffd1000);		/* ADDR */
-	r64(&r, 0x1d);			/* ID */
-	r64(&r, 0x55);			/* STREAM_ID */
-	r32x2(&r, 3, 0);		/* cpu, res */
-	r64(&r, 10007);			/* PERIOD */
-	r64(&r, 2);			/* READ: nr */
-	r64(&r, 999);			/*   time_enabled */
+	r64(&r, 0x1d);				/* IDENTIFIER */
+	r64(&r, 0xffffffff81000010ULL);		/* IP */
+	r32x2(&r, 100, 101);			/* pid, tid */
+	r64(&r, 123456789);			/* TIME */
+	r64(&r, 0x7ffd1000);			/* ADDR */
+	r64(&r, 0x1d);				/* ID */
+	r64(&r, 0x55);				/* STREAM_ID */
+	r32x2(&r, 3, 0);			/* cpu, res */
+	r64(&r, 10007);				/* PERIOD */
+	r64(&r, 2);				/* READ: nr */
+	r64(&r, 999);				/*   time_enabled */
 	r64(&r, 11), r64(&r, 0x1d), r64(&r, 0); /* value, id, lost */
 	r64(&r, 22), r64(&r, 0x1e), r64(&r, 1);
-	r64(&r, 3);			/* CALLCHAIN nr */
+	r64(&r, 3); /* CALLCHAIN nr */
 	r64(&r, 0xa), r64(&r, 0xb), r64(&r, 0xc);
-	rbytes(&r, &raw_size, 4);	/* RAW size 12: 4 + 12 = 16, 8-aligned */
+	rbytes(&r, &raw_size, 4); /* RAW size 12: 4 + 12 = 16, 8-aligned */
 	rbytes(&r, raw, 12);
-	r64(&r, 2);			/* BRANCH_STACK nr */
-	r64(&r, 77);			/*   hw_idx */
+	r64(&r, 2);  /* BRANCH_STACK nr */
+	r64(&r, 77); /*   hw_idx */
 	r64(&r, 1), r64(&r, 2), r64(&r, 3), r64(&r, 4), r64(&r, 5), r64(&r, 6);
-	r64(&r, 2);			/* REGS_USER abi */
+	r64(&r, 2); /* REGS_USER abi */
 	r64(&r, 1), r64(&r, 2), r64(&r, 3);
-	r64(&r, 16);			/* STACK_USER size */
+	r64(&r, 16); /* STACK_USER size */
 	rbytes(&r, stack, 16);
-	r64(&r, 8);			/*   dyn_size */
+	r64(&r, 8);				    /*   dyn_size */
 	r64(&r, (5ULL << 48) | (6ULL << 32) | 250); /* WEIGHT_STRUCT var3 var2 var1 */
-	r64(&r, 0x29080142);		/* DATA_SRC */
-	r64(&r, 0x10);			/* TRANSACTION */
-	r64(&r, 0);			/* REGS_INTR abi 0: no regs */
-	r64(&r, 0x12345000);		/* PHYS_ADDR */
-	r64(&r, 0xc9);			/* CGROUP */
-	r64(&r, 4096);			/* DATA_PAGE_SIZE */
-	r64(&r, 2 << 20);		/* CODE_PAGE_SIZE */
-	r64(&r, 8);			/* AUX size */
+	r64(&r, 0x29080142);			    /* DATA_SRC */
+	r64(&r, 0x10);				    /* TRANSACTION */
+	r64(&r, 0);				    /* REGS_INTR abi 0: no regs */
+	r64(&r, 0x12345000);			    /* PHYS_ADDR */
+	r64(&r, 0xc9);				    /* CGROUP */
+	r64(&r, 4096);				    /* DATA_PAGE_SIZE */
+	r64(&r, 2 << 20);			    /* CODE_PAGE_SIZE */
+	r64(&r, 8);				    /* AUX size */
 	r64(&r, 0x0123456789abcdefULL);
 	hdr(&r, PERF_RECORD_SAMPLE);
 
@@ -176,8 +176,8 @@ static void test_every_field(void)
 		memcpy(sw, r.b, r.n);
 		__T("swap to foreign", hws__swap_sample(sw, r.n, &a, 0) == 0);
 		__T("foreign ip is swapped", pd_get64(sw + 16) == bswap_64(0xffffffff81000010ULL));
-		__T("foreign pid/tid stay in place", pd_get32(sw + 24) == bswap_32(100) &&
-							   pd_get32(sw + 28) == bswap_32(101));
+		__T("foreign pid/tid stay in place",
+		    pd_get32(sw + 24) == bswap_32(100) && pd_get32(sw + 28) == bswap_32(101));
 		__T("swap back", hws__swap_sample(sw, r.n, &a, 1) == 0);
 		__T("swap round trip is identity", !memcmp(sw, r.b, r.n));
 		free(sw);
@@ -196,16 +196,16 @@ static void test_every_field(void)
 
 static void test_read_nongroup_and_period_default(void)
 {
-	struct hws_perf_event_attr a = { .size = sizeof(a), .sample_period = 4000 };
+	struct hws_perf_event_attr a = {.size = sizeof(a), .sample_period = 4000};
 	struct hws_record_sample s;
-	struct rb r = { .n = 8 };
+	struct rb r = {.n = 8};
 
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_READ | PERF_SAMPLE_WEIGHT;
-	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
-			PERF_FORMAT_ID;
+	a.read_format =
+	    PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING | PERF_FORMAT_ID;
 	r64(&r, 0x401000);
 	r64(&r, 5), r64(&r, 100), r64(&r, 90), r64(&r, 77); /* value enabled running id */
-	r64(&r, 33);					     /* WEIGHT */
+	r64(&r, 33);					    /* WEIGHT */
 	hdr(&r, PERF_RECORD_SAMPLE);
 	__T("non-group read", hws_sample__parse(&a, r.b, r.n, &s) == 0);
 	T_EQ_U64("read size", s.read_size, 32);
@@ -237,9 +237,9 @@ static void test_read_nongroup_and_period_default(void)
 
 static void test_sample_id_trailer(void)
 {
-	struct hws_perf_event_attr a = { .size = sizeof(a), .sample_id_all = 1 };
+	struct hws_perf_event_attr a = {.size = sizeof(a), .sample_id_all = 1};
 	struct hws_sample_id id;
-	struct rb r = { .n = 8 };
+	struct rb r = {.n = 8};
 
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
 			PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
@@ -271,8 +271,8 @@ static void test_sample_id_trailer(void)
 	hdr(&r, PERF_RECORD_COMM);
 	__T("short trailer", hws_sample_id__parse(&a, r.b, r.n, &id) == HWS_E_BADREC);
 	a.sample_id_all = 0;
-	__T("no sample_id_all: nothing", hws_sample_id__parse(&a, r.b, r.n, &id) == 0 &&
-						 id.fields == 0);
+	__T("no sample_id_all: nothing",
+	    hws_sample_id__parse(&a, r.b, r.n, &id) == 0 && id.fields == 0);
 	T_EQ_U64("no sample_id_all: no id", hws_record__id(&a, r.b, r.n), -1);
 }
 
@@ -280,14 +280,14 @@ static void test_sample_id_trailer(void)
  * round in both directions), and a foreign u64 field really is byte-reversed. */
 static void test_swap_all_types(void)
 {
-	struct hws_perf_event_attr a = { .size = sizeof(a), .sample_id_all = 1 };
+	struct hws_perf_event_attr a = {.size = sizeof(a), .sample_id_all = 1};
 	int bad = 0, swapped = 0;
 
 	a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_CPU |
 			PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_READ;
 	a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED;
 	for (uint32_t type = 1; type < 90; type++) {
-		struct rb r = { .n = 8 }, orig;
+		struct rb r = {.n = 8}, orig;
 		uint64_t i;
 
 		if (type > 22 && type < 64)
@@ -316,12 +316,13 @@ static void test_swap_all_types(void)
 	T_EQ_U64("round trips", bad, 0);
 	__T("most types swapped", swapped > 30);
 	{ /* READ (group): pid/tid as u32, the block as u64 */
-		struct rb r = { .n = 8 };
+		struct rb r = {.n = 8};
 
 		r32x2(&r, 1, 2);
-		r64(&r, 2), r64(&r, 100);	/* nr, enabled */
+		r64(&r, 2), r64(&r, 100); /* nr, enabled */
 		r64(&r, 5), r64(&r, 77), r64(&r, 6), r64(&r, 78);
-		r32x2(&r, 1, 2), r64(&r, 9), r64(&r, 77), r32x2(&r, 3, 0), r64(&r, 77); /* trailer */
+		r32x2(&r, 1, 2), r64(&r, 9), r64(&r, 77), r32x2(&r, 3, 0),
+		    r64(&r, 77); /* trailer */
 		hdr(&r, PERF_RECORD_READ);
 		__T("read swap", hws__swap_record(r.b, r.n, &a, 0) == 0);
 		T_EQ_U64("nr foreign", pd_get64(r.b + 16), bswap_64(2));
@@ -350,20 +351,20 @@ static void test_names(void)
 static void test_fixed_subsets(void)
 {
 	static const uint64_t bits[] = {
-		PERF_SAMPLE_IDENTIFIER, PERF_SAMPLE_IP,	       PERF_SAMPLE_TID,
-		PERF_SAMPLE_TIME,	PERF_SAMPLE_ADDR,      PERF_SAMPLE_ID,
-		PERF_SAMPLE_STREAM_ID,	PERF_SAMPLE_CPU,       PERF_SAMPLE_PERIOD,
-		PERF_SAMPLE_WEIGHT,	PERF_SAMPLE_DATA_SRC,  PERF_SAMPLE_TRANSACTION,
-		PERF_SAMPLE_PHYS_ADDR,	PERF_SAMPLE_CGROUP,    PERF_SAMPLE_DATA_PAGE_SIZE,
-		PERF_SAMPLE_CODE_PAGE_SIZE,
+	    PERF_SAMPLE_IDENTIFIER,	PERF_SAMPLE_IP,	      PERF_SAMPLE_TID,
+	    PERF_SAMPLE_TIME,		PERF_SAMPLE_ADDR,     PERF_SAMPLE_ID,
+	    PERF_SAMPLE_STREAM_ID,	PERF_SAMPLE_CPU,      PERF_SAMPLE_PERIOD,
+	    PERF_SAMPLE_WEIGHT,		PERF_SAMPLE_DATA_SRC, PERF_SAMPLE_TRANSACTION,
+	    PERF_SAMPLE_PHYS_ADDR,	PERF_SAMPLE_CGROUP,   PERF_SAMPLE_DATA_PAGE_SIZE,
+	    PERF_SAMPLE_CODE_PAGE_SIZE,
 	};
 	unsigned int nb = sizeof(bits) / sizeof(bits[0]), bad = 0, prefix_bad = 0;
 	uint64_t seed = 0x9e3779b97f4a7c15ULL;
 
 	for (unsigned int i = 0; i < 3000; i++) {
-		struct hws_perf_event_attr a = { .size = sizeof(a) };
+		struct hws_perf_event_attr a = {.size = sizeof(a)};
 		struct hws_record_sample f, g;
-		struct rb r = { .n = 8 }, rv;
+		struct rb r = {.n = 8}, rv;
 		uint64_t st = 0, v;
 
 		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -375,7 +376,8 @@ static void test_fixed_subsets(void)
 			     ((st & PERF_SAMPLE_WEIGHT) ? PERF_SAMPLE_WEIGHT_STRUCT : 0);
 		/* fields in kernel order */
 		for (unsigned int k = 0; k < nb; k++) {
-			uint64_t b = bits[k] == PERF_SAMPLE_WEIGHT ? PERF_SAMPLE_WEIGHT_TYPE : bits[k];
+			uint64_t b =
+			    bits[k] == PERF_SAMPLE_WEIGHT ? PERF_SAMPLE_WEIGHT_TYPE : bits[k];
 
 			if (!(st & b))
 				continue;
@@ -392,10 +394,10 @@ static void test_fixed_subsets(void)
 		 * PERIOD, i.e. before WEIGHT and everything later in the kernel's order */
 		{
 			size_t split = 8;
-			uint64_t early = st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-					       PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
-					       PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
-					       PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
+			uint64_t early =
+			    st & (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				  PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+				  PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD);
 
 			split += 8 * (size_t)__builtin_popcountll(early);
 			memcpy(rv.b, r.b, split);

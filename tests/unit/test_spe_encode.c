@@ -228,7 +228,7 @@ int main(void)
 	__T("match by PMU_MAPPINGS name", ops->match(priv, NULL, "arm_spe_0"));
 	{
 		/* no PMU_MAPPINGS: the attr type against this machine's arm_spe PMUs */
-		struct hws_perf_event_attr a = { .type = 9 };
+		struct hws_perf_event_attr a = {.type = 9};
 
 		snprintf(root, sizeof(root), "%s/tests/sysfs/arm-n1-6.1", getenv("HWS_SOURCE_DIR"));
 		tests_machine(root, NULL);

@@ -173,7 +173,8 @@ static int check_range(struct hws_symbols *syms, struct hws_symbols *ref, uint32
 	}
 	for (int i = 0; i < 5; i++) {
 		uint64_t q = probes[i], d = q - addr;
-		int rb = hws_symbols__resolve_range(ref, pid, q, data, &b, NULL, NULL); /* uncached */
+		int rb =
+		    hws_symbols__resolve_range(ref, pid, q, data, &b, NULL, NULL); /* uncached */
 
 		if (rb != ra || (a.dso == NULL) != (b.dso == NULL) ||
 		    (a.dso && strcmp(a.dso, b.dso)) || (a.name == NULL) != (b.name == NULL) ||
@@ -295,8 +296,9 @@ static void test_live(const char *bin)
 		    (a.name && strcmp(a.name, b.name)) || a.offset != b.offset ||
 		    a.dso_addr != b.dso_addr || a.size != b.size || a.kind != b.kind) {
 			if (mism++ < 5)
-				fprintf(stderr, "FAIL: cached 0x%" PRIx64 " %s: %s+0x%" PRIx64
-						" want %s+0x%" PRIx64 "\n",
+				fprintf(stderr,
+					"FAIL: cached 0x%" PRIx64 " %s: %s+0x%" PRIx64
+					" want %s+0x%" PRIx64 "\n",
 					q, data ? "data" : "code", a.name ? a.name : "?", a.offset,
 					b.name ? b.name : "?", b.offset);
 		}
@@ -336,7 +338,8 @@ static void test_cache_lru(const char *nopie)
 		__T("pid 5", hws_symbols__resolve(syms, 5, fa + 1, false, &sym) == 1);
 		T_EQ_STR("pid 5 name", sym.name, "f_one");
 		T_EQ_STR("pid 5 file", sym.dso, nopie);
-		__T("pid 5 again (cached)", hws_symbols__resolve(syms, 5, fa + 1, false, &sym) == 1);
+		__T("pid 5 again (cached)",
+		    hws_symbols__resolve(syms, 5, fa + 1, false, &sym) == 1);
 		T_EQ_STR("cached name", sym.name, "f_one");
 		T_EQ_U64("cached offset", sym.offset, 1);
 		__T("pid 6", hws_symbols__resolve(syms, 6, fb, false, &sym) == 1);
@@ -445,13 +448,15 @@ static void test_kallsyms_big(void)
 	snprintf(path, sizeof(path), "%s/kallsyms_big", dir);
 	f = fopen(path, "w");
 	for (int i = 0; i < 5000; i++) /* ~200 KB */
-		fprintf(f, "%016llx t some_function_%05d\n", 0xffffffff81000000ULL + i * 0x40ULL, i);
+		fprintf(f, "%016llx t some_function_%05d\n", 0xffffffff81000000ULL + i * 0x40ULL,
+			i);
 	fprintf(f, "ffffffffc0001000 T mod_last\t[m]\n");
 	fclose(f);
 	__T("use big kallsyms", hws_symbols__use_kallsyms(syms, path) == 0);
 	unlink(path);
-	__T("deferred lookup", hws_symbols__resolve(syms, 1, 0xffffffff81000000ULL + 4321 * 0x40 + 3,
-						 false, &sym) == 1);
+	__T("deferred lookup",
+	    hws_symbols__resolve(syms, 1, 0xffffffff81000000ULL + 4321 * 0x40 + 3, false, &sym) ==
+		1);
 	T_EQ_STR("name past the first read", sym.name, "some_function_04321");
 	T_EQ_U64("offset", sym.offset, 3);
 	__T("last line", hws_symbols__resolve(syms, 1, 0xffffffffc0001010ULL, false, &sym) == 1);
@@ -459,19 +464,20 @@ static void test_kallsyms_big(void)
 
 	f = fopen(path, "w"); /* zeros first, addresses later */
 	for (int i = 0; i < 5000; i++)
-		fprintf(f, "%016llx t zero_%05d\n", i < 4000 ? 0ULL : 0xffffffff81000000ULL + i * 64ULL,
-			i);
+		fprintf(f, "%016llx t zero_%05d\n",
+			i < 4000 ? 0ULL : 0xffffffff81000000ULL + i * 64ULL, i);
 	fclose(f);
 	__T("addresses further on", hws_symbols__use_kallsyms(syms, path) == 0);
-	__T("resolves", hws_symbols__resolve(syms, 1, 0xffffffff81000000ULL + 4500 * 64ULL, false,
-					     &sym) == 1);
+	__T("resolves",
+	    hws_symbols__resolve(syms, 1, 0xffffffff81000000ULL + 4500 * 64ULL, false, &sym) == 1);
 	T_EQ_STR("zero_04500", sym.name, "zero_04500");
 
 	f = fopen(path, "w"); /* kptr_restrict on a big file */
 	for (int i = 0; i < 5000; i++)
 		fprintf(f, "0000000000000000 t z_%05d\n", i);
 	fclose(f);
-	__T("kptr_restrict detected on a big file", hws_symbols__use_kallsyms(syms, path) == -EPERM);
+	__T("kptr_restrict detected on a big file",
+	    hws_symbols__use_kallsyms(syms, path) == -EPERM);
 	__T("names off", hws_symbols__resolve(syms, 1, 0xffffffff81000040ULL, false, &sym) == 0);
 	T_EQ_STR("still [kernel]", sym.dso, "[kernel]");
 	__T("missing file", hws_symbols__use_kallsyms(syms, "/nonexistent/kallsyms") == -ENOENT);

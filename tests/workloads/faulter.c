@@ -9,7 +9,8 @@
 int main(int argc, char **argv)
 {
 	size_t mib = argc > 1 ? (size_t)atoi(argv[1]) : 64, n = mib << 20;
-	volatile char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	volatile char *p =
+	    mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED) {
 		perror("mmap");

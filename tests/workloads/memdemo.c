@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
-#define CHASE_N (8u << 20) /* 8 Mi entries x 8 B = 64 MiB */
+#define CHASE_N	 (8u << 20) /* 8 Mi entries x 8 B = 64 MiB */
 #define STREAM_N (4u << 20)
 
 static uint64_t *chase_table;
@@ -41,7 +41,8 @@ static __attribute__((noinline)) uint64_t stream(unsigned int rounds)
 static __attribute__((noinline)) void touch(size_t mib)
 {
 	size_t n = mib << 20;
-	volatile char *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	volatile char *p =
+	    mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		return;

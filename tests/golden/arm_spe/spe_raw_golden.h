@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+/* clang-format off: hand-aligned tables (one entry or record field per line) */
+
 static const uint64_t spe_raw_gold[] = {
     0xe64ca76b38042f5e, 0xe3ccd3e3ae3840da, 0xc017794978a5e5b5, 0x7f0804851febc4aa,
     0xbd0a3db2152c3c9e, 0xf86d956d311e774e, 0x96748320bf6cbddf, 0xc7736d3430a3e195,
@@ -996,5 +998,7 @@ static const uint64_t spe_raw_gold[] = {
     0x9b60c8ca086ed83d, 0xfb656d74b01d4788, 0xc7f68b98386f6820, 0xe2a96edad1c4d8ee,
     0xc4e8aed19ecb3ccb, 0x3877c16e96bdecc8, 0x27547b0786e9eec6,
 };
+
+/* clang-format on */
 
 #endif
