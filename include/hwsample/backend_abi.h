@@ -218,7 +218,7 @@ HWS_ABI_OFF(hws_aux_chunk, gap, 44);
 HWS_ABI_OFF(hws_aux_chunk, attr, 48);
 
 /* struct hws_sample (<hwsample/sample.h>) */
-HWS_ABI_SIZE(hws_sample, 192);
+HWS_ABI_SIZE(hws_sample, 208);
 HWS_ABI_OFF(hws_sample, sz, 0);
 HWS_ABI_OFF(hws_sample, attr_idx, 4);
 HWS_ABI_OFF(hws_sample, fields, 8);
@@ -257,6 +257,17 @@ HWS_ABI_OFF(hws_sample, code_page_size, 168);
 HWS_ABI_OFF(hws_sample, raw, 176);
 HWS_ABI_OFF(hws_sample, raw_size, 184);
 HWS_ABI_OFF(hws_sample, reserved2, 188);
+HWS_ABI_OFF(hws_sample, callchain, 192);
+HWS_ABI_OFF(hws_sample, nr_callchain, 200);
+HWS_ABI_OFF(hws_sample, callchain_flags, 204);
+
+/* struct hws_frame (<hwsample/sample.h>) */
+HWS_ABI_SIZE(hws_frame, 16);
+HWS_ABI_OFF(hws_frame, ip, 0);
+HWS_ABI_OFF(hws_frame, ctx, 8);
+HWS_ABI_OFF(hws_frame, flags, 9);
+HWS_ABI_OFF(hws_frame, inline_depth, 10);
+HWS_ABI_OFF(hws_frame, reserved, 12);
 
 /* struct hws_pmu_format (<hwsample/pmu.h>) */
 HWS_ABI_SIZE(hws_pmu_format, 59);

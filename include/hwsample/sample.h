@@ -44,9 +44,48 @@ enum hws_sample_field {
 	HWS_SF_BRANCH = 1ULL << 15,   /* branch_target and branch flags */
 	HWS_SF_DATA_PAGE_SIZE = 1ULL << 16,
 	HWS_SF_CODE_PAGE_SIZE = 1ULL << 17,
-	HWS_SF_WEIGHT = 1ULL << 18, /* perf's raw weight u64 (WEIGHT or WEIGHT_STRUCT) */
-	HWS_SF_RAW = 1ULL << 19,    /* raw/raw_size point at the vendor record */
-	HWS_SF_NODE = 1ULL << 20,   /* NUMA node of the data, when the hardware says */
+	HWS_SF_WEIGHT = 1ULL << 18,    /* perf's raw weight u64 (WEIGHT or WEIGHT_STRUCT) */
+	HWS_SF_RAW = 1ULL << 19,       /* raw/raw_size point at the vendor record */
+	HWS_SF_NODE = 1ULL << 20,      /* NUMA node of the data, when the hardware says */
+	HWS_SF_CALLCHAIN = 1ULL << 21, /* callchain/nr_callchain: the code path to the sample */
+};
+
+/* Where a call-chain frame's address runs (perf's PERF_CONTEXT_* markers, without them). */
+enum hws_frame_ctx {
+	HWS_CTX_UNKNOWN = 0,
+	HWS_CTX_KERNEL,
+	HWS_CTX_USER,
+	HWS_CTX_HV,
+	HWS_CTX_GUEST_KERNEL,
+	HWS_CTX_GUEST_USER,
+};
+
+/* struct hws_frame::flags */
+enum {
+	HWS_FRAME_UNWOUND =
+	    1U << 0, /* found by unwinding the user stack copy (--call-graph dwarf) */
+	HWS_FRAME_INLINED = 1U << 1, /* a function inlined at @ip; @inline_depth says which */
+};
+
+/*
+ * One frame of a call chain. Frames of one chain are innermost first: frame 0 is where the
+ * sample was taken (normally the sample's ip), each next one a return address (the caller).
+ * Inlined calls (from debug info, dwarf unwinding) repeat the ip of the frame they were
+ * inlined into, outermost-inlined last: @inline_depth 1 is the function inlined deepest
+ * (innermost), counting outwards; the frame that is not inlined has depth 0 and follows them.
+ */
+struct hws_frame {
+	uint64_t ip;
+	uint8_t ctx;   /* enum hws_frame_ctx */
+	uint8_t flags; /* HWS_FRAME_* */
+	uint16_t inline_depth;
+	uint32_t reserved;
+};
+
+/* struct hws_sample::callchain_flags */
+enum {
+	HWS_CC_TRUNCATED = 1U << 0, /* deeper than the reader's limit: the outer frames are cut */
+	HWS_CC_UNWIND_ERROR = 1U << 1, /* dwarf unwinding stopped early (corrupt or short stack) */
 };
 
 /* Operation class of the sampled instruction. */
@@ -164,6 +203,13 @@ struct hws_sample {
 	const void *raw;
 	uint32_t raw_size;
 	uint32_t reserved2;
+
+	/* ---- appended in version 3 (test @sz: offsetof + sizeof) ---- */
+	/* HWS_SF_CALLCHAIN: the call chain, innermost first (see struct hws_frame); owned by the
+	 * reader or decoder, valid until the next sample is delivered, as @raw */
+	const struct hws_frame *callchain;
+	uint32_t nr_callchain;
+	uint32_t callchain_flags; /* HWS_CC_* */
 };
 
 /* Callback used by readers and decoders to hand out samples. Return 0 to go on,
