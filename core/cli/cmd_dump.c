@@ -211,7 +211,7 @@ static bool pipe_start(struct dump_ctx *c)
 	struct dump_pipe *p;
 
 	/* opt-in, like the decoder's read-ahead: on the 2-vCPU development VM the gain was
-	 * small and unsteady (see decode.c readahead_start()) */
+	 * small and unsteady (see core/decode/order.c readahead_start()) */
 	if (!env || strcmp(env, "1") || sysconf(_SC_NPROCESSORS_ONLN) < 2)
 		return false;
 	p = calloc(1, sizeof(*p));
