@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # The two real IBS records of tests/fixtures/60secs (see its SOURCES.md), wrapped in a
-# perf.data with the headers perf needs (bench_ibs_gen --60secs): hwsample's decoding must
+# perf.data with the headers perf needs (gen_amd_ibs --60secs): hwsample's decoding must
 # match `perf report -D` field by field (ibs_cmp.py), and the shared sample must hold the
 # values SOURCES.md states -- in particular the op sample is not a load/store, so its stale
 # IbsDcLinAd/IbsDcPhysAd (0x7fffeccb7e10 / 0x1) must not be reported as addresses.
@@ -11,7 +11,7 @@ command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-"$HWS_BUILD_DIR/tests/bench/bench_ibs_gen" -o "$tmp/60.data" -g zen2 --60secs "$HWS_FIXTURES/60secs" ||
+"$HWS_GEN/gen_amd_ibs" -o "$tmp/60.data" -g zen2 --60secs "$HWS_FIXTURES/60secs" ||
 	{ echo "FAIL: could not wrap the fixture"; exit 1; }
 "$HWS_BIN" dump --json --raw -i "$tmp/60.data" >"$tmp/hws.jsonl" || { echo "FAIL: dump"; exit 1; }
 [ "$(wc -l <"$tmp/hws.jsonl")" = 2 ] || { echo "FAIL: want 2 samples"; cat "$tmp/hws.jsonl"; exit 1; }

@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Differential test of the amd_ibs decoder against the real perf tool: for each Zen
-# generation and several seeds, bench_ibs_gen writes random-but-valid IBS op and fetch
+# generation and several seeds, gen_amd_ibs writes random-but-valid IBS op and fetch
 # samples (with CPUID, PMU_MAPPINGS and, for Zen 4/5, PMU_CAPS headers); `perf report -D`
 # decodes the IBS registers, `hwsample dump --json --raw` decodes the same file, and
 # ibs_cmp.py compares every field perf prints. Skips (77) without perf or python3.
 set -u
 : "${HWS_BUILD_DIR:?}" "${HWS_SOURCE_DIR:?}" "${HWS_BIN:?}"
-GEN=$HWS_BUILD_DIR/tests/bench/bench_ibs_gen
+GEN=$HWS_GEN/gen_amd_ibs
 N=${IBS_VS_PERF_SAMPLES:-1500}
 command -v perf >/dev/null || { echo "SKIP: perf not installed"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }

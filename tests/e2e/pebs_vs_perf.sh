@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Differential test of the intel_pebs decoder against the real perf tool. bench_pebs_gen
+# Differential test of the intel_pebs decoder against the real perf tool. gen_intel_pebs
 # writes PEBS-style samples as the kernel records them for perf mem (random but realistic
 # DATA_SRC from the SNB/SKL/Gracemont tables, TLB/lock/blk bits, WEIGHT_STRUCT var1/var2 or
 # plain WEIGHT, PHYS_ADDR, page sizes, and a share of random data_src values) for Skylake,
@@ -10,7 +10,7 @@
 # Skips (77) without perf or python3.
 set -u
 : "${HWS_BUILD_DIR:?}" "${HWS_SOURCE_DIR:?}" "${HWS_BIN:?}"
-GEN=$HWS_BUILD_DIR/tests/bench/bench_pebs_gen
+GEN=$HWS_GEN/gen_intel_pebs
 CMP=$HWS_SOURCE_DIR/tests/e2e/pebs_cmp.py
 N=${PEBS_VS_PERF_SAMPLES:-2000}
 command -v perf >/dev/null || { echo "SKIP: perf not installed"; exit 77; }

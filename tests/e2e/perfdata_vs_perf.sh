@@ -9,9 +9,9 @@
 #  3. files written by hwsample's writer (file and pipe mode, 3 events, ids, sample_id_all)
 #     are read by perf with the same records and samples;
 #  4. the corrupted fixture gives an error naming the offset and record, exit non-zero.
-# Tool: tests/bench/bench_perfdata (records | samples | stats | synth).
+# Tool: tests/gen/gen_perfdata (records | samples | stats | synth).
 set -u
-TOOL=${HWS_BUILD_DIR:-build}/tests/bench/bench_perfdata
+TOOL=${HWS_GEN:-build/tests/gen}/gen_perfdata
 FIX=${HWS_FIXTURES:-tests/fixtures}/perf_data_converter
 command -v perf >/dev/null || { echo "SKIP: perf not installed"; exit 77; }
 [ -x "$TOOL" ] || { echo "SKIP: $TOOL not built"; exit 77; }

@@ -4,7 +4,7 @@
 # Differential test of the pid/tid hwsample gives Arm SPE records without a CONTEXT packet
 # (no PID in CONTEXTIDR) against the real perf (6.1): both take the task that ran on the
 # record's CPU at the record's time from PERF_RECORD_SWITCH_CPU_WIDE switch-out records
-# (next_prev_pid/tid). bench_spe_gen --switches writes no CONTEXT packets, switch records
+# (next_prev_pid/tid). gen_arm_spe --switches writes no CONTEXT packets, switch records
 # of a dummy:u context_switch event at random times (some exactly at a record's time, some
 # inside a record's 25 ns counter tick), laid out as perf record writes them (per drain
 # period and CPU: ring records, then AUXTRACE chunks split at random packet boundaries, then
@@ -41,7 +41,7 @@ set -u
 : "${HWS_BIN:?}" "${HWS_BUILD_DIR:?}"
 late=()
 [ -n "${HWS_SPE_AUX_LATE:-}" ] && late=(--aux-late "$HWS_SPE_AUX_LATE")
-GEN=$HWS_BUILD_DIR/tests/bench/bench_spe_gen
+GEN=$HWS_GEN/gen_arm_spe
 command -v perf >/dev/null || { echo "SKIP: perf not installed"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
 [ -x "$GEN" ] || { echo "SKIP: $GEN not built"; exit 77; }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # Differential test of the Arm SPE decoder against the real perf (6.1, on x86: perf decodes
-# SPE AUX data offline). bench_spe_gen writes random well-formed SPE records for several
+# SPE AUX data offline). gen_arm_spe writes random well-formed SPE records for several
 # CPUs, cut into AUXTRACE chunks at random packet boundaries, with AUXTRACE_INFO, TIME_CONV
 # and a CPUID header naming a MIDR. Then, per CPU and in order:
 #   - every packet perf report -D prints (PADs aside) == the "desc" of every packet in
@@ -17,7 +17,7 @@
 #     the PMU type and synthesizes no samples; its -D dump is still compared.
 set -u
 : "${HWS_BIN:?}" "${HWS_BUILD_DIR:?}"
-GEN=$HWS_BUILD_DIR/tests/bench/bench_spe_gen
+GEN=$HWS_GEN/gen_arm_spe
 command -v perf >/dev/null || { echo "SKIP: perf not installed"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
 [ -x "$GEN" ] || { echo "SKIP: $GEN not built"; exit 77; }

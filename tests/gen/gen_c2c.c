@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_c2c_gen: write a perf.data file of memory samples with a known sharing ground truth,
+ * gen_c2c: write a perf.data file of memory samples with a known sharing ground truth,
  * for the c2c tests (tests/e2e/c2c_*.sh) and the benchmark (scripts/bench-c2c).
  *
- *   bench_c2c_gen -o FILE -v intel|ibs|ibs-zen3|ibs-zen4|ibs-perf|spe [-n SAMPLES] [-s SEED] [-t
+ *   gen_c2c -o FILE -v intel|ibs|ibs-zen3|ibs-zen4|ibs-perf|spe [-n SAMPLES] [-s SEED] [-t
  * TRUTH]
  *                 [-L L1D_LINE_SIZE (writes a CACHE header)]
- *   bench_c2c_gen -T FILE: CPU time of the shared decode pipeline alone (a callback that only
+ *   gen_c2c -T FILE: CPU time of the shared decode pipeline alone (a callback that only
  *                 counts), of the c2c aggregation on top, and of hws_c2c__finish (best of 3;
  *                 decoding in one thread unless HWS_DECODE_THREADS says otherwise; as c2c
  *                 report decodes: in file order unless HWS_DECODE_ORDERED=1, NUMA nodes
@@ -431,7 +431,7 @@ static void write_sideband(struct buf *b, uint64_t id)
 	for (int t = 1; t <= NR_THREADS; t++)
 		write_comm(b, PID + t, "c2c-gen", id);
 	if (write_mmaps(b, id)) {
-		fprintf(stderr, "bench_c2c_gen: cannot read /proc/self/maps\n");
+		fprintf(stderr, "gen_c2c: cannot read /proc/self/maps\n");
 		exit(1);
 	}
 }
@@ -1029,10 +1029,10 @@ int main(int argc, char **argv)
 			cache_line = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
 		default:
-			fprintf(stderr, "usage: bench_c2c_gen -o FILE -v "
+			fprintf(stderr, "usage: gen_c2c -o FILE -v "
 					"intel|ibs|ibs-zen3|ibs-zen4|ibs-perf|spe [-n SAMPLES] "
 					"[-s SEED] [-t TRUTH] [-L L1D_LINE]\n"
-					"       bench_c2c_gen -T FILE   (CPU ms: decode floor, c2c "
+					"       gen_c2c -T FILE   (CPU ms: decode floor, c2c "
 					"aggregation, c2c finish)\n");
 			return o == 'h' ? 0 : 2;
 		}
@@ -1042,11 +1042,11 @@ int main(int argc, char **argv)
 		setenv("HWS_DECODE_THREADS", "0", 0);
 		err = time_decode(timed, 3);
 		if (err)
-			fprintf(stderr, "bench_c2c_gen: %s: %s\n", timed, strerror(-err));
+			fprintf(stderr, "gen_c2c: %s: %s\n", timed, strerror(-err));
 		return err ? 1 : 0;
 	}
 	if (!out || n <= 0) {
-		fprintf(stderr, "bench_c2c_gen: -o FILE and a positive -n are needed\n");
+		fprintf(stderr, "gen_c2c: -o FILE and a positive -n are needed\n");
 		return 2;
 	}
 	if (!strcmp(vendor, "intel"))
@@ -1062,12 +1062,11 @@ int main(int argc, char **argv)
 	else if (!strcmp(vendor, "spe"))
 		err = gen_spe(out, n);
 	else {
-		fprintf(stderr,
-			"bench_c2c_gen: -v intel, ibs, ibs-zen3, ibs-zen4, ibs-perf or spe\n");
+		fprintf(stderr, "gen_c2c: -v intel, ibs, ibs-zen3, ibs-zen4, ibs-perf or spe\n");
 		return 2;
 	}
 	if (err) {
-		fprintf(stderr, "bench_c2c_gen: %s: %s\n", out, strerror(-err));
+		fprintf(stderr, "gen_c2c: %s: %s\n", out, strerror(-err));
 		return 1;
 	}
 	if (truth)

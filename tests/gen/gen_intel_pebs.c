@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_pebs_gen: write a perf.data file of synthetic Intel PEBS samples as the kernel
+ * gen_intel_pebs: write a perf.data file of synthetic Intel PEBS samples as the kernel
  * would record them for `perf mem record` / `perf c2c record`, with random but realistic
  * DATA_SRC / WEIGHT(_STRUCT) / PHYS_ADDR values, for the differential test against perf
  * (tests/e2e/pebs_vs_perf.sh) and the decode benchmark (scripts/bench-pebs).
  *
- *   bench_pebs_gen -o FILE [-n SAMPLES] [-s SEED] [-m skl|spr|adl] [--plain-weight]
+ *   gen_intel_pebs -o FILE [-n SAMPLES] [-s SEED] [-m skl|spr|adl] [--plain-weight]
  *                  [--page-sizes] [--garbage PERCENT]
  *
  * Events (PMU "cpu", type 4): cpu/mem-loads,ldlat=30/P (0x1cd) and cpu/mem-stores/P
@@ -336,7 +336,7 @@ int main(int argc, char **argv)
 
 	w = hws_perf_writer__new(out, false);
 	if (!w) {
-		fprintf(stderr, "bench_pebs_gen: %s: %s\n", out, strerror(errno));
+		fprintf(stderr, "gen_intel_pebs: %s: %s\n", out, strerror(errno));
 		return 1;
 	}
 	memset(&a, 0, sizeof(a));
@@ -375,7 +375,7 @@ int main(int argc, char **argv)
 	if (!ret)
 		ret = flush(w, &b) != 0;
 	if (hws_perf_writer__close(w) || ret) {
-		fprintf(stderr, "bench_pebs_gen: writing %s failed\n", out);
+		fprintf(stderr, "gen_intel_pebs: writing %s failed\n", out);
 		return 1;
 	}
 	return 0;

@@ -2,21 +2,21 @@
 /*
  * perf.data reader/writer tool for tests and timing (built, not run by ctest).
  *
- *   bench_perfdata records FILE   one line per record: "0xOFFSET 0xSIZE TYPE" (as the
+ *   gen_perfdata records FILE   one line per record: "0xOFFSET 0xSIZE TYPE" (as the
  *                                 "event: N" lines of `perf report -D`)
- *   bench_perfdata samples FILE   one line per SAMPLE: "0xOFFSET pid tid time ip period addr
+ *   gen_perfdata samples FILE   one line per SAMPLE: "0xOFFSET pid tid time ip period addr
  *                                 cpu" (the fields of perf report -D's PERF_RECORD_SAMPLE line)
- *   bench_perfdata script FILE    one line per SAMPLE: "tid cpu sec.nsec" (perf script -F
+ *   gen_perfdata script FILE    one line per SAMPLE: "tid cpu sec.nsec" (perf script -F
  *                                 tid,cpu,time --ns, normalized)
- *   bench_perfdata stats FILE     per-type counts, named as `perf report --stats` names them
- *   bench_perfdata bench FILE     read + parse every record, print records/s and MB/s
- *   bench_perfdata write FILE N   write N synthetic samples with the writer, print MB/s
- *   bench_perfdata synth FILE|-   write a small file with 3 events (different sample_types,
+ *   gen_perfdata stats FILE     per-type counts, named as `perf report --stats` names them
+ *   gen_perfdata bench FILE     read + parse every record, print records/s and MB/s
+ *   gen_perfdata write FILE N   write N synthetic samples with the writer, print MB/s
+ *   gen_perfdata synth FILE|-   write a small file with 3 events (different sample_types,
  *                                 IDENTIFIER, sample_id_all, ids), COMM/MMAP2 side-band and
  *                                 samples, via the writer ("-" or synth-pipe: pipe mode)
- *   bench_perfdata synth-killed FILE  synth as a recorder killed after its second round
+ *   gen_perfdata synth-killed FILE  synth as a recorder killed after its second round
  *                                 leaves it (flushed each round, never closed)
- *   bench_perfdata swap IN OUT    write IN converted to the other byte order (perfdata_swap.h)
+ *   gen_perfdata swap IN OUT    write IN converted to the other byte order (perfdata_swap.h)
  * Offsets are printed as perf prints them: in pipe mode without the 16-byte pipe header.
  * FILE "-" reads stdin (pipe mode). Exit 1 with "error: <errmsg>" on a reader error, after
  * printing what was decoded before it.
@@ -124,7 +124,7 @@ static int do_synth(const char *path, bool pipe, bool killed)
 	const char *names[3] = {"cpu-clock", "page-faults", "dummy:u"};
 	uint64_t ids[3][2] = {{101, 102}, {201, 202}, {301, 302}}, rec[32];
 	struct hws_perf_writer *w = hws_perf_writer__new(path, pipe);
-	char *args[] = {"bench_perfdata", "synth"};
+	char *args[] = {"gen_perfdata", "synth"};
 
 	if (!w)
 		return 1;
