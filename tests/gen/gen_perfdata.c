@@ -1,25 +1,27 @@
 // SPDX-License-Identifier: MIT
 /*
- * perf.data reader/writer tool for tests and timing (built, not run by ctest).
+ * perf.data files for the tests, written with hwsample's writer, and what hwsample's reader
+ * sees in any perf.data, in the forms perf prints (tests/e2e/perfdata_vs_perf.sh compares
+ * them with perf; tests/fuzz/make_unfinished_corpus.sh writes corpus files with it).
  *
- *   gen_perfdata records FILE   one line per record: "0xOFFSET 0xSIZE TYPE" (as the
+ *   gen_perfdata records FILE     one line per record: "0xOFFSET 0xSIZE TYPE" (as the
  *                                 "event: N" lines of `perf report -D`)
- *   gen_perfdata samples FILE   one line per SAMPLE: "0xOFFSET pid tid time ip period addr
+ *   gen_perfdata samples FILE     one line per SAMPLE: "0xOFFSET pid tid time ip period addr
  *                                 cpu" (the fields of perf report -D's PERF_RECORD_SAMPLE line)
- *   gen_perfdata script FILE    one line per SAMPLE: "tid cpu sec.nsec" (perf script -F
+ *   gen_perfdata script FILE      one line per SAMPLE: "tid cpu sec.nsec" (perf script -F
  *                                 tid,cpu,time --ns, normalized)
- *   gen_perfdata stats FILE     per-type counts, named as `perf report --stats` names them
- *   gen_perfdata bench FILE     read + parse every record, print records/s and MB/s
- *   gen_perfdata write FILE N   write N synthetic samples with the writer, print MB/s
- *   gen_perfdata synth FILE|-   write a small file with 3 events (different sample_types,
+ *   gen_perfdata stats FILE       per-type counts, named as `perf report --stats` names them
+ *   gen_perfdata synth FILE|-     write a small file with 3 events (different sample_types,
  *                                 IDENTIFIER, sample_id_all, ids), COMM/MMAP2 side-band and
  *                                 samples, via the writer ("-" or synth-pipe: pipe mode)
  *   gen_perfdata synth-killed FILE  synth as a recorder killed after its second round
  *                                 leaves it (flushed each round, never closed)
- *   gen_perfdata swap IN OUT    write IN converted to the other byte order (perfdata_swap.h)
+ *   gen_perfdata swap IN OUT      write IN converted to the other byte order
+ *                                 (tests/perfdata_swap.h)
  * Offsets are printed as perf prints them: in pipe mode without the 16-byte pipe header.
  * FILE "-" reads stdin (pipe mode). Exit 1 with "error: <errmsg>" on a reader error, after
- * printing what was decoded before it.
+ * printing what was decoded before it. The reader's and writer's speed:
+ * tests/gen/gen_perfdata.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,7 +29,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <hwsample/perfdata.h>
@@ -57,53 +58,6 @@ out:
 	if (ret)
 		fprintf(stderr, "swap %s failed\n", in);
 	return ret;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int do_write(const char *path, long n)
-{
-	struct hws_perf_event_attr a = {.type = PERF_TYPE_SOFTWARE,
-					.size = sizeof(a),
-					.config = PERF_COUNT_SW_CPU_CLOCK,
-					.sample_period = 1000,
-					.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-						       PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-						       PERF_SAMPLE_ADDR | PERF_SAMPLE_CPU,
-					.sample_id_all = 1};
-	uint64_t id = 42, rec[7];
-	struct hws_perf_writer *w = hws_perf_writer__new(path, false);
-	double t0 = now(), dt;
-	int err;
-
-	if (!w || hws_perf_writer__add_attr(w, &a, "cpu-clock", &id, 1) < 0)
-		return 1;
-	hws_perf_writer__add_host_features(w, 0, NULL, -1);
-	for (long i = 0; i < n; i++) {
-		struct perf_event_header h = {PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER,
-					      sizeof(rec)};
-
-		memcpy(&rec[0], &h, 8);
-		rec[1] = id;
-		rec[2] = 0x400000 + (uint64_t)i;
-		rec[3] = (1ULL << 32) | 1;
-		rec[4] = (uint64_t)i * 1000;
-		rec[5] = 0x7f0000000000ULL + (uint64_t)i * 64;
-		rec[6] = (uint64_t)(i & 3);
-		if (hws_perf_writer__write(w, rec, sizeof(rec)))
-			return 1;
-	}
-	err = hws_perf_writer__close(w);
-	dt = now() - t0;
-	printf("wrote %ld samples (%.1f MB) in %.3f s: %.0f MB/s\n", n, n * 56.0 / 1e6, dt,
-	       n * 56.0 / 1e6 / dt);
-	return err ? 1 : 0;
 }
 
 static void put(struct hws_perf_writer *w, uint64_t *rec, size_t n, uint32_t type)
@@ -204,13 +158,15 @@ int main(int argc, char **argv)
 {
 	struct hws_perf_reader *r;
 	struct hws_perf_record rec;
-	uint64_t counts[HWS_RECORD__MAX] = {0}, total = 0, bytes = 0, bad = 0;
+	uint64_t counts[HWS_RECORD__MAX] = {0}, total = 0;
 	const char *mode;
-	double t0;
 	int err, ret;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: %s records|samples|stats|bench|write FILE [N]\n", argv[0]);
+		fprintf(stderr,
+			"usage: %s records|samples|script|stats FILE | synth|synth-pipe|"
+			"synth-killed FILE | swap IN OUT\n",
+			argv[0]);
 		return 2;
 	}
 	mode = argv[1];
@@ -220,15 +176,12 @@ int main(int argc, char **argv)
 		return do_synth(argv[2], mode[5] == '-', false);
 	if (!strcmp(mode, "synth-killed"))
 		return do_synth(argv[2], false, true);
-	if (!strcmp(mode, "write"))
-		return do_write(argv[2], argc > 3 ? atol(argv[3]) : 1000000);
 	r = hws_perf_reader__open(argv[2], NULL);
 	err = r ? 0 : -errno;
 	if (!r) {
 		fprintf(stderr, "error: cannot open %s: %d\n", argv[2], err);
 		return 1;
 	}
-	t0 = now();
 	while ((ret = hws_perf_reader__next(r, &rec)) > 0) {
 		const struct perf_event_header *h = rec.hdr;
 
@@ -237,17 +190,14 @@ int main(int argc, char **argv)
 
 		counts[h->type]++;
 		total++;
-		bytes += h->size + rec.payload_size;
 		if (!strcmp(mode, "records")) {
 			printf("%#" PRIx64 " %#x %u\n", rec.file_offset, h->size, h->type);
 		} else if (h->type == PERF_RECORD_SAMPLE &&
-			   (!strcmp(mode, "samples") || !strcmp(mode, "bench") ||
-			    !strcmp(mode, "script"))) {
+			   (!strcmp(mode, "samples") || !strcmp(mode, "script"))) {
 			const struct hws_perf_evattr *ev = hws_perf_reader__attr(r, rec.attr_idx);
 			struct hws_record_sample s;
 
 			if (!ev || hws_sample__parse(&ev->attr, h, h->size, &s)) {
-				bad++;
 				if (mode[0] == 's')
 					printf("%#" PRIx64 " unparsed\n", rec.file_offset);
 				continue;
@@ -280,12 +230,6 @@ int main(int argc, char **argv)
 			if (counts[t])
 				printf("%s %" PRIu64 "\n", hws_record__type_name((uint32_t)t),
 				       counts[t]);
-	} else if (!strcmp(mode, "bench")) {
-		double dt = now() - t0;
-
-		printf("%" PRIu64 " records, %" PRIu64 " unparsed samples, %.1f MB in %.3f s: "
-		       "%.0f krec/s %.0f MB/s\n",
-		       total, bad, bytes / 1e6, dt, total / dt / 1e3, bytes / 1e6 / dt);
 	}
 	if (ret < 0) {
 		fflush(stdout);
