@@ -6,7 +6,7 @@
 # sharing offsets marked. Skips (77) without chromium.
 . "$(dirname "$0")/lib/common.sh"
 GEN=$HWS_GEN/gen_c2c
-[ -x "$GEN" ] || skip "gen_c2c not built"
+need_gen c2c
 CHR=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 [ -n "$CHR" ] || skip "chromium not installed (apt-get install -y chromium)"
 chrome() { # chrome URL ARGS...

@@ -7,7 +7,7 @@
 # the vendor's source, and --line-size changes what is shared.
 . "$(dirname "$0")/lib/common.sh"
 GEN=$HWS_GEN/gen_c2c
-[ -x "$GEN" ] || skip "gen_c2c not built"
+need_gen c2c
 command -v jq >/dev/null || skip "jq not installed"
 
 declare -A SRC=([intel]="Intel PEBS data_src" [ibs]="AMD IBS DataSrc/CacheHitSt" [ibs-perf]="AMD IBS DataSrc/CacheHitSt" [spe]="Arm SPE data source" [ibs-zen3]="" [ibs-zen4]="AMD IBS DataSrc/CacheHitSt")

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib/common.sh"
 need_perf
 GEN=$HWS_GEN/gen_c2c
-[ -x "$GEN" ] || skip "gen_c2c not built"
+need_gen c2c
 command -v jq >/dev/null || skip "jq not installed"
 
 perf_pareto() {

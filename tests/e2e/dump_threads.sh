@@ -10,8 +10,8 @@
 # sample before the bad record.
 # hws-test: static-too
 . "$(dirname "$0")/lib/common.sh"
-B=${HWS_GEN:?}
-[ -x "$B/gen_intel_pebs" ] && [ -x "$B/gen_arm_spe" ] || skip "generators (tests/gen) not built"
+need_gen intel_pebs arm_spe
+B=$HWS_GEN
 [ "$(nproc)" -ge 2 ] || skip "one CPU: dump never starts the formatter thread"
 
 "$B/gen_intel_pebs" -o "$TMP/pebs.data" -n 30000 -m spr -s 3 >/dev/null || fail "pebs gen"

@@ -7,8 +7,8 @@
 # records before the same error). A file that shrinks while mapped ends with an error.
 # hws-test: static-too
 . "$(dirname "$0")/lib/common.sh"
-B=${HWS_GEN:?}
-[ -x "$B/gen_intel_pebs" ] && [ -x "$B/gen_arm_spe" ] || skip "generators (tests/gen) not built"
+need_gen intel_pebs arm_spe
+B=$HWS_GEN
 
 "$B/gen_intel_pebs" -o "$TMP/pebs.data" -n 20000 -m spr -s 7 >/dev/null || fail "pebs gen"
 "$B/gen_arm_spe" -o "$TMP/spe.data" -n 20000 -c 2 -s 3 >/dev/null || fail "spe gen"

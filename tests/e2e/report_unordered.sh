@@ -9,9 +9,8 @@
 # copies (the same records before the same error).
 # hws-test: static-too
 . "$(dirname "$0")/lib/common.sh"
-B=${HWS_GEN:?}
-[ -x "$B/gen_intel_pebs" ] && [ -x "$B/gen_c2c" ] && [ -x "$B/gen_arm_spe" ] ||
-	skip "generators (tests/gen) not built"
+need_gen intel_pebs c2c arm_spe
+B=$HWS_GEN
 
 "$B/gen_intel_pebs" -o "$TMP/pebs.data" -n 20000 -m spr -s 11 >/dev/null || fail "pebs gen"
 "$B/gen_c2c" -o "$TMP/c2c.data" -v intel -n 20000 -s 5 >/dev/null || fail "c2c gen"
