@@ -18,7 +18,7 @@
  *    are left in the chunk (header table, fixed 8-byte loads, no per-packet branches on
  *    the type); the generic decoder (spe_pkt__get_inline + spe_record__add_inline) takes
  *    everything else: chunk tails, records split across chunks, alignment packets, bad
- *    bytes. tests/unit/test_spe_pkt.c checks they agree.
+ *    bytes. tests/unit/test_arm_spe_pkt.c checks they agree.
  *  - Per record, the hot path calls nothing through a pointer but the sample callback:
  *    the MIDR's data-source table is resolved once per stream (per CPU change), and the
  *    host's data_src normalize is memoized per stream by data-source key.

@@ -2,7 +2,7 @@
 /*
  * gen_amd_ibs: write a perf.data file of synthetic AMD IBS samples with random but valid
  * register contents, as a given Zen generation's kernel would record them, for the
- * differential test against `perf report -D` (tests/e2e/ibs_vs_perf.sh) and the decode
+ * differential test against `perf report -D` (tests/e2e/amd_ibs_vs_perf.sh) and the decode
  * benchmark (scripts/bench-ibs).
  *
  *   gen_amd_ibs -o FILE [-g zen2|zen3|zen4|zen5] [-n SAMPLES] [-s SEED] [--op-only]

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * gen_arm_spe: write a perf.data holding random but well-formed Arm SPE records, for the
- * differential test against perf (tests/e2e/spe_vs_perf.sh) and the benchmark
+ * differential test against perf (tests/e2e/arm_spe_vs_perf.sh) and the benchmark
  * (scripts/bench-spe).
  *
  *   gen_arm_spe -o FILE [-n RECORDS] [-s SEED] [-m MIDR] [-c CPUS] [--v2] [--no-split]
@@ -20,7 +20,7 @@
  * congruent to it modulo 16, so alignment packets mean the same to perf (which aligns on
  * the buffer address) and to hwsample (which aligns on the stream position).
  *
- * --switches (tests/e2e/spe_switch_vs_perf.sh): no CONTEXT packets, so the pid/tid of a
+ * --switches (tests/e2e/arm_spe_switch_vs_perf.sh): no CONTEXT packets, so the pid/tid of a
  * record comes from the task on its CPU at its time. A second attr (id 2, a dummy:u tracking
  * event with context_switch=1, sample_id_all; trailer TID, TIME, ID, CPU, IDENTIFIER, so its
  * switch records are 56 bytes) owns PERF_RECORD_SWITCH_CPU_WIDE records: switch-outs

@@ -3,7 +3,7 @@
  * gen_intel_pebs: write a perf.data file of synthetic Intel PEBS samples as the kernel
  * would record them for `perf mem record` / `perf c2c record`, with random but realistic
  * DATA_SRC / WEIGHT(_STRUCT) / PHYS_ADDR values, for the differential test against perf
- * (tests/e2e/pebs_vs_perf.sh) and the decode benchmark (scripts/bench-pebs).
+ * (tests/e2e/intel_pebs_vs_perf.sh) and the decode benchmark (scripts/bench-pebs).
  *
  *   gen_intel_pebs -o FILE [-n SAMPLES] [-s SEED] [-m skl|spr|adl] [--plain-weight]
  *                  [--page-sizes] [--garbage PERCENT]

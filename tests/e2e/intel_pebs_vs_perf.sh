@@ -5,13 +5,13 @@
 # DATA_SRC from the SNB/SKL/Gracemont tables, TLB/lock/blk bits, WEIGHT_STRUCT var1/var2 or
 # plain WEIGHT, PHYS_ADDR, page sizes, and a share of random data_src values) for Skylake,
 # Sapphire Rapids and Alder Lake; perf report -D and perf script -F ... decode the file, and
-# `hwsample dump --json --raw` decodes the same file; pebs_cmp.py compares every sample.
+# `hwsample dump --json --raw` decodes the same file; intel_pebs_cmp.py compares every sample.
 # The real Skylake-SP recording perf.data.weight_struct is compared the same way.
 # Skips (77) without perf or python3.
 . "$(dirname "$0")/lib/common.sh"
 : "${HWS_SOURCE_DIR:?}" "${HWS_FIXTURES:?}"
 GEN=$HWS_GEN/gen_intel_pebs
-CMP=$HWS_SOURCE_DIR/tests/e2e/pebs_cmp.py
+CMP=$HWS_SOURCE_DIR/tests/e2e/intel_pebs_cmp.py
 N=${PEBS_VS_PERF_SAMPLES:-2000}
 need_perf
 need_python3
@@ -26,7 +26,7 @@ compare() { # name file [flags: plain,nophys]
 	perf script -F "$fields" -i "$f" 2>/dev/null >"$TMP/s.txt"
 	check "hwsample dump on $name" "$HWS_BIN" dump --json --raw -i "$f" >"$TMP/h.jsonl" || return
 	printf '%s: ' "$name"
-	check "$name: perf and hwsample agree (pebs_cmp.py)" \
+	check "$name: perf and hwsample agree (intel_pebs_cmp.py)" \
 		python3 "$CMP" "$TMP/d.txt" "$TMP/s.txt" "$TMP/h.jsonl" $flags
 }
 

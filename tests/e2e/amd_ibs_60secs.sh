@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The two real IBS records of tests/fixtures/60secs (see its SOURCES.md), wrapped in a
 # perf.data with the headers perf needs (gen_amd_ibs --60secs): hwsample's decoding must
-# match `perf report -D` field by field (ibs_cmp.py), and the shared sample must hold the
+# match `perf report -D` field by field (amd_ibs_cmp.py), and the shared sample must hold the
 # values SOURCES.md states -- in particular the op sample is not a load/store, so its stale
 # IbsDcLinAd/IbsDcPhysAd (0x7fffeccb7e10 / 0x1) must not be reported as addresses.
 . "$(dirname "$0")/lib/common.sh"
@@ -33,8 +33,8 @@ for s in '"addr"' '"phys_addr"' '"data_src"' '"mem_level"' '"branch_target"' '"l
 done
 if have_perf; then
 	perf report -D -i "$TMP/60.data" 2>/dev/null >"$TMP/perf.txt"
-	check "perf report -D and hwsample agree (ibs_cmp.py)" \
-		python3 "$HWS_SOURCE_DIR/tests/e2e/ibs_cmp.py" "$TMP/perf.txt" "$TMP/hws.jsonl" 23 49
+	check "perf report -D and hwsample agree (amd_ibs_cmp.py)" \
+		python3 "$HWS_SOURCE_DIR/tests/e2e/amd_ibs_cmp.py" "$TMP/perf.txt" "$TMP/hws.jsonl" 23 49
 else
 	echo "perf not installed: skipped the perf cross-check"
 fi

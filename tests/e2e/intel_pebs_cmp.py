@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Compare hwsample's decoding of PEBS-style samples with perf's, sample by sample.
 
-usage: pebs_cmp.py PERF_REPORT_D PERF_SCRIPT HWS_JSONL [FLAGS]
+usage: intel_pebs_cmp.py PERF_REPORT_D PERF_SCRIPT HWS_JSONL [FLAGS]
 
 PERF_REPORT_D: `perf report -D` output (raw values: time, cpu, pid/tid, misc, ip, period, addr,
   weight var1,var2,var3 or plain weight, data_src hex, phys_addr, page sizes).

@@ -79,5 +79,5 @@ for cut in 1000000 1003520; do
 	eq "shrunk to $cut: exit code" "$?" 1
 	check "shrunk to $cut: the message says the file shrank" grep -q shrank "$TMP/shrink.err"
 done
-echo "reader_mmap: $CHECKS checks over $n sample lines, $FAILS failures"
+echo "perfdata_mmap: $CHECKS checks over $n sample lines, $FAILS failures"
 [ "$FAILS" = 0 ]
