@@ -24,10 +24,10 @@
  *    host's data_src normalize is memoized per stream by data-source key.
  *
  * Data source (the DATA_SOURCE packet is IMPLEMENTATION DEFINED): decoded per MIDR with the
- * "common" Neoverse/Cortex table, the AmpereOne and the HiSilicon HIP12 tables (perf-facts.md
- * section 3); other CPUs get perf's generic decode from the EVENTS packet, and the raw value stays
- * in --raw. The perf_mem_data_src value follows perf 6.1 for the CPUs that perf knows, so the file
- * reads the same in perf-compatible output.
+ * "common" Neoverse/Cortex table, the AmpereOne and the HiSilicon HIP12 tables (as Linux
+ * tools/perf/util/arm-spe.c decodes them); other CPUs get perf's generic decode from the EVENTS
+ * packet, and the raw value stays in --raw. The perf_mem_data_src value follows perf 6.1 for the
+ * CPUs that perf knows, so the file reads the same in perf-compatible output.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -252,7 +252,7 @@ struct hws_file_info {
 	uint64_t (*cpu_midr)(const struct hws_file_info *fi, int cpu);
 };
 
-/* A PERF_RECORD_SAMPLE split by sample_type (core/sample.c). Pointers point into the
+/* A PERF_RECORD_SAMPLE split by sample_type (core/perfdata/sample_parse.c). Pointers point into the
  * record and are valid for the duration of the decode call. */
 struct hws_record_sample {
 	const struct hws_perf_event_attr *attr;

@@ -12,7 +12,8 @@
  * IDENTIFIER|IP|TID|TIME|CPU|PERIOD|RAW, and the headers perf needs to decode IBS:
  * ARCH x86_64, CPUID "AuthenticAMD,family,model,stepping", PMU_MAPPINGS naming
  * ibs_op/ibs_fetch, PMU_CAPS (zen4_ibs_extensions on Zen 4/5; dtlb_pgsize, ldlat on Zen 5).
- * RAW = u32 caps + the MSRs in the kernel's order, sized by the caps (perf-facts.md s. 2).
+ * RAW = u32 caps + the MSRs in the kernel's order, sized by the caps (Linux
+ * arch/x86/events/amd/ibs.c, perf_ibs_handle_irq()).
  * Times strictly increase so perf's time-ordered output matches file order. Fetch samples
  * never have a zero address (erratum #1197 would drop them). --invalid makes that share of
  * samples have Val or En clear (perf prints no IBS lines for them, hwsample skips them).

@@ -14,7 +14,7 @@
  * 5.12), plus DATA_PAGE_SIZE|CODE_PAGE_SIZE with --page-sizes. Headers: ARCH x86_64,
  * CPUID GenuineIntel, NRCPUS, PMU_MAPPINGS.
  *
- * data_src is built like arch/x86/events/intel/ds.c (6.1) does: the SNB+ DSE table with the
+ * data_src is built like Linux 6.1 arch/x86/events/intel/ds.c does: the SNB+ DSE table with the
  * SKL overrides (skl), plus BLK bits (spr, adl), plus the Gracemont table for some samples
  * (adl); TLB/lock from the status bits; stores as HSW (L1 hit/miss) or SPR store latency.
  * Weights: var1 = load latency; var2 = instruction latency on spr/adl; var3 = 0.
@@ -32,7 +32,7 @@
 #define ID_LOAD	 201
 #define ID_STORE 202
 
-/* uapi PERF_MEM_* helpers (values from perf-facts.md section 4) */
+/* uapi PERF_MEM_* helpers (values of Linux include/uapi/linux/perf_event.h) */
 #define S(v, sh)  ((uint64_t)(v) << (sh))
 #define OP(x)	  S(x, 0)
 #define LVL(x)	  S(x, 5)
