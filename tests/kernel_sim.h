@@ -4,7 +4,7 @@
  * ring reader (core/kernel/ring.c) and the AUX engine (core/kernel/aux.c) are tested without a
  * kernel. Header-only (static functions); any test may include it.
  *
- * What it mimics (kernel/events/ring_buffer.c, 6.1):
+ * What it mimics (Linux 6.1 kernel/events/ring_buffer.c):
  *  - forward, writable ring (perf_output_begin/end): space check against data_tail
  *    (load-acquire, the kernel's control dependency A) with CIRC_SPACE, i.e. at most
  *    size - 8 bytes of aligned records in flight; a record that does not fit is dropped
@@ -112,7 +112,7 @@ static inline void ksim__copy_in(unsigned char *area, uint64_t mask, uint64_t po
 	}
 }
 
-/* CIRC_SPACE(head, tail, size) of include/linux/circ_buf.h */
+/* CIRC_SPACE(head, tail, size) of Linux include/linux/circ_buf.h */
 static inline uint64_t ksim__circ_space(uint64_t head, uint64_t tail, uint64_t size)
 {
 	return (tail - (head + 1)) & (size - 1);

@@ -62,7 +62,8 @@ void ibs_cpu__from_cpuid(struct ibs_cpu *cpu, const char *cpuid);
 bool ibs_cpu__erratum_1293(const struct ibs_cpu *cpu);
 bool ibs_cpu__cache_hit_st_valid(const struct ibs_cpu *cpu);
 
-/* The kernel's IBS op -> perf_mem_data_src mapping (perf-facts.md section 2). */
+/* The kernel's IBS op -> perf_mem_data_src mapping (Linux arch/x86/events/amd/ibs.c,
+ * perf_ibs_parse_ld_st_data() and the perf_ibs_get_*() it calls). */
 uint64_t ibs_op_data_src(const struct ibs_cpu *cpu, uint64_t data2, uint64_t data3);
 /* Fill @s from @r. Returns 0 or HWS_DECODE_SKIP (Val/En clear, erratum #1197). */
 int ibs_decode_raw(const struct ibs_cpu *cpu, const struct ibs_raw *r, struct hws_sample *s,

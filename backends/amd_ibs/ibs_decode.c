@@ -5,7 +5,8 @@
  * Invariants:
  *  - ibs_raw__parse() never reads past the blob's size; the MSR count comes from the size,
  *    the caps word only says which optional registers (BrTarget, OpData4, IcIbsExtdCtl)
- *    are among them (the kernel's order: perf-facts.md section 2, PERF_SAMPLE_RAW layout);
+ *    are among them (PERF_SAMPLE_RAW: u32 caps, then the MSRs in the order Linux
+ *    arch/x86/events/amd/ibs.c perf_ibs_handle_irq() reads them, as ibs_regs.h lists them);
  *  - a sample whose control register has Val or En clear is not decoded (HWS_DECODE_SKIP);
  *  - data addresses are reported only when their valid bit is set AND the op is a load or a
  *    store (IBS leaves stale DC addresses in the MSRs for other ops);
@@ -116,7 +117,7 @@ const struct ibs_reg_desc ibs_dc_physad_desc = IBS_REG("IbsDcPhysAd", 0xc0011039
 const struct ibs_reg_desc ibs_br_target_desc = IBS_REG("IbsBrTarget", 0xc001103b, NULL);
 const struct ibs_reg_desc ibs_op_data4_desc = IBS_REG("IbsOpData4", 0xc001103d, NULL);
 
-/* ---- perf_mem_data_src pieces (uapi values, perf-facts.md section 4) ---- */
+/* ---- perf_mem_data_src pieces (values of Linux include/uapi/linux/perf_event.h) ---- */
 #define DS_OP_NA       0x1ULL
 #define DS_OP_LOAD     0x2ULL
 #define DS_OP_STORE    0x4ULL

@@ -7,8 +7,10 @@
  *    (<root>/bus/event_source/devices/ibs_op|ibs_fetch, root = host->sysfs_root())
  *    through host->pmu_load/pmu_set; nothing here knows a config bit number;
  *  - what this file does know is *which* hardware and kernel provide a control (the table
- *    below, from perf-facts.md section 2), so an error can say what is missing and why;
- *  - the kernel's IBS period rules (perf-facts.md section 2): a period is a multiple of 16
+ *    below; tests/sysfs/amd-zen4/README.md shows each generation's format and caps), so an
+ *    error can say what is missing and why;
+ *  - the kernel's IBS period rules (Linux arch/x86/events/amd/ibs.c, perf_ibs_init()): a
+ *    period is a multiple of 16
  *    (MaxCnt = period >> 4), at least 16, at most 0xFFFF0 for fetch and 0x7FFFFF0 for op
  *    (OpMaxCnt plus the 7 extension bits every Zen CPU has);
  *  - per-task IBS events exist only from Linux 6.2 (before, the PMU is CPU-context only).
@@ -471,8 +473,9 @@ int ibs_encode(struct ibs_priv *p, const struct hws_event_request *req, struct h
 	if (req->flags & HWS_REQ_C2C) {
 		struct ibs_host_cpu hc;
 
-		/* perf-facts.md: CacheHitSt is unreliable on family 19h models 00h-0Fh and
-		 * 20h-5Fh, so the kernel reports no HITM there (perf c2c: unsupported on Zen 3) */
+		/* CacheHitSt is unreliable on family 19h models 00h-0Fh and 20h-5Fh, so the
+		 * kernel reports no HITM there (Linux arch/x86/events/amd/ibs.c,
+		 * perf_ibs_cache_hit_st_valid(); perf c2c: unsupported on Zen 3) */
 		ibs_host_cpu__read(&hc, p->host);
 		if (hc.amd && hc.family == 0x19 &&
 		    (hc.model <= 0x0f || (hc.model >= 0x20 && hc.model <= 0x5f)))

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * AMD IBS register layout (written from ../shared/reference/perf-facts.md section 2: AMD
- * PPRs as summarised from the kernel's amd-ibs.h, perf_event.h and ibs.c).
+ * AMD IBS register layout (the AMD PPRs' fields as Linux arch/x86/include/asm/amd-ibs.h,
+ * arch/x86/include/asm/perf_event.h and arch/x86/events/amd/ibs.c define and use them).
  *
  * Invariants:
  *  - every field is described once, in the tables below ({name, lo bit, width}); decode,

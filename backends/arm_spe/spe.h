@@ -12,7 +12,8 @@
  *  - struct spe_stream is the per-AUX-stream state the core allocates zeroed
  *    (aux_stream_size); it holds the bytes of a record split across chunks, bounded by
  *    SPE_REC_MAX.
- * Packet facts: ../shared/reference/perf-facts.md section 3 (Arm ARM D10 packet format).
+ * Packet facts: the Arm ARM's SPE packet format (chapter D10), as spe_pkt.c's header rules
+ * sum it up.
  */
 #ifndef HWS_ARM_SPE_H
 #define HWS_ARM_SPE_H

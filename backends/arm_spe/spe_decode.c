@@ -18,16 +18,16 @@
  *    are left in the chunk (header table, fixed 8-byte loads, no per-packet branches on
  *    the type); the generic decoder (spe_pkt__get_inline + spe_record__add_inline) takes
  *    everything else: chunk tails, records split across chunks, alignment packets, bad
- *    bytes. tests/unit/test_spe_pkt.c checks they agree.
+ *    bytes. tests/unit/test_arm_spe_pkt.c checks they agree.
  *  - Per record, the hot path calls nothing through a pointer but the sample callback:
  *    the MIDR's data-source table is resolved once per stream (per CPU change), and the
  *    host's data_src normalize is memoized per stream by data-source key.
  *
  * Data source (the DATA_SOURCE packet is IMPLEMENTATION DEFINED): decoded per MIDR with the
- * "common" Neoverse/Cortex table, the AmpereOne and the HiSilicon HIP12 tables (perf-facts.md
- * section 3); other CPUs get perf's generic decode from the EVENTS packet, and the raw value stays
- * in --raw. The perf_mem_data_src value follows perf 6.1 for the CPUs that perf knows, so the file
- * reads the same in perf-compatible output.
+ * "common" Neoverse/Cortex table, the AmpereOne and the HiSilicon HIP12 tables (as Linux
+ * tools/perf/util/arm-spe.c decodes them); other CPUs get perf's generic decode from the EVENTS
+ * packet, and the raw value stays in --raw. The perf_mem_data_src value follows perf 6.1 for the
+ * CPUs that perf knows, so the file reads the same in perf-compatible output.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Arm SPE packet decoder (pure): one packet at a time from a byte buffer, little-endian
- * payloads read byte by byte, never past @len. Header rules (perf-facts.md section 3):
+ * payloads read byte by byte, never past @len. Header rules (the Arm ARM, chapter D10; Linux
+ * tools/perf/util/arm-spe-decoder/arm-spe-pkt-decoder.c decodes them the same):
  *   0x00 PAD, 0x01 END, 0x71 TIMESTAMP (8 B),
  *   (h & 0xcf) == 0x42 EVENTS, == 0x43 DATA_SOURCE (payload size 1 << h[5:4]),
  *   (h & 0xfc) == 0x64 CONTEXT (4 B), == 0x48 OP_TYPE (1 B),

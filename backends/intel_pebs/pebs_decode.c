@@ -3,7 +3,7 @@
  * intel_pebs decoding: the sample fields the kernel built from a PEBS record (precise IP,
  * ADDR, WEIGHT / WEIGHT_STRUCT, DATA_SRC, PHYS_ADDR, page sizes) -> struct hws_sample.
  *
- * Meaning (perf-facts.md section 4):
+ * Meaning (Linux arch/x86/events/intel/ds.c and include/uapi/linux/perf_event.h):
  *  - ip is the sampled instruction itself only when the record says so
  *    (PERF_RECORD_MISC_EXACT_IP: precise_ip >= 2, or fmt >= 2 eventing IP);
  *  - WEIGHT_STRUCT: var1_dw (bits 0-31) = cache/memory latency -> lat_total,

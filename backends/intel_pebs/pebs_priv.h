@@ -53,7 +53,7 @@ struct pebs_model {
 	const char *pmu_name; /* kernel caps/pmu_name ("skylake", "alderlake_hybrid") */
 	const char *desc;
 	enum pebs_p3_rule p3;
-	/* Kernel event aliases (arch/x86/events/intel/core.c), used when sysfs has no
+	/* Kernel event aliases (Linux arch/x86/events/intel/core.c), used when sysfs has no
 	 * events/<alias> file. For hybrid models: [0] big core (cpu_core), [1] cpu_atom. */
 	const char *mem_loads[2];
 	const char *mem_stores[2];

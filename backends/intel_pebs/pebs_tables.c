@@ -5,8 +5,7 @@
  *
  * Sources (facts only): Linux 6.1 arch/x86/events/intel/core.c (caps/pmu_name strings,
  * the mem-loads / mem-stores / mem-loads-aux event aliases, which cores grant precise_ip=3
- * to which events), include/uapi/linux/perf_event.h (PERF_MEM_* values); summarised in
- * perf-facts.md section 4.
+ * to which events) and Linux include/uapi/linux/perf_event.h (PERF_MEM_* values).
  *
  * Invariant: the alias strings are only a fallback. When sysfs has
  * <pmu>/events/<alias>, that file wins (it is what the running kernel says).

@@ -18,7 +18,8 @@
  *    size); a zero header means never-written space (not an error); the last record of a
  *    full buffer that runs past the window was partly overwritten and is dropped.
  *
- * Barrier pairing (kernel comment in perf_output_put_handle, tools/include/linux/ring_buffer.h):
+ * Barrier pairing (kernel comment in perf_output_put_handle, Linux
+ * tools/include/linux/ring_buffer.h):
  *
  *	kernel (producer)                      user (this file)
  *	  A: if (LOAD data_tail) {  <--------    D: last read of record bytes

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * HEADER_TRACING_DATA builder (include/hwsample/tracing.h), in perf's layout (read from
- * tools/perf/util/trace-event-info.c for the facts; written here from them):
+ * Linux tools/perf/util/trace-event-info.c for the facts; written here from them):
  *
  *   "\027\010\104tracing"  "0.6\0"  u8 big-endian  u8 sizeof(long)  u32 page size
  *   "header_page\0"  u64 size  events/header_page

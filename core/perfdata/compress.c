@@ -5,7 +5,7 @@
  *
  * Invariants:
  *  - libzstd is loaded with dlopen() on first use (no build dependency), once per process
- *    under a lock; its streaming API is declared here as zstd.h declares it (stable ABI).
+ *    under a lock; its streaming API is declared here as zstd's zstd.h declares it (stable ABI).
  *    Without it, COMPRESSED records are handed out and their contents skipped (one warning
  *    per reader).
  *  - Decompressed records are handed out right after the COMPRESSED record, with its file

@@ -4,7 +4,7 @@
  * records (PERF_RECORD_SAMPLE by the event's sample_type, the sample_id trailer of other
  * kernel records, user records). To host order for the reader (core/perfdata/perfdata_read.c,
  * core/perfdata/features.c), to foreign order for tests that make big-endian files
- * (tests/bench/perfdata_swap.h).
+ * (tests/perfdata_swap.h).
  *
  * Invariants: every function here works inside [buf, buf + len) only and allocates nothing;
  * u64 fields are swapped as u64, u32/u16 fields as such (so {pid, tid} pairs keep their

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Header features describing the recording machine, in perf's on-disk encodings
- * (tools/perf/util/header.c write_*()): HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS,
+ * (Linux tools/perf/util/header.c write_*()): HOSTNAME, OSRELEASE, VERSION, ARCH, NRCPUS,
  * CPUDESC, CPUID, TOTAL_MEM, CMDLINE, NUMA_TOPOLOGY, CPU_TOPOLOGY, CACHE, PMU_MAPPINGS,
  * PMU_CAPS, CPU_PMU_CAPS, CLOCKID, CLOCK_DATA.
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Reading one line of a kallsyms file: "ffffffff81000000 T name\t[module]". Header-only so
- * the unit test can hold the two readers to each other (tests/unit/test_ksyms_line.c).
+ * the unit test can hold the two readers to each other (tests/unit/test_kallsyms_line.c).
  *
  * Invariant: ksyms_line() gives exactly what ksyms_line_slow() gives for every input; it
  * only takes a short cut for the lines the kernel prints on 64-bit hosts (16 lower-case hex

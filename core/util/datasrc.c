@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * perf_mem_data_src -> normalized level / snoop / TLB, and the names used in every output.
- * Bit layout: ../shared/reference/perf-facts.md section 4 (uapi perf_event.h PERF_MEM_*).
+ * Bit layout: union perf_mem_data_src and PERF_MEM_* of Linux include/uapi/linux/perf_event.h.
  * Rule: a level is only named when the value says the data was *found* there (HIT, or a
  * lvl_num without MISS); a miss at a level says nothing about where the data came from.
  */

@@ -45,7 +45,7 @@
 extern "C" {
 #endif
 
-/* perf's PERF_RECORD_AUXTRACE (user type 71), tools/lib/perf/include/perf/event.h. */
+/* perf's PERF_RECORD_AUXTRACE (user type 71), Linux tools/lib/perf/include/perf/event.h. */
 #define HWS_PERF_RECORD_AUXTRACE 71
 #define HWS_AUXTRACE_ALIGN	 8
 

@@ -151,7 +151,7 @@ struct hws_c2c_entry_info {
 	bool in_false, in_true;	 /* part of a false / true sharing pair */
 	const char *symbol;	 /* "func+0x12" or NULL; owned by the c2c */
 	const char *dso;	 /* NULL if unknown */
-	const char *srcline;	 /* "file.c:42" or NULL */
+	const char *srcline;	 /* "FILE:LINE" of the source or NULL */
 	const char *data_symbol; /* "counters+0x8" or NULL */
 };
 

@@ -12,7 +12,7 @@
  * spread into bytes with shifts (or one SSE2 step); the digit count comes from the value's
  * bit length. Each SSE2 path has a portable twin (arm64 and other hosts) that the unit test
  * holds to the same results. Host byte order must be little-endian (x86-64, arm64: the
- * tool's targets). tests/unit/test_fmt_num.c holds every writer to snprintf.
+ * tool's targets). tests/unit/test_fmt.c holds every writer to snprintf.
  */
 #ifndef HWSAMPLE_FMT_H
 #define HWSAMPLE_FMT_H

@@ -67,7 +67,7 @@ eq "fake tree: cache info (level order, shared L2 once)" "$(cache_info "$TMP/f.d
 eq "fake tree: c2c line size" "$(report -i "$TMP/f.data")" "128 file host L1d (CACHE header)"
 eq "fake tree: --line-size wins" "$(report -i "$TMP/f.data" --line-size 64)" "64 --line-size"
 # a file without the header: the arch default
-GEN=$HWS_BUILD_DIR/tests/bench/bench_c2c_gen
+GEN=$HWS_GEN/gen_c2c
 if [ -x "$GEN" ]; then
 	check "generate" "$GEN" -o "$TMP/g.data" -v intel -n 200 -s 1
 	eq "no CACHE header: arch default" "$(report -i "$TMP/g.data")" "64 default for the file's arch"

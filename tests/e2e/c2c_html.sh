@@ -5,8 +5,8 @@
 # the heat maps (offset x thread) exist for the top lines with writes and false/true
 # sharing offsets marked. Skips (77) without chromium.
 . "$(dirname "$0")/lib/common.sh"
-GEN=$HWS_BUILD_DIR/tests/bench/bench_c2c_gen
-[ -x "$GEN" ] || skip "bench_c2c_gen not built"
+GEN=$HWS_GEN/gen_c2c
+need_gen c2c
 CHR=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 [ -n "$CHR" ] || skip "chromium not installed (apt-get install -y chromium)"
 chrome() { # chrome URL ARGS...

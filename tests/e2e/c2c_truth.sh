@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: MIT
 # c2c report on generated Intel (HITM data_src), AMD IBS (RAW with legacy and Zen 4 DataSrc,
 # and on Zen 3, which has no HITM; and perf c2c record's kernel data_src without RAW) and Arm SPE (AUX) files with a
-# known ground truth (tests/bench/bench_c2c_gen.c): every contended line is found and
+# known ground truth (tests/gen/gen_c2c.c): every contended line is found and
 # classified right, no private or read-only line is reported as shared, the evidence names
 # the vendor's source, and --line-size changes what is shared.
 . "$(dirname "$0")/lib/common.sh"
-GEN=$HWS_BUILD_DIR/tests/bench/bench_c2c_gen
-[ -x "$GEN" ] || skip "bench_c2c_gen not built"
+GEN=$HWS_GEN/gen_c2c
+need_gen c2c
 command -v jq >/dev/null || skip "jq not installed"
 
 declare -A SRC=([intel]="Intel PEBS data_src" [ibs]="AMD IBS DataSrc/CacheHitSt" [ibs-perf]="AMD IBS DataSrc/CacheHitSt" [spe]="Arm SPE data source" [ibs-zen3]="" [ibs-zen4]="AMD IBS DataSrc/CacheHitSt")

@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # hwsample c2c report and perf c2c report --stdio on the same Intel-style file (HITM
-# data_src, NUMA_TOPOLOGY + NRCPUS headers written by bench_c2c_gen), and on an AMD file as
+# data_src, NUMA_TOPOLOGY + NRCPUS headers written by gen_c2c), and on an AMD file as
 # perf c2c record writes it (kernel IBS data_src, no RAW), agree on the shared
 # lines, their order, their HITM counts (total, local, remote) and stores, and on the trace
 # totals.
 . "$(dirname "$0")/lib/common.sh"
 need_perf
-GEN=$HWS_BUILD_DIR/tests/bench/bench_c2c_gen
-[ -x "$GEN" ] || skip "bench_c2c_gen not built"
+GEN=$HWS_GEN/gen_c2c
+need_gen c2c
 command -v jq >/dev/null || skip "jq not installed"
 
 perf_pareto() {

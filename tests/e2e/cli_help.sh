@@ -115,7 +115,7 @@ eq "list --controls nosuch: usage error" $? 2
 "$HWS_BIN" list --backend nosuch >/dev/null 2>&1
 eq "list --backend nosuch: usage error" $? 2
 # an unprivileged user sees what perf_event_open allows it (tried, not guessed from the level;
-# e2e/permissions.sh compares it with perf at several levels)
+# tests/e2e/permissions.sh compares it with perf at several levels)
 if [ -n "$(unpriv_user)" ]; then
 	par=$(cat /proc/sys/kernel/perf_event_paranoid)
 	runuser -u hwsample-test -- "$HWS_BIN" list >"$TMP/out" 2>&1

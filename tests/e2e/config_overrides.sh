@@ -6,7 +6,6 @@
 
 cd "$TMP"
 ZEN4=$HWS_SOURCE_DIR/tests/sysfs/amd-zen4
-dry() { "$HWS_BIN" --dry-run "$@" >"$TMP/out" 2>"$TMP/err"; }
 has() { # what regex
 	CHECKS=$((CHECKS + 1))
 	grep -qE -- "$2" "$TMP/out" || fail "$1: no /$2/ in: $(head -c 1500 "$TMP/out") $(cat "$TMP/err")"

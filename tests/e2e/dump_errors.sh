@@ -7,8 +7,7 @@
 # records end), exit 1, and print exactly the samples decoded before the bad record;
 # corrupted copies must never crash or hang (exit 0 or 1 within the time limit).
 . "$(dirname "$0")/lib/common.sh"
-need_perf
-perf version >/dev/null 2>&1 || skip "perf does not run"
+need_perf_runs
 W=${HWS_WORKLOADS:-}/memdemo
 [ -x "$W" ] || skip "workload $W not built"
 

@@ -10,12 +10,12 @@
 # sample before the bad record.
 # hws-test: static-too
 . "$(dirname "$0")/lib/common.sh"
-B=${HWS_BUILD_DIR:?}/tests/bench
-[ -x "$B/bench_pebs_gen" ] && [ -x "$B/bench_spe_gen" ] || skip "bench generators not built"
+need_gen intel_pebs arm_spe
+B=$HWS_GEN
 [ "$(nproc)" -ge 2 ] || skip "one CPU: dump never starts the formatter thread"
 
-"$B/bench_pebs_gen" -o "$TMP/pebs.data" -n 30000 -m spr -s 3 >/dev/null || fail "pebs gen"
-"$B/bench_spe_gen" -o "$TMP/spe.data" -n 20000 -c 2 -s 5 >/dev/null || fail "spe gen"
+"$B/gen_intel_pebs" -o "$TMP/pebs.data" -n 30000 -m spr -s 3 >/dev/null || fail "pebs gen"
+"$B/gen_arm_spe" -o "$TMP/spe.data" -n 20000 -c 2 -s 5 >/dev/null || fail "spe gen"
 files="$TMP/pebs.data $TMP/spe.data $HWS_FIXTURES/perf_data_converter/perf.data.weight_struct"
 
 for f in $files; do
@@ -56,15 +56,15 @@ check "/dev/full: says write error" grep -q "write error" "$TMP/full.err"
 # corrupt: zero the size of a record in the middle; both paths print the same prefix
 size=$(stat -c %s "$TMP/pebs.data")
 cp "$TMP/pebs.data" "$TMP/bad.data"
-# a record boundary: the first SAMPLE (type 9) past the middle, from bench_perfdata records
-if [ -x "$B/bench_perfdata" ]; then
+# a record boundary: the first SAMPLE (type 9) past the middle, from gen_perfdata records
+if [ -x "$B/gen_perfdata" ]; then
 	off=
 	while read -r o _ t; do
 		if [ "$t" = 9 ] && [ $((o)) -gt $((size / 2)) ]; then
 			off=$((o))
 			break
 		fi
-	done < <("$B/bench_perfdata" records "$TMP/pebs.data" 2>/dev/null)
+	done < <("$B/gen_perfdata" records "$TMP/pebs.data" 2>/dev/null)
 	if [ -n "$off" ]; then
 		printf '\x00\x00' | dd of="$TMP/bad.data" bs=1 seek=$((off + 6)) conv=notrunc 2>/dev/null
 		HWS_DECODE_THREADS=0 HWS_DUMP_THREADS=0 "$HWS_BIN" dump -i "$TMP/bad.data" --json \

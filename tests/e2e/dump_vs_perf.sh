@@ -9,8 +9,7 @@
 #     the same bytes;
 #  3. the perf_data_converter fixtures with samples decode to the same count as perf script.
 . "$(dirname "$0")/lib/common.sh"
-need_perf
-perf version >/dev/null 2>&1 || skip "perf does not run"
+need_perf_runs
 W=${HWS_WORKLOADS:-}/memdemo
 [ -x "$W" ] || skip "workload $W not built"
 

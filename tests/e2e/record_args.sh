@@ -6,7 +6,6 @@
 . "$(dirname "$0")/lib/common.sh"
 
 cd "$TMP" || exit 1
-dry() { "$HWS_BIN" --dry-run "$@" >"$TMP/out" 2>"$TMP/err"; }
 attr() { sed -n "s/^  $1  *//p" "$TMP/out" | head -1; }
 expect_err() { # what, exit code, fixed string, args...
 	local what=$1 code=$2 msg=$3; shift 3

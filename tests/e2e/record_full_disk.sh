@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib/common.sh"
 need_root
 need_sw_events
-command -v python3 >/dev/null || skip "python3 not installed"
+need_python3
 W=${HWS_WORKLOADS:-}/faulter
 [ -x "$W" ] || skip "workload $W not built"
 MNT=$TMP/mnt
@@ -80,7 +80,7 @@ if [ "$feats" = 0 ]; then
 else
 	eq "dump: exit code (features fit)" "$rc" 0
 fi
-if command -v perf >/dev/null 2>&1 && perf version >/dev/null 2>&1; then
+if have_perf; then
 	eq "perf script: the same sample count" "$(perf_script_lines "$f")" "$held"
 else
 	echo "perf not installed: its check skipped"

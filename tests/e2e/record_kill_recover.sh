@@ -24,11 +24,11 @@
 # counts must agree).
 . "$(dirname "$0")/lib/common.sh"
 need_sw_events
-command -v python3 >/dev/null || skip "python3 not installed"
+need_python3
 W=${HWS_WORKLOADS:-}/cpuburn
 [ -x "$W" ] || skip "workload $W not built"
 HAVE_PERF=0
-command -v perf >/dev/null 2>&1 && perf version >/dev/null 2>&1 && HAVE_PERF=1
+have_perf && HAVE_PERF=1
 
 # scan FILE [PRE]: the file as an independent parser sees it, one line:
 # "data_size samples_inside_data_size samples_to_cut end cut_bytes samples_inside_PRE

@@ -5,7 +5,7 @@ need_perf
 need_sw_events
 
 faulter="$HWS_WORKLOADS/faulter"
-[ -x "$faulter" ] || { echo "missing $faulter"; exit 1; }
+[ -x "$faulter" ] || die "missing $faulter"
 
 # -m 1 (one 4 KiB page) with one sample per page fault: the ring overflows, and the lost
 # records hwsample reports equal the sum of PERF_RECORD_LOST perf finds in the file

@@ -14,7 +14,6 @@ need_perf
 need_sw_events
 
 # process $1 is gone (or a zombie nobody reaped)
-gone() { ! kill -0 "$1" 2>/dev/null || [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ]; }
 
 # 1. thousands of lines on the workload's stdout
 "$HWS_BIN" -b sw -e page-faults -c 1 -o - -- seq 20000 2>"$TMP/seq.err" |

@@ -8,7 +8,6 @@ need_perf
 need_sw_events
 
 # process $1 is gone (or a zombie nobody reaped)
-gone() { ! kill -0 "$1" 2>/dev/null || [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ]; }
 # the workload's leader and grandchild (their pids, printed on stderr) are gone
 all_gone() {
 	local what=$1 err=$2 p

@@ -7,11 +7,10 @@
 . "$(dirname "$0")/lib/common.sh"
 need_perf
 need_sw_events
-command -v python3 >/dev/null 2>&1 || skip "python3 not installed (drives the terminal)"
+need_python3 "drives the terminal"
 command -v bash >/dev/null 2>&1 || skip "bash not installed"
 PY=$(dirname "$0")/record_tty.py
 
-gone() { ! kill -0 "$1" 2>/dev/null || [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ]; }
 cat >"$TMP/gc.sh" <<'EOS'
 sleep 300 &
 printf 'leader %s\ngrandchild %s\n' $$ $! >gc.pids

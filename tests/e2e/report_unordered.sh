@@ -9,14 +9,13 @@
 # copies (the same records before the same error).
 # hws-test: static-too
 . "$(dirname "$0")/lib/common.sh"
-B=${HWS_BUILD_DIR:?}/tests/bench
-[ -x "$B/bench_pebs_gen" ] && [ -x "$B/bench_c2c_gen" ] && [ -x "$B/bench_spe_gen" ] ||
-	skip "bench generators not built"
+need_gen intel_pebs c2c arm_spe
+B=$HWS_GEN
 
-"$B/bench_pebs_gen" -o "$TMP/pebs.data" -n 20000 -m spr -s 11 >/dev/null || fail "pebs gen"
-"$B/bench_c2c_gen" -o "$TMP/c2c.data" -v intel -n 20000 -s 5 >/dev/null || fail "c2c gen"
-"$B/bench_c2c_gen" -o "$TMP/ibs.data" -v ibs-zen4 -n 20000 -s 6 >/dev/null || fail "ibs gen"
-"$B/bench_spe_gen" -o "$TMP/spe.data" -n 5000 -c 2 -s 4 --switches >/dev/null || fail "spe gen"
+"$B/gen_intel_pebs" -o "$TMP/pebs.data" -n 20000 -m spr -s 11 >/dev/null || fail "pebs gen"
+"$B/gen_c2c" -o "$TMP/c2c.data" -v intel -n 20000 -s 5 >/dev/null || fail "c2c gen"
+"$B/gen_c2c" -o "$TMP/ibs.data" -v ibs-zen4 -n 20000 -s 6 >/dev/null || fail "ibs gen"
+"$B/gen_arm_spe" -o "$TMP/spe.data" -n 5000 -c 2 -s 4 --switches >/dev/null || fail "spe gen"
 files="$TMP/pebs.data $TMP/c2c.data $TMP/ibs.data $TMP/spe.data"
 if command -v perf >/dev/null 2>&1 &&
 	perf record -q -a -e cpu-clock -c 100000 -o "$TMP/sys.data" -- \

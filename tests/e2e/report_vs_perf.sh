@@ -9,8 +9,7 @@
 #     levels and lat_total log2 buckets equal what perf script prints for it;
 #  3. options: --sort, --top, --ascii, usage errors.
 . "$(dirname "$0")/lib/common.sh"
-need_perf
-perf version >/dev/null 2>&1 || skip "perf does not run"
+need_perf_runs
 W=${HWS_WORKLOADS:-}/memdemo
 [ -x "$W" ] || skip "workload $W not built"
 FIX=${HWS_FIXTURES:-}/perf_data_converter

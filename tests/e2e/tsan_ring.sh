@@ -6,10 +6,8 @@
 # cross-check, which needs the file writer) and run; any TSAN report fails the test
 # (halt_on_error, exitcode 66). Exit 0 on success, 77 if the compiler cannot build TSAN
 # binaries here.
-set -u
+. "$(dirname "$0")/lib/common.sh"
 src=${HWS_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-out=$(mktemp -d "${TMPDIR:-/tmp}/hws-tsan.XXXXXX")
-trap 'rm -rf "$out"' EXIT
 cc=${CC:-cc}
 
 flags=(-std=gnu11 -O1 -g -fsanitize=thread -fno-omit-frame-pointer -D_GNU_SOURCE
@@ -19,46 +17,37 @@ flags=(-std=gnu11 -O1 -g -fsanitize=thread -fno-omit-frame-pointer -D_GNU_SOURCE
 core=("$src/core/kernel/ring.c" "$src/core/kernel/aux.c" "$src/core/util/errors.c")
 
 # Can this toolchain link a TSAN binary at all?
-echo 'int main(void){return 0;}' > "$out/probe.c"
-if ! "$cc" -fsanitize=thread "$out/probe.c" -o "$out/probe" 2>"$out/probe.log" ||
-   ! "$out/probe" >/dev/null 2>&1; then
-	echo "SKIP: $cc cannot build/run ThreadSanitizer binaries here:"
-	cat "$out/probe.log"
-	exit 77
+echo 'int main(void){return 0;}' > "$TMP/probe.c"
+if ! "$cc" -fsanitize=thread "$TMP/probe.c" -o "$TMP/probe" 2>"$TMP/probe.log" ||
+   ! "$TMP/probe" >/dev/null 2>&1; then
+	skip "$cc cannot build/run ThreadSanitizer binaries here: $(cat "$TMP/probe.log")"
 fi
 
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
 export HWS_LOG_LEVEL=${HWS_LOG_LEVEL:-0}
-rc=0
 # compile each source once, all at once (the compiles are most of this test's time), link
 for f in "${core[@]}" "$src/tests/unit/test_ring.c" "$src/tests/unit/test_aux.c"; do
-	o="$out/$(basename "$f" .c).o"
+	o="$TMP/$(basename "$f" .c).o"
 	"$cc" "${flags[@]}" -c -o "$o" "$f" 2>"$o.log" &
 done
 wait
-objs=("$out/ring.o" "$out/aux.o" "$out/errors.o")
+tsan_clean() { [ "$1" -eq 0 ] && not grep -q 'ThreadSanitizer' "$2"; } # exit status, log
+objs=("$TMP/ring.o" "$TMP/aux.o" "$TMP/errors.o")
 for t in test_ring test_aux; do
-	"$cc" -fsanitize=thread -o "$out/$t" "$out/$t.o" "${objs[@]}" -lpthread \
-		2>"$out/$t.cc.log" || cat "$out"/*.o.log >>"$out/$t.cc.log"
+	"$cc" -fsanitize=thread -o "$TMP/$t" "$TMP/$t.o" "${objs[@]}" -lpthread \
+		2>"$TMP/$t.cc.log" || cat "$TMP"/*.o.log >>"$TMP/$t.cc.log"
 done
 for t in test_ring test_aux; do
-	if [ ! -x "$out/$t" ]; then
-		echo "FAIL: $t does not build with -fsanitize=thread"
-		cat "$out/$t.cc.log"
-		rc=1
-		continue
-	fi
+	check "$t builds with -fsanitize=thread" [ -x "$TMP/$t" ] || { cat "$TMP/$t.cc.log"; continue; }
 	start=$(date +%s.%N)
-	"$out/$t" >"$out/$t.log" 2>&1
+	"$TMP/$t" >"$TMP/$t.log" 2>&1
 	st=$?
 	end=$(date +%s.%N)
 	printf '%s under TSAN: exit %d, %.2fs\n' "$t" "$st" "$(echo "$end - $start" | bc)"
-	if [ "$st" -ne 0 ] || grep -q 'ThreadSanitizer' "$out/$t.log"; then
-		echo "FAIL: $t under TSAN"
-		cat "$out/$t.log"
-		rc=1
+	if check "$t under TSAN: exit 0 and no report" tsan_clean "$st" "$TMP/$t.log"; then
+		tail -1 "$TMP/$t.log"
 	else
-		tail -1 "$out/$t.log"
+		cat "$TMP/$t.log"
 	fi
 done
-exit $rc
+finish

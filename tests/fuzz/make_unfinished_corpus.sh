@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: MIT
 # Makes the unfinished perf.data files of the fuzz corpus (tests/fuzz/corpus/perfdata/
 # unfinished_*), as recorders killed at different moments leave them:
-#   unfinished_killed        hwsample's writer killed after its second round (`bench_perfdata
+#   unfinished_killed        hwsample's writer killed after its second round (`gen_perfdata
 #                            synth-killed`): header, ids and attrs, data size at that round,
 #                            no features
 #   unfinished_tail          the same, killed between writing a round and updating the data
 #                            size: data size at the first round, whole records after it, then
 #                            half a record
-#   unfinished_cut           `bench_perfdata synth` (a finished file) cut inside its data:
+#   unfinished_cut           `gen_perfdata synth` (a finished file) cut inside its data:
 #                            data size past the end of the file
 #   unfinished_perf_size0    perf 4.4's lost_samples file as perf leaves it when killed: data
 #                            size 0 with the feature bits set, the features missing, the last
@@ -20,9 +20,9 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$top/tests/fuzz/corpus/perfdata
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$b/tests/bench/bench_perfdata" synth-killed "$out/unfinished_killed"
+"$b/tests/gen/gen_perfdata" synth-killed "$out/unfinished_killed"
 chmod 644 "$out/unfinished_killed"
-"$b/tests/bench/bench_perfdata" synth "$tmp/synth.data"
+"$b/tests/gen/gen_perfdata" synth "$tmp/synth.data"
 python3 - "$out" "$tmp/synth.data" "$top/tests/fuzz/corpus/perfdata/lost_samples-4.4" <<'PY'
 import struct, sys
 out, synth, perf44 = sys.argv[1:4]

@@ -1,11 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """
-Core decides nothing by vendor: backends answer through their ops and caps (DESIGN.md,
-"core never switches on vendor"). The vendor names are the names and PMU names of the
-backends under backends/ that are not software (no HWS_CAP_SOFTWARE in their caps), read from
-their ops tables (.name = "...") and *_pmus[] arrays; "cpu", perf's core PMU on every x86,
-is too generic to count. A PMU name ending in '_' (a prefix, "arm_spe_") also covers what
+Core decides nothing by vendor: backends answer through their ops and caps. The vendor names
+are the names and PMU names of the backends under backends/ that are not software (no
+HWS_CAP_SOFTWARE in their caps), read from their ops tables (.name = "...") and *_pmus[]
+arrays; "cpu", perf's core PMU on every x86, is too generic to count. A PMU name ending in '_' (a prefix, "arm_spe_") also covers what
 follows ("arm_spe_0"). Comments may name them (they cite perf's functions); string literals
 may not, in C sources and headers:
  - of the library (include/hwsample/, core/ outside core/cli/): no literal names a vendor,

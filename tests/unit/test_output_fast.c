@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The fast paths of core/output/output.c must never change a byte. JSON: its memo caches (time
- * prefix, pid..backend text, period, data source text, the per-shape line plans and their
+ * The fast paths of the formatters (core/output/fast.c) must never change a byte. JSON: the memo
+ * (time prefix, pid..backend text, period, data source text, the per-shape line plans and their
  * index, past its 256 plans): 300000 generated samples drawn from
  * small pools, so that entries hit, miss, collide and get replaced, are formatted by one
  * formatter and by a plain snprintf reference written here from the documented key order

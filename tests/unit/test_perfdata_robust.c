@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "../fuzz/fuzz_perfdata.c"
-#include "../bench/perfdata_swap.h"
+#include "perfdata_swap.h"
 #include "tests.h"
 
 static char fixdir[PATH_MAX];

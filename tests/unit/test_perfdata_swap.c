@@ -2,7 +2,7 @@
 /*
  * Byte order: every input (files from hwsample's writer in file and pipe mode, and the
  * perf_data_converter fixtures) is converted to the other byte order the way a big-endian
- * perf writes it (tests/bench/perfdata_swap.h, using core's swappers "to foreign"), then
+ * perf writes it (tests/perfdata_swap.h, using core's swappers "to foreign"), then
  * read back: the reader must say needs_swap and hand out exactly the same attrs, ids,
  * names, records (every byte, host order), AUXTRACE payloads and feature payloads as from
  * the original. `perf report -D` on the converted files is compared in the e2e test.
@@ -16,7 +16,7 @@
 
 #include <hwsample/perfdata.h>
 
-#include "../bench/perfdata_swap.h"
+#include "perfdata_swap.h"
 #include "tests.h"
 
 static char fixdir[PATH_MAX];

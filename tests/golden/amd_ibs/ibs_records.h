@@ -2,10 +2,11 @@
 /*
  * Golden AMD IBS PERF_SAMPLE_RAW blobs, byte by byte (little-endian, as the kernel writes
  * them on x86): u32 caps, then the u64 MSRs in the kernel's read order.
- * Register values: ../shared/reference/vectors.md (kernel perf-amd-ibs documentation and
- * the perf commit "perf script ibs: Support new IBS bits"), with perf's decoding in the
- * comments. LE32/LE64 spell out the byte order explicitly so these arrays are the same
- * bytes on any host.
+ * Register values: as published in the kernel's perf-amd-ibs documentation (Linux
+ * tools/perf/Documentation/perf-amd-ibs.txt) and the perf commit "perf script ibs: Support
+ * new IBS bits" (and AMDESE/amd-perf-tools for the older layout, below), with perf's decoding in
+ * the comments. LE32/LE64 spell out the byte order explicitly so these arrays are the same bytes on
+ * any host.
  */
 #ifndef HWS_GOLDEN_IBS_RECORDS_H
 #define HWS_GOLDEN_IBS_RECORDS_H

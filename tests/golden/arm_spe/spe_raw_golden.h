@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * raw_json of the crafted records of tests/unit/spe_raw_cases.h as the formatter of commit
+ * raw_json of the crafted records of tests/unit/arm_spe_raw_cases.h as the formatter of commit
  * 1adbaa5 wrote them (the formatter before the table-driven one, whose packet texts
- * tests/e2e/spe_vs_perf.sh held to perf report -D): the FNV-1a 64 of each text (the byte
+ * tests/e2e/arm_spe_vs_perf.sh held to perf report -D): the FNV-1a 64 of each text (the byte
  * stream strbuf_add received), case by case. Made by a throwaway harness linked with that
  * commit's backend, which ran spe_raw_case() for every case and printed these values; to
  * add cases, regenerate the same way from a build known to be good.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Arm SPE golden records: public byte vectors (see ../../../../shared/reference/vectors.md for
- * where each was published) transcribed as annotated arrays, little-endian as the hardware
+ * Arm SPE golden records: public byte vectors (the comment above each names where it was
+ * published) transcribed as annotated arrays, little-endian as the hardware
  * writes them. Expected decodes are the text the real perf prints for them (perf report -D).
  */
 #ifndef HWS_GOLDEN_ARM_SPE_VECTORS_H

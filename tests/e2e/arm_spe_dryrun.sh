@@ -4,28 +4,23 @@
 # `hwsample --dry-run -b arm_spe ...` on the fake sysfs trees of three kernel generations
 # (tests/sysfs/arm-n1-6.1, arm-v2-6.12, arm-newer): the exact attr fields for control
 # combinations, and every error through the CLI (message + exit code: 2 usage, 3 absent).
-set -u
-: "${HWS_BIN:?}" "${HWS_SOURCE_DIR:?}"
+. "$(dirname "$0")/lib/common.sh"
+: "${HWS_SOURCE_DIR:?}"
 R=$HWS_SOURCE_DIR/tests/sysfs
-fail=0
 
 # tree, expected "type config config1 config2 sample_period sample_type", args...
 expect() {
 	local tree=$1 want=$2
 	shift 2
-	local out got
-	out=$(HWS_SYSFS_ROOT=$R/$tree "$HWS_BIN" --dry-run "$@" 2>&1) || {
-		echo "FAIL [$tree $*]: exit $? $out"; fail=1; return; }
+	local out got rc
+	out=$(HWS_SYSFS_ROOT=$R/$tree "$HWS_BIN" --dry-run "$@" 2>&1)
+	rc=$?
+	eq "[$tree $*]: exit status ($out)" "$rc" 0 || return
 	got=$(echo "$out" | awk '$1=="type"||$1=="config"||$1=="config1"||$1=="config2"||
 		$1=="sample_period"||$1=="sample_type" {v[$1]=$2}
 		END {print v["type"], v["config"], v["config1"], v["config2"], v["sample_period"],
 		v["sample_type"]}')
-	if [ "$got" != "$want" ]; then
-		echo "FAIL [$tree $*]: got '$got' want '$want'"
-		fail=1
-	else
-		echo "ok   [$tree $*]: $got"
-	fi
+	eq "[$tree $*]" "$got" "$want" && echo "ok   [$tree $*]: $got"
 }
 
 # tree, exit code, message substring, args...
@@ -35,12 +30,9 @@ expect_err() {
 	local out rc
 	out=$(HWS_SYSFS_ROOT=$R/$tree "$HWS_BIN" --dry-run "$@" 2>&1)
 	rc=$?
-	if [ "$rc" != "$code" ] || [[ "$out" != *"$msg"* ]]; then
-		echo "FAIL [$tree $*]: exit $rc (want $code), message: $out (want ...$msg...)"
-		fail=1
-	else
+	eq "[$tree $*]: exit code ($out)" "$rc" "$code" &&
+		check "[$tree $*]: message has '$msg': $out" grep -qF -- "$msg" <<<"$out" &&
 		echo "ok   [$tree $*]: exit $rc"
-	fi
 }
 
 ST=IP\|TID\|TIME\|CPU\|DATA_SRC\|IDENTIFIER
@@ -63,17 +55,11 @@ expect_err arm-n1-6.1 2 "a frequency (-F) is not supported: the SPE driver needs
 expect_err arm-n1-6.1 2 "'discard' needs Linux 6.14+" -b arm_spe discard=1 -a true
 # config3/config4: past the 6.1 uapi attr; core passes attr.size 136/144 and prints the words
 out=$(HWS_SYSFS_ROOT=$R/arm-newer "$HWS_BIN" --dry-run -b arm_spe_1 inv_event_filter=0x80 -a true 2>&1)
-if [[ "$out" == *"config3                    0x80"* && "$out" == *"size                       136"* ]]; then
-	echo "ok   [arm-newer inv_event_filter=0x80]: config3 0x80, size 136"
-else
-	echo "FAIL [arm-newer inv_event_filter=0x80]: $out"; fail=1
-fi
+check "[arm-newer inv_event_filter=0x80]: config3 0x80: $out" grep -qF "config3                    0x80" <<<"$out"
+check "[arm-newer inv_event_filter=0x80]: size 136" grep -qF "size                       136" <<<"$out"
 out=$(HWS_SYSFS_ROOT=$R/arm-newer "$HWS_BIN" --dry-run -b arm_spe data_src_filter=1 -a true 2>&1)
-if [[ "$out" == *"config4                    0x1"* && "$out" == *"size                       144"* ]]; then
-	echo "ok   [arm-newer data_src_filter=1]: config4 0x1, size 144"
-else
-	echo "FAIL [arm-newer data_src_filter=1]: $out"; fail=1
-fi
+check "[arm-newer data_src_filter=1]: config4 0x1: $out" grep -qF "config4                    0x1" <<<"$out"
+check "[arm-newer data_src_filter=1]: size 144" grep -qF "size                       144" <<<"$out"
 expect_err arm-n1-6.1 3 "arm_spe_2: no such PMU; this machine has arm_spe_0" -b arm_spe_2 -a true
 expect_err intel-skl 3 "no arm_spe_<n> PMU" -b arm_spe -a true
-exit $fail
+finish

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Crafted Arm SPE records for the raw JSON test (test_spe_raw.c): every header byte with
+ * Crafted Arm SPE records for the raw JSON test (test_arm_spe_raw.c): every header byte with
  * several payloads (and cut short), every extended ADDRESS/COUNTER header (and bad second
  * bytes), alignment packets at every
  * stream position mod 16, every hex width of the address/context/counter payloads, decimal
@@ -10,8 +10,8 @@
  * tests/golden/arm_spe/spe_raw_golden.h holds the FNV-1a hash of the raw_json text the
  * formatter of commit 1adbaa5 (before the table-driven one) gave for each case.
  */
-#ifndef HWS_TEST_SPE_RAW_CASES_H
-#define HWS_TEST_SPE_RAW_CASES_H
+#ifndef HWS_TEST_ARM_SPE_RAW_CASES_H
+#define HWS_TEST_ARM_SPE_RAW_CASES_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
 # Differential test of the pid/tid hwsample gives Arm SPE records without a CONTEXT packet
 # (no PID in CONTEXTIDR) against the real perf (6.1): both take the task that ran on the
 # record's CPU at the record's time from PERF_RECORD_SWITCH_CPU_WIDE switch-out records
-# (next_prev_pid/tid). bench_spe_gen --switches writes no CONTEXT packets, switch records
+# (next_prev_pid/tid). gen_arm_spe --switches writes no CONTEXT packets, switch records
 # of a dummy:u context_switch event at random times (some exactly at a record's time, some
 # inside a record's 25 ns counter tick), laid out as perf record writes them (per drain
 # period and CPU: ring records, then AUXTRACE chunks split at random packet boundaries, then
@@ -37,33 +37,30 @@
 # the AUX queues only up to each event's time); hwsample holds each AUXTRACE chunk until the
 # window after its own has been dispatched (core/decode/decode.c, aux_hold()), so it must too.
 # HWS_SPE_AUX_LATE=TICKS applies a lateness to every case.
-set -u
-: "${HWS_BIN:?}" "${HWS_BUILD_DIR:?}"
+. "$(dirname "$0")/lib/common.sh"
 late=()
 [ -n "${HWS_SPE_AUX_LATE:-}" ] && late=(--aux-late "$HWS_SPE_AUX_LATE")
-GEN=$HWS_BUILD_DIR/tests/bench/bench_spe_gen
-command -v perf >/dev/null || { echo "SKIP: perf not installed"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
-[ -x "$GEN" ] || { echo "SKIP: $GEN not built"; exit 77; }
-"$HWS_BIN" dump --help >/dev/null 2>&1 || { echo "SKIP: hwsample dump not built"; exit 77; }
-
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
+GEN=$HWS_GEN/gen_arm_spe
+need_perf
+need_python3
+need_gen arm_spe
+"$HWS_BIN" dump --help >/dev/null 2>&1 || skip "hwsample dump not built"
 
 run_case() { # seed cpus records max-chunk [late-ticks]
 	local seed=$1 cpus=$2 n=$3 mc=$4
-	local f=$T/sw-$seed.data
+	local f=$TMP/sw-$seed.data
 	local late=("${late[@]}")
 	[ -n "${5:-}" ] && late=(--aux-late "$5")
-	"$GEN" -o "$f" -s "$seed" -c "$cpus" -n "$n" --max-chunk "$mc" --switches "${late[@]}" || {
-		echo "FAIL: generator seed $seed"; fail=1; return; }
-	perf script -i "$f" --itrace=i1i --ns --show-switch-events -F cpu,pid,tid,time,ip \
-		>"$T/s.txt" 2>"$T/s.err" || { echo "FAIL: perf script"; cat "$T/s.err"; fail=1; return; }
-	"$HWS_BIN" dump --json --raw --no-sym -i "$f" >"$T/h.json" 2>"$T/h.err" ||
-		{ echo "FAIL: hwsample dump"; cat "$T/h.err"; fail=1; return; }
-	python3 - "$T/s.txt" "$T/h.json" "$n" "seed=$seed cpus=$cpus chunk<=$mc" \
-		"$T/counts" <<'EOF' || fail=1
+	check "generator seed $seed" \
+		"$GEN" -o "$f" -s "$seed" -c "$cpus" -n "$n" --max-chunk "$mc" --switches "${late[@]}" ||
+		return
+	check "perf script (seed $seed)" perf script -i "$f" --itrace=i1i --ns --show-switch-events \
+		-F cpu,pid,tid,time,ip >"$TMP/s.txt" 2>"$TMP/s.err" || { cat "$TMP/s.err"; return; }
+	check "hwsample dump (seed $seed)" "$HWS_BIN" dump --json --raw --no-sym -i "$f" \
+		>"$TMP/h.json" 2>"$TMP/h.err" || { cat "$TMP/h.err"; return; }
+	check "seed=$seed: perf, hwsample and the switch records agree on each record's task" \
+		python3 - "$TMP/s.txt" "$TMP/h.json" "$n" "seed=$seed cpus=$cpus chunk<=$mc" \
+		"$TMP/counts" <<'EOF'
 import bisect, json, re, sys
 script, hj, n, label, counts = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 TZ, NS = 1000000000, 25  # the generator's TIME_CONV: time_zero, ns per counter tick
@@ -155,13 +152,15 @@ print('ok (%s): %d switch-outs; records with TIMESTAMP: %d same pid/tid (%d at a
       'TIMESTAMP' % (label, cnt['switches'], cnt['same'], cnt['at_switch'], cnt['before_first'],
                      cnt['tick_rounding'], cnt['no_ts']))
 EOF
-	if ! "$GEN" -o "$T/p.data" -s "$seed" -c "$cpus" -n "$n" --max-chunk "$mc" --switches --pipe \
-		"${late[@]}" ||
-		! "$HWS_BIN" dump --json --no-sym -i - <"$T/p.data" 2>"$T/p.err" | sort >"$T/p.json" ||
-		! "$HWS_BIN" dump --json --no-sym -i "$f" | sort >"$T/f.json" ||
-		! cmp -s "$T/f.json" "$T/p.json"; then
-		echo "FAIL (seed=$seed): the pipe form decodes other samples than the file"; fail=1
-	fi
+	check "seed=$seed: the pipe form decodes the same samples as the file" pipe_same "$f"
+}
+
+pipe_same() { # file (run_case's seed, cpus, n, mc, late)
+	"$GEN" -o "$TMP/p.data" -s "$seed" -c "$cpus" -n "$n" --max-chunk "$mc" --switches --pipe \
+		"${late[@]}" || return
+	"$HWS_BIN" dump --json --no-sym -i - <"$TMP/p.data" 2>"$TMP/p.err" | sort >"$TMP/p.json"
+	"$HWS_BIN" dump --json --no-sym -i "$1" | sort >"$TMP/f.json"
+	cmp -s "$TMP/f.json" "$TMP/p.json"
 }
 
 # seed, CPUs, records, max chunk bytes (chunks of one drain period cut across its switches)
@@ -175,7 +174,7 @@ run_case 7 2 600 700 3000
 run_case 8 4 800 500 3000
 run_case 9 2 1000 400 3000
 # every kind of record must have been compared at least once over the cases
-python3 - "$T/counts" <<'EOF' || fail=1
+check "every kind of record compared at least once over the cases" python3 - "$TMP/counts" <<'EOF'
 import sys
 tot = {}
 for line in open(sys.argv[1]):
@@ -188,4 +187,4 @@ if missing:
     sys.exit(1)
 print('total: %s' % ' '.join('%s=%d' % kv for kv in sorted(tot.items())))
 EOF
-exit $fail
+finish

@@ -3,8 +3,8 @@
 # backend then. The same SPE records written as a file and as a pipe stream decode to the
 # same samples, and no chunk is reported as a gap (AUXTRACE sizes are padded, offsets not).
 . "$(dirname "$0")/lib/common.sh"
-gen="$HWS_BUILD_DIR/tests/bench/bench_spe_gen"
-[ -x "$gen" ] || { echo "missing $gen"; exit 1; }
+gen="$HWS_GEN/gen_arm_spe"
+[ -x "$gen" ] || die "missing $gen"
 for seed in 3 7; do
 	"$gen" -o "$TMP/f.data" -n 3000 -s $seed -c 2 >/dev/null 2>&1
 	"$gen" -o "$TMP/p.data" -n 3000 -s $seed -c 2 --pipe >/dev/null 2>&1

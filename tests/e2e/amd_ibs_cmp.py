@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Compare `perf report -D` IBS decoding with `hwsample dump --json --raw`, field by field.
 
-usage: ibs_cmp.py PERF_D_OUTPUT HWSAMPLE_JSONL FAMILY MODEL
+usage: amd_ibs_cmp.py PERF_D_OUTPUT HWSAMPLE_JSONL FAMILY MODEL
 
 Every field perf prints for an IBS sample (register values, bit fields, counts, addresses) must
 be equal to the same field in hwsample's raw object; fields perf omits by rule (erratum #1293,

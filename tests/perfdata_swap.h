@@ -2,8 +2,9 @@
 /*
  * Test helper: turn a host-order perf.data image (file or pipe mode) into the other byte
  * order, the way a big-endian perf would have written it, using core's per-record and
- * per-feature swappers in the "to foreign" direction. Used by tests/unit/test_perfdata_swap.c
- * and `bench_perfdata swap IN OUT` (so the real perf can read the result too).
+ * per-feature swappers in the "to foreign" direction. Used by tests/unit/test_perfdata_swap.c,
+ * test_perfdata_robust.c and `gen_perfdata swap IN OUT` (so the real perf can read the result
+ * too).
  * Works in memory on a buffer of @len bytes; returns 0 or -1 on a malformed input.
  */
 #ifndef HWS_TEST_PERFDATA_SWAP_H

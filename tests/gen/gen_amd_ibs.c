@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_ibs_gen: write a perf.data file of synthetic AMD IBS samples with random but valid
+ * gen_amd_ibs: write a perf.data file of synthetic AMD IBS samples with random but valid
  * register contents, as a given Zen generation's kernel would record them, for the
- * differential test against `perf report -D` (tests/e2e/ibs_vs_perf.sh) and the decode
+ * differential test against `perf report -D` (tests/e2e/amd_ibs_vs_perf.sh) and the decode
  * benchmark (scripts/bench-ibs).
  *
- *   bench_ibs_gen -o FILE [-g zen2|zen3|zen4|zen5] [-n SAMPLES] [-s SEED] [--op-only]
- *                 [--invalid PERCENT] [--60secs FIXTURE_DIR]
+ *   gen_amd_ibs -o FILE [-g zen2|zen3|zen4|zen5] [-n SAMPLES] [-s SEED] [--op-only]
+ *               [--invalid PERCENT] [--60secs FIXTURE_DIR]
  *
  * The file has two events, ibs_fetch (type 8) and ibs_op (type 9), sample_type
  * IDENTIFIER|IP|TID|TIME|CPU|PERIOD|RAW, and the headers perf needs to decode IBS:
  * ARCH x86_64, CPUID "AuthenticAMD,family,model,stepping", PMU_MAPPINGS naming
  * ibs_op/ibs_fetch, PMU_CAPS (zen4_ibs_extensions on Zen 4/5; dtlb_pgsize, ldlat on Zen 5).
- * RAW = u32 caps + the MSRs in the kernel's order, sized by the caps (perf-facts.md s. 2).
+ * RAW = u32 caps + the MSRs in the kernel's order, sized by the caps (Linux
+ * arch/x86/events/amd/ibs.c, perf_ibs_handle_irq()).
  * Times strictly increase so perf's time-ordered output matches file order. Fetch samples
  * never have a zero address (erratum #1197 would drop them). --invalid makes that share of
  * samples have Val or En clear (perf prints no IBS lines for them, hwsample skips them).
@@ -278,7 +279,7 @@ static int write_60secs(struct hws_perf_writer *w, const struct gen *g, const ch
 		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
 		f = fopen(path, "rb");
 		if (!f) {
-			fprintf(stderr, "bench_ibs_gen: %s: %s\n", path, strerror(errno));
+			fprintf(stderr, "gen_amd_ibs: %s: %s\n", path, strerror(errno));
 			ret = 1;
 			break;
 		}
@@ -287,7 +288,7 @@ static int write_60secs(struct hws_perf_writer *w, const struct gen *g, const ch
 		ret |= n < 8 || hws_perf_writer__write(w, rec, n) != 0;
 	}
 	if (hws_perf_writer__close(w) || ret) {
-		fprintf(stderr, "bench_ibs_gen: writing the 60secs records failed\n");
+		fprintf(stderr, "gen_amd_ibs: writing the 60secs records failed\n");
 		return 1;
 	}
 	return 0;
@@ -331,14 +332,14 @@ int main(int argc, char **argv)
 		if (!strcmp(gens[i].name, gname))
 			g = &gens[i];
 	if (!out || !g) {
-		fprintf(stderr, "bench_ibs_gen: need -o FILE and a known -g\n");
+		fprintf(stderr, "gen_amd_ibs: need -o FILE and a known -g\n");
 		return 2;
 	}
 	rng_state = seed * 0x9E3779B97F4A7C15ULL + 1 + (uint64_t)(g - gens) * 0x1000193;
 
 	w = hws_perf_writer__new(out, false);
 	if (!w) {
-		fprintf(stderr, "bench_ibs_gen: %s: %s\n", out, strerror(errno));
+		fprintf(stderr, "gen_amd_ibs: %s: %s\n", out, strerror(errno));
 		return 1;
 	}
 	if (real)
@@ -372,7 +373,7 @@ int main(int argc, char **argv)
 	if (!ret)
 		ret = flush(w, &b) != 0;
 	if (hws_perf_writer__close(w) || ret) {
-		fprintf(stderr, "bench_ibs_gen: writing %s failed\n", out);
+		fprintf(stderr, "gen_amd_ibs: writing %s failed\n", out);
 		return 1;
 	}
 	return 0;

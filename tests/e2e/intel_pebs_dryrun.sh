@@ -5,15 +5,12 @@
 # libpfm4 itself encodes for the same name (called here through python ctypes, independent
 # of hwsample), and the CLI errors must name the fix. Skips (77) without python3 or when
 # libpfm4 is not loadable from python.
-set -u
-: "${HWS_BIN:?}" "${HWS_SOURCE_DIR:?}"
-command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
+. "$(dirname "$0")/lib/common.sh"
+: "${HWS_SOURCE_DIR:?}"
+need_python3
 python3 -c 'import ctypes; ctypes.CDLL("libpfm.so.4")' 2>/dev/null ||
-	{ echo "SKIP: libpfm.so.4 not loadable from python"; exit 77; }
+	skip "libpfm.so.4 not loadable from python"
 S=$HWS_SOURCE_DIR/tests/sysfs
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
 
 # libpfm4 oracle: print "type config config1 precise" for FORCE NAME
 pfm() {
@@ -43,7 +40,7 @@ hws() { # tree force idx args...
 	local tree=$1 force=$2 idx=$3
 	shift 3
 	HWS_SYSFS_ROOT=$S/$tree LIBPFM_FORCE_PMU=$force "$HWS_BIN" record -b intel_pebs "$@" \
-		--dry-run -- true 2>"$tmp/err" | awk -v want="$idx" '
+		--dry-run -- true 2>"$TMP/err" | awk -v want="$idx" '
 		/^event / { n = $2 + 0 }
 		n == want && $1 == "type" { t = $2 }
 		n == want && $1 == "config" { c = $2 }
@@ -58,12 +55,8 @@ same() { # what tree force idx pfm-name hws-args...
 	local got want
 	got=$(hws "$tree" "$force" "$idx" "$@")
 	want=$(pfm "$force" "$name")
-	if [ "$got" != "$want" ]; then
-		echo "FAIL: $what: hwsample '$got' libpfm4 '$want' ($(cat "$tmp/err"))"
-		fail=1
-	else
+	eq "$what: hwsample (got) against libpfm4 (want) ($(cat "$TMP/err"))" "$got" "$want" &&
 		echo "ok: $what: $got"
-	fi
 }
 
 same "skl load latency" intel-skl skl 0 MEM_TRANS_RETIRED:LOAD_LATENCY:ldlat=30:precise=3 \
@@ -85,31 +78,25 @@ same "snb load latency" intel-hsw snb 0 MEM_TRANS_RETIRED:LATENCY_ABOVE_THRESHOL
 	-e MEM_TRANS_RETIRED.LATENCY_ABOVE_THRESHOLD
 
 # the mem-loads-aux leader on spr: config 0x8203, same precise level
-got=$(hws intel-spr spr 0 -e mem-loads)
-[ "$got" = "4 0x8203 0x0 2" ] || { echo "FAIL: spr aux leader: '$got'"; fail=1; }
+eq "spr aux leader" "$(hws intel-spr spr 0 -e mem-loads)" "4 0x8203 0x0 2"
 # hybrid: one event per PMU, with the PMU's own type
-out=$(HWS_SYSFS_ROOT=$S/intel-adl "$HWS_BIN" record -b intel_pebs --dry-run -- true 2>&1)
+HWS_SYSFS_ROOT=$S/intel-adl "$HWS_BIN" record -b intel_pebs --dry-run -- true >"$TMP/adl" 2>&1
 for want in "event 0: cpu_core/mem-loads-aux/pp" "event 1: cpu_core/mem-loads,ldlat=30/pp" \
 	"event 2: cpu_atom/mem-loads,ldlat=30/pp" "event 3: cpu_core/mem-stores/pp" \
 	"event 4: cpu_atom/mem-stores/pp"; do
-	grep -q "^$want " <<<"$out" || { echo "FAIL: adl dry run lacks '$want'"; fail=1; }
+	check "adl dry run has '$want'" grep -q "^$want " "$TMP/adl"
 done
-grep -A1 '^event 2:' <<<"$out" | grep -q 'type *8$' || { echo "FAIL: cpu_atom type"; fail=1; }
+eq "cpu_atom type" "$(grep -A1 '^event 2:' "$TMP/adl" | sed -n 's/^ *type *//p')" 8
 
 # errors: exit code and the hint
 err() { # what expect-substring tree force args...
 	local what=$1 hint=$2 tree=$3 force=$4
 	shift 4
-	if HWS_SYSFS_ROOT=$S/$tree LIBPFM_FORCE_PMU=$force "$HWS_BIN" record -b intel_pebs "$@" \
-		--dry-run -- true >/dev/null 2>"$tmp/err"; then
-		echo "FAIL: $what: succeeded"
-		fail=1
-	elif ! grep -qF -- "$hint" "$tmp/err"; then
-		echo "FAIL: $what: message lacks '$hint': $(cat "$tmp/err")"
-		fail=1
-	else
-		echo "ok: $what: $(head -c 160 "$tmp/err")"
-	fi
+	HWS_SYSFS_ROOT=$S/$tree LIBPFM_FORCE_PMU=$force "$HWS_BIN" record -b intel_pebs "$@" \
+		--dry-run -- true >/dev/null 2>"$TMP/err"
+	check "$what: fails (exit $?), as it should" [ $? -ne 0 ] &&
+		check "$what: message has '$hint': $(cat "$TMP/err")" grep -qF -- "$hint" "$TMP/err" &&
+		echo "ok: $what: $(head -c 160 "$TMP/err")"
 }
 err "not precise" "MEM_TRANS_RETIRED.LOAD_LATENCY, " intel-skl skl \
 	-e L2_RQSTS.MISS
@@ -122,12 +109,9 @@ err "vm without PEBS" "max_precise is 0" intel-vm-nopebs skl
 err "no core PMU" "no 'cpu' PMU" intel-none skl
 HWS_PROC_CPUINFO=$S/intel-none/cpuinfo-amd err "not Intel" "not an Intel CPU" intel-skl skl
 # -e splits on commas outside pmu/.../ terms: two events, ldlat kept with the loads
-out=$(HWS_SYSFS_ROOT=$S/intel-skl LIBPFM_FORCE_PMU=skl "$HWS_BIN" --dry-run -b intel_pebs \
-	-e 'cpu/mem-loads,ldlat=30/P,cpu/mem-stores/P' -- true 2>&1)
-if [ "$(printf '%s\n' "$out" | grep -c '^event ')" != 2 ] ||
-	! printf '%s\n' "$out" | grep -q '^event 0: cpu/mem-loads,ldlat=30/' ||
-	! printf '%s\n' "$out" | grep -q '^  config1 *0x1e$'; then
-	echo "FAIL: -e with pmu/.../ terms: $out" | head -5
-	fail=1
-fi
-exit $fail
+HWS_SYSFS_ROOT=$S/intel-skl LIBPFM_FORCE_PMU=skl "$HWS_BIN" --dry-run -b intel_pebs \
+	-e 'cpu/mem-loads,ldlat=30/P,cpu/mem-stores/P' -- true >"$TMP/split" 2>&1
+eq "-e with pmu/.../ terms: events ($(head -5 "$TMP/split"))" "$(grep -c '^event ' "$TMP/split")" 2
+check "-e with pmu/.../ terms: the loads first" grep -q '^event 0: cpu/mem-loads,ldlat=30/' "$TMP/split"
+check "-e with pmu/.../ terms: ldlat kept" grep -q '^  config1 *0x1e$' "$TMP/split"
+finish

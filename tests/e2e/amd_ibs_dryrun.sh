@@ -5,50 +5,37 @@
 # user-facing error exits non-zero with its actionable message, and `hwsample list` shows
 # ibs_op/ibs_fetch with the controls the tree's kernel lists. The kernel version of a fake
 # machine comes from HWS_KERNEL_VERSION.
-set -u
-: "${HWS_BIN:?}" "${HWS_SOURCE_DIR:?}"
+. "$(dirname "$0")/lib/common.sh"
+: "${HWS_SOURCE_DIR:?}"
 trees=$HWS_SOURCE_DIR/tests/sysfs
-fail=0
 ST_MEM="IP|TID|TIME|ADDR|CPU|PERIOD|RAW|DATA_SRC|IDENTIFIER|WEIGHT_STRUCT"
 ST_BASE="IP|TID|TIME|CPU|PERIOD|RAW|IDENTIFIER"
 
 # ok TREE KERNEL "ARGS" "field=value;field=value;..."
 ok() {
-	local out want f v line
+	local out rc want f v line
 	out=$(HWS_SYSFS_ROOT=$trees/$1 HWS_KERNEL_VERSION=$2 "$HWS_BIN" $3 --dry-run -- true 2>&1)
-	if [ $? -ne 0 ]; then
-		echo "FAIL [$1 $2 $3]: exit status non-zero: $out"
-		fail=1
-		return
-	fi
+	rc=$?
+	eq "[$1 $2 $3]: exit status ($out)" "$rc" 0 || return
 	IFS=';' read -ra want <<<"$4"
 	for f in "${want[@]}"; do
 		v=${f#*=}
 		f=${f%%=*}
 		line=$(grep -E "^  $f +" <<<"$out" | head -1 | awk '{print $2}')
-		if [ "$line" != "$v" ]; then
-			echo "FAIL [$1 $2 $3]: $f is '$line', want '$v'"
-			fail=1
-		fi
+		eq "[$1 $2 $3]: $f" "$line" "$v"
 	done
 }
 
 # bad TREE KERNEL "ARGS" "substring|substring..."
 bad() {
-	local out s
+	local out rc s subs
 	out=$(env HWS_SYSFS_ROOT=$trees/$1 HWS_KERNEL_VERSION=$2 ${HWS_PROC_CPUINFO_OVERRIDE:+HWS_PROC_CPUINFO=$HWS_PROC_CPUINFO_OVERRIDE} \
 		"$HWS_BIN" $3 --dry-run -- true 2>&1)
-	if [ $? -eq 0 ]; then
-		echo "FAIL [$1 $2 $3]: succeeded, want an error"
-		fail=1
-		return
-	fi
+	rc=$?
+	check "[$1 $2 $3]: fails (exit $rc), as it should" [ "$rc" -ne 0 ] || return
 	IFS='|' read -ra subs <<<"$4"
 	for s in "${subs[@]}"; do
-		if ! grep -qF -- "$s" <<<"$out"; then
-			echo "FAIL [$1 $2 $3]: message lacks '$s': $out"
-			fail=1
-		fi
+		check "[$1 $2 $3]: message has '$s': $out" grep -qF -- "$s" <<<"$out"
 	done
 }
 
@@ -84,10 +71,9 @@ HWS_PROC_CPUINFO_OVERRIDE=$trees/amd-vm/cpuinfo-intel bad amd-vm 6.8.0 "-b ibs_o
 # --- list ---
 out=$(HWS_SYSFS_ROOT=$trees/amd-zen5 "$HWS_BIN" list 2>&1)
 for s in "pmu ibs_op" "pmu ibs_fetch" "ldlat" "128..2048" "(config1:0-11)" "swfilt" "(config2:0)" "rand_en"; do
-	grep -qF -- "$s" <<<"$out" || { echo "FAIL list (zen5) lacks '$s'"; fail=1; }
+	check "list (zen5) has '$s'" grep -qF -- "$s" <<<"$out"
 done
 out=$(HWS_SYSFS_ROOT=$trees/amd-vm "$HWS_BIN" list 2>&1)
-grep -q "amd_ibs.*not usable" <<<"$out" || { echo "FAIL list (vm): amd_ibs not marked unusable"; fail=1; }
-grep -q "virtualised" <<<"$out" || { echo "FAIL list (vm): no reason"; fail=1; }
-[ $fail = 0 ] && echo "ibs dry-run: all cases passed"
-exit $fail
+check "list (vm): amd_ibs marked not usable" grep -q "amd_ibs.*not usable" <<<"$out"
+check "list (vm): the reason" grep -q "virtualised" <<<"$out"
+finish

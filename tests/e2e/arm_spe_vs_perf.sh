@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 #
 # Differential test of the Arm SPE decoder against the real perf (6.1, on x86: perf decodes
-# SPE AUX data offline). bench_spe_gen writes random well-formed SPE records for several
+# SPE AUX data offline). gen_arm_spe writes random well-formed SPE records for several
 # CPUs, cut into AUXTRACE chunks at random packet boundaries, with AUXTRACE_INFO, TIME_CONV
 # and a CPUID header naming a MIDR. Then, per CPU and in order:
 #   - every packet perf report -D prints (PADs aside) == the "desc" of every packet in
@@ -15,38 +15,37 @@
 #     Neoverse; hwsample names no level. Only the level/snoop bits are masked for those.
 #   - AUXTRACE_INFO v2 (per-CPU metadata, perf >= 6.13): perf 6.1 takes the version word for
 #     the PMU type and synthesizes no samples; its -D dump is still compared.
-set -u
-: "${HWS_BIN:?}" "${HWS_BUILD_DIR:?}"
-GEN=$HWS_BUILD_DIR/tests/bench/bench_spe_gen
-command -v perf >/dev/null || { echo "SKIP: perf not installed"; exit 77; }
-command -v python3 >/dev/null || { echo "SKIP: python3 not installed"; exit 77; }
-[ -x "$GEN" ] || { echo "SKIP: $GEN not built"; exit 77; }
-"$HWS_BIN" dump --help >/dev/null 2>&1 || { echo "SKIP: hwsample dump not built"; exit 77; }
-
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fail=0
+. "$(dirname "$0")/lib/common.sh"
+GEN=$HWS_GEN/gen_arm_spe
+need_perf
+need_python3
+need_gen arm_spe
+"$HWS_BIN" dump --help >/dev/null 2>&1 || skip "hwsample dump not built"
 
 run_case() { # seed midr cpus records [--v2]
 	local seed=$1 midr=$2 cpus=$3 n=$4 v2=${5:-}
-	local f=$T/spe-$seed.data
-	"$GEN" -o "$f" -s "$seed" -m "$midr" -c "$cpus" -n "$n" --max-chunk 700 $v2 || {
-		echo "FAIL: generator seed $seed"; fail=1; return; }
-	perf report -D -i "$f" >"$T/d.txt" 2>"$T/d.err" || { echo "FAIL: perf report -D"; fail=1; return; }
+	local f=$TMP/spe-$seed.data
+	check "generator seed $seed" \
+		"$GEN" -o "$f" -s "$seed" -m "$midr" -c "$cpus" -n "$n" --max-chunk 700 $v2 || return
+	check "perf report -D (seed $seed)" perf report -D -i "$f" >"$TMP/d.txt" 2>"$TMP/d.err" ||
+		return
 	if [ -z "$v2" ]; then
-		perf script -i "$f" --itrace=i1i --ns \
-			-F cpu,tid,pid,time,ip,addr,phys_addr,data_src,weight >"$T/s.txt" 2>"$T/s.err" ||
-			{ echo "FAIL: perf script"; cat "$T/s.err"; fail=1; return; }
+		check "perf script (seed $seed)" perf script -i "$f" --itrace=i1i --ns \
+			-F cpu,tid,pid,time,ip,addr,phys_addr,data_src,weight >"$TMP/s.txt" 2>"$TMP/s.err" ||
+			{ cat "$TMP/s.err"; return; }
 	else
-		: >"$T/s.txt"
+		: >"$TMP/s.txt"
 	fi
-	"$HWS_BIN" dump --json --raw --no-sym -i "$f" >"$T/h.json" 2>"$T/h.err" ||
-		{ echo "FAIL: hwsample dump"; cat "$T/h.err"; fail=1; return; }
+	check "hwsample dump (seed $seed)" "$HWS_BIN" dump --json --raw --no-sym -i "$f" \
+		>"$TMP/h.json" 2>"$TMP/h.err" || { cat "$TMP/h.err"; return; }
 	# the packet-length walk has an AVX2 and an SSE2 path: both must give the same text
-	HWS_SPE_NO_AVX2=1 "$HWS_BIN" dump --json --raw --no-sym -i "$f" >"$T/h2.json" 2>"$T/h2.err" &&
-		cmp -s "$T/h.json" "$T/h2.json" ||
-		{ echo "FAIL: dump differs with HWS_SPE_NO_AVX2=1 (seed=$seed midr=$midr)"; fail=1; }
-	python3 - "$T/d.txt" "$T/s.txt" "$T/h.json" "$n" "$v2" "seed=$seed midr=$midr cpus=$cpus" <<'EOF' || fail=1
+	HWS_SPE_NO_AVX2=1 "$HWS_BIN" dump --json --raw --no-sym -i "$f" >"$TMP/h2.json" 2>"$TMP/h2.err"
+	eq "dump with HWS_SPE_NO_AVX2=1 (seed=$seed midr=$midr): exit code" "$?" 0
+	check "dump with HWS_SPE_NO_AVX2=1 gives the same text (seed=$seed midr=$midr)" \
+		cmp -s "$TMP/h.json" "$TMP/h2.json"
+	check "seed=$seed midr=$midr: perf and hwsample agree on every packet and sample" \
+		python3 - "$TMP/d.txt" "$TMP/s.txt" "$TMP/h.json" "$n" "$v2" \
+		"seed=$seed midr=$midr cpus=$cpus" <<'EOF'
 import json, re, sys
 dump, script, hj, n, v2, label = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6]
 errs = []
@@ -141,4 +140,4 @@ run_case 4 0x410fd400 2 300
 run_case 5 0x410fd034 3 400
 run_case 6 0x410fd0c0 1 2000
 run_case 7 0x410fd0c0 2 300 --v2
-exit $fail
+finish

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_pebs_gen: write a perf.data file of synthetic Intel PEBS samples as the kernel
+ * gen_intel_pebs: write a perf.data file of synthetic Intel PEBS samples as the kernel
  * would record them for `perf mem record` / `perf c2c record`, with random but realistic
  * DATA_SRC / WEIGHT(_STRUCT) / PHYS_ADDR values, for the differential test against perf
- * (tests/e2e/pebs_vs_perf.sh) and the decode benchmark (scripts/bench-pebs).
+ * (tests/e2e/intel_pebs_vs_perf.sh) and the decode benchmark (scripts/bench-pebs).
  *
- *   bench_pebs_gen -o FILE [-n SAMPLES] [-s SEED] [-m skl|spr|adl] [--plain-weight]
+ *   gen_intel_pebs -o FILE [-n SAMPLES] [-s SEED] [-m skl|spr|adl] [--plain-weight]
  *                  [--page-sizes] [--garbage PERCENT]
  *
  * Events (PMU "cpu", type 4): cpu/mem-loads,ldlat=30/P (0x1cd) and cpu/mem-stores/P
@@ -14,7 +14,7 @@
  * 5.12), plus DATA_PAGE_SIZE|CODE_PAGE_SIZE with --page-sizes. Headers: ARCH x86_64,
  * CPUID GenuineIntel, NRCPUS, PMU_MAPPINGS.
  *
- * data_src is built like arch/x86/events/intel/ds.c (6.1) does: the SNB+ DSE table with the
+ * data_src is built like Linux 6.1 arch/x86/events/intel/ds.c does: the SNB+ DSE table with the
  * SKL overrides (skl), plus BLK bits (spr, adl), plus the Gracemont table for some samples
  * (adl); TLB/lock from the status bits; stores as HSW (L1 hit/miss) or SPR store latency.
  * Weights: var1 = load latency; var2 = instruction latency on spr/adl; var3 = 0.
@@ -32,7 +32,7 @@
 #define ID_LOAD	 201
 #define ID_STORE 202
 
-/* uapi PERF_MEM_* helpers (values from perf-facts.md section 4) */
+/* uapi PERF_MEM_* helpers (values of Linux include/uapi/linux/perf_event.h) */
 #define S(v, sh)  ((uint64_t)(v) << (sh))
 #define OP(x)	  S(x, 0)
 #define LVL(x)	  S(x, 5)
@@ -336,7 +336,7 @@ int main(int argc, char **argv)
 
 	w = hws_perf_writer__new(out, false);
 	if (!w) {
-		fprintf(stderr, "bench_pebs_gen: %s: %s\n", out, strerror(errno));
+		fprintf(stderr, "gen_intel_pebs: %s: %s\n", out, strerror(errno));
 		return 1;
 	}
 	memset(&a, 0, sizeof(a));
@@ -375,7 +375,7 @@ int main(int argc, char **argv)
 	if (!ret)
 		ret = flush(w, &b) != 0;
 	if (hws_perf_writer__close(w) || ret) {
-		fprintf(stderr, "bench_pebs_gen: writing %s failed\n", out);
+		fprintf(stderr, "gen_intel_pebs: writing %s failed\n", out);
 		return 1;
 	}
 	return 0;

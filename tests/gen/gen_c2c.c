@@ -1,16 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_c2c_gen: write a perf.data file of memory samples with a known sharing ground truth,
+ * gen_c2c: write a perf.data file of memory samples with a known sharing ground truth,
  * for the c2c tests (tests/e2e/c2c_*.sh) and the benchmark (scripts/bench-c2c).
  *
- *   bench_c2c_gen -o FILE -v intel|ibs|ibs-zen3|ibs-zen4|ibs-perf|spe [-n SAMPLES] [-s SEED] [-t
- * TRUTH]
- *                 [-L L1D_LINE_SIZE (writes a CACHE header)]
- *   bench_c2c_gen -T FILE: CPU time of the shared decode pipeline alone (a callback that only
- *                 counts), of the c2c aggregation on top, and of hws_c2c__finish (best of 3;
- *                 decoding in one thread unless HWS_DECODE_THREADS says otherwise; as c2c
- *                 report decodes: in file order unless HWS_DECODE_ORDERED=1, NUMA nodes
- *                 from the file)
+ *   gen_c2c -o FILE -v intel|ibs|ibs-zen3|ibs-zen4|ibs-perf|spe [-n SAMPLES] [-s SEED]
+ *           [-t TRUTH] [-L L1D_LINE_SIZE (writes a CACHE header)]
  *
  * One scenario, three encodings. The data are this program's own 64-byte aligned globals
  * (in .data, so the file-backed RW mapping covers them) and the code addresses are its own
@@ -49,13 +43,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <hwsample/c2c.h>
-#include <hwsample/decode.h>
 #include <hwsample/perfdata.h>
-#include <hwsample/registry.h>
 
 #define PID	   4242
 #define NR_THREADS 8
@@ -431,7 +421,7 @@ static void write_sideband(struct buf *b, uint64_t id)
 	for (int t = 1; t <= NR_THREADS; t++)
 		write_comm(b, PID + t, "c2c-gen", id);
 	if (write_mmaps(b, id)) {
-		fprintf(stderr, "bench_c2c_gen: cannot read /proc/self/maps\n");
+		fprintf(stderr, "gen_c2c: cannot read /proc/self/maps\n");
 		exit(1);
 	}
 }
@@ -912,104 +902,14 @@ static void write_truth(const char *path)
 	fclose(f);
 }
 
-/* ------------------------------------------------------------------ -T: where the time goes */
-
-static double cpu_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
-static int count_only(void *ctx, const struct hws_sample *s)
-{
-	(void)s;
-	(*(uint64_t *)ctx)++;
-	return 0;
-}
-
-static int cpu_node(void *ctx, int cpu)
-{
-	return hws_perf_reader__cpu_node(ctx, cpu);
-}
-
-/*
- * Decode @path (static backends, symbols on, decode order and NUMA nodes as c2c report) three
- * ways, best of @rounds:
- * with a callback that only counts (the shared decode pipeline: c2c's floor), into
- * hws_c2c__add (decode + aggregation), and hws_c2c__finish (classification, sorting,
- * percentiles, symbols of the reported lines). Prints CPU milliseconds.
- */
-static int time_decode(const char *path, int rounds)
-{
-	double best[3] = {1e18, 1e18, 1e18};
-	const char *ord = getenv("HWS_DECODE_ORDERED");
-	bool unordered = !(ord && !strcmp(ord, "1"));
-	uint64_t n = 0;
-	char err[256];
-
-	for (int r = 0; r < rounds; r++) {
-		for (int mode = 0; mode < 2; mode++) {
-			struct hws_decoder_opts o = {
-			    .sz = sizeof(o), .srcline = true, .unordered = unordered};
-			struct hws_c2c_opts co = {.sz = sizeof(co), .cpu_node = cpu_node};
-			struct hws_registry *reg = hws_registry__new();
-			struct hws_perf_reader *rd;
-			struct hws_decoder *d = NULL;
-			struct hws_c2c *c = NULL;
-			double t0, t1, t2;
-			int e = 0, rc;
-
-			if (!reg || hws_registry__add_static(reg, err, sizeof(err)) < 0)
-				return -ENOMEM;
-			t0 = cpu_ms();
-			rd = hws_perf_reader__open(path, NULL);
-			e = rd ? 0 : -errno;
-			if (!rd) {
-				hws_registry__delete(reg);
-				return e ? e : -EINVAL;
-			}
-			d = hws_decoder__new(rd, reg, &o);
-			co.cpu_node_ctx = rd;
-			c = mode ? hws_c2c__new(&co) : NULL;
-			if (!mode)
-				n = 0;
-			rc = !d || (mode && !c) ? -ENOMEM
-			     : mode		? hws_decoder__run(d, hws_c2c__sample_fn, c)
-						: hws_decoder__run(d, count_only, &n);
-			t1 = cpu_ms();
-			if (!rc && mode)
-				rc = hws_c2c__finish(c, hws_decoder__symbols(d));
-			t2 = cpu_ms();
-			if (t1 - t0 < best[mode])
-				best[mode] = t1 - t0;
-			if (mode && t2 - t1 < best[2])
-				best[2] = t2 - t1;
-			hws_c2c__delete(c);
-			hws_decoder__delete(d);
-			hws_perf_reader__close(rd);
-			hws_registry__delete(reg);
-			if (rc)
-				return rc < 0 ? rc : -ENOMEM;
-		}
-	}
-	printf("samples %llu\ndecode_ms %.1f\nc2c_add_ms %.1f\nc2c_finish_ms %.1f\n",
-	       (unsigned long long)n, best[0], best[1] - best[0], best[2]);
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
-	const char *out = NULL, *vendor = "intel", *truth = NULL, *timed = NULL;
+	const char *out = NULL, *vendor = "intel", *truth = NULL;
 	long n = 20000;
 	int o, err;
 
-	while ((o = getopt(argc, argv, "o:v:n:s:t:L:T:h")) != -1) {
+	while ((o = getopt(argc, argv, "o:v:n:s:t:L:h")) != -1) {
 		switch (o) {
-		case 'T':
-			timed = optarg;
-			break;
 		case 'o':
 			out = optarg;
 			break;
@@ -1029,24 +929,14 @@ int main(int argc, char **argv)
 			cache_line = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
 		default:
-			fprintf(stderr, "usage: bench_c2c_gen -o FILE -v "
+			fprintf(stderr, "usage: gen_c2c -o FILE -v "
 					"intel|ibs|ibs-zen3|ibs-zen4|ibs-perf|spe [-n SAMPLES] "
-					"[-s SEED] [-t TRUTH] [-L L1D_LINE]\n"
-					"       bench_c2c_gen -T FILE   (CPU ms: decode floor, c2c "
-					"aggregation, c2c finish)\n");
+					"[-s SEED] [-t TRUTH] [-L L1D_LINE]\n");
 			return o == 'h' ? 0 : 2;
 		}
 	}
-	if (timed) {
-		/* one thread, so CPU time differences are the c2c work alone */
-		setenv("HWS_DECODE_THREADS", "0", 0);
-		err = time_decode(timed, 3);
-		if (err)
-			fprintf(stderr, "bench_c2c_gen: %s: %s\n", timed, strerror(-err));
-		return err ? 1 : 0;
-	}
 	if (!out || n <= 0) {
-		fprintf(stderr, "bench_c2c_gen: -o FILE and a positive -n are needed\n");
+		fprintf(stderr, "gen_c2c: -o FILE and a positive -n are needed\n");
 		return 2;
 	}
 	if (!strcmp(vendor, "intel"))
@@ -1062,12 +952,11 @@ int main(int argc, char **argv)
 	else if (!strcmp(vendor, "spe"))
 		err = gen_spe(out, n);
 	else {
-		fprintf(stderr,
-			"bench_c2c_gen: -v intel, ibs, ibs-zen3, ibs-zen4, ibs-perf or spe\n");
+		fprintf(stderr, "gen_c2c: -v intel, ibs, ibs-zen3, ibs-zen4, ibs-perf or spe\n");
 		return 2;
 	}
 	if (err) {
-		fprintf(stderr, "bench_c2c_gen: %s: %s\n", out, strerror(-err));
+		fprintf(stderr, "gen_c2c: %s: %s\n", out, strerror(-err));
 		return 1;
 	}
 	if (truth)

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """Compare hwsample's decoding of PEBS-style samples with perf's, sample by sample.
 
-usage: pebs_cmp.py PERF_REPORT_D PERF_SCRIPT HWS_JSONL [FLAGS]
+usage: intel_pebs_cmp.py PERF_REPORT_D PERF_SCRIPT HWS_JSONL [FLAGS]
 
 PERF_REPORT_D: `perf report -D` output (raw values: time, cpu, pid/tid, misc, ip, period, addr,
   weight var1,var2,var3 or plain weight, data_src hex, phys_addr, page sizes).
@@ -82,7 +82,7 @@ def parse_script(path, plain, nophys):
             d["weight"], d["ins_lat"] = int(nums[0]), int(nums[1])
             d["ip"], d["phys"] = int(nums[2], 16), int(nums[3], 16)
             fields = text.split("|")
-            # builtin-script.c data_src__fprintf: "%16x %s" into char[100], so the decoded
+            # perf's builtin-script.c data_src__fprintf: "%16x %s" into char[100], so the decoded
             # text holds at most 82 characters ("|OP ..."); within a word (6 chars) of
             # that the last field may be cut (its trailing blanks look like padding)
             complete = fields if len(fields) >= 6 and len(text) + 1 < 82 - 6 else fields[:-1]

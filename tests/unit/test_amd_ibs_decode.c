@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * amd_ibs decode() and raw_json(): the published register values of vectors.md (golden
- * byte arrays in tests/golden/amd_ibs/), the two real records of tests/fixtures/60secs,
- * the kernel's data_src mapping (expected values computed by hand from the uapi bit
- * values, perf-facts.md section 4), the Zen 3 errata, Zen 5 page size, Val/En skipping
- * and truncated blobs.
+ * amd_ibs decode() and raw_json(): the published register values of
+ * tests/golden/amd_ibs/ibs_records.h (golden byte arrays, with their sources), the two real records
+ * of tests/fixtures/60secs, the kernel's data_src mapping (expected values computed by hand from
+ * the uapi bit values of Linux include/uapi/linux/perf_event.h), the Zen 3 errata, Zen 5 page size,
+ * Val/En skipping and truncated blobs.
  */
 #include <stdio.h>
 #include <stdlib.h>

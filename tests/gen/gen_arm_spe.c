@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench_spe_gen: write a perf.data holding random but well-formed Arm SPE records, for the
- * differential test against perf (tests/e2e/spe_vs_perf.sh) and the benchmark
+ * gen_arm_spe: write a perf.data holding random but well-formed Arm SPE records, for the
+ * differential test against perf (tests/e2e/arm_spe_vs_perf.sh) and the benchmark
  * (scripts/bench-spe).
  *
- *   bench_spe_gen -o FILE [-n RECORDS] [-s SEED] [-m MIDR] [-c CPUS] [--v2] [--no-split]
- *                 [--pipe] [--max-chunk BYTES] [--switches [--aux-late TICKS]]
+ *   gen_arm_spe -o FILE [-n RECORDS] [-s SEED] [-m MIDR] [-c CPUS] [--v2] [--no-split]
+ *               [--pipe] [--max-chunk BYTES] [--switches [--aux-late TICKS]]
  *
  * The file has: AUXTRACE_INFO (ARM_SPE, v1 {PMU type, per-cpu-mmaps} or --v2 per-CPU
  * metadata), TIME_CONV, one arm_spe_0 attr (id 1), headers ARCH=aarch64, CPUID=MIDR,
@@ -20,7 +20,7 @@
  * congruent to it modulo 16, so alignment packets mean the same to perf (which aligns on
  * the buffer address) and to hwsample (which aligns on the stream position).
  *
- * --switches (tests/e2e/spe_switch_vs_perf.sh): no CONTEXT packets, so the pid/tid of a
+ * --switches (tests/e2e/arm_spe_switch_vs_perf.sh): no CONTEXT packets, so the pid/tid of a
  * record comes from the task on its CPU at its time. A second attr (id 2, a dummy:u tracking
  * event with context_switch=1, sample_id_all; trailer TID, TIME, ID, CPU, IDENTIFIER, so its
  * switch records are 56 bytes) owns PERF_RECORD_SWITCH_CPU_WIDE records: switch-outs
@@ -292,7 +292,7 @@ static size_t olen;
 static void oflush(void)
 {
 	if (olen && hws_perf_writer__write(w, obuf, olen)) {
-		fprintf(stderr, "bench_spe_gen: write failed\n");
+		fprintf(stderr, "gen_arm_spe: write failed\n");
 		exit(1);
 	}
 	olen = 0;
@@ -509,7 +509,7 @@ static void usage(void)
 {
 	fprintf(
 	    stderr,
-	    "usage: bench_spe_gen -o FILE [-n RECORDS] [-s SEED] [-m MIDR] [-c CPUS] "
+	    "usage: gen_arm_spe -o FILE [-n RECORDS] [-s SEED] [-m MIDR] [-c CPUS] "
 	    "[--v2] [--no-split] [--pipe] [--max-chunk BYTES] [--switches [--aux-late TICKS]]\n");
 	exit(2);
 }
@@ -573,7 +573,7 @@ int main(int argc, char **argv)
 
 	w = hws_perf_writer__new(path, pipe);
 	if (!w) {
-		fprintf(stderr, "bench_spe_gen: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "gen_arm_spe: %s: %s\n", path, strerror(errno));
 		return 1;
 	}
 	memset(&attr, 0, sizeof(attr));
@@ -732,7 +732,7 @@ int main(int argc, char **argv)
 	}
 	oflush();
 	if (hws_perf_writer__close(w)) {
-		fprintf(stderr, "bench_spe_gen: close failed\n");
+		fprintf(stderr, "gen_arm_spe: close failed\n");
 		return 1;
 	}
 	for (unsigned int c = 0; c < ncpus; c++) {

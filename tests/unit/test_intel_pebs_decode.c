@@ -8,7 +8,8 @@
  *    the decoded data source and weights). When the perf.data reader is present the
  *    samples come from the file itself; the raw values are then also checked against
  *    perf report -D. Without it the raw values come from the report -D text.
- * 2. Hand-built cases from perf-facts.md section 4 (WEIGHT vs WEIGHT_STRUCT, var2,
+ * 2. Hand-built cases from the kernel's rules (Linux arch/x86/events/intel/ds.c; WEIGHT vs
+ *    WEIGHT_STRUCT, var2,
  *    EXACT_IP, zero addresses, PHYS_ADDR, page sizes, HITM / remote / DRAM / blocked).
  * 3. raw_json: weight parts and data_src fields by name.
  *

@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: MIT
 /*
  * Arm SPE raw JSON (backends/arm_spe/spe_raw.c, the text of dump --raw):
- * 1. the crafted records of spe_raw_cases.h (every header byte, extended and alignment
+ * 1. the crafted records of arm_spe_raw_cases.h (every header byte, extended and alignment
  *    packets, bad bytes, every hex width, decimal edges, every EVENTS bit, every OP_TYPE,
  *    records longer than the formatter's buffer, random records, MIDR variants) give
  *    exactly the text of the formatter before the table-driven one (golden hashes);
  * 2. two published records give the full text written out below;
  * 3. the text is appended to what the strbuf holds; a strbuf too small gives an error.
- * Its numbers are <hwsample/fmt.h>'s writers, which tests/unit/test_fmt_num.c checks.
+ * Its numbers are <hwsample/fmt.h>'s writers, which tests/unit/test_fmt.c checks.
  */
 
 #include <hwsample/backend.h>
 #include <hwsample/registry.h>
 
 #include "tests.h"
-#include "spe_raw_cases.h"
+#include "arm_spe_raw_cases.h"
 #include "../../backends/arm_spe/spe.h"
 #include "../golden/arm_spe/spe_vectors.h"
 #include "../golden/arm_spe/spe_raw_golden.h"

@@ -320,7 +320,7 @@ int main(void)
 
 	if (s)
 		snprintf(src_dir, sizeof(src_dir), "%s", s);
-	else /* __FILE__ is <src>/tests/unit/test_ibs_encode.c */
+	else /* __FILE__ is <src>/tests/unit/test_amd_ibs_encode.c */
 		snprintf(src_dir, sizeof(src_dir), "%.*s",
 			 (int)(strstr(__FILE__, "/tests/unit/") - __FILE__), __FILE__);
 	ops = hws_backend_entry_amd_ibs(hws_host__get());

@@ -7,11 +7,11 @@
 # records before the same error). A file that shrinks while mapped ends with an error.
 # hws-test: static-too
 . "$(dirname "$0")/lib/common.sh"
-B=${HWS_BUILD_DIR:?}/tests/bench
-[ -x "$B/bench_pebs_gen" ] && [ -x "$B/bench_spe_gen" ] || skip "bench generators not built"
+need_gen intel_pebs arm_spe
+B=$HWS_GEN
 
-"$B/bench_pebs_gen" -o "$TMP/pebs.data" -n 20000 -m spr -s 7 >/dev/null || fail "pebs gen"
-"$B/bench_spe_gen" -o "$TMP/spe.data" -n 20000 -c 2 -s 3 >/dev/null || fail "spe gen"
+"$B/gen_intel_pebs" -o "$TMP/pebs.data" -n 20000 -m spr -s 7 >/dev/null || fail "pebs gen"
+"$B/gen_arm_spe" -o "$TMP/spe.data" -n 20000 -c 2 -s 3 >/dev/null || fail "spe gen"
 files="$TMP/pebs.data $TMP/spe.data"
 for f in "$HWS_FIXTURES"/*/perf.data* "$HWS_FIXTURES"/*/*.data; do
 	[ -f "$f" ] && case $f in *.txt) ;; *) files="$files $f" ;; esac
@@ -63,7 +63,7 @@ done
 # the file shrinks while dump reads it (blocked on a full pipe): mid-page, the rest of the
 # page reads as zeros and the reader says the file shrank; at a page boundary the mapping
 # raises SIGBUS and the CLI says what happened. Either way exit 1, never a signal death.
-"$B/bench_pebs_gen" -o "$TMP/big.data" -n 200000 -m spr -s 3 >/dev/null || fail "pebs gen"
+"$B/gen_intel_pebs" -o "$TMP/big.data" -n 200000 -m spr -s 3 >/dev/null || fail "pebs gen"
 mkfifo "$TMP/fifo"
 for cut in 1000000 1003520; do
 	cp "$TMP/big.data" "$TMP/shrink.data"
@@ -79,5 +79,5 @@ for cut in 1000000 1003520; do
 	eq "shrunk to $cut: exit code" "$?" 1
 	check "shrunk to $cut: the message says the file shrank" grep -q shrank "$TMP/shrink.err"
 done
-echo "reader_mmap: $CHECKS checks over $n sample lines, $FAILS failures"
+echo "perfdata_mmap: $CHECKS checks over $n sample lines, $FAILS failures"
 [ "$FAILS" = 0 ]
