@@ -2,8 +2,9 @@
 /*
  * Where c2c report's CPU time goes, on a perf.data file (e.g. one from tests/gen/gen_c2c):
  * the shared decode pipeline alone (a callback that only counts), the c2c aggregation on
- * top of it, and hws_c2c__finish (best of 3; decoding in one thread unless
- * HWS_DECODE_THREADS says otherwise; as c2c report decodes: in file order unless
+ * top of it, and hws_c2c__finish (best of 3; decoding in one thread: no read_ahead in the
+ * decoder's options, so CPU time differences are the c2c work alone; as c2c report decodes:
+ * in file order unless
  * HWS_DECODE_ORDERED=1, NUMA nodes from the file). Prints CPU milliseconds, one
  * "name value" per line. Built, never run by ctest; scripts/bench-c2c runs it.
  *
@@ -116,8 +117,6 @@ int main(int argc, char **argv)
 				"c2c finish)\n");
 		return 2;
 	}
-	/* one thread, so CPU time differences are the c2c work alone */
-	setenv("HWS_DECODE_THREADS", "0", 0);
 	err = time_decode(argv[1], 3);
 	if (err)
 		fprintf(stderr, "bench_c2c: %s: %s\n", argv[1], strerror(-err));
