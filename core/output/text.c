@@ -105,7 +105,7 @@ static void put_callchain_text(struct lb *l, struct hws_output *out, const struc
 
 		if (out->syms) {
 			hws_symbols__resolve(out->o.syms, s->pid, ip, false, &sym);
-			if (sym.dso && sym.dso[0] != '[')
+			if (sym.dso && strcmp(sym.dso, "[kernel]"))
 				a = sym.dso_addr;
 		}
 		n = (size_t)(hws_fmt__hex(hex, a) - hex) - 2; /* without its "0x" */
