@@ -153,7 +153,7 @@ static int collect(void *ctx, const struct hws_sample *s)
 	return 0;
 }
 
-static void check_decoder(void)
+static void check_decoder(const char *keep)
 {
 	char path[] = "/tmp/hws_test_cc_XXXXXX";
 	int fd = mkstemp(path);
@@ -232,12 +232,16 @@ static void check_decoder(void)
 	hws_decoder__delete(d);
 	hws_perf_reader__close(r);
 out:
+	if (keep && rename(path, keep))
+		__T("keep the file", 0);
 	unlink(path);
 }
 
-int main(void)
+/* test_decode_callchain [FILE]: with FILE, the file written for the decoder checks is kept
+ * there (the fuzz seed tests/fuzz/corpus/decode/callchain_markers) */
+int main(int argc, char **argv)
 {
 	check_frames();
-	check_decoder();
+	check_decoder(argc > 1 ? argv[1] : NULL);
 	TEST_END();
 }
