@@ -7,8 +7,9 @@
 # `perf script` prints for the same file (address, dso, and symbol+offset in the workload and
 # the kernel: tests/e2e/cc_cmp.py), both ways round. Also: dump --json gives every sample its
 # "callchain" with as many frames as the text, innermost first (frame 0 = the sample's ip);
-# the recursion shows cc_recurse 5 times in one chain (the 6th call, depth 0, is a tail call); the callback cc_cmp is seen; samples of
-# a file recorded without -g have no "callchain".
+# the recursion shows cc_recurse 5 times in one chain (the 6th call, depth 0, is a tail
+# call); the callback cc_cmp is seen; samples of a file recorded without -g have no
+# "callchain".
 . "$(dirname "$0")/lib/common.sh"
 need_perf
 need_sw_events

@@ -115,7 +115,8 @@ if command -v perf >/dev/null &&
 	perf script -i "$TMP/d.data" -F comm,tid,time,ip,sym,symoff,dso 2>"$TMP/perr" |
 		awk '/^\t/ && !/kernel.kallsyms/ {next} {print}' >"$TMP/pk.txt"
 	check "perf script reads the dwarf file" [ -s "$TMP/pk.txt" ]
-	"$HWS_BIN" dump -i "$TMP/d.data" --sym | awk '/^\t/ && !/kernel.kallsyms/ {print "USER " $0; next} {print}' >"$TMP/hk.txt"
+	"$HWS_BIN" dump -i "$TMP/d.data" --sym |
+		awk '/^\t/ && !/kernel.kallsyms/ {print "USER " $0; next} {print}' >"$TMP/hk.txt"
 	eq "dwarf: no user frames made up" "$(grep -c '^USER' "$TMP/hk.txt")" 0
 	python3 "$HWS_SOURCE_DIR/tests/e2e/cc_cmp.py" "$TMP/pk.txt" "$TMP/hk.txt" /nonexistent
 	check "dwarf: kernel frames equal perf script's" [ $? = 0 ]
