@@ -39,7 +39,7 @@ static const char c2c_usage[] =
     "record: loads and stores with data addresses, latency and data source from the best\n"
     "backend here: intel_pebs (mem-loads ldlat=N + mem-stores), amd_ibs (ibs_op, every op),\n"
     "arm_spe (load_filter=1 store_filter=1 min_latency=N pa_enable=1). Other options\n"
-    "(-o FILE, -a, -C, -p, -c, -F, -m, --dry-run ...) go to `hwsample record`.\n"
+    "(-o FILE, -a, -C, -p, -c, -F, -m, -g, --call-graph, --dry-run ...) go to `hwsample record`.\n"
     "  --ldlat N          load latency threshold in cycles (default 30; AMD: not used)\n"
     "  -b NAME            force a backend or PMU (intel_pebs, ibs_op, arm_spe, ...)\n"
     "\n"

@@ -268,6 +268,8 @@ static int open_session(struct record *r, struct run *u)
 	    .overwrite = r->overwrite,
 	    .aux_snapshot = r->snapshot,
 	    .want_data_mmaps = r->data_addr,
+	    .call_graph = r->call_graph,
+	    .stack_size = r->cg_stack_size,
 	    .enable_on_exec = u->enable_on_exec,
 	};
 	int ret;

@@ -157,6 +157,8 @@ static const struct {
     {"hws_session_opts.pids", "a program to run or -p PID"},
     {"hws_session_opts.overwrite", "--overwrite"},
     {"hws_session_opts.aux_snapshot", "-S"},
+    {"hws_session_opts.call_graph/stack_size", "-g/--call-graph"},
+    {"hws_session_opts.call_graph", "-g/--call-graph"},
     {"hws_session__aux_snapshot()", "SIGUSR2"},
     {"hws_event_request.period/freq", "-c/-F"},
     {"hws_event_request.period", "-c"},

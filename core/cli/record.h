@@ -56,6 +56,9 @@ struct record {
 	uint64_t freq, period;
 	bool system_wide, per_thread, no_inherit, overwrite, snapshot, dry_run, quiet;
 	bool data_addr, phys_data;
+	int call_graph;		    /* -g / --call-graph: enum hws_call_graph */
+	uint32_t cg_stack_size;	    /* --call-graph dwarf,SIZE */
+	const char *call_graph_arg; /* as given ("fp", "dwarf,4096"), for the config notes */
 	bool c2c;	/* hidden --c2c (from `hwsample c2c record`): HWS_REQ_C2C to the backends */
 	bool ldlat_set; /* hidden --ldlat N (from `hwsample c2c record`): HWS_REQ_LDLAT */
 	uint32_t ldlat;

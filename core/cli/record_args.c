@@ -33,6 +33,7 @@ static const char record_usage[] =
     "                [-e EVENT[,EVENT...]] [KEY=VALUE ...]\n"
     "                [-F FREQ | -c PERIOD] [-a | -C CPUS | -p PID | --per-thread]\n"
     "                [-m PAGES[,AUXPAGES]] [-o FILE] [--overwrite] [-S] [-d] [--phys-data]\n"
+    "                [-g | --call-graph fp|dwarf[,SIZE]]\n"
     "                [--no-inherit] [--duration SECS] [--dry-run] [-q] [--no-status] [-N]\n"
     "                [--] [PROG [ARGS...]]\n"
     "\n"
@@ -62,6 +63,11 @@ static const char record_usage[] =
     "  -d             sample data addresses (software events: faulting address)\n"
     "  --phys-data    sample physical addresses where the backend can (software\n"
     "                 events: page faults on resident pages, as perf)\n"
+    "  -g             call chains of every sample, by frame pointers (--call-graph fp)\n"
+    "  --call-graph fp|dwarf[,SIZE]  call chains as perf record: fp (the kernel walks\n"
+    "                 frame pointers) or dwarf (user registers and SIZE bytes of user stack,\n"
+    "                 default 8192, copied per sample, unwound when reading); not for AUX\n"
+    "                 trace events (arm_spe): their records carry no call chain\n"
     "  --duration S   stop recording, and the workload, after S seconds (2.5 allowed)\n"
     "  --dry-run      print every perf_event_attr that would be opened (and, with a\n"
     "                 config file, where each value came from); open nothing\n"
@@ -245,6 +251,8 @@ static int note_cli(struct record *r)
 		ret |= note(r, "data_addr", "true");
 	if (r->phys_data)
 		ret |= note(r, "phys_data", "true");
+	if (r->call_graph_arg)
+		ret |= note(r, "call_graph", r->call_graph_arg);
 	if (r->no_inherit)
 		ret |= note(r, "inherit", "false");
 	if (ret) {
@@ -363,6 +371,7 @@ enum {
 	OPT_OVERWRITE,
 	OPT_PHYS_DATA,
 	OPT_DRY_RUN,
+	OPT_CALL_GRAPH,
 	OPT_C2C, /* hidden ones last: never named in messages */
 	OPT_LDLAT,
 };
@@ -373,7 +382,7 @@ enum {
  * is argv as given). ':' (and opterr = 0): hwsample's own messages, and a missing argument
  * told from an unknown option.
  */
-static const char record_optstring[] = "-:hb:e:F:c:NvaC:p:m:o:Sdq";
+static const char record_optstring[] = "-:hb:e:F:c:NvaC:p:m:o:Sdqg";
 
 static const struct option record_options[] = {
     {"help", no_argument, NULL, 'h'},
@@ -400,6 +409,7 @@ static const struct option record_options[] = {
     {"ldlat", required_argument, NULL, OPT_LDLAT}, /* hidden: from `hwsample c2c record` */
     {"phys-data", no_argument, NULL, OPT_PHYS_DATA},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+    {"call-graph", required_argument, NULL, OPT_CALL_GRAPH},
     {"quiet", no_argument, NULL, 'q'},
     {NULL, 0, NULL, 0},
 };
@@ -506,6 +516,23 @@ static int record_option(struct record *r, int o)
 	case 'd':
 		r->data_addr = true;
 		return 0;
+	case 'g':
+		r->call_graph = HWS_CALL_GRAPH_FP;
+		r->cg_stack_size = 0;
+		r->call_graph_arg = "fp";
+		return 0;
+	case OPT_CALL_GRAPH: {
+		char err[512];
+		int ret = hws_call_graph__parse(optarg, &r->call_graph, &r->cg_stack_size, err,
+						sizeof(err));
+
+		if (ret) {
+			fprintf(stderr, "hwsample: --call-graph: %s\n", err);
+			return ret;
+		}
+		r->call_graph_arg = optarg;
+		return 0;
+	}
 	case OPT_C2C:
 		r->c2c = true;
 		return 0;

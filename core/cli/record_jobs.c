@@ -162,6 +162,14 @@ static int apply_run(struct record *r)
 		} else if (!strcmp(it->key, "inherit")) {
 			ret = hws_config__bool(it, &bv, err, sizeof(err));
 			r->no_inherit = !bv;
+		} else if (!strcmp(it->key, "call_graph")) {
+			ret = hws_call_graph__parse(it->value, &r->call_graph, &r->cg_stack_size,
+						    err, sizeof(err));
+			if (ret) {
+				fprintf(stderr, "hwsample: %s: call_graph = %s: %s\n", it->origin,
+					it->value, err);
+				return ret == HWS_E_BAD_ARG ? HWS_E_BAD_CONFIG : ret;
+			}
 		} else if (!strcmp(it->key, "output")) {
 			r->output = it->value;
 		} else if (!strcmp(it->key, "duration")) {

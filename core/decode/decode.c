@@ -51,6 +51,7 @@ struct hws_decoder *hws_decoder__new(struct hws_perf_reader *r, struct hws_regis
 	}
 	d->r = r;
 	d->reg = reg;
+	d->max_stack = d->opts.max_stack ? d->opts.max_stack : DEC_MAX_STACK_DEFAULT;
 	so.srcline = d->opts.srcline;
 	so.max_files = d->opts.max_files;
 	d->syms = hws_symbols__new(&so);
@@ -72,6 +73,7 @@ void hws_decoder__delete(struct hws_decoder *d)
 		free(d->evs[i].cpus);
 	free(d->evs);
 	dec_aux_free(d);
+	dec_cc_free(&d->cc);
 	hws_symbols__delete(d->syms);
 	free(d);
 }
@@ -328,6 +330,9 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 		s.event = ea->name;
 		s.backend = b->ops->name;
 	}
+	/* after the backend, which knows nothing of call chains and may set s.fields whole */
+	if (__builtin_expect(rsp->sample_type & PERF_SAMPLE_CALLCHAIN, 0))
+		dec_callchain(d, c, rsp, &s);
 	c->samples++;
 	c->period += (s.fields & HWS_SF_PERIOD) ? s.period : 1;
 	return fn ? fn(ctx, &s) : 0;

@@ -4,7 +4,8 @@
  * run loops, dispatch, samples), events.c (per-event state: backend, sample layout plans,
  * counters), order.c (time-ordered windows, read-ahead), aux_stream.c (AUXTRACE chunks, AUX
  * streams, the task history AUX samples without pid look up), sideband.c (COMM/MMAP/FORK
- * into the symbol tables, the recording kernel's kallsyms, loss records). Not installed.
+ * into the symbol tables, the recording kernel's kallsyms, loss records), callchain.c (samples'
+ * call chains into frames). Not installed.
  *
  * Invariants:
  *  - calls between the parts go decode.c -> order.c, aux_stream.c, sideband.c, events.c;
@@ -97,6 +98,16 @@ struct ev_state {
 	 * values, which a last-value memo missed on every other sample */
 	struct ds_memo ds[DS_MEMO_SLOTS];
 };
+
+/* callchain.c: the frames of the current sample's call chain (reused by every sample) */
+struct dec_cc {
+	struct hws_frame *buf;
+	uint32_t cap;
+};
+
+/* frames kept per chain unless hws_decoder_opts.max_stack says (perf's PERF_MAX_STACK_DEPTH,
+ * the default of perf script's --max-stack) */
+#define DEC_MAX_STACK_DEFAULT 127
 
 struct aux_stream {
 	void *state;
@@ -219,7 +230,9 @@ struct hws_decoder {
 	uint64_t direct_n;	     /* samples it delivered */
 	struct aux_pend *pend;	     /* [npend] in dispatch order */
 	size_t npend, cappend;
-	uint64_t gen; /* windows started */
+	uint64_t gen;	    /* windows started */
+	struct dec_cc cc;   /* callchain.c */
+	uint32_t max_stack; /* frames kept per call chain (opts.max_stack or the default) */
 };
 
 /* ---- core/decode/events.c ---- */
@@ -278,6 +291,19 @@ void dec_check_host(struct hws_decoder *d);
 void dec_sideband(struct hws_decoder *d, const struct hws_perf_record *rec);
 /* LOST, LOST_SAMPLES, THROTTLE, UNTHROTTLE, AUX: the counters (AUX: also the gap tracker). */
 void dec_loss(struct hws_decoder *d, const struct hws_perf_record *rec);
+
+/* ---- core/decode/callchain.c ---- */
+
+/* A sample's PERF_SAMPLE_CALLCHAIN entries @ips[@nr] into @cc's frames, innermost first,
+ * markers dropped, at most @max_stack frames (more: HWS_CC_TRUNCATED in *flags_out).
+ * 0 (*nr_out frames), HWS_E_BADREC (an unknown marker: no frames) or -ENOMEM. */
+int dec_cc_frames(struct dec_cc *cc, uint32_t max_stack, const uint64_t *ips, uint64_t nr,
+		  uint32_t *nr_out, uint32_t *flags_out);
+/* The call chain of @rs (which has PERF_SAMPLE_CALLCHAIN) into @s: sets HWS_SF_CALLCHAIN when
+ * it has frames; a corrupt chain is counted in @c->callchain_errors and left out. */
+void dec_callchain(struct hws_decoder *d, struct hws_decode_counts *c,
+		   const struct hws_record_sample *rs, struct hws_sample *s);
+void dec_cc_free(struct dec_cc *cc);
 
 /* ---- inline helpers ---- */
 

@@ -288,9 +288,28 @@ static bool put_sym_json(struct lb *l, struct hws_output *out, const struct hws_
 	return false;
 }
 
+/* ,"callchain":[{"ip":"0x.."[,"sym":"..","dso":".."]},...] innermost first */
+static void put_callchain_json(struct lb *l, struct hws_output *out, const struct hws_sample *s,
+			       bool first)
+{
+	lb_add(l, &",\"callchain\":["[first], sizeof(",\"callchain\":[") - 1 - first);
+	for (uint32_t i = 0; i < s->nr_callchain; i++) {
+		if (!lb_reserve(l, HWS_FMT_HEX_MAX + 16))
+			return;
+		memcpy(l->p, &",{\"ip\":\""[!i], sizeof(",{\"ip\":\"") - 1 - !i);
+		l->p += sizeof(",{\"ip\":\"") - 1 - !i;
+		l->p = hws_fmt__hex(l->p, s->callchain[i].ip);
+		*l->p++ = '"';
+		if (out->syms)
+			put_sym_json(l, out, s, s->callchain[i].ip, false, false);
+		lb_add(l, "}", 1);
+	}
+	lb_add(l, "]", 1);
+}
+
 static void sample_json(struct lb *l, struct hws_output *out, const struct hws_sample *s)
 {
-	bool first = true, more = out->syms || out->o.raw;
+	bool first = true, cc = s->fields & HWS_SF_CALLCHAIN, more = out->syms || out->o.raw || cc;
 
 	if (hws__out_json_fast(l, out, s, !more, &first)) {
 		if (l->err || !l->p || !more)
@@ -311,6 +330,8 @@ static void sample_json(struct lb *l, struct hws_output *out, const struct hws_s
 		if (s->fields & HWS_SF_ADDR)
 			first = put_sym_json(l, out, s, s->addr, true, first);
 	}
+	if (cc)
+		put_callchain_json(l, out, s, first);
 	if (out->o.raw)
 		hws__out_raw(l, out, s);
 	lb_add(l, "}\n", 2);
@@ -432,7 +453,7 @@ static __attribute__((noinline)) int sample_any(struct hws_output *out, const st
 int hws_output__sample(struct hws_output *out, const struct hws_sample *s, struct hws_strbuf *sb)
 {
 	/* the common dump --json line: whole from its plan when there is room */
-	if (out->planned && hws__out_json_line(out, s, sb))
+	if (out->planned && !(s->fields & HWS_SF_CALLCHAIN) && hws__out_json_line(out, s, sb))
 		return 0;
 	return sample_any(out, s, sb);
 }

@@ -89,6 +89,57 @@ static size_t text_names_room(const struct hws_sample *s)
 	return n;
 }
 
+/*
+ * The frames of a call chain after the sample line, as perf script prints them: a tab, the
+ * address right-aligned in 16 columns (as the file sees it when it is in one, as perf's
+ * map_ip), then with symbols " name+0xoff (dso)" ("[unknown]" for what is not known), one
+ * frame a line, and an empty line after the last.
+ */
+static void put_callchain_text(struct lb *l, struct hws_output *out, const struct hws_sample *s)
+{
+	for (uint32_t i = 0; i < s->nr_callchain; i++) {
+		uint64_t ip = s->callchain[i].ip, a = ip;
+		struct hws_symbol sym = {0};
+		char hex[HWS_FMT_HEX_MAX];
+		size_t n;
+
+		if (out->syms) {
+			hws_symbols__resolve(out->o.syms, s->pid, ip, false, &sym);
+			if (sym.dso && strcmp(sym.dso, "[kernel]"))
+				a = sym.dso_addr;
+		}
+		n = (size_t)(hws_fmt__hex(hex, a) - hex) - 2; /* without its "0x" */
+		if (!lb_reserve(l, 32))
+			return;
+		*l->p++ = '\t';
+		for (size_t k = n; k < 16; k++)
+			*l->p++ = ' ';
+		memcpy(l->p, hex + 2, n);
+		l->p += n;
+		if (out->syms) {
+			lb_add(l, " ", 1);
+			if (sym.name) {
+				lb_str(l, sym.name);
+				if (lb_reserve(l, HWS_FMT_HEX_MAX + 1)) {
+					*l->p++ = '+';
+					l->p = hws_fmt__hex(l->p, sym.offset);
+				}
+			} else {
+				lb_lit(l, "[unknown]");
+			}
+			lb_lit(l, " (");
+			/* perf's name of the kernel map */
+			if (sym.dso && !strcmp(sym.dso, "[kernel]"))
+				lb_lit(l, "[kernel.kallsyms]");
+			else
+				lb_str(l, sym.dso ? sym.dso : "[unknown]");
+			lb_add(l, ")", 1);
+		}
+		lb_add(l, "\n", 1);
+	}
+	lb_add(l, "\n", 1);
+}
+
 void hws__out_text(struct lb *l, struct hws_output *out, const struct hws_sample *s)
 {
 	const struct csv_names *cn = &hws__out_csv_names;
@@ -195,4 +246,6 @@ void hws__out_text(struct lb *l, struct hws_output *out, const struct hws_sample
 	if (out->o.raw)
 		hws__out_raw(l, out, s);
 	lb_add(l, "\n", 1);
+	if (f & HWS_SF_CALLCHAIN)
+		put_callchain_text(l, out, s);
 }

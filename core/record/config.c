@@ -47,6 +47,8 @@ const struct hws_config_key hws_config_run_keys[] = {
     {"data_addr", HWS_CFG_BOOL, 0, 0, NULL, "-d", "sample data addresses"},
     {"phys_data", HWS_CFG_BOOL, 0, 0, NULL, "--phys-data", "sample physical addresses"},
     {"inherit", HWS_CFG_BOOL, 0, 0, NULL, "--no-inherit", "follow children of the workload"},
+    {"call_graph", HWS_CFG_STRING, 0, 0, NULL, "-g/--call-graph",
+     "call chains: fp or dwarf[,SIZE] (as perf record)"},
     {.name = NULL},
 };
 

@@ -279,6 +279,80 @@ static bool any_aux(const struct hws_session *s)
 	return false;
 }
 
+/* perf's user registers for dwarf unwinding (its PERF_REGS_MASK) */
+#if defined(__x86_64__)
+/* AX..R15 without DS, ES, FS, GS */
+#define CG_REGS_MASK (((1ULL << 24) - 1) & ~(0xfULL << 12))
+#elif defined(__aarch64__)
+#define CG_REGS_MASK ((1ULL << 33) - 1) /* x0..x30, sp, pc */
+#else
+#define CG_REGS_MASK 0ULL
+#endif
+
+/*
+ * The call-graph bits as perf record's evsel__config_callchain() sets them: CALLCHAIN; with
+ * dwarf, user registers and a copy of the user stack, the kernel's chain without its user
+ * part (unwound from the copy instead), and data addresses (perf record samples them for
+ * dwarf unwinding). On a precise (PEBS) event CALLCHAIN keeps the kernel from using large
+ * PEBS, as with perf: the kernel takes the chain at the interrupt.
+ */
+static void call_graph_bits(struct hws_perf_event_attr *a, const struct hws_session_opts *o)
+{
+	a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (o->call_graph != HWS_CALL_GRAPH_DWARF || !CG_REGS_MASK)
+		return;
+	a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER | PERF_SAMPLE_ADDR |
+			  PERF_SAMPLE_DATA_SRC;
+	a->sample_regs_user |= CG_REGS_MASK;
+	a->sample_stack_user = o->stack_size ? o->stack_size : HWS_CALL_GRAPH_DEFAULT_STACK;
+	a->exclude_callchain_user = 1;
+}
+
+int hws_call_graph__parse(const char *arg, int *mode, uint32_t *stack_size, char *err,
+			  size_t errlen)
+{
+	static const char valid[] = "valid: fp, dwarf, dwarf,SIZE (bytes of user stack per "
+				    "sample, default 8192, at most 65528)";
+	unsigned long long v;
+	char *end;
+
+	*mode = HWS_CALL_GRAPH_NONE;
+	*stack_size = 0;
+	if (!arg || !*arg) {
+		snprintf(err, errlen, "call graph mode missing; %s", valid);
+		return HWS_E_BAD_ARG;
+	}
+	if (!strcmp(arg, "fp")) {
+		*mode = HWS_CALL_GRAPH_FP;
+		return 0;
+	}
+	if (!strcmp(arg, "lbr")) {
+		snprintf(err, errlen,
+			 "call graph mode 'lbr' (last branch records) is not supported; %s", valid);
+		return HWS_E_UNSUPPORTED;
+	}
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ',')) {
+		snprintf(err, errlen, "unknown call graph mode '%s'; %s", arg, valid);
+		return HWS_E_BAD_ARG;
+	}
+	*mode = HWS_CALL_GRAPH_DWARF;
+	*stack_size = HWS_CALL_GRAPH_DEFAULT_STACK;
+	if (!arg[5])
+		return 0;
+	errno = 0;
+	v = strtoull(arg + 6, &end, 0);
+	if (errno || end == arg + 6 || *end || arg[6] == '-' || !v ||
+	    (v + 7) / 8 * 8 > HWS_CALL_GRAPH_MAX_STACK) {
+		snprintf(err, errlen, "stack dump size '%s' in '%s': expected 1..%u bytes; %s",
+			 arg + 6, arg, HWS_CALL_GRAPH_MAX_STACK, valid);
+		*mode = HWS_CALL_GRAPH_NONE;
+		*stack_size = 0;
+		return HWS_E_BAD_ARG;
+	}
+	*stack_size = (uint32_t)((v + 7) / 8 * 8); /* as perf: rounded up to u64s */
+	return 0;
+}
+
 int hws_session__prepare(struct hws_session *s, char *err, size_t errlen)
 {
 	const struct hws_session_opts *o = &s->opts;
@@ -323,7 +397,28 @@ int hws_session__prepare(struct hws_session *s, char *err, size_t errlen)
 			 s->ev[0].desc.name);
 		return HWS_E_BAD_ARG;
 	}
+	if (o->call_graph < HWS_CALL_GRAPH_NONE || o->call_graph > HWS_CALL_GRAPH_DWARF ||
+	    (o->call_graph == HWS_CALL_GRAPH_DWARF &&
+	     (o->stack_size % 8 || o->stack_size > HWS_CALL_GRAPH_MAX_STACK))) {
+		snprintf(err, errlen,
+			 "call graph mode %d with stack size %u: use enum hws_call_graph and a "
+			 "stack size that is a multiple of 8 up to %u "
+			 "(hws_session_opts.call_graph/stack_size)",
+			 o->call_graph, o->stack_size, HWS_CALL_GRAPH_MAX_STACK);
+		return HWS_E_BAD_ARG;
+	}
 	for (int e = 0; e < s->nr_events; e++) {
+		if (o->call_graph && (s->ev[e].desc.flags & HWS_EVF_AUX)) {
+			snprintf(err, errlen,
+				 "event %s: its samples are decoded from hardware trace data (AUX "
+				 "area), whose records carry no call chain; record it without call "
+				 "chains (hws_session_opts.call_graph)",
+				 s->ev[e].desc.name);
+			return HWS_E_UNSUPPORTED;
+		}
+		/* perf record: data addresses with dwarf unwinding (the maps of the stack) */
+		if (o->call_graph == HWS_CALL_GRAPH_DWARF)
+			want_addr = true;
 		if (s->ev[e].desc.attr.sample_type & PERF_SAMPLE_ADDR)
 			want_addr = true;
 		if ((s->ev[e].desc.flags & HWS_EVF_CPU_ONLY) && !cpu_mode) {
@@ -357,6 +452,8 @@ int hws_session__prepare(struct hws_session *s, char *err, size_t errlen)
 			a->watermark = 0;
 			a->wakeup_watermark = 0;
 		}
+		if (o->call_graph)
+			call_graph_bits(a, o);
 		if (s->ev[e].desc.flags & HWS_EVF_AUX)
 			a->aux_watermark = hws_aux__default_watermark(
 			    (size_t)s->aux_pages * (size_t)s->page_size, o->aux_snapshot);

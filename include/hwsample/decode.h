@@ -11,6 +11,8 @@
  *    sizes, weight, data_src normalized, raw pointer; WEIGHT's low 32 bits / WEIGHT_STRUCT's
  *    var1 go to lat_total and var2 to lat_ins as perf reads them), then hands it to the
  *    event's backend (ops->decode) which may refine or replace vendor fields, or skip it;
+ *    a PERF_SAMPLE_CALLCHAIN goes to s->callchain (frames innermost first, PERF_CONTEXT_*
+ *    markers turned into each frame's ctx, at most opts.max_stack frames);
  *  - AUXTRACE: feeds the chunk to the AUX backend's ops->aux_decode with per-stream (idx)
  *    state the decoder allocates (ops->aux_stream_size bytes, zeroed); gap=1 where the range
  *    of a PERF_RECORD_AUX with TRUNCATED ends (PARTIAL: where it starts) on that CPU, or
@@ -65,6 +67,9 @@ struct hws_decoder_opts {
 	/* read the next windows of a file in a second thread while the current one is
 	 * processed (not for pipes; a gain only where the two threads share a cache) */
 	bool read_ahead;
+	/* call chains: frames kept per sample (perf script's --max-stack; markers not counted);
+	 * deeper chains are cut with HWS_CC_TRUNCATED. 0: 127, perf's default */
+	uint32_t max_stack;
 };
 
 /* Counters of one (event, CPU) pair. Sums over CPUs/events via HWS_DECODE_ALL. */
@@ -86,6 +91,9 @@ struct hws_decode_counts {
 	uint64_t aux_overwrite;	 /* PERF_AUX_FLAG_OVERWRITE */
 	uint64_t aux_gaps;	 /* AUX chunks decoded with gap=1 */
 	uint64_t auxtrace_bytes; /* AUX bytes carried by PERF_RECORD_AUXTRACE */
+	/* call chains with an unknown PERF_CONTEXT_* marker: the sample is delivered without
+	 * one (a chain whose nr overruns its record makes the record malformed: errors) */
+	uint64_t callchain_errors;
 };
 
 /* Event or CPU index meaning "sum over all" in hws_decoder__counts(). */

@@ -49,7 +49,34 @@ struct hws_session_opts {
 	bool overwrite;		 /* --overwrite: backward rings, read on demand */
 	bool aux_snapshot;	 /* -S */
 	bool want_data_mmaps;	 /* sample data addresses: ask for data MMAP2 records too */
+	/* call chains of every event's samples (perf record -g / --call-graph): enum
+	 * hws_call_graph; events decoded from AUX trace data (HWS_EVF_AUX) carry none and are
+	 * refused with HWS_E_UNSUPPORTED by hws_session__prepare() */
+	int call_graph;
+	/* HWS_CALL_GRAPH_DWARF: user stack bytes copied per sample (0: 8192, as perf); a
+	 * multiple of 8 up to HWS_CALL_GRAPH_MAX_STACK (hws_call_graph__parse() rounds up) */
+	uint32_t stack_size;
 };
+
+/* hws_session_opts.call_graph */
+enum hws_call_graph {
+	HWS_CALL_GRAPH_NONE = 0,
+	HWS_CALL_GRAPH_FP,    /* frame pointers: the kernel walks them (PERF_SAMPLE_CALLCHAIN) */
+	HWS_CALL_GRAPH_DWARF, /* + user registers and a copy of the user stack, unwound when read */
+};
+
+#define HWS_CALL_GRAPH_DEFAULT_STACK 8192
+#define HWS_CALL_GRAPH_MAX_STACK     65528 /* perf's: USHRT_MAX rounded down to 8 */
+
+/*
+ * hws_call_graph__parse() - perf record's --call-graph argument: "fp", "dwarf" or
+ * "dwarf,SIZE" (SIZE in bytes, rounded up to a multiple of 8, at most
+ * HWS_CALL_GRAPH_MAX_STACK). Sets *mode (enum hws_call_graph) and *stack_size (0 for fp).
+ * Return: 0, or HWS_E_BAD_ARG with what is wrong and the valid forms in @err. ("lbr" is
+ * refused as unsupported: HWS_E_UNSUPPORTED.)
+ */
+HWS_API int hws_call_graph__parse(const char *arg, int *mode, uint32_t *stack_size, char *err,
+				  size_t errlen);
 
 #define HWS_SESSION_DEFAULT_PAGES     128 /* 512 KiB, as perf */
 #define HWS_SESSION_DEFAULT_AUX_PAGES 1024

@@ -263,7 +263,7 @@ static void test_key_table(void)
 		__T("has help", k->help && *k->help && k->cli);
 		hws_config__delete(cfg);
 	}
-	__T("run keys", n == 15);
+	__T("run keys", n == 16);
 	__T("backend keys",
 	    hws_config__is_backend_key("events") && !hws_config__is_backend_key("ldlat"));
 }
