@@ -26,7 +26,7 @@
 
 #include "decode/decode_int.h"
 
-/* perf_event.h's enum perf_callchain_context (as u64) */
+/* <linux/perf_event.h>'s enum perf_callchain_context (as u64) */
 #define CTX_HV		 ((uint64_t)-32)
 #define CTX_KERNEL	 ((uint64_t)-128)
 #define CTX_USER	 ((uint64_t)-512)
