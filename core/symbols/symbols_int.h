@@ -72,7 +72,12 @@ struct proc {
 	struct proc *hnext;
 	struct map *maps;
 	size_t nr, alloc;
+	/* opts.exec_history: the image before the last exec (its maps, comm and earlier
+	 * images), newest first, at most MAX_EXEC_IMAGES; not in the hash table */
+	struct proc *prev;
 };
+
+#define MAX_EXEC_IMAGES 8
 
 /* Direct-mapped cache of lookups, keyed by (pid, address, data): the dump path resolves
  * every sample and most samples repeat a recent address. An entry is valid while its

@@ -65,6 +65,9 @@ struct hws_decoder_opts {
 	/* read the next windows of a file in a second thread while the current one is
 	 * processed (not for pipes; a gain only where the two threads share a cache) */
 	bool read_ahead;
+	bool no_demangle;  /* symbols: C++ / Rust names as in the file (perf --no-demangle) */
+	bool exec_history; /* symbols: keep maps across exec() for lookups after the run
+			    * (struct hws_symbols_opts.exec_history) */
 };
 
 /* Counters of one (event, CPU) pair. Sums over CPUs/events via HWS_DECODE_ALL. */

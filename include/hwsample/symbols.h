@@ -43,6 +43,12 @@ struct hws_symbols_opts {
 	 * parameters and qualifiers, as perf -v shows them. Kernel names are never demangled. */
 	bool no_demangle;
 	bool demangle_params;
+	/* keep the maps a process had before each exec() (up to 8 images): an address that
+	 * no current map of the process covers resolves in the newest earlier image mapping
+	 * it. For callers that look addresses up after the run (report, c2c), where samples
+	 * taken before an exec would otherwise meet the new image's maps; without it an exec
+	 * drops the old maps, as perf does while it processes samples in time order. */
+	bool exec_history;
 };
 
 enum hws_sym_kind {
