@@ -6,6 +6,8 @@ set -euo pipefail
 HWS_PACKAGES=(
 	build-essential cmake pkg-config git
 	libpfm4-dev libtraceevent-dev libelf-dev libdw-dev libinih-dev
+	libiberty-dev         # C++ and Rust demangling (cplus_demangle), as perf
+	g++                   # the C++ workload of the demangling test
 	linux-perf            # the independent oracle for tests, and the benchmark peer
 	clang llvm            # libFuzzer builds of the fuzz targets
 	clang-format          # the tree's style, checked by tests/tree/format.py

@@ -287,7 +287,8 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	struct c2c_filter filter = {0};
 	struct hws_decoder_opts dopts = {.sz = sizeof(dopts),
 					 .srcline = true,
-					 .unordered = !hws_cli__env_on("HWS_DECODE_ORDERED")};
+					 .unordered = !hws_cli__env_on("HWS_DECODE_ORDERED"),
+					 .exec_history = true};
 	struct hws_c2c_opts copts = {.sz = sizeof(copts)};
 	struct hws_strbuf sb = HWS_STRBUF_INIT;
 	const char *path = "hwsample.data", *html = NULL, *arch;

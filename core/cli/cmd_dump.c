@@ -32,7 +32,8 @@
 
 static const char dump_usage[] =
     "usage: hwsample dump [-i FILE] [--json|--csv] [--raw] [--limit N] [--sym|--no-sym]\n"
-    "                     [--srcline] [-e EVENT] [--kallsyms FILE]\n"
+    "                     [--srcline] [-e EVENT] [--kallsyms FILE] [-F FIELD,...] [--ns]\n"
+    "                     [--no-demangle]\n"
     "\n"
     "Print every decoded sample of a perf.data file (written by hwsample or perf record),\n"
     "in time order within each round (between FINISHED_ROUND records), as perf script.\n"
@@ -53,10 +54,16 @@ static const char dump_usage[] =
     "      --srcline      add source file:line to symbols (needs debug info)\n"
     "  -e, --event NAME   only the samples of this event (its name as dump and perf evlist\n"
     "                     print it); an event the file does not have is an error\n"
+    "  -F, --fields LIST  perf script -F: these fields in perf script's layout, among\n"
+    "                     comm,tid,pid,time,cpu,event,ip,sym,dso,addr,symoff,period,\n"
+    "                     phys_addr (printed in perf's order)\n"
+    "      --ns           -F time in nanoseconds (perf script --ns), else microseconds\n"
+    "      --no-demangle  C++ / Rust names as the file has them (perf --no-demangle)\n"
     "  -h, --help         this text\n"
     "\n"
     "Examples:\n"
     "  hwsample dump -i hwsample.data\n"
+    "  hwsample dump -F comm,pid,tid,time,ip,sym,symoff,dso   # as perf script -F\n"
     "  hwsample dump -i perf.data --json --raw | jq 'select(.lat_total > 100)'\n"
     "  perf record -o - -e cpu-clock -- ./prog | hwsample dump -i - --csv > samples.csv\n"
     "\n"
@@ -283,12 +290,21 @@ static void loss_summary(struct hws_decoder *d)
 int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"input", required_argument, NULL, 'i'}, {"json", no_argument, NULL, 'j'},
-	    {"csv", no_argument, NULL, 'c'},	     {"raw", no_argument, NULL, 'r'},
-	    {"limit", required_argument, NULL, 'l'}, {"sym", no_argument, NULL, 's'},
-	    {"no-sym", no_argument, NULL, 'S'},	     {"kallsyms", required_argument, NULL, 'K'},
-	    {"srcline", no_argument, NULL, 'L'},     {"event", required_argument, NULL, 'e'},
-	    {"help", no_argument, NULL, 'h'},	     {NULL, 0, NULL, 0},
+	    {"input", required_argument, NULL, 'i'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"csv", no_argument, NULL, 'c'},
+	    {"raw", no_argument, NULL, 'r'},
+	    {"limit", required_argument, NULL, 'l'},
+	    {"sym", no_argument, NULL, 's'},
+	    {"no-sym", no_argument, NULL, 'S'},
+	    {"kallsyms", required_argument, NULL, 'K'},
+	    {"srcline", no_argument, NULL, 'L'},
+	    {"event", required_argument, NULL, 'e'},
+	    {"fields", required_argument, NULL, 'F'},
+	    {"ns", no_argument, NULL, 'n'},
+	    {"no-demangle", no_argument, NULL, 'D'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct hws_decoder_opts dopts = {.sz = sizeof(dopts)};
 	struct hws_output_opts oo = {.sz = sizeof(oo)};
@@ -299,8 +315,29 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	char ebuf[256];
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "i:e:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "i:e:F:h", opts, NULL)) != -1) {
 		switch (o) {
+		case 'F': {
+			char bad[64];
+			int e = hws_output__script_fields(optarg, &oo.fields, bad, sizeof(bad));
+
+			if (e) {
+				fprintf(
+				    stderr, "hwsample dump: -F: %s%s%s; the fields are: %s\n",
+				    e == -EOPNOTSUPP ? "perf script's field '" : "unknown field '",
+				    bad, e == -EOPNOTSUPP ? "' is not printed by hwsample" : "'",
+				    hws_output__script_field_names());
+				return HWS_EXIT_USAGE;
+			}
+			oo.format = HWS_OUT_SCRIPT;
+			break;
+		}
+		case 'n':
+			oo.ns = true;
+			break;
+		case 'D':
+			dopts.no_demangle = true;
+			break;
 		case 'i':
 			path = optarg;
 			break;
@@ -354,8 +391,17 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 			dump_usage);
 		return HWS_EXIT_USAGE;
 	}
+	if (oo.format == HWS_OUT_SCRIPT &&
+	    (oo.fields & (1ULL << HWS_OUTF_IP | 1ULL << HWS_OUTF_ADDR)) == 0 &&
+	    (oo.fields & (1ULL << HWS_OUTF_SYM | 1ULL << HWS_OUTF_SYMOFF | 1ULL << HWS_OUTF_DSO))) {
+		fprintf(stderr, "hwsample dump: -F: sym, symoff and dso name the ip or the addr: "
+				"add ip or addr to the list (as perf script wants)\n");
+		return HWS_EXIT_USAGE;
+	}
+	if (oo.format == HWS_OUT_SCRIPT && sym == 0 && (oo.fields & 1ULL << HWS_OUTF_COMM))
+		sym = 1; /* comm comes from the side-band records */
 	if (sym < 0)
-		sym = oo.format == HWS_OUT_TEXT;
+		sym = oo.format == HWS_OUT_TEXT || oo.format == HWS_OUT_SCRIPT;
 	dopts.no_sideband = !sym;
 	hws_cli__decoder_env(&dopts);
 

@@ -87,7 +87,8 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	};
 	struct report_ctx rc_ctx = {0};
 	struct hws_decoder_opts dopts = {.sz = sizeof(dopts),
-					 .unordered = !hws_cli__env_on("HWS_DECODE_ORDERED")};
+					 .unordered = !hws_cli__env_on("HWS_DECODE_ORDERED"),
+					 .exec_history = true};
 	struct hws_report_opts ropts = {.sz = sizeof(ropts)};
 	struct hws_strbuf sb = HWS_STRBUF_INIT;
 	const char *path = "hwsample.data";

@@ -54,6 +54,8 @@ struct hws_decoder *hws_decoder__new(struct hws_perf_reader *r, struct hws_regis
 	d->max_stack = d->opts.max_stack ? d->opts.max_stack : DEC_MAX_STACK_DEFAULT;
 	so.srcline = d->opts.srcline;
 	so.max_files = d->opts.max_files;
+	so.no_demangle = d->opts.no_demangle;
+	so.exec_history = d->opts.exec_history;
 	d->syms = hws_symbols__new(&so);
 	d->aux_trk = calloc(MAX_CPU + 1, sizeof(*d->aux_trk));
 	if (!d->syms || !d->aux_trk) {

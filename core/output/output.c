@@ -399,7 +399,7 @@ struct hws_output *hws_output__new(const struct hws_output_opts *opts)
 	if (!out)
 		return NULL;
 	err = HWS_OPTS_GET(out->o, opts, hws_output_opts);
-	if (!err && (out->o.format < HWS_OUT_TEXT || out->o.format > HWS_OUT_CSV)) {
+	if (!err && (out->o.format < HWS_OUT_TEXT || out->o.format > HWS_OUT_SCRIPT)) {
 		pr_warn("output: format %d is not one of enum hws_output_format\n", out->o.format);
 		err = -EINVAL;
 	}
@@ -442,6 +442,9 @@ static __attribute__((noinline)) int sample_any(struct hws_output *out, const st
 		break;
 	case HWS_OUT_CSV:
 		sample_csv(&l, out, s);
+		break;
+	case HWS_OUT_SCRIPT:
+		hws__out_script(&l, out, s);
 		break;
 	default:
 		hws__out_text(&l, out, s);

@@ -7,7 +7,8 @@
  *             symbols and raw fields;
  *   fast.c    the fast JSON and CSV rows (per-shape JSON line plans and the memo of texts
  *             already made), the enum-name tables;
- *   text.c    the text line (perf-script-like).
+ *   text.c    the text line (perf-script-like);
+ *   script.c  the dump -F line (perf script -F's layout).
  *
  * Invariants: the fast writers write exactly the bytes of the general ones (a fast path
  * that cannot, returns before writing and the general one runs); a cache entry holds, for
@@ -290,6 +291,8 @@ bool hws__out_json_fast(struct lb *l, struct hws_output *out, const struct hws_s
 bool hws__out_csv_fast(struct lb *l, struct hws_output *out, const struct hws_sample *s);
 /* text.c: the text line */
 void hws__out_text(struct lb *l, struct hws_output *out, const struct hws_sample *s);
+/* script.c: the perf script -F line */
+void hws__out_script(struct lb *l, struct hws_output *out, const struct hws_sample *s);
 /* output.c: the vendor fields (raw_json) as the format has them */
 void hws__out_raw(struct lb *l, struct hws_output *out, const struct hws_sample *s);
 

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * core/symbols: a file's symbols from its ELF symbol table (or from its separate
- * debuginfo, /usr/lib/debug/.build-id/), its PT_LOAD segments, and file:line from its DWARF
- * through libdw (see symbols_int.h).
+ * debuginfo, /usr/lib/debug/.build-id/) and its PLT ("name@plt"), its PT_LOAD segments, and
+ * file:line from its DWARF through libdw (see symbols_int.h).
  *
  * Invariants:
  *  - a file's symbols, program headers and libelf / libdw handles exist only while it is
  *    DSO_LOADED; at most max_files are loaded, the least recently used one is unloaded
  *    first (a new cache generation: names handed out from it are gone);
  *  - a file that failed to load is not retried (DSO_FAILED);
+ *  - names are demangled once, when the file loads (opts.no_demangle: never); PLT entries
+ *    are read from the file itself (a separate debuginfo has no PLT contents);
  *  - names come from the recording: a path is opened without blocking (no FIFO waits, no
  *    controlling terminal) and read only if it is a regular file.
  */
@@ -178,27 +180,242 @@ static Elf *open_elf(const char *path, int *fdp)
 	return elf;
 }
 
-static int read_syms(struct dso *d, Elf *elf)
+/* one symbol into @d's table (its name copied, or demangled when @demangle) */
+static int sym_add(struct dso *d, size_t *cap, size_t *alloc_names, uint64_t start, uint64_t size,
+		   uint8_t kind, uint8_t bind_rank, const char *name,
+		   const struct hws_symbols_opts *o)
+{
+	char *dm = o->no_demangle ? NULL : hws__demangle(name, o->demangle_params);
+	struct sym *y;
+	int err;
+
+	if (d->nr_syms == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		y = realloc(d->syms, nc * sizeof(*y));
+		if (!y) {
+			free(dm);
+			return -ENOMEM;
+		}
+		d->syms = y;
+		*cap = nc;
+	}
+	y = &d->syms[d->nr_syms];
+	y->start = start;
+	y->size = size;
+	y->kind = kind;
+	y->bind_rank = bind_rank;
+	y->module = 0;
+	err = names_add(d, alloc_names, dm ? dm : name, &y->name);
+	free(dm);
+	if (err)
+		return err;
+	d->nr_syms++;
+	return 0;
+}
+
+/* section @name of @elf (its header in *@sh), or NULL */
+static Elf_Scn *section_by_name(Elf *elf, const char *name, GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+/* a GOT slot and the name of the function it is for (from a JUMP_SLOT / GLOB_DAT reloc) */
+struct got_slot {
+	uint64_t addr;
+	const char *name;
+};
+
+static int got_cmp(const void *a, const void *b)
+{
+	const struct got_slot *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* the JUMP_SLOT (and, with @glob_dat, GLOB_DAT) relocations of section @relname with a
+ * named symbol, appended to *@slots */
+static int got_slots(Elf *elf, const char *relname, bool glob_dat, struct got_slot **slots,
+		     size_t *n, size_t *cap)
+{
+	Elf_Scn *rel, *dsym;
+	GElf_Shdr rsh, dsh;
+	Elf_Data *rd, *dd;
+	size_t nrel;
+
+	rel = section_by_name(elf, relname, &rsh);
+	if (!rel || rsh.sh_type != SHT_RELA || !rsh.sh_entsize)
+		return 0;
+	dsym = elf_getscn(elf, rsh.sh_link);
+	if (!dsym || !gelf_getshdr(dsym, &dsh))
+		return 0;
+	rd = elf_getdata(rel, NULL);
+	dd = elf_getdata(dsym, NULL);
+	if (!rd || !dd)
+		return 0;
+	nrel = rsh.sh_size / rsh.sh_entsize;
+	if (nrel > MAX_SYMS)
+		nrel = MAX_SYMS;
+	for (size_t i = 0; i < nrel; i++) {
+		GElf_Rela r;
+		GElf_Sym es;
+		const char *name;
+		uint32_t type;
+
+		if (!gelf_getrela(rd, (int)i, &r))
+			break;
+		type = (uint32_t)GELF_R_TYPE(r.r_info);
+		if (type != R_X86_64_JUMP_SLOT && type != R_AARCH64_JUMP_SLOT &&
+		    !(glob_dat && type == R_X86_64_GLOB_DAT))
+			continue;
+		if (!GELF_R_SYM(r.r_info) || !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &es))
+			continue;
+		name = elf_strptr(elf, dsh.sh_link, es.st_name);
+		if (!name || !*name)
+			continue;
+		if (*n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 64;
+			struct got_slot *t = realloc(*slots, nc * sizeof(*t));
+			if (!t)
+				return -ENOMEM;
+			*slots = t;
+			*cap = nc;
+		}
+		(*slots)[(*n)++] = (struct got_slot){r.r_offset, name};
+	}
+	return 0;
+}
+
+static const char *got_find(const struct got_slot *slots, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (slots[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && slots[lo].addr == addr ? slots[lo].name : NULL;
+}
+
+/* "name@plt" at @start, @size bytes */
+static int plt_add(struct dso *d, size_t *cap, size_t *alloc_names, uint64_t start, uint64_t size,
+		   const char *name, const struct hws_symbols_opts *o)
+{
+	char *dm = o->no_demangle ? NULL : hws__demangle(name, o->demangle_params);
+	char buf[1024];
+	int err;
+
+	snprintf(buf, sizeof(buf), "%s@plt", dm ? dm : name);
+	free(dm);
+	/* already a name: not demangled again */
+	err = sym_add(d, cap, alloc_names, start, size, HWS_SYM_FUNC, 0, buf,
+		      &(struct hws_symbols_opts){.no_demangle = true});
+	return err;
+}
+
+/*
+ * Symbols for the PLT entries of @elf, "name@plt" as perf names them. x86-64: each entry of
+ * .plt, .plt.sec and .plt.got jumps through a GOT slot ("jmp *disp(%rip)", ff 25, after an
+ * endbr64 / bnd prefix with IBT), named by the JUMP_SLOT / GLOB_DAT relocation of that slot.
+ * AArch64: the n-th 16-byte entry after .plt's 32-byte header is the n-th JUMP_SLOT of
+ * .rela.plt. Other machines: none.
+ */
+static int plt_syms(struct dso *d, Elf *elf, size_t *cap, size_t *alloc_names,
+		    const struct hws_symbols_opts *o)
+{
+	static const char *const secs[] = {".plt", ".plt.sec", ".plt.got"};
+	struct got_slot *slots = NULL;
+	size_t n = 0, scap = 0;
+	GElf_Ehdr eh;
+	int err;
+
+	if (!gelf_getehdr(elf, &eh) || (eh.e_machine != EM_X86_64 && eh.e_machine != EM_AARCH64))
+		return 0;
+	err = got_slots(elf, ".rela.plt", false, &slots, &n, &scap);
+	if (!err && eh.e_machine == EM_X86_64)
+		err = got_slots(elf, ".rela.dyn", true, &slots, &n, &scap);
+	if (err || !n)
+		goto out;
+	if (eh.e_machine == EM_AARCH64) {
+		GElf_Shdr sh;
+		size_t k = 0;
+
+		if (section_by_name(elf, ".plt", &sh) && sh.sh_type == SHT_PROGBITS)
+			for (uint64_t a = sh.sh_addr + 32;
+			     !err && k < n && a + 16 <= sh.sh_addr + sh.sh_size; a += 16, k++)
+				err = plt_add(d, cap, alloc_names, a, 16, slots[k].name, o);
+		goto out;
+	}
+	qsort(slots, n, sizeof(*slots), got_cmp);
+	for (size_t i = 0; !err && i < ARRAY_SIZE(secs); i++) {
+		GElf_Shdr sh;
+		Elf_Scn *scn = section_by_name(elf, secs[i], &sh);
+		Elf_Data *data;
+		uint64_t es;
+
+		if (!scn || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf || data->d_size < sh.sh_size)
+			continue;
+		es = sh.sh_entsize >= 8 && sh.sh_entsize <= 32 ? sh.sh_entsize : 16;
+		for (uint64_t off = 0; !err && off + es <= sh.sh_size; off += es) {
+			const unsigned char *p = (const unsigned char *)data->d_buf + off;
+
+			/* the first "jmp *disp32(%rip)" of the entry */
+			for (uint64_t j = 0; j + 6 <= es; j++) {
+				int32_t disp;
+				const char *name;
+
+				if (p[j] != 0xff || p[j + 1] != 0x25)
+					continue;
+				memcpy(&disp, p + j + 2, 4); /* x86-64 is little-endian */
+				name = got_find(slots, n, sh.sh_addr + off + j + 6 + (int64_t)disp);
+				if (name)
+					err = plt_add(d, cap, alloc_names, sh.sh_addr + off, es,
+						      name, o);
+				break;
+			}
+		}
+	}
+out:
+	free(slots);
+	return err;
+}
+
+/* the symbols of @d: those of @elf's symbol table, and the PLT entries of @d's own file */
+static int read_syms(struct hws_symbols *s, struct dso *d, Elf *elf)
 {
 	size_t alloc_names = 0, n, cap = 0;
 	Elf_Data *data;
 	Elf_Scn *scn;
 	GElf_Shdr sh;
+	int err;
 
 	scn = find_symtab(elf, &sh);
-	if (!scn || !sh.sh_entsize)
-		return 0;
-	data = elf_getdata(scn, NULL);
-	if (!data)
-		return 0;
-	n = sh.sh_size / sh.sh_entsize;
+	data = scn && sh.sh_entsize ? elf_getdata(scn, NULL) : NULL;
+	n = data ? sh.sh_size / sh.sh_entsize : 0;
 	if (n > MAX_SYMS)
 		n = MAX_SYMS;
 	for (size_t i = 0; i < n; i++) {
 		GElf_Sym es;
 		const char *name;
 		int type;
-		struct sym *y;
 
 		if (!gelf_getsym(data, (int)i, &es))
 			break;
@@ -210,25 +427,17 @@ static int read_syms(struct dso *d, Elf *elf)
 		name = elf_strptr(elf, sh.sh_link, es.st_name);
 		if (!name || !*name)
 			continue;
-		if (d->nr_syms == cap) {
-			size_t nc = cap ? cap * 2 : 256;
-			y = realloc(d->syms, nc * sizeof(*y));
-			if (!y)
-				return -ENOMEM;
-			d->syms = y;
-			cap = nc;
-		}
-		y = &d->syms[d->nr_syms];
-		y->start = es.st_value;
-		y->size = es.st_size;
-		y->kind = type == STT_OBJECT ? HWS_SYM_OBJECT : HWS_SYM_FUNC;
-		y->bind_rank = GELF_ST_BIND(es.st_info) == STB_GLOBAL ? 0
-			       : GELF_ST_BIND(es.st_info) == STB_WEAK ? 1
-								      : 2;
-		if (names_add(d, &alloc_names, name, &y->name))
-			return -ENOMEM;
-		d->nr_syms++;
+		err = sym_add(d, &cap, &alloc_names, es.st_value, es.st_size,
+			      type == STT_OBJECT ? HWS_SYM_OBJECT : HWS_SYM_FUNC,
+			      GELF_ST_BIND(es.st_info) == STB_GLOBAL ? 0
+			      : GELF_ST_BIND(es.st_info) == STB_WEAK ? 1
+								     : 2,
+			      name, &s->opts);
+		if (err)
+			return err;
 	}
+	if (d->elf && plt_syms(d, d->elf, &cap, &alloc_names, &s->opts))
+		return -ENOMEM;
 	dso__finish_syms(d, 0, false);
 	return 0;
 }
@@ -274,8 +483,9 @@ int dso__load(struct hws_symbols *s, struct dso *d)
 		snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug", bid, bid + 2);
 		d->dbg_elf = open_elf(dbg, &d->dbg_fd);
 	}
-	if (read_syms(d, d->dbg_elf && has_section(d->dbg_elf, SHT_SYMTAB, NULL) ? d->dbg_elf
-										 : d->elf))
+	if (read_syms(s, d,
+		      d->dbg_elf && has_section(d->dbg_elf, SHT_SYMTAB, NULL) ? d->dbg_elf
+									      : d->elf))
 		goto fail;
 	d->state = DSO_LOADED;
 	s->loaded[s->nr_loaded++] = d;

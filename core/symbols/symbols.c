@@ -6,7 +6,9 @@
  *
  * Invariants:
  *  - each process's maps are sorted by start and never overlap: a new mapping cuts the old
- *    ones it covers (as mmap(MAP_FIXED) does in the kernel);
+ *    ones it covers (as mmap(MAP_FIXED) does in the kernel); an exec empties them (with
+ *    opts.exec_history the old ones become an earlier image, consulted only for addresses
+ *    no current map covers, and never widened into a range);
  *  - a file (struct dso) is interned once by path; its symbols, program headers and libelf /
  *    libdw handles exist only while it is "loaded"; at most max_files are loaded, the least
  *    recently used one is unloaded first, so name pointers handed out are only valid until
@@ -73,6 +75,18 @@ struct hws_symbols *hws_symbols__new(const struct hws_symbols_opts *opts)
 	return s;
 }
 
+/* free @p and the earlier images it chains */
+static void proc_free_images(struct proc *p)
+{
+	while (p) {
+		struct proc *n = p->prev;
+
+		free(p->maps);
+		free(p);
+		p = n;
+	}
+}
+
 void hws_symbols__delete(struct hws_symbols *s)
 {
 	if (!s)
@@ -81,6 +95,7 @@ void hws_symbols__delete(struct hws_symbols *s)
 		struct proc *p = s->procs[i], *n;
 		for (; p; p = n) {
 			n = p->hnext;
+			proc_free_images(p->prev);
 			free(p->maps);
 			free(p);
 		}
@@ -212,8 +227,25 @@ int hws_symbols__comm(struct hws_symbols *s, uint32_t pid, uint32_t tid, const c
 		return -ENOMEM;
 	if (exec && pid == tid) {
 		/* exec replaced the address space: the new MMAP records follow */
-		p->nr = 0;
 		new_gen(s);
+		if (s->opts.exec_history && p->nr) {
+			struct proc *old = malloc(sizeof(*old)), *q = p;
+			unsigned int k = 0;
+
+			if (!old)
+				return -ENOMEM;
+			*old = *p;
+			old->hnext = NULL;
+			p->maps = NULL;
+			p->alloc = 0;
+			p->prev = old;
+			/* bounded: the oldest image goes */
+			while (q->prev && ++k < MAX_EXEC_IMAGES)
+				q = q->prev;
+			proc_free_images(q->prev);
+			q->prev = NULL;
+		}
+		p->nr = 0;
 	}
 	if (pid == tid || !p->comm[0])
 		snprintf(p->comm, sizeof(p->comm), "%s", comm);
@@ -560,14 +592,14 @@ static int kernel_resolve(struct hws_symbols *s, uint64_t addr, struct hws_symbo
 	return out->name != NULL;
 }
 
+static int resolve_in(struct hws_symbols *s, const struct proc *p, uint64_t addr, bool data,
+		      struct hws_symbol *out, uint64_t *lo, uint64_t *hi);
+
 /* hws_symbols__resolve() without the cache; [*lo, *hi] as hws_symbols__resolve_range() */
 static int resolve(struct hws_symbols *s, uint32_t pid, uint64_t addr, bool data,
 		   struct hws_symbol *out, uint64_t *lo, uint64_t *hi)
 {
 	struct proc *p;
-	const struct map *m = NULL;
-	uint64_t vlo, vhi;
-	bool first;
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
@@ -576,6 +608,37 @@ static int resolve(struct hws_symbols *s, uint32_t pid, uint64_t addr, bool data
 	if ((int64_t)addr < 0)
 		return kernel_resolve(s, addr, out, lo, hi);
 	p = proc_find(s, pid);
+	if (p && p->prev) {
+		/* an earlier image (exec_history) answers where no current map does */
+		const struct proc *q = p;
+
+		i = p->nr ? map_lower(p, addr) : 0;
+		if (i >= p->nr || p->maps[i].start > addr) {
+			for (q = p->prev; q; q = q->prev) {
+				i = q->nr ? map_lower(q, addr) : 0;
+				if (i < q->nr && q->maps[i].start <= addr)
+					break;
+			}
+		}
+		if (q != p) {
+			int ret = resolve_in(s, q ? q : p, addr, data, out, lo, hi);
+
+			*lo = *hi = addr; /* other images may cover the neighbours */
+			return ret;
+		}
+	}
+	return resolve_in(s, p, addr, data, out, lo, hi);
+}
+
+/* resolve() in process image @p (NULL: none) */
+static int resolve_in(struct hws_symbols *s, const struct proc *p, uint64_t addr, bool data,
+		      struct hws_symbol *out, uint64_t *lo, uint64_t *hi)
+{
+	const struct map *m = NULL;
+	uint64_t vlo, vhi;
+	bool first;
+	size_t i;
+
 	if (!p || !p->nr) {
 		*lo = 0; /* no map: every user address is unknown */
 		*hi = INT64_MAX;

@@ -4,6 +4,7 @@
  * maps and files) and what each file gives the others:
  *   symbols.c   the object, the process and map tables, lookups and their cache, formatting
  *   elf.c       loading and unloading a file's ELF symbols, program headers and DWARF lines
+ *   demangle.c  C++ / Rust names through libiberty
  *   kallsyms.c  kernel symbols from a kallsyms file (or perf's copy of it), KASLR moves
  *
  * Invariants: see symbols.c (the tables) and elf.c / kallsyms.c (their loaders); only
@@ -71,7 +72,12 @@ struct proc {
 	struct proc *hnext;
 	struct map *maps;
 	size_t nr, alloc;
+	/* opts.exec_history: the image before the last exec (its maps, comm and earlier
+	 * images), newest first, at most MAX_EXEC_IMAGES; not in the hash table */
+	struct proc *prev;
 };
+
+#define MAX_EXEC_IMAGES 8
 
 /* Direct-mapped cache of lookups, keyed by (pid, address, data): the dump path resolves
  * every sample and most samples repeat a recent address. An entry is valid while its
@@ -161,6 +167,12 @@ void dso__unload(struct dso *d);
 void dso__free(struct dso *d);
 /* file:line of @vaddr in loaded @d into @out (srcfile, line), if its DWARF has it */
 void dso__srcline(struct dso *d, uint64_t vaddr, struct hws_symbol *out);
+
+/* ---- demangle.c ---- */
+
+/* @name demangled (perf's style; with @params its parameter list too), malloc'ed, or NULL
+ * when it is not a mangled name the demangler knows */
+char *hws__demangle(const char *name, bool params);
 
 /* ---- kallsyms.c ---- */
 

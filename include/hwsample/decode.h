@@ -70,6 +70,9 @@ struct hws_decoder_opts {
 	/* call chains: frames kept per sample (perf script's --max-stack; markers not counted);
 	 * deeper chains are cut with HWS_CC_TRUNCATED. 0: 127, perf's default */
 	uint32_t max_stack;
+	bool no_demangle;  /* symbols: C++ / Rust names as in the file (perf --no-demangle) */
+	bool exec_history; /* symbols: keep maps across exec() for lookups after the run
+			    * (struct hws_symbols_opts.exec_history) */
 };
 
 /* Counters of one (event, CPU) pair. Sums over CPUs/events via HWS_DECODE_ALL. */

@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <hwsample/common.h>
 #include <hwsample/sample.h>
@@ -32,6 +33,25 @@ enum hws_output_format {
 	HWS_OUT_TEXT = 0,
 	HWS_OUT_JSON,
 	HWS_OUT_CSV,
+	HWS_OUT_SCRIPT, /* perf script -F's layout of the fields in opts.fields */
+};
+
+/* Fields of HWS_OUT_SCRIPT (bits of hws_output_opts.fields), named as perf script -F names
+ * them; printed in perf's order, with perf's widths. */
+enum hws_output_field {
+	HWS_OUTF_COMM = 0,
+	HWS_OUTF_TID,
+	HWS_OUTF_PID,
+	HWS_OUTF_TIME,
+	HWS_OUTF_CPU,
+	HWS_OUTF_EVENT,
+	HWS_OUTF_IP,
+	HWS_OUTF_SYM,
+	HWS_OUTF_DSO,
+	HWS_OUTF_ADDR,
+	HWS_OUTF_SYMOFF,
+	HWS_OUTF_PERIOD,
+	HWS_OUTF_PHYS_ADDR,
 };
 
 /* What the lines hold. Read once by hws_output__new(); declare with HWS_OPTS(). */
@@ -45,7 +65,19 @@ struct hws_output_opts {
 	/* vendor fields of @s as one JSON object; return 0, or < 0 to leave "raw" out */
 	int (*raw_json)(void *ctx, const struct hws_sample *s, struct hws_strbuf *sb);
 	void *raw_ctx;
+	uint64_t fields; /* HWS_OUT_SCRIPT: 1 << HWS_OUTF_* of the fields to print */
+	bool ns;	 /* HWS_OUT_SCRIPT: time in nanoseconds (perf script --ns), else us */
 };
+
+/**
+ * hws_output__script_fields() - the field bits of a perf script -F list ("comm,tid,ip,sym").
+ * @bad: when not NULL, receives the first field not understood.
+ * Return: 0; -EINVAL for a name perf does not know either, -EOPNOTSUPP for a perf script
+ * field hwsample does not print (srcline, iregs, brstack...); -EINVAL for an empty list.
+ */
+HWS_API int hws_output__script_fields(const char *list, uint64_t *fields, char *bad, size_t badlen);
+/* the fields hws_output__script_fields() accepts, comma-separated, for messages */
+HWS_API const char *hws_output__script_field_names(void);
 
 /* A formatter of one stream of samples (opaque). */
 struct hws_output;

@@ -5,7 +5,8 @@
  * struct hws_symbols keeps a process table built from the side-band records of a perf.data
  * file (COMM, FORK, EXIT, MMAP, MMAP2) and resolves (pid, address) to the mapped file and the
  * ELF symbol containing it: functions (STT_FUNC) for code and global variables (STT_OBJECT)
- * for data, plus source file:line through libdw when the file (or its separate debuginfo under
+ * for data, PLT entries as "name@plt" (synthesized from the PLT relocations, as perf does), plus
+ * source file:line through libdw when the file (or its separate debuginfo under
  * /usr/lib/debug/.build-id) has DWARF. Kernel addresses resolve through /proc/kallsyms only
  * when the caller says the recording host is this host (hws_symbols__use_kallsyms()), else
  * they are "[kernel]" without a name.
@@ -37,6 +38,17 @@ struct hws_symbols_opts {
 	uint32_t max_files; /* ELF files kept loaded at once; 0 = 64 */
 	bool srcline;	    /* look up source file:line (libdw); slower */
 	bool no_elf;	    /* never open ELF files (maps only) */
+	/* C++ and Rust names of ELF files are demangled as perf shows them (libiberty, no
+	 * parameter list) unless no_demangle (perf --no-demangle); demangle_params adds the
+	 * parameters and qualifiers, as perf -v shows them. Kernel names are never demangled. */
+	bool no_demangle;
+	bool demangle_params;
+	/* keep the maps a process had before each exec() (up to 8 images): an address that
+	 * no current map of the process covers resolves in the newest earlier image mapping
+	 * it. For callers that look addresses up after the run (report, c2c), where samples
+	 * taken before an exec would otherwise meet the new image's maps; without it an exec
+	 * drops the old maps, as perf does while it processes samples in time order. */
+	bool exec_history;
 };
 
 enum hws_sym_kind {

@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# C++ names as perf shows them: tests/workloads/cxx_names.cc (a namespaced function, a
+# member of a class template, a function of an anonymous namespace), built here with g++,
+# recorded by hwsample (cpu-clock):
+#  1. dump -F ip,sym,symoff,dso equals perf script's lines for the workload's own samples
+#     (demangled, without parameters, as perf 6.1 prints them);
+#  2. --no-demangle equals perf script --no-demangle (the mangled _Z names);
+#  3. report's top functions are the demangled names, with perf report --sort sym's counts.
+# (Rust: no Rust compiler is needed to check the demangler; tests/unit/test_symbols_names.c
+# checks Rust legacy and v0 names as strings.)
+. "$(dirname "$0")/lib/common.sh"
+need_perf
+perf version >/dev/null 2>&1 || skip "perf does not run"
+need_sw_events
+command -v g++ >/dev/null || skip "g++ not installed (scripts/deps.sh installs it)"
+g++ -O1 -g -o "$TMP/cxx_names" "$HWS_SOURCE_DIR/tests/workloads/cxx_names.cc" || skip "g++ failed"
+
+"$HWS_BIN" record -q -b sw -e cpu-clock -c 250000 -o "$TMP/c.data" -- "$TMP/cxx_names" >/dev/null 2>&1
+eq "record exit code" "$?" 0
+for dm in "" --no-demangle; do
+	perf script -i "$TMP/c.data" -F ip,sym,symoff,dso $dm 2>/dev/null | grep "cxx_names)$" >"$TMP/p.txt"
+	"$HWS_BIN" dump -i "$TMP/c.data" -F ip,sym,symoff,dso $dm 2>/dev/null | grep "cxx_names)$" >"$TMP/h.txt"
+	check "perf script ${dm:-(demangled)}: samples in the workload" test -s "$TMP/p.txt"
+	check "dump ${dm:-(demangled)} names equal perf script's" cmp -s "$TMP/p.txt" "$TMP/h.txt" ||
+		diff "$TMP/p.txt" "$TMP/h.txt" | head -4 >&2
+	if [ -z "$dm" ]; then
+		check "hws_demo::spin demangled" grep -q " hws_demo::spin+0x" "$TMP/h.txt"
+		check "class template member demangled" grep -q " hws_demo::Acc<long>::add+0x" "$TMP/h.txt"
+		check "anonymous namespace demangled" grep -q " (anonymous namespace)::hidden+0x" "$TMP/h.txt"
+	else
+		check "mangled names with --no-demangle" grep -q " _ZN8hws_demo4spinEli+0x" "$TMP/h.txt"
+	fi
+done
+
+"$HWS_BIN" report -i "$TMP/c.data" --ascii --top 50 >"$TMP/rep.txt" 2>&1
+perf report -i "$TMP/c.data" --stdio -q --sort sym -F sample,sym 2>/dev/null |
+	grep -E "hws_demo|anonymous" | sed 's/^ *\([0-9]*\) *\[\.\] *//; s/ *$//' | sort >"$TMP/perf_names"
+check "report shows the demangled names" grep -q "hws_demo::Acc<long>::add  \[cxx_names\]" "$TMP/rep.txt"
+while read -r name; do
+	want=$(perf report -i "$TMP/c.data" --stdio -q --sort sym -F sample,sym 2>/dev/null |
+		grep -F "] $name" | awk '{print $1; exit}')
+	got=$(grep -F "  $name  [cxx_names]" "$TMP/rep.txt" | awk '{print $1; exit}')
+	eq "report samples of $name" "$got" "$want"
+done <"$TMP/perf_names"
+finish
