@@ -192,6 +192,7 @@ int sw_tp_json(struct sw_priv *p, const struct hws_file_info *fi, const struct h
 	const uint8_t *raw = s->raw;
 	struct tep_format_field *f;
 	struct tep_event *ev;
+	char name[1024];
 	uint16_t id;
 	int first = 1;
 
@@ -201,7 +202,10 @@ int sw_tp_json(struct sw_priv *p, const struct hws_file_info *fi, const struct h
 	ev = tep_find_event(tep, id);
 	if (!ev)
 		return p->host->strbuf_addf(out, "{\"tracepoint_id\":%u}", id);
-	p->host->strbuf_addf(out, "{\"tracepoint\":\"%s:%s\"", ev->system, ev->name);
+	/* system and event names come from the file: data, escaped like every other string */
+	snprintf(name, sizeof(name), "%s:%s", ev->system, ev->name);
+	p->host->strbuf_addf(out, "{\"tracepoint\":");
+	p->host->strbuf_add_json_str(out, name);
 	for (f = ev->format.fields; f; f = f->next) {
 		int off = f->offset, size = f->size;
 
