@@ -71,8 +71,46 @@ static int get_blob(struct cur *c, uint64_t size, const char **data)
 	return 0;
 }
 
-static struct tep_handle *parse_tracing_data(const void *blob, size_t len)
+/*
+ * Bounds on what reaches libtraceevent, which parses a format's print fmt recursively (a
+ * file nesting parentheses 200,000 deep overflowed the stack) and every format it is given
+ * (tens of thousands took seconds): kernel formats are a few KiB, nest a few levels, and a
+ * recording carries at most a few thousand of them.
+ */
+#define TP_MAX_FORMAT  (64u << 10)
+#define TP_MAX_DEPTH   64
+#define TP_MAX_FORMATS 8192
+
+/* NULL, or why the format @data can not be handed to libtraceevent */
+static const char *format_bad(const char *data, uint64_t size)
 {
+	int depth = 0;
+
+	if (size > TP_MAX_FORMAT)
+		return "larger than 64 KiB";
+	for (uint64_t i = 0; i < size; i++) {
+		if (data[i] == '(' || data[i] == '[' || data[i] == '{') {
+			if (++depth > TP_MAX_DEPTH)
+				return "nested more than 64 deep";
+		} else if ((data[i] == ')' || data[i] == ']' || data[i] == '}') && depth) {
+			depth--;
+		}
+	}
+	return NULL;
+}
+
+static void format_refused(struct sw_priv *p, const char *sys, uint32_t i, const char *why)
+{
+	p->host->log(HWS_LOG_WARN,
+		     "the file's tracing data (HEADER_TRACING_DATA): event format %u of system "
+		     "'%.64s' is %s: not parsed, tracepoint fields are not decoded\n",
+		     i, sys, why);
+}
+
+static struct tep_handle *parse_tracing_data(struct sw_priv *p, const void *blob, size_t len)
+{
+	uint32_t nformats = 0;
+	const char *why;
 	static const char magic[10] = {23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
 	struct cur c = {blob, (const uint8_t *)blob + len, 0};
 	struct tep_handle *tep;
@@ -116,6 +154,14 @@ static struct tep_handle *parse_tracing_data(const void *blob, size_t len)
 	for (uint32_t i = 0; i < n; i++) {
 		if (get64(&c, &size) || get_blob(&c, size, &data))
 			goto bad;
+		if (++nformats > TP_MAX_FORMATS) {
+			format_refused(p, "ftrace", i, "beyond 8192 formats");
+			goto bad;
+		}
+		if ((why = format_bad(data, size))) {
+			format_refused(p, "ftrace", i, why);
+			goto bad;
+		}
 		tep_parse_event(tep, data, size, "ftrace");
 	}
 	/* event formats by system */
@@ -129,6 +175,14 @@ static struct tep_handle *parse_tracing_data(const void *blob, size_t len)
 		for (uint32_t i = 0; i < n; i++) {
 			if (get64(&c, &size) || get_blob(&c, size, &data))
 				goto bad;
+			if (++nformats > TP_MAX_FORMATS) {
+				format_refused(p, sys, i, "beyond 8192 formats");
+				goto bad;
+			}
+			if ((why = format_bad(data, size))) {
+				format_refused(p, sys, i, why);
+				goto bad;
+			}
 			tep_parse_event(tep, data, size, sys);
 		}
 	}
@@ -159,7 +213,7 @@ static struct tep_handle *tep_for(struct sw_priv *p, const struct hws_file_info 
 		tep_free(p->tep);
 	p->tp_blob = fi->tracing_data;
 	p->tp_len = fi->tracing_data_size;
-	p->tep = parse_tracing_data(fi->tracing_data, (size_t)fi->tracing_data_size);
+	p->tep = parse_tracing_data(p, fi->tracing_data, (size_t)fi->tracing_data_size);
 	if (!p->tep)
 		p->host->log(HWS_LOG_WARN,
 			     "the file's tracepoint formats (%llu bytes of tracing "
@@ -192,6 +246,7 @@ int sw_tp_json(struct sw_priv *p, const struct hws_file_info *fi, const struct h
 	const uint8_t *raw = s->raw;
 	struct tep_format_field *f;
 	struct tep_event *ev;
+	char name[1024];
 	uint16_t id;
 	int first = 1;
 
@@ -201,7 +256,10 @@ int sw_tp_json(struct sw_priv *p, const struct hws_file_info *fi, const struct h
 	ev = tep_find_event(tep, id);
 	if (!ev)
 		return p->host->strbuf_addf(out, "{\"tracepoint_id\":%u}", id);
-	p->host->strbuf_addf(out, "{\"tracepoint\":\"%s:%s\"", ev->system, ev->name);
+	/* system and event names come from the file: data, escaped like every other string */
+	snprintf(name, sizeof(name), "%s:%s", ev->system, ev->name);
+	p->host->strbuf_addf(out, "{\"tracepoint\":");
+	p->host->strbuf_add_json_str(out, name);
 	for (f = ev->format.fields; f; f = f->next) {
 		int off = f->offset, size = f->size;
 

@@ -4,8 +4,9 @@
  *
  * Invariants: the page embeds the JSON of hws_c2c__render_json_top() (offsets and rows only
  * for the top lines, so huge --show-all reports stay loadable) in a
- * <script type="application/json"> block with every "</" written as "<\/" (so no string in
- * the data can close the script), and inline CSS/JS that builds, after load:
+ * <script type="application/json"> block with every '<', '>' and '&' written as \u003c, \u003e,
+ * \u0026 (so no string in the data can close the script or open an HTML comment in it: names
+ * from the file are data, never markup), and inline CSS/JS that builds, after load:
  *  - #lines: the shared cache-line table, sortable by clicking any header (numeric or text),
  *    or on load with "#sort=COLUMN" / "#sort=COLUMN:asc" in the URL;
  *  - #heatmaps: for the top lines, a grid of offsets (columns, one per 8-byte slot or per
@@ -147,6 +148,12 @@ static const char page_script[] =
     "})();\n"
     "</script>\n</body></html>\n";
 
+/*
+ * @s for the page: @html, as HTML text (entities); else JSON inside a <script> element, where
+ * '<', '>' and '&' become \u003c, \u003e and \u0026 (JSON has them only inside strings, where
+ * the escape means the same character): no "</script", "<!--" or "<script" can appear, so a
+ * name from the file can neither end the element nor switch the parser into its escaped states.
+ */
 static int add_escaped(struct hws_strbuf *sb, const char *s, size_t len, bool html)
 {
 	size_t i, start = 0;
@@ -154,33 +161,27 @@ static int add_escaped(struct hws_strbuf *sb, const char *s, size_t len, bool ht
 	for (i = 0; i < len; i++) {
 		const char *rep = NULL;
 
-		if (html) {
-			switch (s[i]) {
-			case '<':
-				rep = "&lt;";
-				break;
-			case '>':
-				rep = "&gt;";
-				break;
-			case '&':
-				rep = "&amp;";
-				break;
-			case '"':
-				rep = "&quot;";
-				break;
-			default:
-				break;
-			}
-		} else if (s[i] == '<' && i + 1 < len && s[i + 1] == '/') {
-			rep = "<\\";
+		switch (s[i]) {
+		case '<':
+			rep = html ? "&lt;" : "\\u003c";
+			break;
+		case '>':
+			rep = html ? "&gt;" : "\\u003e";
+			break;
+		case '&':
+			rep = html ? "&amp;" : "\\u0026";
+			break;
+		case '"':
+			rep = html ? "&quot;" : NULL;
+			break;
+		default:
+			break;
 		}
 		if (!rep)
 			continue;
 		hws_strbuf__add(sb, s + start, i - start);
 		hws_strbuf__addstr(sb, rep);
 		start = i + 1;
-		if (!html)
-			start = i + 1; /* '<' replaced by "<\", the '/' follows */
 	}
 	hws_strbuf__add(sb, s + start, len - start);
 	return sb->toobig ? HWS_E_TOO_BIG : 0;

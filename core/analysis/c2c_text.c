@@ -64,6 +64,38 @@ static void who_text(struct hws_strbuf *sb, const struct hws_c2c *c, uint32_t i,
 				 (unsigned long long)who[k].n);
 }
 
+/*
+ * Strings from the file (symbols, source lines, evidence naming them) for the terminal:
+ * as they are when they hold no control character, else escaped
+ * (hws_strbuf__add_text_str()) into one of TX_SLOTS scratch buffers, valid for the next
+ * TX_SLOTS - 1 calls (one line of the report uses at most four).
+ */
+#define TX_SLOTS 4
+struct tx {
+	struct hws_strbuf b[TX_SLOTS];
+	unsigned int next;
+};
+
+static const char *tx(struct tx *t, const char *s)
+{
+	struct hws_strbuf *b;
+
+	if (!s || hws_strbuf__text_plain(s))
+		return s;
+	b = &t->b[t->next];
+	t->next = (t->next + 1) % TX_SLOTS;
+	hws_strbuf__reset(b);
+	if (hws_strbuf__add_text_str(b, s) || !b->buf)
+		return "?";
+	return b->buf;
+}
+
+static void tx_release(struct tx *t)
+{
+	for (unsigned int i = 0; i < TX_SLOTS; i++)
+		hws_strbuf__release(&t->b[i]);
+}
+
 int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
 {
 	const struct hws_c2c_stats *t = hws_c2c__totals(c);
@@ -73,6 +105,7 @@ int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
 	uint64_t shared = 0, sh_hitm = 0, sh_peer = 0, tot_hitm = tt.lcl_hitm + tt.rmt_hitm;
 	uint32_t i, j, nfs = 0, nts = 0, nmx = 0, nun = 0;
 	const char *bar = "=================================================\n";
+	struct tx tb = {0};
 	int k;
 
 	for (i = 0; i < c->nr_report; i++) {
@@ -176,7 +209,7 @@ int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
 		    (unsigned long long)li.st.st_na, c2c_mean(li.st.lat_sum, li.st.lat_n),
 		    li.lat_p50, li.lat_p99, li.nr_threads, li.nr_cpus, li.nr_nodes,
 		    hws_c2c_class__name(li.cls), li.confidence, c2c_conf_label(li.confidence),
-		    li.evidence_text);
+		    tx(&tb, li.evidence_text));
 		c2c_out_drain(c, sb);
 	}
 	hws_strbuf__addstr(sb, "\n");
@@ -192,9 +225,9 @@ int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
 		hws_strbuf__addf(
 		    sb, "  %5u  %#llx  pid %d  %s%s  class: %s  confidence %.2f (%s)\n", i,
 		    (unsigned long long)li.addr, (int)li.pid, li.data_symbol ? "data: " : "",
-		    li.data_symbol ? li.data_symbol : "", hws_c2c_class__name(li.cls),
+		    li.data_symbol ? tx(&tb, li.data_symbol) : "", hws_c2c_class__name(li.cls),
 		    li.confidence, c2c_conf_label(li.confidence));
-		hws_strbuf__addf(sb, "         evidence: %s\n", li.evidence_text);
+		hws_strbuf__addf(sb, "         evidence: %s\n", tx(&tb, li.evidence_text));
 		hws_strbuf__addstr(sb, "         false-sharing offsets: ");
 		offsets_text(sb, c, i, true);
 		hws_strbuf__addstr(sb, "   true-sharing offsets: ");
@@ -215,7 +248,7 @@ int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
 					break;
 			}
 			hws_strbuf__addf(sb, "         off 0x%-4x %-24s writers: ", e.offset,
-					 e.data_symbol ? e.data_symbol : "");
+					 e.data_symbol ? tx(&tb, e.data_symbol) : "");
 			who_text(sb, c, i, j0, j, true);
 			hws_strbuf__addstr(sb, "  readers: ");
 			who_text(sb, c, i, j0, j, false);
@@ -248,12 +281,13 @@ int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
 			    c2c_mean(e.st.lcl_hitm_lat, e.st.lcl_hitm),
 			    c2c_mean(e.st.rmt_hitm_lat, e.st.rmt_hitm),
 			    c2c_mean(e.st.lat_sum, e.st.lat_n), (unsigned long long)e.st.records,
-			    e.nr_cpus, e.symbol ? e.symbol : "[unknown]",
-			    e.srcline ? e.srcline : "", e.data_symbol ? "  [" : "",
-			    e.data_symbol ? e.data_symbol : "", e.data_symbol ? "]" : "");
+			    e.nr_cpus, e.symbol ? tx(&tb, e.symbol) : "[unknown]",
+			    e.srcline ? tx(&tb, e.srcline) : "", e.data_symbol ? "  [" : "",
+			    e.data_symbol ? tx(&tb, e.data_symbol) : "", e.data_symbol ? "]" : "");
 			c2c_out_drain(c, sb);
 		}
 		c2c_out_drain(c, sb);
 	}
+	tx_release(&tb);
 	return c2c_out_result(c, sb);
 }

@@ -637,7 +637,7 @@ static void rows_free(struct row *rows, size_t n)
 }
 
 /* "name [dso]" of a symbol for grouping; "[dso]" when there is no name. */
-static char *group_label(const struct hws_symbol *sym)
+static char *group_label_raw(const struct hws_symbol *sym)
 {
 	const char *base = NULL;
 	char *out = NULL;
@@ -659,6 +659,23 @@ static char *group_label(const struct hws_symbol *sym)
 	return strdup("[unknown]");
 }
 
+/* group_label_raw() for the terminal: names from the file with control characters escaped */
+static char *group_label(const struct hws_symbol *sym)
+{
+	char *raw = group_label_raw(sym);
+	struct hws_strbuf sb;
+
+	if (!raw || hws_strbuf__text_plain(raw))
+		return raw;
+	hws_strbuf__init(&sb, 0);
+	if (hws_strbuf__add_text_str(&sb, raw) || !sb.buf) {
+		hws_strbuf__release(&sb);
+		return raw;
+	}
+	free(raw);
+	return sb.buf;
+}
+
 /* "0xADDR symbol+off [dso]" of an address row */
 static int addr_label(struct hws_symbols *syms, const struct aent *k, bool data,
 		      struct hws_strbuf *sb)
@@ -671,7 +688,21 @@ static int addr_label(struct hws_symbols *syms, const struct aent *k, bool data,
 	if (!syms)
 		return hws_strbuf__addf(sb, "pid %u", k->pid);
 	hws_symbols__resolve(syms, k->pid, k->addr, data, &sym);
-	return hws_symbol__format(&sym, true, sb);
+	if ((!sym.name || hws_strbuf__text_plain(sym.name)) &&
+	    (!sym.dso || hws_strbuf__text_plain(sym.dso)) &&
+	    (!sym.srcfile || hws_strbuf__text_plain(sym.srcfile)))
+		return hws_symbol__format(&sym, true, sb);
+	/* names from the file with control characters: escaped for the terminal */
+	{
+		struct hws_strbuf tmp;
+
+		hws_strbuf__init(&tmp, 0);
+		err = hws_symbol__format(&sym, true, &tmp);
+		if (!err)
+			err = hws_strbuf__add_text_str(sb, tmp.buf ? tmp.buf : "");
+		hws_strbuf__release(&tmp);
+		return err;
+	}
 }
 
 /* a table of @shown rows, already in order, out of @n */
@@ -1003,9 +1034,21 @@ out:
 	return err;
 }
 
+/* @s (a name from the file) for the terminal: as it is, or escaped into @b */
+static const char *text_name(struct hws_strbuf *b, const char *s)
+{
+	if (!s || hws_strbuf__text_plain(s))
+		return s;
+	hws_strbuf__reset(b);
+	if (hws_strbuf__add_text_str(b, s) || !b->buf)
+		return "?";
+	return b->buf;
+}
+
 static int render_counts(struct hws_report *r, struct hws_strbuf *sb)
 {
 	struct hws_decode_counts tot = {0};
+	struct hws_strbuf esc, esc2;
 	bool aux = false;
 	int err;
 
@@ -1024,6 +1067,8 @@ static int render_counts(struct hws_report *r, struct hws_strbuf *sb)
 			ew = l > 60 ? 60 : l;
 	}
 	aux = tot.aux_records || tot.auxtrace_bytes;
+	hws_strbuf__init(&esc, 0);
+	hws_strbuf__init(&esc2, 0);
 	err = hws_strbuf__addstr(sb, "\n== Samples and loss per event and CPU ==\n");
 	if (!err)
 		err = hws_strbuf__addf(sb, "%-*s %-10s %4s %10s %14s %8s %7s %9s %9s %8s %8s", ew,
@@ -1047,13 +1092,13 @@ static int render_counts(struct hws_report *r, struct hws_strbuf *sb)
 			snprintf(cpu, sizeof(cpu), "-");
 		else
 			snprintf(cpu, sizeof(cpu), "%d", row->cpu);
-		err = hws_strbuf__addf(sb,
-				       "%-*.*s %-10.10s %4s %10" PRIu64 " %14" PRIu64 " %8" PRIu64
-				       " %7" PRIu64 " %9" PRIu64 " %9" PRIu64 " %8" PRIu64
-				       " %8" PRIu64,
-				       ew, ew, row ? row->event : "total", row ? row->backend : "",
-				       cpu, c->samples, c->period, c->skipped, c->errors, c->lost,
-				       c->lost_samples, c->throttle, c->unthrottle);
+		err = hws_strbuf__addf(
+		    sb,
+		    "%-*.*s %-10.10s %4s %10" PRIu64 " %14" PRIu64 " %8" PRIu64 " %7" PRIu64
+		    " %9" PRIu64 " %9" PRIu64 " %8" PRIu64 " %8" PRIu64,
+		    ew, ew, row ? text_name(&esc, row->event) : "total",
+		    row ? text_name(&esc2, row->backend) : "", cpu, c->samples, c->period,
+		    c->skipped, c->errors, c->lost, c->lost_samples, c->throttle, c->unthrottle);
 		if (!err && aux)
 			err = hws_strbuf__addf(
 			    sb, " %8" PRIu64 " %9" PRIu64 " %8" PRIu64 " %8" PRIu64 " %6" PRIu64,
@@ -1062,6 +1107,8 @@ static int render_counts(struct hws_report *r, struct hws_strbuf *sb)
 		if (!err)
 			err = hws_strbuf__addstr(sb, "\n");
 	}
+	hws_strbuf__release(&esc);
+	hws_strbuf__release(&esc2);
 	if (err)
 		return err;
 	if (!tot.lost && !tot.lost_samples && !tot.throttle && !tot.aux_truncated &&

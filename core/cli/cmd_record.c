@@ -323,8 +323,14 @@ static int open_output(struct record *r, struct run *u)
 	if (!r->w) {
 		ret = -errno;
 		u->runtime_err = true;
-		snprintf(u->err, sizeof(u->err), "cannot create %s: %s", r->output,
-			 strerror(errno));
+		if (errno == ELOOP)
+			snprintf(u->err, sizeof(u->err),
+				 "cannot create %s: it is a symbolic link (hwsample never writes "
+				 "through one): remove it or name a regular file",
+				 r->output);
+		else
+			snprintf(u->err, sizeof(u->err), "cannot create %s: %s", r->output,
+				 strerror(errno));
 		return ret < 0 ? ret : -EIO;
 	}
 	for (int e = 0; e < hws_session__nr_events(r->sess); e++) {

@@ -103,6 +103,22 @@ static void lb_json_str(struct lb *l, const char *s)
 	*l->p++ = '"';
 }
 
+/* @s in a text line: as it is when it holds no control character, else through the escaper */
+void hws__out_text_str(struct lb *l, const char *s)
+{
+	if (hws_strbuf__text_plain(s)) {
+		lb_str(l, s);
+		return;
+	}
+	if (l->err)
+		return;
+	lb_commit(l);
+	l->err = hws_strbuf__add_text_str(l->sb, s);
+	l->p = NULL; /* the buffer may have moved */
+	if (!l->err)
+		lb_reserve(l, 1);
+}
+
 static void lb_csv_str(struct lb *l, const char *s)
 {
 	if (!strpbrk(s, ",\"\n\r")) {
@@ -242,7 +258,7 @@ void hws__out_raw(struct lb *l, struct hws_output *out, const struct hws_sample 
 		lb_csv_str(l, tmp->buf);
 	} else {
 		lb_str(l, " raw ");
-		lb_str(l, tmp->buf);
+		hws__out_text_str(l, tmp->buf);
 	}
 }
 

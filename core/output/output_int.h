@@ -209,8 +209,9 @@ static inline int csv_kind_of(const char *s)
 struct str_ent {
 	const char *p;
 	size_t len;
-	bool plain; /* json_plain() */
-	int kind;   /* csv_kind_of() */
+	bool plain;  /* json_plain() */
+	bool tplain; /* hws_strbuf__text_plain(): goes into text lines as it is */
+	int kind;    /* csv_kind_of() */
 };
 
 struct out_strs {
@@ -233,6 +234,7 @@ static inline const struct str_ent *str_info(struct out_strs *m, const char *s)
 	e->plain = json_plain(s, &e->len);
 	if (!e->plain)
 		e->len = strlen(s);
+	e->tplain = e->plain || hws_strbuf__text_plain(s);
 	e->kind = csv_kind_of(s);
 	return e;
 }
@@ -288,6 +290,8 @@ bool hws__out_json_line(struct hws_output *out, const struct hws_sample *s, stru
 bool hws__out_json_fast(struct lb *l, struct hws_output *out, const struct hws_sample *s,
 			bool close, bool *first);
 /* fast.c: the 22 CSV columns with one reservation; false: use the general path */
+/* @s in a text line, control characters escaped (hws_strbuf__add_text_str()) */
+void hws__out_text_str(struct lb *l, const char *s);
 bool hws__out_csv_fast(struct lb *l, struct hws_output *out, const struct hws_sample *s);
 /* text.c: the text line */
 void hws__out_text(struct lb *l, struct hws_output *out, const struct hws_sample *s);

@@ -26,7 +26,7 @@ static void put_sym_text(struct lb *l, struct hws_output *out, const struct hws_
 	hws_symbols__resolve(out->o.syms, s->pid, a, data, &sym);
 	if (!sym.name && !sym.dso)
 		return;
-	if (sym.name && !sym.srcfile) {
+	if (sym.name && !sym.srcfile && hws_strbuf__text_plain(sym.name)) {
 		/* "name" or "name+0xoff" */
 		nl = strlen(sym.name);
 		if (!lb_reserve(l, nl + 32))
@@ -44,7 +44,7 @@ static void put_sym_text(struct lb *l, struct hws_output *out, const struct hws_
 	if (hws_symbol__format(&sym, false, tmp) || !tmp->buf)
 		return;
 	lb_add(l, " ", 1);
-	lb_str(l, tmp->buf);
+	hws__out_text_str(l, tmp->buf); /* names from the file: no control characters */
 }
 
 /* an enum name for text: from the CSV table when it has it (no strlen), else the function */
@@ -146,12 +146,14 @@ void hws__out_text(struct lb *l, struct hws_output *out, const struct hws_sample
 	const char *ev = s->event ? s->event : "?";
 	bool syms = out->syms;
 	uint64_t f = s->fields;
+	const struct str_ent *e;
 	size_t evl;
 	char *p;
 /* a literal at p, p moved past it (the length is the literal's own) */
 #define LIT(str) (memcpy(p, str, sizeof(str) - 1), p += sizeof(str) - 1)
 
-	csv_kind(&out->strs, ev, &evl); /* its length, memoized by address */
+	e = str_info(&out->strs, ev); /* its length, memoized by address */
+	evl = e->len;
 	/* "%lu.%09lu ", "[%03u] ", "%u/%u ", "event:", " period", " ip 0x.. [P]" by hand */
 	if (!lb_reserve(l, 256 + evl))
 		return;
@@ -173,8 +175,17 @@ void hws__out_text(struct lb *l, struct hws_output *out, const struct hws_sample
 		p = hws_fmt__u32(p, s->tid);
 		*p++ = ' ';
 	}
-	memcpy(p, ev, evl);
-	p += evl;
+	if (__builtin_expect(!e->tplain, 0)) {
+		/* control characters in the event name: escaped (room: 256 left after it) */
+		l->p = p;
+		hws__out_text_str(l, ev);
+		if (!lb_reserve(l, 256))
+			return;
+		p = l->p;
+	} else {
+		memcpy(p, ev, evl);
+		p += evl;
+	}
 	*p++ = ':';
 	if (f & HWS_SF_PERIOD) {
 		*p++ = ' ';

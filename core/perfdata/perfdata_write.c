@@ -449,7 +449,9 @@ struct hws_perf_writer *hws_perf_writer__new(const char *path, bool pipe_mode)
 		return errno = EINVAL, NULL;
 	if (!strcmp(path, "-"))
 		return hws_perf_writer__new_fd(STDOUT_FILENO, true);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* never through a symlink: one planted at @path (a shared directory) would make us
+	 * create or overwrite its target */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return NULL;
 	w = hws_perf_writer__new_fd(fd, pipe_mode);

@@ -10,6 +10,9 @@
  *  - The first error wins and is the one reported; parsing stops calling into the config
  *    after it (the handler returns 0 for the rest).
  *  - Nothing here prints or opens perf events; errors go to the caller's buffer.
+ *  - Only regular files, at most HWS_CONFIG_MAX_BYTES bytes, HWS_CONFIG_MAX_KEYS keys, and
+ *    lines that fit inih's buffer reach libinih: a config can neither hang nor grow without
+ *    bound, and every error names its line.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +30,13 @@
 #include <hwsample/session.h>
 
 #include "util/internal.h"
+
+/*
+ * Bounds of a config file, checked before libinih sees it: its size, and the keys it sets
+ * (every key is looked up among those already set, so the count bounds the time too).
+ */
+#define HWS_CONFIG_MAX_BYTES (1 << 20)
+#define HWS_CONFIG_MAX_KEYS  4096
 
 #define MAX_CPUS_CHECK 4096
 
@@ -348,7 +358,9 @@ static int check_value(const struct hws_config_key *k, const struct hws_config_i
 struct load_ctx {
 	struct hws_config *cfg;
 	FILE *f;
-	int line; /* lines handed to inih so far */
+	int line;     /* lines handed to inih so far */
+	size_t bytes; /* bytes read so far */
+	int nr_items; /* keys set by the file so far */
 	int err;
 	int err_line; /* line of the first error seen by the handler */
 	char *errbuf;
@@ -390,19 +402,45 @@ static void note_header(struct load_ctx *c, const char *line)
 		c->err = -ENOMEM;
 }
 
+/*
+ * Lines to inih, whole: a line longer than inih's buffer (@num) would reach it in pieces, each
+ * parsed as a line of its own with the wrong line number; it is an error here, naming the
+ * line. A UTF-8 byte-order mark at the start of the file is dropped (before note_header()
+ * and inih see the line, so both name the same section). The file's size was checked when it
+ * was opened; the bytes read are counted too (a file that grows while it is read).
+ */
 static char *reader(char *str, int num, void *stream)
 {
 	struct load_ctx *c = stream;
-	char *r = fgets(str, num, c->f);
+	char *r;
+	size_t l;
 
-	/* a line longer than the buffer arrives in pieces; count it once */
-	if (r) {
-		size_t l = strlen(r);
-		if ((l && r[l - 1] == '\n') || feof(c->f)) {
-			c->line++;
-			note_header(c, r);
-		}
+	if (c->err)
+		return NULL; /* the first error wins: stop reading */
+	r = fgets(str, num, c->f);
+	if (!r)
+		return NULL;
+	l = strlen(r);
+	c->bytes += l;
+	c->line++;
+	if (l && r[l - 1] != '\n' && !feof(c->f) && l + 1 >= (size_t)num) {
+		seterr(c->errbuf, c->errlen,
+		       "%s:%d: line longer than %d bytes: split the value or shorten it",
+		       c->cfg->path, c->line, num - 2);
+		c->err = HWS_E_BAD_CONFIG;
+		c->err_line = c->line;
+		return NULL;
 	}
+	if (c->bytes > HWS_CONFIG_MAX_BYTES) {
+		seterr(c->errbuf, c->errlen, "%s:%d: config file larger than %d bytes",
+		       c->cfg->path, c->line, HWS_CONFIG_MAX_BYTES);
+		c->err = HWS_E_BAD_CONFIG;
+		c->err_line = c->line;
+		return NULL;
+	}
+	if (c->line == 1 && l >= 3 && !memcmp(r, "\xef\xbb\xbf", 3))
+		memmove(r, r + 3, l - 2); /* with its NUL */
+	note_header(c, r);
 	return r;
 }
 
@@ -436,12 +474,22 @@ static int handle(struct load_ctx *c, const char *section, const char *name, con
 		return 0;
 	}
 	s = find_section(c->cfg, section);
+	if (!s)
+		s = add_section(c->cfg, section, line); /* a header note_header() did not see */
 	if (!s) {
 		c->err = -ENOMEM;
 		return 0;
 	}
 	if (!name)
 		return 1;
+	if (++c->nr_items > HWS_CONFIG_MAX_KEYS) {
+		seterr(c->errbuf, c->errlen,
+		       "%s: more than %d keys in one config file: this is not a run "
+		       "configuration (see cfg/*.conf)",
+		       origin, HWS_CONFIG_MAX_KEYS);
+		c->err = HWS_E_BAD_CONFIG;
+		return 0;
+	}
 	if (find_item(s, name)) {
 		const struct hws_config_item *it = find_item(s, name);
 		seterr(c->errbuf, c->errlen,
@@ -513,6 +561,13 @@ static FILE *open_config(const char *path, char *err, size_t errlen, int *ret)
 		       "%s: %s, not a config file (an INI file such as "
 		       "cfg/cpu-profile.conf)",
 		       path, file_kind(st.st_mode));
+		goto err_out;
+	}
+	if (st.st_size > HWS_CONFIG_MAX_BYTES) {
+		seterr(err, errlen,
+		       "%s: %lld bytes, larger than a config file can be (%d bytes): "
+		       "not a config file",
+		       path, (long long)st.st_size, HWS_CONFIG_MAX_BYTES);
 		goto err_out;
 	}
 	if (st.st_size == 0) {

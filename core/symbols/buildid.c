@@ -10,8 +10,9 @@
  * other's recordings after a reboot or on another machine.
  *
  * Invariants: nothing here follows a path into the cache that was not built from a
- * build-id of hex digits only; a copy is written to a temporary name and renamed into
- * place, so a reader never sees a partial copy; a copy whose addresses are all zero
+ * build-id of hex digits only; a copy is written to a fresh temporary name made with O_EXCL
+ * (mkostemp: no planted symlink is ever followed) and renamed into place, so a reader never
+ * sees a partial copy; a copy whose addresses are all zero
  * (kptr_restrict) is never written.
  */
 #include <errno.h>
@@ -201,13 +202,21 @@ int hws__buildid_cache_kallsyms(const char *dir, const char *bid, const char *ka
 	err = mkdirs(path);
 	if (err)
 		return err;
-	snprintf(tmp, sizeof(tmp), "%s/.kallsyms.%d", path, (int)getpid());
 	from = open(kallsyms, O_RDONLY | O_CLOEXEC);
 	if (from < 0)
 		return -errno;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
+	/*
+	 * A fresh name, created with O_EXCL (mkostemp): whatever was planted in the cache
+	 * directory (a symlink at a guessable name) is never opened, let alone written through.
+	 */
+	snprintf(tmp, sizeof(tmp), "%s/.kallsyms.XXXXXX", path);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0 || fchmod(fd, 0644)) {
 		err = -errno;
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
 		close(from);
 		return err;
 	}

@@ -91,22 +91,129 @@ int hws_strbuf__addf(struct hws_strbuf *sb, const char *fmt, ...)
 	return err;
 }
 
+/*
+ * Length of the well-formed UTF-8 sequence at @p (1 to 4 bytes: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), 0 when the bytes there are not one; *@cp: its code point.
+ * A NUL ends the string: it never counts as a continuation byte.
+ */
+static size_t utf8_seq(const unsigned char *p, unsigned int *cp)
+{
+	unsigned int c = p[0], n, min, v;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf) {
+		n = 2, min = 0x80, v = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		n = 3, min = 0x800, v = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4, min = 0x10000, v = c & 0x07;
+	} else {
+		return 0;
+	}
+	for (unsigned int i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		v = v << 6 | (p[i] & 0x3f);
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return n;
+}
+
+/*
+ * JSON: '"' and '\\' escaped, control characters as \u00XX, well-formed UTF-8 as it is, and
+ * every byte that is not part of well-formed UTF-8 as U+FFFD (\ufffd): the output is valid
+ * JSON (RFC 8259, UTF-8) whatever the bytes of @s.
+ */
 int hws_strbuf__add_json_str(struct hws_strbuf *sb, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s, *run;
 	int err = hws_strbuf__add(sb, "\"", 1);
 
-	for (; !err && s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\') {
-			char e[2] = {'\\', (char)c};
+	while (!err && p && *p) {
+		unsigned int cp;
+		size_t n;
+
+		for (run = p; *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\'; p++)
+			;
+		if (p > run && (err = hws_strbuf__add(sb, run, (size_t)(p - run))))
+			break;
+		if (!*p)
+			break;
+		if (*p == '"' || *p == '\\') {
+			char e[2] = {'\\', (char)*p++};
 			err = hws_strbuf__add(sb, e, 2);
-		} else if (c < 0x20) {
-			err = hws_strbuf__addf(sb, "\\u%04x", c);
+		} else if (*p < 0x20) {
+			err = hws_strbuf__addf(sb, "\\u%04x", *p++);
+		} else if ((n = utf8_seq(p, &cp))) {
+			err = hws_strbuf__add(sb, p, n);
+			p += n;
 		} else {
-			err = hws_strbuf__add(sb, s, 1);
+			err = hws_strbuf__add(sb, "\\ufffd", 6);
+			p++;
 		}
 	}
 	return err ? err : hws_strbuf__add(sb, "\"", 1);
+}
+
+/*
+ * Terminal text: printable ASCII and well-formed UTF-8 as they are; control characters
+ * (C0, DEL and the C1 range U+0080..U+009F, which terminals take as escape sequences) and
+ * bytes that are not well-formed UTF-8 as \xNN, one per byte, so a name from a file can
+ * neither move the cursor, recolour, retitle the terminal nor hide the text after it.
+ */
+int hws_strbuf__add_text_str(struct hws_strbuf *sb, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s, *run;
+	int err = 0;
+
+	while (!err && p && *p) {
+		unsigned int cp = 0;
+		size_t n;
+
+		for (run = p; *p >= 0x20 && *p < 0x7f; p++)
+			;
+		if (p > run && (err = hws_strbuf__add(sb, run, (size_t)(p - run))))
+			break;
+		if (!*p)
+			break;
+		n = utf8_seq(p, &cp);
+		if (n > 1 && cp >= 0xa0) {
+			err = hws_strbuf__add(sb, p, n);
+			p += n;
+			continue;
+		}
+		if (!n)
+			n = 1;
+		for (size_t i = 0; i < n && !err; i++)
+			err = hws_strbuf__addf(sb, "\\x%02x", *p++);
+	}
+	return err;
+}
+
+/* whether hws_strbuf__add_text_str() would write @s as it is */
+bool hws_strbuf__text_plain(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		unsigned int cp = 0;
+		size_t n;
+
+		if (*p >= 0x20 && *p < 0x7f) {
+			p++;
+			continue;
+		}
+		n = utf8_seq(p, &cp);
+		if (n < 2 || cp < 0xa0)
+			return false;
+		p += n;
+	}
+	return true;
 }
 
 void hws_strbuf__reset(struct hws_strbuf *sb)

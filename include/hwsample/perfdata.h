@@ -128,7 +128,8 @@ HWS_API const char *hws_record__type_name(uint32_t type);
 struct hws_perf_writer;
 
 /*
- * hws_perf_writer__new() - create @path ("-" = stdout, pipe mode). Returns NULL with errno.
+ * hws_perf_writer__new() - create @path ("-" = stdout, pipe mode). Returns NULL with errno
+ * (ELOOP: @path is a symbolic link, never written through).
  * @pipe_mode forces pipe mode for a regular file.
  */
 HWS_API struct hws_perf_writer *hws_perf_writer__new(const char *path, bool pipe_mode);

@@ -8,6 +8,7 @@
 #define HWSAMPLE_STRBUF_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <hwsample/common.h>
@@ -36,8 +37,18 @@ HWS_API int hws_strbuf__addstr(struct hws_strbuf *sb, const char *s);
 HWS_API int hws_strbuf__addf(struct hws_strbuf *sb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 HWS_API int hws_strbuf__vaddf(struct hws_strbuf *sb, const char *fmt, va_list ap);
-/* Append @s as a JSON string literal (with quotes and escapes). */
+/*
+ * Append @s as a JSON string literal (with quotes and escapes): control characters as
+ * \u00XX, bytes that are not well-formed UTF-8 as \ufffd; valid JSON whatever the bytes.
+ */
 HWS_API int hws_strbuf__add_json_str(struct hws_strbuf *sb, const char *s);
+/*
+ * Append @s for a terminal: control characters (C0, DEL, C1) and bytes that are not
+ * well-formed UTF-8 as \xNN, the rest as it is (no escape sequence reaches the terminal).
+ */
+HWS_API int hws_strbuf__add_text_str(struct hws_strbuf *sb, const char *s);
+/* Whether hws_strbuf__add_text_str() writes @s unchanged. */
+HWS_API bool hws_strbuf__text_plain(const char *s);
 HWS_API void hws_strbuf__reset(struct hws_strbuf *sb);	 /* len = 0, keeps memory */
 HWS_API void hws_strbuf__release(struct hws_strbuf *sb); /* frees; NULL-safe */
 

@@ -253,6 +253,22 @@ static void ref_csv(const struct hws_sample *s, char *b, size_t len)
 }
 
 /* the text line (no symbols, no raw) */
+/* @s (ASCII) for the terminal: control characters as \xNN */
+static const char *text_str(const char *s)
+{
+	static char b[1024];
+	size_t n = 0;
+
+	for (; *s && n + 5 < sizeof(b); s++) {
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			n += (size_t)snprintf(b + n, sizeof(b) - n, "\\x%02x", (unsigned char)*s);
+		else
+			b[n++] = *s;
+	}
+	b[n] = 0;
+	return b;
+}
+
 static void ref_text(const struct hws_sample *s, char *b, size_t len)
 {
 	size_t n = 0;
@@ -265,7 +281,7 @@ static void ref_text(const struct hws_sample *s, char *b, size_t len)
 		ADD("[%03u] ", s->cpu);
 	if (f & HWS_SF_PID)
 		ADD("%u/%u ", s->pid, s->tid);
-	ADD("%s:", s->event ? s->event : "?");
+	ADD("%s:", s->event ? text_str(s->event) : "?");
 	if (f & HWS_SF_PERIOD)
 		ADD(" %" PRIu64, s->period);
 	if (f & HWS_SF_IP)
