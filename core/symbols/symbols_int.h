@@ -71,6 +71,7 @@ struct proc {
 	struct proc *hnext;
 	struct map *maps;
 	size_t nr, alloc;
+	uint64_t maps_gen; /* s->maps_serial when the maps last changed (symbols_core.h) */
 };
 
 /* Direct-mapped cache of lookups, keyed by (pid, address, data): the dump path resolves
@@ -131,6 +132,7 @@ struct hws_symbols {
 	unsigned int next_range; /* replaced next (round robin) */
 	uint32_t gen;		 /* cache generation: bumped when any answer may change */
 	struct dso *touched;	 /* file whose LRU tick the current lookup refreshed */
+	uint64_t maps_serial;	 /* bumped by every change of a process's maps */
 };
 
 /* every cached lookup is stale from now on */
