@@ -357,51 +357,122 @@ static const Dwfl_Thread_Callbacks thread_cbs = {
 
 /* ------------------------------------------------------------------ inline frames */
 
-/* DWARF scopes at @pc of module @mod, innermost first (free() them); 0 if none */
-static int scopes_at(struct hws_unwinder *u, Dwfl_Module *mod, uint64_t pc, Dwarf_Die **scopes)
+#define MAX_INLINE 64 /* inlined calls followed at one address */
+
+/* the first function scope (inlined call or subprogram) of @sc[from..n) */
+static int first_func(Dwarf_Die *sc, int from, int n)
+{
+	for (int i = from; i < n; i++) {
+		int tag = dwarf_tag(&sc[i]);
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Descend from @parent to the function scopes holding @pc (DWARF address), outermost first
+ * into @out (at most MAX_INLINE + 1): for CUs where dwarf_getscopes() finds nothing, such as
+ * LTO's "<artificial>" unit, whose concrete functions refer to their abstract definitions
+ * in other units.
+ */
+static void walk_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int *n, int depth)
+{
+	Dwarf_Die c;
+
+	if (depth > 2 * MAX_INLINE || dwarf_child(parent, &c))
+		return;
+	do {
+		int tag = dwarf_tag(&c);
+		bool func = tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
+
+		if (tag == DW_TAG_namespace) {
+			walk_scopes(&c, pc, out, n, depth + 1);
+			if (*n)
+				return;
+			continue;
+		}
+		if (!func && tag != DW_TAG_lexical_block)
+			continue;
+		if (dwarf_haspc(&c, pc) != 1)
+			continue;
+		if (func && *n <= MAX_INLINE)
+			out[(*n)++] = c;
+		walk_scopes(&c, pc, out, n, depth + 1);
+		return;
+	} while (!dwarf_siblingof(&c, &c));
+}
+
+/*
+ * The functions at @pc of @mod, innermost first: the inlined calls (chain[0..k-1]) then the
+ * function they are inlined into (chain[k], when found). Each next one is the function
+ * scope around the previous one in the concrete DIE tree (dwarf_getscopes() follows an
+ * inlined call into its abstract definition instead). Returns k; *has_sub: chain[k] is set.
+ */
+static int inline_chain(struct hws_unwinder *u, Dwfl_Module *mod, uint64_t pc, Dwarf_Die *chain,
+			bool *has_sub)
 {
 	Dwarf_Addr bias;
-	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias);
-	int n;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, pc, &bias), *sc = NULL;
+	int n, i, k = 0;
 
-	*scopes = NULL;
+	*has_sub = false;
 	if (!cu)
 		return 0;
 	u->cudie = *cu;
-	n = dwarf_getscopes(cu, pc - bias, scopes);
-	return n > 0 ? n : 0;
+	n = dwarf_getscopes(cu, pc - bias, &sc);
+	i = n > 0 ? first_func(sc, 0, n) : -1;
+	while (i >= 0) {
+		Dwarf_Die d = sc[i];
+		if (dwarf_tag(&d) == DW_TAG_subprogram) {
+			chain[k] = d;
+			*has_sub = true;
+			break;
+		}
+		if (k == MAX_INLINE)
+			break;
+		chain[k++] = d;
+		free(sc);
+		sc = NULL;
+		n = dwarf_getscopes_die(&d, &sc); /* sc[0] is d, then its parents */
+		i = n > 1 ? first_func(sc, 1, n) : -1;
+	}
+	free(sc);
+	if (!*has_sub) {
+		Dwarf_Die walk[MAX_INLINE + 1];
+		int m = 0;
+
+		walk_scopes(cu, pc - bias, walk, &m, 0);
+		if (m && dwarf_tag(&walk[0]) == DW_TAG_subprogram) {
+			for (k = 0; k < m; k++)
+				chain[k] = walk[m - 1 - k];
+			*has_sub = true;
+			return m - 1;
+		}
+	}
+	return k;
 }
 
-/* inlined calls at @pc (DW_TAG_inlined_subroutine scopes inside its function) */
+/* inlined calls at @pc */
 static unsigned int inline_count(struct hws_unwinder *u, struct uw_proc *p, uint64_t pc)
 {
 	struct icache *c = &u->icache[((pc >> 1) ^ (p->serial * 0x9E3779B1u)) & (ICACHE_SIZE - 1)];
+	Dwarf_Die chain[MAX_INLINE + 1];
 	Dwfl_Module *mod;
-	Dwarf_Die *sc;
-	unsigned int k = 0;
-	int n;
-
+	bool has_sub;
 	uint64_t t0;
+	int k;
 
 	if (c->serial == p->serial && c->pc == pc)
 		return c->n;
 	t0 = now_ns();
 	mod = dwfl_addrmodule(p->dwfl, pc);
-	n = mod ? scopes_at(u, mod, pc, &sc) : 0;
-	for (int i = 0; i < n; i++) {
-		int tag = dwarf_tag(&sc[i]);
-		if (tag == DW_TAG_subprogram)
-			break;
-		if (tag == DW_TAG_inlined_subroutine && k < 0xffff)
-			k++;
-	}
-	if (n)
-		free(sc);
+	k = mod ? inline_chain(u, mod, pc, chain, &has_sub) : 0;
 	c->pc = pc;
 	c->serial = p->serial;
 	c->n = (uint16_t)k;
 	u->slow_ns += now_ns() - t0;
-	return k;
+	return (unsigned int)k;
 }
 
 static const char *die_name(Dwarf_Die *die)
@@ -435,11 +506,12 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *die, struct hws_inline_info *out
 int hws_unwind__inline(struct hws_unwinder *u, uint32_t pid, uint64_t ip, unsigned int inline_depth,
 		       struct hws_inline_info *out)
 {
+	Dwarf_Die chain[MAX_INLINE + 1];
 	struct uw_proc *p;
 	Dwfl_Module *mod;
-	Dwarf_Die *sc, *prev = NULL;
-	unsigned int k = 0;
-	int n, ret = -ENOENT;
+	unsigned int idx;
+	bool has_sub;
+	int k;
 
 	if (!u || !out)
 		return -EINVAL;
@@ -448,36 +520,22 @@ int hws_unwind__inline(struct hws_unwinder *u, uint32_t pid, uint64_t ip, unsign
 	if (!p)
 		return -ENOMEM;
 	mod = report_module(u, p, ip);
-	n = mod ? scopes_at(u, mod, ip, &sc) : 0;
-	for (int i = 0; i < n; i++) {
-		int tag = dwarf_tag(&sc[i]);
-		bool is_sub = tag == DW_TAG_subprogram;
-
-		if (!is_sub && tag != DW_TAG_inlined_subroutine)
-			continue;
-		if (!is_sub)
-			k++;
-		if (is_sub ? inline_depth == 0 : k == inline_depth) {
-			out->name = die_name(&sc[i]);
-			if (prev) {
-				call_site(&u->cudie, prev, out);
-			} else {
-				Dwfl_Line *l = dwfl_module_getsrc(mod, ip);
-				int line = 0;
-				if (l)
-					out->file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
-				out->line = line > 0 ? (uint32_t)line : 0;
-			}
-			ret = out->name ? 0 : -ENOENT;
-			break;
-		}
-		if (is_sub)
-			break;
-		prev = &sc[i];
+	k = mod ? inline_chain(u, mod, ip, chain, &has_sub) : 0;
+	/* depth d >= 1 is chain[d - 1]; depth 0 the function all of it is inlined into */
+	if (inline_depth > (unsigned int)k || (inline_depth == 0 && !has_sub))
+		return -ENOENT;
+	idx = inline_depth ? inline_depth - 1 : (unsigned int)k;
+	out->name = die_name(&chain[idx]);
+	if (idx > 0) {
+		call_site(&u->cudie, &chain[idx - 1], out);
+	} else {
+		Dwfl_Line *l = dwfl_module_getsrc(mod, ip);
+		int line = 0;
+		if (l)
+			out->file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+		out->line = line > 0 ? (uint32_t)line : 0;
 	}
-	if (n)
-		free(sc);
-	return ret;
+	return out->name ? 0 : -ENOENT;
 }
 
 /* ------------------------------------------------------------------ unwinding */

@@ -14,8 +14,9 @@
  * --no-inline as `perf script -F ip,sym --no-inline`), through the public reader, the
  * internal sample parse, core/symbols for the side-band, and the unwinder:
  *   test_unwind [--no-inline] [--dwarf-names] [--repeat N] [--corpus DIR] FILE
- * --dwarf-names prints "name|dwarfname" for frames that are not inline (the e2e test accepts
- * either: see decode_unwind.sh), --repeat unwinds each sample N times and prints the cost,
+ * --dwarf-names prints "name|dwarf name|dso" for frames that are not inline (the e2e test
+ * accepts either name: see tests/e2e/decode_unwind_cmp.py), --repeat unwinds each sample N times
+ * and prints the cost,
  * --corpus writes each sample as a fuzz_unwind input (tests/fuzz/make_unwind_corpus.sh).
  */
 #include <errno.h>
@@ -360,9 +361,14 @@ static int driver(const char *file)
 				continue;
 			}
 			hws_strbuf__addf(&sb, "\t%16" PRIx64 " %s", a, name);
-			if (dwarf_names && sym.name &&
-			    !hws_unwind__inline(u, smp.pid, fr[i].ip, 0, &ii))
-				hws_strbuf__addf(&sb, "|%s", ii.name);
+			if (dwarf_names) {
+				const char *dso = sym.dso ? strrchr(sym.dso, '/') : NULL;
+				bool dw = !hws_unwind__inline(u, smp.pid, fr[i].ip, 0, &ii);
+				hws_strbuf__addf(&sb, "|%s|%s", dw ? ii.name : "",
+						 dso	   ? dso + 1
+						 : sym.dso ? sym.dso
+							   : "");
+			}
 			hws_strbuf__addf(&sb, "\n");
 		}
 		if (nouts == aouts) {
