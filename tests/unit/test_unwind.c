@@ -219,6 +219,7 @@ struct out_sample {
 };
 
 static bool no_inline, dwarf_names;
+static uint64_t exe_base, libc_base; /* file offset 0 of the workload and libc (--corpus) */
 static int repeat;
 static const char *corpus;
 
@@ -250,6 +251,10 @@ static void sideband(struct hws_symbols *s, const struct perf_event_header *h)
 		memcpy(&pgoff, p + 32, 8);
 		snprintf(name, sizeof(name), "%.*s", (int)(h->size - fo), (const char *)p + fo);
 		hws_symbols__mmap(s, pid, addr, len, pgoff, name);
+		if (!pgoff && strstr(name, "/unwind_chains"))
+			exe_base = addr;
+		if (!pgoff && strstr(name, "/libc.so"))
+			libc_base = addr;
 		return;
 	case PERF_RECORD_FORK:
 		memcpy(&pid, p + 8, 4);
@@ -266,24 +271,22 @@ static int cmp_time(const void *a, const void *b)
 	return x->time < y->time ? -1 : x->time > y->time;
 }
 
-/* corpus input: see tests/fuzz/fuzz_unwind.c */
-static void write_corpus(uint32_t pid, struct hws_symbols *s, const struct hws_user_regs *ur,
-			 int idx)
+/* corpus input: see tests/fuzz/fuzz_unwind.c (a few samples, spread over the file) */
+static void write_corpus(const struct hws_user_regs *ur, int idx)
 {
 	char path[4096];
-	uint64_t hdr[4] = {0};
-	const char *exe = getenv("HWS_UNWIND_EXE");
+	uint64_t hdr[3] = {exe_base, libc_base, ur->mask};
 	FILE *f;
 
-	/* where the workload's executable and libc start in this process (map with pgoff 0) */
-	(void)s;
-	(void)pid;
-	(void)exe;
-	snprintf(path, sizeof(path), "%s/sample-%04d", corpus, idx);
+	if (idx % 8 || idx / 8 >= 16 || !ur->abi)
+		return;
+	snprintf(path, sizeof(path), "%s/sample-%03d", corpus, idx);
 	f = fopen(path, "wb");
 	if (!f)
 		return;
-	fwrite(hdr, 8, 4, f);
+	fwrite(hdr, 8, 3, f);
+	fwrite(ur->regs, 8, ur->nr, f);
+	fwrite(ur->stack, 1, (size_t)ur->dyn_size, f);
 	fclose(f);
 }
 
@@ -330,7 +333,7 @@ static int driver(const char *file)
 			return 1;
 		}
 		if (corpus)
-			write_corpus(smp.pid, s, &ur, (int)nouts);
+			write_corpus(&ur, (int)nouts);
 		for (int k = 0; k < (repeat ? repeat : 1); k++) {
 			struct timespec t0, t1;
 			fl = 0;
