@@ -15,9 +15,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <dwarf.h>
@@ -65,6 +67,14 @@ struct icache {
 	uint16_t n;	     /* inlined calls at pc */
 };
 
+/* a named frame (hws_unwind__inline()); names are libdw's, valid while the Dwfl lives */
+struct ncache {
+	uint64_t pc, serial; /* serial 0: empty */
+	uint16_t depth;
+	bool found;
+	struct hws_inline_info info;
+};
+
 struct hws_unwinder {
 	struct hws_symbols *syms;
 	struct hws_unwind_opts o;
@@ -74,6 +84,10 @@ struct hws_unwinder {
 	char *debuginfo_path; /* NULL: libdw's default (.debug, /usr/lib/debug) */
 	Dwfl_Callbacks cb;
 	struct icache *icache;
+	struct ncache *ncache;
+	int vdso_fd; /* memfd holding this process's vDSO image, -1: none (yet) */
+	bool vdso_tried;
+	char vdso_path[32]; /* /proc/self/fd/N */
 	/* the sample being unwound */
 	struct uw_proc *cur;
 	int machine; /* EM_X86_64 / EM_AARCH64 of the sampled ip's file */
@@ -178,6 +192,40 @@ static bool map_bias(Elf *elf, const struct hws_map_info *mi, GElf_Addr *bias)
 static Dwfl_Module *report_file(struct hws_unwinder *u, struct uw_proc *p,
 				const struct hws_map_info *mi);
 
+/*
+ * The vDSO's ELF image, for "[vdso]" maps: the kernel leaves no file of it, so this
+ * process's own copy is used, as perf does (right when the recording ran on this kernel).
+ * Written once to a memfd; NULL when it cannot be.
+ */
+static const char *own_vdso(struct hws_unwinder *u)
+{
+	char line[512];
+	FILE *f;
+
+	if (u->vdso_tried)
+		return u->vdso_fd >= 0 ? u->vdso_path : NULL;
+	u->vdso_tried = true;
+	f = fopen("/proc/self/maps", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		if (!strstr(line, "[vdso]") || sscanf(line, "%lx-%lx", &lo, &hi) != 2 || hi <= lo)
+			continue;
+		u->vdso_fd = memfd_create("hws-vdso", MFD_CLOEXEC);
+		if (u->vdso_fd >= 0 &&
+		    write(u->vdso_fd, (const void *)lo, hi - lo) != (ssize_t)(hi - lo)) {
+			close(u->vdso_fd);
+			u->vdso_fd = -1;
+		}
+		break;
+	}
+	if (f)
+		fclose(f);
+	if (u->vdso_fd < 0)
+		return NULL;
+	snprintf(u->vdso_path, sizeof(u->vdso_path), "/proc/self/fd/%d", u->vdso_fd);
+	return u->vdso_path;
+}
+
 /* The libdw module of @addr in process @p, reporting its file to libdw at its first use. */
 static Dwfl_Module *report_module(struct hws_unwinder *u, struct uw_proc *p, uint64_t addr)
 {
@@ -188,7 +236,13 @@ static Dwfl_Module *report_module(struct hws_unwinder *u, struct uw_proc *p, uin
 
 	if (mod)
 		return mod;
-	if (hws_symbols__map_find(u->syms, p->pid, addr, &mi) || !mi.file || proc_bad(p, mi.start))
+	if (hws_symbols__map_find(u->syms, p->pid, addr, &mi) || proc_bad(p, mi.start))
+		return NULL;
+	if (!mi.file && !strcmp(mi.path, "[vdso]"))
+		mi.path = own_vdso(u);
+	else if (!mi.file)
+		return NULL;
+	if (!mi.path)
 		return NULL;
 	t0 = now_ns();
 	mod = report_file(u, p, &mi);
@@ -215,7 +269,7 @@ static Dwfl_Module *report_file(struct hws_unwinder *u, struct uw_proc *p,
 	if (!ok)
 		goto bad_fd;
 	base = strrchr(mi->path, '/');
-	base = base ? base + 1 : mi->path;
+	base = mi->path == u->vdso_path ? "[vdso]" : base ? base + 1 : mi->path;
 	dwfl_report_begin_add(p->dwfl);
 	mod = dwfl_report_elf(p->dwfl, base, mi->path, fd, bias, false); /* takes fd */
 	dwfl_report_end(p->dwfl, NULL, NULL);
@@ -300,9 +354,11 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *res, void *a
 	}
 	if (read_file_word(u, addr, res))
 		return true;
-	/* libdw ends the chain quietly (the caller's pc "undefined"): remember it was a
-	 * read past the copy, not the outermost frame */
-	u->read_fail = true;
+	/* libdw ends the chain quietly (the caller's pc "undefined"): remember a read past
+	 * the copy or of garbage, the chain may end early. Reads just below sp are not: in an
+	 * epilogue the CFI still says where registers already popped were saved. */
+	if (addr >= u->sp || u->sp - addr > 4096)
+		u->read_fail = true;
 	return false;
 }
 
@@ -503,28 +559,25 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *die, struct hws_inline_info *out
 		out->file = dwarf_filesrc(files, file, NULL, NULL);
 }
 
-int hws_unwind__inline(struct hws_unwinder *u, uint32_t pid, uint64_t ip, unsigned int inline_depth,
-		       struct hws_inline_info *out)
+static struct ncache *ncache_slot(struct hws_unwinder *u, uint64_t serial, uint64_t pc,
+				  unsigned int depth)
 {
-	Dwarf_Die chain[MAX_INLINE + 1];
-	struct uw_proc *p;
-	Dwfl_Module *mod;
-	unsigned int idx;
-	bool has_sub;
-	int k;
+	uint64_t h = (pc ^ (serial << 20) ^ ((uint64_t)depth << 7)) * 0x9E3779B97F4A7C15ULL;
 
-	if (!u || !out)
-		return -EINVAL;
+	return &u->ncache[h >> (64 - ICACHE_BITS)];
+}
+
+/* name @depth at @ip from its chain (k inlined calls; chain[k] the function if has_sub) */
+static bool chain_info(struct hws_unwinder *u, Dwfl_Module *mod, uint64_t ip, Dwarf_Die *chain,
+		       int k, bool has_sub, unsigned int depth, struct hws_inline_info *out)
+{
+	unsigned int idx;
+
 	memset(out, 0, sizeof(*out));
-	p = proc_get(u, pid);
-	if (!p)
-		return -ENOMEM;
-	mod = report_module(u, p, ip);
-	k = mod ? inline_chain(u, mod, ip, chain, &has_sub) : 0;
+	if (depth > (unsigned int)k || (depth == 0 && !has_sub))
+		return false;
 	/* depth d >= 1 is chain[d - 1]; depth 0 the function all of it is inlined into */
-	if (inline_depth > (unsigned int)k || (inline_depth == 0 && !has_sub))
-		return -ENOENT;
-	idx = inline_depth ? inline_depth - 1 : (unsigned int)k;
+	idx = depth ? depth - 1 : (unsigned int)k;
 	out->name = die_name(&chain[idx]);
 	if (idx > 0) {
 		call_site(&u->cudie, &chain[idx - 1], out);
@@ -535,7 +588,47 @@ int hws_unwind__inline(struct hws_unwinder *u, uint32_t pid, uint64_t ip, unsign
 			out->file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
 		out->line = line > 0 ? (uint32_t)line : 0;
 	}
-	return out->name ? 0 : -ENOENT;
+	return out->name != NULL;
+}
+
+int hws_unwind__inline(struct hws_unwinder *u, uint32_t pid, uint64_t ip, unsigned int inline_depth,
+		       struct hws_inline_info *out)
+{
+	Dwarf_Die chain[MAX_INLINE + 1];
+	struct uw_proc *p;
+	struct ncache *c;
+	Dwfl_Module *mod;
+	bool has_sub;
+	int k;
+
+	if (!u || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	p = proc_get(u, pid);
+	if (!p)
+		return -ENOMEM;
+	c = ncache_slot(u, p->serial, ip, inline_depth);
+	if (c->serial == p->serial && c->pc == ip && c->depth == inline_depth) {
+		*out = c->info;
+		return c->found ? 0 : -ENOENT;
+	}
+	mod = report_module(u, p, ip);
+	k = mod ? inline_chain(u, mod, ip, chain, &has_sub) : 0;
+	if (!mod)
+		has_sub = false;
+	/* every depth of this address at once: callers name the whole group */
+	for (unsigned int d = 0; d <= (unsigned int)k; d++) {
+		struct ncache *e = ncache_slot(u, p->serial, ip, d);
+		e->found = chain_info(u, mod, ip, chain, k, has_sub, d, &e->info);
+		e->pc = ip;
+		e->serial = p->serial;
+		e->depth = (uint16_t)d;
+	}
+	if (inline_depth > (unsigned int)k)
+		return -ENOENT;
+	c = ncache_slot(u, p->serial, ip, inline_depth);
+	*out = c->info;
+	return c->found ? 0 : -ENOENT;
 }
 
 /* ------------------------------------------------------------------ unwinding */
@@ -704,6 +797,7 @@ struct hws_unwinder *hws_unwinder__new(struct hws_symbols *syms, const struct hw
 	if (!u)
 		return NULL;
 	u->syms = syms;
+	u->vdso_fd = -1;
 	if (o)
 		u->o = *o;
 	if (!u->o.max_frames)
@@ -714,7 +808,8 @@ struct hws_unwinder *hws_unwinder__new(struct hws_symbols *syms, const struct hw
 		u->o.max_procs = DEF_MAX_PROCS;
 	u->procs = calloc(u->o.max_procs, sizeof(*u->procs));
 	u->icache = calloc(ICACHE_SIZE, sizeof(*u->icache));
-	if (!u->procs || !u->icache) {
+	u->ncache = calloc(ICACHE_SIZE, sizeof(*u->ncache));
+	if (!u->procs || !u->icache || !u->ncache) {
 		hws_unwinder__delete(u);
 		errno = ENOMEM;
 		return NULL;
@@ -735,6 +830,9 @@ void hws_unwinder__delete(struct hws_unwinder *u)
 		proc_drop(&u->procs[i]);
 	free(u->procs);
 	free(u->icache);
+	free(u->ncache);
+	if (u->vdso_fd >= 0)
+		close(u->vdso_fd);
 	free(u);
 }
 

@@ -10,7 +10,10 @@
  *    files are reported to libdw when an address of them is first met, so each ELF file
  *    (and its debuginfo) is opened once per cached process, not once per sample;
  *  - stack reads inside [sp, sp + dyn_size) come from the sample's copy, other reads from
- *    the mapped ELF file; nothing else is read;
+ *    the mapped ELF file; nothing else is read. "[vdso]" maps use this process's vDSO image
+ *    (as perf does: right when the recording ran on this kernel);
+ *  - inline frames and their names are cached per (process, address): unwinding a sample
+ *    again, or naming a frame again, costs a hash lookup;
  *  - a sample costs at most opts.max_frames frames and about opts.max_usec of time; a
  *    corrupt stack or register set ends the chain early with HWS_CC_UNWIND_ERROR (counted),
  *    never a crash or a hang;

@@ -344,6 +344,9 @@ static int driver(const char *file)
 			unwind_ns += (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
 		}
 		nframes += n > 0 ? (uint64_t)n : 0;
+		if (fl & HWS_CC_UNWIND_ERROR)
+			fprintf(stderr, "unwind error: pid %u time %" PRIu64 ", %d frames\n",
+				smp.pid, smp.time, n);
 		hws_strbuf__addf(&sb, "\n");
 		for (int i = 0; i < n; i++) {
 			struct hws_symbol sym;
