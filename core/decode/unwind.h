@@ -14,7 +14,8 @@
  *    (as perf does: right when the recording ran on this kernel);
  *  - inline frames and their names are cached per (process, address): unwinding a sample
  *    again, or naming a frame again, costs a hash lookup;
- *  - a sample costs at most opts.max_frames frames and about opts.max_usec of time; a
+ *  - a sample costs at most opts.max_frames frames and about opts.max_usec of CPU time
+ *    (opening files and loading their DWARF excluded: once per file and process); a
  *    corrupt stack or register set ends the chain early with HWS_CC_UNWIND_ERROR (counted),
  *    never a crash or a hang;
  *  - frames are perf's: frame 0 is the sampled ip, each next one its caller's return address
@@ -36,7 +37,7 @@ struct hws_unwinder;
 struct hws_unwind_opts {
 	uint32_t max_frames; /* frames per sample, inline frames included; 0: 127 (perf's
 			      * sample_max_stack default, sysctl kernel.perf_event_max_stack) */
-	uint32_t max_usec;   /* time budget per sample in microseconds; 0: 20000 */
+	uint32_t max_usec;   /* CPU time budget per sample in microseconds; 0: 50000 */
 	uint32_t max_procs;  /* processes whose libdw state is kept; 0: 32 */
 	bool no_inline;	     /* no inline frames (perf script --no-inline) */
 };
