@@ -18,13 +18,19 @@
  *  - only samples whose event has PERF_SAMPLE_CALLCHAIN come here (decode.c: do_sample()),
  *    so samples without one pay nothing;
  *  - nothing is invented: a --call-graph dwarf sample (REGS_USER + STACK_USER) shows the
- *    frames the kernel wrote (its kernel part) plus what the unwinder adds, nothing else.
+ *    frames the kernel wrote (its kernel part) plus what the unwinder (unwind.c) finds in
+ *    its registers and stack copy, nothing else; inlined frames are not added yet (their
+ *    names need the unwinder's hws_unwind__inline(), which the output does not reach).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include <string.h>
+
 #include "decode/decode_int.h"
+#include "decode/unwind.h"
+#include "perfdata/perfdata_int.h"
 
 /* <linux/perf_event.h>'s enum perf_callchain_context (as u64) */
 #define CTX_HV		 ((uint64_t)-32)
@@ -111,7 +117,41 @@ int dec_cc_frames(struct dec_cc *cc, uint32_t max_stack, const uint64_t *ips, ui
 	return 0;
 }
 
-void dec_callchain(struct hws_decoder *d, struct hws_decode_counts *c,
+/* --call-graph dwarf: append the user part unwound from @rec's registers and stack copy
+ * after the kernel's frames (@n of them in d->cc); returns the new count */
+static uint32_t cc_unwind(struct hws_decoder *d, struct hws_decode_counts *c, const void *rec,
+			  size_t size, const struct hws_record_sample *rs, uint32_t n,
+			  uint32_t *flags)
+{
+	struct hws_user_regs ur;
+	uint32_t room;
+	int got;
+
+	if (hws_sample__user_regs_stack(rs->attr, rec, size, &ur) || !ur.abi)
+		return n;
+	if (!d->unw && !d->unw_failed) {
+		struct hws_unwind_opts uo = {.max_frames = d->max_stack, .no_inline = true};
+
+		d->unw = hws_unwinder__new(d->syms, &uo);
+		d->unw_failed = !d->unw;
+		if (!d->unw)
+			pr_warn("decode: no DWARF unwinder (%s): --call-graph dwarf samples keep "
+				"their kernel frames only\n",
+				strerror(errno));
+	}
+	if (!d->unw || n >= d->max_stack || cc_reserve(&d->cc, d->max_stack))
+		return n;
+	room = d->max_stack - n;
+	got = hws_unwind__user(d->unw, rs->pid, ur.abi, ur.mask, ur.regs, ur.nr, ur.stack,
+			       ur.dyn_size, d->cc.buf + n, (int)room, flags);
+	if (got < 0) {
+		c->callchain_errors++;
+		return n;
+	}
+	return n + (uint32_t)got;
+}
+
+void dec_callchain(struct hws_decoder *d, struct hws_decode_counts *c, const void *rec, size_t size,
 		   const struct hws_record_sample *rs, struct hws_sample *s)
 {
 	uint32_t n, flags;
@@ -125,12 +165,9 @@ void dec_callchain(struct hws_decoder *d, struct hws_decode_counts *c,
 			 rs->time, rs->nr_callchain);
 		return;
 	}
-	/*
-	 * UNWIND (--call-graph dwarf): when rs->sample_type has PERF_SAMPLE_REGS_USER and
-	 * PERF_SAMPLE_STACK_USER, the user part of the chain is unwound from rs's registers and
-	 * stack copy and appended after the kernel frames here (core/decode/unwind.c, issue 19).
-	 * Until it is wired, such samples carry the frames the kernel wrote only.
-	 */
+	/* --call-graph dwarf (core/decode/unwind.c): the kernel wrote its part only */
+	if ((rs->sample_type & DEC_DWARF_BITS) == DEC_DWARF_BITS)
+		n = cc_unwind(d, c, rec, size, rs, n, &flags);
 	if (!n)
 		return;
 	s->callchain = d->cc.buf;

@@ -26,6 +26,7 @@
 #include <hwsample/errors.h>
 
 #include "decode/decode_int.h"
+#include "decode/unwind.h"
 #include "perfdata/perfdata_int.h"
 
 #define MISC_EXACT_IP (1U << 14)
@@ -76,6 +77,7 @@ void hws_decoder__delete(struct hws_decoder *d)
 	free(d->evs);
 	dec_aux_free(d);
 	dec_cc_free(&d->cc);
+	hws_unwinder__delete(d->unw);
 	hws_symbols__delete(d->syms);
 	free(d);
 }
@@ -334,7 +336,7 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 	}
 	/* after the backend, which knows nothing of call chains and may set s.fields whole */
 	if (__builtin_expect(rsp->sample_type & PERF_SAMPLE_CALLCHAIN, 0))
-		dec_callchain(d, c, rsp, &s);
+		dec_callchain(d, c, rec->hdr, rec->hdr->size, rsp, &s);
 	c->samples++;
 	c->period += (s.fields & HWS_SF_PERIOD) ? s.period : 1;
 	return fn ? fn(ctx, &s) : 0;

@@ -109,6 +109,9 @@ struct dec_cc {
  * the default of perf script's --max-stack) */
 #define DEC_MAX_STACK_DEFAULT 127
 
+/* a --call-graph dwarf event: callchain.c unwinds its user stack copies */
+#define DEC_DWARF_BITS (PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+
 struct aux_stream {
 	void *state;
 	struct hws_backend *backend;
@@ -230,9 +233,11 @@ struct hws_decoder {
 	uint64_t direct_n;	     /* samples it delivered */
 	struct aux_pend *pend;	     /* [npend] in dispatch order */
 	size_t npend, cappend;
-	uint64_t gen;	    /* windows started */
-	struct dec_cc cc;   /* callchain.c */
-	uint32_t max_stack; /* frames kept per call chain (opts.max_stack or the default) */
+	uint64_t gen;		  /* windows started */
+	struct dec_cc cc;	  /* callchain.c */
+	struct hws_unwinder *unw; /* callchain.c: made at the first --call-graph dwarf sample */
+	bool unw_failed;	  /* could not make it: dwarf samples keep their kernel part */
+	uint32_t max_stack;	  /* frames kept per call chain (opts.max_stack or the default) */
 };
 
 /* ---- core/decode/events.c ---- */
@@ -301,7 +306,7 @@ int dec_cc_frames(struct dec_cc *cc, uint32_t max_stack, const uint64_t *ips, ui
 		  uint32_t *nr_out, uint32_t *flags_out);
 /* The call chain of @rs (which has PERF_SAMPLE_CALLCHAIN) into @s: sets HWS_SF_CALLCHAIN when
  * it has frames; a corrupt chain is counted in @c->callchain_errors and left out. */
-void dec_callchain(struct hws_decoder *d, struct hws_decode_counts *c,
+void dec_callchain(struct hws_decoder *d, struct hws_decode_counts *c, const void *rec, size_t size,
 		   const struct hws_record_sample *rs, struct hws_sample *s);
 void dec_cc_free(struct dec_cc *cc);
 

@@ -136,6 +136,10 @@ int dec_ensure_events(struct hws_decoder *d)
 			time_layout(&e[i], &ea->attr);
 			fix_layout(&e[i].fp, &ea->attr);
 			rs_layout(&e[i]);
+			/* --call-graph dwarf: the unwinder needs the processes' maps, whatever the
+			 * caller asked for symbols (callchain.c) */
+			if ((ea->attr.sample_type & DEC_DWARF_BITS) == DEC_DWARF_BITS)
+				d->opts.no_sideband = false;
 		}
 		if (ea)
 			pr_debug("decode: event %zu '%s' (type %u, pmu %s) -> backend %s\n", i - 1,

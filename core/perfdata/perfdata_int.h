@@ -180,6 +180,24 @@ int hws__swap_feature(int feat, void *buf, size_t len, int to_host);
 void hws__attr_default_name(const struct hws_perf_event_attr *at, const char *pmu, char *buf,
 			    size_t len);
 
+/* PERF_SAMPLE_REGS_USER and PERF_SAMPLE_STACK_USER of a sample (what --call-graph dwarf
+ * records), for the DWARF unwinder (core/decode/unwind.c). */
+struct hws_user_regs {
+	uint64_t abi;	   /* PERF_SAMPLE_REGS_ABI_*; 0: no registers (kernel thread) */
+	uint64_t mask;	   /* attr->sample_regs_user: which registers regs[] holds, in bit order */
+	uint64_t regs[64]; /* nr values */
+	unsigned int nr;
+	const void
+	    *stack; /* the stack copy from the user sp up, stack_size bytes (in the record) */
+	uint64_t stack_size; /* bytes copied (attr->sample_stack_user); 0: no stack */
+	uint64_t dyn_size;   /* of which valid (the kernel's dyn_size) */
+};
+
+/* Find the user registers and stack copy of PERF_RECORD_SAMPLE @rec (as hws_sample__parse()).
+ * Return: 0 (fields absent: abi 0 / stack_size 0) or HWS_E_BADREC. */
+int hws_sample__user_regs_stack(const struct hws_perf_event_attr *attr, const void *rec,
+				size_t size, struct hws_user_regs *out);
+
 /* ---- core/perfdata/perfdata_write.c ---- */
 
 /* Feature payload builders (perf's on-disk encodings, host order). Return 0 or -errno. */

@@ -162,6 +162,45 @@ static inline int p_stack(struct cur *c)
 	return 0;
 }
 
+/* REGS / STACK for hws_sample__user_regs_stack(): kept in @out (NULL: skipped) */
+static int u_regs(struct cur *c, uint64_t mask, struct hws_user_regs *out)
+{
+	unsigned int n = pd_popcount64(mask);
+	const uint8_t *p;
+	uint64_t abi;
+
+	if (u64(c, &abi))
+		return HWS_E_BADREC;
+	if (!abi)
+		return 0;
+	if (take(c, n * 8u, &p))
+		return HWS_E_BADREC;
+	if (out) {
+		out->abi = abi;
+		out->nr = n;
+		for (unsigned int i = 0; i < n; i++)
+			out->regs[i] = pd_get64(p + 8 * i);
+	}
+	return 0;
+}
+
+static int u_stack(struct cur *c, struct hws_user_regs *out)
+{
+	const uint8_t *p, *d;
+	uint64_t v;
+
+	if (u64(c, &v) || v > c->left)
+		return HWS_E_BADREC;
+	if (!v)
+		return 0;
+	if (take(c, (size_t)v, &p) || take(c, 8, &d))
+		return HWS_E_BADREC;
+	out->stack = p;
+	out->stack_size = v;
+	out->dyn_size = pd_get64(d);
+	return 0;
+}
+
 static inline int p_aux(struct cur *c, struct hws_record_sample *out)
 {
 	const uint8_t *p;
@@ -252,6 +291,44 @@ int hws_sample__parse(const struct hws_perf_event_attr *attr, const void *rec, s
 		return HWS_E_BADREC;
 	PD_SAMPLE_FIELDS(P)
 #undef P
+	return 0;
+}
+
+int hws_sample__user_regs_stack(const struct hws_perf_event_attr *attr, const void *rec,
+				size_t size, struct hws_user_regs *out)
+{
+	const struct perf_event_header hdr_copy = pd_get_hdr(rec, size), *hdr = &hdr_copy;
+	struct hws_record_sample tmp;
+	uint64_t st;
+	struct cur c;
+
+	if (!attr || !rec || !out || size < sizeof(*hdr) || hdr->size > size ||
+	    hdr->size < sizeof(*hdr))
+		return HWS_E_BADREC;
+	memset(out, 0, sizeof(*out));
+	st = attr->sample_type;
+	out->mask = attr->sample_regs_user;
+	c.p = (const uint8_t *)rec + sizeof(*hdr);
+	c.left = hdr->size - sizeof(*hdr);
+	hws_zero(&tmp, sizeof(tmp));
+
+	/* as hws_sample__parse(), keeping only the user registers and the stack copy */
+#define U_U64(bit, name) u64(&c, &tmp.name)
+#define U_TID(bit, name) u32pair(&c, &tmp.pid, &tmp.tid)
+#define U_CPU(bit, name) u32pair(&c, &tmp.cpu, NULL)
+#define U_READ(bit, name)                                                                          \
+	read_block(&c, attr->read_format, (const uint8_t **)&tmp.read, &tmp.read_size)
+#define U_CALLCHAIN(bit, name) p_callchain(&c, &tmp)
+#define U_RAW(bit, name)       p_raw(&c, &tmp)
+#define U_BRANCH(bit, name)    p_branch(&c, attr->branch_sample_type, &tmp)
+#define U_REGS(bit, name)      u_regs(&c, attr->name, (bit) == PERF_SAMPLE_REGS_USER ? out : NULL)
+#define U_STACK(bit, name)     u_stack(&c, out)
+#define U_AUX(bit, name)       p_aux(&c, &tmp)
+#define U(bit, kind, name)                                                                         \
+	if ((st & (bit)) && U_##kind(bit, name))                                                   \
+		return HWS_E_BADREC;
+	PD_SAMPLE_FIELDS(U)
+#undef U
 	return 0;
 }
 

@@ -26,6 +26,7 @@
 #include <hwsample/errors.h>
 #include <hwsample/symbols.h>
 
+#include "symbols/symbols_core.h"
 #include "symbols/symbols_int.h"
 #include "util/internal.h"
 
@@ -227,6 +228,7 @@ int hws_symbols__comm(struct hws_symbols *s, uint32_t pid, uint32_t tid, const c
 		return -ENOMEM;
 	if (exec && pid == tid) {
 		/* exec replaced the address space: the new MMAP records follow */
+		p->maps_gen = ++s->maps_serial;
 		new_gen(s);
 		if (s->opts.exec_history && p->nr) {
 			struct proc *old = malloc(sizeof(*old)), *q = p;
@@ -264,6 +266,7 @@ int hws_symbols__fork(struct hws_symbols *s, uint32_t pid, uint32_t ppid)
 	if (!child)
 		return -ENOMEM;
 	child->nr = 0;
+	child->maps_gen = ++s->maps_serial;
 	if (!parent || !parent->nr)
 		return 0;
 	if (child->alloc < parent->nr) {
@@ -360,8 +363,36 @@ int hws_symbols__mmap(struct hws_symbols *s, uint32_t pid, uint64_t start, uint6
 	p->maps[i++] = nm;
 	if (has_right)
 		p->maps[i] = right;
+	p->maps_gen = ++s->maps_serial;
 	s->st.maps++;
 	return 0;
+}
+
+int hws_symbols__map_find(struct hws_symbols *s, uint32_t pid, uint64_t addr,
+			  struct hws_map_info *mi)
+{
+	const struct proc *p = proc_find(s, pid);
+	size_t i;
+
+	if (!p)
+		return -ESRCH;
+	mi->maps_gen = p->maps_gen;
+	i = map_lower(p, addr);
+	if (i >= p->nr || p->maps[i].start > addr)
+		return -ENOENT;
+	mi->path = p->maps[i].dso->path;
+	mi->start = p->maps[i].start;
+	mi->end = p->maps[i].end;
+	mi->pgoff = p->maps[i].pgoff;
+	mi->file = p->maps[i].dso->state != DSO_SPECIAL;
+	return 0;
+}
+
+uint64_t hws_symbols__maps_gen(struct hws_symbols *s, uint32_t pid)
+{
+	const struct proc *p = proc_find(s, pid);
+
+	return p ? p->maps_gen : 0;
 }
 
 /* ------------------------------------------------------------------ symbol tables */

@@ -75,6 +75,7 @@ struct proc {
 	/* opts.exec_history: the image before the last exec (its maps, comm and earlier
 	 * images), newest first, at most MAX_EXEC_IMAGES; not in the hash table */
 	struct proc *prev;
+	uint64_t maps_gen; /* s->maps_serial when the maps last changed (symbols_core.h) */
 };
 
 #define MAX_EXEC_IMAGES 8
@@ -137,6 +138,7 @@ struct hws_symbols {
 	unsigned int next_range; /* replaced next (round robin) */
 	uint32_t gen;		 /* cache generation: bumped when any answer may change */
 	struct dso *touched;	 /* file whose LRU tick the current lookup refreshed */
+	uint64_t maps_serial;	 /* bumped by every change of a process's maps */
 };
 
 /* every cached lookup is stale from now on */

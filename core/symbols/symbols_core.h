@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/symbols for the other core layers, beyond include/hwsample/symbols.h: the process
+ * maps as they are, for the DWARF unwinder (core/decode/unwind.c), which hands them to libdw.
+ *
+ * Invariants: the path is owned by the struct hws_symbols and lives as long as it does
+ * (files are interned once, never freed before hws_symbols__delete()); maps_gen changes
+ * whenever the process's maps change (mmap, exec, fork), is never reused by another
+ * process, and is 0 only for a process without maps so far.
+ */
+#ifndef HWS_SYMBOLS_CORE_H
+#define HWS_SYMBOLS_CORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct hws_symbols;
+
+struct hws_map_info {
+	const char *path;    /* the mapped file, "//anon", "[vdso]"... */
+	uint64_t start, end; /* [start, end) in the process */
+	uint64_t pgoff;	     /* file offset of start */
+	uint64_t maps_gen;   /* the process's hws_symbols__maps_gen() */
+	bool file;	     /* a regular file that may be an ELF file (not special) */
+};
+
+/* The map of @pid covering @addr: 0, -ESRCH (unknown pid) or -ENOENT (no map there). */
+int hws_symbols__map_find(struct hws_symbols *s, uint32_t pid, uint64_t addr,
+			  struct hws_map_info *mi);
+/* Changes whenever @pid's maps change; 0 for a pid never seen. */
+uint64_t hws_symbols__maps_gen(struct hws_symbols *s, uint32_t pid);
+
+#endif
