@@ -1220,7 +1220,7 @@ int hws_report__render(struct hws_report *r, struct hws_symbols *syms, struct hw
 	if (err || err2)
 		return err ? err : err2;
 	if (r->hist)
-		return hws_hist__render(r->hist, r->opts.sort_keys, sb);
+		return hws_hist__render(r->hist, syms, r->opts.sort_keys, sb);
 	err = hws_strbuf__addf(sb,
 			       "# hwsample report: %" PRIu64 " samples, total period %" PRIu64 "\n",
 			       r->nr_samples, r->total_period);

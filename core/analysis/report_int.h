@@ -15,7 +15,8 @@ struct hws_hist;
 struct hws_hist *hws_hist__new(const char *keys, bool mem, bool hierarchy);
 void hws_hist__delete(struct hws_hist *h);
 int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws_sample *s);
-int hws_hist__render(struct hws_hist *h, const char *sort_str, struct hws_strbuf *sb);
+int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *sort_str,
+		     struct hws_strbuf *sb);
 bool hws_hist__needs_srcline(const struct hws_hist *h);
 
 #endif

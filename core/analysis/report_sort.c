@@ -475,6 +475,7 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 	case K_PID:
 	case K_TID:
 		v[0] = s->tid;
+		v[1] = s->pid; /* for the name, printed at the end: perf shows the latest comm */
 		return 0;
 	case K_DSO:
 		v[0] = c->dso_id;
@@ -507,7 +508,7 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 		}
 		return 0;
 	case K_CPU:
-		v[0] = s->cpu;
+		v[0] = (s->fields & HWS_SF_CPU) ? s->cpu : UINT64_MAX;
 		return 0;
 	case K_EVENT:
 		v[0] = s->attr_idx;
@@ -613,8 +614,8 @@ static uint32_t key_col(struct hws_hist *h, struct ctx *c, int key, const uint64
 			snprintf(b, sizeof(b), "%s+0x%" PRIx64, str_of(h, c->dso_id),
 				 map_addr(&c->code, s->ip));
 		break;
-	case K_CPU:
-		snprintf(b, sizeof(b), "%3u", s->cpu);
+	case K_CPU: /* perf: "%*.*d" of the header's width; no CPU field: -1 */
+		snprintf(b, sizeof(b), "%3.3d", (s->fields & HWS_SF_CPU) ? (int)s->cpu : -1);
 		break;
 	case K_EVENT:
 		snprintf(b, sizeof(b), "%s", s->event ? s->event : "?");
@@ -889,9 +890,19 @@ static int sec_cmp(const void *a, const void *b)
 	return x->attr_idx < y->attr_idx ? -1 : x->attr_idx > y->attr_idx;
 }
 
-static int cell(const struct hws_hist *h, const struct hrow *r, int j, char *b, size_t sz)
+static int cell(const struct hws_hist *h, struct hws_symbols *syms, const struct hrow *r, int j,
+		char *b, size_t sz)
 {
 	switch (h->keys[j]) {
+	case K_PID:
+	case K_TID: {
+		const char *comm =
+		    syms ? hws_symbols__pid_comm(syms, (uint32_t)r->k[j * KV + 1]) : NULL;
+
+		if (comm)
+			return snprintf(b, sz, "%7u:%s", (uint32_t)r->k[j * KV], comm);
+		return snprintf(b, sz, "%s", str_of(h, r->col[j]));
+	}
 	case K_SAMPLE_COL:
 		return snprintf(b, sz, "%" PRIu64, r->samples);
 	case K_WEIGHT_COL:
@@ -909,7 +920,8 @@ static bool right_aligned(int id)
 	return id == K_SAMPLE_COL || id == K_WEIGHT_COL || id == K_AVG_WEIGHT;
 }
 
-int hws_hist__render(struct hws_hist *h, const char *sort_str, struct hws_strbuf *sb)
+int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *sort_str,
+		     struct hws_strbuf *sb)
 {
 	int err = 0;
 
@@ -926,7 +938,7 @@ int hws_hist__render(struct hws_hist *h, const char *sort_str, struct hws_strbuf
 		for (int j = 0; j < h->nkeys; j++) {
 			w[j] = (int)strlen(header_of(h->keys[j]));
 			for (size_t i = 0; i < sec->nr; i++) {
-				int l = cell(h, &sec->rows[i], j, b, sizeof(b));
+				int l = cell(h, syms, &sec->rows[i], j, b, sizeof(b));
 
 				if (l > w[j])
 					w[j] = l;
@@ -974,7 +986,7 @@ int hws_hist__render(struct hws_hist *h, const char *sort_str, struct hws_strbuf
 			err = hws_strbuf__addf(sb, "  %7.2f%%",
 					       total ? 100.0 * (double)v / (double)total : 0.0);
 			for (int j = 0; !err && j < h->nkeys; j++) {
-				cell(h, r, j, b, sizeof(b));
+				cell(h, syms, r, j, b, sizeof(b));
 				err = hws_strbuf__addf(
 				    sb, right_aligned(h->keys[j]) ? "  %*s" : "  %-*s", w[j], b);
 			}
