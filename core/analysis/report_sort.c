@@ -330,8 +330,6 @@ static void snoop_str(uint64_t ds, bool have, char *out, size_t sz)
 	uint64_t m = have ? DS_SNOOP(ds) : 0;
 
 	out[0] = 0;
-	if (!m)
-		m = 1;
 	for (unsigned int i = 0; m && i < ARRAY_SIZE(sn); i++, m >>= 1) {
 		if (!(m & 1))
 			continue;
@@ -520,14 +518,11 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 		v[0] =
 		    c->have_addr && c->data.dso ? intern(h, hws_dso__short_name(c->data.dso)) : 0;
 		return 0;
-	case K_MEM:
-		v[0] = c->have_ds ? (DS_LVL(s->data_src) | DS_LVLNUM(s->data_src) << 16 |
-				     DS_REMOTE(s->data_src) << 20) +
-					1
-				  : 0;
+	case K_MEM: /* perf compares mem_lvl only; the row shows its first sample's text */
+		v[0] = c->have_ds ? DS_LVL(s->data_src) + 1 : 0;
 		return 0;
-	case K_SNOOP:
-		v[0] = c->have_ds ? (DS_SNOOP(s->data_src) | DS_SNOOPX(s->data_src) << 8) + 1 : 0;
+	case K_SNOOP: /* perf compares mem_snoop only */
+		v[0] = c->have_ds ? DS_SNOOP(s->data_src) + 1 : 0;
 		return 0;
 	case K_TLB:
 		v[0] = c->have_ds ? DS_DTLB(s->data_src) + 1 : 0;
@@ -741,6 +736,10 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 	size_t nk = (size_t)h->nkeys * KV, i;
 	uint64_t period = (s->fields & HWS_SF_PERIOD) ? s->period : 1;
 	uint64_t weight = (s->fields & HWS_SF_WEIGHT) ? (uint32_t)s->weight : 0;
+
+	/* perf's mem mode: the period of a sample is its weight, 1 when it has none */
+	if (h->mem)
+		weight = weight ? weight : 1;
 	struct section *sec = section_of(h, s);
 	struct hrow *row;
 	int err;
@@ -752,6 +751,8 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 	c.have_addr = (s->fields & HWS_SF_ADDR) != 0;
 	if (h->needs_code && syms && (s->fields & HWS_SF_IP))
 		c.code_ok = hws_symbols__resolve(syms, s->pid, s->ip, false, &c.code) >= 0;
+	if (c.code.dso && (int64_t)s->ip < 0 && !hws_symbols__in_kernel_map(syms, s->ip))
+		c.code.dso = NULL; /* perf: outside its kernel map */
 	if (h->needs_code) {
 		c.dso_id = intern(h, hws_dso__short_name(c.code.dso));
 		if (!c.dso_id)
@@ -759,8 +760,10 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 	}
 	if (h->needs_data && c.have_addr && syms)
 		c.data_ok = hws_symbols__resolve(syms, s->pid, s->addr, true, &c.data) >= 0;
-	if (h->needs_data && c.have_addr && (int64_t)s->addr < 0 && c.level != 'k')
-		c.data.dso = NULL; /* perf: a user sample does not see kernel maps */
+	/* perf looks data up in the maps of the sample's mode: a kernel sample sees no user
+	 * maps, a user sample no kernel ones; and it names no kernel data object */
+	if (h->needs_data && c.have_addr && ((int64_t)s->addr < 0 || c.level == 'k'))
+		c.data.dso = NULL;
 	for (int j = 0; j < h->nkeys; j++) {
 		err = key_vals(h, &c, h->keys[j], &k[j * KV]);
 		if (err)
@@ -803,7 +806,9 @@ struct hws_hist *hws_hist__new(const char *keys, bool mem, bool hierarchy)
 	struct hws_hist *h;
 	const char *p;
 
-	if (!keys || !*keys)
+	bool dflt = !keys || !*keys;
+
+	if (dflt)
 		keys = mem ? mem_default : "comm,dso,sym";
 	if (hws_report__parse_sort(keys, NULL, 0))
 		return errno = EINVAL, NULL;
@@ -812,7 +817,7 @@ struct hws_hist *hws_hist__new(const char *keys, bool mem, bool hierarchy)
 		return NULL;
 	(void)hierarchy;
 	h->mem = mem;
-	if (mem)
+	if (mem && dflt) /* perf mem report shows the samples of each row */
 		h->keys[h->nkeys++] = K_SAMPLE_COL;
 	for (p = keys; *p && h->nkeys < MAX_KEYS;) {
 		size_t l = strcspn(p, ",");

@@ -24,6 +24,9 @@ def sections(path):
         m = re.match(r"^\s+(-?[0-9.]+)%\s+(.*)$", line)
         if cur is not None and m and not line.startswith("#"):
             cols = " ".join(m.group(2).split())
+            # perf adds an empty "IPC [IPC Coverage]" column to symbol sorts
+            if cols.endswith(" - -"):
+                cols = cols[:-4]
             cur["rows"].append((float(m.group(1)), cols))
     return secs
 
