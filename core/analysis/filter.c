@@ -31,6 +31,7 @@ struct hws_filter {
 	uint64_t *cpus; /* bitmap, NULL: any */
 	struct hws_time_range time[MAX_RANGES];
 	int ntime;
+	char *time_str;
 };
 
 const char *hws_dso__short_name(const char *path)
@@ -349,6 +350,7 @@ void hws_filter__delete(struct hws_filter *f)
 	free(f->pids);
 	free(f->tids);
 	free(f->cpus);
+	free(f->time_str);
 	free(f);
 }
 
@@ -378,6 +380,11 @@ static const char *build(const struct hws_filter_opts *o, struct hws_filter *f, 
 			return "time";
 		}
 		f->ntime = n;
+		f->time_str = strdup(o->time);
+		if (!f->time_str) {
+			*err = -ENOMEM;
+			return "time";
+		}
 	}
 	return NULL;
 }
@@ -486,4 +493,28 @@ bool hws_filter__match(const struct hws_filter *f, struct hws_symbols *syms,
 		       const struct hws_sample *s)
 {
 	return hws_filter__match_time_cpu(f, s) && hws_filter__match_entry(f, syms, s);
+}
+
+size_t hws_filter__list_len(const struct hws_filter *f, const char *what)
+{
+	if (!f || !what)
+		return 0;
+	if (!strcmp(what, "pid"))
+		return f->npids;
+	if (!strcmp(what, "tid"))
+		return f->ntids;
+	if (!strcmp(what, "comm"))
+		return f->comms.n;
+	if (!strcmp(what, "dso"))
+		return f->dsos.n;
+	if (!strcmp(what, "sym"))
+		return f->syms.n;
+	if (!strcmp(what, "event"))
+		return f->events.n;
+	return 0;
+}
+
+const char *hws_filter__time_str(const struct hws_filter *f)
+{
+	return f ? f->time_str : NULL;
 }

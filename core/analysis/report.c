@@ -139,7 +139,7 @@ struct hws_report *hws_report__new(const struct hws_report_opts *opts)
 		r->opts.max_keys = UINT32_MAX - 1; /* entry indexes are 32-bit */
 	r->ips.max = r->addrs.max = r->opts.max_keys;
 	if (r->opts.sort_keys || r->opts.mem) {
-		r->hist = hws_hist__new(r->opts.sort_keys, r->opts.mem, false);
+		r->hist = hws_hist__new(r->opts.sort_keys, r->opts.mem, r->opts.filter);
 		if (!r->hist) {
 			err = errno;
 			free(r);
@@ -392,13 +392,18 @@ int hws_report__add(struct hws_report *r, const struct hws_sample *s)
 	unsigned int cpu = (s->fields & HWS_SF_CPU) ? s->cpu % LAST_CPUS : 0;
 	int err = 0;
 
-	if (r->opts.filter && !hws_filter__match(r->opts.filter, r->opts.syms, s))
-		return 0;
 	if (r->hist) {
+		/* perf report: samples out of --time/--cpu are not counted; those of other pids,
+		 * comms, dsos, symbols count in the totals but show no row */
+		if (!hws_filter__match_time_cpu(r->opts.filter, s))
+			return 0;
 		r->nr_samples++;
 		r->total_period += v.period;
-		return hws_hist__add(r->hist, r->opts.syms, s);
+		return hws_hist__add(r->hist, r->opts.syms, s,
+				     hws_filter__match_entry(r->opts.filter, r->opts.syms, s));
 	}
+	if (r->opts.filter && !hws_filter__match(r->opts.filter, r->opts.syms, s))
+		return 0;
 	if (s->fields & HWS_SF_LAT_TOTAL)
 		v.lat = s->lat_total;
 	r->nr_samples++;

@@ -121,6 +121,7 @@ struct hws_hist {
 	int nkeys;
 	bool mem;
 	bool needs_code, needs_data, needs_srcline;
+	char *time_str; /* --time, shown in the section headers */
 	struct section *secs;
 	size_t nsecs;
 	size_t last_sec;
@@ -729,7 +730,8 @@ static int sec_grow(struct section *sec, size_t nk)
 	return 0;
 }
 
-int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws_sample *s)
+int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws_sample *s,
+		  bool shown)
 {
 	struct ctx c = {.s = s, .syms = syms};
 	uint64_t k[MAX_KEYS * KV];
@@ -746,6 +748,12 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 
 	if (!sec)
 		return -ENOMEM;
+	if (!shown) {
+		sec->samples++;
+		sec->period += period;
+		sec->weight += h->mem ? (weight ? weight : 1) : weight;
+		return 0;
+	}
 	c.level = level_of(s);
 	c.have_ds = s->fields & HWS_SF_DATA_SRC;
 	c.have_addr = (s->fields & HWS_SF_ADDR) != 0;
@@ -801,12 +809,13 @@ found:
 	return 0;
 }
 
-struct hws_hist *hws_hist__new(const char *keys, bool mem, bool hierarchy)
+struct hws_hist *hws_hist__new(const char *keys, bool mem, const struct hws_filter *filter)
 {
 	struct hws_hist *h;
 	const char *p;
 
 	bool dflt = !keys || !*keys;
+	int elided[MAX_KEYS], nelided = 0;
 
 	if (dflt)
 		keys = mem ? mem_default : "comm,dso,sym";
@@ -815,14 +824,31 @@ struct hws_hist *hws_hist__new(const char *keys, bool mem, bool hierarchy)
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return NULL;
-	(void)hierarchy;
 	h->mem = mem;
+	if (hws_filter__time_str(filter)) {
+		h->time_str = strdup(hws_filter__time_str(filter));
+		if (!h->time_str) {
+			free(h);
+			return NULL;
+		}
+	}
 	if (mem && dflt) /* perf mem report shows the samples of each row */
 		h->keys[h->nkeys++] = K_SAMPLE_COL;
 	for (p = keys; *p && h->nkeys < MAX_KEYS;) {
 		size_t l = strcspn(p, ",");
 		int id = key_defs[find_key(p, l)].id;
 
+		p += l;
+		if (*p)
+			p++;
+		/* perf hides the column a one-entry filter list makes constant (all of them
+		 * only when some other column is left: below) */
+		if ((id == K_COMM && hws_filter__list_len(filter, "comm") == 1) ||
+		    (id == K_DSO && hws_filter__list_len(filter, "dso") == 1) ||
+		    (id == K_SYM && hws_filter__list_len(filter, "sym") == 1)) {
+			elided[nelided++] = id;
+			continue;
+		}
 		h->keys[h->nkeys++] = id;
 		if (id == K_DSO || id == K_SYM || id == K_SYMOFF || id == K_SRCLINE)
 			h->needs_code = true;
@@ -830,9 +856,12 @@ struct hws_hist *hws_hist__new(const char *keys, bool mem, bool hierarchy)
 			h->needs_data = true;
 		if (id == K_SRCLINE)
 			h->needs_srcline = true;
-		p += l;
-		if (*p)
-			p++;
+	}
+	if (h->nkeys == (mem && dflt)) { /* everything elided: perf shows them all */
+		for (int i = 0; i < nelided; i++) {
+			h->keys[h->nkeys++] = elided[i];
+			h->needs_code |= elided[i] != K_COMM;
+		}
 	}
 	return h;
 }
@@ -851,6 +880,7 @@ void hws_hist__delete(struct hws_hist *h)
 		free(h->strs[i]);
 	free(h->strs);
 	free(h->stab);
+	free(h->time_str);
 	free(h);
 }
 
@@ -961,8 +991,12 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 			n /= 1000;
 			unit = 'G';
 		}
-		err = hws_strbuf__addf(sb, "%s#\n# Samples: %" PRIu64 "%c of event '%s'\n",
+		err = hws_strbuf__addf(sb, "%s#\n# Samples: %" PRIu64 "%c of event '%s'",
 				       si ? "\n\n" : "", n, unit, sec->event);
+		if (!err && h->time_str)
+			err = hws_strbuf__addf(sb, " (time slices: %s)", h->time_str);
+		if (!err)
+			err = hws_strbuf__addstr(sb, "\n");
 		if (!err && h->mem)
 			err = hws_strbuf__addf(
 			    sb, "# Total weight : %" PRIu64 "\n# Sort order   : %s\n", sec->weight,

@@ -94,6 +94,12 @@ HWS_API bool hws_filter__match_time_cpu(const struct hws_filter *f, const struct
 HWS_API bool hws_filter__match_entry(const struct hws_filter *f, struct hws_symbols *syms,
 				     const struct hws_sample *s);
 
+/* Entries of the list @what ("pid", "tid", "comm", "dso", "sym", "event") of @f; 0 if none.
+ * perf hides a sort column whose filter list has exactly one entry. */
+HWS_API size_t hws_filter__list_len(const struct hws_filter *f, const char *what);
+/* The --time string of @f as given, or NULL. */
+HWS_API const char *hws_filter__time_str(const struct hws_filter *f);
+
 /* perf's short name of a DSO path: "[kernel]" -> "[kernel.kallsyms]", else the base name. */
 HWS_API const char *hws_dso__short_name(const char *path);
 

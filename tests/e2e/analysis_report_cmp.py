@@ -17,9 +17,10 @@ def sections(path):
     cur = None
     for line in open(path, errors="replace"):
         line = line.rstrip("\n")
-        m = re.match(r"# Samples: (\S+)\s*of event '(.*)'$", line)
+        m = re.match(r"# Samples: (\S+)\s*of event '(.*)'( \(time slices: .*\))?$", line)
         if m:
-            cur = secs.setdefault(m.group(2), {"samples": m.group(1), "rows": []})
+            count = m.group(1) + (m.group(3) or "")
+            cur = secs.setdefault(m.group(2), {"samples": count, "rows": []})
             continue
         m = re.match(r"^\s+(-?[0-9.]+)%\s+(.*)$", line)
         if cur is not None and m and not line.startswith("#"):
