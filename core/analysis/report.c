@@ -29,6 +29,7 @@
 #include <hwsample/errors.h>
 #include <hwsample/report.h>
 
+#include "analysis/report_int.h"
 #include "util/internal.h"
 
 #define NR_LAT 5
@@ -99,6 +100,7 @@ struct hws_report {
 	struct lat_hist lat[NR_LAT];
 	struct count_row *rows;
 	size_t nr_rows, alloc_rows;
+	struct hws_hist *hist; /* opts.sort_keys or opts.mem: perf report's view */
 };
 
 static const struct {
@@ -136,6 +138,14 @@ struct hws_report *hws_report__new(const struct hws_report_opts *opts)
 	if (r->opts.max_keys > UINT32_MAX - 1)
 		r->opts.max_keys = UINT32_MAX - 1; /* entry indexes are 32-bit */
 	r->ips.max = r->addrs.max = r->opts.max_keys;
+	if (r->opts.sort_keys || r->opts.mem) {
+		r->hist = hws_hist__new(r->opts.sort_keys, r->opts.mem, r->opts.filter);
+		if (!r->hist) {
+			err = errno;
+			free(r);
+			return errno = err, NULL;
+		}
+	}
 	for (int i = 0; i < NR_LAT; i++)
 		r->lat[i].min = UINT64_MAX;
 	return r;
@@ -158,6 +168,7 @@ void hws_report__delete(struct hws_report *r)
 		free(r->rows[i].backend);
 	}
 	free(r->rows);
+	hws_hist__delete(r->hist);
 	free(r);
 }
 
@@ -381,6 +392,18 @@ int hws_report__add(struct hws_report *r, const struct hws_sample *s)
 	unsigned int cpu = (s->fields & HWS_SF_CPU) ? s->cpu % LAST_CPUS : 0;
 	int err = 0;
 
+	if (r->hist) {
+		/* perf report: samples out of --time/--cpu are not counted; those of other pids,
+		 * comms, dsos, symbols count in the totals but show no row */
+		if (!hws_filter__match_time_cpu(r->opts.filter, s))
+			return 0;
+		r->nr_samples++;
+		r->total_period += v.period;
+		return hws_hist__add(r->hist, r->opts.syms, s,
+				     hws_filter__match_entry(r->opts.filter, r->opts.syms, s));
+	}
+	if (r->opts.filter && !hws_filter__match(r->opts.filter, r->opts.syms, s))
+		return 0;
 	if (s->fields & HWS_SF_LAT_TOTAL)
 		v.lat = s->lat_total;
 	r->nr_samples++;
@@ -1248,6 +1271,8 @@ int hws_report__render(struct hws_report *r, struct hws_symbols *syms, struct hw
 
 	if (err || err2)
 		return err ? err : err2;
+	if (r->hist)
+		return hws_hist__render(r->hist, syms, r->opts.sort_keys, sb);
 	err = hws_strbuf__addf(sb,
 			       "# hwsample report: %" PRIu64 " samples, total period %" PRIu64 "\n",
 			       r->nr_samples, r->total_period);

@@ -15,6 +15,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <getopt.h>
+
+#include <hwsample/filter.h>
 #include <hwsample/registry.h>
 
 enum {
@@ -98,5 +101,28 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));
 int cmd_report(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));
 int cmd_list(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));
 int cmd_c2c(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));
+
+/* core/cli/filter_args.c: perf's filter options (--pid, --tid, --comms, --dsos, --symbols,
+ * -C/--cpu, --time), for dump, report and c2c. Option values are HWS_CLI_OPT_*. */
+enum {
+	HWS_CLI_OPT_PID = 0x1000,
+	HWS_CLI_OPT_TID,
+	HWS_CLI_OPT_COMM,
+	HWS_CLI_OPT_DSO,
+	HWS_CLI_OPT_SYM,
+	HWS_CLI_OPT_TIME,
+};
+extern const struct option hws_cli_filter_options[]; /* ends with a NULL entry */
+extern const char hws_cli_filter_usage[];
+size_t hws_cli_filter_nr_options(void);
+/* Take option @o (getopt_long's value) into @fo when it is a filter option. */
+bool hws_cli__filter_opt(int o, const char *arg, struct hws_filter_opts *fo);
+/* @own options (ending with a NULL entry) then the filter options into @out (@max entries) */
+size_t hws_cli__with_filter_options(const struct option *own, struct option *out, size_t max);
+struct hws_perf_reader;
+/* The filter of @fo (*@out NULL when no filter option was given), percentages resolved with
+ * the file's sample times. Prints what is wrong; returns an exit code. */
+int hws_cli__filter_make(const char *cmd, struct hws_perf_reader *r, struct hws_filter_opts *fo,
+			 struct hws_filter **out);
 
 #endif

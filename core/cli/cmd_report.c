@@ -23,7 +23,7 @@
 static const char report_usage[] =
     "usage: hwsample report [-i FILE] [--stdio] [--sort samples|period|latency] [--top N]\n"
     "                       [--ascii|--unicode] [--no-sym] [--srcline] [-e EVENT]\n"
-    "                       [--kallsyms FILE]\n"
+    "                       [--kallsyms FILE] [--sort KEY[,KEY...]] [--mem] [FILTERS]\n"
     "\n"
     "Summarize a perf.data file: samples and loss per event and CPU, top functions and\n"
     "code addresses, top data objects and addresses, data-source (level x snoop, TLB, op)\n"
@@ -32,6 +32,14 @@ static const char report_usage[] =
     "  -i, --input FILE   input file (default hwsample.data; \"-\" reads a pipe on stdin)\n"
     "      --stdio        text report on stdout (the default and only mode)\n"
     "  -s, --sort KEY     order of the top tables: samples (default), period, latency\n"
+    "  -s, --sort KEY[,KEY...]  perf report's view instead: rows grouped by perf's sort\n"
+    "                     keys, one section per event, as perf report --stdio\n"
+    "                     --no-children: pid (tid:comm), comm, dso, symbol, cpu,\n"
+    "                     srcline, symbol_daddr, dso_daddr, mem, snoop, tlb, locked,\n"
+    "                     blocked, dcacheline, local_weight, weight, local_ins_lat;\n"
+    "                     and tid, symoff, event, op, data_page, sample, avg_weight\n"
+    "      --mem          perf mem report's view (--mem-mode with --sort: memory keys,\n"
+    "                     overhead by weight)\n"
     "  -t, --top N        rows per top table (default 20)\n"
     "      --ascii        '#' bars (default when the locale is not UTF-8)\n"
     "      --unicode      Unicode block bars\n"
@@ -43,8 +51,10 @@ static const char report_usage[] =
     "                     table always shows every event); names as perf evlist shows\n"
     "                     them; an event the file does not have is an error\n"
     "  -h, --help         this text\n"
+    "%s"
     "\n"
     "Examples:\n"
+    "  hwsample report --sort comm,dso,sym --comms memdemo --time 10%%/2\n"
     "  hwsample report -i hwsample.data\n"
     "  hwsample report -i perf.data --sort latency --top 10\n"
     "\n"
@@ -55,6 +65,8 @@ static const char report_usage[] =
 struct report_ctx {
 	struct hws_report *rep;
 	const char *event; /* --event: only this event's samples */
+	struct hws_decoder *d;
+	bool hist;
 };
 
 static int report_cb(void *ctx, const struct hws_sample *s)
@@ -63,6 +75,8 @@ static int report_cb(void *ctx, const struct hws_sample *s)
 
 	if (c->event && (!s->event || strcmp(s->event, c->event)))
 		return 0;
+	if (c->hist)
+		return hws_report__add(c->rep, s) ? -ENOMEM : 0;
 	return hws_report__sample_fn(c->rep, s);
 }
 
@@ -77,14 +91,26 @@ static bool utf8_locale(void)
 
 int cmd_report(struct hws_cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"input", required_argument, NULL, 'i'},	{"stdio", no_argument, NULL, 'o'},
-	    {"sort", required_argument, NULL, 's'},	{"top", required_argument, NULL, 't'},
-	    {"ascii", no_argument, NULL, 'a'},		{"unicode", no_argument, NULL, 'u'},
-	    {"no-sym", no_argument, NULL, 'S'},		{"srcline", no_argument, NULL, 'L'},
-	    {"kallsyms", required_argument, NULL, 'K'}, {"event", required_argument, NULL, 'e'},
-	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0},
+	static const struct option own[] = {
+	    {"input", required_argument, NULL, 'i'},
+	    {"stdio", no_argument, NULL, 'o'},
+	    {"sort", required_argument, NULL, 's'},
+	    {"top", required_argument, NULL, 't'},
+	    {"ascii", no_argument, NULL, 'a'},
+	    {"unicode", no_argument, NULL, 'u'},
+	    {"no-sym", no_argument, NULL, 'S'},
+	    {"srcline", no_argument, NULL, 'L'},
+	    {"kallsyms", required_argument, NULL, 'K'},
+	    {"event", required_argument, NULL, 'e'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"mem", no_argument, NULL, 'M'},
+	    {"mem-mode", no_argument, NULL, 'M'},
+	    {"no-children", no_argument, NULL, 'N'},
+	    {NULL, 0, NULL, 0},
 	};
+	struct option opts[64];
+	HWS_OPTS(hws_filter_opts, fo);
+	struct hws_filter *filter = NULL;
 	struct report_ctx rc_ctx = {0};
 	struct hws_decoder_opts dopts = {.sz = sizeof(dopts),
 					 .unordered = !hws_cli__env_on("HWS_DECODE_ORDERED"),
@@ -99,9 +125,17 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	bool nosym = false;
 	char ebuf[256];
 
+	hws_cli__with_filter_options(own, opts, 64);
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "i:s:t:e:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "i:s:t:e:hC:", opts, NULL)) != -1) {
+		if (hws_cli__filter_opt(o, optarg, &fo))
+			continue;
 		switch (o) {
+		case 'M':
+			ropts.mem = true;
+			break;
+		case 'N':
+			break;
 		case 'i':
 			path = optarg;
 			break;
@@ -134,12 +168,14 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 				ropts.sort = HWS_REPORT_SORT_PERIOD;
 			else if (!strcmp(optarg, "latency") || !strcmp(optarg, "lat"))
 				ropts.sort = HWS_REPORT_SORT_LATENCY;
-			else {
+			else if (hws_report__parse_sort(optarg, ebuf, sizeof(ebuf))) {
 				fprintf(stderr,
-					"hwsample report: --sort takes samples, period or "
-					"latency, not '%s'\n",
-					optarg);
+					"hwsample report: --sort: unknown key '%s': use samples, "
+					"period or latency, or perf's sort keys (see --help)\n",
+					ebuf);
 				return HWS_EXIT_USAGE;
+			} else {
+				ropts.sort_keys = optarg;
 			}
 			break;
 		case 't': {
@@ -157,18 +193,21 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 			break;
 		}
 		case 'h':
-			fputs(report_usage, stdout);
+			printf(report_usage, hws_cli_filter_usage);
 			return HWS_EXIT_OK;
 		default:
-			fputs(report_usage, stderr);
+			fprintf(stderr, report_usage, hws_cli_filter_usage);
 			return HWS_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "hwsample report: unexpected argument '%s'\n%s", argv[optind],
-			report_usage);
+		fprintf(stderr, "hwsample report: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, report_usage, hws_cli_filter_usage);
 		return HWS_EXIT_USAGE;
 	}
+	rc_ctx.hist = ropts.sort_keys || ropts.mem;
+	if (ropts.sort_keys && strstr(ropts.sort_keys, "srcline"))
+		dopts.srcline = true;
 	ropts.ascii = bars < 0 ? !utf8_locale() : !bars;
 	dopts.no_sideband = nosym;
 	hws_cli__decoder_env(&dopts);
@@ -176,7 +215,15 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	r = hws_cli__open_input("report", path, &err);
 	if (!r)
 		return err;
+	ret = hws_cli__filter_make("report", r, &fo, &filter);
+	if (ret)
+		goto out;
+	/* symbols as they are at each sample's time: samples in time order */
+	if (rc_ctx.hist || filter)
+		dopts.unordered = false;
 	d = hws_decoder__new(r, hws_cli__registry(cli), &dopts);
+	ropts.filter = filter;
+	ropts.syms = d && !nosym ? hws_decoder__symbols(d) : NULL;
 	rep = hws_report__new(&ropts);
 	if (!d || !rep) {
 		fprintf(stderr, "hwsample report: out of memory\n");
@@ -216,6 +263,7 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 out:
 	hws_strbuf__release(&sb);
 	hws_report__delete(rep);
+	hws_filter__delete(filter);
 	hws_decoder__delete(d);
 	hws_perf_reader__close(r);
 	return ret;

@@ -880,3 +880,14 @@ void hws_symbols__stats(const struct hws_symbols *s, struct hws_symbols_stats *s
 {
 	*st = s->st;
 }
+
+bool hws_symbols__in_kernel_map(struct hws_symbols *s, uint64_t addr)
+{
+	struct proc *p = proc_find(s, KERNEL_PID);
+
+	if ((int64_t)addr >= 0)
+		return false;
+	if (p && p->nr) /* perf's kernel map runs from the kernel MMAP's start to the top */
+		return addr >= p->maps[0].start;
+	return addr >= 0xffffffff80000000ULL; /* no kernel MMAP: the kernel text region */
+}

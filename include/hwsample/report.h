@@ -22,6 +22,7 @@
 
 #include <hwsample/common.h>
 #include <hwsample/decode.h>
+#include <hwsample/filter.h>
 #include <hwsample/sample.h>
 #include <hwsample/strbuf.h>
 #include <hwsample/symbols.h>
@@ -55,7 +56,26 @@ struct hws_report_opts {
 	uint32_t width;	   /* bar width in characters; 0 = 30 */
 	uint32_t sections; /* HWS_REPORT_* mask; 0 = all */
 	size_t max_keys;   /* distinct (pid, address) keys kept per table; 0 = 4M */
+	/*
+	 * perf report's view instead of the tables above: samples grouped by these perf sort
+	 * keys ("comm,dso,sym"; perf's names, prefixes accepted: pid (tid:comm as perf),
+	 * comm, dso, symbol, cpu, srcline, local_weight, weight, local_ins_lat,
+	 * symbol_daddr, dso_daddr, locked, tlb, mem, snoop, dcacheline, blocked; and tid,
+	 * symoff, event, op, data_page, sample, avg_weight), one section per event, rows
+	 * "PCT%  KEY  KEY ..." by period as `perf report --stdio --no-children`.
+	 * Symbols are taken at each sample's time: set @syms and feed samples in time order.
+	 */
+	const char *sort_keys;
+	bool mem; /* perf mem report's view (weights; default keys when no sort_keys) */
+	struct hws_symbols *syms;	 /* symbols for sort_keys and filter (the decoder's) */
+	const struct hws_filter *filter; /* only samples passing it (include/hwsample/filter.h) */
 };
+
+/**
+ * hws_report__parse_sort() - check a perf --sort list for hws_report_opts::sort_keys.
+ * Return: 0, or -EINVAL with the first unknown key copied to @bad (@len bytes).
+ */
+HWS_API int hws_report__parse_sort(const char *keys, char *bad, size_t len);
 
 /* Number of log2 latency buckets: bucket 0 holds 0, bucket k holds [2^(k-1), 2^k). */
 #define HWS_REPORT_LAT_BUCKETS 33

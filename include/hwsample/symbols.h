@@ -148,6 +148,13 @@ HWS_API int hws_symbols__resolve_range(struct hws_symbols *syms, uint32_t pid, u
 				       uint64_t *hi);
 
 /**
+ * hws_symbols__in_kernel_map() - is kernel address @addr inside the kernel map as perf sees
+ * it (from the recording's kernel MMAP start upwards; without one, the kernel text region)?
+ * perf names the DSO of kernel addresses outside it "[unknown]".
+ */
+HWS_API bool hws_symbols__in_kernel_map(struct hws_symbols *syms, uint64_t addr);
+
+/**
  * hws_symbols__resolve_file() - symbolize ELF virtual address @vaddr of file @path
  * (no process table involved). Same return and lifetime rules as hws_symbols__resolve().
  */

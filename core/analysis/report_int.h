@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Between report.c and report_sort.c: perf report's sorted view (struct hws_hist).
+ */
+#ifndef HWS_REPORT_INT_H
+#define HWS_REPORT_INT_H
+
+#include <stdbool.h>
+
+#include <hwsample/report.h>
+
+struct hws_hist;
+
+/* NULL with errno EINVAL (bad key) or ENOMEM. @keys NULL: perf's default for @mem. */
+/* @filter: for perf's elided columns and the time slices in the header; may be NULL */
+struct hws_hist *hws_hist__new(const char *keys, bool mem, const struct hws_filter *filter);
+void hws_hist__delete(struct hws_hist *h);
+/* @shown: false for a sample that only counts in its section's totals (filtered out) */
+int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws_sample *s,
+		  bool shown);
+int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *sort_str,
+		     struct hws_strbuf *sb);
+bool hws_hist__needs_srcline(const struct hws_hist *h);
+
+#endif

@@ -1,0 +1,1039 @@
+// SPDX-License-Identifier: MIT
+/*
+ * perf report's sorted view: samples grouped by sort keys (comm, pid, dso, sym, mem, ...)
+ * into rows, one section per event, printed as `perf report --stdio --no-children` does
+ * (see include/hwsample/report.h, hws_report_opts::sort_keys).
+ *
+ * Per sample: the symbols of its ip (and data address) are looked up once (the decoder's
+ * symbols, current at the sample's time as perf's are), each key becomes up to KV numbers
+ * (strings interned to numbers), and the key vector is found or added in the section's hash
+ * table. A new row gets its printed columns then, while its symbols are valid; later samples
+ * only add to its tallies.
+ *
+ * Invariants:
+ *  - rows of a section are a dense array in insertion order, indexed by an open-addressing
+ *    hash (power-of-two size, at most half full) of row numbers + 1;
+ *  - interned strings are owned by the hist and never move (each is its own allocation);
+ *    string ids are dense from 1 (0 = none);
+ *  - two samples share a row exactly when every key compares equal as perf's sort key does
+ *    (perf's cmp functions: sym compares dso then symbol start/end, unresolved ips by map
+ *    address; symbol_daddr by data address; dcacheline by map-relative line ...);
+ *  - sections are in order of first sample; perf prints them in evlist order, which is the
+ *    same for files whose events all have samples in attr order (sorted at render by
+ *    attr_idx).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hwsample/filter.h>
+#include <hwsample/report.h>
+
+#include "analysis/report_int.h"
+#include "util/internal.h"
+
+#define MAX_KEYS 16
+#define KV	 3 /* numbers per key */
+
+enum key_id {
+	K_COMM,
+	K_PID,
+	K_TID,
+	K_DSO,
+	K_SYM,
+	K_SYMOFF,
+	K_SRCLINE,
+	K_CPU,
+	K_EVENT,
+	K_DADDR, /* symbol_daddr */
+	K_DSO_DADDR,
+	K_MEM,
+	K_SNOOP,
+	K_TLB,
+	K_LOCKED,
+	K_BLOCKED,
+	K_OP,
+	K_DCACHELINE,
+	K_DATA_PAGE,
+	K_LOCAL_WEIGHT,
+	K_LOCAL_INS_LAT,
+	K_SAMPLE_COL, /* "Samples" column (perf's sample), not a key */
+	K_WEIGHT_COL, /* total weight of the row (perf's weight) */
+	K_AVG_WEIGHT, /* average weight */
+};
+
+/* perf's sort key names, in perf's order of lookup (a prefix picks the first match) */
+static const struct {
+	const char *name, *header;
+	int id;
+} key_defs[] = {
+    {"pid", "Pid:Command", K_PID},
+    {"comm", "Command", K_COMM},
+    {"dso", "Shared Object", K_DSO},
+    {"symbol", "Symbol", K_SYM},
+    {"cpu", "CPU", K_CPU},
+    {"srcline", "Source:Line", K_SRCLINE},
+    {"local_weight", "Local Weight", K_LOCAL_WEIGHT},
+    {"weight", "Weight", K_WEIGHT_COL},
+    {"local_ins_lat", "Local INSTR Latency", K_LOCAL_INS_LAT},
+    {"symbol_daddr", "Data Symbol", K_DADDR},
+    {"dso_daddr", "Data Object", K_DSO_DADDR},
+    {"locked", "Locked", K_LOCKED},
+    {"tlb", "TLB access", K_TLB},
+    {"mem", "Memory access", K_MEM},
+    {"snoop", "Snoop", K_SNOOP},
+    {"dcacheline", "Data Cacheline", K_DCACHELINE},
+    {"blocked", "Blocked", K_BLOCKED},
+    /* not in perf 6.1 */
+    {"tid", "Tid:Command", K_TID},
+    {"symoff", "Symbol", K_SYMOFF},
+    {"event", "Event", K_EVENT},
+    {"op", "Operation", K_OP},
+    {"data_page", "Data Page", K_DATA_PAGE},
+    {"sample", "Samples", K_SAMPLE_COL},
+    {"avg_weight", "Average Weight", K_AVG_WEIGHT},
+};
+
+/* perf mem report's default --sort (what x86 shows; p_stage_cyc is Power only) */
+static const char mem_default[] =
+    "local_weight,mem,sym,dso,symbol_daddr,dso_daddr,snoop,tlb,locked,blocked,local_ins_lat";
+
+struct hrow {
+	uint64_t k[MAX_KEYS * KV];
+	uint64_t samples, period, weight;
+	uint32_t col[MAX_KEYS]; /* interned printed columns */
+};
+
+struct section {
+	char *event;
+	uint32_t attr_idx;
+	uint64_t samples, period, weight;
+	struct hrow *rows;
+	size_t nr, alloc;
+	uint32_t *slot; /* row index + 1 */
+	size_t size;
+};
+
+struct hws_hist {
+	int keys[MAX_KEYS];
+	int nkeys;
+	bool mem;
+	bool needs_code, needs_data, needs_srcline;
+	char *time_str; /* --time, shown in the section headers */
+	struct section *secs;
+	size_t nsecs;
+	size_t last_sec;
+	/* interned strings */
+	char **strs;
+	size_t nstrs, astrs;
+	uint32_t *stab;
+	size_t ssize;
+};
+
+/* ---------------------------------------------------------------- keys */
+
+static int find_key(const char *tok, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(key_defs); i++)
+		if (strlen(key_defs[i].name) == len && !strncmp(tok, key_defs[i].name, len))
+			return (int)i;
+	/* perf matches a prefix of a key name: the first in its order */
+	for (size_t i = 0; i < ARRAY_SIZE(key_defs); i++)
+		if (!strncmp(tok, key_defs[i].name, len))
+			return (int)i;
+	return -1;
+}
+
+int hws_report__parse_sort(const char *keys, char *bad, size_t len)
+{
+	const char *p = keys;
+	int n = 0;
+
+	if (!keys || !*keys)
+		goto inval;
+	while (*p) {
+		size_t l = strcspn(p, ",");
+
+		if (!l || find_key(p, l) < 0 || ++n > MAX_KEYS) {
+			if (bad && len)
+				snprintf(bad, len, "%.*s", (int)l, p);
+			return -EINVAL;
+		}
+		p += l;
+		if (*p)
+			p++;
+	}
+	return 0;
+inval:
+	if (bad && len)
+		snprintf(bad, len, "%s", keys ? keys : "");
+	return -EINVAL;
+}
+
+/* ---------------------------------------------------------------- strings */
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 1099511628211ULL;
+	return h;
+}
+
+static uint32_t intern(struct hws_hist *h, const char *s)
+{
+	uint64_t hv;
+	size_t i;
+
+	if (!s)
+		s = "";
+	if ((h->nstrs + 1) * 2 > h->ssize) {
+		size_t ns = h->ssize ? h->ssize * 2 : 256;
+		uint32_t *t = calloc(ns, sizeof(*t));
+
+		if (!t)
+			return 0;
+		for (size_t j = 0; j < h->ssize; j++) {
+			if (!h->stab[j])
+				continue;
+			for (i = str_hash(h->strs[h->stab[j] - 1]) & (ns - 1); t[i];
+			     i = (i + 1) & (ns - 1))
+				;
+			t[i] = h->stab[j];
+		}
+		free(h->stab);
+		h->stab = t;
+		h->ssize = ns;
+	}
+	hv = str_hash(s);
+	for (i = hv & (h->ssize - 1); h->stab[i]; i = (i + 1) & (h->ssize - 1))
+		if (!strcmp(h->strs[h->stab[i] - 1], s))
+			return h->stab[i];
+	if (h->nstrs == h->astrs) {
+		size_t na = h->astrs ? h->astrs * 2 : 256;
+		char **v = realloc(h->strs, na * sizeof(*v));
+
+		if (!v)
+			return 0;
+		h->strs = v;
+		h->astrs = na;
+	}
+	h->strs[h->nstrs] = strdup(s);
+	if (!h->strs[h->nstrs])
+		return 0;
+	h->stab[i] = (uint32_t)++h->nstrs;
+	return h->stab[i];
+}
+
+static const char *str_of(const struct hws_hist *h, uint32_t id)
+{
+	return id && id <= h->nstrs ? h->strs[id - 1] : "";
+}
+
+/* ---------------------------------------------------------------- perf's data-source names */
+
+#define DS_OP(d)     ((d)&0x1f)
+#define DS_LVL(d)    (((d) >> 5) & 0x3fff)
+#define DS_SNOOP(d)  (((d) >> 19) & 0x1f)
+#define DS_LOCK(d)   (((d) >> 24) & 0x3)
+#define DS_DTLB(d)   (((d) >> 26) & 0x7f)
+#define DS_LVLNUM(d) (((d) >> 33) & 0xf)
+#define DS_REMOTE(d) (((d) >> 37) & 0x1)
+#define DS_SNOOPX(d) (((d) >> 38) & 0x3)
+#define DS_BLK(d)    (((d) >> 40) & 0x7)
+
+static void cat(char *out, size_t sz, const char *s)
+{
+	size_t l = strlen(out);
+
+	snprintf(out + l, sz - l, "%s", s);
+}
+
+static void mem_lvl_str(uint64_t ds, bool have, char *out, size_t sz)
+{
+	static const char *const lvl[] = {
+	    "N/A",
+	    "HIT",
+	    "MISS",
+	    "L1",
+	    "LFB/MAB",
+	    "L2",
+	    "L3",
+	    "Local RAM",
+	    "Remote RAM (1 hop)",
+	    "Remote RAM (2 hops)",
+	    "Remote Cache (1 hop)",
+	    "Remote Cache (2 hops)",
+	    "I/O",
+	    "Uncached",
+	};
+	uint64_t m = have ? DS_LVL(ds) : 0;
+	bool hit, miss;
+	int printed = 0;
+
+	out[0] = 0;
+	if (!m)
+		m = 1; /* PERF_MEM_LVL_NA */
+	hit = m & 2;
+	miss = m & 4;
+	m &= ~6ULL;
+	if (have && DS_REMOTE(ds))
+		cat(out, sz, "Remote ");
+	for (unsigned int i = 0; m && i < ARRAY_SIZE(lvl); i++, m >>= 1) {
+		if (!(m & 1))
+			continue;
+		if (printed++)
+			cat(out, sz, " or ");
+		cat(out, sz, lvl[i]);
+	}
+	if (have && DS_LVLNUM(ds)) {
+		unsigned int n = (unsigned int)DS_LVLNUM(ds);
+		char b[16];
+
+		if (printed++)
+			cat(out, sz, " or ");
+		switch (n) {
+		case 0x0b:
+			cat(out, sz, "Any cache");
+			break;
+		case 0x0c:
+			cat(out, sz, "LFB/MAB");
+			break;
+		case 0x0d:
+			cat(out, sz, "RAM");
+			break;
+		case 0x0e:
+			cat(out, sz, "PMEM");
+			break;
+		case 0x0f:
+			cat(out, sz, "N/A");
+			break;
+		default:
+			snprintf(b, sizeof(b), "L%u", n);
+			cat(out, sz, b);
+		}
+	}
+	if (!out[0])
+		cat(out, sz, "N/A");
+	if (hit)
+		cat(out, sz, " hit");
+	if (miss)
+		cat(out, sz, " miss");
+}
+
+static void snoop_str(uint64_t ds, bool have, char *out, size_t sz)
+{
+	static const char *const sn[] = {"N/A", "None", "Hit", "Miss", "HitM"};
+	static const char *const snx[] = {"Fwd", "Peer"};
+	uint64_t m = have ? DS_SNOOP(ds) : 0;
+
+	out[0] = 0;
+	for (unsigned int i = 0; m && i < ARRAY_SIZE(sn); i++, m >>= 1) {
+		if (!(m & 1))
+			continue;
+		if (out[0])
+			cat(out, sz, " or ");
+		cat(out, sz, sn[i]);
+	}
+	m = have ? DS_SNOOPX(ds) : 0;
+	for (unsigned int i = 0; m && i < ARRAY_SIZE(snx); i++, m >>= 1) {
+		if (!(m & 1))
+			continue;
+		if (out[0])
+			cat(out, sz, " or ");
+		cat(out, sz, snx[i]);
+	}
+	if (!out[0])
+		cat(out, sz, "N/A");
+}
+
+static void tlb_str(uint64_t ds, bool have, char *out, size_t sz)
+{
+	static const char *const tl[] = {"N/A", "HIT", "MISS", "L1", "L2", "Walker", "Fault"};
+	uint64_t m = have ? DS_DTLB(ds) : 0;
+	bool hit, miss;
+
+	out[0] = 0;
+	if (!m)
+		m = 1;
+	hit = m & 2;
+	miss = m & 4;
+	m &= ~6ULL;
+	for (unsigned int i = 0; m && i < ARRAY_SIZE(tl); i++, m >>= 1) {
+		if (!(m & 1))
+			continue;
+		if (out[0])
+			cat(out, sz, " or ");
+		cat(out, sz, tl[i]);
+	}
+	if (!out[0])
+		cat(out, sz, "N/A");
+	if (hit)
+		cat(out, sz, " hit");
+	if (miss)
+		cat(out, sz, " miss");
+}
+
+static const char *lock_str(uint64_t ds, bool have)
+{
+	uint64_t m = have ? DS_LOCK(ds) : 1;
+
+	return (m & 1) ? "N/A" : (m & 2) ? "Yes" : "No";
+}
+
+static void blk_str(uint64_t ds, bool have, char *out, size_t sz)
+{
+	uint64_t m = have ? DS_BLK(ds) : 0;
+
+	out[0] = 0;
+	if (!m || (m & 1)) {
+		cat(out, sz, "N/A");
+		return;
+	}
+	if (m & 2)
+		cat(out, sz, "Data");
+	if (m & 4)
+		cat(out, sz, out[0] ? " Addr" : "Addr");
+}
+
+static const char *op_str(uint64_t ds, bool have)
+{
+	uint64_t m = have ? DS_OP(ds) : 1;
+
+	if (m & 2)
+		return "Load";
+	if (m & 4)
+		return "Store";
+	if (m & 8)
+		return "Prefetch";
+	if (m & 16)
+		return "Exec";
+	return "N/A";
+}
+
+/* ---------------------------------------------------------------- per sample */
+
+struct ctx {
+	const struct hws_sample *s;
+	struct hws_symbols *syms;
+	struct hws_symbol code, data;
+	bool code_ok, data_ok, have_ds, have_addr;
+	uint32_t dso_id;
+	char level;
+};
+
+static char level_of(const struct hws_sample *s)
+{
+	switch (s->cpumode) {
+	case 1: /* PERF_RECORD_MISC_KERNEL */
+		return 'k';
+	case 3: /* HYPERVISOR */
+		return 'H';
+	case 4: /* GUEST_KERNEL */
+		return 'g';
+	case 5: /* GUEST_USER */
+		return 'u';
+	default:
+		return '.';
+	}
+}
+
+/* perf's map-relative address of a lookup: anonymous and kernel maps are identity */
+static uint64_t map_addr(const struct hws_symbol *sym, uint64_t addr)
+{
+	if (!sym->dso || sym->dso[0] != '/' || !strncmp(sym->dso, "//", 2))
+		return addr;
+	return sym->dso_addr;
+}
+
+static bool anon_dso(const char *dso)
+{
+	return !dso || dso[0] != '/' || !strncmp(dso, "//", 2);
+}
+
+static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
+{
+	const struct hws_sample *s = c->s;
+
+	v[0] = v[1] = v[2] = 0;
+	switch (key) {
+	case K_COMM: {
+		const char *comm = c->syms ? hws_symbols__pid_comm(c->syms, s->pid) : NULL;
+		char b[32];
+
+		if (!comm) {
+			snprintf(b, sizeof(b), ":%u", s->tid);
+			comm = b;
+		}
+		v[0] = intern(h, comm);
+		return v[0] ? 0 : -ENOMEM;
+	}
+	case K_PID:
+	case K_TID:
+		v[0] = s->tid;
+		v[1] = s->pid; /* for the name, printed at the end: perf shows the latest comm */
+		return 0;
+	case K_DSO:
+		v[0] = c->dso_id;
+		return 0;
+	case K_SYM:
+	case K_SRCLINE:
+	case K_SYMOFF:
+		if (key == K_SRCLINE) {
+			v[0] = c->code.srcfile ? intern(h, c->code.srcfile) : 0;
+			v[1] = c->code.line;
+			if (c->code.srcfile)
+				return 0;
+			/* no line: perf prints the dso and address */
+			v[0] = c->dso_id;
+			v[1] = map_addr(&c->code, s->ip);
+			v[2] = 1;
+			return 0;
+		}
+		if (key == K_SYMOFF) {
+			v[0] = c->dso_id;
+			v[1] = s->ip;
+			return 0;
+		}
+		if (c->code.name) {
+			v[0] = c->dso_id;
+			v[1] = c->code.dso_addr - c->code.offset;
+			v[2] = c->code.size + 1;
+		} else {
+			v[1] = map_addr(&c->code, s->ip);
+		}
+		return 0;
+	case K_CPU:
+		v[0] = (s->fields & HWS_SF_CPU) ? s->cpu : UINT64_MAX;
+		return 0;
+	case K_EVENT:
+		v[0] = s->attr_idx;
+		return 0;
+	case K_DADDR:
+		v[0] = c->have_addr ? s->addr : 0;
+		return 0;
+	case K_DSO_DADDR:
+		v[0] =
+		    c->have_addr && c->data.dso ? intern(h, hws_dso__short_name(c->data.dso)) : 0;
+		return 0;
+	case K_MEM: /* perf compares mem_lvl only; the row shows its first sample's text */
+		v[0] = c->have_ds ? DS_LVL(s->data_src) + 1 : 0;
+		return 0;
+	case K_SNOOP: /* perf compares mem_snoop only */
+		v[0] = c->have_ds ? DS_SNOOP(s->data_src) + 1 : 0;
+		return 0;
+	case K_TLB:
+		v[0] = c->have_ds ? DS_DTLB(s->data_src) + 1 : 0;
+		return 0;
+	case K_LOCKED:
+		v[0] = c->have_ds ? DS_LOCK(s->data_src) + 1 : 0;
+		return 0;
+	case K_BLOCKED:
+		v[0] = c->have_ds ? DS_BLK(s->data_src) + 1 : 0;
+		return 0;
+	case K_OP:
+		v[0] = c->have_ds ? DS_OP(s->data_src) + 1 : 0;
+		return 0;
+	case K_DCACHELINE:
+		if (!c->have_addr)
+			return 0;
+		v[0] = map_addr(&c->data, s->addr) & ~63ULL;
+		/* anonymous memory of different processes differs */
+		v[1] = anon_dso(c->data.dso) && (int64_t)s->addr >= 0 ? s->pid : 0;
+		v[2] = c->data.dso ? intern(h, c->data.dso) : 0;
+		return 0;
+	case K_DATA_PAGE:
+		if (!c->have_addr)
+			return 0;
+		v[0] = s->addr & ~4095ULL;
+		v[1] = (int64_t)s->addr >= 0 ? s->pid : 0;
+		return 0;
+	case K_LOCAL_WEIGHT:
+		v[0] = (s->fields & HWS_SF_WEIGHT) ? (uint32_t)s->weight : 0;
+		return 0;
+	case K_LOCAL_INS_LAT:
+		v[0] = (s->fields & HWS_SF_LAT_INS) ? s->lat_ins : 0;
+		return 0;
+	default: /* columns, not keys */
+		return 0;
+	}
+}
+
+static void fmt_sym(char *out, size_t sz, char level, const struct hws_symbol *sym, uint64_t addr,
+		    bool off)
+{
+	if (sym->name) {
+		if (off || sym->kind == HWS_SYM_OBJECT)
+			snprintf(out, sz, "[%c] %s+0x%" PRIx64, level, sym->name, sym->offset);
+		else
+			snprintf(out, sz, "[%c] %s", level, sym->name);
+	} else {
+		snprintf(out, sz, "[%c] 0x%016" PRIx64, level, addr);
+	}
+}
+
+/* the printed column of @key for the row's first sample */
+static uint32_t key_col(struct hws_hist *h, struct ctx *c, int key, const uint64_t *v)
+{
+	const struct hws_sample *s = c->s;
+	char b[512];
+
+	b[0] = 0;
+	switch (key) {
+	case K_COMM:
+		return (uint32_t)v[0];
+	case K_PID:
+	case K_TID: {
+		const char *comm = c->syms ? hws_symbols__pid_comm(c->syms, s->pid) : NULL;
+
+		if (comm)
+			snprintf(b, sizeof(b), "%7u:%s", s->tid, comm);
+		else
+			snprintf(b, sizeof(b), "%7u:", s->tid);
+		break;
+	}
+	case K_DSO:
+		return c->dso_id;
+	case K_SYM:
+		fmt_sym(b, sizeof(b), c->level, &c->code, map_addr(&c->code, s->ip), false);
+		break;
+	case K_SYMOFF:
+		fmt_sym(b, sizeof(b), c->level, &c->code, map_addr(&c->code, s->ip), true);
+		break;
+	case K_SRCLINE:
+		if (c->code.srcfile)
+			snprintf(b, sizeof(b), "%s:%u", c->code.srcfile, c->code.line);
+		else
+			snprintf(b, sizeof(b), "%s+0x%" PRIx64, str_of(h, c->dso_id),
+				 map_addr(&c->code, s->ip));
+		break;
+	case K_CPU: /* perf: "%*.*d" of the header's width; no CPU field: -1 */
+		snprintf(b, sizeof(b), "%3.3d", (s->fields & HWS_SF_CPU) ? (int)s->cpu : -1);
+		break;
+	case K_EVENT:
+		snprintf(b, sizeof(b), "%s", s->event ? s->event : "?");
+		break;
+	case K_DADDR:
+		if (c->have_addr)
+			fmt_sym(b, sizeof(b), c->level, &c->data, s->addr, false);
+		else
+			snprintf(b, sizeof(b), "[%c] 0x%016" PRIx64, c->level, (uint64_t)0);
+		break;
+	case K_DSO_DADDR:
+		snprintf(b, sizeof(b), "%s", v[0] ? str_of(h, (uint32_t)v[0]) : "[unknown]");
+		break;
+	case K_MEM:
+		mem_lvl_str(s->data_src, c->have_ds, b, sizeof(b));
+		break;
+	case K_SNOOP:
+		snoop_str(s->data_src, c->have_ds, b, sizeof(b));
+		break;
+	case K_TLB:
+		tlb_str(s->data_src, c->have_ds, b, sizeof(b));
+		break;
+	case K_LOCKED:
+		snprintf(b, sizeof(b), "%s", lock_str(s->data_src, c->have_ds));
+		break;
+	case K_BLOCKED:
+		blk_str(s->data_src, c->have_ds, b, sizeof(b));
+		break;
+	case K_OP:
+		snprintf(b, sizeof(b), "%s", op_str(s->data_src, c->have_ds));
+		break;
+	case K_DCACHELINE:
+	case K_DATA_PAGE: {
+		char lv = c->level;
+
+		if (!c->have_addr) {
+			snprintf(b, sizeof(b), "[%c] 0x%016" PRIx64, lv, (uint64_t)0);
+			break;
+		}
+		if (!c->data.dso)
+			lv = 'X';
+		snprintf(b, sizeof(b), "[%c] 0x%016" PRIx64, lv, v[0]);
+		break;
+	}
+	case K_LOCAL_WEIGHT:
+	case K_LOCAL_INS_LAT:
+		snprintf(b, sizeof(b), "%" PRIu64, v[0]);
+		break;
+	default:
+		return 0;
+	}
+	return intern(h, b);
+}
+
+static struct section *section_of(struct hws_hist *h, const struct hws_sample *s)
+{
+	const char *ev = s->event ? s->event : "?";
+	struct section *sec;
+
+	if (h->nsecs) {
+		sec = &h->secs[h->last_sec];
+		if (sec->attr_idx == s->attr_idx && !strcmp(sec->event, ev))
+			return sec;
+	}
+	for (size_t i = 0; i < h->nsecs; i++) {
+		if (h->secs[i].attr_idx == s->attr_idx && !strcmp(h->secs[i].event, ev)) {
+			h->last_sec = i;
+			return &h->secs[i];
+		}
+	}
+	sec = realloc(h->secs, (h->nsecs + 1) * sizeof(*sec));
+	if (!sec)
+		return NULL;
+	h->secs = sec;
+	sec = &h->secs[h->nsecs];
+	memset(sec, 0, sizeof(*sec));
+	sec->event = strdup(ev);
+	if (!sec->event)
+		return NULL;
+	sec->attr_idx = s->attr_idx;
+	h->last_sec = h->nsecs++;
+	return sec;
+}
+
+static uint64_t vec_hash(const uint64_t *k, size_t n)
+{
+	uint64_t x = 0x9E3779B97F4A7C15ULL;
+
+	for (size_t i = 0; i < n; i++) {
+		x ^= k[i] + 0x9E3779B97F4A7C15ULL + (x << 6) + (x >> 2);
+		x *= 0xff51afd7ed558ccdULL;
+	}
+	return x ^ (x >> 29);
+}
+
+static int sec_grow(struct section *sec, size_t nk)
+{
+	size_t ns = sec->size ? sec->size * 2 : 256;
+	uint32_t *t = calloc(ns, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (size_t j = 0; j < sec->size; j++) {
+		size_t i;
+
+		if (!sec->slot[j])
+			continue;
+		for (i = vec_hash(sec->rows[sec->slot[j] - 1].k, nk) & (ns - 1); t[i];
+		     i = (i + 1) & (ns - 1))
+			;
+		t[i] = sec->slot[j];
+	}
+	free(sec->slot);
+	sec->slot = t;
+	sec->size = ns;
+	return 0;
+}
+
+int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws_sample *s,
+		  bool shown)
+{
+	struct ctx c = {.s = s, .syms = syms};
+	uint64_t k[MAX_KEYS * KV];
+	size_t nk = (size_t)h->nkeys * KV, i;
+	uint64_t period = (s->fields & HWS_SF_PERIOD) ? s->period : 1;
+	uint64_t weight = (s->fields & HWS_SF_WEIGHT) ? (uint32_t)s->weight : 0;
+
+	/* perf's mem mode: the period of a sample is its weight, 1 when it has none */
+	if (h->mem)
+		weight = weight ? weight : 1;
+	struct section *sec = section_of(h, s);
+	struct hrow *row;
+	int err;
+
+	if (!sec)
+		return -ENOMEM;
+	if (!shown) {
+		sec->samples++;
+		sec->period += period;
+		sec->weight += h->mem ? (weight ? weight : 1) : weight;
+		return 0;
+	}
+	c.level = level_of(s);
+	c.have_ds = s->fields & HWS_SF_DATA_SRC;
+	c.have_addr = (s->fields & HWS_SF_ADDR) != 0;
+	if (h->needs_code && syms && (s->fields & HWS_SF_IP))
+		c.code_ok = hws_symbols__resolve(syms, s->pid, s->ip, false, &c.code) >= 0;
+	if (c.code.dso && (int64_t)s->ip < 0 && !hws_symbols__in_kernel_map(syms, s->ip))
+		c.code.dso = NULL; /* perf: outside its kernel map */
+	if (h->needs_code) {
+		c.dso_id = intern(h, hws_dso__short_name(c.code.dso));
+		if (!c.dso_id)
+			return -ENOMEM;
+	}
+	if (h->needs_data && c.have_addr && syms)
+		c.data_ok = hws_symbols__resolve(syms, s->pid, s->addr, true, &c.data) >= 0;
+	/* perf looks data up in the maps of the sample's mode: a kernel sample sees no user
+	 * maps, a user sample no kernel ones; and it names no kernel data object */
+	if (h->needs_data && c.have_addr && ((int64_t)s->addr < 0 || c.level == 'k'))
+		c.data.dso = NULL;
+	for (int j = 0; j < h->nkeys; j++) {
+		err = key_vals(h, &c, h->keys[j], &k[j * KV]);
+		if (err)
+			return err;
+	}
+	if ((sec->nr + 1) * 2 > sec->size && sec_grow(sec, nk))
+		return -ENOMEM;
+	for (i = vec_hash(k, nk) & (sec->size - 1); sec->slot[i]; i = (i + 1) & (sec->size - 1)) {
+		row = &sec->rows[sec->slot[i] - 1];
+		if (!memcmp(row->k, k, nk * sizeof(*k)))
+			goto found;
+	}
+	if (sec->nr == sec->alloc) {
+		size_t na = sec->alloc ? sec->alloc * 2 : 256;
+		struct hrow *r = realloc(sec->rows, na * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		sec->rows = r;
+		sec->alloc = na;
+	}
+	row = &sec->rows[sec->nr];
+	memset(row, 0, sizeof(*row));
+	memcpy(row->k, k, nk * sizeof(*k));
+	for (int j = 0; j < h->nkeys; j++)
+		row->col[j] = key_col(h, &c, h->keys[j], &k[j * KV]);
+	sec->slot[i] = (uint32_t)++sec->nr;
+found:
+	row->samples++;
+	row->period += period;
+	row->weight += weight;
+	sec->samples++;
+	sec->period += period;
+	sec->weight += weight;
+	return 0;
+}
+
+struct hws_hist *hws_hist__new(const char *keys, bool mem, const struct hws_filter *filter)
+{
+	struct hws_hist *h;
+	const char *p;
+
+	bool dflt = !keys || !*keys;
+	int elided[MAX_KEYS], nelided = 0;
+
+	if (dflt)
+		keys = mem ? mem_default : "comm,dso,sym";
+	if (hws_report__parse_sort(keys, NULL, 0))
+		return errno = EINVAL, NULL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	h->mem = mem;
+	if (hws_filter__time_str(filter)) {
+		h->time_str = strdup(hws_filter__time_str(filter));
+		if (!h->time_str) {
+			free(h);
+			return NULL;
+		}
+	}
+	if (mem && dflt) /* perf mem report shows the samples of each row */
+		h->keys[h->nkeys++] = K_SAMPLE_COL;
+	for (p = keys; *p && h->nkeys < MAX_KEYS;) {
+		size_t l = strcspn(p, ",");
+		int id = key_defs[find_key(p, l)].id;
+
+		p += l;
+		if (*p)
+			p++;
+		/* perf hides the column a one-entry filter list makes constant (all of them
+		 * only when some other column is left: below) */
+		if ((id == K_COMM && hws_filter__list_len(filter, "comm") == 1) ||
+		    (id == K_DSO && hws_filter__list_len(filter, "dso") == 1) ||
+		    (id == K_SYM && hws_filter__list_len(filter, "sym") == 1)) {
+			elided[nelided++] = id;
+			continue;
+		}
+		h->keys[h->nkeys++] = id;
+		if (id == K_DSO || id == K_SYM || id == K_SYMOFF || id == K_SRCLINE)
+			h->needs_code = true;
+		if (id == K_DADDR || id == K_DSO_DADDR || id == K_DCACHELINE || id == K_DATA_PAGE)
+			h->needs_data = true;
+		if (id == K_SRCLINE)
+			h->needs_srcline = true;
+	}
+	if (h->nkeys == (mem && dflt)) { /* everything elided: perf shows them all */
+		for (int i = 0; i < nelided; i++) {
+			h->keys[h->nkeys++] = elided[i];
+			h->needs_code |= elided[i] != K_COMM;
+		}
+	}
+	return h;
+}
+
+void hws_hist__delete(struct hws_hist *h)
+{
+	if (!h)
+		return;
+	for (size_t i = 0; i < h->nsecs; i++) {
+		free(h->secs[i].event);
+		free(h->secs[i].rows);
+		free(h->secs[i].slot);
+	}
+	free(h->secs);
+	for (size_t i = 0; i < h->nstrs; i++)
+		free(h->strs[i]);
+	free(h->strs);
+	free(h->stab);
+	free(h->time_str);
+	free(h);
+}
+
+bool hws_hist__needs_srcline(const struct hws_hist *h)
+{
+	return h->needs_srcline;
+}
+
+/* ---------------------------------------------------------------- render */
+
+static const char *header_of(int id)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(key_defs); i++)
+		if (key_defs[i].id == id)
+			return key_defs[i].header;
+	return "?";
+}
+
+static const struct hws_hist *g_sort_hist; /* qsort has no context argument */
+static bool g_by_weight;
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct hrow *x = a, *y = b;
+	uint64_t vx = g_by_weight ? x->weight : x->period, vy = g_by_weight ? y->weight : y->period;
+
+	if (vx != vy)
+		return vx > vy ? -1 : 1;
+	for (int j = 0; j < g_sort_hist->nkeys; j++) {
+		int c = strcmp(str_of(g_sort_hist, x->col[j]), str_of(g_sort_hist, y->col[j]));
+
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+static int sec_cmp(const void *a, const void *b)
+{
+	const struct section *x = a, *y = b;
+
+	return x->attr_idx < y->attr_idx ? -1 : x->attr_idx > y->attr_idx;
+}
+
+static int cell(const struct hws_hist *h, struct hws_symbols *syms, const struct hrow *r, int j,
+		char *b, size_t sz)
+{
+	switch (h->keys[j]) {
+	case K_PID:
+	case K_TID: {
+		const char *comm =
+		    syms ? hws_symbols__pid_comm(syms, (uint32_t)r->k[j * KV + 1]) : NULL;
+
+		if (comm)
+			return snprintf(b, sz, "%7u:%s", (uint32_t)r->k[j * KV], comm);
+		return snprintf(b, sz, "%s", str_of(h, r->col[j]));
+	}
+	case K_SAMPLE_COL:
+		return snprintf(b, sz, "%" PRIu64, r->samples);
+	case K_WEIGHT_COL:
+		return snprintf(b, sz, "%" PRIu64, r->weight);
+	case K_AVG_WEIGHT:
+		return snprintf(b, sz, "%.1f",
+				r->samples ? (double)r->weight / (double)r->samples : 0.0);
+	default:
+		return snprintf(b, sz, "%s", str_of(h, r->col[j]));
+	}
+}
+
+static bool right_aligned(int id)
+{
+	return id == K_SAMPLE_COL || id == K_WEIGHT_COL || id == K_AVG_WEIGHT;
+}
+
+int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *sort_str,
+		     struct hws_strbuf *sb)
+{
+	int err = 0;
+
+	g_sort_hist = h;
+	g_by_weight = h->mem;
+	qsort(h->secs, h->nsecs, sizeof(*h->secs), sec_cmp);
+	for (size_t si = 0; !err && si < h->nsecs; si++) {
+		struct section *sec = &h->secs[si];
+		int w[MAX_KEYS];
+		uint64_t n = sec->samples, total = h->mem ? sec->weight : sec->period;
+		char unit = ' ', b[1024];
+
+		qsort(sec->rows, sec->nr, sizeof(*sec->rows), row_cmp);
+		for (int j = 0; j < h->nkeys; j++) {
+			w[j] = (int)strlen(header_of(h->keys[j]));
+			for (size_t i = 0; i < sec->nr; i++) {
+				int l = cell(h, syms, &sec->rows[i], j, b, sizeof(b));
+
+				if (l > w[j])
+					w[j] = l;
+			}
+		}
+		if (n > 1000) {
+			n /= 1000;
+			unit = 'K';
+		}
+		if (n > 1000) {
+			n /= 1000;
+			unit = 'M';
+		}
+		if (n > 1000) {
+			n /= 1000;
+			unit = 'G';
+		}
+		err = hws_strbuf__addf(sb, "%s#\n# Samples: %" PRIu64 "%c of event '%s'",
+				       si ? "\n\n" : "", n, unit, sec->event);
+		if (!err && h->time_str)
+			err = hws_strbuf__addf(sb, " (time slices: %s)", h->time_str);
+		if (!err)
+			err = hws_strbuf__addstr(sb, "\n");
+		if (!err && h->mem)
+			err = hws_strbuf__addf(
+			    sb, "# Total weight : %" PRIu64 "\n# Sort order   : %s\n", sec->weight,
+			    sort_str ? sort_str : mem_default);
+		else if (!err)
+			err = hws_strbuf__addf(sb, "# Event count (approx.): %" PRIu64 "\n",
+					       sec->period);
+		if (!err)
+			err = hws_strbuf__addstr(sb, "#\n# Overhead");
+		for (int j = 0; !err && j < h->nkeys; j++)
+			err = hws_strbuf__addf(sb, right_aligned(h->keys[j]) ? "  %*s" : "  %-*s",
+					       w[j], header_of(h->keys[j]));
+		if (!err)
+			err = hws_strbuf__addstr(sb, "\n# ........");
+		for (int j = 0; !err && j < h->nkeys; j++) {
+			err = hws_strbuf__addstr(sb, "  ");
+			for (int d = 0; !err && d < w[j]; d++)
+				err = hws_strbuf__addstr(sb, ".");
+		}
+		if (!err)
+			err = hws_strbuf__addstr(sb, "\n#\n");
+		for (size_t i = 0; !err && i < sec->nr; i++) {
+			const struct hrow *r = &sec->rows[i];
+			uint64_t v = h->mem ? r->weight : r->period;
+
+			err = hws_strbuf__addf(sb, "  %7.2f%%",
+					       total ? 100.0 * (double)v / (double)total : 0.0);
+			for (int j = 0; !err && j < h->nkeys; j++) {
+				cell(h, syms, r, j, b, sizeof(b));
+				err = hws_strbuf__addf(
+				    sb, right_aligned(h->keys[j]) ? "  %*s" : "  %-*s", w[j], b);
+			}
+			if (!err)
+				err = hws_strbuf__addstr(sb, "\n");
+		}
+	}
+	if (!err)
+		err = hws_strbuf__addstr(sb, "\n\n");
+	return err;
+}

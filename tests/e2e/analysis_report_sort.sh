@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# hwsample report --sort / --mem / filters against perf report (analysis_report_cmp.py: same
+# sections, sample counts, rows and percentages to 0.01, whitespace normalized):
+#  1. a cpu-clock recording of memdemo by perf and one by hwsample: every code key alone and
+#     in combinations (comm, pid, dso, sym, cpu, comm,dso,sym, pid,sym, dso,sym);
+#  2. a multi-process recording (cpu-clock + page-faults with -d: two sections, two units):
+#     comm, pid, dso, cpu, comm,dso (symbol names of libraries are the names half of issue 20);
+#  3. filters on it: --comms, --pid, --tid, --dsos, --symbols, --time (slices, ranges);
+#  4. memory keys with --mem-mode on the perf_data_converter PEBS recording and generated
+#     PEBS files (Skylake, Sapphire Rapids, Alder Lake): mem, snoop, tlb, locked, blocked,
+#     symbol_daddr, dso_daddr, dcacheline, local_weight, combinations, and the default
+#     `perf mem report` view.
+. "$(dirname "$0")/lib/common.sh"
+need_perf
+perf version >/dev/null 2>&1 || skip "perf does not run"
+command -v python3 >/dev/null || skip "python3 not installed"
+W=${HWS_WORKLOADS:-}/memdemo
+[ -x "$W" ] || skip "workload $W not built"
+CMP=$HWS_SOURCE_DIR/tests/e2e/analysis_report_cmp.py
+GEN=$HWS_BUILD_DIR/tests/bench/bench_pebs_gen
+FIX=${HWS_FIXTURES:-}/perf_data_converter
+
+same() { # what file "hwsample args" "perf args" [perf command]
+	local what=$1 f=$2 h=$3 p=$4 cmd=${5:-report}
+	# shellcheck disable=SC2086
+	perf $cmd -i "$f" --stdio $p >"$TMP/p.txt" 2>/dev/null
+	# shellcheck disable=SC2086
+	"$HWS_BIN" report -i "$f" --stdio $h >"$TMP/h.txt" 2>"$TMP/h.err"
+	if python3 "$CMP" "$TMP/p.txt" "$TMP/h.txt" >"$TMP/cmp.txt"; then
+		check "$what: $(tail -1 "$TMP/cmp.txt")" true
+	else
+		check "$what: $(head -3 "$TMP/cmp.txt" | tr '\n' ' ')" false
+	fi
+}
+
+perf record -q -e cpu-clock/period=250000/ -o "$TMP/cc.data" -- "$W" >/dev/null 2>"$TMP/rec.err" ||
+	skip "perf record failed: $(head -c 300 "$TMP/rec.err")"
+for k in comm pid dso sym cpu comm,dso,sym pid,sym; do
+	same "perf recording --sort $k" "$TMP/cc.data" "--sort $k" "--no-children --sort $k"
+done
+if "$HWS_BIN" record -q -b sw -e cpu-clock -c 250000 -o "$TMP/hw.data" -- "$W" >/dev/null 2>&1; then
+	for k in pid sym comm,dso,sym; do
+		same "hwsample recording --sort $k" "$TMP/hw.data" "--sort $k" "--no-children --sort $k"
+	done
+fi
+
+perf record -q -e cpu-clock,page-faults -c 20000 -d -o "$TMP/m.data" -- \
+	sh -c "ls / >/dev/null; $W >/dev/null; ls /usr >/dev/null" >/dev/null 2>"$TMP/rec.err" ||
+	skip "perf record failed: $(head -c 300 "$TMP/rec.err")"
+check "two events: two sections" test "$("$HWS_BIN" report -i "$TMP/m.data" --sort comm | grep -c '^# Samples:')" = 2
+for k in comm pid dso comm,dso; do
+	same "two events --sort $k" "$TMP/m.data" "--sort $k" "--no-children --sort $k"
+done
+for flt in "--comms memdemo" "--comms memdemo,ls" "--dsos memdemo" \
+	"--comms memdemo --dsos memdemo" "--time 10%/2" "--time 0%-50%"; do
+	same "filter $flt" "$TMP/m.data" "--sort comm,dso $flt" "--no-children --sort comm,dso $flt"
+done
+pid=$(perf report -i "$TMP/cc.data" --stdio --no-children --sort pid 2>/dev/null |
+	awk '/%/ && /:memdemo/ {split($2, a, ":"); print a[1]; exit}')
+for flt in "--pid $pid" "--tid $pid" "-C 0" "--cpu 0-1"; do
+	same "filter $flt" "$TMP/cc.data" "--sort comm,dso $flt" "--no-children --sort comm,dso $flt"
+done
+same "filter --symbols with --sort sym" "$TMP/m.data" "--sort comm,sym --symbols chase,main" \
+	"--no-children --sort comm,sym --symbols chase,main"
+t0=$("$HWS_BIN" dump -i "$TMP/m.data" --no-sym 2>/dev/null | awk 'NR == 1 {print $1}')
+t1=$(awk -v t="$t0" 'BEGIN {printf "%.6f", t + 0.05}')
+same "filter --time $t0,$t1" "$TMP/m.data" "--sort comm,dso --time $t0,$t1" \
+	"--no-children --sort comm,dso --time $t0,$t1"
+"$HWS_BIN" report -i "$TMP/m.data" --sort comm --time 5%-1% >/dev/null 2>"$TMP/e.err"
+eq "--time with a backwards range: usage error" "$?" 2
+check "--time error names the option" grep -q -- "--time" "$TMP/e.err"
+"$HWS_BIN" report -i "$TMP/m.data" --sort bogus >/dev/null 2>"$TMP/e.err"
+eq "unknown sort key: usage error" "$?" 2
+check "unknown sort key named" grep -q "'bogus'" "$TMP/e.err"
+
+MEMKEYS="mem snoop tlb locked blocked symbol_daddr dso_daddr dcacheline local_weight sym,dso,mem"
+files=()
+[ -f "$FIX/perf.data.weight_struct" ] && files+=("$FIX/perf.data.weight_struct")
+if [ -x "$GEN" ]; then
+	for m in skl adl; do
+		"$GEN" -o "$TMP/pebs-$m.data" -n 1000 -m "$m" -s 7 >/dev/null && files+=("$TMP/pebs-$m.data")
+	done
+fi
+for f in "${files[@]}"; do
+	for k in $MEMKEYS; do
+		same "$(basename "$f") --mem --sort $k" "$f" "--mem --sort $k" "--no-children --mem-mode --sort $k"
+	done
+	same "$(basename "$f") --mem (perf mem report)" "$f" "--mem" "" mem\ report
+done
+finish
