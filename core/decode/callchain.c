@@ -135,9 +135,10 @@ static uint32_t cc_unwind(struct hws_decoder *d, struct hws_decode_counts *c, co
 		d->unw = hws_unwinder__new(d->syms, &uo);
 		d->unw_failed = !d->unw;
 		if (!d->unw)
-			pr_warn("decode: no DWARF unwinder (%s): --call-graph dwarf samples keep "
-				"their kernel frames only\n",
-				strerror(errno));
+			pr_warn(
+			    "decode: no DWARF unwinder (%s): samples with user stack copies keep "
+			    "their kernel frames only\n",
+			    strerror(errno));
 	}
 	if (!d->unw || n >= d->max_stack || cc_reserve(&d->cc, d->max_stack))
 		return n;

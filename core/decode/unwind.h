@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * DWARF unwinding of the user stack copy of --call-graph dwarf samples (PERF_SAMPLE_REGS_USER
- * + PERF_SAMPLE_STACK_USER) with libdw's unwinder, as perf does (tools/perf/util/unwind-libdw.c),
- * inlined calls included. Internal to core; core/decode/callchain.c calls it.
+ * + PERF_SAMPLE_STACK_USER) with libdw's unwinder, as perf does (Linux
+ * tools/perf/util/unwind-libdw.c), inlined calls included. Internal to core;
+ * core/decode/callchain.c calls it.
  *
  * Invariants:
  *  - one libdw Dwfl per process (pid), kept across samples (at most opts.max_procs, least

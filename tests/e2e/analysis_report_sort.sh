@@ -18,7 +18,7 @@ command -v python3 >/dev/null || skip "python3 not installed"
 W=${HWS_WORKLOADS:-}/memdemo
 [ -x "$W" ] || skip "workload $W not built"
 CMP=$HWS_SOURCE_DIR/tests/e2e/analysis_report_cmp.py
-GEN=$HWS_BUILD_DIR/tests/bench/bench_pebs_gen
+GEN=$HWS_GEN/gen_intel_pebs
 FIX=${HWS_FIXTURES:-}/perf_data_converter
 
 same() { # what file "hwsample args" "perf args" [perf command]
