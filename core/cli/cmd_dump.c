@@ -33,7 +33,7 @@
 static const char dump_usage[] =
     "usage: hwsample dump [-i FILE] [--json|--csv] [--raw] [--limit N] [--sym|--no-sym]\n"
     "                     [--srcline] [-e EVENT] [--kallsyms FILE] [-F FIELD,...] [--ns]\n"
-    "                     [--no-demangle]\n"
+    "                     [--no-demangle] [--max-stack N]\n"
     "\n"
     "Print every decoded sample of a perf.data file (written by hwsample or perf record),\n"
     "in time order within each round (between FINISHED_ROUND records), as perf script.\n"
@@ -47,6 +47,7 @@ static const char dump_usage[] =
     "      --csv          the same columns as CSV, with a header row\n"
     "      --raw          add the decoded vendor fields (IBS registers, SPE packets, ...)\n"
     "      --limit N      stop after N samples\n"
+    "      --max-stack N  at most N frames of each call chain (perf script's; default 127)\n"
     "      --sym          add symbols to JSON/CSV (sym, dso, data_sym, data_dso)\n"
     "      --no-sym       no symbols in text output\n"
     "      --kallsyms FILE  kernel symbols from FILE (a kallsyms of the recording's kernel);\n"
@@ -290,21 +291,14 @@ static void loss_summary(struct hws_decoder *d)
 int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"input", required_argument, NULL, 'i'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"csv", no_argument, NULL, 'c'},
-	    {"raw", no_argument, NULL, 'r'},
-	    {"limit", required_argument, NULL, 'l'},
-	    {"sym", no_argument, NULL, 's'},
-	    {"no-sym", no_argument, NULL, 'S'},
-	    {"kallsyms", required_argument, NULL, 'K'},
-	    {"srcline", no_argument, NULL, 'L'},
-	    {"event", required_argument, NULL, 'e'},
-	    {"fields", required_argument, NULL, 'F'},
-	    {"ns", no_argument, NULL, 'n'},
-	    {"no-demangle", no_argument, NULL, 'D'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"input", required_argument, NULL, 'i'},  {"json", no_argument, NULL, 'j'},
+	    {"csv", no_argument, NULL, 'c'},	      {"raw", no_argument, NULL, 'r'},
+	    {"limit", required_argument, NULL, 'l'},  {"sym", no_argument, NULL, 's'},
+	    {"no-sym", no_argument, NULL, 'S'},	      {"kallsyms", required_argument, NULL, 'K'},
+	    {"srcline", no_argument, NULL, 'L'},      {"event", required_argument, NULL, 'e'},
+	    {"fields", required_argument, NULL, 'F'}, {"ns", no_argument, NULL, 'n'},
+	    {"no-demangle", no_argument, NULL, 'D'},  {"max-stack", required_argument, NULL, 'M'},
+	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
 	};
 	struct hws_decoder_opts dopts = {.sz = sizeof(dopts)};
 	struct hws_output_opts oo = {.sz = sizeof(oo)};
@@ -376,6 +370,23 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 					optarg);
 				return HWS_EXIT_USAGE;
 			}
+			break;
+		}
+		case 'M': {
+			char *end;
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(optarg, &end, 0);
+			if (errno || *end || end == optarg || optarg[0] == '-' || !v || v > 65535) {
+				fprintf(
+				    stderr,
+				    "hwsample dump: --max-stack wants a number of frames from 1 to "
+				    "65535, not '%s'\n",
+				    optarg);
+				return HWS_EXIT_USAGE;
+			}
+			dopts.max_stack = (uint32_t)v;
 			break;
 		}
 		case 'h':

@@ -70,6 +70,21 @@ PY
 check "json callchain: frames, order, recursion, callback" [ $? = 0 ]
 
 # a file without call chains: no "callchain" key, and dump --json without --sym: ip only
+# --max-stack N: the same frames as perf script --max-stack N, both files
+for who in h p; do
+	f=$TMP/$who-callchain.data
+	"$HWS_BIN" dump -i "$f" --max-stack 3 2>/dev/null | awk '/^\t/ {print $1, $NF}' >"$TMP/ms.h"
+	perf script -i "$f" -F ip,dso --max-stack=3 2>/dev/null | awk '/^\t/ {print $1, $NF}' >"$TMP/ms.p"
+	check "$who: dump --max-stack 3 frames equal perf script --max-stack=3's ($(wc -l <"$TMP/ms.p"))" \
+		cmp -s "$TMP/ms.h" "$TMP/ms.p"
+	most=$("$HWS_BIN" dump -i "$f" --json --max-stack 3 2>/dev/null |
+		python3 -c 'import json,sys; print(max(len(json.loads(l).get("callchain",[])) for l in sys.stdin))')
+	eq "$who: --max-stack 3: at most 3 frames in JSON" "$most" 3
+done
+"$HWS_BIN" dump -i "$TMP/h-callchain.data" --max-stack 0 >/dev/null 2>"$TMP/err"
+eq "--max-stack 0 is a usage error" "$?" 2
+check "--max-stack 0: says the range" grep -q "1 to 65535" "$TMP/err"
+
 "$HWS_BIN" -q -b sw -e cpu-clock -c 500000 -o "$TMP/plain.data" -- "$WL/callchain" 0.05 2>/dev/null
 eq "no -g: no callchain key" "$("$HWS_BIN" dump -i "$TMP/plain.data" --json | grep -c callchain)" 0
 eq "json without --sym: frames have ip only" \
