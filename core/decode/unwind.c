@@ -102,6 +102,11 @@ struct hws_unwinder {
 	uint32_t phys;	   /* frames walked (inline ones not counted) */
 	uint64_t deadline; /* now_ns() + budget, less slow_ns */
 	bool timeout, full, read_fail;
+	/* libdw's module list must not change while it walks frames (its lookup tables are
+	 * rebuilt by dwfl_report_end()): a file first needed during the walk is noted here,
+	 * the walk stopped, the file reported, and the walk done again */
+	bool walking;
+	uint64_t pending; /* an address whose file is to be reported (0: none) */
 	uint64_t slow_ns; /* time spent opening files and loading DWARF: not charged */
 	/* hws_unwind__inline() scratch */
 	Dwarf_Die cudie;
@@ -247,6 +252,11 @@ static Dwfl_Module *report_module(struct hws_unwinder *u, struct uw_proc *p, uin
 		return NULL;
 	if (!mi.path)
 		return NULL;
+	if (u->walking) {
+		if (!u->pending)
+			u->pending = addr;
+		return NULL;
+	}
 	t0 = now_ns();
 	mod = report_file(u, p, &mi);
 	u->slow_ns += now_ns() - t0;
@@ -678,6 +688,8 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 	if (!dwfl_frame_pc(state, &pc, NULL))
 		return DWARF_CB_ABORT;
 	report_module(u, u->cur, pc); /* before asking "activation": that needs the CFI */
+	if (u->pending)
+		return DWARF_CB_ABORT; /* its file is reported, then the walk starts again */
 	if (!dwfl_frame_pc(state, &pc, &act))
 		return DWARF_CB_ABORT;
 	if (!act)
@@ -762,13 +774,23 @@ int hws_unwind__user(struct hws_unwinder *u, uint32_t pid, uint64_t regs_abi, ui
 	u->stack_size = stack_size;
 	u->sp = sp;
 	u->out = out;
-	u->n = 0;
 	u->max = max;
-	u->phys = 0;
-	u->timeout = u->full = u->read_fail = false;
 	u->slow_ns = 0;
 	u->deadline = now_ns() + (uint64_t)u->o.max_usec * 1000;
-	ret = p->attached ? dwfl_getthread_frames(p->dwfl, (pid_t)pid, frame_cb, u) : -1;
+	for (int tries = 0;; tries++) {
+		u->n = 0;
+		u->phys = 0;
+		u->timeout = u->full = u->read_fail = false;
+		u->pending = 0;
+		u->walking = true;
+		ret = p->attached ? dwfl_getthread_frames(p->dwfl, (pid_t)pid, frame_cb, u) : -1;
+		u->walking = false;
+		if (!u->pending || tries >= 16)
+			break;
+		/* outside the walk: report the file (or mark it bad), then walk again */
+		report_module(u, p, u->pending); /* a bad file is marked: not pending again */
+	}
+	u->pending = 0;
 	u->cur = NULL;
 	if (u->full)
 		flags |= HWS_CC_TRUNCATED;

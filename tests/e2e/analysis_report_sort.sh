@@ -30,7 +30,7 @@ same() { # what file "hwsample args" "perf args" [perf command]
 	if python3 "$CMP" "$TMP/p.txt" "$TMP/h.txt" >"$TMP/cmp.txt"; then
 		check "$what: $(tail -1 "$TMP/cmp.txt")" true
 	else
-		check "$what: $(head -3 "$TMP/cmp.txt" | tr '\n' ' ')" false
+		check "$what: $(head -3 "$TMP/cmp.txt" | tr '\n' ' ') hwsample stderr: $(head -c 300 "$TMP/h.err")" false
 	fi
 }
 
