@@ -198,6 +198,9 @@ static int u_stack(struct cur *c, struct hws_user_regs *out)
 	out->stack = p;
 	out->stack_size = v;
 	out->dyn_size = pd_get64(d);
+	/* the kernel's dyn_size never exceeds the copy; a file's may: only the copy is there */
+	if (out->dyn_size > v)
+		out->dyn_size = v;
 	return 0;
 }
 
