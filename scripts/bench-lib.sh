@@ -13,6 +13,7 @@
 #   bench_pair ROUNDS LABEL -- HWSAMPLE_CMD... -- PERF_CMD...
 # prints a block of figures and sets the ratios perf/hwsample BENCH_MIN_CPU, BENCH_MIN_WALL
 # (best run against best run) and BENCH_MED_CPU, BENCH_MED_WALL (median of the rounds' ratios).
+# BENCH_A and BENCH_B name the two commands in the figures (default hwsample and perf).
 
 # bench_run OUT CMD...: one run under perf stat (stdout, stderr to /dev/null); appends
 # "cpu_ms wall_ms" to OUT. CPU is task-clock (user + sys, all threads); wall is perf stat's
@@ -64,13 +65,13 @@ bench_pair() {
 	BENCH_MED_WALL=$(_bench_med "$d/r" 2)
 	echo "$label: $rounds alternating rounds (ms)"
 	printf "  %-10s cpu best %8.1f  median %8.1f   wall best %8.1f  median %8.1f\n" \
-		hwsample "$(_bench_min "$d/a" 1)" "$(_bench_med "$d/a" 1)" \
+		"${BENCH_A:-hwsample}" "$(_bench_min "$d/a" 1)" "$(_bench_med "$d/a" 1)" \
 		"$(_bench_min "$d/a" 2)" "$(_bench_med "$d/a" 2)"
 	printf "  %-10s cpu best %8.1f  median %8.1f   wall best %8.1f  median %8.1f\n" \
-		perf "$(_bench_min "$d/b" 1)" "$(_bench_med "$d/b" 1)" \
+		"${BENCH_B:-perf}" "$(_bench_min "$d/b" 1)" "$(_bench_med "$d/b" 1)" \
 		"$(_bench_min "$d/b" 2)" "$(_bench_med "$d/b" 2)"
-	printf "  perf/hwsample: best vs best %.1fx cpu, %.1fx wall; per round median %.1fx cpu" \
-		"$BENCH_MIN_CPU" "$BENCH_MIN_WALL" "$BENCH_MED_CPU"
+	printf "  %s/%s: best vs best %.1fx cpu, %.1fx wall; per round median %.1fx cpu" \
+		"${BENCH_B:-perf}" "${BENCH_A:-hwsample}" "$BENCH_MIN_CPU" "$BENCH_MIN_WALL" "$BENCH_MED_CPU"
 	printf " (%.1f-%.1f), %.1fx wall (%.1f-%.1f)\n" "$(_bench_min "$d/r" 1)" "$(_bench_max "$d/r" 1)" \
 		"$BENCH_MED_WALL" "$(_bench_min "$d/r" 2)" "$(_bench_max "$d/r" 2)"
 	rm -rf "$d"
