@@ -429,9 +429,9 @@ static int read_syms(struct hws_symbols *s, struct dso *d, Elf *elf)
 			continue;
 		err = sym_add(d, &cap, &alloc_names, es.st_value, es.st_size,
 			      type == STT_OBJECT ? HWS_SYM_OBJECT : HWS_SYM_FUNC,
-			      GELF_ST_BIND(es.st_info) == STB_GLOBAL ? 0
-			      : GELF_ST_BIND(es.st_info) == STB_WEAK ? 1
-								     : 2,
+			      GELF_ST_BIND(es.st_info) == STB_GLOBAL ? SYM_BIND_GLOBAL
+			      : GELF_ST_BIND(es.st_info) == STB_WEAK ? SYM_BIND_WEAK
+								     : SYM_BIND_LOCAL,
 			      name, &s->opts);
 		if (err)
 			return err;

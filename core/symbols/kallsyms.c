@@ -201,7 +201,9 @@ static int kallsyms_parse(struct hws_symbols *s, char *buf, size_t len)
 		y->size = 0;
 		y->kind =
 		    (type | 0x20) == 't' || (type | 0x20) == 'w' ? HWS_SYM_FUNC : HWS_SYM_OBJECT;
-		y->bind_rank = isupper((unsigned char)type) ? 0 : 2;
+		y->bind_rank = (type | 0x20) == 'w'	      ? SYM_BIND_WEAK
+			       : isupper((unsigned char)type) ? SYM_BIND_GLOBAL
+							      : SYM_BIND_LOCAL;
 		y->module = module;
 		y->name = (uint32_t)(name - buf);
 		p = nl ? ne : memchr(ne, '\n', (size_t)(end - ne));

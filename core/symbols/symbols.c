@@ -14,8 +14,8 @@
  *    recently used one is unloaded first, so name pointers handed out are only valid until
  *    the next lookup;
  *  - a file that failed to load is not retried (state DSO_FAILED);
- *  - a dso's symbol array is sorted by start address, one entry per address (global binding
- *    wins over weak over local), sizes of size-0 functions extend to the next symbol.
+ *  - a dso's symbol array is sorted by start address, one entry per address (chosen among
+ *    aliases as perf does: sym_better()), sizes of size-0 functions extend to the next symbol.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -397,17 +397,51 @@ uint64_t hws_symbols__maps_gen(struct hws_symbols *s, uint32_t pid)
 
 /* ------------------------------------------------------------------ symbol tables */
 
+/* address order; at one address the table's own order (names are stored in that order) */
 static int sym_cmp(const void *a, const void *b)
 {
 	const struct sym *x = a, *y = b;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	if (x->bind_rank != y->bind_rank)
-		return x->bind_rank - y->bind_rank;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static size_t lead_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/*
+ * Of two symbols at one address, is @y a better name than @x (kept until now)? perf's
+ * choose_best_symbol(), so both tools name an address alike: a sized one over a size-0 one,
+ * not weak over weak, global over local, fewer leading underscores, the longer name, not a
+ * "SyS"/"compat_SyS" syscall alias; on a full tie the first one stays.
+ */
+static bool sym_better(const struct dso *d, const struct sym *x, const struct sym *y)
+{
+	const char *xn = d->names + x->name, *yn = d->names + y->name;
+	size_t a, b;
+
 	if ((x->size != 0) != (y->size != 0))
-		return x->size ? -1 : 1;
-	return 0;
+		return y->size != 0;
+	if ((x->bind_rank == SYM_BIND_WEAK) != (y->bind_rank == SYM_BIND_WEAK))
+		return x->bind_rank == SYM_BIND_WEAK;
+	if ((x->bind_rank == SYM_BIND_GLOBAL) != (y->bind_rank == SYM_BIND_GLOBAL))
+		return y->bind_rank == SYM_BIND_GLOBAL;
+	a = lead_underscores(xn);
+	b = lead_underscores(yn);
+	if (a != b)
+		return b < a;
+	a = strlen(xn);
+	b = strlen(yn);
+	if (a != b)
+		return b > a;
+	return !strncmp(xn, "SyS", 3) || !strncmp(xn, "compat_SyS", 10);
 }
 
 void dso__finish_syms(struct dso *d, uint64_t last_size, bool all)
@@ -417,16 +451,15 @@ void dso__finish_syms(struct dso *d, uint64_t last_size, bool all)
 
 	if (!d->nr_syms)
 		return;
-	/* kallsyms is in address order, with aliases of mixed binding at one address: sorting
-	 * by address alone is enough when the best of each address is kept below */
+	/* kallsyms is in address order, with aliases at one address: sorting by address alone
+	 * is enough when the best of each address is kept below */
 	for (size_t i = 1; i < d->nr_syms && sorted; i++)
 		sorted = d->syms[i - 1].start <= d->syms[i].start;
 	if (!sorted)
 		qsort(d->syms, d->nr_syms, sizeof(*d->syms), sym_cmp);
 	for (size_t i = 0; i < d->nr_syms; i++) {
 		if (n && d->syms[n - 1].start == d->syms[i].start) {
-			/* the first of sym_cmp()'s order at this address (ties: the earlier) */
-			if (sym_cmp(&d->syms[i], &d->syms[n - 1]) < 0)
+			if (sym_better(d, &d->syms[n - 1], &d->syms[i]))
 				d->syms[n - 1] = d->syms[i];
 			continue;
 		}

@@ -30,13 +30,16 @@
 
 enum dso_state { DSO_UNLOADED = 0, DSO_LOADED, DSO_FAILED, DSO_SPECIAL };
 
+/* a symbol's ELF binding, as far as choosing among aliases goes */
+enum sym_bind { SYM_BIND_GLOBAL, SYM_BIND_LOCAL, SYM_BIND_WEAK };
+
 struct sym {
 	uint64_t start;
 	uint64_t size;
-	uint32_t name; /* offset into dso->names */
-	uint8_t kind;  /* enum hws_sym_kind */
-	uint8_t bind_rank;
-	uint8_t module; /* kallsyms: the line had a [module] tag */
+	uint32_t name;	   /* offset into dso->names */
+	uint8_t kind;	   /* enum hws_sym_kind */
+	uint8_t bind_rank; /* enum sym_bind */
+	uint8_t module;	   /* kallsyms: the line had a [module] tag */
 };
 
 struct load_seg {

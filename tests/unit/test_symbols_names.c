@@ -4,7 +4,9 @@
  * Rust legacy and v0 names (no Rust compiler needed) and on C++ names of libstdc++ and of a
  * program compiled here, against binutils' c++filt (-p: no parameters, perf's default style;
  * without -p: with them, perf -v); and the PLT symbols synthesized by core/symbols/elf.c against
- * objdump's "<name@plt>" labels, for .plt, .plt.sec (IBT) and .plt.got entries.
+ * objdump's "<name@plt>" labels, for .plt, .plt.sec (IBT) and .plt.got entries; and which of
+ * several aliases at one address names it (perf's choose_best_symbol() rules, each rule with
+ * the winner first and last in the symbol table).
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -185,6 +187,80 @@ static int test_plt(const char *bin, bool demangle)
 	return n;
 }
 
+/* per group: the symbols at one address (".weak"/".globl"/local, sized or not), the winner */
+static const char alias_asm[] =
+    "	.text\n"
+    /* not weak over weak (local beats weak) */
+    "	.weak w1\n	.type w1,@function\n	.size w1,16\n"
+    "	.type l1,@function\n	.size l1,16\n"
+    "w1:\nl1:\n	.skip 16\n"
+    "	.type l1b,@function\n	.size l1b,16\n"
+    "	.weak w1b\n	.type w1b,@function\n	.size w1b,16\n"
+    "l1b:\nw1b:\n	.skip 16\n"
+    /* global over local, whatever the underscores */
+    "	.type g2l,@function\n	.size g2l,16\n"
+    "	.globl ___g2\n	.type ___g2,@function\n	.size ___g2,16\n"
+    "g2l:\n___g2:\n	.skip 16\n"
+    /* fewer leading underscores (libc's ____strtoll_l_internal / __GI_____strtoll_l_internal) */
+    "	.type ____x3,@function\n	.size ____x3,16\n"
+    "	.type __GI_____x3,@function\n	.size __GI_____x3,16\n"
+    "____x3:\n__GI_____x3:\n	.skip 16\n"
+    /* the longer name */
+    "	.type y4long,@function\n	.size y4long,16\n"
+    "	.type y4,@function\n	.size y4,16\n"
+    "y4long:\ny4:\n	.skip 16\n"
+    /* sized over size 0, even a global one */
+    "	.globl z5\n	.type z5,@function\n"
+    "	.type z5s,@function\n	.size z5s,16\n"
+    "z5:\nz5s:\n	.skip 16\n"
+    /* not a SyS alias */
+    "	.type SyS_foo,@function\n	.size SyS_foo,16\n"
+    "	.type sys_foo,@function\n	.size sys_foo,16\n"
+    "SyS_foo:\nsys_foo:\n	.skip 16\n"
+    /* a full tie: the first one */
+    "	.type t7a,@function\n	.size t7a,16\n"
+    "	.type t7b,@function\n	.size t7b,16\n"
+    "t7a:\nt7b:\n	.skip 16\n";
+
+static void test_aliases(void)
+{
+	static const char *const winners[] = {"l1",	"l1b", "___g2",	  "__GI_____x3",
+					      "y4long", "z5s", "sys_foo", "t7a"};
+	struct hws_symbols *syms;
+	char src[300], so[300], cmd[1000];
+	struct hws_symbol sym;
+	FILE *f;
+
+	snprintf(src, sizeof(src), "%s/alias.s", dir);
+	snprintf(so, sizeof(so), "%s/alias.so", dir);
+	f = fopen(src, "w");
+	fputs(alias_asm, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "gcc -shared -nostdlib -o %s %s 2>/dev/null", so, src);
+	if (run(cmd)) {
+		printf("note: alias object not built (gcc -shared -nostdlib)\n");
+		return;
+	}
+	HWS_OPTS(hws_symbols_opts, o, .no_demangle = true);
+	syms = hws_symbols__new(&o);
+	for (size_t i = 0; i < sizeof(winners) / sizeof(winners[0]); i++) {
+		char line[200];
+		uint64_t a = 0;
+		FILE *p;
+
+		snprintf(cmd, sizeof(cmd), "nm %s | awk '$3 == \"%s\" {print $1}'", so, winners[i]);
+		p = popen(cmd, "r");
+		if (p && fgets(line, sizeof(line), p))
+			a = strtoull(line, NULL, 16);
+		if (p)
+			pclose(p);
+		__T("alias address found", a != 0);
+		hws_symbols__resolve_file(syms, so, a + 4, false, &sym);
+		T_EQ_STR("alias chosen as perf does", sym.name, winners[i]);
+	}
+	hws_symbols__delete(syms);
+}
+
 int main(void)
 {
 	char src[300], bin[300], cmd[1600];
@@ -199,6 +275,7 @@ int main(void)
 	test_rust();
 	if (!mkdtemp(dir))
 		TEST_SKIP("mkdtemp failed");
+	test_aliases();
 	snprintf(src, sizeof(src), "%s/prog.cc", dir);
 	f = fopen(src, "w");
 	fputs(cxx_src, f);

@@ -69,7 +69,13 @@ __attribute__((noinline, no_sanitize_address)) static void copy_stack(uint64_t s
 	cap.size = n;
 }
 
-__attribute__((noinline, noclone)) void uw_leaf(void)
+#ifdef __clang__
+#define UW_NOINLINE __attribute__((noinline))
+#else
+#define UW_NOINLINE __attribute__((noinline, noclone))
+#endif
+
+UW_NOINLINE void uw_leaf(void)
 {
 	uint64_t sp, bp, ip;
 
@@ -83,7 +89,7 @@ __attribute__((noinline, noclone)) void uw_leaf(void)
 	__asm__ volatile("" ::: "memory");
 }
 
-__attribute__((noinline, noclone)) void uw_mid(int n)
+UW_NOINLINE void uw_mid(int n)
 {
 	if (n > 0)
 		uw_mid(n - 1);
@@ -92,7 +98,7 @@ __attribute__((noinline, noclone)) void uw_mid(int n)
 	__asm__ volatile("" ::: "memory");
 }
 
-__attribute__((noinline, noclone)) void uw_top(void)
+UW_NOINLINE void uw_top(void)
 {
 	uw_mid(2);
 	__asm__ volatile("" ::: "memory");

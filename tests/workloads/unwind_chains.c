@@ -13,7 +13,11 @@
 #include <time.h>
 
 #define UC_DEPTH 6
+#ifdef __clang__
+#define NOINLINE __attribute__((noinline))
+#else
 #define NOINLINE __attribute__((noipa)) /* no clones (.constprop) under LTO */
+#endif
 
 volatile uint64_t uc_sink;
 
