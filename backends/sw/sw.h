@@ -17,8 +17,6 @@ struct sw_priv {
 
 int sw_tp_json(struct sw_priv *p, const struct hws_file_info *fi, const struct hws_sample *s,
 	       struct hws_strbuf *out);
-const char *sw_tp_event_name(struct sw_priv *p, const struct hws_file_info *fi, const void *raw,
-			     uint32_t raw_size, char *buf, size_t len);
 void sw_tp_fini(struct sw_priv *p);
 
 #endif

@@ -9,10 +9,17 @@
  * another file is decoded. libtraceevent allocates it (the one allocation this backend does,
  * once per file), freed at fini().
  */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <traceevent/event-parse.h>
 
@@ -81,6 +88,59 @@ static int get_blob(struct cur *c, uint64_t size, const char **data)
 #define TP_MAX_DEPTH   64
 #define TP_MAX_FORMATS 8192
 
+/*
+ * libtraceevent folds constant sub-expressions of a format's print arguments while parsing,
+ * with C's '/' and '%' on long long: a zero divisor (or LLONG_MIN / -1) kills the process with
+ * SIGFPE (found by fuzz_sw: "0x000000/08", where "08" reads as 0). So, outside string
+ * literals after "print fmt:", a '/' or '%' whose divisor is a literal 0, or starts with '(',
+ * '-', '~' or '!' (a value this check does not evaluate), refuses the format. Kernels' formats
+ * divide by field values or positive constants.
+ */
+static const char *div_trap(const char *data, uint64_t size)
+{
+	static const char key[] = "print fmt:";
+	const char *p = memmem(data, size, key, sizeof(key) - 1), *end = data + size;
+	bool quoted = false;
+
+	if (!p)
+		return NULL;
+	for (p += sizeof(key) - 1; p < end && *p != '\n'; p++) {
+		const char *q;
+
+		if (quoted) {
+			if (*p == '\\' && p + 1 < end)
+				p++;
+			else if (*p == '"')
+				quoted = false;
+			continue;
+		}
+		if (*p == '"') {
+			quoted = true;
+			continue;
+		}
+		if (*p != '/' && *p != '%')
+			continue;
+		for (q = p + 1; q < end && (*q == ' ' || *q == '\t'); q++)
+			;
+		if (q == end || *q == '(' || *q == '-' || *q == '~' || *q == '!')
+			return "dividing by an expression (a division by zero would stop the "
+			       "process)";
+		if (*q >= '0' && *q <= '9') {
+			char num[32];
+			size_t n = 0;
+
+			while (q < end && n < sizeof(num) - 1 &&
+			       ((*q >= '0' && *q <= '9') || (*q | 0x20) == 'x' ||
+				((*q | 0x20) >= 'a' && (*q | 0x20) <= 'f')))
+				num[n++] = *q++;
+			num[n] = 0;
+			if (!strtoull(num, NULL, 0))
+				return "dividing by zero";
+		}
+	}
+	return NULL;
+}
+
 /* NULL, or why the format @data can not be handed to libtraceevent */
 static const char *format_bad(const char *data, uint64_t size)
 {
@@ -96,7 +156,7 @@ static const char *format_bad(const char *data, uint64_t size)
 			depth--;
 		}
 	}
-	return NULL;
+	return div_trap(data, size);
 }
 
 static void format_refused(struct sw_priv *p, const char *sys, uint32_t i, const char *why)
@@ -107,7 +167,42 @@ static void format_refused(struct sw_priv *p, const char *sys, uint32_t i, const
 		     i, sys, why);
 }
 
-static struct tep_handle *parse_tracing_data(struct sw_priv *p, const void *blob, size_t len)
+/*
+ * The printk section's lines "ADDR : FORMAT" that libtraceevent can take, copied to @out (n + 2
+ * bytes): tep_parse_printk_formats() skips one byte past the ':' of each line and
+ * tep_register_print_string() a leading '"', then looks 3 bytes back from the format's end, so
+ * a line starting with ':', or whose format is shorter than 3 bytes after those skips, would
+ * make them read outside the string (found by fuzz_sw). Other lines are dropped (a format that
+ * short names nothing), as are NULs inside the section.
+ */
+static void printk_lines(char *out, const char *in, uint32_t n)
+{
+	char *o = out;
+
+	for (uint32_t i = 0; i < n;) {
+		uint32_t e = i, colon = UINT32_MAX;
+
+		while (e < n && in[e] != '\n' && in[e]) {
+			if (in[e] == ':' && colon == UINT32_MAX)
+				colon = e;
+			e++;
+		}
+		/* the format: past the ':' and one byte, past a leading '"' */
+		uint32_t f = colon != UINT32_MAX ? colon + 2 : e;
+
+		if (f < e && in[f] == '"')
+			f++;
+		if (e > i && in[i] != ':' && f < e && e - f >= 3) {
+			memcpy(o, in + i, e - i);
+			o += e - i;
+			*o++ = '\n';
+		}
+		i = e + 1;
+	}
+	*o = 0;
+}
+
+static struct tep_handle *parse_blob(struct sw_priv *p, const void *blob, size_t len, bool quiet)
 {
 	uint32_t nformats = 0;
 	const char *why;
@@ -155,11 +250,13 @@ static struct tep_handle *parse_tracing_data(struct sw_priv *p, const void *blob
 		if (get64(&c, &size) || get_blob(&c, size, &data))
 			goto bad;
 		if (++nformats > TP_MAX_FORMATS) {
-			format_refused(p, "ftrace", i, "beyond 8192 formats");
+			if (!quiet)
+				format_refused(p, "ftrace", i, "beyond 8192 formats");
 			goto bad;
 		}
 		if ((why = format_bad(data, size))) {
-			format_refused(p, "ftrace", i, why);
+			if (!quiet)
+				format_refused(p, "ftrace", i, why);
 			goto bad;
 		}
 		tep_parse_event(tep, data, size, "ftrace");
@@ -176,11 +273,13 @@ static struct tep_handle *parse_tracing_data(struct sw_priv *p, const void *blob
 			if (get64(&c, &size) || get_blob(&c, size, &data))
 				goto bad;
 			if (++nformats > TP_MAX_FORMATS) {
-				format_refused(p, sys, i, "beyond 8192 formats");
+				if (!quiet)
+					format_refused(p, sys, i, "beyond 8192 formats");
 				goto bad;
 			}
 			if ((why = format_bad(data, size))) {
-				format_refused(p, sys, i, why);
+				if (!quiet)
+					format_refused(p, sys, i, why);
 				goto bad;
 			}
 			tep_parse_event(tep, data, size, sys);
@@ -189,10 +288,9 @@ static struct tep_handle *parse_tracing_data(struct sw_priv *p, const void *blob
 	/* kallsyms, printk formats: optional for field decoding */
 	if (!get32(&c, &n) && !get_blob(&c, n, &data) && !get32(&c, &n) &&
 	    !get_blob(&c, n, &data) && n) {
-		char *copy = malloc((size_t)n + 1);
+		char *copy = malloc((size_t)n + 2);
 		if (copy) {
-			memcpy(copy, data, n);
-			copy[n] = 0;
+			printk_lines(copy, data, n);
 			tep_parse_printk_formats(tep, copy);
 			free(copy);
 		}
@@ -201,6 +299,81 @@ static struct tep_handle *parse_tracing_data(struct sw_priv *p, const void *blob
 bad:
 	tep_free(tep);
 	return NULL;
+}
+
+void __sanitizer_set_death_callback(void (*cb)(void)) __attribute__((weak));
+
+/*
+ * libtraceevent's format parser crashes on some malformed formats (NULL dereferences, reads
+ * past its strings, division by zero: found by fuzz_sw, in code we cannot change), and a
+ * crash would lose the user's session. So a file's formats are parsed first in a child
+ * process, which ends quietly if libtraceevent crashes (default signal actions, no core, no
+ * sanitizer callback) and is killed after PROBE_SECONDS; only formats the child parsed to the
+ * end are parsed here (the parse is deterministic). Once per file, about a millisecond.
+ * Return: NULL if the child finished, else why not. A failed fork() is not a verdict: the
+ * formats are parsed without the probe.
+ */
+#define PROBE_SECONDS 10
+
+static const char *probe(struct sw_priv *p, const void *blob, size_t len)
+{
+	static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP};
+	struct timespec t0, now, nap = {0, 1000000};
+	struct rlimit no_core = {0, 0};
+	int st;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return NULL;
+	if (pid == 0) {
+		if (__sanitizer_set_death_callback)
+			__sanitizer_set_death_callback(NULL);
+		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+			signal(sigs[i], SIG_DFL);
+		setrlimit(RLIMIT_CORE, &no_core);
+		_exit(parse_blob(p, blob, len, true) ? 0 : 1);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid)
+			break;
+		if (r < 0)
+			return errno == EINTR ? probe(p, blob, len) : NULL;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec >= PROBE_SECONDS) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			return "take libtraceevent more than 10 s to parse";
+		}
+		nanosleep(&nap, NULL);
+	}
+	if (WIFSIGNALED(st))
+		return "crash libtraceevent's parser";
+	return NULL;
+}
+
+static struct tep_handle *parse_tracing_data(struct sw_priv *p, const void *blob, size_t len)
+{
+	const char *why = probe(p, blob, len);
+	struct tep_handle *tep;
+
+	if (why) {
+		p->host->log(HWS_LOG_WARN,
+			     "the file's tracepoint formats (%zu bytes of tracing data) %s: "
+			     "tracepoint fields are not decoded (the file is damaged or was "
+			     "written by a broken tool)\n",
+			     len, why);
+		return NULL;
+	}
+	tep = parse_blob(p, blob, len, false);
+	if (!tep)
+		p->host->log(HWS_LOG_WARN,
+			     "the file's tracepoint formats (%zu bytes of tracing data) cannot be "
+			     "parsed: tracepoint fields are not decoded\n",
+			     len);
+	return tep;
 }
 
 static struct tep_handle *tep_for(struct sw_priv *p, const struct hws_file_info *fi)
@@ -214,29 +387,7 @@ static struct tep_handle *tep_for(struct sw_priv *p, const struct hws_file_info 
 	p->tp_blob = fi->tracing_data;
 	p->tp_len = fi->tracing_data_size;
 	p->tep = parse_tracing_data(p, fi->tracing_data, (size_t)fi->tracing_data_size);
-	if (!p->tep)
-		p->host->log(HWS_LOG_WARN,
-			     "the file's tracepoint formats (%llu bytes of tracing "
-			     "data) cannot be parsed: tracepoint fields are not decoded\n",
-			     (unsigned long long)fi->tracing_data_size);
 	return p->tep;
-}
-
-const char *sw_tp_event_name(struct sw_priv *p, const struct hws_file_info *fi, const void *raw,
-			     uint32_t raw_size, char *buf, size_t len)
-{
-	struct tep_handle *tep = tep_for(p, fi);
-	struct tep_event *ev;
-	uint16_t id;
-
-	if (!tep || raw_size < 2)
-		return NULL;
-	memcpy(&id, raw, 2);
-	ev = tep_find_event(tep, id);
-	if (!ev)
-		return NULL;
-	snprintf(buf, len, "%s:%s", ev->system, ev->name);
-	return buf;
 }
 
 int sw_tp_json(struct sw_priv *p, const struct hws_file_info *fi, const struct hws_sample *s,
@@ -314,4 +465,6 @@ void sw_tp_fini(struct sw_priv *p)
 	if (p->tep)
 		tep_free(p->tep);
 	p->tep = NULL;
+	p->tp_blob = NULL;
+	p->tp_len = 0;
 }

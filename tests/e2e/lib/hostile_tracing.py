@@ -8,6 +8,8 @@ usage: hostile_tracing.py IN OUT MODE
   names   system names get quotes, backslashes, control characters, an
           escape sequence, invalid UTF-8 and '<!--<script>' (data that must stay data)
   many    one system with 20,000 copies of its first event format
+  crash   sched_switch's __print_flags(REC->prev_state ...) with 18 bytes 0x80 inside the
+          field name (a fuzz_sw find: libtraceevent 1.7 dereferences NULL parsing it)
 The data section and every other feature section are kept byte for byte (offsets moved).
 """
 import struct
@@ -78,6 +80,9 @@ def rewrite(parts, mode):
                     b")" * n + b"\n" if b"print fmt:" in f else f for f in fmts]
         elif mode == "names":
             name = name + HOSTILE.replace(b"\0", b"")
+        elif mode == "crash":
+            fmts = [f.replace(b"__print_flags(REC->prev_state",
+                              b"__print_flags(REC->prev_st" + b"\x80" * 18 + b"ate") for f in fmts]
         elif mode == "many":
             fmts = fmts[:1] * 20000
         parts[i] = ("sys", (name, fmts))
