@@ -202,45 +202,54 @@ static void printk_lines(char *out, const char *in, uint32_t n)
 	*o = 0;
 }
 
-static struct tep_handle *parse_blob(struct sw_priv *p, const void *blob, size_t len, bool quiet)
+/*
+ * Walks a HEADER_TRACING_DATA blob. @out NULL: checks only (layout, limits, formats
+ * libtraceevent must not see), saying why a format is refused; libtraceevent is not called.
+ * Else parses it into a new handle *@out, silently. Return: 0, or -1 (nothing parsed).
+ */
+static int walk(struct sw_priv *p, const void *blob, size_t len, struct tep_handle **out)
 {
+	bool quiet = out != NULL;
 	uint32_t nformats = 0;
 	const char *why;
 	static const char magic[10] = {23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g'};
 	struct cur c = {blob, (const uint8_t *)blob + len, 0};
-	struct tep_handle *tep;
+	struct tep_handle *tep = NULL;
 	const char *version, *data;
 	uint32_t n, page_size;
 	uint64_t size;
 	uint8_t big, long_size;
 
 	if (!need(&c, 10) || memcmp(c.p, magic, 10))
-		return NULL;
+		return -1;
 	c.p += 10;
 	version = get_str(&c);
 	if (!version || !need(&c, 2))
-		return NULL;
+		return -1;
 	big = c.p[0];
 	long_size = c.p[1];
 	c.p += 2;
 	c.swap = big != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
 	if (get32(&c, &page_size) || (long_size != 4 && long_size != 8))
-		return NULL;
+		return -1;
+	if (!out)
+		goto walk;
 	tep = tep_alloc();
 	if (!tep)
-		return NULL;
+		return -1;
 	tep_set_file_bigendian(tep, big ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(tep, __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? TEP_BIG_ENDIAN
 									    : TEP_LITTLE_ENDIAN);
 	tep_set_long_size(tep, long_size);
 	tep_set_page_size(tep, (int)page_size);
+walk:
 
 	/* header_page, header_event */
 	for (int i = 0; i < 2; i++) {
 		const char *name = get_str(&c);
 		if (!name || get64(&c, &size) || get_blob(&c, size, &data))
 			goto bad;
-		if (i == 0 && size)
+		if (i == 0 && size && tep)
 			tep_parse_header_page(tep, (char *)data, size, long_size);
 	}
 	/* ftrace formats */
@@ -259,7 +268,8 @@ static struct tep_handle *parse_blob(struct sw_priv *p, const void *blob, size_t
 				format_refused(p, "ftrace", i, why);
 			goto bad;
 		}
-		tep_parse_event(tep, data, size, "ftrace");
+		if (tep)
+			tep_parse_event(tep, data, size, "ftrace");
 	}
 	/* event formats by system */
 	uint32_t nsys;
@@ -282,12 +292,13 @@ static struct tep_handle *parse_blob(struct sw_priv *p, const void *blob, size_t
 					format_refused(p, sys, i, why);
 				goto bad;
 			}
-			tep_parse_event(tep, data, size, sys);
+			if (tep)
+				tep_parse_event(tep, data, size, sys);
 		}
 	}
 	/* kallsyms, printk formats: optional for field decoding */
 	if (!get32(&c, &n) && !get_blob(&c, n, &data) && !get32(&c, &n) &&
-	    !get_blob(&c, n, &data) && n) {
+	    !get_blob(&c, n, &data) && n && tep) {
 		char *copy = malloc((size_t)n + 2);
 		if (copy) {
 			printk_lines(copy, data, n);
@@ -295,10 +306,13 @@ static struct tep_handle *parse_blob(struct sw_priv *p, const void *blob, size_t
 			free(copy);
 		}
 	}
-	return tep;
+	if (out)
+		*out = tep;
+	return 0;
 bad:
-	tep_free(tep);
-	return NULL;
+	if (tep)
+		tep_free(tep);
+	return -1;
 }
 
 void __sanitizer_set_death_callback(void (*cb)(void)) __attribute__((weak));
@@ -306,17 +320,19 @@ void __sanitizer_set_death_callback(void (*cb)(void)) __attribute__((weak));
 /*
  * libtraceevent's format parser crashes on some malformed formats (NULL dereferences, reads
  * past its strings, division by zero: found by fuzz_sw, in code we cannot change), and a
- * crash would lose the user's session. So a file's formats are parsed first in a child
- * process, which ends quietly if libtraceevent crashes (default signal actions, no core, no
- * sanitizer callback) and is killed after PROBE_SECONDS; only formats the child parsed to the
- * end are parsed here (the parse is deterministic). Once per file, about a millisecond.
- * Return: NULL if the child finished, else why not. A failed fork() is not a verdict: the
- * formats are parsed without the probe.
+ * crash would lose the user's session. So, once walk() has checked a file's formats here
+ * (and said what it refuses), they are parsed first in a child process, which ends quietly if
+ * libtraceevent crashes (default signal actions, no core, no sanitizer callback) and is
+ * killed after PROBE_SECONDS; only formats the child parsed to the end are parsed here (the
+ * parse is deterministic). Once per file, about a millisecond. Return: NULL if the child
+ * finished, else why not. A failed fork() is not a verdict: the formats are parsed without
+ * the probe.
  */
-#define PROBE_SECONDS 10
+#define PROBE_SECONDS 30
 
 static const char *probe(struct sw_priv *p, const void *blob, size_t len)
 {
+	struct tep_handle *tep;
 	static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP};
 	struct timespec t0, now, nap = {0, 1000000};
 	struct rlimit no_core = {0, 0};
@@ -331,7 +347,7 @@ static const char *probe(struct sw_priv *p, const void *blob, size_t len)
 		for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 			signal(sigs[i], SIG_DFL);
 		setrlimit(RLIMIT_CORE, &no_core);
-		_exit(parse_blob(p, blob, len, true) ? 0 : 1);
+		_exit(walk(p, blob, len, &tep) ? 1 : 0);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
@@ -345,7 +361,7 @@ static const char *probe(struct sw_priv *p, const void *blob, size_t len)
 		if (now.tv_sec - t0.tv_sec >= PROBE_SECONDS) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, 0);
-			return "take libtraceevent more than 10 s to parse";
+			return "take libtraceevent more than 30 s to parse";
 		}
 		nanosleep(&nap, NULL);
 	}
@@ -356,24 +372,24 @@ static const char *probe(struct sw_priv *p, const void *blob, size_t len)
 
 static struct tep_handle *parse_tracing_data(struct sw_priv *p, const void *blob, size_t len)
 {
-	const char *why = probe(p, blob, len);
-	struct tep_handle *tep;
+	struct tep_handle *tep = NULL;
+	const char *why;
 
-	if (why) {
-		p->host->log(HWS_LOG_WARN,
-			     "the file's tracepoint formats (%zu bytes of tracing data) %s: "
-			     "tracepoint fields are not decoded (the file is damaged or was "
-			     "written by a broken tool)\n",
-			     len, why);
-		return NULL;
+	if (walk(p, blob, len, NULL)) {
+		why = "cannot be parsed";
+	} else if ((why = probe(p, blob, len)) == NULL) {
+		if (!walk(p, blob, len, &tep))
+			return tep;
+		why = "cannot be parsed";
 	}
-	tep = parse_blob(p, blob, len, false);
-	if (!tep)
-		p->host->log(HWS_LOG_WARN,
-			     "the file's tracepoint formats (%zu bytes of tracing data) cannot be "
-			     "parsed: tracepoint fields are not decoded\n",
-			     len);
-	return tep;
+	p->host->log(HWS_LOG_WARN,
+		     "the file's tracepoint formats (%zu bytes of tracing data) %s: tracepoint "
+		     "fields are not decoded%s\n",
+		     len, why,
+		     strcmp(why, "cannot be parsed") ? " (the file is damaged or was written by a "
+						       "broken tool)"
+						     : "");
+	return NULL;
 }
 
 static struct tep_handle *tep_for(struct sw_priv *p, const struct hws_file_info *fi)

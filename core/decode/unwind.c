@@ -273,7 +273,7 @@ static Dwfl_Module *report_file(struct hws_unwinder *u, struct uw_proc *p,
 	Elf *elf;
 	int fd;
 
-	fd = open(mi->path, O_RDONLY | O_CLOEXEC);
+	fd = hws_symbols__open_input(mi->path, 64); /* a regular file, never a FIFO */
 	if (fd < 0)
 		goto bad;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);

@@ -26,6 +26,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
+#include "symbols/symbols_core.h"
 #include "symbols/symbols_int.h"
 #include "util/internal.h"
 
@@ -155,20 +156,29 @@ static int build_id_hex(Elf *elf, char *out, size_t len)
 	return 0;
 }
 
-static Elf *open_elf(const char *path, int *fdp)
+int hws_symbols__open_input(const char *path, long long min_size)
 {
 	/* names come from the recording: never block on a FIFO or read a device */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < min_size) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static Elf *open_elf(const char *path, int *fdp)
+{
+	int fd = hws_symbols__open_input(path, 64);
 	Elf *elf;
 
 	*fdp = -1;
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 64) {
-		close(fd);
-		return NULL;
-	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		if (elf)

@@ -30,4 +30,11 @@ int hws_symbols__map_find(struct hws_symbols *s, uint32_t pid, uint64_t addr,
 /* Changes whenever @pid's maps change; 0 for a pid never seen. */
 uint64_t hws_symbols__maps_gen(struct hws_symbols *s, uint32_t pid);
 
+/*
+ * A file a recording names (a map's path), opened for reading the way core/symbols does it:
+ * never blocking on a FIFO, never becoming the controlling terminal, and only a regular file
+ * of at least @min_size bytes (no devices like /dev/zero). Return: the descriptor, or -1.
+ */
+int hws_symbols__open_input(const char *path, long long min_size);
+
 #endif

@@ -5,7 +5,9 @@
 # workload tests/workloads/unwind_chains (no frame pointers: only the CFI finds callers) is
 # recorded by hwsample and by perf with --call-graph dwarf; for every sample of both files,
 # `hwsample dump` (text) shows the same frames, address and object, as
-# `perf script -F ip,dso --no-inline`, and dump --json carries the same chain.
+# `perf script -F ip,dso --no-inline`, and dump --json carries the same chain. A file whose
+# mapped binary became a FIFO (names come from the recording) is read without blocking: the
+# unwinder skips it, dump ends and prints every sample.
 . "$(dirname "$0")/lib/common.sh"
 need_perf_runs
 W=${HWS_WORKLOADS:-}/unwind_chains
@@ -33,4 +35,12 @@ for f in h p; do
 		python3 -c 'import json,sys; print(sum(len(json.loads(l).get("callchain",[])) for l in sys.stdin))')
 	eq "$f.data: JSON frames = text frames" "$nj" "$(grep -c . "$TMP/$f.hws")"
 done
+# the workload's path turned into a FIFO: opening it must neither block nor read it
+cp "$W" "$TMP/wl"
+"$HWS_BIN" -q -b sw -e cpu-clock:u -F 1000 --call-graph dwarf -o "$TMP/f.data" -- "$TMP/wl" 50 \
+	>/dev/null 2>&1
+n=$("$HWS_BIN" dump -i "$TMP/f.data" 2>/dev/null | grep -c ' ip 0x')
+rm "$TMP/wl" && mkfifo "$TMP/wl"
+m=$(timeout 60 "$HWS_BIN" dump -i "$TMP/f.data" 2>/dev/null | grep -c ' ip 0x')
+eq "binary now a FIFO: dump ends and prints every sample" "$m" "$n"
 finish
