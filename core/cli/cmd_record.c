@@ -52,6 +52,10 @@ static int write_record(void *ctx, int cpu, const struct perf_event_header *h)
 		r->write_err = ret;
 		return ret;
 	}
+	if (r->hits && hws_buildid_hits__record(r->hits, h) == -ENOMEM) {
+		hws_buildid_hits__delete(r->hits); /* no build-ids rather than no recording */
+		r->hits = NULL;
+	}
 	r->bytes += h->size;
 	r->wrote_since_round = true;
 	return 0;
@@ -333,11 +337,18 @@ static int open_output(struct record *r, struct run *u)
 				 strerror(errno));
 		return ret < 0 ? ret : -EIO;
 	}
+	/* as perf record: the build-ids of the files samples hit, found at the end (a pipe
+	 * gets none: perf sends them after the data, which hwsample does not) */
+	if (!r->no_buildid && !r->pipe_out)
+		r->hits = hws_buildid_hits__new();
 	for (int e = 0; e < hws_session__nr_events(r->sess); e++) {
 		size_t nids;
 		const uint64_t *ids = hws_session__ids(r->sess, e, &nids);
 		ret = hws_perf_writer__add_attr(r->w, hws_session__attr(r->sess, e),
 						hws_session__event_name(r->sess, e), ids, nids);
+		if (!ret && r->hits)
+			ret = hws_buildid_hits__add_attr(r->hits, hws_session__attr(r->sess, e),
+							 ids, nids);
 		if (ret < 0) {
 			snprintf(u->err, sizeof(u->err), "writing the event list: %s",
 				 strerror(-ret));
@@ -454,6 +465,31 @@ static int record_loop(struct record *r, struct run *u)
 	return 0;
 }
 
+/* HEADER_BUILD_ID: the kernel's and the sampled files' build-ids, each file copied to the
+ * build-id cache (unless -N); empty with -B, as perf record -B leaves it */
+static void add_build_ids(struct record *r)
+{
+	struct hws_buildid_hits_stats st;
+	int err;
+
+	if (r->no_buildid) {
+		hws_perf_writer__set_feature(r->w, HWS_FEAT_BUILD_ID, NULL, 0);
+		return;
+	}
+	if (!r->hits)
+		return;
+	err = hws_buildid_hits__finish(r->hits, r->w,
+				       r->no_buildid_cache ? "" : hws_cli__buildid_dir(), &st);
+	if (err && r->verbose)
+		fprintf(stderr, "hwsample: build-ids of the sampled files not written (%s)\n",
+			strerror(-err));
+	else if (r->verbose && (st.no_build_id || st.cache_failed))
+		fprintf(stderr,
+			"hwsample: %u sampled files listed by build-id, %u without one; %u "
+			"copied to the build-id cache, %u not\n",
+			st.entries, st.no_build_id, st.cached, st.cache_failed);
+}
+
 /* Stop, drain what is left, complete the file (its features record @argv), print the
  * summary; the exit status is the workload's. */
 static int finish(struct record *r, struct run *u, int argc, char **argv)
@@ -484,6 +520,7 @@ static int finish(struct record *r, struct run *u, int argc, char **argv)
 		argv_copy[n] = NULL;
 		hws_perf_writer__add_host_features(r->w, n, argv_copy, -1);
 	}
+	add_build_ids(r);
 	fsize = hws_perf_writer__data_size(r->w);
 	hws_perf_writer__stats(r->w, &wst); /* complete: the last round flushed */
 	ret = hws_perf_writer__close(r->w);
@@ -493,7 +530,7 @@ static int finish(struct record *r, struct run *u, int argc, char **argv)
 			fprintf(stderr, "hwsample: the reader of the output pipe went away\n");
 		return run_done(u, HWS_EXIT_ERROR); /* the stream is incomplete */
 	}
-	if (!r->no_buildid_cache) {
+	if (!r->no_buildid_cache && !r->no_buildid) {
 		/* as perf record: the kernel's kallsyms kept by build-id, unless already there */
 		int cerr = hws_buildid_cache__add_kernel(hws_cli__buildid_dir());
 
@@ -588,6 +625,7 @@ int cmd_record(struct hws_cli *cli, int argc, char **argv)
 	if (ret < 0)
 		failed(r, &u, ret);
 
+	hws_buildid_hits__delete(r->hits);
 	hws_session__delete(r->sess);
 	hws_config__delete(r->cfg);
 	hws_config__delete(r->over);

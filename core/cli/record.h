@@ -71,7 +71,9 @@ struct record {
 	int argc;
 	double duration; /* seconds, 0 = until the workload ends */
 	bool no_status, output_given;
-	bool no_buildid_cache; /* -N: no kallsyms copy in perf's build-id cache */
+	bool no_buildid_cache;	       /* -N: no kallsyms copy in perf's build-id cache */
+	bool no_buildid;	       /* -B: no HEADER_BUILD_ID entries, no cache copies */
+	struct hws_buildid_hits *hits; /* the files samples hit (unless -B or pipe mode) */
 	int verbose;
 	const char *config_path;
 	struct hws_config *over; /* command-line values as config items ("command line") */

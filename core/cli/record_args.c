@@ -73,9 +73,11 @@ static const char record_usage[] =
     "                 config file, where each value came from); open nothing\n"
     "  -q             no summary, no status line\n"
     "  --no-status    no status line (it is shown only when stderr is a terminal)\n"
-    "  -N, --no-buildid-cache  do not copy /proc/kallsyms into perf's build-id cache\n"
-    "                 (~/.debug, or $PERF_BUILDID_DIR) as perf record does; the copy lets\n"
-    "                 hwsample and perf name kernel addresses after a reboot or elsewhere\n"
+    "  -N, --no-buildid-cache  do not copy /proc/kallsyms and the files samples hit\n"
+    "                 (the vDSO too) into perf's build-id cache (~/.debug, or\n"
+    "                 $PERF_BUILDID_DIR) as perf record does; the copies let hwsample and\n"
+    "                 perf name addresses after a reboot, a rebuild, or elsewhere\n"
+    "  -B, --no-buildid  no build-ids in the file (HEADER_BUILD_ID left empty), no copies\n"
     "  -v, -vv        more messages from the library (also before the command)\n"
     "\n"
     "Command-line values override the config file: -c/-F replace the file's period and\n"
@@ -382,7 +384,7 @@ enum {
  * is argv as given). ':' (and opterr = 0): hwsample's own messages, and a missing argument
  * told from an unknown option.
  */
-static const char record_optstring[] = "-:hb:e:F:c:NvaC:p:m:o:Sdqg";
+static const char record_optstring[] = "-:hb:e:F:c:NBvaC:p:m:o:Sdqg";
 
 static const struct option record_options[] = {
     {"help", no_argument, NULL, 'h'},
@@ -394,6 +396,7 @@ static const struct option record_options[] = {
     {"duration", required_argument, NULL, OPT_DURATION},
     {"no-status", no_argument, NULL, OPT_NO_STATUS},
     {"no-buildid-cache", no_argument, NULL, 'N'},
+    {"no-buildid", no_argument, NULL, 'B'},
     {"verbose", no_argument, NULL, 'v'},
     {"all-cpus", no_argument, NULL, 'a'},
     {"cpu", required_argument, NULL, 'C'},
@@ -482,6 +485,9 @@ static int record_option(struct record *r, int o)
 		return 0;
 	case 'N':
 		r->no_buildid_cache = true;
+		return 0;
+	case 'B':
+		r->no_buildid = true;
 		return 0;
 	case 'v':
 		r->verbose++;

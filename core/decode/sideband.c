@@ -35,6 +35,31 @@
  *  - another kernel: the build-id cache copy, if there is one; else no kernel names.
  * Symbols move with KASLR when the file's kernel MMAP says so (see symbols.h).
  */
+/*
+ * The files of the recording's HEADER_BUILD_ID (user ones: the kernel's is above): each
+ * read only when its build-id is the recorded one, else from perf's build-id cache (a
+ * binary rebuilt since), and the vDSO from the cache (its image dumped at record time).
+ */
+static void dec_build_ids(struct hws_decoder *d, const char *cdir)
+{
+	char name[4096], bid[48], copy[4096];
+	uint16_t misc;
+	int n;
+
+	for (size_t i = 0; (n = hws_perf_reader__build_id_entry(d->r, i, name, sizeof(name), bid,
+								sizeof(bid), &misc)) != -ENOENT &&
+			   n != -EINVAL;
+	     i++) {
+		bool have;
+
+		if (n <= 0 || (misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER)
+			continue;
+		have =
+		    cdir && *cdir && !hws__buildid_cache_path(cdir, name, bid, copy, sizeof(copy));
+		hws_symbols__build_id(d->syms, name, bid, have ? copy : NULL);
+	}
+}
+
 void dec_check_host(struct hws_decoder *d)
 {
 	char bid[48], run[48], copy[4096], dir[4096];
@@ -44,7 +69,12 @@ void dec_check_host(struct hws_decoder *d)
 	int nb, err;
 
 	d->host_checked = true;
-	if (d->opts.no_kallsyms || d->opts.no_sideband)
+	if (d->opts.no_sideband)
+		return;
+	if (!cdir && !hws__buildid_dir(dir, sizeof(dir)))
+		cdir = dir;
+	dec_build_ids(d, cdir);
+	if (d->opts.no_kallsyms)
 		return;
 	if (d->opts.kallsyms) {
 		err = hws_symbols__use_kallsyms(d->syms, d->opts.kallsyms);
@@ -55,8 +85,6 @@ void dec_check_host(struct hws_decoder *d)
 	}
 	nb = hws_perf_reader__build_id(d->r, "[kernel.kallsyms]", bid, sizeof(bid));
 	if (nb > 0) {
-		if (!cdir && !hws__buildid_dir(dir, sizeof(dir)))
-			cdir = dir;
 		have_copy =
 		    cdir && *cdir && !hws__buildid_kallsyms_path(cdir, bid, copy, sizeof(copy));
 	}

@@ -445,10 +445,11 @@ const void *hws_perf_reader__feature(const struct hws_perf_reader *r, int feat, 
 	return r->feats[feat].data;
 }
 
-int hws_perf_reader__build_id(const struct hws_perf_reader *r, const char *filename, char *hex,
-			      size_t len)
+/* HEADER_BUILD_ID entry @idx: its name (NUL-terminated within the entry) and id */
+static int build_id_at(const struct hws_perf_reader *r, size_t idx, const char **name, size_t *nlen,
+		       char *hex, size_t len, uint16_t *miscp)
 {
-	size_t flen, off = 0, want = strlen(filename);
+	size_t flen, off = 0;
 	const uint8_t *p = hws_perf_reader__feature(r, HWS_FEAT_BUILD_ID, &flen);
 
 	/* entries (host order, checked when the section was read): u32 type, u16 misc,
@@ -457,14 +458,17 @@ int hws_perf_reader__build_id(const struct hws_perf_reader *r, const char *filen
 	while (p && off + 36 <= flen) {
 		uint16_t misc = pd_get16(p + off + 4), sz = pd_get16(p + off + 6);
 		const uint8_t *e = p + off;
-		size_t nlen, idlen;
+		size_t idlen;
 
 		if (sz < 36 || off + sz > flen)
 			break;
-		nlen = strnlen((const char *)e + 36, sz - 36u);
 		off += sz;
-		if (nlen != want || memcmp(e + 36, filename, want))
+		if (idx--)
 			continue;
+		*name = (const char *)e + 36;
+		*nlen = strnlen(*name, sz - 36u);
+		if (miscp)
+			*miscp = misc;
 		idlen = (misc & HWS_MISC_BUILD_ID_SIZE) ? e[32] : 20;
 		if (idlen > 20)
 			idlen = 20;
@@ -482,7 +486,41 @@ int hws_perf_reader__build_id(const struct hws_perf_reader *r, const char *filen
 		hex[idlen * 2] = 0;
 		return (int)idlen * 2;
 	}
+	return -ENOENT;
+}
+
+int hws_perf_reader__build_id(const struct hws_perf_reader *r, const char *filename, char *hex,
+			      size_t len)
+{
+	size_t want = strlen(filename), nlen;
+	const char *name;
+	int n;
+
+	for (size_t i = 0; (n = build_id_at(r, i, &name, &nlen, hex, len, NULL)) != -ENOENT; i++)
+		if (nlen == want && !memcmp(name, filename, want))
+			return n;
 	return 0;
+}
+
+int hws_perf_reader__build_id_entry(const struct hws_perf_reader *r, size_t idx, char *name,
+				    size_t name_len, char *hex, size_t len, uint16_t *misc)
+{
+	const char *nm;
+	size_t nlen;
+	int n;
+
+	if (!r || !name || !name_len || !hex || !len)
+		return -EINVAL;
+	n = build_id_at(r, idx, &nm, &nlen, hex, len, misc);
+	if (n < 0)
+		return n;
+	if (nlen >= name_len)
+		return -ENOSPC;
+	memcpy(name, nm, nlen);
+	name[nlen] = 0;
+	if (!n)
+		hex[0] = 0;
+	return n;
 }
 
 const char *hws_perf_reader__string(const struct hws_perf_reader *r, int feat)

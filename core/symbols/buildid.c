@@ -243,3 +243,162 @@ int hws__buildid_cache_kallsyms(const char *dir, const char *bid, const char *ka
 	}
 	return 0;
 }
+
+/*
+ * Files and the vDSO: <dir><path>/<bid>/elf (a copy of the file) and <dir>/[vdso]/<bid>/vdso
+ * (the image dumped from memory), each with <dir>/.build-id/<2>/<rest> linking to its
+ * directory, as perf's build-id cache keeps them. A name from a recording never leads out
+ * of <dir>: it is [vdso] or an absolute path without "." or ".." components.
+ */
+static bool cache_name_ok(const char *name)
+{
+	if (!strcmp(name, "[vdso]"))
+		return true;
+	if (name[0] != '/')
+		return false;
+	for (const char *p = name; *p; p++) {
+		if (p[0] != '/')
+			continue;
+		if (p[1] == '/' || (p[1] == '.' && (!p[2] || p[2] == '/')) ||
+		    (p[1] == '.' && p[2] == '.' && (!p[3] || p[3] == '/')))
+			return false;
+	}
+	return true;
+}
+
+/* <dir>/<name>/<bid> (the entry's directory) into @buf; its leaf ("elf" / "vdso") */
+static int cache_entry_dir(const char *dir, const char *name, const char *bid, char *buf,
+			   size_t len, const char **leaf)
+{
+	bool vdso = !strcmp(name, "[vdso]");
+	int n;
+
+	if (!all_hex(bid) || !cache_name_ok(name))
+		return -EINVAL;
+	n = snprintf(buf, len, vdso ? "%s/%s/%s" : "%s%s/%s", dir, name, bid);
+	if (n < 0 || (size_t)n >= len - 16)
+		return -ENAMETOOLONG;
+	*leaf = vdso ? "vdso" : "elf";
+	return n;
+}
+
+int hws__buildid_cache_path(const char *dir, const char *name, const char *bid, char *buf,
+			    size_t len)
+{
+	const char *leaf;
+	struct stat st;
+	int n = cache_entry_dir(dir, name, bid, buf, len, &leaf);
+
+	if (n < 0)
+		return n;
+	snprintf(buf + n, len - (size_t)n, "/%s", leaf);
+	return !stat(buf, &st) && S_ISREG(st.st_mode) ? 0 : -ENOENT;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	for (size_t o = 0; o < len;) {
+		ssize_t w = write(fd, (const char *)buf + o, len - o);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		o += (size_t)w;
+	}
+	return 0;
+}
+
+/* all of regular file @path into @fd */
+static int copy_file(const char *path, int fd)
+{
+	char buf[1 << 16];
+	int from = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), err = 0;
+	struct stat st;
+	ssize_t n;
+
+	if (from < 0)
+		return -errno;
+	if (fstat(from, &st) || !S_ISREG(st.st_mode)) {
+		close(from);
+		return -EINVAL;
+	}
+	while (!err && (n = read(from, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		err = n < 0 ? -errno : write_all(fd, buf, (size_t)n);
+	}
+	close(from);
+	return err;
+}
+
+int hws__buildid_cache_dso(const char *dir, const char *name, const char *bid, const void *mem,
+			   size_t len)
+{
+	char path[4096], tmp[4200], link[4096], target[4200];
+	const char *leaf;
+	int n, fd, err;
+
+	n = cache_entry_dir(dir, name, bid, path, sizeof(path), &leaf);
+	if (n < 0)
+		return n;
+	if (!hws__buildid_cache_path(dir, name, bid, tmp, sizeof(tmp)))
+		return 0; /* there already (perf never replaces a copy either) */
+	err = mkdirs(path);
+	if (err)
+		return err;
+	/* a fresh O_EXCL name, renamed into place: see the invariants */
+	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", path, leaf);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = fchmod(fd, mem ? 0644 : 0755) ? -errno : 0;
+	if (!err)
+		err = mem ? write_all(fd, mem, len) : copy_file(name, fd);
+	if (close(fd) && !err)
+		err = -errno;
+	snprintf(path + n, sizeof(path) - (size_t)n, "/%s", leaf);
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err) {
+		unlink(tmp);
+		return err;
+	}
+	/* <dir>/.build-id/ab/cdef... -> ../..<name>/abcdef..., as perf links it */
+	n = snprintf(link, sizeof(link), "%s/.build-id/%.2s", dir, bid);
+	if (n > 0 && (size_t)n < sizeof(link) - 64 && !mkdirs(link)) {
+		snprintf(link + n, sizeof(link) - (size_t)n, "/%s", bid + 2);
+		snprintf(target, sizeof(target), name[0] == '/' ? "../..%s/%s" : "../../%s/%s",
+			 name, bid);
+		if (symlink(target, link) && errno != EEXIST)
+			pr_debug("buildid: %s: %s\n", link, strerror(errno));
+	}
+	return 0;
+}
+
+int hws__vdso_image(void **buf, size_t *len)
+{
+	char line[512];
+	unsigned long start, end;
+	bool found = false;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return -errno;
+	while (!found && fgets(line, sizeof(line), f)) {
+		size_t l = strlen(line);
+
+		if (l > 7 && !strcmp(line + l - 7, "[vdso]\n") &&
+		    sscanf(line, "%lx-%lx", &start, &end) == 2 && end > start)
+			found = true;
+	}
+	fclose(f);
+	if (!found || end - start > (64u << 20))
+		return -ENOENT;
+	*buf = malloc(end - start);
+	if (!*buf)
+		return -ENOMEM;
+	memcpy(*buf, (const void *)start, end - start);
+	*len = end - start;
+	return 0;
+}

@@ -61,6 +61,8 @@ void dso__free(struct dso *d)
 {
 	dso__unload(d);
 	free(d->path);
+	free(d->bid);
+	free(d->bid_copy);
 	free(d);
 }
 
@@ -188,6 +190,36 @@ static Elf *open_elf(const char *path, int *fdp)
 	}
 	*fdp = fd;
 	return elf;
+}
+
+int hws__file_build_id(const char *path, char *hex, size_t len)
+{
+	int fd, n;
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	elf = open_elf(path, &fd);
+	if (!elf)
+		return -ENOENT;
+	n = build_id_hex(elf, hex, len);
+	elf_end(elf);
+	close(fd);
+	return n;
+}
+
+int hws__mem_build_id(const void *buf, size_t size, char *hex, size_t len)
+{
+	Elf *elf;
+	int n = 0;
+
+	elf_version(EV_CURRENT);
+	elf = elf_memory((char *)buf, size);
+	if (!elf)
+		return -EINVAL;
+	if (elf_kind(elf) == ELF_K_ELF)
+		n = build_id_hex(elf, hex, len);
+	elf_end(elf);
+	return n;
 }
 
 /* one symbol into @d's table (its name copied, or demangled when @demangle) */
@@ -475,6 +507,19 @@ int dso__load(struct hws_symbols *s, struct dso *d)
 
 	make_room(s);
 	d->elf = open_elf(d->path, &d->fd);
+	/* the file recorded, as perf finds it: the one at its path when its build-id is the
+	 * recorded one, else perf's build-id cache copy; never another file of that name */
+	if (d->bid &&
+	    (!d->elf || build_id_hex(d->elf, bid, sizeof(bid)) <= 0 || strcmp(bid, d->bid))) {
+		if (d->elf) {
+			elf_end(d->elf);
+			close(d->fd);
+			d->elf = NULL;
+			d->fd = -1;
+		}
+		if (d->bid_copy)
+			d->elf = open_elf(d->bid_copy, &d->fd);
+	}
 	if (!d->elf || !gelf_getehdr(d->elf, &eh))
 		goto fail;
 	if (!elf_getphdrnum(d->elf, &nph)) {

@@ -219,6 +219,30 @@ static struct dso *dso_get(struct hws_symbols *s, const char *path)
 	return d;
 }
 
+int hws_symbols__build_id(struct hws_symbols *s, const char *path, const char *bid,
+			  const char *copy)
+{
+	struct dso *d;
+
+	if (!s || !path || !bid || !*bid)
+		return -EINVAL;
+	d = dso_get(s, path);
+	if (!d)
+		return -ENOMEM;
+	if (d->state == DSO_LOADED || (d->state == DSO_SPECIAL && strcmp(path, "[vdso]")) ||
+	    (!copy && d->state == DSO_SPECIAL))
+		return 0; /* too late, or nothing to read */
+	free(d->bid);
+	free(d->bid_copy);
+	d->bid = strdup(bid);
+	d->bid_copy = copy ? strdup(copy) : NULL;
+	if (!d->bid || (copy && !d->bid_copy))
+		return -ENOMEM;
+	if (d->state == DSO_SPECIAL && !s->opts.no_elf) /* [vdso]: its image in the cache */
+		d->state = DSO_UNLOADED;
+	return 0;
+}
+
 int hws_symbols__comm(struct hws_symbols *s, uint32_t pid, uint32_t tid, const char *comm,
 		      bool exec)
 {
@@ -381,6 +405,8 @@ int hws_symbols__map_find(struct hws_symbols *s, uint32_t pid, uint64_t addr,
 	if (i >= p->nr || p->maps[i].start > addr)
 		return -ENOENT;
 	mi->path = p->maps[i].dso->path;
+	if (p->maps[i].dso->bid_copy && !strcmp(mi->path, "[vdso]"))
+		mi->path = p->maps[i].dso->bid_copy; /* the image, where a file is needed */
 	mi->start = p->maps[i].start;
 	mi->end = p->maps[i].end;
 	mi->pgoff = p->maps[i].pgoff;

@@ -62,6 +62,9 @@ struct dso {
 	Dwarf *dw;
 	int dw_state;		   /* 0 not tried, 1 open, -1 none */
 	const struct sym *last[2]; /* last hit for code / data lookups (reset on unload) */
+	/* hws_symbols__build_id(): the recording's build-id of the file and perf's build-id
+	 * cache copy of it (NULL if none), read when the file at path is another */
+	char *bid, *bid_copy;
 };
 
 struct map {

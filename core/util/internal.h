@@ -60,5 +60,19 @@ int hws__kernel_build_id(char *hex, size_t len);
 int hws__buildid_dir(char *buf, size_t len);
 int hws__buildid_kallsyms_path(const char *dir, const char *bid, char *buf, size_t len);
 int hws__buildid_cache_kallsyms(const char *dir, const char *bid, const char *kallsyms);
+/* perf's build-id cache for files (<dir><path>/<bid>/elf) and the vDSO
+ * (<dir>/[vdso]/<bid>/vdso): the copy's path when it exists (0), or -ENOENT / -EINVAL (a
+ * name that is neither absolute nor [vdso], or has a ".." component); adding a copy of file
+ * @name, or of @len bytes at @mem when @mem is not NULL, unless one exists. */
+int hws__buildid_cache_path(const char *dir, const char *name, const char *bid, char *buf,
+			    size_t len);
+int hws__buildid_cache_dso(const char *dir, const char *name, const char *bid, const void *mem,
+			   size_t len);
+/* this process's vDSO image (malloc'ed copy of its [vdso] mapping), or -ENOENT */
+int hws__vdso_image(void **buf, size_t *len);
+/* core/symbols/elf.c: NT_GNU_BUILD_ID of an ELF file or an ELF image in memory, as hex:
+ * its length, 0 when there is none, or a negative errno */
+int hws__file_build_id(const char *path, char *hex, size_t len);
+int hws__mem_build_id(const void *buf, size_t size, char *hex, size_t len);
 
 #endif

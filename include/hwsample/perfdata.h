@@ -332,6 +332,15 @@ HWS_API const char *hws_perf_reader__string(const struct hws_perf_reader *r, int
  */
 HWS_API int hws_perf_reader__build_id(const struct hws_perf_reader *r, const char *filename,
 				      char *hex, size_t len);
+/*
+ * hws_perf_reader__build_id_entry() - entry @idx (0, 1, ...) of HEADER_BUILD_ID: its file
+ * name ("[kernel.kallsyms]", "[vdso]", a path) into @name, its build-id as hex into @hex
+ * ("" when it has none), its misc (PERF_RECORD_MISC_KERNEL / _USER ...) into *@misc (may
+ * be NULL). Return: the hex length, -ENOENT past the last entry, -ENOSPC when @name or
+ * @hex is too small, -EINVAL.
+ */
+HWS_API int hws_perf_reader__build_id_entry(const struct hws_perf_reader *r, size_t idx, char *name,
+					    size_t name_len, char *hex, size_t len, uint16_t *misc);
 
 /* NRCPUS: available/online, 0 if absent. */
 HWS_API int hws_perf_reader__nr_cpus(const struct hws_perf_reader *r, uint32_t *online);

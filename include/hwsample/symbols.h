@@ -109,6 +109,16 @@ HWS_API int hws_symbols__use_kallsyms(struct hws_symbols *syms, const char *path
 HWS_API int hws_symbols__use_kallsyms_copy(struct hws_symbols *syms, const char *path,
 					   const char *copy, const char *modules);
 
+/**
+ * hws_symbols__build_id() - the recording's build-id @bid (hex) of file @path (a path, or
+ * "[vdso]"), from its HEADER_BUILD_ID, and @copy: perf's build-id cache copy of it, or
+ * NULL. As perf, the file at @path is read only if its build-id is @bid, else @copy (no
+ * copy: the file's addresses get no names); [vdso] is read from @copy. Call before the
+ * file is first looked up. Return: 0, -EINVAL or -ENOMEM.
+ */
+HWS_API int hws_symbols__build_id(struct hws_symbols *syms, const char *path, const char *bid,
+				  const char *copy);
+
 /* Side-band records. Return 0 or -ENOMEM. */
 HWS_API int hws_symbols__comm(struct hws_symbols *syms, uint32_t pid, uint32_t tid,
 			      const char *comm, bool exec);

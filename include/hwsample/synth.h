@@ -31,6 +31,32 @@ HWS_API int hws_synth__threads(const struct hws_perf_event_attr *attr, uint64_t 
 HWS_API int hws_synth__kernel_mmap(const struct hws_perf_event_attr *attr, uint64_t id,
 				   hws_synth_fn fn, void *ctx);
 
+/*
+ * The build-ids of the files the samples hit, as perf record writes them (HEADER_BUILD_ID)
+ * and keeps them in its build-id cache. Watch every record written (in order) with
+ * hws_buildid_hits__record(); the attrs (and their ids, when there are several) tell how
+ * samples are laid out. hws_buildid_hits__finish() sets @w's HEADER_BUILD_ID: the running
+ * kernel's entry, then one per file hit (the vDSO as [vdso]), each copied into perf's
+ * build-id cache @cache_dir (NULL: ~/.debug; "": no copies) unless a copy exists. All return 0 or a
+ * negative errno.
+ */
+struct hws_buildid_hits;
+struct hws_perf_writer;
+struct hws_buildid_hits_stats {
+	uint32_t entries;     /* files listed */
+	uint32_t no_build_id; /* files hit that have none (or are gone) */
+	uint32_t cached;      /* copies in the cache (new or there already) */
+	uint32_t cache_failed;
+};
+HWS_API struct hws_buildid_hits *hws_buildid_hits__new(void);
+HWS_API void hws_buildid_hits__delete(struct hws_buildid_hits *h); /* NULL-safe */
+HWS_API int hws_buildid_hits__add_attr(struct hws_buildid_hits *h,
+				       const struct hws_perf_event_attr *attr, const uint64_t *ids,
+				       size_t nr);
+HWS_API int hws_buildid_hits__record(struct hws_buildid_hits *h, const void *rec);
+HWS_API int hws_buildid_hits__finish(struct hws_buildid_hits *h, struct hws_perf_writer *w,
+				     const char *cache_dir, struct hws_buildid_hits_stats *st);
+
 #ifdef __cplusplus
 }
 #endif

@@ -83,7 +83,7 @@ expect_err "unknown short option" 2 "unknown option '-x' (see hwsample record --
 	-b sw -x -- true
 expect_err "unknown short option in a group" 2 "unknown option '-x'" -b sw -qx -- true
 expect_err "ambiguous prefix" 2 \
-	"option '--no' is ambiguous: --no-status, --no-buildid-cache, --no-inherit" \
+	"option '--no' is ambiguous: --no-status, --no-buildid-cache, --no-buildid, --no-inherit" \
 	-b sw --no -- true
 expect_err "short option without its argument" 2 "option -o needs an argument" -b sw -o
 expect_err "grouped option without its argument" 2 "option -o needs an argument" -b sw -qo

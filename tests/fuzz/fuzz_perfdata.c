@@ -93,6 +93,19 @@ static long perfdata_walk(struct hws_perf_reader *r, size_t input_size)
 
 		n += hws_perf_reader__build_id(r, "[kernel.kallsyms]", bid, sizeof(bid)) == 40;
 		n += hws_perf_reader__build_id(r, "[kernel.kallsyms]", bid, 8) == -ENOSPC;
+		/* every HEADER_BUILD_ID entry, with room and with too little */
+		for (size_t i = 0; i < 4096; i++) {
+			char name[4096];
+			uint16_t misc;
+			int k = hws_perf_reader__build_id_entry(r, i, name, sizeof(name), bid,
+								sizeof(bid), &misc);
+
+			if (k == -ENOENT || k == -EINVAL)
+				break;
+			n += k > 0 && strlen(bid) == (size_t)k && misc != 0xffff;
+			n +=
+			    hws_perf_reader__build_id_entry(r, i, name, 2, bid, 4, NULL) == -ENOSPC;
+		}
 	}
 	return n;
 }
