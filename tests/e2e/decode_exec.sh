@@ -25,7 +25,15 @@ perf script -i "$TMP/e.data" -F ip,sym,symoff 2>/dev/null |
 	awk '{for (i = 1; i < NF; i++) if ($i == "ip") {sub(/^0x/, "", $(i + 1)); print $(i + 1), $(i + 2); break}}' |
 	awk '$1 !~ /^ffff/' >"$TMP/hws.txt"
 check "perf script gave samples" test -s "$TMP/perf.txt"
-check "dump names user samples as perf script does" cmp -s "$TMP/perf.txt" "$TMP/hws.txt"
+# a sample in a PLT entry: hwsample says NAME@plt (as newer perf does), perf 6.1 _init+OFF
+# (its _init covers the PLT; see symbols_plt.sh): that pair counts as the same name
+same_names() {
+	[ "$(wc -l <"$TMP/perf.txt")" = "$(wc -l <"$TMP/hws.txt")" ] || return 1
+	paste -d'|' "$TMP/perf.txt" "$TMP/hws.txt" | awk -F'|' '{split($1, p, " "); split($2, h, " ")}
+		p[1] == h[1] && p[2] ~ /^_init\+/ && h[2] ~ /@plt\+/ {plt++; next}
+		$1 != $2 {bad++} END {if (plt) print "note: " plt " samples in PLT entries"; exit bad != 0}'
+}
+check "dump names user samples as perf script does" same_names
 check "samples before the exec" grep -q " before_exec+" "$TMP/hws.txt"
 check "samples after the exec" grep -q " main+" "$TMP/hws.txt"
 
@@ -35,7 +43,9 @@ eq "report exit code" "$?" 0
 perf report -i "$TMP/e.data" --stdio -q --sort sym,dso -F sample,sym,dso 2>/dev/null |
 	awk 'NF >= 4 && $2 == "[.]" {print $3, "[" $4 "]", $1}' | sort >"$TMP/perf_syms"
 awk '/^== Top functions/ {on = 1; next} /^== / {on = 0} on && $1 ~ /^[0-9]+$/ && $2 ~ /%$/ {print $4, $5, $1}' \
-	"$TMP/rep.txt" | grep -v '^\[' | grep -v '\[kernel\]' | sort >"$TMP/hws_syms"
+	"$TMP/rep.txt" | grep -v '^\[' | grep -v '\[kernel\]' | grep -v '@plt ' | sort >"$TMP/hws_syms"
+# PLT samples (above): perf 6.1's _init rows and our NAME@plt rows left out of the comparison
+grep -v '^_init ' "$TMP/perf_syms" >"$TMP/perf_syms.1" && mv "$TMP/perf_syms.1" "$TMP/perf_syms"
 check "report names the samples taken before the exec like perf report" \
 	grep -q "^before_exec \[exec_chain\] " "$TMP/hws_syms"
 check "and those after it" grep -q "^main \[cpuburn\] " "$TMP/hws_syms"
