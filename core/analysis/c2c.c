@@ -174,6 +174,22 @@ static int ehash_grow(struct hws_c2c *c)
 	return 0;
 }
 
+uint32_t hws__c2c_entry_of(const struct hws_c2c *c, uint64_t addr, uint32_t pid, uint32_t tid,
+			   uint64_t ip)
+{
+	uint64_t k = ent_key(addr, pid, tid, ip);
+	uint32_t mask = c->ehash_size - 1, h = (uint32_t)k & mask, idx;
+
+	while ((idx = c->ehash[h].idx)) {
+		const struct entry *e = &c->ents[idx - 1];
+
+		if (e->addr == addr && e->ip == ip && e->pid == pid && e->tid == tid)
+			return idx - 1;
+		h = (h + 1) & mask;
+	}
+	return NONE;
+}
+
 /* ---------------------------------------------------------------- new/delete */
 
 struct hws_c2c *hws_c2c__new(const struct hws_c2c_opts *opts)
@@ -235,6 +251,7 @@ void hws_c2c__delete(struct hws_c2c *c)
 	free(c->report);
 	free(c->lbuf);
 	free(c->line_size_source);
+	hws__c2c_chain_free(c->cc);
 	free(c);
 }
 
@@ -892,6 +909,13 @@ static inline __attribute__((always_inline)) int c2c_add(struct hws_c2c *c,
 				c->tot[i]++;
 		return 0;
 	}
+	if (__builtin_expect((f & HWS_SF_CALLCHAIN) && c->o.callchain, 0)) {
+		err = hws__c2c_chain_add(c, s, (f & HWS_SF_IP) ? s->ip : 0,
+					 (f & HWS_SF_PID) ? s->pid : UINT32_MAX,
+					 (f & HWS_SF_PID) ? s->tid : UINT32_MAX);
+		if (err)
+			return err;
+	}
 	/*
 	 * Small tables (in the cache) are updated right away; once the entries outgrow the L2
 	 * cache, samples are queued and counted a batch at a time with prefetches
@@ -1026,6 +1050,7 @@ int hws__c2c_settle(struct hws_c2c *c)
 	c->cap_lbuf = 0;
 	if (err)
 		return err;
+	hws__c2c_chain_bind(c); /* before the entry table goes */
 	free(c->ehash);
 	c->ehash = NULL;
 	c->ehash_size = 0;

@@ -558,6 +558,9 @@ int hws_c2c__finish(struct hws_c2c *c, struct hws_symbols *syms)
 				return err;
 		}
 	}
+	err = hws__c2c_chain_finish(c, syms, 1000);
+	if (err)
+		return err;
 	for (i = 0; i < c->nr_lines; i++)
 		hws__c2c_lh_free(&c->lines[i].lh);
 	return 0;

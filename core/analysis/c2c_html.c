@@ -12,7 +12,8 @@
  *  - #heatmaps: for the top lines, a grid of offsets (columns, one per 8-byte slot or per
  *    access offset) by thread (rows), cell colour = samples, "W" marks writes, red/blue
  *    outlines mark false/true sharing offsets;
- *  - per-line offset tables (readers/writers, code, symbol, source line).
+ *  - per-line offset tables (readers/writers, code, symbol, source line) and, when the
+ *    JSON has them, the line's call paths (table.callchains).
  * Everything visible is text or DOM, so `chromium --dump-dom` shows it for tests.
  */
 #include <errno.h>
@@ -142,6 +143,13 @@ static const char page_script[] =
     "e.pid,e.tid,e.loads,e.stores,e.hitm.total,e.peer.total,e.latency_mean,e.ip,e.symbol||'',"
     "e.srcline||'',e.data_symbol||''].forEach(function(x,i){var td=el('td',null,String(x));"
     "if(i>=9)td.className='l';r.appendChild(td);});ot.appendChild(r);});det.appendChild(ot);"
+    "\n if(L.callchains&&L.callchains.length){var ct=el('table',{'class':'callchains'});"
+    "var h3=el('tr');['Period %','Samples','Call path (caller first)'].forEach(function(x){"
+    "h3.appendChild(el('th',null,x));});ct.appendChild(h3);L.callchains.forEach(function(p){"
+    "var r=el('tr');[p.percent.toFixed(2)+'%',p.samples,p.path].forEach(function(x,i){"
+    "var td=el('td',null,String(x));if(i==2)td.className='l';r.appendChild(td);});"
+    "ct.appendChild(r);});det.appendChild(el('div',null,'Call paths of the line'));"
+    "det.appendChild(ct);}\n"
     "od.appendChild(det);\n"
     "});\n"
     "document.body.setAttribute('data-rendered','1');\n"

@@ -288,6 +288,8 @@ struct hws_c2c {
 	char *line_size_source;
 	hws_c2c_out_fn out_fn; /* rendered text goes here in pieces (hws_c2c__set_output) */
 	void *out_ctx;
+	struct c2c_chains *cc; /* call paths (opts.callchain), c2c_chain.c; NULL until a sample
+				* with a call chain */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -383,6 +385,21 @@ int hws__c2c_grow(void **p, uint32_t *cap, uint32_t need, size_t elem);
  * records) into counters, line sums, totals and coherence sources; count the buffered
  * latencies; sets c->finished (hws_c2c__add() refuses samples from then on). 0 or -ENOMEM. */
 int hws__c2c_settle(struct hws_c2c *c);
+
+/* c2c.c: index of the entry (addr, pid, tid, ip), or NONE. */
+uint32_t hws__c2c_entry_of(const struct hws_c2c *c, uint64_t addr, uint32_t pid, uint32_t tid,
+			   uint64_t ip);
+/* c2c_chain.c: keep the call chain of sample @s (with an address; ip, pid, tid as in its
+ * entry). 0 or -ENOMEM. */
+int hws__c2c_chain_add(struct hws_c2c *c, const struct hws_sample *s, uint64_t ip, uint32_t pid,
+		       uint32_t tid);
+/* c2c_chain.c: find the entry of each kept call chain (settle, while the entry table is
+ * there). */
+void hws__c2c_chain_bind(struct hws_c2c *c);
+/* c2c_chain.c: name the paths of the reported, symbolized lines and count them per row and
+ * line (__finish, after the symbols). 0 or -ENOMEM. */
+int hws__c2c_chain_finish(struct hws_c2c *c, struct hws_symbols *syms, uint32_t nr_symbolized);
+void hws__c2c_chain_free(struct c2c_chains *cc);
 
 /* c2c_hist.c: count the buffered latencies (c->lbuf) into their lines' histograms. */
 int hws__c2c_lbuf_flush(struct hws_c2c *c);

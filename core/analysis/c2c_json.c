@@ -2,7 +2,8 @@
 /*
  * c2c JSON report (c2c report --json, and the data of the HTML page): totals, evidence
  * sources, and per line its verdict, evidence, stats, latency, offsets (writers and readers
- * per offset) and rows.
+ * per offset) and rows; with opts.callchain the call paths of each line and row
+ * ("callchains": path caller first, samples, period, percent of the line's period).
  *
  * Invariants: reads the finished object through the public accessors; every string goes
  * through hws_strbuf__add_json_str; "offsets" and "entries" only for the first @detail
@@ -36,6 +37,31 @@ static void json_stats(struct hws_strbuf *sb, const struct hws_c2c_stats *s)
 	    (unsigned long long)s->ld_io, (unsigned long long)s->st_l1hit,
 	    (unsigned long long)s->st_l1miss, (unsigned long long)s->st_na,
 	    (unsigned long long)s->rmw);
+}
+
+/* ,"callchains":[{"path","frames","samples","period","percent"}...] of row @j (or the line)
+ * of line @i, when the c2c keeps call chains */
+static void json_chains(struct hws_strbuf *sb, const struct hws_c2c *c, uint32_t i, uint32_t j)
+{
+	struct hws_c2c_chain_info ch;
+	uint32_t k, n;
+
+	if (!c->o.callchain)
+		return;
+	n = hws_c2c__nr_chains(c, i, j);
+	hws_strbuf__addstr(sb, ",\"callchains\":[");
+	for (k = 0; k < n; k++) {
+		hws_c2c__chain(c, i, j, k, &ch);
+		hws_strbuf__addstr(sb, k ? ",{\"path\":" : "{\"path\":");
+		hws_strbuf__add_json_str(sb, ch.path);
+		hws_strbuf__addf(
+		    sb,
+		    ",\"frames\":%u,\"samples\":%llu,\"period\":%llu,"
+		    "\"percent\":%.4f}",
+		    ch.nr_frames, (unsigned long long)ch.samples, (unsigned long long)ch.period,
+		    ch.line_period ? 100.0 * (double)ch.period / (double)ch.line_period : 0.0);
+	}
+	hws_strbuf__addstr(sb, "]");
 }
 
 static void json_str_or_null(struct hws_strbuf *sb, const char *s)
@@ -215,7 +241,10 @@ int hws__c2c_render_json(const struct hws_c2c *c, struct hws_strbuf *sb, uint32_
 		for (sep = "", k = 0; k < 64; k++)
 			if (li.nodes & (1ULL << k))
 				hws_strbuf__addf(sb, "%s%d", sep, k), sep = ",";
-		hws_strbuf__addstr(sb, "],\"offsets\":[");
+		hws_strbuf__addstr(sb, "]");
+		if (i < detail)
+			json_chains(sb, c, i, HWS_C2C_LINE);
+		hws_strbuf__addstr(sb, ",\"offsets\":[");
 		if (i < detail)
 			json_offset_summary(sb, c, i);
 		hws_strbuf__addstr(sb, "],\"entries\":[");
@@ -243,6 +272,7 @@ int hws__c2c_render_json(const struct hws_c2c *c, struct hws_strbuf *sb, uint32_
 			hws_strbuf__addf(sb, ",\"latency_mean\":%.1f,",
 					 c2c_mean(e.st.lat_sum, e.st.lat_n));
 			json_stats(sb, &e.st);
+			json_chains(sb, c, i, j);
 			hws_strbuf__addstr(sb, "}");
 			if (stream)
 				c2c_out_drain(c, sb);

@@ -3,7 +3,8 @@
  * c2c text report (c2c report --stdio): perf c2c report's sections (trace event
  * information, shared cache line table, per-line pareto with the rows of the top lines)
  * plus hwsample's verdicts (class, confidence, evidence, false/true-sharing offsets, who
- * writes and reads each offset).
+ * writes and reads each offset); with opts.callchain, the call paths of each line and, below
+ * each row, of the row (as perf c2c report -g: percent of the line's period, caller first).
  *
  * Invariants: reads the finished object through the public accessors (and its totals);
  * with an output function the text goes out in pieces as it is made (c2c_out_drain), so
@@ -88,6 +89,22 @@ static const char *tx(struct tx *t, const char *s)
 	if (hws_strbuf__add_text_str(b, s) || !b->buf)
 		return "?";
 	return b->buf;
+}
+
+/* the call paths of row @j (or the line) of line @i, one a line: percent of the line's
+ * period (perf c2c report -g's default value), samples, path caller first */
+static void chains_text(struct hws_strbuf *sb, const struct hws_c2c *c, uint32_t i, uint32_t j,
+			struct tx *t, const char *indent)
+{
+	struct hws_c2c_chain_info ch;
+	uint32_t k, n = hws_c2c__nr_chains(c, i, j);
+
+	for (k = 0; k < n; k++) {
+		hws_c2c__chain(c, i, j, k, &ch);
+		hws_strbuf__addf(sb, "%s%6.2f%% %7llu  %s\n", indent,
+				 pctf(ch.period, ch.line_period), (unsigned long long)ch.samples,
+				 tx(t, ch.path));
+	}
 }
 
 static void tx_release(struct tx *t)
@@ -237,6 +254,11 @@ int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
 				 "(%llu loads)\n",
 				 c2c_mean(li.st.lat_sum, li.st.lat_n), li.lat_p50, li.lat_p90,
 				 li.lat_p99, (unsigned long long)li.st.lat_n);
+		if (hws_c2c__nr_chains(c, i, HWS_C2C_LINE)) {
+			hws_strbuf__addstr(sb, "         call paths (% of the line's period, "
+					       "samples, caller first):\n");
+			chains_text(sb, c, i, HWS_C2C_LINE, &tb, "         ");
+		}
 		/* per offset: writers and readers */
 		for (j0 = 0; j0 < n; j0 = j) {
 			hws_c2c__entry(c, i, j0, &e);
@@ -284,6 +306,7 @@ int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
 			    e.nr_cpus, e.symbol ? tx(&tb, e.symbol) : "[unknown]",
 			    e.srcline ? tx(&tb, e.srcline) : "", e.data_symbol ? "  [" : "",
 			    e.data_symbol ? tx(&tb, e.data_symbol) : "", e.data_symbol ? "]" : "");
+			chains_text(sb, c, i, j, &tb, "            ");
 			c2c_out_drain(c, sb);
 		}
 		c2c_out_drain(c, sb);

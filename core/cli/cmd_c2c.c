@@ -29,7 +29,7 @@ static const char c2c_usage[] =
     "usage: hwsample c2c record [--ldlat N] [-b BACKEND] [RECORD OPTIONS] -- PROG [ARGS]\n"
     "       hwsample c2c report [-i FILE] [--stdio|--json] [--html FILE] [--line-size N]\n"
     "                           [--show-all] [--top N] [--no-sym] [--no-srcline]\n"
-    "                           [--kallsyms FILE] [-e EVENT]\n"
+    "                           [--kallsyms FILE] [-e EVENT] [-g TYPE|--no-call-graph]\n"
     "\n"
     "Find cache lines that several threads fight over, and say whether each one is false\n"
     "sharing (threads write different bytes of the line) or true sharing (the same bytes),\n"
@@ -58,6 +58,10 @@ static const char c2c_usage[] =
     "      --no-srcline   no source file:line lookup (faster)\n"
     "  -e, --event NAME   only the samples of this event (e.g. mem-loads; names as perf\n"
     "                     evlist shows them); an event the file does not have is an error\n"
+    "  -g, --call-graph TYPE  call paths of each line and row, when the samples have\n"
+    "                     call chains (the default; listed folded, caller first, % of the\n"
+    "                     line's period as perf c2c report -g); -g none or --no-call-graph:\n"
+    "                     without them\n"
     "  -h, --help         this text\n"
     "\n"
     "Examples:\n"
@@ -281,6 +285,8 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	    {"kallsyms", required_argument, NULL, 'K'},
 	    {"no-srcline", no_argument, NULL, 'L'},
 	    {"event", required_argument, NULL, 'e'},
+	    {"call-graph", required_argument, NULL, 'g'},
+	    {"no-call-graph", no_argument, NULL, 'G'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -289,7 +295,7 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 					 .srcline = true,
 					 .unordered = !hws_cli__env_on("HWS_DECODE_ORDERED"),
 					 .exec_history = true};
-	struct hws_c2c_opts copts = {.sz = sizeof(copts)};
+	struct hws_c2c_opts copts = {.sz = sizeof(copts), .callchain = true};
 	struct hws_strbuf sb = HWS_STRBUF_INIT;
 	const char *path = "hwsample.data", *html = NULL, *arch;
 	struct hws_perf_reader *r = NULL;
@@ -303,7 +309,7 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	int out_err = 0;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "i:e:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "i:e:g:h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'i':
 			path = optarg;
@@ -357,6 +363,25 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 				return HWS_EXIT_USAGE;
 			}
 			copts.top = (uint32_t)v;
+			break;
+		case 'g': /* perf's print_type[,...]: the paths are listed folded whatever it is */
+			if (!strcmp(optarg, "none")) {
+				copts.callchain = false;
+				break;
+			}
+			if (strncmp(optarg, "graph", 5) && strncmp(optarg, "flat", 4) &&
+			    strncmp(optarg, "fractal", 7) && strncmp(optarg, "folded", 6) &&
+			    strncmp(optarg, "caller", 6) && strncmp(optarg, "callee", 6)) {
+				fprintf(stderr,
+					"hwsample c2c report: -g wants perf's call graph type "
+					"(graph, flat, fractal, folded or none), not '%s'\n",
+					optarg);
+				return HWS_EXIT_USAGE;
+			}
+			copts.callchain = true;
+			break;
+		case 'G':
+			copts.callchain = false;
 			break;
 		case 'h':
 			fputs(c2c_usage, stdout);

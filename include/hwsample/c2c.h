@@ -62,6 +62,9 @@ struct hws_c2c_opts {
 	 * evidence of a sample is named by its backend's ops->coherence_source; NULL, or a
 	 * backend without one: "perf data_src". Must outlive the c2c object. */
 	const struct hws_registry *backends;
+	/* keep the call chains of the samples that have one (HWS_SF_CALLCHAIN), per row and
+	 * per line: hws_c2c__chain(); samples without one cost nothing more */
+	bool callchain;
 };
 
 enum hws_c2c_class {
@@ -160,6 +163,27 @@ HWS_API uint32_t hws_c2c__nr_entries(const struct hws_c2c *c, uint32_t i);
 /* Row @j of report line @i. 0, or -EINVAL. Strings owned by @c. */
 HWS_API int hws_c2c__entry(const struct hws_c2c *c, uint32_t i, uint32_t j,
 			   struct hws_c2c_entry_info *out);
+/*
+ * Call paths of a reported line (opts.callchain), as perf c2c report -g shows them under
+ * each row of a cache line: frames named by function ("0x..." for an address without a
+ * symbol), caller first, joined by ';' (perf's folded form), one path per distinct
+ * sequence of names; in order of period, then samples (most first), then name.
+ */
+struct hws_c2c_chain_info {
+	uint32_t sz;
+	uint32_t nr_frames;
+	uint64_t samples;     /* samples that took this path */
+	uint64_t period;      /* sum of their periods (1 for a sample without a period) */
+	uint64_t line_period; /* period of all the line's samples: the base of perf's percents */
+	const char *path;     /* "main;worker;update", owned by the c2c */
+};
+#define HWS_C2C_LINE UINT32_MAX /* @j of hws_c2c__nr_chains / __chain: the whole line */
+/* Call paths of row @j of report line @i (or of the line: HWS_C2C_LINE); 0 without
+ * opts.callchain, out of range, or past the first 1000 lines (not symbolized). */
+HWS_API uint32_t hws_c2c__nr_chains(const struct hws_c2c *c, uint32_t i, uint32_t j);
+/* Path @k of row @j (or HWS_C2C_LINE) of report line @i. 0, or -EINVAL. */
+HWS_API int hws_c2c__chain(const struct hws_c2c *c, uint32_t i, uint32_t j, uint32_t k,
+			   struct hws_c2c_chain_info *out);
 /* Lines that get an offset table / heat map (opts.top). */
 HWS_API uint32_t hws_c2c__top(const struct hws_c2c *c);
 /* Totals over all samples (filled by __finish; zeros before). Owned by @c. */

@@ -3,7 +3,8 @@
  * Fuzz target: the whole dump/report pipeline on arbitrary bytes. The input is opened as a
  * perf.data (memfd, file mode) and decoded with every statically linked backend; each
  * sample is formatted as text, JSON (with symbols and raw vendor fields) and CSV, and fed
- * to a report which is rendered at the end (also after a reader error). Any crash,
+ * to a report which is rendered at the end (also after a reader error), and to a c2c analysis
+ * keeping call chains, rendered as JSON (with its call paths) at the end. Any crash,
  * sanitizer report, hang or unbounded allocation is a bug.
  * Seed corpus: tests/fuzz/corpus/decode/ (small perf and hwsample recordings).
  */
@@ -15,6 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <hwsample/c2c.h>
 #include <hwsample/decode.h>
 #include <hwsample/errors.h>
 #include <hwsample/output.h>
@@ -29,6 +31,7 @@ struct ctx {
 	struct hws_report *rep;
 	struct hws_strbuf sb;
 	struct hws_output *out[3];
+	struct hws_c2c *c2c;
 	size_t n;
 };
 
@@ -46,6 +49,8 @@ static int on_sample(void *p, const struct hws_sample *s)
 	if (c->sb.len > (1u << 20))
 		hws_strbuf__reset(&c->sb);
 	hws_report__add(c->rep, s);
+	if (c->c2c)
+		hws_c2c__add(c->c2c, s);
 	return ++c->n > 100000; /* bounded work per input */
 }
 
@@ -72,6 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct hws_decoder_opts dopts = {.sz = sizeof(dopts), .no_kallsyms = true, .max_files = 4};
 	struct hws_report_opts ropts = {.sz = sizeof(ropts), .max_keys = 4096, .top = 5};
+	struct hws_c2c_opts copts = {.sz = sizeof(copts), .callchain = true, .top = 5};
 	struct hws_perf_reader *r;
 	struct ctx c = {0};
 	int fd;
@@ -91,6 +97,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	c.d = hws_decoder__new(r, registry(), &dopts);
 	c.rep = hws_report__new(&ropts);
+	c.c2c = hws_c2c__new(&copts);
 	hws_strbuf__init(&c.sb, 4u << 20);
 	for (int i = 0; i < 3; i++) {
 		HWS_OPTS(hws_output_opts, oo, .format = i, .raw = true, .symbols = true,
@@ -106,7 +113,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		hws_report__add_decoder_counts(c.rep, c.d);
 		hws_strbuf__reset(&c.sb);
 		hws_report__render(c.rep, hws_decoder__symbols(c.d), &c.sb);
+		if (c.c2c && !hws_c2c__finish(c.c2c, hws_decoder__symbols(c.d))) {
+			hws_strbuf__reset(&c.sb);
+			hws_c2c__render_json(c.c2c, &c.sb);
+			hws_strbuf__reset(&c.sb);
+			hws_c2c__render_stdio(c.c2c, &c.sb);
+		}
 	}
+	hws_c2c__delete(c.c2c);
 	hws_strbuf__release(&c.sb);
 	for (int i = 0; i < 3; i++)
 		hws_output__delete(c.out[i]);

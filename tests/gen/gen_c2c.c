@@ -4,7 +4,7 @@
  * for the c2c tests (tests/e2e/c2c_*.sh) and the benchmark (scripts/bench-c2c).
  *
  *   gen_c2c -o FILE -v intel|ibs|ibs-zen3|ibs-zen4|ibs-perf|spe [-n SAMPLES] [-s SEED]
- *           [-t TRUTH] [-L L1D_LINE_SIZE (writes a CACHE header)]
+ *           [-t TRUTH] [-L L1D_LINE_SIZE (writes a CACHE header)] [-g (call chains, intel)]
  *
  * One scenario, three encodings. The data are this program's own 64-byte aligned globals
  * (in .data, so the file-backed RW mapping covers them) and the code addresses are its own
@@ -107,11 +107,39 @@ static __attribute__((noinline, used)) void private_work(void)
 	c2c_private[0].v[0]++;
 }
 
+/*
+ * -g: the callers of the sample functions. A sample's call chain is its ip, then return
+ * addresses inside these functions (a few bytes past their start, inside their body), so
+ * perf and hwsample resolve every frame to a known function. Each scenario path is reached
+ * through one of two callers, with fixed odds, under one thread entry function.
+ */
+static void (*volatile cc_fn)(void);
+static __attribute__((noinline, used)) void thread_main(void)
+{
+	cc_fn();
+	cc_fn();
+}
+static __attribute__((noinline, used)) void worker_hot(void)
+{
+	cc_fn();
+	cc_fn();
+}
+static __attribute__((noinline, used)) void worker_cold(void)
+{
+	cc_fn();
+	cc_fn();
+}
+static bool want_cc; /* -g */
+
 enum kind { K_L1, K_LLC, K_COH, K_ST_HIT, K_ST_MISS };
+
+#define MAX_CC 4
 
 struct ev {
 	int thr;
 	uint64_t ip, addr;
+	uint64_t cc[MAX_CC]; /* -g: return addresses of the callers, innermost first */
+	int nr_cc;
 	enum kind kind;
 	bool coh_remote; /* K_COH: the line came from the other node */
 	uint32_t lat;
@@ -176,7 +204,20 @@ static void ev_store(struct ev *e, int line, int thr, uint64_t ip, uint64_t addr
 #define F(x) ((uint64_t)(uintptr_t) & (x))
 
 /* one scenario event */
+static void scenario_ev(struct ev *e);
 static void scenario(struct ev *e)
+{
+	scenario_ev(e);
+	e->nr_cc = 0;
+	if (!want_cc)
+		return;
+	/* 3 in 4 through worker_hot; table lookups and private work are called directly */
+	if (e->ip != F(table_lookup) && e->ip != F(private_work))
+		e->cc[e->nr_cc++] = (rn(4) ? F(worker_hot) : F(worker_cold)) + 4;
+	e->cc[e->nr_cc++] = F(thread_main) + 4;
+}
+
+static void scenario_ev(struct ev *e)
 {
 	static const int fs_thr[4] = {0, 1, 4, 5};
 	unsigned int r = rn(100);
@@ -470,7 +511,7 @@ static void intel_sample(struct buf *b, const struct ev *e, uint64_t time)
 	uint64_t id = store ? 2 : 1;
 
 	put_hdr(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_EXACT_IP,
-		8 + 8 * 9);
+		8 + 8 * 9 + (want_cc ? 8 * (3 + (size_t)e->nr_cc) : 0));
 	put64(b, id);	 /* IDENTIFIER */
 	put64(b, e->ip); /* IP */
 	put32(b, PID);	 /* TID */
@@ -479,7 +520,14 @@ static void intel_sample(struct buf *b, const struct ev *e, uint64_t time)
 	put64(b, e->addr);	    /* ADDR */
 	put32(b, (uint32_t)e->thr); /* CPU */
 	put32(b, 0);
-	put64(b, store ? 20011 : 2003);					       /* PERIOD */
+	put64(b, store ? 20011 : 2003); /* PERIOD */
+	if (want_cc) {			/* CALLCHAIN: nr, PERF_CONTEXT_USER, ip, callers */
+		put64(b, 2 + (uint64_t)e->nr_cc);
+		put64(b, PERF_CONTEXT_USER);
+		put64(b, e->ip);
+		for (int i = 0; i < e->nr_cc; i++)
+			put64(b, e->cc[i]);
+	}
 	put64(b, store ? 0 : (uint64_t)e->lat | (uint64_t)(e->lat + 3) << 32); /* WEIGHT_STRUCT */
 	put64(b, intel_ds(e));						       /* DATA_SRC */
 }
@@ -503,6 +551,8 @@ static int gen_intel(const char *out, long n)
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR |
 			PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_DATA_SRC |
 			PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_IDENTIFIER;
+	if (want_cc)
+		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
 	a.precise_ip = 2;
 	a.sample_id_all = 1;
 	a.mmap = a.mmap2 = a.comm = 1;
@@ -908,7 +958,7 @@ int main(int argc, char **argv)
 	long n = 20000;
 	int o, err;
 
-	while ((o = getopt(argc, argv, "o:v:n:s:t:L:h")) != -1) {
+	while ((o = getopt(argc, argv, "o:v:n:s:t:L:gh")) != -1) {
 		switch (o) {
 		case 'o':
 			out = optarg;
@@ -925,15 +975,22 @@ int main(int argc, char **argv)
 		case 't':
 			truth = optarg;
 			break;
+		case 'g':
+			want_cc = true;
+			break;
 		case 'L':
 			cache_line = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
 		default:
 			fprintf(stderr, "usage: gen_c2c -o FILE -v "
 					"intel|ibs|ibs-zen3|ibs-zen4|ibs-perf|spe [-n SAMPLES] "
-					"[-s SEED] [-t TRUTH] [-L L1D_LINE]\n");
+					"[-s SEED] [-t TRUTH] [-L L1D_LINE] [-g]\n");
 			return o == 'h' ? 0 : 2;
 		}
+	}
+	if (want_cc && strcmp(vendor, "intel")) {
+		fprintf(stderr, "gen_c2c: -g (call chains) is for -v intel only\n");
+		return 2;
 	}
 	if (!out || n <= 0) {
 		fprintf(stderr, "gen_c2c: -o FILE and a positive -n are needed\n");
