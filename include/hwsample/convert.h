@@ -69,12 +69,13 @@ HWS_API int hws_pprof__sample_fn(void *ctx, const struct hws_sample *s);
 /**
  * hws_pprof__write() - write the profile, gzip-compressed, to @fd (from its current
  * position; @fd stays open). May be called more than once.
- * Return: 0, or a negative errno (-ENOMEM, the write's error; -EFBIG for a profile of more
- * than 2 GiB, protobuf's limit).
+ * Return: 0, or a negative errno (-EINVAL for a NULL @p or a negative @fd, -ENOMEM, the
+ * write's error, -EIO when zlib fails). On error part of the stream may have been written.
  */
 HWS_API int hws_pprof__write(struct hws_pprof *p, int fd);
 
-/* What a profile holds, for tests and -v. */
+/* What a profile holds, for tests and -v; functions and mappings are known after
+ * hws_pprof__write(). */
 struct hws_pprof_stats {
 	uint64_t samples;	/* samples added (passing the filter) */
 	uint64_t filtered;	/* samples the filter dropped */
