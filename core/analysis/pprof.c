@@ -6,7 +6,7 @@
  * (the list of location numbers) and one for the pprof sample (stack + labels), then three
  * additions; no symbol lookup, no allocation but table growth. At hws_pprof__write() each
  * location is symbolized once, functions and mappings are made from the answers, the
- * protobuf-c messages (profile.pb-c.h, generated at build time from profile.proto) are
+ * protobuf-c messages (C that protoc-c generates from profile.proto at build time) are
  * filled and packed straight into zlib's gzip stream, written to the descriptor in 64 KiB
  * pieces. No protobuf encoding is done by hand.
  *

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * hws_pprof (core/analysis/pprof.c) through its public API: samples in, the written file
- * gunzipped by zlib and unpacked by protobuf-c (the generated profile.pb-c.h) back into a
+ * gunzipped by zlib and unpacked by protobuf-c (the C protoc-c generates from profile.proto) into a
  * profile, whose contents are checked against what went in: sample types, summed values,
  * stacks leaf first with ids that resolve, labels (numbers with a unit, so pid 0 and cpu 0
  * survive readers that drop a zero without one), the data frame, aggregation of equal
