@@ -7,8 +7,10 @@ HWS_PACKAGES=(
 	build-essential cmake pkg-config git
 	libpfm4-dev libtraceevent-dev libelf-dev libdw-dev libinih-dev
 	libiberty-dev         # C++ and Rust demangling (cplus_demangle), as perf
+	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev   # convert --to-pprof: profile.proto, gzip
 	g++                   # the C++ workload of the demangling test
 	linux-perf            # the independent oracle for tests, and the benchmark peer
+	golang-go             # go tool pprof: the independent reader of convert --to-pprof's output
 	clang llvm            # libFuzzer builds of the fuzz targets
 	clang-format          # the tree's style, checked by tests/tree/format.py
 	jq time bc procps util-linux passwd   # test helpers (jq, /usr/bin/time, runuser, useradd)

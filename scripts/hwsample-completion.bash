@@ -30,7 +30,7 @@ _hwsample() {
 		-b | --backend) backend=${COMP_WORDS[i + 1]}; ((i++)) ;;
 		-e | -F | -c | --config | --count | -C | -p | -m | -o | -i | --duration | --backend-dir)
 			((i++)) ;;
-		record | dump | report | list | c2c | help)
+		record | dump | report | list | c2c | convert | help)
 			[[ -z $cmd ]] && cmd=${COMP_WORDS[i]} ;;
 		esac
 	done
@@ -61,7 +61,7 @@ _hwsample() {
 		compopt -o filenames -o nospace 2>/dev/null
 		return 0
 		;;
-	-o | --output | -i | --input | --backend-dir)
+	-o | --output | -i | --input | --backend-dir | --to-pprof)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		compopt -o filenames 2>/dev/null
 		return 0
@@ -76,12 +76,12 @@ _hwsample() {
 	esac
 
 	if [[ -z $cmd && $COMP_CWORD -eq 1 && $cur != -* ]]; then
-		mapfile -t COMPREPLY < <(compgen -W "record dump report list c2c help" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "record dump report list c2c convert help" -- "$cur")
 		return 0
 	fi
 	case $cmd in
 	help)
-		mapfile -t COMPREPLY < <(compgen -W "record dump report list c2c" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "record dump report list c2c convert" -- "$cur")
 		return 0
 		;;
 	list)
@@ -91,6 +91,11 @@ _hwsample() {
 	dump)
 		mapfile -t COMPREPLY < <(compgen -W "-i --json --csv --raw --limit --sym --no-sym
 			--kallsyms --srcline -e --event --help" -- "$cur")
+		return 0
+		;;
+	convert)
+		mapfile -t COMPREPLY < <(compgen -W "-i --to-pprof --data-frames --no-srcline
+			--kallsyms -e --event --help" -- "$cur")
 		return 0
 		;;
 	report)

@@ -101,6 +101,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));
 int cmd_report(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));
 int cmd_list(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));
 int cmd_c2c(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));
+int cmd_convert(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));
 
 /* core/cli/filter_args.c: perf's filter options (--pid, --tid, --comms, --dsos, --symbols,
  * -C/--cpu, --time), for dump, report and c2c. Option values are HWS_CLI_OPT_*. */

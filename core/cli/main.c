@@ -29,6 +29,7 @@ static const char usage_text[] =
     "       hwsample report -i FILE\n"
     "       hwsample list   [--backend NAME]\n"
     "       hwsample c2c record|report ...\n"
+    "       hwsample convert -i FILE --to-pprof OUT\n"
     "       hwsample help [CMD]\n"
     "\n"
     "Commands:\n"
@@ -37,6 +38,7 @@ static const char usage_text[] =
     "  report   hot IPs/symbols, data sources, latency histograms\n"
     "  list     backends, whether they work here (and why not), their controls\n"
     "  c2c      cache-line contention (false sharing) record and report\n"
+    "  convert  a perf.data file into another tool's format (pprof)\n"
     "\n"
     "Global options:\n"
     "  -v, -vv          more messages (repeatable)\n"
@@ -402,7 +404,7 @@ int main(int argc, char **argv)
 	struct hws_cli cli = {0};
 	const struct subcmd cmds[] = {
 	    {"record", cmd_record}, {"dump", cmd_dump}, {"report", cmd_report},
-	    {"list", cmd_list},	    {"c2c", cmd_c2c},
+	    {"list", cmd_list},	    {"c2c", cmd_c2c},	{"convert", cmd_convert},
 	};
 	int i = 1, ret;
 

@@ -11,12 +11,12 @@ cd "$HWS_SOURCE_DIR" || exit 1
 
 "$HWS_BIN" --help >"$TMP/out" 2>&1
 eq "--help: exit" $? 0
-for w in record dump report list c2c 'Examples:' 'hwsample -c cfg/l3-miss.conf' 'Exit codes: 0 ok, 1 runtime error, 2 usage error' '3 not supported here' '4 permission denied' '-v'; do
+for w in record dump report list c2c convert 'Examples:' 'hwsample -c cfg/l3-miss.conf' 'Exit codes: 0 ok, 1 runtime error, 2 usage error' '3 not supported here' '4 permission denied' '-v'; do
 	check "--help mentions '$w'" grep -qF -- "$w" "$TMP/out"
 done
 "$HWS_BIN" >/dev/null 2>&1
 eq "no arguments: usage error" $? 2
-for c in record dump report list c2c; do
+for c in record dump report list c2c convert; do
 	"$HWS_BIN" "$c" --help >"$TMP/out" 2>&1
 	eq "$c --help: exit" $? 0
 	check "$c --help: usage line" grep -q "^usage: hwsample" "$TMP/out"
@@ -83,7 +83,7 @@ comp_has() { # want words... : the completion of words includes want
 	shift
 	comp "$@" | grep -qxF -- "$want"
 }
-check "completion: subcommands" test "$(comp "$HWS_BIN" "" | sort | tr '\n' ' ')" = "c2c dump help list record report "
+check "completion: subcommands" test "$(comp "$HWS_BIN" "" | sort | tr '\n' ' ')" = "c2c convert dump help list record report "
 check "completion: -b offers auto and every backend" test "$(comp "$HWS_BIN" -b "" | grep -cxE 'auto|sw|amd_ibs|arm_spe|intel_pebs')" = 5
 check "completion: -b PMU names" comp_has ibs_fetch "$HWS_BIN" -b ibs
 check "completion: -b comma list" comp_has ibs_op,ibs_fetch "$HWS_BIN" -b ibs_op,ibs_f
