@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include <hwsample/common.h>
+#include <hwsample/filter.h>
 #include <hwsample/sample.h>
 #include <hwsample/strbuf.h>
 #include <hwsample/symbols.h>
@@ -62,6 +63,13 @@ struct hws_c2c_opts {
 	 * evidence of a sample is named by its backend's ops->coherence_source; NULL, or a
 	 * backend without one: "perf data_src". Must outlive the c2c object. */
 	const struct hws_registry *backends;
+	/* only samples passing this filter are counted (as if the others were not in the
+	 * file), perf's --pid, --tid, --comms, --dsos, --symbols, -C, --time
+	 * (include/hwsample/filter.h); NULL: all. Its comm, dso and sym lists look names up in
+	 * @syms at each sample's time (the decoder's symbols, samples in time order). Both
+	 * must outlive the c2c object. */
+	const struct hws_filter *filter;
+	struct hws_symbols *syms;
 };
 
 enum hws_c2c_class {
