@@ -933,14 +933,22 @@ static inline __attribute__((always_inline)) int c2c_add(struct hws_c2c *c,
 	return 0;
 }
 
+/* opts.filter: false for a sample it drops */
+static inline bool c2c_keep(const struct hws_c2c *c, const struct hws_sample *s)
+{
+	return __builtin_expect(!c->o.filter, 1) || hws_filter__match(c->o.filter, c->o.syms, s);
+}
+
 int hws_c2c__add(struct hws_c2c *c, const struct hws_sample *s)
 {
-	return c2c_add(c, s);
+	return c2c_keep(c, s) ? c2c_add(c, s) : 0;
 }
 
 int hws_c2c__sample_fn(void *ctx, const struct hws_sample *s)
 {
-	return c2c_add(ctx, s) ? 1 : 0;
+	struct hws_c2c *c = ctx;
+
+	return c2c_keep(c, s) && c2c_add(c, s) ? 1 : 0;
 }
 
 /* ---------------------------------------------------------------- settle */

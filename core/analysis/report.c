@@ -138,8 +138,13 @@ struct hws_report *hws_report__new(const struct hws_report_opts *opts)
 	if (r->opts.max_keys > UINT32_MAX - 1)
 		r->opts.max_keys = UINT32_MAX - 1; /* entry indexes are 32-bit */
 	r->ips.max = r->addrs.max = r->opts.max_keys;
-	if (r->opts.sort_keys || r->opts.mem) {
+	if (r->opts.sort_keys || r->opts.mem || r->opts.hierarchy) {
 		r->hist = hws_hist__new(r->opts.sort_keys, r->opts.mem, r->opts.filter);
+		if (r->hist && hws_hist__set_hierarchy(r->hist, r->opts.hierarchy)) {
+			hws_hist__delete(r->hist);
+			free(r);
+			return errno = EINVAL, NULL;
+		}
 		if (!r->hist) {
 			err = errno;
 			free(r);

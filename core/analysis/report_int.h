@@ -21,5 +21,7 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *sort_str,
 		     struct hws_strbuf *sb);
 bool hws_hist__needs_srcline(const struct hws_hist *h);
+/* perf report --hierarchy's layout; -EINVAL when a column is no key (sample, weight...) */
+int hws_hist__set_hierarchy(struct hws_hist *h, bool on);
 
 #endif

@@ -120,6 +120,7 @@ struct hws_hist {
 	int keys[MAX_KEYS];
 	int nkeys;
 	bool mem;
+	bool hierarchy; /* perf report --hierarchy's layout */
 	bool needs_code, needs_data, needs_srcline;
 	char *time_str; /* --time, shown in the section headers */
 	struct section *secs;
@@ -889,6 +890,16 @@ bool hws_hist__needs_srcline(const struct hws_hist *h)
 	return h->needs_srcline;
 }
 
+int hws_hist__set_hierarchy(struct hws_hist *h, bool on)
+{
+	for (int j = 0; on && j < h->nkeys; j++)
+		if (h->keys[j] == K_SAMPLE_COL || h->keys[j] == K_WEIGHT_COL ||
+		    h->keys[j] == K_AVG_WEIGHT)
+			return -EINVAL;
+	h->hierarchy = on;
+	return 0;
+}
+
 /* ---------------------------------------------------------------- render */
 
 static const char *header_of(int id)
@@ -955,6 +966,147 @@ static bool right_aligned(int id)
 	return id == K_SAMPLE_COL || id == K_WEIGHT_COL || id == K_AVG_WEIGHT;
 }
 
+/* ---------------------------------------------------------------- --hierarchy */
+
+/*
+ * perf report --hierarchy: the rows of level d are the groups of the rows of their parent
+ * that agree on key d, by overhead (then name); each is named by its first sample's row (the
+ * one added first) and its line is "INDENT  PCT%" with 3 columns of indent per level, then
+ * the indent of the deepest level after it and the name, left-aligned in its column
+ * (perf's hist_entry__hierarchy_fprintf).
+ */
+#define HIER_INDENT 3
+
+struct hier_ctx {
+	struct hws_hist *h;
+	struct hws_symbols *syms;
+	const struct section *sec;
+	const int *w;
+	uint64_t total;
+	struct hws_strbuf *sb;
+};
+
+struct hgroup {
+	uint32_t first; /* row index of its first row (insertion order) */
+	size_t start, n;
+	uint64_t val;
+	char *name;
+};
+
+static const struct section *g_hsec;
+static int g_hdepth;
+
+/* row indices by key g_hdepth, then by index (so insertion order within a group) */
+static int hidx_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const uint64_t *kx = &g_hsec->rows[x].k[g_hdepth * KV],
+		       *ky = &g_hsec->rows[y].k[g_hdepth * KV];
+
+	for (int i = 0; i < KV; i++)
+		if (kx[i] != ky[i])
+			return kx[i] < ky[i] ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static int hgroup_cmp(const void *a, const void *b)
+{
+	const struct hgroup *x = a, *y = b;
+
+	if (x->val != y->val)
+		return x->val > y->val ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int hier_level(struct hier_ctx *hc, uint32_t *idx, size_t n, int d)
+{
+	struct hws_hist *h = hc->h;
+	struct hgroup *g;
+	size_t ng = 0;
+	char b[1024];
+	int err = 0;
+
+	g_hsec = hc->sec;
+	g_hdepth = d;
+	qsort(idx, n, sizeof(*idx), hidx_cmp);
+	g = calloc(n, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct hrow *r = &hc->sec->rows[idx[i]];
+
+		if (!ng || memcmp(hc->sec->rows[g[ng - 1].first].k + d * KV, r->k + d * KV,
+				  KV * sizeof(*r->k))) {
+			g[ng].first = idx[i];
+			g[ng].start = i;
+			ng++;
+		}
+		g[ng - 1].n++;
+		g[ng - 1].val += h->mem ? r->weight : r->period;
+	}
+	for (size_t i = 0; i < ng && !err; i++) {
+		cell(h, hc->syms, &hc->sec->rows[g[i].first], d, b, sizeof(b));
+		/* perf left-aligns every level: leading spaces ("%7u:comm") dropped */
+		g[i].name = strdup(b + strspn(b, " "));
+		if (!g[i].name)
+			err = -ENOMEM;
+	}
+	if (!err)
+		qsort(g, ng, sizeof(*g), hgroup_cmp);
+	for (size_t i = 0; i < ng && !err; i++) {
+		err =
+		    hws_strbuf__addf(hc->sb, "%*s  %7.2f%%%*s  %-*s\n", d * HIER_INDENT, "",
+				     hc->total ? 100.0 * (double)g[i].val / (double)hc->total : 0.0,
+				     (h->nkeys - 1) * HIER_INDENT, "", hc->w[d], g[i].name);
+		if (!err && d + 1 < h->nkeys)
+			err = hier_level(hc, idx + g[i].start, g[i].n, d + 1);
+	}
+	for (size_t i = 0; i < ng; i++)
+		free(g[i].name);
+	free(g);
+	return err;
+}
+
+/* the column headers and the rows of one section in perf's --hierarchy layout */
+static int render_hierarchy(struct hws_hist *h, struct hws_symbols *syms, struct section *sec,
+			    const int *w, uint64_t total, struct hws_strbuf *sb)
+{
+	struct hier_ctx hc = {h, syms, sec, w, total, sb};
+	int gap = (h->nkeys - 1) * HIER_INDENT, hw = 0, err;
+	uint32_t *idx;
+
+	err = hws_strbuf__addf(sb, "#\n# %*sOverhead  ", gap, "");
+	for (int j = 0; !err && j < h->nkeys; j++) {
+		const char *name = header_of(h->keys[j]);
+
+		err = hws_strbuf__addf(sb, "%s%s", j ? " / " : "", name);
+		hw += (int)strlen(name) + (j ? 3 : 0);
+	}
+	for (int j = 0; j < h->nkeys; j++)
+		if (j * HIER_INDENT + w[j] > hw)
+			hw = j * HIER_INDENT + w[j];
+	if (!err)
+		err = hws_strbuf__addstr(sb, "\n# ");
+	for (int d = 0; !err && d < gap + 8; d++)
+		err = hws_strbuf__addstr(sb, ".");
+	if (!err)
+		err = hws_strbuf__addstr(sb, "  ");
+	for (int d = 0; !err && d < hw; d++)
+		err = hws_strbuf__addstr(sb, ".");
+	if (!err)
+		err = hws_strbuf__addstr(sb, "\n#\n");
+	if (err || !sec->nr)
+		return err;
+	idx = malloc(sec->nr * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < sec->nr; i++)
+		idx[i] = (uint32_t)i;
+	err = hier_level(&hc, idx, sec->nr, 0);
+	free(idx);
+	return err;
+}
+
 int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *sort_str,
 		     struct hws_strbuf *sb)
 {
@@ -969,7 +1121,9 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 		uint64_t n = sec->samples, total = h->mem ? sec->weight : sec->period;
 		char unit = ' ', b[1024];
 
-		qsort(sec->rows, sec->nr, sizeof(*sec->rows), row_cmp);
+		/* --hierarchy names its groups by their first rows: insertion order kept */
+		if (!h->hierarchy)
+			qsort(sec->rows, sec->nr, sizeof(*sec->rows), row_cmp);
 		for (int j = 0; j < h->nkeys; j++) {
 			w[j] = (int)strlen(header_of(h->keys[j]));
 			for (size_t i = 0; i < sec->nr; i++) {
@@ -1004,6 +1158,11 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 		else if (!err)
 			err = hws_strbuf__addf(sb, "# Event count (approx.): %" PRIu64 "\n",
 					       sec->period);
+		if (h->hierarchy) {
+			if (!err)
+				err = render_hierarchy(h, syms, sec, w, total, sb);
+			continue;
+		}
 		if (!err)
 			err = hws_strbuf__addstr(sb, "#\n# Overhead");
 		for (int j = 0; !err && j < h->nkeys; j++)

@@ -30,6 +30,7 @@ static const char c2c_usage[] =
     "       hwsample c2c report [-i FILE] [--stdio|--json] [--html FILE] [--line-size N]\n"
     "                           [--show-all] [--top N] [--no-sym] [--no-srcline]\n"
     "                           [--kallsyms FILE] [-e EVENT] [-g TYPE|--no-call-graph]\n"
+    "                           [FILTERS]\n"
     "\n"
     "Find cache lines that several threads fight over, and say whether each one is false\n"
     "sharing (threads write different bytes of the line) or true sharing (the same bytes),\n"
@@ -59,14 +60,18 @@ static const char c2c_usage[] =
     "  -e, --event NAME   only the samples of this event (e.g. mem-loads; names as perf\n"
     "                     evlist shows them); an event the file does not have is an error\n"
     "  -g, --call-graph TYPE  call paths of each line and row, when the samples have\n"
-    "                     call chains (the default; listed folded, caller first, % of the\n"
+    "                     call chains (the default; listed folded, caller first, %% of the\n"
     "                     line's period as perf c2c report -g); -g none or --no-call-graph:\n"
     "                     without them\n"
     "  -h, --help         this text\n"
+    "  FILTERS (below): only the samples they keep are counted, as if the file held no\n"
+    "                     other\n"
+    "%s"
     "\n"
     "Examples:\n"
     "  hwsample c2c record -- ./false_sharing\n"
     "  hwsample c2c report -i hwsample.data\n"
+    "  hwsample c2c report --comms false_sharing --time 10%%/2\n"
     "  hwsample c2c report -i perf.data --json | jq '.lines[] | {address, class}'\n"
     "  hwsample c2c report -i perf.data --html c2c.html\n"
     "\n"
@@ -90,7 +95,7 @@ static int c2c_record(struct hws_cli *cli, int argc, char **argv)
 			break;
 		}
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(c2c_usage, stdout);
+			printf(c2c_usage, hws_cli_filter_usage);
 			return HWS_EXIT_OK;
 		}
 	}
@@ -273,7 +278,7 @@ static int c2c_filter_cb(void *ctx, const struct hws_sample *s)
 
 static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = {
+	static const struct option own[] = {
 	    {"input", required_argument, NULL, 'i'},
 	    {"stdio", no_argument, NULL, 'o'},
 	    {"json", no_argument, NULL, 'j'},
@@ -290,6 +295,9 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
+	struct option opts[64];
+	HWS_OPTS(hws_filter_opts, fo);
+	struct hws_filter *sfilter = NULL;
 	struct c2c_filter filter = {0};
 	struct hws_decoder_opts dopts = {.sz = sizeof(dopts),
 					 .srcline = true,
@@ -308,8 +316,11 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	char ebuf[256], *end;
 	int out_err = 0;
 
+	hws_cli__with_filter_options(own, opts, 64);
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "i:e:g:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "i:e:g:hC:", opts, NULL)) != -1) {
+		if (hws_cli__filter_opt(o, optarg, &fo))
+			continue;
 		switch (o) {
 		case 'i':
 			path = optarg;
@@ -384,16 +395,16 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 			copts.callchain = false;
 			break;
 		case 'h':
-			fputs(c2c_usage, stdout);
+			printf(c2c_usage, hws_cli_filter_usage);
 			return HWS_EXIT_OK;
 		default:
-			fputs(c2c_usage, stderr);
+			fprintf(stderr, c2c_usage, hws_cli_filter_usage);
 			return HWS_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "hwsample c2c report: unexpected argument '%s'\n%s", argv[optind],
-			c2c_usage);
+		fprintf(stderr, "hwsample c2c report: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, c2c_usage, hws_cli_filter_usage);
 		return HWS_EXIT_USAGE;
 	}
 	if (json && stdio_out) {
@@ -406,6 +417,17 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	r = hws_cli__open_input("c2c report", path, &err);
 	if (!r)
 		return err;
+	ret = hws_cli__filter_make("c2c report", r, &fo, &sfilter);
+	if (ret) {
+		hws_perf_reader__close(r);
+		return ret;
+	}
+	if (sfilter) {
+		/* names at each sample's time: samples in time order, side-band kept */
+		dopts.unordered = false;
+		if (hws_filter__needs_symbols(sfilter))
+			dopts.no_sideband = false;
+	}
 	if (!copts.line_size) {
 		copts.line_size = file_line_size(r);
 		copts.line_size_source = "file host L1d (CACHE header)";
@@ -426,6 +448,8 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	reg = hws_cli__registry(cli);
 	copts.backends = reg; /* they name the coherence evidence */
 	d = hws_decoder__new(r, reg, &dopts);
+	copts.filter = sfilter;
+	copts.syms = d ? hws_decoder__symbols(d) : NULL;
 	c = hws_c2c__new(&copts);
 	if (!d || !c) {
 		fprintf(stderr, "hwsample c2c report: out of memory\n");
@@ -508,6 +532,7 @@ out:
 		ret = HWS_EXIT_ERROR;
 	hws_strbuf__release(&sb);
 	hws_c2c__delete(c);
+	hws_filter__delete(sfilter);
 	hws_decoder__delete(d);
 	hws_perf_reader__close(r);
 	return ret;
@@ -516,14 +541,14 @@ out:
 int cmd_c2c(struct hws_cli *cli, int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		fputs(c2c_usage, argc < 2 ? stderr : stdout);
+		fprintf(argc < 2 ? stderr : stdout, c2c_usage, hws_cli_filter_usage);
 		return argc < 2 ? HWS_EXIT_USAGE : HWS_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "record"))
 		return c2c_record(cli, argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))
 		return c2c_report(cli, argc - 1, argv + 1);
-	fprintf(stderr, "hwsample c2c: unknown command '%s' (record or report)\n%s", argv[1],
-		c2c_usage);
+	fprintf(stderr, "hwsample c2c: unknown command '%s' (record or report)\n", argv[1]);
+	fprintf(stderr, c2c_usage, hws_cli_filter_usage);
 	return HWS_EXIT_USAGE;
 }

@@ -33,7 +33,7 @@
 static const char dump_usage[] =
     "usage: hwsample dump [-i FILE] [--json|--csv] [--raw] [--limit N] [--sym|--no-sym]\n"
     "                     [--srcline] [-e EVENT] [--kallsyms FILE] [-F FIELD,...] [--ns]\n"
-    "                     [--no-demangle] [--max-stack N]\n"
+    "                     [--no-demangle] [--max-stack N] [FILTERS]\n"
     "\n"
     "Print every decoded sample of a perf.data file (written by hwsample or perf record),\n"
     "in time order within each round (between FINISHED_ROUND records), as perf script.\n"
@@ -61,9 +61,12 @@ static const char dump_usage[] =
     "      --ns           -F time in nanoseconds (perf script --ns), else microseconds\n"
     "      --no-demangle  C++ / Rust names as the file has them (perf --no-demangle)\n"
     "  -h, --help         this text\n"
+    "  FILTERS (below): only the samples they keep are printed, as perf script's\n"
+    "%s"
     "\n"
     "Examples:\n"
     "  hwsample dump -i hwsample.data\n"
+    "  hwsample dump --comms prog --dsos libc.so.6 --time 10%%/2\n"
     "  hwsample dump -F comm,pid,tid,time,ip,sym,symoff,dso   # as perf script -F\n"
     "  hwsample dump -i perf.data --json --raw | jq 'select(.lat_total > 100)'\n"
     "  perf record -o - -e cpu-clock -- ./prog | hwsample dump -i - --csv > samples.csv\n"
@@ -112,11 +115,14 @@ static int raw_cb(void *ctx, const struct hws_sample *s, struct hws_strbuf *sb)
 	return hws_decoder__raw_json(ctx, s, sb);
 }
 
-/* one sample into c->sb, flushed when big: 0 or 2 (write error / no memory) */
+/* one sample into c->sb, flushed when big: 0, 1 (the filter dropped it) or 2 (write error /
+ * no memory) */
 static int format_one(struct dump_ctx *c, const struct hws_sample *s)
 {
 	int err = hws_output__sample(c->out, s, &c->sb);
 
+	if (err == HWS_OUTPUT_FILTERED)
+		return 1;
 	if (err == HWS_E_TOO_BIG) {
 		if (flush_out(c))
 			return 2;
@@ -145,10 +151,15 @@ static int dump_cb(void *ctx, const struct hws_sample *s)
 		return 1;
 	if (!keep(c, s))
 		return 0;
-	if (format_one(c, s))
+	switch (format_one(c, s)) {
+	case 0:
+		c->n++;
+		return 0;
+	case 1:
+		return 0;
+	default:
 		return 2;
-	c->n++;
-	return 0;
+	}
 }
 
 /* formatter thread: format and write whole batches until the decoder is done */
@@ -172,7 +183,7 @@ static void *pipe_main(void *arg)
 		k = p->cons % NBATCH;
 		/* after a write error keep draining, so the decoder never waits forever */
 		for (size_t i = 0; i < p->n[k] && !failed; i++)
-			failed = format_one(c, &p->b[k][i]) != 0;
+			failed = format_one(c, &p->b[k][i]) == 2;
 		p->n[k] = 0;
 		pthread_mutex_lock(&p->mu);
 		p->cons++;
@@ -290,7 +301,7 @@ static void loss_summary(struct hws_decoder *d)
 
 int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = {
+	static const struct option own[] = {
 	    {"input", required_argument, NULL, 'i'},  {"json", no_argument, NULL, 'j'},
 	    {"csv", no_argument, NULL, 'c'},	      {"raw", no_argument, NULL, 'r'},
 	    {"limit", required_argument, NULL, 'l'},  {"sym", no_argument, NULL, 's'},
@@ -300,6 +311,9 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	    {"no-demangle", no_argument, NULL, 'D'},  {"max-stack", required_argument, NULL, 'M'},
 	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
 	};
+	struct option opts[64];
+	HWS_OPTS(hws_filter_opts, fo);
+	struct hws_filter *filter = NULL;
 	struct hws_decoder_opts dopts = {.sz = sizeof(dopts)};
 	struct hws_output_opts oo = {.sz = sizeof(oo)};
 	struct dump_ctx c = {0};
@@ -308,8 +322,11 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	int sym = -1, o, err = 0, rc, ret = HWS_EXIT_OK;
 	char ebuf[256];
 
+	hws_cli__with_filter_options(own, opts, 64);
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "i:e:F:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "i:e:F:hC:", opts, NULL)) != -1) {
+		if (hws_cli__filter_opt(o, optarg, &fo))
+			continue;
 		switch (o) {
 		case 'F': {
 			char bad[64];
@@ -390,16 +407,16 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 			break;
 		}
 		case 'h':
-			fputs(dump_usage, stdout);
+			printf(dump_usage, hws_cli_filter_usage);
 			return HWS_EXIT_OK;
 		default:
-			fputs(dump_usage, stderr);
+			fprintf(stderr, dump_usage, hws_cli_filter_usage);
 			return HWS_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "hwsample dump: unexpected argument '%s'\n%s", argv[optind],
-			dump_usage);
+		fprintf(stderr, "hwsample dump: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, dump_usage, hws_cli_filter_usage);
 		return HWS_EXIT_USAGE;
 	}
 	if (oo.format == HWS_OUT_SCRIPT &&
@@ -419,33 +436,53 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	r = hws_cli__open_input("dump", path, &err);
 	if (!r)
 		return err;
+	ret = hws_cli__filter_make("dump", r, &fo, &filter);
+	if (ret) {
+		hws_perf_reader__close(r);
+		return ret;
+	}
+	if (filter && hws_filter__needs_symbols(filter))
+		dopts.no_sideband = false; /* comm, dso and sym filters name the samples */
 	c.dec = hws_decoder__new(r, hws_cli__registry(cli), &dopts);
 	if (!c.dec) {
 		fprintf(stderr, "hwsample dump: out of memory\n");
+		hws_filter__delete(filter);
 		hws_perf_reader__close(r);
 		return HWS_EXIT_ERROR;
 	}
 	/* a file names its events up front; a pipe is checked once it has been read */
 	if (!hws_perf_reader__is_pipe(r) && !hws_cli__event_known("dump", path, c.dec, c.event)) {
 		hws_decoder__delete(c.dec);
+		hws_filter__delete(filter);
 		hws_perf_reader__close(r);
 		return HWS_EXIT_USAGE;
 	}
 	hws_strbuf__init(&c.sb, 16u << 20);
 	oo.symbols = sym;
-	oo.syms = sym ? hws_decoder__symbols(c.dec) : NULL;
+	oo.syms = sym || !dopts.no_sideband ? hws_decoder__symbols(c.dec) : NULL;
+	oo.filter = filter;
+	/* perf script aligns the event names of a file to the longest (known up front for
+	 * files; a pipe's events come as it is read) */
+	for (int i = 0; i < hws_decoder__nr_events(c.dec); i++) {
+		const char *en = hws_decoder__event_name(c.dec, i);
+
+		if (en && strlen(en) > oo.event_width)
+			oo.event_width = (uint32_t)strlen(en);
+	}
 	oo.raw_json = raw_cb;
 	oo.raw_ctx = c.dec;
 	c.out = hws_output__new(&oo);
 	if (!c.out) {
 		fprintf(stderr, "hwsample dump: out of memory\n");
 		hws_decoder__delete(c.dec);
+		hws_filter__delete(filter);
 		hws_perf_reader__close(r);
 		return HWS_EXIT_ERROR;
 	}
 	hws_output__header(c.out, &c.sb);
 
-	if (!oo.raw && !oo.symbols && pipe_start(&c)) {
+	/* the filter names samples at their time: in the decoder's thread */
+	if (!oo.raw && !oo.symbols && !filter && pipe_start(&c)) {
 		rc = hws_decoder__run(c.dec, dump_cb_pipe, &c);
 		pipe_stop(&c);
 	} else {
@@ -476,6 +513,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 		ret = HWS_EXIT_ERROR;
 	hws_strbuf__release(&c.sb);
 	hws_output__delete(c.out);
+	hws_filter__delete(filter);
 	hws_decoder__delete(c.dec);
 	hws_perf_reader__close(r);
 	return ret;

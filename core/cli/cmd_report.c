@@ -24,6 +24,7 @@ static const char report_usage[] =
     "usage: hwsample report [-i FILE] [--stdio] [--sort samples|period|latency] [--top N]\n"
     "                       [--ascii|--unicode] [--no-sym] [--srcline] [-e EVENT]\n"
     "                       [--kallsyms FILE] [--sort KEY[,KEY...]] [--mem] [FILTERS]\n"
+    "                       [--hierarchy] [--no-demangle]\n"
     "\n"
     "Summarize a perf.data file: samples and loss per event and CPU, top functions and\n"
     "code addresses, top data objects and addresses, data-source (level x snoop, TLB, op)\n"
@@ -40,6 +41,8 @@ static const char report_usage[] =
     "                     and tid, symoff, event, op, data_page, sample, avg_weight\n"
     "      --mem          perf mem report's view (--mem-mode with --sort: memory keys,\n"
     "                     overhead by weight)\n"
+    "      --hierarchy    perf report --hierarchy: the --sort view (default comm,dso,sym)\n"
+    "                     as a tree, one level per key\n"
     "  -t, --top N        rows per top table (default 20)\n"
     "      --ascii        '#' bars (default when the locale is not UTF-8)\n"
     "      --unicode      Unicode block bars\n"
@@ -47,6 +50,7 @@ static const char report_usage[] =
     "      --kallsyms FILE  kernel symbols from FILE (a kallsyms of the recording's kernel);\n"
     "                     default: /proc/kallsyms on that kernel, else perf's build-id cache\n"
     "      --srcline      add source file:line (needs debug info)\n"
+    "      --no-demangle  C++ / Rust names as the file has them (perf --no-demangle)\n"
     "  -e, --event NAME   top tables and histograms of this event only (the counts\n"
     "                     table always shows every event); names as perf evlist shows\n"
     "                     them; an event the file does not have is an error\n"
@@ -55,6 +59,7 @@ static const char report_usage[] =
     "\n"
     "Examples:\n"
     "  hwsample report --sort comm,dso,sym --comms memdemo --time 10%%/2\n"
+    "  hwsample report --hierarchy --sort comm,dso\n"
     "  hwsample report -i hwsample.data\n"
     "  hwsample report -i perf.data --sort latency --top 10\n"
     "\n"
@@ -106,6 +111,8 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	    {"mem", no_argument, NULL, 'M'},
 	    {"mem-mode", no_argument, NULL, 'M'},
 	    {"no-children", no_argument, NULL, 'N'},
+	    {"no-demangle", no_argument, NULL, 'D'},
+	    {"hierarchy", no_argument, NULL, 'H'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct option opts[64];
@@ -135,6 +142,12 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 			ropts.mem = true;
 			break;
 		case 'N':
+			break;
+		case 'D':
+			dopts.no_demangle = true;
+			break;
+		case 'H':
+			ropts.hierarchy = true;
 			break;
 		case 'i':
 			path = optarg;
@@ -205,7 +218,7 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 		fprintf(stderr, report_usage, hws_cli_filter_usage);
 		return HWS_EXIT_USAGE;
 	}
-	rc_ctx.hist = ropts.sort_keys || ropts.mem;
+	rc_ctx.hist = ropts.sort_keys || ropts.mem || ropts.hierarchy;
 	if (ropts.sort_keys && strstr(ropts.sort_keys, "srcline"))
 		dopts.srcline = true;
 	ropts.ascii = bars < 0 ? !utf8_locale() : !bars;
@@ -225,6 +238,14 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	ropts.filter = filter;
 	ropts.syms = d && !nosym ? hws_decoder__symbols(d) : NULL;
 	rep = hws_report__new(&ropts);
+	if (!rep && errno == EINVAL && ropts.hierarchy) {
+		fprintf(stderr,
+			"hwsample report: --hierarchy: sample, weight and avg_weight (and "
+			"--mem's default view, which has a Samples column) are columns, not "
+			"levels: give the levels with --sort KEY,...\n");
+		ret = HWS_EXIT_USAGE;
+		goto out;
+	}
 	if (!d || !rep) {
 		fprintf(stderr, "hwsample report: out of memory\n");
 		ret = HWS_EXIT_ERROR;

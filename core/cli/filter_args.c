@@ -106,14 +106,23 @@ int hws_cli__filter_make(const char *cmd, struct hws_perf_reader *r, struct hws_
 				  : !strcmp(bad, "tid")	 ? fo->tid
 				  : !strcmp(bad, "cpu")	 ? fo->cpu
 				  : !strcmp(bad, "time") ? fo->time
+				  : !strcmp(bad, "comm") ? fo->comm
+				  : !strcmp(bad, "dso")	 ? fo->dso
+				  : !strcmp(bad, "sym")	 ? fo->sym
 							 : "";
+		const char *opt = !strcmp(bad, "comm")	? "comms"
+				  : !strcmp(bad, "dso") ? "dsos"
+				  : !strcmp(bad, "sym") ? "symbols"
+							: bad;
 		const char *want = !strcmp(bad, "cpu") ? "CPU numbers and ranges (0-3,7)"
 				   : !strcmp(bad, "time")
 				       ? "START,STOP in seconds (12345.5,12346) or percentages "
 					 "(10%/2, 0%-10%)"
-				       : "numbers separated by commas";
+				   : opt != bad ? "names separated by commas"
+						: "numbers separated by commas";
 
-		fprintf(stderr, "hwsample %s: --%s '%s': expected %s\n", cmd, bad, val, want);
+		fprintf(stderr, "hwsample %s: --%s '%s': expected %s\n", cmd, opt, val ? val : "",
+			want);
 		return HWS_EXIT_USAGE;
 	}
 	err = hws_filter__new(fo, out);

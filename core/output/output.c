@@ -471,6 +471,9 @@ static __attribute__((noinline)) int sample_any(struct hws_output *out, const st
 
 int hws_output__sample(struct hws_output *out, const struct hws_sample *s, struct hws_strbuf *sb)
 {
+	if (__builtin_expect(out->o.filter != NULL, 0) &&
+	    !hws_filter__match(out->o.filter, out->o.syms, s))
+		return HWS_OUTPUT_FILTERED;
 	/* the common dump --json line: whole from its plan when there is room */
 	if (out->planned && !(s->fields & HWS_SF_CALLCHAIN) && hws__out_json_line(out, s, sb))
 		return 0;

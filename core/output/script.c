@@ -162,6 +162,8 @@ void hws__out_script(struct lb *l, struct hws_output *out, const struct hws_samp
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "%10" PRIu64 " ", s->period);
 	lb_add(l, buf, (size_t)n);
 	if (F(EVENT)) {
+		for (size_t k = strlen(ev); k < out->o.event_width && k < 256; k++)
+			lb_add(l, " ", 1);
 		lb_str(l, ev);
 		lb_add(l, ": ", 2);
 	}

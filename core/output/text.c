@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * The text line of `hwsample dump`, in perf script's manner: "secs.nsecs [cpu] pid/tid
+ * The text line of `hwsample dump`, in perf script's manner: "comm secs.nsecs [cpu] pid/tid
  * event: period ip 0x.. [P] sym addr 0x.. sym phys .. op .. lvl .. snoop .. tlb .. lat ..
- * issue .. xlat .. miss .. ins .. target .. raw {..}".
+ * issue .. xlat .. miss .. ins .. target .. raw {..}". The comm (the process's, as perf
+ * script's first column: right-aligned in 16 columns, ":PID" when unknown) is there with
+ * symbols only (it comes from the side-band records), so without them the line starts with
+ * the time.
  *
  * Invariants: a field is written only when its HWS_SF_* bit is set, always in that order
  * (tests/unit/test_output_fast.c holds the line to an snprintf reference); numbers by
@@ -140,6 +143,27 @@ static void put_callchain_text(struct lb *l, struct hws_output *out, const struc
 	lb_add(l, "\n", 1);
 }
 
+/* "%16s " of the process's comm, perf script's first column; control characters escaped */
+static void put_comm_text(struct lb *l, struct hws_output *out, const struct hws_sample *s)
+{
+	const char *c = hws_symbols__pid_comm(out->o.syms, s->pid);
+	char tmp[16];
+	size_t n;
+
+	if (!c) { /* perf's name of a thread without COMM */
+		tmp[0] = ':';
+		*hws_fmt__u32(tmp + 1, s->pid) = 0;
+		c = tmp;
+	}
+	n = strlen(c);
+	if (!lb_reserve(l, 20))
+		return;
+	for (; n < 16; n++)
+		*l->p++ = ' ';
+	hws__out_text_str(l, c);
+	lb_add(l, " ", 1);
+}
+
 void hws__out_text(struct lb *l, struct hws_output *out, const struct hws_sample *s)
 {
 	const struct csv_names *cn = &hws__out_csv_names;
@@ -154,6 +178,8 @@ void hws__out_text(struct lb *l, struct hws_output *out, const struct hws_sample
 
 	e = str_info(&out->strs, ev); /* its length, memoized by address */
 	evl = e->len;
+	if (syms && (f & HWS_SF_PID))
+		put_comm_text(l, out, s);
 	/* "%lu.%09lu ", "[%03u] ", "%u/%u ", "event:", " period", " ip 0x.. [P]" by hand */
 	if (!lb_reserve(l, 256 + evl))
 		return;

@@ -38,6 +38,7 @@
 #include <stdint.h>
 
 #include <hwsample/common.h>
+#include <hwsample/filter.h>
 #include <hwsample/sample.h>
 #include <hwsample/strbuf.h>
 #include <hwsample/symbols.h>
@@ -65,6 +66,13 @@ struct hws_c2c_opts {
 	/* keep the call chains of the samples that have one (HWS_SF_CALLCHAIN), per row and
 	 * per line: hws_c2c__chain(); samples without one cost nothing more */
 	bool callchain;
+	/* only samples passing this filter are counted (as if the others were not in the
+	 * file), perf's --pid, --tid, --comms, --dsos, --symbols, -C, --time
+	 * (include/hwsample/filter.h); NULL: all. Its comm, dso and sym lists look names up in
+	 * @syms at each sample's time (the decoder's symbols, samples in time order). Both
+	 * must outlive the c2c object. */
+	const struct hws_filter *filter;
+	struct hws_symbols *syms;
 };
 
 enum hws_c2c_class {

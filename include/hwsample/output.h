@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include <hwsample/common.h>
+#include <hwsample/filter.h>
 #include <hwsample/sample.h>
 #include <hwsample/strbuf.h>
 #include <hwsample/symbols.h>
@@ -67,6 +68,14 @@ struct hws_output_opts {
 	void *raw_ctx;
 	uint64_t fields; /* HWS_OUT_SCRIPT: 1 << HWS_OUTF_* of the fields to print */
 	bool ns;	 /* HWS_OUT_SCRIPT: time in nanoseconds (perf script --ns), else us */
+	/* only samples passing this filter are written, as perf script's --pid, --comms,
+	 * --dsos, --symbols, -C, --time drop the others (include/hwsample/filter.h); its comm,
+	 * dso and sym lists look names up in @syms, which must then be set (with or without
+	 * @symbols). NULL: every sample. Must outlive the output. */
+	const struct hws_filter *filter;
+	/* HWS_OUT_SCRIPT: event names right-aligned in this many columns, as perf script
+	 * aligns them to the longest event name of the file; 0: not padded */
+	uint32_t event_width;
 };
 
 /**
@@ -99,11 +108,15 @@ HWS_API void hws_output__delete(struct hws_output *out); /* NULL-safe */
 /* CSV header row (with newline); nothing for the other formats. 0 or negative error. */
 HWS_API int hws_output__header(const struct hws_output *out, struct hws_strbuf *sb);
 
+/* hws_output__sample()'s return for a sample its options' filter dropped */
+#define HWS_OUTPUT_FILTERED 1
+
 /**
  * hws_output__sample() - @s as one line (newline included) appended to @sb.
  *
  * A line goes in whole or not at all: on error @sb is as it was.
- * Return: 0, -ENOMEM, or HWS_E_TOO_BIG when @sb's cap has no room for the line.
+ * Return: 0, HWS_OUTPUT_FILTERED (nothing appended: opts.filter dropped @s), -ENOMEM, or
+ * HWS_E_TOO_BIG when @sb's cap has no room for the line.
  */
 HWS_API int hws_output__sample(struct hws_output *out, const struct hws_sample *s,
 			       struct hws_strbuf *sb);

@@ -69,6 +69,10 @@ struct hws_report_opts {
 	bool mem; /* perf mem report's view (weights; default keys when no sort_keys) */
 	struct hws_symbols *syms;	 /* symbols for sort_keys and filter (the decoder's) */
 	const struct hws_filter *filter; /* only samples passing it (include/hwsample/filter.h) */
+	/* perf report --hierarchy: the sort_keys view (perf's default keys when none) as a
+	 * tree, one level per key, each level's groups by overhead; keys only (no sample,
+	 * weight, avg_weight columns: hws_report__new() fails with EINVAL) */
+	bool hierarchy;
 };
 
 /**

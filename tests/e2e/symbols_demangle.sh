@@ -6,7 +6,8 @@
 #  1. dump -F ip,sym,symoff,dso equals perf script's lines for the workload's own samples
 #     (demangled, without parameters, as perf 6.1 prints them);
 #  2. --no-demangle equals perf script --no-demangle (the mangled _Z names);
-#  3. report's top functions are the demangled names, with perf report --sort sym's counts.
+#  3. report's top functions are the demangled names, with perf report --sort sym's counts;
+#  4. report --sort sym --no-demangle equals perf report --sort sym --no-demangle (mangled).
 # (Rust: no Rust compiler is needed to check the demangler; tests/unit/test_symbols_names.c
 # checks Rust legacy and v0 names as strings.)
 . "$(dirname "$0")/lib/common.sh"
@@ -43,4 +44,20 @@ while read -r name; do
 	got=$(grep -F "  $name  [cxx_names]" "$TMP/rep.txt" | awk '{print $1; exit}')
 	eq "report samples of $name" "$got" "$want"
 done <"$TMP/perf_names"
+
+# 4. report --no-demangle: perf report's rows, mangled names
+for dm in "" --no-demangle; do
+	perf report -i "$TMP/c.data" --stdio --no-children -q --sort sym $dm 2>/dev/null |
+		grep -F "_Z" | sed 's/ *$//' >"$TMP/pr.txt"
+	"$HWS_BIN" report -i "$TMP/c.data" --stdio --sort sym $dm 2>/dev/null |
+		grep -F "_Z" | sed 's/ *$//' >"$TMP/hr.txt"
+	if [ -n "$dm" ]; then
+		check "perf report --no-demangle shows mangled names" test -s "$TMP/pr.txt"
+		check "report --no-demangle rows equal perf report --no-demangle's" \
+			cmp -s "$TMP/pr.txt" "$TMP/hr.txt" || diff "$TMP/pr.txt" "$TMP/hr.txt" | head -4 >&2
+	else
+		check "report (demangled) shows no _Z name of the workload" \
+			not grep -q "_ZN8hws_demo" "$TMP/hr.txt"
+	fi
+done
 finish

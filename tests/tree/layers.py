@@ -22,7 +22,7 @@ PUBLIC = {
     "ring.h": "kernel", "aux.h": "kernel", "pmu.h": "kernel", "tracing.h": "kernel",
     "backend.h": "plugin", "backend_abi.h": "plugin", "host.h": "kernel", "registry.h": "plugin", "symbols.h": "symbols",
     "perfdata.h": "perfdata", "session.h": "record", "synth.h": "record", "config.h": "record",
-    "output.h": "output", "decode.h": "decode", "report.h": "analysis", "c2c.h": "analysis", "filter.h": "analysis", "convert.h": "analysis",
+    "output.h": "output", "decode.h": "decode", "report.h": "analysis", "c2c.h": "analysis", "filter.h": "symbols", "convert.h": "analysis",
     "hwsample.h": "cli",
 }
 INC = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)

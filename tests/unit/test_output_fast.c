@@ -367,8 +367,10 @@ static void check_syms(void)
 		if (!f.buf)
 			continue;
 		named += sym.name != NULL;
-		/* text: the line without symbols, " sym" inserted before the newline */
-		ref_text(&s, ref, sizeof(ref));
+		/* text: the comm column (":7": no COMM for pid 7, as perf script), the line
+		 * without symbols, " sym" inserted before the newline */
+		n = (size_t)snprintf(ref, sizeof(ref), "%16s ", ":7");
+		ref_text(&s, ref + n, sizeof(ref) - n);
 		n = strlen(ref) - 1;
 		snprintf(ref + n, sizeof(ref) - n, " %s\n", f.buf);
 		hws_strbuf__reset(&sb);
