@@ -15,7 +15,9 @@
 # perf names frames in the vdso and ld.so's _dl_start_user label that hwsample's symbols do
 # not (dump --sym shows the same [unknown]); some perf recordings get a perf row
 # "[unknown] [.] 0000000000000000" (a frame at address 0?) that hwsample does not show (not
-# investigated yet): rows and nodes with those are left out.
+# investigated yet): rows and nodes with those are left out. Unnamed vdso frames also split
+# the tree below them differently (perf merges them by function, hwsample keys them by
+# address): nodes on paths through the workload's clock_gettime / cpu_seconds are left out.
 . "$(dirname "$0")/lib/common.sh"
 need_perf_runs
 need_sw_events
@@ -23,7 +25,7 @@ command -v python3 >/dev/null || skip "python3 not installed"
 WL=$HWS_WORKLOADS
 [ -x "$WL/callchain" ] || skip "workload $WL/callchain not built"
 CMP=$HWS_SOURCE_DIR/tests/e2e/analysis_report_cg_cmp.py
-IGN='vdso|_dl_start_user|^0x|\] 0x[0-9a-f]+$|\] 0+$|^0$'
+IGN='vdso|_dl_start_user|^0x|\] 0x[0-9a-f]+$|\] 0+$|^0$|^$|clock_gettime|cpu_seconds'
 
 same() { # what file "args" [perf-only args]
 	local what=$1 f=$2 a=$3 pa=${4:-}
