@@ -29,6 +29,7 @@
 #include <hwsample/errors.h>
 #include <hwsample/report.h>
 
+#include "analysis/report_cg.h"
 #include "analysis/report_int.h"
 #include "util/internal.h"
 
@@ -100,7 +101,9 @@ struct hws_report {
 	struct lat_hist lat[NR_LAT];
 	struct count_row *rows;
 	size_t nr_rows, alloc_rows;
-	struct hws_hist *hist; /* opts.sort_keys or opts.mem: perf report's view */
+	struct hws_hist *hist; /* opts.sort_keys, mem, callgraph or children: perf report's view */
+	struct hws_folded *folded; /* opts.folded */
+	bool any_chain;
 };
 
 static const struct {
@@ -138,7 +141,20 @@ struct hws_report *hws_report__new(const struct hws_report_opts *opts)
 	if (r->opts.max_keys > UINT32_MAX - 1)
 		r->opts.max_keys = UINT32_MAX - 1; /* entry indexes are 32-bit */
 	r->ips.max = r->addrs.max = r->opts.max_keys;
-	if (r->opts.sort_keys || r->opts.mem || r->opts.hierarchy) {
+	if (r->opts.folded) {
+		r->folded = hws_folded__new();
+		if (!r->folded) {
+			free(r);
+			return errno = ENOMEM, NULL;
+		}
+	} else if (r->opts.sort_keys || r->opts.mem || r->opts.hierarchy || r->opts.callgraph ||
+		   r->opts.children) {
+		struct cg_params cg = {.mode = CG_GRAPH, .min_percent = 0.5};
+
+		if (cg_parse(r->opts.callgraph, &cg, NULL, 0)) {
+			free(r);
+			return errno = EINVAL, NULL;
+		}
 		r->hist = hws_hist__new(r->opts.sort_keys, r->opts.mem, r->opts.filter);
 		if (r->hist && hws_hist__set_hierarchy(r->hist, r->opts.hierarchy)) {
 			hws_hist__delete(r->hist);
@@ -150,6 +166,8 @@ struct hws_report *hws_report__new(const struct hws_report_opts *opts)
 			free(r);
 			return errno = err, NULL;
 		}
+		hws_hist__set_callgraph(r->hist, &cg, r->opts.children, r->opts.sort_keys,
+					r->opts.max_stack);
 	}
 	for (int i = 0; i < NR_LAT; i++)
 		r->lat[i].min = UINT64_MAX;
@@ -174,6 +192,7 @@ void hws_report__delete(struct hws_report *r)
 	}
 	free(r->rows);
 	hws_hist__delete(r->hist);
+	hws_folded__delete(r->folded);
 	free(r);
 }
 
@@ -397,6 +416,19 @@ int hws_report__add(struct hws_report *r, const struct hws_sample *s)
 	unsigned int cpu = (s->fields & HWS_SF_CPU) ? s->cpu % LAST_CPUS : 0;
 	int err = 0;
 
+	if (s->fields & HWS_SF_CALLCHAIN)
+		r->any_chain = true;
+	if (r->folded) {
+		if (r->opts.filter && !hws_filter__match(r->opts.filter, r->opts.syms, s))
+			return 0;
+		r->nr_samples++;
+		r->total_period += v.period;
+		return hws_folded__add(r->folded, r->opts.syms, s,
+				       r->opts.folded == HWS_REPORT_FOLDED_PERIOD ? v.period
+				       : r->opts.folded == HWS_REPORT_FOLDED_LATENCY
+					   ? ((s->fields & HWS_SF_LAT_TOTAL) ? s->lat_total : 0)
+					   : 1);
+	}
 	if (r->hist) {
 		/* perf report: samples out of --time/--cpu are not counted; those of other pids,
 		 * comms, dsos, symbols count in the totals but show no row */
@@ -1276,6 +1308,8 @@ int hws_report__render(struct hws_report *r, struct hws_symbols *syms, struct hw
 
 	if (err || err2)
 		return err ? err : err2;
+	if (r->folded)
+		return hws_folded__render(r->folded, sb);
 	if (r->hist)
 		return hws_hist__render(r->hist, syms, r->opts.sort_keys, sb);
 	err = hws_strbuf__addf(sb,
@@ -1292,4 +1326,16 @@ int hws_report__render(struct hws_report *r, struct hws_symbols *syms, struct hw
 	if (!err && (sec & HWS_REPORT_LATENCY))
 		err = render_latency(r, sb);
 	return err;
+}
+
+int hws_report__parse_callgraph(const char *arg, char *bad, size_t len)
+{
+	struct cg_params p = {0};
+
+	return cg_parse(arg, &p, bad, len);
+}
+
+bool hws_report__has_callchains(const struct hws_report *r)
+{
+	return r->any_chain;
 }

@@ -23,5 +23,19 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 bool hws_hist__needs_srcline(const struct hws_hist *h);
 /* perf report --hierarchy's layout; -EINVAL when a column is no key (sample, weight...) */
 int hws_hist__set_hierarchy(struct hws_hist *h, bool on);
+struct cg_params;
+/* call graphs: perf's -g parameters, @children 1 / -1 / 0 (perf's default); @sort_str: the
+ * --sort string (perf leaves a graph's first entry out when it starts with "sym") */
+void hws_hist__set_callgraph(struct hws_hist *h, const struct cg_params *p, int children,
+			     const char *sort_str, uint32_t max_stack);
+bool hws_hist__has_callchains(const struct hws_hist *h);
+
+/* folded stacks (report_folded.c) */
+struct hws_folded;
+struct hws_folded *hws_folded__new(void);
+void hws_folded__delete(struct hws_folded *f);
+int hws_folded__add(struct hws_folded *f, struct hws_symbols *syms, const struct hws_sample *s,
+		    uint64_t value);
+int hws_folded__render(struct hws_folded *f, struct hws_strbuf *sb);
 
 #endif

@@ -31,6 +31,7 @@
 #include <hwsample/filter.h>
 #include <hwsample/report.h>
 
+#include "analysis/report_cg.h"
 #include "analysis/report_int.h"
 #include "util/internal.h"
 
@@ -103,6 +104,8 @@ static const char mem_default[] =
 struct hrow {
 	uint64_t k[MAX_KEYS * KV];
 	uint64_t samples, period, weight;
+	uint64_t acc;		/* --children: period of the samples with the row in their chain */
+	uint32_t cg_root;	/* its call-graph tree in hws_hist::cg_tree, 0 = none */
 	uint32_t col[MAX_KEYS]; /* interned printed columns */
 };
 
@@ -126,6 +129,18 @@ struct hws_hist {
 	struct section *secs;
 	size_t nsecs;
 	size_t last_sec;
+	/* call graphs (hws_hist__set_callgraph()) */
+	struct cg_params cg;
+	int children;	      /* 1 --children, -1 --no-children, 0 perf's default */
+	bool any_chain;	      /* a sample had PERF_SAMPLE_CALLCHAIN */
+	bool sym_first;	      /* the sort order starts with "sym" */
+	bool cg_on;	      /* call chains are kept */
+	uint32_t max_stack;   /* frames used per chain, 0 = all */
+	struct cg_tree *tree; /* the rows' call graphs */
+	struct cg_frame *fr;  /* the current sample's frames */
+	uint32_t *frow;	      /* their rows (--children) */
+	uint32_t *seen;	      /* the rows the sample has counted in (perf's he_cache) */
+	size_t afr;
 	/* interned strings */
 	char **strs;
 	size_t nstrs, astrs;
@@ -731,59 +746,19 @@ static int sec_grow(struct section *sec, size_t nk)
 	return 0;
 }
 
-int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws_sample *s,
-		  bool shown)
+/* the row of key vector @k in @sec (added with the columns of @c when new): its index, or
+ * -ENOMEM */
+static long row_of(struct hws_hist *h, struct section *sec, const uint64_t *k, struct ctx *c)
 {
-	struct ctx c = {.s = s, .syms = syms};
-	uint64_t k[MAX_KEYS * KV];
 	size_t nk = (size_t)h->nkeys * KV, i;
-	uint64_t period = (s->fields & HWS_SF_PERIOD) ? s->period : 1;
-	uint64_t weight = (s->fields & HWS_SF_WEIGHT) ? (uint32_t)s->weight : 0;
-
-	/* perf's mem mode: the period of a sample is its weight, 1 when it has none */
-	if (h->mem)
-		weight = weight ? weight : 1;
-	struct section *sec = section_of(h, s);
 	struct hrow *row;
-	int err;
 
-	if (!sec)
-		return -ENOMEM;
-	if (!shown) {
-		sec->samples++;
-		sec->period += period;
-		sec->weight += h->mem ? (weight ? weight : 1) : weight;
-		return 0;
-	}
-	c.level = level_of(s);
-	c.have_ds = s->fields & HWS_SF_DATA_SRC;
-	c.have_addr = (s->fields & HWS_SF_ADDR) != 0;
-	if (h->needs_code && syms && (s->fields & HWS_SF_IP))
-		c.code_ok = hws_symbols__resolve(syms, s->pid, s->ip, false, &c.code) >= 0;
-	if (c.code.dso && (int64_t)s->ip < 0 && !hws_symbols__in_kernel_map(syms, s->ip))
-		c.code.dso = NULL; /* perf: outside its kernel map */
-	if (h->needs_code) {
-		c.dso_id = intern(h, hws_dso__short_name(c.code.dso));
-		if (!c.dso_id)
-			return -ENOMEM;
-	}
-	if (h->needs_data && c.have_addr && syms)
-		c.data_ok = hws_symbols__resolve(syms, s->pid, s->addr, true, &c.data) >= 0;
-	/* perf looks data up in the maps of the sample's mode: a kernel sample sees no user
-	 * maps, a user sample no kernel ones; and it names no kernel data object */
-	if (h->needs_data && c.have_addr && ((int64_t)s->addr < 0 || c.level == 'k'))
-		c.data.dso = NULL;
-	for (int j = 0; j < h->nkeys; j++) {
-		err = key_vals(h, &c, h->keys[j], &k[j * KV]);
-		if (err)
-			return err;
-	}
 	if ((sec->nr + 1) * 2 > sec->size && sec_grow(sec, nk))
 		return -ENOMEM;
 	for (i = vec_hash(k, nk) & (sec->size - 1); sec->slot[i]; i = (i + 1) & (sec->size - 1)) {
 		row = &sec->rows[sec->slot[i] - 1];
 		if (!memcmp(row->k, k, nk * sizeof(*k)))
-			goto found;
+			return (long)sec->slot[i] - 1;
 	}
 	if (sec->nr == sec->alloc) {
 		size_t na = sec->alloc ? sec->alloc * 2 : 256;
@@ -798,16 +773,245 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 	memset(row, 0, sizeof(*row));
 	memcpy(row->k, k, nk * sizeof(*k));
 	for (int j = 0; j < h->nkeys; j++)
-		row->col[j] = key_col(h, &c, h->keys[j], &k[j * KV]);
+		row->col[j] = key_col(h, c, h->keys[j], &k[j * KV]);
 	sec->slot[i] = (uint32_t)++sec->nr;
-found:
+	return (long)sec->nr - 1;
+}
+
+/* the code side of a lookup of @ip (a sample's or a frame's) into @c */
+static int code_of(struct hws_hist *h, struct ctx *c, struct hws_symbols *syms, uint32_t pid,
+		   uint64_t ip, bool have_ip)
+{
+	memset(&c->code, 0, sizeof(c->code));
+	c->code_ok = false;
+	if (syms && have_ip)
+		c->code_ok = hws_symbols__resolve(syms, pid, ip, false, &c->code) >= 0;
+	if (c->code.dso && (int64_t)ip < 0 && !hws_symbols__in_kernel_map(syms, ip))
+		c->code.dso = NULL; /* perf: outside its kernel map */
+	c->dso_id = intern(h, hws_dso__short_name(c->code.dso));
+	return c->dso_id ? 0 : -ENOMEM;
+}
+
+static bool code_key(int key)
+{
+	return key == K_DSO || key == K_SYM || key == K_SYMOFF || key == K_SRCLINE;
+}
+
+static char level_of_ctx(uint8_t ctx, char dflt)
+{
+	switch (ctx) {
+	case HWS_CTX_KERNEL:
+		return 'k';
+	case HWS_CTX_USER:
+		return '.';
+	case HWS_CTX_HV:
+		return 'H';
+	case HWS_CTX_GUEST_KERNEL:
+		return 'g';
+	case HWS_CTX_GUEST_USER:
+		return 'u';
+	default:
+		return dflt;
+	}
+}
+
+static const char *name_of(const void *ctx, uint32_t id)
+{
+	return str_of(ctx, id);
+}
+
+/*
+ * The call chain of a sample: its frames (perf's function key and name), added to the row's
+ * tree and, with --children, to the tree of every other row its frames fall in (once per
+ * row: perf's he_cache), as perf's hist_entry_iter for cumulative entries.
+ */
+static int add_chain(struct hws_hist *h, struct section *sec, struct ctx *c, const uint64_t *k,
+		     long self, uint64_t period)
+{
+	const struct hws_sample *s = c->s;
+	const struct hws_frame *chain = s->callchain;
+	uint32_t n = s->nr_callchain, nseen = 0;
+	bool caller, children = h->children >= 0 && !h->mem;
+	int err;
+
+	caller = h->cg.order_set ? h->cg.caller : children;
+	/* perf's --max-stack takes the frames in the order it walks them */
+	if (h->max_stack && n > h->max_stack) {
+		if (caller)
+			chain += n - h->max_stack;
+		n = h->max_stack;
+	}
+	if (n > h->afr) {
+		struct cg_frame *f = realloc(h->fr, n * sizeof(*f));
+		uint32_t *r;
+
+		if (!f)
+			return -ENOMEM;
+		h->fr = f;
+		r = realloc(h->frow, (n + 1) * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		h->frow = r;
+		r = realloc(h->seen, (n + 1) * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		h->seen = r;
+		h->afr = n;
+	}
+	if (!h->tree) {
+		h->tree = cg_tree__new();
+		if (!h->tree)
+			return -ENOMEM;
+	}
+	if (children)
+		h->seen[nseen++] = (uint32_t)self;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct hws_frame *fr = &chain[i];
+		struct ctx fc = *c;
+		struct hws_sample fs = *s;
+		struct cg_frame *f = &h->fr[i];
+		uint64_t fk[MAX_KEYS * KV];
+		char b[32];
+		long r;
+
+		fs.ip = fr->ip;
+		fc.s = &fs;
+		fc.level = level_of_ctx(fr->ctx, c->level);
+		err = code_of(h, &fc, c->syms, s->pid, fr->ip, true);
+		if (err)
+			return err;
+		if (fc.code.name) {
+			f->k0 = fc.dso_id;
+			f->k1 = fc.code.dso_addr - fc.code.offset;
+			f->name = intern(h, fc.code.name);
+		} else {
+			f->k0 = fc.dso_id | 1ULL << 63;
+			f->k1 = fr->ip;
+			snprintf(b, sizeof(b), "%#" PRIx64, fr->ip);
+			f->name = intern(h, b);
+		}
+		if (!f->name)
+			return -ENOMEM;
+		if (!children)
+			continue;
+		memcpy(fk, k, (size_t)h->nkeys * KV * sizeof(*k));
+		for (int j = 0; j < h->nkeys; j++) {
+			if (!code_key(h->keys[j]))
+				continue;
+			err = key_vals(h, &fc, h->keys[j], &fk[j * KV]);
+			if (err)
+				return err;
+		}
+		r = row_of(h, sec, fk, &fc);
+		if (r < 0)
+			return (int)r;
+		h->frow[i + 1] = (uint32_t)r;
+	}
+	if (!sec->rows[self].cg_root) {
+		sec->rows[self].cg_root = cg_tree__root(h->tree);
+		if (!sec->rows[self].cg_root)
+			return -ENOMEM;
+	}
+	err = cg_tree__add(h->tree, sec->rows[self].cg_root, caller ? &h->fr[n - 1] : h->fr, n,
+			   caller ? -1 : 1, period);
+	if (err || !children)
+		return err;
+	/* the frames in the order of the chain perf walks (its cursor's) */
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t i = caller ? n - 1 - j : j, r = h->frow[i + 1];
+		struct hrow *row = &sec->rows[r];
+		bool dup = false;
+
+		for (uint32_t q = 0; q < nseen && !dup; q++)
+			dup = h->seen[q] == r;
+		if (dup)
+			continue;
+		h->seen[nseen++] = r;
+		row->acc += period;
+		if (!row->cg_root) {
+			row->cg_root = cg_tree__root(h->tree);
+			if (!row->cg_root)
+				return -ENOMEM;
+		}
+		err = cg_tree__add(h->tree, row->cg_root, &h->fr[i], caller ? i + 1 : n - i,
+				   caller ? -1 : 1, period);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws_sample *s,
+		  bool shown)
+{
+	struct ctx c = {.s = s, .syms = syms};
+	uint64_t k[MAX_KEYS * KV];
+	uint64_t period = (s->fields & HWS_SF_PERIOD) ? s->period : 1;
+	uint64_t weight = (s->fields & HWS_SF_WEIGHT) ? (uint32_t)s->weight : 0;
+	bool chain = (s->fields & HWS_SF_CALLCHAIN) != 0;
+
+	/* perf's mem mode: the period of a sample is its weight, 1 when it has none */
+	if (h->mem)
+		weight = weight ? weight : 1;
+	struct section *sec = section_of(h, s);
+	struct hrow *row;
+	long r;
+	int err;
+
+	if (!sec)
+		return -ENOMEM;
+	if (chain)
+		h->any_chain = true;
+	if (!shown) {
+		sec->samples++;
+		sec->period += period;
+		sec->weight += h->mem ? (weight ? weight : 1) : weight;
+		return 0;
+	}
+	c.level = level_of(s);
+	c.have_ds = s->fields & HWS_SF_DATA_SRC;
+	c.have_addr = (s->fields & HWS_SF_ADDR) != 0;
+	if (h->needs_code || chain) {
+		err = code_of(h, &c, syms, s->pid, s->ip, (s->fields & HWS_SF_IP) != 0);
+		if (err)
+			return err;
+	}
+	if (h->needs_data && c.have_addr && syms)
+		c.data_ok = hws_symbols__resolve(syms, s->pid, s->addr, true, &c.data) >= 0;
+	/* perf looks data up in the maps of the sample's mode: a kernel sample sees no user
+	 * maps, a user sample no kernel ones; and it names no kernel data object */
+	if (h->needs_data && c.have_addr && ((int64_t)s->addr < 0 || c.level == 'k'))
+		c.data.dso = NULL;
+	for (int j = 0; j < h->nkeys; j++) {
+		err = key_vals(h, &c, h->keys[j], &k[j * KV]);
+		if (err)
+			return err;
+	}
+	r = row_of(h, sec, k, &c);
+	if (r < 0)
+		return (int)r;
+	row = &sec->rows[r];
 	row->samples++;
 	row->period += period;
+	row->acc += period;
 	row->weight += weight;
 	sec->samples++;
 	sec->period += period;
 	sec->weight += weight;
+	if (chain && s->nr_callchain && h->cg_on)
+		return add_chain(h, sec, &c, k, r, period);
 	return 0;
+}
+
+void hws_hist__set_callgraph(struct hws_hist *h, const struct cg_params *p, int children,
+			     const char *sort_str, uint32_t max_stack)
+{
+	h->max_stack = max_stack;
+	h->cg = *p;
+	h->children = children;
+	/* nothing to keep when neither the graph nor the children column is shown */
+	h->cg_on = !h->mem && (p->mode != CG_NONE || children >= 0);
+	h->sym_first = sort_str && !strncmp(sort_str, "sym", 3);
 }
 
 struct hws_hist *hws_hist__new(const char *keys, bool mem, const struct hws_filter *filter)
@@ -882,7 +1086,16 @@ void hws_hist__delete(struct hws_hist *h)
 	free(h->strs);
 	free(h->stab);
 	free(h->time_str);
+	cg_tree__delete(h->tree);
+	free(h->fr);
+	free(h->frow);
+	free(h->seen);
 	free(h);
+}
+
+bool hws_hist__has_callchains(const struct hws_hist *h)
+{
+	return h->any_chain;
 }
 
 bool hws_hist__needs_srcline(const struct hws_hist *h)
@@ -911,13 +1124,15 @@ static const char *header_of(int id)
 }
 
 static const struct hws_hist *g_sort_hist; /* qsort has no context argument */
-static bool g_by_weight;
+static bool g_by_weight, g_by_acc;
 
 static int row_cmp(const void *a, const void *b)
 {
 	const struct hrow *x = a, *y = b;
 	uint64_t vx = g_by_weight ? x->weight : x->period, vy = g_by_weight ? y->weight : y->period;
 
+	if (g_by_acc && x->acc != y->acc)
+		return x->acc > y->acc ? -1 : 1;
 	if (vx != vy)
 		return vx > vy ? -1 : 1;
 	for (int j = 0; j < g_sort_hist->nkeys; j++) {
@@ -1111,9 +1326,12 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 		     struct hws_strbuf *sb)
 {
 	int err = 0;
+	bool children = !h->mem && (h->children > 0 || (!h->children && h->any_chain));
+	bool graph = h->cg_on && h->any_chain && h->cg.mode != CG_NONE;
 
 	g_sort_hist = h;
 	g_by_weight = h->mem;
+	g_by_acc = children;
 	qsort(h->secs, h->nsecs, sizeof(*h->secs), sec_cmp);
 	for (size_t si = 0; !err && si < h->nsecs; si++) {
 		struct section *sec = &h->secs[si];
@@ -1164,12 +1382,14 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 			continue;
 		}
 		if (!err)
-			err = hws_strbuf__addstr(sb, "#\n# Overhead");
+			err = hws_strbuf__addstr(sb, children ? "#\n# Children      Self"
+							      : "#\n# Overhead");
 		for (int j = 0; !err && j < h->nkeys; j++)
 			err = hws_strbuf__addf(sb, right_aligned(h->keys[j]) ? "  %*s" : "  %-*s",
 					       w[j], header_of(h->keys[j]));
 		if (!err)
-			err = hws_strbuf__addstr(sb, "\n# ........");
+			err = hws_strbuf__addstr(sb, children ? "\n# ........  ........"
+							      : "\n# ........");
 		for (int j = 0; !err && j < h->nkeys; j++) {
 			err = hws_strbuf__addstr(sb, "  ");
 			for (int d = 0; !err && d < w[j]; d++)
@@ -1181,8 +1401,14 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 			const struct hrow *r = &sec->rows[i];
 			uint64_t v = h->mem ? r->weight : r->period;
 
-			err = hws_strbuf__addf(sb, "  %7.2f%%",
-					       total ? 100.0 * (double)v / (double)total : 0.0);
+			if (children)
+				err = hws_strbuf__addf(
+				    sb, "  %7.2f%%",
+				    total ? 100.0 * (double)r->acc / (double)total : 0.0);
+			if (!err)
+				err = hws_strbuf__addf(sb, "  %7.2f%%",
+						       total ? 100.0 * (double)v / (double)total
+							     : 0.0);
 			for (int j = 0; !err && j < h->nkeys; j++) {
 				cell(h, syms, r, j, b, sizeof(b));
 				err = hws_strbuf__addf(
@@ -1190,6 +1416,10 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 			}
 			if (!err)
 				err = hws_strbuf__addstr(sb, "\n");
+			if (!err && graph && r->cg_root)
+				err = cg_tree__render(h->tree, r->cg_root, &h->cg, sec->period,
+						      children ? r->acc : r->period, h->sym_first,
+						      name_of, h, sb);
 		}
 	}
 	if (!err)

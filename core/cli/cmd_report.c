@@ -25,6 +25,8 @@ static const char report_usage[] =
     "                       [--ascii|--unicode] [--no-sym] [--srcline] [-e EVENT]\n"
     "                       [--kallsyms FILE] [--sort KEY[,KEY...]] [--mem] [FILTERS]\n"
     "                       [--hierarchy] [--no-demangle]\n"
+    "                       [-g [MODE,THRESHOLD,ORDER]] [--children|--no-children]\n"
+    "                       [--max-stack N] [--folded[=samples|period|latency]]\n"
     "\n"
     "Summarize a perf.data file: samples and loss per event and CPU, top functions and\n"
     "code addresses, top data objects and addresses, data-source (level x snoop, TLB, op)\n"
@@ -54,12 +56,25 @@ static const char report_usage[] =
     "  -e, --event NAME   top tables and histograms of this event only (the counts\n"
     "                     table always shows every event); names as perf evlist shows\n"
     "                     them; an event the file does not have is an error\n"
+    "  -g, --call-graph[=graph|fractal|flat|folded|none,THRESHOLD,caller|callee]\n"
+    "                     perf report's view with call graphs under each row, as perf\n"
+    "                     (-g alone: graph,0.5,caller; -g caller, -g callee ...);\n"
+    "                     without -g a file with call chains gets graph,0.5 too\n"
+    "      --children     Children (samples with the row in their chain) and Self\n"
+    "                     columns: perf's default when the file has call chains\n"
+    "      --no-children  the Overhead column only (call graphs callee first)\n"
+    "      --max-stack N  use N frames of each chain (perf's: outermost in caller order)\n"
+    "      --folded[=samples|period|latency]  folded stacks instead of a report:\n"
+    "                     \"comm;outer;...;inner N\" per stack, as stackcollapse-perf.pl\n"
+    "                     (for flamegraph.pl, inferno, speedscope)\n"
     "  -h, --help         this text\n"
     "%s"
     "\n"
     "Examples:\n"
     "  hwsample report --sort comm,dso,sym --comms memdemo --time 10%%/2\n"
     "  hwsample report --hierarchy --sort comm,dso\n"
+    "  hwsample report -g caller --no-children\n"
+    "  hwsample report --folded | flamegraph.pl > flame.svg\n"
     "  hwsample report -i hwsample.data\n"
     "  hwsample report -i perf.data --sort latency --top 10\n"
     "\n"
@@ -113,6 +128,10 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	    {"no-children", no_argument, NULL, 'N'},
 	    {"no-demangle", no_argument, NULL, 'D'},
 	    {"hierarchy", no_argument, NULL, 'H'},
+	    {"children", no_argument, NULL, 'c'},
+	    {"call-graph", optional_argument, NULL, 'g'},
+	    {"max-stack", required_argument, NULL, 'X'},
+	    {"folded", optional_argument, NULL, 'F'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct option opts[64];
@@ -129,12 +148,12 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	struct hws_decoder *d = NULL;
 	struct hws_report *rep = NULL;
 	int o, err = 0, rc, ret = HWS_EXIT_OK, bars = -1;
-	bool nosym = false;
+	bool nosym = false, cg_given = false;
 	char ebuf[256];
 
 	hws_cli__with_filter_options(own, opts, 64);
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "i:s:t:e:hC:", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "i:s:t:e:hC:g::", opts, NULL)) != -1) {
 		if (hws_cli__filter_opt(o, optarg, &fo))
 			continue;
 		switch (o) {
@@ -142,6 +161,56 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 			ropts.mem = true;
 			break;
 		case 'N':
+			ropts.children = -1;
+			break;
+		case 'c':
+			ropts.children = 1;
+			break;
+		case 'g':
+			/* perf's -g takes its argument as the next word too (-g caller) */
+			if (!optarg && optind < argc && argv[optind][0] != '-' &&
+			    !hws_report__parse_callgraph(argv[optind], NULL, 0))
+				optarg = argv[optind++];
+			/* perf's default of -g: graph,0.5,caller,function,percent */
+			ropts.callgraph = optarg ? optarg : "graph,0.5,caller";
+			if (hws_report__parse_callgraph(ropts.callgraph, ebuf, sizeof(ebuf))) {
+				fprintf(stderr,
+					"hwsample report: -g: bad '%s': use "
+					"graph|fractal|flat|folded|none, a threshold in percent, "
+					"caller|callee (e.g. -g graph,0.5,caller)\n",
+					ebuf);
+				return HWS_EXIT_USAGE;
+			}
+			cg_given = true;
+			break;
+		case 'X': {
+			char *end;
+			unsigned long v;
+			errno = 0;
+			v = strtoul(optarg, &end, 0);
+			if (errno || *end || v > 65535 || optarg[0] == '-') {
+				fprintf(stderr,
+					"hwsample report: --max-stack wants 0..65535, not '%s'\n",
+					optarg);
+				return HWS_EXIT_USAGE;
+			}
+			ropts.max_stack = (uint32_t)v;
+			break;
+		}
+		case 'F':
+			if (!optarg || !strcmp(optarg, "samples"))
+				ropts.folded = HWS_REPORT_FOLDED_SAMPLES;
+			else if (!strcmp(optarg, "period"))
+				ropts.folded = HWS_REPORT_FOLDED_PERIOD;
+			else if (!strcmp(optarg, "latency"))
+				ropts.folded = HWS_REPORT_FOLDED_LATENCY;
+			else {
+				fprintf(stderr,
+					"hwsample report: --folded=%s: use samples, period or "
+					"latency\n",
+					optarg);
+				return HWS_EXIT_USAGE;
+			}
 			break;
 		case 'D':
 			dopts.no_demangle = true;
@@ -218,7 +287,8 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 		fprintf(stderr, report_usage, hws_cli_filter_usage);
 		return HWS_EXIT_USAGE;
 	}
-	rc_ctx.hist = ropts.sort_keys || ropts.mem || ropts.hierarchy;
+	rc_ctx.hist = ropts.sort_keys || ropts.mem || ropts.hierarchy || ropts.callgraph ||
+		      ropts.children || ropts.folded;
 	if (ropts.sort_keys && strstr(ropts.sort_keys, "srcline"))
 		dopts.srcline = true;
 	ropts.ascii = bars < 0 ? !utf8_locale() : !bars;
@@ -279,6 +349,12 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 			hws_strerror(err ? err : -ENOMEM, ebuf, sizeof(ebuf)));
 		ret = HWS_EXIT_ERROR;
 	} else if (hws_cli__unfinished("hwsample report", path, r, d)) {
+		ret = HWS_EXIT_ERROR;
+	} else if (cg_given && !hws_report__has_callchains(rep)) {
+		fprintf(stderr,
+			"hwsample report: -g: %s has no call chains: record with -g (frame "
+			"pointers) or --call-graph dwarf\n",
+			path);
 		ret = HWS_EXIT_ERROR;
 	}
 out:

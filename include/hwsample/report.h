@@ -73,7 +73,43 @@ struct hws_report_opts {
 	 * tree, one level per key, each level's groups by overhead; keys only (no sample,
 	 * weight, avg_weight columns: hws_report__new() fails with EINVAL) */
 	bool hierarchy;
+	/*
+	 * Call graphs, in perf report's view (implied by either): @callgraph is perf's -g /
+	 * --call-graph argument (graph|fractal|flat|folded|none, threshold, caller|callee;
+	 * checked by hws_report__parse_callgraph()); NULL is perf's default "graph,0.5" with
+	 * caller order under --children, callee under --no-children, shown when the samples
+	 * have call chains. @children: 1 --children, -1 --no-children, 0 perf's default
+	 * (--children when the samples have call chains).
+	 */
+	const char *callgraph;
+	int children;
+	/*
+	 * Folded stacks instead of any report (enum hws_report_folded, 0 = off): one line
+	 * "comm;outermost;...;innermost VALUE" per distinct stack, sorted, as
+	 * `perf script | stackcollapse-perf.pl` gives (flamegraph.pl, inferno, speedscope read
+	 * it); a sample without a call chain is the frame of its ip.
+	 */
+	int folded;
+	/* perf report's --max-stack: frames of a chain used, the outermost ones in caller
+	 * order, the innermost in callee order (as perf); 0 = all */
+	uint32_t max_stack;
 };
+
+enum hws_report_folded {
+	HWS_REPORT_FOLDED_OFF = 0,
+	HWS_REPORT_FOLDED_SAMPLES, /* VALUE: number of samples */
+	HWS_REPORT_FOLDED_PERIOD,  /* sum of periods */
+	HWS_REPORT_FOLDED_LATENCY, /* sum of lat_total (samples without one add 0) */
+};
+
+/**
+ * hws_report__parse_callgraph() - check a perf -g argument for hws_report_opts::callgraph.
+ * Return: 0, or -EINVAL with the first bad token copied to @bad (@len bytes).
+ */
+HWS_API int hws_report__parse_callgraph(const char *arg, char *bad, size_t len);
+
+/* Did any sample have a call chain (PERF_SAMPLE_CALLCHAIN)? (perf report's view, folded) */
+HWS_API bool hws_report__has_callchains(const struct hws_report *rep);
 
 /**
  * hws_report__parse_sort() - check a perf --sort list for hws_report_opts::sort_keys.
