@@ -133,11 +133,19 @@ static int write_html(const char *file, const char *path, struct hws_report *rep
 			err = -ENOMEM;
 		} else {
 			err = hws_c2c__render_html(c2c, path, &sb);
-			if (!err)
+			if (err == HWS_E_TOO_BIG) { /* the report page is still worth having */
+				fprintf(stderr,
+					"hwsample report: %s not written: the c2c page would pass "
+					"64 MiB (%u lines): use hwsample c2c report --html FILE "
+					"--top N\n",
+					c2c_file, hws_c2c__nr_lines(c2c));
+				err = 0;
+			} else if (!err) {
 				write_file(c2c_file, &sb, ret);
-			/* the link is relative: the two pages sit side by side */
-			ho.c2c_href = base ? c2c_file + (base - file) + 1 : c2c_file;
-			ho.c2c_lines = hws_c2c__nr_lines(c2c);
+				/* the link is relative: the two pages sit side by side */
+				ho.c2c_href = base ? c2c_file + (base - file) + 1 : c2c_file;
+				ho.c2c_lines = hws_c2c__nr_lines(c2c);
+			}
 		}
 	}
 	hws_strbuf__reset(&sb);
