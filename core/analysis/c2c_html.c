@@ -23,6 +23,7 @@
 #include <hwsample/errors.h>
 
 #include "analysis/c2c_int.h"
+#include "analysis/report_view.h"
 
 static const char page_head[] =
     "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -193,6 +194,11 @@ static int add_escaped(struct hws_strbuf *sb, const char *s, size_t len, bool ht
 	}
 	hws_strbuf__add(sb, s + start, len - start);
 	return sb->toobig ? HWS_E_TOO_BIG : 0;
+}
+
+int hws__html_add(struct hws_strbuf *sb, const char *s)
+{
+	return add_escaped(sb, s, strlen(s), true);
 }
 
 int hws_c2c__render_html(const struct hws_c2c *c, const char *title, struct hws_strbuf *sb)

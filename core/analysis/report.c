@@ -31,6 +31,7 @@
 
 #include "analysis/report_cg.h"
 #include "analysis/report_int.h"
+#include "analysis/report_view.h"
 #include "util/internal.h"
 
 #define NR_LAT 5
@@ -104,6 +105,10 @@ struct hws_report {
 	struct hws_hist *hist; /* opts.sort_keys, mem, callgraph or children: perf report's view */
 	struct hws_folded *folded; /* opts.folded */
 	bool any_chain;
+	/* opts.html: lat_total by memory level, the address x time heat map */
+	uint64_t lvl_lat[HWS_MEM__MAX][HWS_REPORT_LAT_BUCKETS], lvl_n[HWS_MEM__MAX],
+	    lvl_sum[HWS_MEM__MAX];
+	struct hws_heat *heat;
 };
 
 static const struct {
@@ -169,6 +174,14 @@ struct hws_report *hws_report__new(const struct hws_report_opts *opts)
 		hws_hist__set_callgraph(r->hist, &cg, r->opts.children, r->opts.sort_keys,
 					r->opts.max_stack);
 	}
+	if (r->opts.html && !r->hist) {
+		r->heat = calloc(1, sizeof(*r->heat));
+		if (!r->heat) {
+			hws_hist__delete(r->hist);
+			free(r);
+			return errno = ENOMEM, NULL;
+		}
+	}
 	for (int i = 0; i < NR_LAT; i++)
 		r->lat[i].min = UINT64_MAX;
 	return r;
@@ -193,6 +206,7 @@ void hws_report__delete(struct hws_report *r)
 	free(r->rows);
 	hws_hist__delete(r->hist);
 	hws_folded__delete(r->folded);
+	free(r->heat);
 	free(r);
 }
 
@@ -460,6 +474,21 @@ int hws_report__add(struct hws_report *r, const struct hws_sample *s)
 	if (s->fields & HWS_SF_OP) {
 		r->nr_op++;
 		r->op[s->op <= HWS_OP_OTHER ? s->op : 0]++;
+	}
+	if (r->heat) {
+		if ((s->fields & HWS_SF_LAT_TOTAL) && (s->fields & HWS_SF_DATA_SRC)) {
+			unsigned int l = s->mem_level < HWS_MEM__MAX ? s->mem_level : 0;
+
+			r->lvl_lat[l][log2_bucket(s->lat_total)]++;
+			r->lvl_n[l]++;
+			r->lvl_sum[l] += s->lat_total;
+		}
+		if ((s->fields & HWS_SF_ADDR) && s->addr) {
+			if (s->fields & HWS_SF_TIME)
+				hws_heat__add(r->heat, s->time, s->addr);
+			else
+				r->heat->untimed++;
+		}
 	}
 	for (int i = 0; i < NR_LAT; i++) {
 		struct lat_hist *h = &r->lat[i];
@@ -1338,4 +1367,132 @@ int hws_report__parse_callgraph(const char *arg, char *bad, size_t len)
 bool hws_report__has_callchains(const struct hws_report *r)
 {
 	return r->any_chain;
+}
+
+/* ------------------------------------------------------------------ for
+ * core/analysis/report_html.c */
+
+void hws__report_view(struct hws_report *r, struct hws_report_view *v)
+{
+	at_flush(&r->ips);
+	at_flush(&r->addrs);
+	*v = (struct hws_report_view){
+	    .nr_samples = r->nr_samples,
+	    .total_period = r->total_period,
+	    .total_lat = r->total_lat,
+	    .nr_data_src = r->nr_data_src,
+	    .nr_op = r->nr_op,
+	    .ds = (const uint64_t(*)[HWS_SNOOP__MAX])r->ds,
+	    .tlb = r->tlb,
+	    .op = r->op,
+	    .lvl_lat = (const uint64_t(*)[HWS_REPORT_LAT_BUCKETS])r->lvl_lat,
+	    .lvl_n = r->lvl_n,
+	    .lvl_sum = r->lvl_sum,
+	    .heat = r->heat,
+	    .sort_name = sort_name(r),
+	    .sort_total = sort_total(r),
+	    .top = r->opts.top,
+	    .nr_rows = r->nr_rows,
+	    .hist = r->hist != NULL,
+	};
+}
+
+int hws__report_count_row(const struct hws_report *r, size_t i, const char **event,
+			  const char **backend, int *cpu, const struct hws_decode_counts **c)
+{
+	if (i >= r->nr_rows)
+		return -EINVAL;
+	*event = r->rows[i].event;
+	*backend = r->rows[i].backend;
+	*cpu = r->rows[i].cpu;
+	*c = &r->rows[i].c;
+	return 0;
+}
+
+int hws__report_lat(const struct hws_report *r, int i, const char **name, const uint64_t **b,
+		    uint64_t *count, uint64_t *sum, uint64_t *min, uint64_t *max)
+{
+	if (i < 0 || i >= NR_LAT)
+		return -EINVAL;
+	*name = lat_fields[i].name;
+	*b = r->lat[i].b;
+	*count = r->lat[i].count;
+	*sum = r->lat[i].sum;
+	*min = r->lat[i].min;
+	*max = r->lat[i].max;
+	return 0;
+}
+
+void hws__report_top_release(struct hws_report_top *t)
+{
+	for (size_t i = 0; t->rows && i < t->shown; i++)
+		free(t->rows[i].label);
+	free(t->rows);
+	memset(t, 0, sizeof(*t));
+}
+
+/* the rows of render_addrs()'s tables, labels as render_table() writes them */
+int hws__report_top(struct hws_report *r, struct hws_symbols *syms, bool data, bool grouped,
+		    struct hws_report_top *out)
+{
+	const struct atable *t = data ? &r->addrs : &r->ips;
+	size_t shown = t->nr < r->opts.top ? t->nr : r->opts.top;
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	struct groups g = {0};
+	struct row *top = NULL, *rows;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (at_flush(&r->ips) || at_flush(&r->addrs))
+		return -ENOMEM;
+	if (!t->nr)
+		return 0;
+	if (grouped) {
+		err = group_entries(syms, t, data, &g);
+		if (err)
+			goto out;
+		for (size_t i = 0; i < g.nr; i++)
+			g.rows[i].key = sort_val(r, &g.rows[i].t);
+		shown = g.nr < r->opts.top ? g.nr : r->opts.top;
+		select_top(g.rows, g.nr, shown);
+		rows = g.rows;
+		out->n = g.nr;
+		out->other = sort_val(r, &t->other);
+	} else {
+		top = calloc(shown + 1, sizeof(*top));
+		if (!top) {
+			err = -ENOMEM;
+			goto out;
+		}
+		shown = top_entries(r, t, top, shown);
+		rows = top;
+		out->n = t->nr;
+	}
+	out->rows = calloc(shown + 1, sizeof(*out->rows));
+	if (!out->rows) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < shown; i++) {
+		hws_strbuf__reset(&sb);
+		if (rows[i].label)
+			err = hws_strbuf__addstr(&sb, rows[i].label);
+		else
+			err = addr_label(syms, rows[i].k, data, &sb);
+		out->rows[i].label = err ? NULL : strdup(sb.buf ? sb.buf : "");
+		out->rows[i].value = rows[i].key;
+		out->shown = i + 1;
+		if (!out->rows[i].label) {
+			err = err ? err : -ENOMEM;
+			break;
+		}
+	}
+out:
+	if (err)
+		hws__report_top_release(out);
+	hws_strbuf__release(&sb);
+	free(top);
+	free(g.tab);
+	rows_free(g.rows, g.nr);
+	return err;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hwsample/c2c.h>
 #include <hwsample/decode.h>
 #include <hwsample/errors.h>
 #include <hwsample/perfdata.h>
@@ -24,7 +25,7 @@ static const char report_usage[] =
     "usage: hwsample report [-i FILE] [--stdio] [--sort samples|period|latency] [--top N]\n"
     "                       [--ascii|--unicode] [--no-sym] [--srcline] [-e EVENT]\n"
     "                       [--kallsyms FILE] [--sort KEY[,KEY...]] [--mem] [FILTERS]\n"
-    "                       [--hierarchy] [--no-demangle]\n"
+    "                       [FILTERS] [--hierarchy] [--no-demangle]\n"
     "                       [-g [MODE,THRESHOLD,ORDER]] [--children|--no-children]\n"
     "                       [--max-stack N] [--folded[=samples|period|latency]]\n"
     "\n"
@@ -33,7 +34,11 @@ static const char report_usage[] =
     "and latency histograms (log2 buckets, in cycles), drawn as bar charts.\n"
     "\n"
     "  -i, --input FILE   input file (default hwsample.data; \"-\" reads a pipe on stdin)\n"
-    "      --stdio        text report on stdout (the default and only mode)\n"
+    "      --stdio        text report on stdout (the default)\n"
+    "      --html FILE    the report as one self-contained page (SVG plots, no script):\n"
+    "                     loss per CPU, top tables, data sources, latency per memory\n"
+    "                     level, a data-address x time heat map; with contended cache\n"
+    "                     lines, also FILE's c2c page (.c2c.html) and a link to it\n"
     "  -s, --sort KEY     order of the top tables: samples (default), period, latency\n"
     "  -s, --sort KEY[,KEY...]  perf report's view instead: rows grouped by perf's sort\n"
     "                     keys, one section per event, as perf report --stdio\n"
@@ -84,7 +89,8 @@ static const char report_usage[] =
 
 struct report_ctx {
 	struct hws_report *rep;
-	const char *event; /* --event: only this event's samples */
+	struct hws_c2c *c2c; /* --html: the c2c page of the same samples */
+	const char *event;   /* --event: only this event's samples */
 	struct hws_decoder *d;
 	bool hist;
 };
@@ -97,6 +103,8 @@ static int report_cb(void *ctx, const struct hws_sample *s)
 		return 0;
 	if (c->hist)
 		return hws_report__add(c->rep, s) ? -ENOMEM : 0;
+	if (c->c2c && hws_c2c__add(c->c2c, s))
+		return -ENOMEM;
 	return hws_report__sample_fn(c->rep, s);
 }
 
@@ -107,6 +115,66 @@ static bool utf8_locale(void)
 	setlocale(LC_CTYPE, "");
 	cs = nl_langinfo(CODESET);
 	return cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
+}
+
+static int write_file(const char *file, const struct hws_strbuf *sb, int *ret)
+{
+	FILE *f = fopen(file, "w");
+	bool ok = f && fwrite(sb->buf, 1, sb->len, f) == sb->len;
+
+	if (f && fclose(f))
+		ok = false;
+	if (!ok) {
+		fprintf(stderr, "hwsample report: %s: %s\n", file, strerror(errno));
+		*ret = HWS_EXIT_ERROR;
+	}
+	return 0;
+}
+
+/* --html FILE: the page, and FILE's c2c page (FILE without .html + .c2c.html) when the samples
+ * show contended lines. Errors in the library's return (0 or -errno); file errors in *ret. */
+static int write_html(const char *file, const char *path, struct hws_report *rep,
+		      struct hws_c2c *c2c, struct hws_symbols *syms, int *ret)
+{
+	HWS_OPTS(hws_report_html_opts, ho, .title = path);
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	char *c2c_file = NULL;
+	int err = hws_c2c__finish(c2c, syms);
+	size_t n = strlen(file);
+
+	if (!err && hws_c2c__nr_lines(c2c)) {
+		const char *base = strrchr(file, '/');
+
+		if (n > 5 && !strcmp(file + n - 5, ".html"))
+			n -= 5;
+		if (asprintf(&c2c_file, "%.*s.c2c.html", (int)n, file) < 0) {
+			c2c_file = NULL;
+			err = -ENOMEM;
+		} else {
+			err = hws_c2c__render_html(c2c, path, &sb);
+			if (err == HWS_E_TOO_BIG) { /* the report page is still worth having */
+				fprintf(stderr,
+					"hwsample report: %s not written: the c2c page would pass "
+					"64 MiB (%u lines): use hwsample c2c report --html FILE "
+					"--top N\n",
+					c2c_file, hws_c2c__nr_lines(c2c));
+				err = 0;
+			} else if (!err) {
+				write_file(c2c_file, &sb, ret);
+				/* the link is relative: the two pages sit side by side */
+				ho.c2c_href = base ? c2c_file + (base - file) + 1 : c2c_file;
+				ho.c2c_lines = hws_c2c__nr_lines(c2c);
+			}
+		}
+	}
+	hws_strbuf__reset(&sb);
+	if (!err)
+		err = hws_report__render_html(rep, syms, &ho, &sb);
+	if (!err)
+		write_file(file, &sb, ret);
+	hws_strbuf__release(&sb);
+	free(c2c_file);
+	return err;
 }
 
 int cmd_report(struct hws_cli *cli, int argc, char **argv)
@@ -132,6 +200,7 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	    {"call-graph", optional_argument, NULL, 'g'},
 	    {"max-stack", required_argument, NULL, 'X'},
 	    {"folded", optional_argument, NULL, 'F'},
+	    {"html", required_argument, NULL, 'W'}, /* core/analysis/report_html.c */
 	    {NULL, 0, NULL, 0},
 	};
 	struct option opts[64];
@@ -148,7 +217,8 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	struct hws_decoder *d = NULL;
 	struct hws_report *rep = NULL;
 	int o, err = 0, rc, ret = HWS_EXIT_OK, bars = -1;
-	bool nosym = false, cg_given = false;
+	bool nosym = false, cg_given = false, stdio_out = false;
+	const char *html = NULL;
 	char ebuf[256];
 
 	hws_cli__with_filter_options(own, opts, 64);
@@ -222,6 +292,10 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 			path = optarg;
 			break;
 		case 'o':
+			stdio_out = true;
+			break;
+		case 'W':
+			html = optarg;
 			break;
 		case 'a':
 			bars = 0;
@@ -289,6 +363,14 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	}
 	rc_ctx.hist = ropts.sort_keys || ropts.mem || ropts.hierarchy || ropts.callgraph ||
 		      ropts.children || ropts.folded;
+	if (html && rc_ctx.hist) {
+		fprintf(stderr,
+			"hwsample report: --html draws the default report: drop --sort "
+			"KEY,... / --mem / --hierarchy / -g / --children / --folded (or run "
+			"report twice)\n");
+		return HWS_EXIT_USAGE;
+	}
+	ropts.html = html != NULL;
 	if (ropts.sort_keys && strstr(ropts.sort_keys, "srcline"))
 		dopts.srcline = true;
 	ropts.ascii = bars < 0 ? !utf8_locale() : !bars;
@@ -322,6 +404,16 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 		goto out;
 	}
 	rc_ctx.rep = rep;
+	if (html) {
+		HWS_OPTS(hws_c2c_opts, copts, .line_size_source = "default (report --html)",
+			 .backends = hws_cli__registry(cli));
+		rc_ctx.c2c = hws_c2c__new(&copts);
+		if (!rc_ctx.c2c) {
+			fprintf(stderr, "hwsample report: out of memory\n");
+			ret = HWS_EXIT_ERROR;
+			goto out;
+		}
+	}
 	/* a file names its events up front; a pipe once it has been read (before the report) */
 	if (!hws_perf_reader__is_pipe(r) &&
 	    !hws_cli__event_known("report", path, d, rc_ctx.event)) {
@@ -334,7 +426,10 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 		goto out;
 	}
 	err = hws_report__add_decoder_counts(rep, d);
-	if (!err)
+	if (!err && html)
+		err = write_html(html, path, rep, rc_ctx.c2c,
+				 nosym ? NULL : hws_decoder__symbols(d), &ret);
+	if (!err && (!html || stdio_out))
 		err = hws_report__render(rep, nosym ? NULL : hws_decoder__symbols(d), &sb);
 	if (sb.len)
 		fwrite(sb.buf, 1, sb.len, stdout);
@@ -360,6 +455,7 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 out:
 	hws_strbuf__release(&sb);
 	hws_report__delete(rep);
+	hws_c2c__delete(rc_ctx.c2c);
 	hws_filter__delete(filter);
 	hws_decoder__delete(d);
 	hws_perf_reader__close(r);

@@ -93,6 +93,9 @@ struct hws_report_opts {
 	/* perf report's --max-stack: frames of a chain used, the outermost ones in caller
 	 * order, the innermost in callee order (as perf); 0 = all */
 	uint32_t max_stack;
+	/* also keep what hws_report__render_html() draws: lat_total per memory level and the
+	 * data-address x time heat map (fixed 256 KiB); ignored with sort_keys / mem */
+	bool html;
 };
 
 enum hws_report_folded {
@@ -157,6 +160,27 @@ HWS_API uint64_t hws_report__addr_samples(const struct hws_report *rep, uint32_t
  */
 HWS_API int hws_report__render(struct hws_report *rep, struct hws_symbols *syms,
 			       struct hws_strbuf *sb);
+
+struct hws_report_html_opts {
+	size_t sz;	      /* sizeof(struct hws_report_html_opts) */
+	const char *title;    /* shown in the page (e.g. the input's path); NULL = "report" */
+	const char *c2c_href; /* link to the c2c page of the same file (hws_c2c__render_html()) */
+	uint32_t c2c_lines;   /* its contended lines, shown with the link */
+};
+
+/**
+ * hws_report__render_html() - one self-contained HTML page (no script, no external
+ * resource; plots as inline SVG, every number also as text): samples and loss per CPU,
+ * top functions, code addresses, data objects and data addresses, data sources, latency
+ * histograms and lat_total per memory level (log2 buckets), the data-address x time heat
+ * map (with hws_report_opts::html), and the c2c link. Names from the file are escaped.
+ * The page is bounded: about 40 KiB + 1 KiB per top row and per counts row + the heat map
+ * (at most 64 x 48 cells, ~200 KiB), whatever the number of samples.
+ * @syms: as hws_report__render(). Not for sort_keys / mem reports (-EINVAL).
+ * Return: 0, or a negative error (-ENOMEM, HWS_E_TOO_BIG).
+ */
+HWS_API int hws_report__render_html(struct hws_report *rep, struct hws_symbols *syms,
+				    const struct hws_report_html_opts *opts, struct hws_strbuf *sb);
 
 /**
  * hws_report__bar() - append a bar of @value / @max scaled to @width characters
