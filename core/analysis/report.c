@@ -145,6 +145,7 @@ struct hws_report *hws_report__new(const struct hws_report_opts *opts)
 			free(r);
 			return errno = err, NULL;
 		}
+		hws_hist__set_objects(r->hist, r->opts.objects);
 	}
 	for (int i = 0; i < NR_LAT; i++)
 		r->lat[i].min = UINT64_MAX;

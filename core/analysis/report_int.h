@@ -21,5 +21,7 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *sort_str,
 		     struct hws_strbuf *sb);
 bool hws_hist__needs_srcline(const struct hws_hist *h);
+/* allocation records for the object and offset keys (may be NULL; must outlive @h) */
+void hws_hist__set_objects(struct hws_hist *h, const struct hws_objects *o);
 
 #endif

@@ -23,6 +23,7 @@
 
 #include <hwsample/decode.h>
 #include <hwsample/errors.h>
+#include <hwsample/objects.h>
 #include <hwsample/output.h>
 #include <hwsample/perfdata.h>
 
@@ -306,6 +307,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	const char *path = "hwsample.data";
 	struct hws_perf_reader *r = NULL;
 	int sym = -1, o, err = 0, rc, ret = HWS_EXIT_OK;
+	struct hws_cli_objects objs = {0};
 	char ebuf[256];
 
 	optind = 1;
@@ -419,14 +421,21 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	r = hws_cli__open_input("dump", path, &err);
 	if (!r)
 		return err;
+	/* data objects in JSON: they need the side-band (maps) to name sites and variables */
+	if (oo.format == HWS_OUT_JSON)
+		objs.objects = hws_cli__objects("hwsample dump", path, r);
+	if (objs.objects)
+		dopts.no_sideband = false;
 	c.dec = hws_decoder__new(r, hws_cli__registry(cli), &dopts);
 	if (!c.dec) {
 		fprintf(stderr, "hwsample dump: out of memory\n");
+		hws_objects__delete(objs.objects);
 		hws_perf_reader__close(r);
 		return HWS_EXIT_ERROR;
 	}
 	/* a file names its events up front; a pipe is checked once it has been read */
 	if (!hws_perf_reader__is_pipe(r) && !hws_cli__event_known("dump", path, c.dec, c.event)) {
+		hws_objects__delete(objs.objects);
 		hws_decoder__delete(c.dec);
 		hws_perf_reader__close(r);
 		return HWS_EXIT_USAGE;
@@ -436,16 +445,22 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	oo.syms = sym ? hws_decoder__symbols(c.dec) : NULL;
 	oo.raw_json = raw_cb;
 	oo.raw_ctx = c.dec;
+	if (objs.objects) {
+		objs.syms = hws_decoder__symbols(c.dec);
+		oo.extra_json = hws_cli__object_json;
+		oo.extra_ctx = &objs;
+	}
 	c.out = hws_output__new(&oo);
 	if (!c.out) {
 		fprintf(stderr, "hwsample dump: out of memory\n");
+		hws_objects__delete(objs.objects);
 		hws_decoder__delete(c.dec);
 		hws_perf_reader__close(r);
 		return HWS_EXIT_ERROR;
 	}
 	hws_output__header(c.out, &c.sb);
 
-	if (!oo.raw && !oo.symbols && pipe_start(&c)) {
+	if (!oo.raw && !oo.symbols && !objs.objects && pipe_start(&c)) {
 		rc = hws_decoder__run(c.dec, dump_cb_pipe, &c);
 		pipe_stop(&c);
 	} else {
@@ -477,6 +492,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	hws_strbuf__release(&c.sb);
 	hws_output__delete(c.out);
 	hws_decoder__delete(c.dec);
+	hws_objects__delete(objs.objects);
 	hws_perf_reader__close(r);
 	return ret;
 }

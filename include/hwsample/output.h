@@ -67,6 +67,10 @@ struct hws_output_opts {
 	void *raw_ctx;
 	uint64_t fields; /* HWS_OUT_SCRIPT: 1 << HWS_OUTF_* of the fields to print */
 	bool ns;	 /* HWS_OUT_SCRIPT: time in nanoseconds (perf script --ns), else us */
+	/* HWS_OUT_JSON: more keys of @s, appended to @sb as ',"key":value...' after the
+	 * call chain (e.g. hws_object__json()); return 0, or < 0 to add nothing */
+	int (*extra_json)(void *ctx, const struct hws_sample *s, struct hws_strbuf *sb);
+	void *extra_ctx;
 };
 
 /**
