@@ -1033,7 +1033,8 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 		uint64_t n = sec->samples, total = h->mem ? sec->weight : sec->period;
 		char unit = ' ', b[1024];
 
-		qsort(sec->rows, sec->nr, sizeof(*sec->rows), row_cmp);
+		if (sec->nr) /* rows is NULL without any */
+			qsort(sec->rows, sec->nr, sizeof(*sec->rows), row_cmp);
 		for (int j = 0; j < h->nkeys; j++) {
 			w[j] = (int)strlen(header_of(h->keys[j]));
 			for (size_t i = 0; i < sec->nr; i++) {

@@ -31,8 +31,8 @@ struct hws_objects *hws_cli__objects(const char *cmd, const char *path,
 			strerror(errno));
 	if (o)
 		goto have;
-	snprintf(dir, sizeof(dir), "%s.objects", path);
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+	if (snprintf(dir, sizeof(dir), "%s.objects", path) >= (int)sizeof(dir) || stat(dir, &st) ||
+	    !S_ISDIR(st.st_mode))
 		return NULL;
 	o = hws_objects__from_dir(dir);
 	if (!o)

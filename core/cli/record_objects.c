@@ -148,8 +148,9 @@ static void remove_dir(const char *dir)
 		size_t l = strlen(de->d_name);
 
 		if (l > 5 && !strcmp(de->d_name + l - 5, ".objs")) {
-			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-			unlink(path);
+			if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) <
+			    (int)sizeof(path))
+				unlink(path);
 		}
 	}
 	closedir(d);
@@ -171,7 +172,12 @@ int record__objects_start(struct record *r, char *err, size_t errlen)
 		    "HWS_OBJECTS_LIB=PATH");
 		return -ENOENT;
 	}
-	snprintf(r->objects_dir, sizeof(r->objects_dir), "%s.objects", r->output);
+	if (snprintf(r->objects_dir, sizeof(r->objects_dir), "%s.objects", r->output) >=
+	    (int)sizeof(r->objects_dir)) {
+		snprintf(err, errlen, "--objects: the output file's name is too long");
+		r->objects_dir[0] = 0;
+		return -ENAMETOOLONG;
+	}
 	remove_dir(r->objects_dir); /* a previous run's */
 	if (mkdir(r->objects_dir, 0700) && errno != EEXIST) {
 		int e = errno;
@@ -183,10 +189,11 @@ int record__objects_start(struct record *r, char *err, size_t errlen)
 	r->objects_env_saved = old != NULL;
 	if (old)
 		snprintf(r->objects_old_preload, sizeof(r->objects_old_preload), "%s", old);
-	if (old && *old)
-		snprintf(val, sizeof(val), "%s:%s", lib, old);
-	else
-		snprintf(val, sizeof(val), "%s", lib);
+	if (snprintf(val, sizeof(val), "%s%s%s", lib, old && *old ? ":" : "", old ? old : "") >=
+	    (int)sizeof(val)) {
+		snprintf(err, errlen, "--objects: LD_PRELOAD is too long");
+		return -ENAMETOOLONG;
+	}
 	setenv("LD_PRELOAD", val, 1);
 	setenv("HWS_OBJECTS_DIR", r->objects_dir, 1);
 	snprintf(num, sizeof(num), "%llu",
@@ -300,7 +307,9 @@ int record__objects_finish(struct record *r)
 	if (nn)
 		qsort(names, nn, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < nn && !err; i++) {
-		snprintf(path, sizeof(path), "%s/%s", r->objects_dir, names[i]);
+		if (snprintf(path, sizeof(path), "%s/%s", r->objects_dir, names[i]) >=
+		    (int)sizeof(path))
+			continue;
 		err = add_file(path, &buf, &len, &alloc, &r->objects_recs, &r->objects_dropped);
 	}
 	r->objects_procs = nn;

@@ -316,7 +316,8 @@ static int cmp_obj(const void *a, const void *b)
 /* exec: a process image's objects end when the next image of its pid starts */
 static void end_images(struct hws_objects *o)
 {
-	qsort(o->files, o->nfiles, sizeof(*o->files), cmp_file);
+	if (o->nfiles)
+		qsort(o->files, o->nfiles, sizeof(*o->files), cmp_file);
 	for (size_t i = 0; i + 1 < o->nfiles; i++) {
 		const struct ofile *f = &o->files[i], *next = &o->files[i + 1];
 
@@ -331,7 +332,8 @@ static void end_images(struct hws_objects *o)
 static int finish(struct hws_objects *o)
 {
 	end_images(o);
-	qsort(o->objs, o->nr, sizeof(*o->objs), cmp_obj);
+	if (o->nr)
+		qsort(o->objs, o->nr, sizeof(*o->objs), cmp_obj);
 	o->pmax = malloc((o->nr ? o->nr : 1) * sizeof(*o->pmax));
 	if (!o->pmax)
 		return -ENOMEM;
@@ -461,7 +463,8 @@ struct hws_objects *hws_objects__from_dir(const char *dir)
 		void *m;
 		int fd;
 
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		if (snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >= (int)sizeof(path))
+			continue;
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
