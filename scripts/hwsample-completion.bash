@@ -113,7 +113,7 @@ _hwsample() {
 	if [[ $cur == -* ]]; then
 		mapfile -t COMPREPLY < <(compgen -W "-b --backend -e --event -c --config --count -F
 			-a -C -p --per-thread -m -o --overwrite -S -d --phys-data --no-inherit
-			--duration --dry-run -q --no-status -N --no-buildid-cache -B --no-buildid -v --backend-dir
+			--objects --no-objects --duration --dry-run -q --no-status -N --no-buildid-cache -B --no-buildid -v --backend-dir
 			--help --" -- "$cur")
 		return 0
 	fi

@@ -173,6 +173,7 @@ struct hws_report *hws_report__new(const struct hws_report_opts *opts)
 		}
 		hws_hist__set_callgraph(r->hist, &cg, r->opts.children, r->opts.sort_keys,
 					r->opts.max_stack);
+		hws_hist__set_objects(r->hist, r->opts.objects);
 	}
 	if (r->opts.html && !r->hist) {
 		r->heat = calloc(1, sizeof(*r->heat));

@@ -37,5 +37,7 @@ void hws_folded__delete(struct hws_folded *f);
 int hws_folded__add(struct hws_folded *f, struct hws_symbols *syms, const struct hws_sample *s,
 		    uint64_t value);
 int hws_folded__render(struct hws_folded *f, struct hws_strbuf *sb);
+/* allocation records for the object and offset keys (may be NULL; must outlive @h) */
+void hws_hist__set_objects(struct hws_hist *h, const struct hws_objects *o);
 
 #endif

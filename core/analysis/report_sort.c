@@ -60,6 +60,8 @@ enum key_id {
 	K_DATA_PAGE,
 	K_LOCAL_WEIGHT,
 	K_LOCAL_INS_LAT,
+	K_OBJECT,     /* the data object (include/hwsample/objects.h) */
+	K_OBJOFF,     /* the offset of the data address in it */
 	K_SAMPLE_COL, /* "Samples" column (perf's sample), not a key */
 	K_WEIGHT_COL, /* total weight of the row (perf's weight) */
 	K_AVG_WEIGHT, /* average weight */
@@ -95,6 +97,8 @@ static const struct {
     {"data_page", "Data Page", K_DATA_PAGE},
     {"sample", "Samples", K_SAMPLE_COL},
     {"avg_weight", "Average Weight", K_AVG_WEIGHT},
+    {"object", "Data Object", K_OBJECT},
+    {"offset", "Offset", K_OBJOFF},
 };
 
 /* perf mem report's default --sort (what x86 shows; p_stage_cyc is Power only) */
@@ -124,7 +128,8 @@ struct hws_hist {
 	int nkeys;
 	bool mem;
 	bool hierarchy; /* perf report --hierarchy's layout */
-	bool needs_code, needs_data, needs_srcline;
+	bool needs_code, needs_data, needs_srcline, needs_object;
+	const struct hws_objects *objects;
 	char *time_str; /* --time, shown in the section headers */
 	struct section *secs;
 	size_t nsecs;
@@ -436,6 +441,8 @@ struct ctx {
 	const struct hws_sample *s;
 	struct hws_symbols *syms;
 	struct hws_symbol code, data;
+	struct hws_object obj;
+	uint32_t obj_col; /* the object's printed column, interned */
 	bool code_ok, data_ok, have_ds, have_addr;
 	uint32_t dso_id;
 	char level;
@@ -573,6 +580,17 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 	case K_LOCAL_INS_LAT:
 		v[0] = (s->fields & HWS_SF_LAT_INS) ? s->lat_ins : 0;
 		return 0;
+	case K_OBJECT: /* kind, then its printed name (site and size, symbol, file ...) */
+		v[0] = (uint64_t)c->obj.kind;
+		v[1] = c->obj_col;
+		v[2] = c->obj.kind == HWS_OBJ_STACK ? c->obj.base : 0;
+		return 0;
+	case K_OBJOFF: /* none where the extent is unknown (a mapping from the side-band) */
+		v[0] = c->obj.kind && (c->obj.size || c->obj.kind == HWS_OBJ_MMAP ||
+				       c->obj.kind == HWS_OBJ_STATIC)
+			   ? c->obj.offset + 1
+			   : 0;
+		return 0;
 	default: /* columns, not keys */
 		return 0;
 	}
@@ -676,6 +694,14 @@ static uint32_t key_col(struct hws_hist *h, struct ctx *c, int key, const uint64
 	case K_LOCAL_INS_LAT:
 		snprintf(b, sizeof(b), "%" PRIu64, v[0]);
 		break;
+	case K_OBJECT:
+		return c->obj_col;
+	case K_OBJOFF:
+		if (v[0])
+			snprintf(b, sizeof(b), "+%" PRIu64, c->obj.offset);
+		else
+			snprintf(b, sizeof(b), "-");
+		break;
 	default:
 		return 0;
 	}
@@ -744,6 +770,32 @@ static int sec_grow(struct section *sec, size_t nk)
 	sec->slot = t;
 	sec->size = ns;
 	return 0;
+}
+
+/* the sample's data object and its column: "[heap] site+0x1f (4096 bytes)", "[static]
+ * name (8 bytes)", "[stack] tid N", "[mmap] /path", "[anon] site (N bytes)", "[unknown]" */
+static int object_col(struct hws_hist *h, struct ctx *c)
+{
+	struct hws_object *o = &c->obj;
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	int err = 0;
+
+	if (!hws_objects__attribute(h->objects, c->syms, c->s, o)) {
+		c->obj_col = intern(h, "[unknown]");
+		return c->obj_col ? 0 : -ENOMEM;
+	}
+	err = hws_strbuf__addf(&sb, "[%s] ", hws_object__kind_name(o->kind));
+	if (!err && o->kind == HWS_OBJ_STACK)
+		err = hws_strbuf__addf(&sb, "tid %u", o->tid);
+	else if (!err && o->nframes)
+		err = hws_object__site(o, c->syms, c->s->pid, &sb);
+	else if (!err && o->name)
+		err = hws_strbuf__addstr(&sb, o->name);
+	if (!err && o->size && o->kind != HWS_OBJ_STACK && o->kind != HWS_OBJ_MMAP)
+		err = hws_strbuf__addf(&sb, " (%" PRIu64 " bytes)", o->size);
+	c->obj_col = err ? 0 : intern(h, sb.buf);
+	hws_strbuf__release(&sb);
+	return c->obj_col ? 0 : -ENOMEM;
 }
 
 /* the row of key vector @k in @sec (added with the columns of @c when new): its index, or
@@ -982,6 +1034,11 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 	 * maps, a user sample no kernel ones; and it names no kernel data object */
 	if (h->needs_data && c.have_addr && ((int64_t)s->addr < 0 || c.level == 'k'))
 		c.data.dso = NULL;
+	if (h->needs_object) {
+		err = object_col(h, &c);
+		if (err)
+			return err;
+	}
 	for (int j = 0; j < h->nkeys; j++) {
 		err = key_vals(h, &c, h->keys[j], &k[j * KV]);
 		if (err)
@@ -1061,6 +1118,8 @@ struct hws_hist *hws_hist__new(const char *keys, bool mem, const struct hws_filt
 			h->needs_data = true;
 		if (id == K_SRCLINE)
 			h->needs_srcline = true;
+		if (id == K_OBJECT || id == K_OBJOFF)
+			h->needs_object = true;
 	}
 	if (h->nkeys == (mem && dflt)) { /* everything elided: perf shows them all */
 		for (int i = 0; i < nelided; i++) {
@@ -1096,6 +1155,11 @@ void hws_hist__delete(struct hws_hist *h)
 bool hws_hist__has_callchains(const struct hws_hist *h)
 {
 	return h->any_chain;
+}
+
+void hws_hist__set_objects(struct hws_hist *h, const struct hws_objects *o)
+{
+	h->objects = o;
 }
 
 bool hws_hist__needs_srcline(const struct hws_hist *h)
@@ -1339,8 +1403,9 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 		uint64_t n = sec->samples, total = h->mem ? sec->weight : sec->period;
 		char unit = ' ', b[1024];
 
-		/* --hierarchy names its groups by their first rows: insertion order kept */
-		if (!h->hierarchy)
+		/* --hierarchy names its groups by their first rows: insertion order kept;
+		 * rows is NULL without any */
+		if (!h->hierarchy && sec->nr)
 			qsort(sec->rows, sec->nr, sizeof(*sec->rows), row_cmp);
 		for (int j = 0; j < h->nkeys; j++) {
 			w[j] = (int)strlen(header_of(h->keys[j]));

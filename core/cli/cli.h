@@ -126,4 +126,19 @@ struct hws_perf_reader;
 int hws_cli__filter_make(const char *cmd, struct hws_perf_reader *r, struct hws_filter_opts *fo,
 			 struct hws_filter **out);
 
+/* ---- objects_cli.c ---- */
+struct hws_objects;
+struct hws_strbuf;
+struct hws_sample;
+/* the allocation records of input @path (its feature, else PATH.objects/), NULL if none;
+ * notes on stderr for records read from the directory, damaged or dropped */
+struct hws_objects *hws_cli__objects(const char *cmd, const char *path,
+				     const struct hws_perf_reader *r);
+/* hws_output_opts.extra_json: "object" of a sample; @ctx is a struct hws_cli_objects */
+struct hws_cli_objects {
+	struct hws_objects *objects;
+	struct hws_symbols *syms;
+};
+int hws_cli__object_json(void *ctx, const struct hws_sample *s, struct hws_strbuf *sb);
+
 #endif

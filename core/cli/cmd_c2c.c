@@ -43,6 +43,8 @@ static const char c2c_usage[] =
     "(-o FILE, -a, -C, -p, -c, -F, -m, -g, --call-graph, --dry-run ...) go to `hwsample record`.\n"
     "  --ldlat N          load latency threshold in cycles (default 30; AMD: not used)\n"
     "  -b NAME            force a backend or PMU (intel_pebs, ibs_op, arm_spe, ...)\n"
+    "  --no-objects       no allocation records (on by default for a launched program;\n"
+    "                     see hwsample record --objects)\n"
     "\n"
     "report: reads hwsample files and perf c2c record / perf mem record files.\n"
     "  -i, --input FILE   input (default hwsample.data)\n"
@@ -172,6 +174,8 @@ static int c2c_record(struct hws_cli *cli, int argc, char **argv)
 	nargv[n++] = "--c2c";
 	nargv[n++] = "--ldlat";
 	nargv[n++] = (char *)ldlat;
+	/* the launched program's allocations, for the objects of the lines (--no-objects) */
+	nargv[n++] = "--objects=auto";
 	for (i = 1; i < argc; i++) {
 		if (dashdash < 0 || i < dashdash) {
 			if (!strcmp(argv[i], "--ldlat") || !strcmp(argv[i], "-b")) {

@@ -23,6 +23,7 @@
 
 #include <hwsample/decode.h>
 #include <hwsample/errors.h>
+#include <hwsample/objects.h>
 #include <hwsample/output.h>
 #include <hwsample/perfdata.h>
 
@@ -320,6 +321,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	const char *path = "hwsample.data";
 	struct hws_perf_reader *r = NULL;
 	int sym = -1, o, err = 0, rc, ret = HWS_EXIT_OK;
+	struct hws_cli_objects objs = {0};
 	char ebuf[256];
 
 	hws_cli__with_filter_options(own, opts, 64);
@@ -443,15 +445,22 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	}
 	if (filter && hws_filter__needs_symbols(filter))
 		dopts.no_sideband = false; /* comm, dso and sym filters name the samples */
+	/* data objects in JSON: they need the side-band (maps) to name sites and variables */
+	if (oo.format == HWS_OUT_JSON)
+		objs.objects = hws_cli__objects("hwsample dump", path, r);
+	if (objs.objects)
+		dopts.no_sideband = false;
 	c.dec = hws_decoder__new(r, hws_cli__registry(cli), &dopts);
 	if (!c.dec) {
 		fprintf(stderr, "hwsample dump: out of memory\n");
 		hws_filter__delete(filter);
+		hws_objects__delete(objs.objects);
 		hws_perf_reader__close(r);
 		return HWS_EXIT_ERROR;
 	}
 	/* a file names its events up front; a pipe is checked once it has been read */
 	if (!hws_perf_reader__is_pipe(r) && !hws_cli__event_known("dump", path, c.dec, c.event)) {
+		hws_objects__delete(objs.objects);
 		hws_decoder__delete(c.dec);
 		hws_filter__delete(filter);
 		hws_perf_reader__close(r);
@@ -471,9 +480,15 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	}
 	oo.raw_json = raw_cb;
 	oo.raw_ctx = c.dec;
+	if (objs.objects) {
+		objs.syms = hws_decoder__symbols(c.dec);
+		oo.extra_json = hws_cli__object_json;
+		oo.extra_ctx = &objs;
+	}
 	c.out = hws_output__new(&oo);
 	if (!c.out) {
 		fprintf(stderr, "hwsample dump: out of memory\n");
+		hws_objects__delete(objs.objects);
 		hws_decoder__delete(c.dec);
 		hws_filter__delete(filter);
 		hws_perf_reader__close(r);
@@ -481,8 +496,8 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	}
 	hws_output__header(c.out, &c.sb);
 
-	/* the filter names samples at their time: in the decoder's thread */
-	if (!oo.raw && !oo.symbols && !filter && pipe_start(&c)) {
+	/* the filter and the objects name samples at their time: in the decoder's thread */
+	if (!oo.raw && !oo.symbols && !filter && !objs.objects && pipe_start(&c)) {
 		rc = hws_decoder__run(c.dec, dump_cb_pipe, &c);
 		pipe_stop(&c);
 	} else {
@@ -515,6 +530,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	hws_output__delete(c.out);
 	hws_filter__delete(filter);
 	hws_decoder__delete(c.dec);
+	hws_objects__delete(objs.objects);
 	hws_perf_reader__close(r);
 	return ret;
 }

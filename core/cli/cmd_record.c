@@ -254,6 +254,14 @@ static int prepare(struct hws_cli *cli, struct record *r, struct run *u, int arg
 	 * their events are enabled at once; otherwise the workload is profiled from its exec */
 	u->profile_workload = !r->nr_pids && !r->system_wide && !r->cpu_list;
 	u->enable_on_exec = r->argc > 0 && u->profile_workload;
+	ret = record__objects_check(r, u->profile_workload);
+	if (ret)
+		return run_done(u, ret);
+	/* --objects: sample times on the allocation records' clock (perf record -k mono) */
+	for (int k = 0; r->objects > 0 && k < u->nall; k++) {
+		all_events[k].attr.use_clockid = 1;
+		all_events[k].attr.clockid = CLOCK_MONOTONIC;
+	}
 	return 0;
 }
 
@@ -282,7 +290,11 @@ static int open_session(struct record *r, struct run *u)
 		record__install_signals(r);
 		if (r->argc) {
 			r->tty_fd = workload__controlling_tty();
+			ret = record__objects_start(r, u->err, sizeof(u->err));
+			if (ret)
+				return ret;
 			ret = workload__start(r, u->err, sizeof(u->err));
+			record__objects_forked(r);
 			if (ret)
 				return ret;
 			if (u->profile_workload)
@@ -512,13 +524,15 @@ static int finish(struct record *r, struct run *u, int argc, char **argv)
 	workload__stop(r);
 	if (!r->pipe_out)
 		add_tracing_data(r);
+	record__objects_finish(r);
 	{
 		char *argv_copy[256];
 		int n = argc < 255 ? argc : 255;
 		for (int i = 0; i < n; i++)
 			argv_copy[i] = argv[i];
 		argv_copy[n] = NULL;
-		hws_perf_writer__add_host_features(r->w, n, argv_copy, -1);
+		hws_perf_writer__add_host_features(r->w, n, argv_copy,
+						   r->objects > 0 ? CLOCK_MONOTONIC : -1);
 	}
 	add_build_ids(r);
 	fsize = hws_perf_writer__data_size(r->w);
@@ -564,6 +578,7 @@ static int finish(struct record *r, struct run *u, int argc, char **argv)
 	}
 	if (!r->quiet)
 		record__print_summary(r, fsize);
+	record__objects_done(r, true);
 	if (record_done_sig && !r->quiet)
 		fprintf(stderr, "  (stopped by signal %d; the file is complete)\n",
 			(int)record_done_sig);
@@ -595,6 +610,7 @@ static void failed(struct record *r, struct run *u, int ret)
 		/* nothing was recorded: leave no file, and put back the one we moved */
 		if (!u->started && strcmp(r->output, "-")) {
 			unlink(r->output);
+			record__objects_abandon(r);
 			if (u->moved_old)
 				rename(u->old_path, r->output);
 		}
@@ -605,6 +621,7 @@ static void failed(struct record *r, struct run *u, int ret)
 int cmd_record(struct hws_cli *cli, int argc, char **argv)
 {
 	struct record rec = {.output = "hwsample.data",
+			     .objects = -1,
 			     .cork_fd = -1,
 			     .exec_status_fd = -1,
 			     .tty_fd = -1,

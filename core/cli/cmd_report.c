@@ -214,6 +214,7 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	struct hws_strbuf sb = HWS_STRBUF_INIT;
 	const char *path = "hwsample.data";
 	struct hws_perf_reader *r = NULL;
+	struct hws_objects *objects = NULL;
 	struct hws_decoder *d = NULL;
 	struct hws_report *rep = NULL;
 	int o, err = 0, rc, ret = HWS_EXIT_OK, bars = -1;
@@ -383,6 +384,9 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	ret = hws_cli__filter_make("report", r, &fo, &filter);
 	if (ret)
 		goto out;
+	if (ropts.sort_keys && (strstr(ropts.sort_keys, "ob") || strstr(ropts.sort_keys, "of")))
+		objects = hws_cli__objects("hwsample report", path, r);
+	ropts.objects = objects;
 	/* symbols as they are at each sample's time: samples in time order */
 	if (rc_ctx.hist || filter)
 		dopts.unordered = false;
@@ -456,6 +460,7 @@ out:
 	hws_strbuf__release(&sb);
 	hws_report__delete(rep);
 	hws_c2c__delete(rc_ctx.c2c);
+	hws_objects__delete(objects);
 	hws_filter__delete(filter);
 	hws_decoder__delete(d);
 	hws_perf_reader__close(r);

@@ -8,6 +8,7 @@
  *                   the --dry-run listing
  *   workload.c      signals, the workload's process group and the terminal, stdout checks
  *   record_status.c the status line, the summary, loss words, write-failure messages
+ *   record_objects.c --objects: the allocation recorder preloaded into the workload
  *   cmd_record.c    the command: its phases, the ring drain and the perf.data writes
  *
  * Invariants: see cmd_record.c; every function here prints its own message (this is the
@@ -16,6 +17,7 @@
 #ifndef HWS_CLI_RECORD_H
 #define HWS_CLI_RECORD_H
 
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -106,6 +108,15 @@ struct record {
 	bool killed_by_us; /* it was still running when the recording stopped */
 	int leftovers;	   /* its group outlived it: 1 ended by SIGTERM, 2 by SIGKILL */
 	int wstatus;
+	/* --objects (record_objects.c): -1 default (off), 0 off, 1 on, 2 auto (c2c) */
+	int objects;
+	uint64_t objects_min;	    /* 0: 1024 */
+	unsigned int objects_depth; /* 0: HWS_OBJ_FRAMES */
+	char objects_dir[PATH_MAX]; /* FILE.objects, once created */
+	char objects_old_preload[4096];
+	bool objects_env_saved, objects_keep_dir;
+	uint64_t objects_recs, objects_dropped;
+	size_t objects_procs;
 	struct sigaction saved_sa[8]; /* dispositions of the handled signals at start */
 	bool sa_saved;
 };
@@ -184,6 +195,23 @@ void workload__stop(struct record *r);
 int workload__exit_code(int st);
 /* "  workload exited with status N" (and how it was stopped) on stderr */
 void workload__print_end(const struct record *r);
+
+/* ---- record_objects.c ---- */
+
+/* --objects[=min=N,depth=N|auto]: 0, or -1 after the message */
+int record__objects_arg(struct record *r, const char *arg);
+/* refuse --objects where it cannot work: 0 or an HWS_EXIT_* code after the message */
+int record__objects_check(struct record *r, bool profile_workload);
+/* the directory and the environment for the workload (before it is forked) */
+int record__objects_start(struct record *r, char *err, size_t errlen);
+/* the environment back as it was (once the workload is forked) */
+void record__objects_forked(struct record *r);
+/* the processes' records into the file's feature (the workload has ended) */
+int record__objects_finish(struct record *r);
+/* the directory removed once the file is complete, and the summary line */
+void record__objects_done(struct record *r, bool file_ok);
+/* nothing was recorded: no directory left */
+void record__objects_abandon(struct record *r);
 
 /* ---- record_status.c ---- */
 

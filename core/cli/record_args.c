@@ -33,7 +33,7 @@ static const char record_usage[] =
     "                [-e EVENT[,EVENT...]] [KEY=VALUE ...]\n"
     "                [-F FREQ | -c PERIOD] [-a | -C CPUS | -p PID | --per-thread]\n"
     "                [-m PAGES[,AUXPAGES]] [-o FILE] [--overwrite] [-S] [-d] [--phys-data]\n"
-    "                [-g | --call-graph fp|dwarf[,SIZE]]\n"
+    "                [-g | --call-graph fp|dwarf[,SIZE]] [--objects[=min=N,depth=N]]\n"
     "                [--no-inherit] [--duration SECS] [--dry-run] [-q] [--no-status] [-N]\n"
     "                [--] [PROG [ARGS...]]\n"
     "\n"
@@ -68,6 +68,11 @@ static const char record_usage[] =
     "                 frame pointers) or dwarf (user registers and SIZE bytes of user stack,\n"
     "                 default 8192, copied per sample, unwound when reading); not for AUX\n"
     "                 trace events (arm_spe): their records carry no call chain\n"
+    "  --objects[=min=N,depth=N]  record the allocations (malloc & co., mmap) of the\n"
+    "                 program hwsample starts, for report --sort object and dump --json:\n"
+    "                 blocks of at least N bytes (default 1024), call chains of depth\n"
+    "                 frames (1-5, default 5); sample times use CLOCK_MONOTONIC (perf -k\n"
+    "                 mono). Not for -p PID (attach) or pipe output. --no-objects: off\n"
     "  --duration S   stop recording, and the workload, after S seconds (2.5 allowed)\n"
     "  --dry-run      print every perf_event_attr that would be opened (and, with a\n"
     "                 config file, where each value came from); open nothing\n"
@@ -374,6 +379,8 @@ enum {
 	OPT_PHYS_DATA,
 	OPT_DRY_RUN,
 	OPT_CALL_GRAPH,
+	OPT_OBJECTS,
+	OPT_NO_OBJECTS,
 	OPT_C2C, /* hidden ones last: never named in messages */
 	OPT_LDLAT,
 };
@@ -413,6 +420,8 @@ static const struct option record_options[] = {
     {"phys-data", no_argument, NULL, OPT_PHYS_DATA},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     {"call-graph", required_argument, NULL, OPT_CALL_GRAPH},
+    {"objects", optional_argument, NULL, OPT_OBJECTS},
+    {"no-objects", no_argument, NULL, OPT_NO_OBJECTS},
     {"quiet", no_argument, NULL, 'q'},
     {NULL, 0, NULL, 0},
 };
@@ -562,6 +571,11 @@ static int record_option(struct record *r, int o)
 		return 0;
 	case OPT_DRY_RUN:
 		r->dry_run = true;
+		return 0;
+	case OPT_OBJECTS:
+		return record__objects_arg(r, optarg);
+	case OPT_NO_OBJECTS:
+		r->objects = 0;
 		return 0;
 	case 'q':
 		r->quiet = true;

@@ -323,9 +323,21 @@ static void put_callchain_json(struct lb *l, struct hws_output *out, const struc
 	lb_add(l, "]", 1);
 }
 
+/* the caller's keys (hws_output_opts.extra_json) */
+static void put_extra_json(struct lb *l, struct hws_output *out, const struct hws_sample *s)
+{
+	struct hws_strbuf *tmp = &out->scratch;
+
+	hws_strbuf__reset(tmp);
+	if (out->o.extra_json(out->o.extra_ctx, s, tmp) || !tmp->buf || !tmp->len)
+		return;
+	lb_str(l, tmp->buf);
+}
+
 static void sample_json(struct lb *l, struct hws_output *out, const struct hws_sample *s)
 {
-	bool first = true, cc = s->fields & HWS_SF_CALLCHAIN, more = out->syms || out->o.raw || cc;
+	bool first = true, cc = s->fields & HWS_SF_CALLCHAIN;
+	bool more = out->syms || out->o.raw || cc || out->o.extra_json;
 
 	if (hws__out_json_fast(l, out, s, !more, &first)) {
 		if (l->err || !l->p || !more)
@@ -348,6 +360,8 @@ static void sample_json(struct lb *l, struct hws_output *out, const struct hws_s
 	}
 	if (cc)
 		put_callchain_json(l, out, s, first);
+	if (out->o.extra_json)
+		put_extra_json(l, out, s);
 	if (out->o.raw)
 		hws__out_raw(l, out, s);
 	lb_add(l, "}\n", 2);

@@ -76,6 +76,10 @@ struct hws_output_opts {
 	/* HWS_OUT_SCRIPT: event names right-aligned in this many columns, as perf script
 	 * aligns them to the longest event name of the file; 0: not padded */
 	uint32_t event_width;
+	/* HWS_OUT_JSON: more keys of @s, appended to @sb as ',"key":value...' after the
+	 * call chain (e.g. hws_object__json()); return 0, or < 0 to add nothing */
+	int (*extra_json)(void *ctx, const struct hws_sample *s, struct hws_strbuf *sb);
+	void *extra_ctx;
 };
 
 /**

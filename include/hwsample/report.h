@@ -23,6 +23,7 @@
 #include <hwsample/common.h>
 #include <hwsample/decode.h>
 #include <hwsample/filter.h>
+#include <hwsample/objects.h>
 #include <hwsample/sample.h>
 #include <hwsample/strbuf.h>
 #include <hwsample/symbols.h>
@@ -61,9 +62,9 @@ struct hws_report_opts {
 	 * keys ("comm,dso,sym"; perf's names, prefixes accepted: pid (tid:comm as perf),
 	 * comm, dso, symbol, cpu, srcline, local_weight, weight, local_ins_lat,
 	 * symbol_daddr, dso_daddr, locked, tlb, mem, snoop, dcacheline, blocked; and tid,
-	 * symoff, event, op, data_page, sample, avg_weight), one section per event, rows
-	 * "PCT%  KEY  KEY ..." by period as `perf report --stdio --no-children`.
-	 * Symbols are taken at each sample's time: set @syms and feed samples in time order.
+	 * symoff, event, op, data_page, sample, avg_weight, object, offset), one section per event,
+	 * rows "PCT%  KEY  KEY ..." by period as `perf report --stdio --no-children`. Symbols are
+	 * taken at each sample's time: set @syms and feed samples in time order.
 	 */
 	const char *sort_keys;
 	bool mem; /* perf mem report's view (weights; default keys when no sort_keys) */
@@ -96,6 +97,9 @@ struct hws_report_opts {
 	/* also keep what hws_report__render_html() draws: lat_total per memory level and the
 	 * data-address x time heat map (fixed 256 KiB); ignored with sort_keys / mem */
 	bool html;
+	/* allocation records for the sort keys object and offset (include/hwsample/objects.h;
+	 * NULL: static variables, stacks and mappings from @syms only) */
+	const struct hws_objects *objects;
 };
 
 enum hws_report_folded {

@@ -4,7 +4,7 @@
 The tree is the architecture: core/<layer>/ may include only headers of lower layers (and its
 own), public headers included, and a public header only headers below it; backends include only
 <hwsample/...> and their own files. Layers, low to high (core/CMakeLists.txt):
-    util < kernel < plugin, symbols < perfdata < record, output < decode < analysis < cli
+    util < kernel < plugin, symbols < perfdata < record, output < decode < objects < analysis < cli
 Layers of the same rank (plugin and symbols; record and output) do not include each other.
 Also: no core/ source lists its files by glob; every .c of a core layer is listed in its
 CMakeLists.txt. Exit 1 with every violation named.
@@ -15,14 +15,14 @@ import sys
 
 top = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..")
 RANK = {"util": 0, "kernel": 1, "plugin": 2, "symbols": 2, "perfdata": 3, "record": 4,
-        "output": 4, "decode": 5, "analysis": 6, "cli": 7}
+        "output": 4, "decode": 5, "objects": 6, "analysis": 7, "cli": 8}
 # the layer each public header belongs to
 PUBLIC = {
     "common.h": "util", "abi.h": "util", "errors.h": "util", "strbuf.h": "util", "sample.h": "util", "fmt.h": "util",
     "ring.h": "kernel", "aux.h": "kernel", "pmu.h": "kernel", "tracing.h": "kernel",
     "backend.h": "plugin", "backend_abi.h": "plugin", "host.h": "kernel", "registry.h": "plugin", "symbols.h": "symbols",
     "perfdata.h": "perfdata", "session.h": "record", "synth.h": "record", "config.h": "record",
-    "output.h": "output", "decode.h": "decode", "report.h": "analysis", "c2c.h": "analysis", "filter.h": "symbols", "convert.h": "analysis",
+    "output.h": "output", "decode.h": "decode", "objects.h": "objects", "report.h": "analysis", "c2c.h": "analysis", "filter.h": "symbols", "convert.h": "analysis",
     "hwsample.h": "cli",
 }
 INC = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)

@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hws-objects.so: the allocation recorder hwsample record --objects preloads (LD_PRELOAD)
+ * into the programs it launches. Not part of libhwsample; it uses nothing of it but the
+ * file format in include/hwsample/objects.h.
+ *
+ * Environment (set by hwsample record): HWS_OBJECTS_DIR (where each process creates its
+ * file, PID.N.objs; unset: record nothing), HWS_OBJECTS_MIN (smallest block recorded,
+ * default 1024), HWS_OBJECTS_DEPTH (frames per allocation, 1..HWS_OBJ_FRAMES, default all).
+ *
+ * Invariants:
+ *  - Never allocates: the real allocators are glibc's __libc_* entry points (no dlsym), the
+ *    file is created with raw calls, the records go to a MAP_SHARED mapping of it. A hook
+ *    re-entered on the same thread (pthread_getattr_np allocates) passes straight through.
+ *  - A record is reserved with an atomic add on the file header's @used and published by
+ *    storing its type last (release): a reader sees whole records or type 0. Records live
+ *    in the page cache as soon as they are written: a kill of the program or of hwsample
+ *    loses at most the record being written.
+ *  - Blocks smaller than the threshold are not recorded; a free is recorded when the block's
+ *    usable size reaches the threshold (a superset of the recorded blocks; the reader
+ *    ignores frees of blocks it does not know).
+ *  - Call chains: the allocator's return address, then saved frame pointers, each frame
+ *    checked to lie above the previous one and inside the thread's stack (recorded once per
+ *    thread as a HWS_OBJREC_STACK record): a program without frame pointers gives fewer or
+ *    wrong outer frames, never a crash.
+ *  - fork(): the child opens its own file; exec(): the new image opens a new one.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <hwsample/objects.h>
+
+#define EXPORT	 __attribute__((visibility("default")))
+#define CAPACITY (1ULL << 30) /* sparse: only written pages take space */
+
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+extern void *__libc_memalign(size_t, size_t);
+extern void *__libc_valloc(size_t);
+extern void *__libc_pvalloc(size_t);
+extern void *__libc_stack_end;
+size_t malloc_usable_size(void *);
+/* not in the headers any more (cfree) or not with _GNU_SOURCE alone */
+void cfree(void *);
+void *memalign(size_t, size_t);
+void *pvalloc(size_t);
+
+enum { ST_NONE, ST_INIT, ST_ON, ST_OFF };
+
+static int state;
+static struct hws_objfile *hdr;
+static uint8_t *recs;
+static uint64_t min_size = 1024;
+static unsigned int depth = HWS_OBJ_FRAMES;
+static pid_t my_pid;
+
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+static TLS int in_hook;
+static TLS pid_t my_tid;
+static TLS uintptr_t stack_lo, stack_hi; /* 1: unknown */
+
+static uint64_t now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t env_u64(const char *name, uint64_t dflt)
+{
+	const char *v = getenv(name);
+	uint64_t n = 0;
+
+	if (!v || !*v)
+		return dflt;
+	for (; *v >= '0' && *v <= '9'; v++)
+		n = n * 10 + (uint64_t)(*v - '0');
+	return *v ? dflt : n;
+}
+
+static void fmt_uint(char *p, uint64_t v)
+{
+	char t[24];
+	int n = 0;
+
+	do
+		t[n++] = (char)('0' + v % 10);
+	while (v /= 10);
+	while (n)
+		*p++ = t[--n];
+	*p = 0;
+}
+
+/* the file of this process: DIR/PID.N.objs, N the first free */
+static int open_file(void)
+{
+	const char *dir = getenv("HWS_OBJECTS_DIR");
+	char path[4096];
+	size_t dl;
+	int fd = -1;
+	void *m;
+
+	if (!dir || !*dir || (dl = strlen(dir)) > sizeof(path) - 64)
+		return -1;
+	for (unsigned int n = 0; n < 1000 && fd < 0; n++) {
+		char *p = path;
+
+		memcpy(p, dir, dl);
+		p += dl;
+		*p++ = '/';
+		fmt_uint(p, (uint64_t)my_pid);
+		p += strlen(p);
+		*p++ = '.';
+		fmt_uint(p, n);
+		p += strlen(p);
+		memcpy(p, ".objs", 6);
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			return -1;
+	}
+	if (fd < 0)
+		return -1;
+	if (ftruncate(fd, (off_t)(sizeof(*hdr) + CAPACITY))) {
+		close(fd);
+		return -1;
+	}
+	m = mmap(NULL, sizeof(*hdr) + CAPACITY, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+		 fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return -1;
+	hdr = m;
+	recs = (uint8_t *)m + sizeof(*hdr);
+	hdr->version = HWS_OBJFILE_VERSION;
+	hdr->rec_size = sizeof(struct hws_objrec);
+	hdr->pid = (uint32_t)my_pid;
+	hdr->ppid = (uint32_t)getppid();
+	hdr->start_time = now();
+	hdr->min_size = min_size;
+	hdr->capacity = CAPACITY;
+	hdr->clockid = CLOCK_MONOTONIC;
+	hdr->depth = depth;
+	__atomic_store_n(&hdr->used, 0, __ATOMIC_RELAXED);
+	memcpy(hdr->magic, HWS_OBJFILE_MAGIC, 8); /* last: a reader takes whole headers */
+	return 0;
+}
+
+static struct hws_objrec *reserve(void)
+{
+	uint64_t off = __atomic_fetch_add(&hdr->used, sizeof(struct hws_objrec), __ATOMIC_RELAXED);
+
+	if (off + sizeof(struct hws_objrec) > hdr->capacity) {
+		__atomic_fetch_add(&hdr->dropped, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	return (struct hws_objrec *)(recs + off);
+}
+
+static void publish(struct hws_objrec *r, uint8_t type)
+{
+	__atomic_store_n(&r->type, type, __ATOMIC_RELEASE);
+}
+
+/* the main thread's stack from /proc/self/maps (no allocation: a fixed buffer) */
+static void main_stack(void)
+{
+	static char buf[8192];
+	size_t have = 0;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	stack_lo = stack_hi = 1;
+	if (fd < 0)
+		return;
+	for (;;) {
+		ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		char *line = buf, *nl;
+
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		buf[have] = 0;
+		while ((nl = strchr(line, '\n'))) {
+			*nl = 0;
+			if (strstr(line, "[stack]")) {
+				char *e;
+
+				stack_lo = (uintptr_t)strtoull(line, &e, 16);
+				stack_hi = (uintptr_t)strtoull(e + 1, NULL, 16);
+				close(fd);
+				return;
+			}
+			line = nl + 1;
+		}
+		have = strlen(line);
+		memmove(buf, line, have);
+		if (have == sizeof(buf) - 1)
+			have = 0; /* a line longer than the buffer */
+	}
+	close(fd);
+}
+
+/* this thread's id and stack, once (and a STACK record) */
+static void thread_init(void)
+{
+	struct hws_objrec *r;
+
+	my_tid = (pid_t)syscall(SYS_gettid);
+	if (my_tid == my_pid) {
+		main_stack();
+	} else {
+		pthread_attr_t a;
+		void *lo;
+		size_t sz;
+
+		stack_lo = stack_hi = 1;
+		if (!pthread_getattr_np(pthread_self(), &a)) {
+			if (!pthread_attr_getstack(&a, &lo, &sz)) {
+				stack_lo = (uintptr_t)lo;
+				stack_hi = (uintptr_t)lo + sz;
+			}
+			pthread_attr_destroy(&a);
+		}
+	}
+	if (stack_hi <= 1 || !(r = reserve()))
+		return;
+	r->tid = (uint32_t)my_tid;
+	r->time = now();
+	r->addr = stack_lo;
+	r->size = stack_hi - stack_lo;
+	publish(r, HWS_OBJREC_STACK);
+}
+
+static void child_after_fork(void);
+
+static void init(void)
+{
+	int expect = ST_NONE;
+
+	if (!__atomic_compare_exchange_n(&state, &expect, ST_INIT, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return;
+	min_size = env_u64("HWS_OBJECTS_MIN", 1024);
+	depth = (unsigned int)env_u64("HWS_OBJECTS_DEPTH", HWS_OBJ_FRAMES);
+	if (depth < 1 || depth > HWS_OBJ_FRAMES)
+		depth = HWS_OBJ_FRAMES;
+	my_pid = getpid();
+	if (open_file()) {
+		__atomic_store_n(&state, ST_OFF, __ATOMIC_RELEASE);
+		return;
+	}
+	pthread_atfork(NULL, NULL, child_after_fork);
+	__atomic_store_n(&state, ST_ON, __ATOMIC_RELEASE);
+}
+
+static void child_after_fork(void)
+{
+	if (state != ST_ON)
+		return;
+	/* the parent's mapping came along: leave it, start this process's own file */
+	munmap(hdr, sizeof(*hdr) + CAPACITY);
+	hdr = NULL;
+	my_pid = getpid();
+	my_tid = 0;
+	stack_lo = stack_hi = 0;
+	state = open_file() ? ST_OFF : ST_ON;
+}
+
+__attribute__((constructor)) static void ctor(void)
+{
+	in_hook++;
+	init();
+	in_hook--;
+}
+
+/* entry of a hook: whether to record (and then in_hook is raised) */
+static inline bool enter(void)
+{
+	if (in_hook)
+		return false;
+	if (__builtin_expect(state != ST_ON, 0)) {
+		if (state != ST_NONE)
+			return false;
+		in_hook++;
+		init();
+		in_hook--;
+		if (state != ST_ON)
+			return false;
+	}
+	in_hook++;
+	if (__builtin_expect(!my_tid, 0))
+		thread_init();
+	return true;
+}
+
+static inline void leave(void)
+{
+	in_hook--;
+}
+
+/* the call chain: @ra (the allocator's return address), then the saved frame pointers from
+ * @fp (the hook's own frame) while they stay inside this thread's stack */
+static inline __attribute__((always_inline)) unsigned int chain(uint64_t *f, void *ra, void *fp)
+{
+	uintptr_t cur, prev;
+	unsigned int n = 0;
+
+	f[n++] = (uint64_t)(uintptr_t)ra;
+	if (depth < 2 || stack_hi <= 1)
+		return n;
+	prev = (uintptr_t)fp;
+	if (prev < stack_lo || prev + 16 > stack_hi)
+		return n;
+	cur = ((uintptr_t *)prev)[0]; /* the caller's frame */
+	while (n < depth) {
+		uintptr_t ret;
+
+		if (cur <= prev || cur + 16 > stack_hi || (cur & 7))
+			break;
+		ret = ((uintptr_t *)cur)[1];
+		if (ret < 4096)
+			break;
+		f[n++] = ret;
+		prev = cur;
+		cur = ((uintptr_t *)cur)[0];
+	}
+	return n;
+}
+
+static inline __attribute__((always_inline)) void
+rec_block(uint8_t type, uint16_t fn, void *p, size_t size, void *old, void *ra, void *fp)
+{
+	struct hws_objrec *r = reserve();
+
+	if (!r)
+		return;
+	r->flags = fn;
+	r->tid = (uint32_t)my_tid;
+	r->time = now();
+	r->addr = (uint64_t)(uintptr_t)p;
+	r->size = size;
+	r->old = (uint64_t)(uintptr_t)old;
+	r->nframes = (uint8_t)chain(r->frames, ra, fp);
+	publish(r, type);
+}
+
+static inline void rec_free(void *p)
+{
+	struct hws_objrec *r;
+
+	if (!p || malloc_usable_size(p) < min_size || !(r = reserve()))
+		return;
+	r->tid = (uint32_t)my_tid;
+	r->time = now();
+	r->addr = (uint64_t)(uintptr_t)p;
+	publish(r, HWS_OBJREC_FREE);
+}
+
+#define RA __builtin_return_address(0)
+#define FP __builtin_frame_address(0)
+
+EXPORT void *malloc(size_t size)
+{
+	void *p = __libc_malloc(size);
+
+	if (p && size >= min_size && enter()) {
+		rec_block(HWS_OBJREC_ALLOC, HWS_OBJFN_MALLOC, p, size, NULL, RA, FP);
+		leave();
+	}
+	return p;
+}
+
+EXPORT void *calloc(size_t n, size_t size)
+{
+	void *p = __libc_calloc(n, size);
+
+	/* no overflow when p is not NULL */
+	if (p && n * size >= min_size && enter()) {
+		rec_block(HWS_OBJREC_ALLOC, HWS_OBJFN_CALLOC, p, n * size, NULL, RA, FP);
+		leave();
+	}
+	return p;
+}
+
+EXPORT void free(void *p)
+{
+	if (p && enter()) {
+		rec_free(p);
+		leave();
+	}
+	__libc_free(p);
+}
+
+EXPORT void cfree(void *p)
+{
+	free(p);
+}
+
+EXPORT void *realloc(void *old, size_t size)
+{
+	size_t old_size = 0;
+	bool rec = false;
+	void *p;
+
+	if (old && size && enter()) { /* the old block's size before it goes */
+		old_size = malloc_usable_size(old);
+		rec = true;
+		leave();
+	}
+	p = __libc_realloc(old, size);
+	if (!old && p && size >= min_size && enter()) {
+		rec_block(HWS_OBJREC_ALLOC, HWS_OBJFN_REALLOC, p, size, NULL, RA, FP);
+		leave();
+	} else if (old && !size) { /* realloc(p, 0) frees p */
+		if (enter()) {
+			struct hws_objrec *r = reserve();
+
+			if (r) {
+				r->tid = (uint32_t)my_tid;
+				r->time = now();
+				r->addr = (uint64_t)(uintptr_t)old;
+				publish(r, HWS_OBJREC_FREE);
+			}
+			leave();
+		}
+	} else if (rec && p && (size >= min_size || old_size >= min_size) && enter()) {
+		rec_block(HWS_OBJREC_REALLOC, HWS_OBJFN_REALLOC, p, size, old, RA, FP);
+		leave();
+	}
+	return p;
+}
+
+EXPORT void *reallocarray(void *old, size_t n, size_t size)
+{
+	size_t b;
+
+	if (__builtin_mul_overflow(n, size, &b)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(old, b);
+}
+
+static inline __attribute__((always_inline)) void *aligned(size_t align, size_t size, void *ra,
+							   void *fp)
+{
+	void *p = __libc_memalign(align, size);
+
+	if (p && size >= min_size && enter()) {
+		rec_block(HWS_OBJREC_ALLOC, HWS_OBJFN_MEMALIGN, p, size, NULL, ra, fp);
+		leave();
+	}
+	return p;
+}
+
+EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+	void *p;
+	int e = errno;
+
+	if (!align || (align & (align - 1)) || align % sizeof(void *))
+		return EINVAL;
+	p = aligned(align, size, RA, FP);
+	if (!p)
+		return ENOMEM;
+	errno = e;
+	*out = p;
+	return 0;
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+	if (!align || (align & (align - 1))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return aligned(align, size, RA, FP);
+}
+
+EXPORT void *memalign(size_t align, size_t size)
+{
+	return aligned(align, size, RA, FP);
+}
+
+EXPORT void *valloc(size_t size)
+{
+	void *p = __libc_valloc(size);
+
+	if (p && size >= min_size && enter()) {
+		rec_block(HWS_OBJREC_ALLOC, HWS_OBJFN_MEMALIGN, p, size, NULL, RA, FP);
+		leave();
+	}
+	return p;
+}
+
+EXPORT void *pvalloc(size_t size)
+{
+	void *p = __libc_pvalloc(size);
+
+	if (p && size >= min_size && enter()) {
+		rec_block(HWS_OBJREC_ALLOC, HWS_OBJFN_MEMALIGN, p, size, NULL, RA, FP);
+		leave();
+	}
+	return p;
+}
+
+EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	void *p = (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+
+	if (p != MAP_FAILED && len >= min_size && enter()) {
+		rec_block(HWS_OBJREC_MMAP, (uint16_t)prot, p, len,
+			  (void *)(uintptr_t)((uint64_t)(uint32_t)flags << 32 | (uint32_t)fd), RA,
+			  FP);
+		leave();
+	}
+	return p;
+}
+
+EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+    __attribute__((alias("mmap")));
+
+EXPORT int munmap(void *addr, size_t len)
+{
+	int ret = (int)syscall(SYS_munmap, addr, len);
+
+	if (!ret && enter()) {
+		struct hws_objrec *r = reserve();
+
+		if (r) {
+			r->tid = (uint32_t)my_tid;
+			r->time = now();
+			r->addr = (uint64_t)(uintptr_t)addr;
+			r->size = len;
+			publish(r, HWS_OBJREC_MUNMAP);
+		}
+		leave();
+	}
+	return ret;
+}
