@@ -30,6 +30,7 @@
 #include <zlib.h>
 
 #include <hwsample/convert.h>
+#include <hwsample/objects.h>
 
 #include "profile.pb-c.h"
 #include "util/internal.h"
@@ -55,7 +56,7 @@ struct stk {
 
 /* what makes two pprof samples one: no padding, compared with memcmp */
 struct skey {
-	uint32_t stack, pid, tid, cpu, comm, event;
+	uint32_t stack, pid, tid, cpu, comm, event, object;
 	uint8_t op, lvl, snoop, tlb;
 	uint32_t have; /* L_* bits: the labels this sample has */
 };
@@ -72,7 +73,8 @@ enum {
 	L_EVENT = 1U << 3,
 	L_OP = 1U << 4,
 	L_DSRC = 1U << 5, /* mem_level, snoop, tlb */
-	NR_LABELS = 9,
+	L_OBJECT = 1U << 6,
+	NR_LABELS = 10,
 };
 
 /* strings every profile has, interned first in this order */
@@ -92,11 +94,12 @@ enum {
 	S_SNOOP,
 	S_TLB,
 	S_ID,
+	S_OBJECT,
 	S__FIXED,
 };
 static const char *const fixed_str[S__FIXED] = {
     "",	   "samples", "count", "event",	    "latency", "cycles", "pid", "tid",
-    "cpu", "comm",    "op",    "mem_level", "snoop",   "tlb",	 "id",
+    "cpu", "comm",    "op",    "mem_level", "snoop",   "tlb",	 "id",	"object",
 };
 
 struct hws_pprof {
@@ -396,6 +399,28 @@ static int add_frame(struct hws_pprof *p, uint32_t *n, uint32_t pid, uint64_t ip
 	return 0;
 }
 
+/* the "object" label of @s's data address: its string id, 0 if none, < 0 on error */
+static int64_t object_label(struct hws_pprof *p, const struct hws_sample *s)
+{
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	struct hws_object o;
+	int64_t id;
+	int err;
+
+	if (!hws_objects__attribute(p->o.objects, p->o.syms, s, &o))
+		return 0;
+	err = hws_strbuf__addf(&sb, "[%s] ", hws_object__kind_name(o.kind));
+	if (!err && o.kind == HWS_OBJ_STACK)
+		err = hws_strbuf__addf(&sb, "tid %u", o.tid);
+	else if (!err && o.nframes)
+		err = hws_object__site(&o, p->o.syms, s->pid, &sb);
+	else if (!err && o.name)
+		err = hws_strbuf__addstr(&sb, o.name);
+	id = err ? -ENOMEM : intern(p, sb.buf ? sb.buf : "");
+	hws_strbuf__release(&sb);
+	return id;
+}
+
 int hws_pprof__add(struct hws_pprof *p, const struct hws_sample *s)
 {
 	struct skey k;
@@ -482,6 +507,16 @@ int hws_pprof__add(struct hws_pprof *p, const struct hws_sample *s)
 		k.lvl = s->mem_level;
 		k.snoop = s->snoop;
 		k.tlb = s->tlb;
+	}
+	if (p->o.object_labels && (s->fields & HWS_SF_ADDR)) {
+		int64_t id = object_label(p, s);
+
+		if (id < 0)
+			return (int)id;
+		if (id > 0) {
+			k.have |= L_OBJECT;
+			k.object = (uint32_t)id;
+		}
 	}
 	idx = sample_of(p, &k);
 	if (idx < 0)
@@ -887,6 +922,8 @@ static int build(struct hws_pprof *p, struct wbuf *w, Perftools__Profiles__Profi
 			LAB(S_SNOOP, intern(p, hws_snoop__name(k->snoop)), 0);
 			LAB(S_TLB, intern(p, hws_tlb__name(k->tlb)), 0);
 		}
+		if (k->have & L_OBJECT)
+			LAB(S_OBJECT, k->object, 0);
 #undef LAB
 		for (size_t j = 0; j < n; j++) {
 			int64_t l = v[j][1] < 0 ? -ENOMEM : label_of(w, v[j][0], v[j][1], v[j][2]);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <hwsample/convert.h>
+#include <hwsample/objects.h>
 #include <hwsample/decode.h>
 #include <hwsample/errors.h>
 #include <hwsample/perfdata.h>
@@ -75,6 +76,7 @@ int cmd_convert(struct hws_cli *cli, int argc, char **argv)
 	struct option opts[64];
 	HWS_OPTS(hws_filter_opts, fo);
 	HWS_OPTS(hws_pprof_opts, po);
+	struct hws_objects *objects = NULL;
 	struct hws_decoder_opts dopts = {
 	    .sz = sizeof(dopts), .srcline = true, .exec_history = true};
 	struct hws_filter *filter = NULL;
@@ -181,6 +183,10 @@ int cmd_convert(struct hws_cli *cli, int argc, char **argv)
 	po.syms = hws_decoder__symbols(d);
 	po.filter = filter;
 	po.comment = comment;
+	/* recorded with --objects: each sample with a data address gets its "object" label */
+	objects = hws_cli__objects("hwsample convert", path, r);
+	po.objects = objects;
+	po.object_labels = objects != NULL;
 	p = hws_pprof__new(&po);
 	if (!p) {
 		fprintf(stderr, "hwsample convert: out of memory\n");
@@ -248,6 +254,7 @@ out:
 		unlink(tmp);
 	free(tmp);
 	hws_pprof__delete(p);
+	hws_objects__delete(objects);
 	hws_filter__delete(filter);
 	hws_decoder__delete(d);
 	hws_perf_reader__close(r);

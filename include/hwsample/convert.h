@@ -20,7 +20,8 @@
  *    covers have no function (pprof shows the address);
  *  - labels: pid, tid and cpu (numbers), comm, event, and with a data source op, mem_level,
  *    snoop and tlb (the names of every hwsample output: hws_op__name()...), each only
- *    where the sample has the field.
+ *    where the sample has the field; with opts.object_labels, object (the data address's
+ *    object, include/hwsample/objects.h).
  * Samples with the same stack and labels are summed into one pprof sample.
  * Symbols are looked up at hws_pprof__write() time (as hws_report__render() does), once per
  * location, in opts.syms, which must live until then.
@@ -43,6 +44,7 @@ extern "C" {
 #endif
 
 struct hws_pprof;
+struct hws_objects;
 
 struct hws_pprof_opts {
 	size_t sz;			 /* sizeof(struct hws_pprof_opts) */
@@ -51,6 +53,12 @@ struct hws_pprof_opts {
 	const struct hws_filter *filter; /* only samples passing it (include/hwsample/filter.h) */
 	bool data_frames;		 /* the data address as the leaf frame */
 	const char *comment;		 /* a comment stored in the profile (NULL: none) */
+	/* allocation records (include/hwsample/objects.h): an "object" label on samples with a
+	 * data address, "[kind] site" or "[kind] name" (heap, static, stack, mmap, anon), as
+	 * report --sort object names it without the size; NULL: static variables and mappings
+	 * from @syms only (still labelled). Must outlive the profile. */
+	const struct hws_objects *objects;
+	bool object_labels; /* add the "object" label (with or without @objects) */
 };
 
 /**

@@ -25,6 +25,40 @@ eq "dump --json exit" "$?" 0
 $CMP "$TMP/expect" "$TMP/d.json"
 eq "every attribution equals the design" "$?" 0
 
+# convert --to-pprof: an "object" label per sample, as dump --json attributes it (go's pprof
+# -tags: the count of every "[kind] site" / "[kind] name" value equals dump's)
+if command -v go >/dev/null 2>&1; then
+	export GOCACHE=$TMP/gocache GOPATH=$TMP/gopath
+	"$HWS_BIN" convert -i "$f" --to-pprof "$TMP/o.pb.gz" 2>"$TMP/err"
+	eq "convert --to-pprof exit" "$?" 0
+	go tool pprof -tags -sample_index=samples "$TMP/o.pb.gz" >"$TMP/tags" 2>&1
+	check "pprof object labels equal dump's attributions" python3 - "$TMP/d.json" "$TMP/tags" <<'PY'
+import collections, json, re, sys
+want = collections.Counter()
+for line in open(sys.argv[1]):
+    o = json.loads(line).get("object")
+    if not o or o["kind"] == "stack":
+        continue
+    want["[%s] %s" % (o["kind"], o.get("site") or o.get("name", ""))] += 1
+got, on = collections.Counter(), False
+for line in open(sys.argv[2]):
+    if re.match(r"\s*object: Total", line):
+        on = True
+        continue
+    m = re.match(r"\s*([0-9.]+) \(\s*[0-9.]+%\): (.*)$", line)
+    if on and m:
+        if not m.group(2).startswith("[stack]"):
+            got[m.group(2)] += int(float(m.group(1)))
+    elif on and line.strip() and not m:
+        on = False
+bad = {k: (want[k], got[k]) for k in set(want) | set(got) if want[k] != got[k]}
+print(f"{sum(want.values())} samples, {len(want)} objects; differing: {bad}")
+sys.exit(1 if bad or not want else 0)
+PY
+else
+	echo "note: go not installed: the pprof object labels are not checked"
+fi
+
 # report --sort object,offset: the sites and sizes as rows
 "$HWS_BIN" report -i "$f" --sort object,offset >"$TMP/rep" 2>"$TMP/err"
 eq "report --sort object,offset exit" "$?" 0
