@@ -443,18 +443,22 @@ static size_t lead_underscores(const char *s)
 }
 
 /*
- * Of two symbols at one address, is @y a better name than @x (kept until now)? perf's
- * choose_best_symbol(), so both tools name an address alike: a sized one over a size-0 one,
- * not weak over weak, global over local, fewer leading underscores, the longer name, not a
- * "SyS"/"compat_SyS" syscall alias; on a full tie the first one stays.
+ * Of two symbols at one address, is @y (@ysized) a better name than @x (@xsized, kept until
+ * now)? perf's choose_best_symbol(), so both tools name an address alike: a sized one over a
+ * size-0 one, not weak over weak, global over local, fewer leading underscores, the longer
+ * name, not a "SyS"/"compat_SyS" syscall alias; on a full tie the first one stays. "Sized" as
+ * perf sees it after its symbols__fixup_end(), which runs first: a size-0 symbol that is the
+ * last of its address (and not of the table) reaches the next address, the others stay 0
+ * (so of kallsyms' aliases, all of size 0, the last one listed wins).
  */
-static bool sym_better(const struct dso *d, const struct sym *x, const struct sym *y)
+static bool sym_better(const struct dso *d, const struct sym *x, bool xsized, const struct sym *y,
+		       bool ysized)
 {
 	const char *xn = d->names + x->name, *yn = d->names + y->name;
 	size_t a, b;
 
-	if ((x->size != 0) != (y->size != 0))
-		return y->size != 0;
+	if (xsized != ysized)
+		return ysized;
 	if ((x->bind_rank == SYM_BIND_WEAK) != (y->bind_rank == SYM_BIND_WEAK))
 		return x->bind_rank == SYM_BIND_WEAK;
 	if ((x->bind_rank == SYM_BIND_GLOBAL) != (y->bind_rank == SYM_BIND_GLOBAL))
@@ -483,13 +487,19 @@ void dso__finish_syms(struct dso *d, uint64_t last_size, bool all)
 		sorted = d->syms[i - 1].start <= d->syms[i].start;
 	if (!sorted)
 		qsort(d->syms, d->nr_syms, sizeof(*d->syms), sym_cmp);
-	for (size_t i = 0; i < d->nr_syms; i++) {
-		if (n && d->syms[n - 1].start == d->syms[i].start) {
-			if (sym_better(d, &d->syms[n - 1], &d->syms[i]))
-				d->syms[n - 1] = d->syms[i];
-			continue;
+	for (size_t i = 0, end; i < d->nr_syms; i = end) {
+		size_t best = i;
+
+		for (end = i + 1; end < d->nr_syms && d->syms[end].start == d->syms[i].start; end++)
+			;
+		for (size_t j = i + 1; j < end; j++) {
+			bool bsized = d->syms[best].size || (best == end - 1 && end < d->nr_syms);
+			bool jsized = d->syms[j].size || (j == end - 1 && end < d->nr_syms);
+
+			if (sym_better(d, &d->syms[best], bsized, &d->syms[j], jsized))
+				best = j;
 		}
-		d->syms[n++] = d->syms[i];
+		d->syms[n++] = d->syms[best];
 	}
 	d->nr_syms = n;
 	for (size_t i = 0; i < n; i++) {

@@ -209,14 +209,26 @@ static const char alias_asm[] =
     "	.type y4long,@function\n	.size y4long,16\n"
     "	.type y4,@function\n	.size y4,16\n"
     "y4long:\ny4:\n	.skip 16\n"
-    /* sized over size 0, even a global one */
-    "	.globl z5\n	.type z5,@function\n"
+    /* sized over size 0 (the size-0 one in the middle: perf's fixup_end leaves it 0), even
+     * with a longer name */
     "	.type z5s,@function\n	.size z5s,16\n"
-    "z5:\nz5s:\n	.skip 16\n"
+    "	.type z5_unsized_long,@function\n"
+    "	.type z5c,@function\n	.size z5c,16\n"
+    "z5s:\nz5_unsized_long:\nz5c:\n	.skip 16\n"
+    /* a global size-0 one listed last (symbol tables list locals first) is sized by perf's
+     * fixup_end, and global wins */
+    "	.globl z6\n	.type z6,@function\n"
+    "	.type z6s,@function\n	.size z6s,16\n"
+    "z6:\nz6s:\n	.skip 16\n"
     /* not a SyS alias */
     "	.type SyS_foo,@function\n	.size SyS_foo,16\n"
     "	.type sys_foo,@function\n	.size sys_foo,16\n"
     "SyS_foo:\nsys_foo:\n	.skip 16\n"
+    /* size 0: the last of the address reaches the next one, as after perf's
+     * symbols__fixup_end() (kallsyms' memmove / __memmove) */
+    "	.type t8,@function\n"
+    "	.type __t8,@function\n"
+    "t8:\n__t8:\n	.skip 16\n"
     /* a full tie: the first one */
     "	.type t7a,@function\n	.size t7a,16\n"
     "	.type t7b,@function\n	.size t7b,16\n"
@@ -224,8 +236,8 @@ static const char alias_asm[] =
 
 static void test_aliases(void)
 {
-	static const char *const winners[] = {"l1",	"l1b", "___g2",	  "__GI_____x3",
-					      "y4long", "z5s", "sys_foo", "t7a"};
+	static const char *const winners[] = {"l1",  "l1b",	"___g2", "__GI_____x3", "y4long",
+					      "z5s", "sys_foo", "__t8",	 "t7a"};
 	struct hws_symbols *syms;
 	char src[300], so[300], cmd[1000];
 	struct hws_symbol sym;
