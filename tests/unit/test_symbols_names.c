@@ -236,8 +236,8 @@ static const char alias_asm[] =
 
 static void test_aliases(void)
 {
-	static const char *const winners[] = {"l1",  "l1b",	"___g2", "__GI_____x3", "y4long",
-					      "z5s", "sys_foo", "__t8",	 "t7a"};
+	static const char *const winners[] = {"l1",  "l1b", "___g2",   "__GI_____x3", "y4long",
+					      "z5s", "z6",  "sys_foo", "__t8",	      "t7a"};
 	struct hws_symbols *syms;
 	char src[300], so[300], cmd[1000];
 	struct hws_symbol sym;
