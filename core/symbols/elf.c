@@ -440,6 +440,33 @@ out:
 	return err;
 }
 
+/*
+ * An untyped symbol perf takes as a function (its elf_sym__is_label() and text-section
+ * filter): a label in a section whose name contains "text", not hidden or internal, not
+ * absolute or common, not an Arm mapping symbol ($a, $d, $t, $x): ld.so's _dl_start_user and
+ * _start, assembler entry points.
+ */
+static bool text_label(Elf *elf, const GElf_Sym *es, const char *name)
+{
+	int vis = GELF_ST_VISIBILITY(es->st_other);
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	size_t shstrndx;
+	const char *sname;
+
+	if (es->st_shndx == SHN_ABS || es->st_shndx == SHN_COMMON ||
+	    es->st_shndx >= SHN_LORESERVE || vis == STV_HIDDEN || vis == STV_INTERNAL)
+		return false;
+	if (name[0] == '$' && name[1] && strchr("adtx", name[1]) &&
+	    (name[2] == '\0' || name[2] == '.'))
+		return false;
+	scn = elf_getscn(elf, es->st_shndx);
+	if (!scn || !gelf_getshdr(scn, &sh) || elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	sname = elf_strptr(elf, shstrndx, sh.sh_name);
+	return sname && strstr(sname, "text");
+}
+
 /* the symbols of @d: those of @elf's symbol table, and the PLT entries of @d's own file */
 static int read_syms(struct hws_symbols *s, struct dso *d, Elf *elf)
 {
@@ -462,13 +489,19 @@ static int read_syms(struct hws_symbols *s, struct dso *d, Elf *elf)
 		if (!gelf_getsym(data, (int)i, &es))
 			break;
 		type = GELF_ST_TYPE(es.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT)
+		if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT &&
+		    type != STT_NOTYPE)
 			continue;
 		if (es.st_shndx == SHN_UNDEF || !es.st_value)
 			continue;
 		name = elf_strptr(elf, sh.sh_link, es.st_name);
 		if (!name || !*name)
 			continue;
+		if (type == STT_NOTYPE) {
+			if (!text_label(elf, &es, name))
+				continue;
+			type = STT_FUNC;
+		}
 		err = sym_add(d, &cap, &alloc_names, es.st_value, es.st_size,
 			      type == STT_OBJECT ? HWS_SYM_OBJECT : HWS_SYM_FUNC,
 			      GELF_ST_BIND(es.st_info) == STB_GLOBAL ? SYM_BIND_GLOBAL

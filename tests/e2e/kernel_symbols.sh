@@ -43,7 +43,10 @@ check "there are kernel symbols to compare" grep -q '\[kernel\]' "$TMP/copy.txt"
 "$HWS_BIN" report -i "$TMP/k.data" --stdio --kallsyms /proc/kallsyms >"$TMP/live.txt" 2>&1
 check "same report as with /proc/kallsyms" cmp -s "$TMP/copy.txt" "$TMP/live.txt"
 PERF_BUILDID_DIR=$TMP/empty "$HWS_BIN" report -i "$TMP/k.data" --stdio >"$TMP/nocache.txt" 2>&1
-check "same report without a cache" cmp -s "$TMP/copy.txt" "$TMP/nocache.txt"
+# kernel rows only: user files of this system-wide run may have changed since (other tests'
+# binaries), and without the cache their old copies are gone, as perf would see it
+check "same kernel rows without a cache" cmp -s <(grep '\[kernel' "$TMP/copy.txt") \
+	<(grep '\[kernel' "$TMP/nocache.txt")
 
 # a copy that does not start as the running kernel's kallsyms does: not used
 cp "$copy" "$TMP/good"

@@ -31,7 +31,8 @@ for f in h p; do
 	n=$(grep -c '(\[vdso\])' "$TMP/$f.perf")
 	check "$f.data: most samples in the vDSO" test "$n" -gt "$(($(wc -l <"$TMP/$f.perf") / 2))"
 	check "$f.data: perf names them" grep -q ' __vdso_clock_gettime (\[vdso\])' "$TMP/$f.perf"
-	check "$f.data: dump -F ip,sym,dso equals perf script's" cmp -s "$TMP/$f.perf" "$TMP/$f.hws"
+	check "$f.data: dump -F ip,sym,dso equals perf script's" cmp -s "$TMP/$f.perf" "$TMP/$f.hws" ||
+		diff "$TMP/$f.perf" "$TMP/$f.hws" | head -8
 done
 "$HWS_BIN" report -i "$TMP/h.data" --ascii >"$TMP/rep" 2>&1
 check "report names __vdso_clock_gettime" grep -q "__vdso_clock_gettime  \[vdso\]" "$TMP/rep"
