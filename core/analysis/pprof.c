@@ -409,13 +409,7 @@ static int64_t object_label(struct hws_pprof *p, const struct hws_sample *s)
 
 	if (!hws_objects__attribute(p->o.objects, p->o.syms, s, &o))
 		return 0;
-	err = hws_strbuf__addf(&sb, "[%s] ", hws_object__kind_name(o.kind));
-	if (!err && o.kind == HWS_OBJ_STACK)
-		err = hws_strbuf__addf(&sb, "tid %u", o.tid);
-	else if (!err && o.nframes)
-		err = hws_object__site(&o, p->o.syms, s->pid, &sb);
-	else if (!err && o.name)
-		err = hws_strbuf__addstr(&sb, o.name);
+	err = hws_object__label(&o, p->o.syms, s->pid, false, &sb);
 	id = err ? -ENOMEM : intern(p, sb.buf ? sb.buf : "");
 	hws_strbuf__release(&sb);
 	return id;

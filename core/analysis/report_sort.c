@@ -784,15 +784,7 @@ static int object_col(struct hws_hist *h, struct ctx *c)
 		c->obj_col = intern(h, "[unknown]");
 		return c->obj_col ? 0 : -ENOMEM;
 	}
-	err = hws_strbuf__addf(&sb, "[%s] ", hws_object__kind_name(o->kind));
-	if (!err && o->kind == HWS_OBJ_STACK)
-		err = hws_strbuf__addf(&sb, "tid %u", o->tid);
-	else if (!err && o->nframes)
-		err = hws_object__site(o, c->syms, c->s->pid, &sb);
-	else if (!err && o->name)
-		err = hws_strbuf__addstr(&sb, o->name);
-	if (!err && o->size && o->kind != HWS_OBJ_STACK && o->kind != HWS_OBJ_MMAP)
-		err = hws_strbuf__addf(&sb, " (%" PRIu64 " bytes)", o->size);
+	err = hws_object__label(o, c->syms, c->s->pid, true, &sb);
 	c->obj_col = err ? 0 : intern(h, sb.buf);
 	hws_strbuf__release(&sb);
 	return c->obj_col ? 0 : -ENOMEM;

@@ -657,6 +657,23 @@ int hws_object__site(const struct hws_object *obj, struct hws_symbols *syms, uin
 	return hws_strbuf__addf(sb, "0x%" PRIx64, ip);
 }
 
+int hws_object__label(const struct hws_object *obj, struct hws_symbols *syms, uint32_t pid,
+		      bool with_size, struct hws_strbuf *sb)
+{
+	int err = hws_strbuf__addf(sb, "[%s] ", hws_object__kind_name(obj->kind));
+
+	if (!err && obj->kind == HWS_OBJ_STACK)
+		err = hws_strbuf__addf(sb, "tid %u", obj->tid);
+	else if (!err && obj->nframes)
+		err = hws_object__site(obj, syms, pid, sb);
+	else if (!err && obj->name)
+		err = hws_strbuf__addstr(sb, obj->name);
+	if (!err && with_size && obj->size && obj->kind != HWS_OBJ_STACK &&
+	    obj->kind != HWS_OBJ_MMAP)
+		err = hws_strbuf__addf(sb, " (%" PRIu64 " bytes)", obj->size);
+	return err;
+}
+
 /* @obj's frame @i as a JSON string */
 static int frame_json(const struct hws_object *obj, uint32_t i, struct hws_symbols *syms,
 		      uint32_t pid, struct hws_strbuf *sb)

@@ -169,6 +169,16 @@ HWS_API int hws_object__site(const struct hws_object *obj, struct hws_symbols *s
 			     struct hws_strbuf *sb);
 
 /**
+ * hws_object__label() - @obj as one name: "[heap] site+0x1f", "[static] name", "[stack] tid
+ * N", "[mmap] /path", "[anon] site" ("[kind] " alone when it has neither), with " (N bytes)"
+ * after it when @with_size and the size is known (not for stacks and mappings); the site
+ * resolved with @syms (may be NULL) in process @pid. The column of report --sort object and
+ * the "object" label of convert --to-pprof. Appended to @sb. Return: 0 or -ENOMEM.
+ */
+HWS_API int hws_object__label(const struct hws_object *obj, struct hws_symbols *syms, uint32_t pid,
+			      bool with_size, struct hws_strbuf *sb);
+
+/**
  * hws_object__json() - ,"object":{"kind":"heap","site":"...","size":N,"offset":N,...}
  * appended to @sb (nothing for HWS_OBJ_NONE). Return: 0 or -ENOMEM.
  */
