@@ -43,8 +43,8 @@ eq "report exit code" "$?" 0
 perf report -i "$TMP/e.data" --stdio -q --sort sym,dso -F sample,sym,dso 2>/dev/null |
 	awk 'NF >= 4 && $2 == "[.]" {print $3, "[" $4 "]", $1}' | sort >"$TMP/perf_syms"
 awk '/^== Top functions/ {on = 1; next} /^== / {on = 0} on && $1 ~ /^[0-9]+$/ && $2 ~ /%$/ {print $4, $5, $1}' \
-	"$TMP/rep.txt" | grep -v '^\[' | grep -v '\[kernel\]' | grep -v '@plt ' | sort >"$TMP/hws_syms"
-# PLT samples (above): perf 6.1's _init rows and our NAME@plt rows left out of the comparison
+	"$TMP/rep.txt" | grep -v '^\[' | grep -v '\[kernel\]' | grep -v '@plt ' | grep -v '^_init ' | sort >"$TMP/hws_syms"
+# PLT samples (above): _init rows (perf 6.1 puts PLT samples there) and NAME@plt rows left out on both sides
 grep -v '^_init ' "$TMP/perf_syms" >"$TMP/perf_syms.1" && mv "$TMP/perf_syms.1" "$TMP/perf_syms"
 check "report names the samples taken before the exec like perf report" \
 	grep -q "^before_exec \[exec_chain\] " "$TMP/hws_syms"
