@@ -188,6 +188,24 @@ static const struct cg_tree *g_t; /* qsort has no context */
 static cg_name_fn g_name;
 static const void *g_ctx;
 
+/*
+ * Siblings of equal value in perf's order: perf walks a node's children in its rb_root_in
+ * order, where a later frame with a higher (dso, address) goes left (match_chain_dso_addresses()
+ * answers MATCH_LT), so they come by descending dso then address; its sort keeps that order
+ * for ties (rb_insert_callchain() puts an equal value to the right). hwsample's dso ids count
+ * up in the order dsos are met, as perf's dso objects are allocated.
+ */
+static int perf_order(const struct cg_node *x, const struct cg_node *y)
+{
+	uint64_t dx = x->k0 & ~(1ULL << 63), dy = y->k0 & ~(1ULL << 63);
+
+	if (dx != dy)
+		return dx > dy ? -1 : 1;
+	if (x->k1 != y->k1)
+		return x->k1 > y->k1 ? -1 : 1;
+	return 0;
+}
+
 static int by_cumul(const void *a, const void *b)
 {
 	const struct cg_node *x = &g_t->n[*(const uint32_t *)a], *y = &g_t->n[*(const uint32_t *)b];
@@ -195,6 +213,9 @@ static int by_cumul(const void *a, const void *b)
 
 	if (x->cumul != y->cumul)
 		return x->cumul > y->cumul ? -1 : 1;
+	c = perf_order(x, y);
+	if (c)
+		return c;
 	c = strcmp(g_name(g_ctx, x->name), g_name(g_ctx, y->name));
 	if (c)
 		return c;

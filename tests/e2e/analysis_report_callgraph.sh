@@ -27,8 +27,9 @@ WL=$HWS_WORKLOADS
 CMP=$HWS_SOURCE_DIR/tests/e2e/analysis_report_cg_cmp.py
 # also left out: PLT entries (perf 6.1 names them _init+OFF or "@plt" with no name in libc's
 # .plt.sec, hwsample NAME@plt as newer perf: symbols_plt.sh), and the kernel's interrupt entry
-# frames (asm_sysvec_*), where perf's fractal view orders siblings of equal share differently
-# (each seen in this session's runs on the loaded VM; the tie order is not checked)
+# frames (asm_sysvec_*): two rows of one name (two local symbols, e.g. *.constprop.0) with an
+# equal share come in perf's hist insertion order, which hwsample does not follow (siblings of
+# equal share in a graph do come in perf's order: descending dso, then address)
 IGN='vdso|_dl_start_user|^0x|\] 0x[0-9a-f]+$|\] 0+$|^0$|^$|clock_gettime|cpu_seconds|@plt$|^asm_sysvec_'
 
 same() { # what file "args" [perf-only args]
