@@ -127,6 +127,35 @@ static int grow(struct cg_tree *t)
 	return 0;
 }
 
+/* the child of @cur with the key of @f, added when new: its number, 0 on -ENOMEM */
+static uint32_t child_of(struct cg_tree *t, uint32_t cur, const struct cg_frame *f)
+{
+	size_t i;
+	uint32_t c;
+
+	if ((t->nr + 1) * 2 > t->size && grow(t))
+		return 0;
+	for (i = node_hash(cur, f->k0, f->k1) & (t->size - 1); (c = t->slot[i]);
+	     i = (i + 1) & (t->size - 1)) {
+		const struct cg_node *e = &t->n[c];
+
+		if (e->parent == cur && e->k0 == f->k0 && e->k1 == f->k1)
+			return c;
+	}
+	c = new_node(t);
+	if (!c)
+		return 0;
+	t->n[c].k0 = f->k0;
+	t->n[c].k1 = f->k1;
+	t->n[c].name = f->name;
+	t->n[c].parent = cur;
+	t->n[c].sibling = t->n[cur].child;
+	t->n[cur].child = c;
+	t->n[cur].nchild++;
+	t->slot[i] = c;
+	return c;
+}
+
 int cg_tree__add(struct cg_tree *t, uint32_t root, const struct cg_frame *f, size_t n, int step,
 		 uint64_t value)
 {
@@ -134,34 +163,32 @@ int cg_tree__add(struct cg_tree *t, uint32_t root, const struct cg_frame *f, siz
 
 	t->n[cur].cumul += value;
 	for (size_t j = 0; j < n; j++, f += step) {
-		size_t i;
-		uint32_t c;
+		uint32_t c = child_of(t, cur, f);
 
-		if ((t->nr + 1) * 2 > t->size && grow(t))
-			return -ENOMEM;
-		for (i = node_hash(cur, f->k0, f->k1) & (t->size - 1); (c = t->slot[i]);
-		     i = (i + 1) & (t->size - 1)) {
-			const struct cg_node *e = &t->n[c];
-
-			if (e->parent == cur && e->k0 == f->k0 && e->k1 == f->k1)
-				goto found;
-		}
-		c = new_node(t);
 		if (!c)
 			return -ENOMEM;
-		t->n[c].k0 = f->k0;
-		t->n[c].k1 = f->k1;
-		t->n[c].name = f->name;
-		t->n[c].parent = cur;
-		t->n[c].sibling = t->n[cur].child;
-		t->n[cur].child = c;
-		t->n[cur].nchild++;
-		t->slot[i] = c;
-	found:
 		t->n[c].cumul += value;
 		cur = c;
 	}
 	t->n[cur].hit += value;
+	return 0;
+}
+
+int cg_tree__merge(struct cg_tree *t, uint32_t dst, uint32_t src)
+{
+	t->n[dst].hit += t->n[src].hit;
+	t->n[dst].cumul += t->n[src].cumul;
+	for (uint32_t c = t->n[src].child; c; c = t->n[c].sibling) {
+		struct cg_frame f = {t->n[c].k0, t->n[c].k1, t->n[c].name};
+		uint32_t d = child_of(t, dst, &f);
+		int err;
+
+		if (!d)
+			return -ENOMEM;
+		err = cg_tree__merge(t, d, c);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 

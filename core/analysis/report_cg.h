@@ -48,6 +48,9 @@ uint32_t cg_tree__root(struct cg_tree *t);
 /* add the path of @n frames @f[0], @f[step], ... (step 1 or -1) under @root with @value */
 int cg_tree__add(struct cg_tree *t, uint32_t root, const struct cg_frame *f, size_t n, int step,
 		 uint64_t value);
+/* add the paths of tree @src to @dst (perf's callchain_merge()), @src itself left as it was:
+ * 0 or -ENOMEM */
+int cg_tree__merge(struct cg_tree *t, uint32_t dst, uint32_t src);
 /* the value of every path through @root */
 uint64_t cg_tree__total(const struct cg_tree *t, uint32_t root);
 

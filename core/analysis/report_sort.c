@@ -477,6 +477,9 @@ static bool anon_dso(const char *dso)
 	return !dso || dso[0] != '/' || !strncmp(dso, "//", 2);
 }
 
+/* K_COMM's v[1] of a sample whose thread had no comm yet (v[2]: its pid) */
+#define COMM_PENDING 1
+
 static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 {
 	const struct hws_sample *s = c->s;
@@ -488,8 +491,11 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 		char b[32];
 
 		if (!comm) {
+			/* perf's ":TID" comm: named later (comm_fixup()) */
 			snprintf(b, sizeof(b), ":%u", s->tid);
 			comm = b;
+			v[1] = COMM_PENDING;
+			v[2] = s->pid;
 		}
 		v[0] = intern(h, comm);
 		return v[0] ? 0 : -ENOMEM;
@@ -1378,6 +1384,73 @@ static int render_hierarchy(struct hws_hist *h, struct hws_symbols *syms, struct
 	return err;
 }
 
+/*
+ * perf names a thread's samples taken before its first COMM by the comm that COMM sets: the
+ * thread's default ":TID" comm is overwritten in place (comm__override()), and the hist
+ * collapse then merges those rows, call graphs included, with the rows of that name. Same
+ * here: rows keyed by a pending ":TID" take the comm their process has now and merge.
+ */
+static int comm_fixup(struct hws_hist *h, struct hws_symbols *syms, struct section *sec)
+{
+	size_t nk = (size_t)h->nkeys * KV, nr = 0;
+	bool renamed = false;
+
+	for (size_t i = 0; i < sec->nr; i++) {
+		struct hrow *r = &sec->rows[i];
+
+		for (int j = 0; j < h->nkeys; j++) {
+			uint64_t *v = &r->k[j * KV];
+			const char *comm;
+
+			if (h->keys[j] != K_COMM || v[1] != COMM_PENDING)
+				continue;
+			comm = hws_symbols__pid_comm(syms, (uint32_t)v[2]);
+			if (!comm)
+				continue;
+			v[0] = intern(h, comm);
+			if (!v[0])
+				return -ENOMEM;
+			v[1] = v[2] = 0;
+			r->col[j] = (uint32_t)v[0];
+			renamed = true;
+		}
+	}
+	if (!renamed)
+		return 0;
+	memset(sec->slot, 0, sec->size * sizeof(*sec->slot));
+	for (size_t i = 0; i < sec->nr; i++) {
+		struct hrow *r = &sec->rows[i], *d;
+		size_t x;
+
+		for (x = vec_hash(r->k, nk) & (sec->size - 1); sec->slot[x];
+		     x = (x + 1) & (sec->size - 1)) {
+			if (!memcmp(sec->rows[sec->slot[x] - 1].k, r->k, nk * sizeof(*r->k)))
+				break;
+		}
+		if (!sec->slot[x]) {
+			if (nr != i)
+				sec->rows[nr] = *r;
+			sec->slot[x] = (uint32_t)++nr;
+			continue;
+		}
+		d = &sec->rows[sec->slot[x] - 1];
+		d->samples += r->samples;
+		d->period += r->period;
+		d->acc += r->acc;
+		d->weight += r->weight;
+		if (r->cg_root && !d->cg_root) {
+			d->cg_root = r->cg_root;
+		} else if (r->cg_root) {
+			int err = cg_tree__merge(h->tree, d->cg_root, r->cg_root);
+
+			if (err)
+				return err;
+		}
+	}
+	sec->nr = nr;
+	return 0;
+}
+
 int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *sort_str,
 		     struct hws_strbuf *sb)
 {
@@ -1395,6 +1468,10 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 		uint64_t n = sec->samples, total = h->mem ? sec->weight : sec->period;
 		char unit = ' ', b[1024];
 
+		if (syms)
+			err = comm_fixup(h, syms, sec);
+		if (err)
+			break;
 		/* --hierarchy names its groups by their first rows: insertion order kept;
 		 * rows is NULL without any */
 		if (!h->hierarchy && sec->nr)

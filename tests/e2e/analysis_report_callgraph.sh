@@ -25,12 +25,12 @@ command -v python3 >/dev/null || skip "python3 not installed"
 WL=$HWS_WORKLOADS
 [ -x "$WL/callchain" ] || skip "workload $WL/callchain not built"
 CMP=$HWS_SOURCE_DIR/tests/e2e/analysis_report_cg_cmp.py
-# also left out: PLT entries (perf 6.1 names them _init+OFF or "@plt" with no name in libc's
+# also left out: PLT entries (perf 6.1 names them _init (rows) or "@plt" with no name in libc's
 # .plt.sec, hwsample NAME@plt as newer perf: symbols_plt.sh), and the kernel's interrupt entry
 # frames (asm_sysvec_*): two rows of one name (two local symbols, e.g. *.constprop.0) with an
 # equal share come in perf's hist insertion order, which hwsample does not follow (siblings of
 # equal share in a graph do come in perf's order: descending dso, then address)
-IGN='vdso|_dl_start_user|^0x|\] 0x[0-9a-f]+$|\] 0+$|^0$|^$|clock_gettime|cpu_seconds|@plt$|^asm_sysvec_'
+IGN='vdso|_dl_start_user|^0x|\] 0x[0-9a-f]+$|\] 0+$|^0$|^$|clock_gettime|cpu_seconds|@plt( #[0-9]+)?$|\] _init( #[0-9]+)?$|^asm_sysvec_'
 
 same() { # what file "args" [perf-only args]
 	local what=$1 f=$2 a=$3 pa=${4:-}
