@@ -810,6 +810,21 @@ int hws_unwind__user(struct hws_unwinder *u, uint32_t pid, uint64_t regs_abi, ui
 
 /* ------------------------------------------------------------------ object */
 
+/*
+ * Separate debug info by build-id only (/usr/lib/debug/.build-id/..., the debuginfo_path):
+ * dwfl_standard_find_debuginfo() ends in libdebuginfod when that finds nothing, and the
+ * client's first use initializes curl and OpenSSL (seconds on a loaded machine: a 10 s fuzz
+ * timeout here) and, with DEBUGINFOD_URLS set, goes to the network, which perf avoids by
+ * default too. Unwinding needs only the CFI, which the ELF file itself has (.eh_frame).
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			  const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+					    debuglink_crc, debuginfo_file_name);
+}
+
 struct hws_unwinder *hws_unwinder__new(struct hws_symbols *syms, const struct hws_unwind_opts *o)
 {
 	struct hws_unwinder *u;
@@ -840,7 +855,7 @@ struct hws_unwinder *hws_unwinder__new(struct hws_symbols *syms, const struct hw
 		return NULL;
 	}
 	u->cb.find_elf = dwfl_build_id_find_elf;
-	u->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	u->cb.find_debuginfo = find_debuginfo;
 	u->cb.section_address = dwfl_offline_section_address;
 	u->cb.debuginfo_path = &u->debuginfo_path;
 	elf_version(EV_CURRENT);
