@@ -9,6 +9,10 @@
  * address (unknown addresses are ignored: blocks under the threshold), a new block at a
  * live address closes the old one (a free the file missed), MUNMAP closes the mappings it
  * overlaps. A later file of the same pid (exec) closes what the earlier left open.
+ * Version 2 files with a tick rate have times in time-stamp counter ticks: they are first
+ * converted to nanoseconds, linearly between the nearest (tick, time) pairs (the header's
+ * and the CLOCK records), past the last pair with the slope of all pairs (the header's
+ * estimate when there is one pair).
  *
  * Invariants:
  *  - Every object has start < end and t0 <= t1 (t1 = UINT64_MAX: never freed).
@@ -214,6 +218,77 @@ static void unmap(struct hws_objects *o, size_t first, const struct hws_objrec *
 	}
 }
 
+struct tpair {
+	uint64_t tick, ns;
+};
+
+static int cmp_tpair(const void *a, const void *b)
+{
+	const struct tpair *x = a, *y = b;
+
+	return x->tick < y->tick ? -1 : x->tick > y->tick;
+}
+
+/* @t + (@d ticks at @num ns per @den ticks), @d signed, clamped to [0, UINT64_MAX) */
+static uint64_t tick_ns(uint64_t t, double d, double num, double den)
+{
+	double v = (double)t + d * num / den;
+
+	if (!(v > 0))
+		return 0;
+	return v >= 18446744073709549568.0 ? UINT64_MAX - 1 : (uint64_t)v;
+}
+
+/* the times of @n records @copy from ticks to nanoseconds (the header and CLOCK pairs) */
+static int ticks_to_ns(const struct hws_objfile *fh, struct hws_objrec *copy, size_t n)
+{
+	struct tpair *p = malloc((n + 1) * sizeof(*p));
+	size_t np = 0;
+	double num, den;
+
+	if (!p)
+		return -ENOMEM;
+	p[np++] = (struct tpair){fh->tsc0, fh->start_time};
+	for (size_t i = 0; i < n; i++)
+		if (copy[i].type == HWS_OBJREC_CLOCK)
+			p[np++] = (struct tpair){copy[i].addr, copy[i].time};
+	qsort(p, np, sizeof(*p), cmp_tpair);
+	/* the slope past the ends: all pairs, or the header's rate */
+	num = (double)p[np - 1].ns - (double)p[0].ns;
+	den = (double)p[np - 1].tick - (double)p[0].tick;
+	if (!(den > 0) || !(num > 0)) {
+		num = 1e9;
+		den = (double)fh->tsc_hz;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct hws_objrec *r = &copy[i];
+		size_t lo = 0, hi = np;
+
+		if (r->type == HWS_OBJREC_CLOCK)
+			continue;
+		while (lo < hi) { /* the first pair past the tick */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (p[mid].tick <= r->time)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == 0)
+			r->time =
+			    tick_ns(p[0].ns, -((double)p[0].tick - (double)r->time), num, den);
+		else if (lo == np || p[lo].tick == p[lo - 1].tick)
+			r->time =
+			    tick_ns(p[lo - 1].ns, (double)(r->time - p[lo - 1].tick), num, den);
+		else
+			r->time = tick_ns(p[lo - 1].ns, (double)(r->time - p[lo - 1].tick),
+					  (double)p[lo].ns - (double)p[lo - 1].ns,
+					  (double)(p[lo].tick - p[lo - 1].tick));
+	}
+	free(p);
+	return 0;
+}
+
 /* one file: @fh, then @n records at @recs (unaligned) */
 static int add_file(struct hws_objects *o, const struct hws_objfile *fh, const uint8_t *recs,
 		    size_t n)
@@ -242,6 +317,8 @@ static int add_file(struct hws_objects *o, const struct hws_objfile *fh, const u
 			goto out;
 		}
 		memcpy(copy, recs, n * sizeof(*copy));
+		if (fh->version >= 2 && fh->tsc_hz && (err = ticks_to_ns(fh, copy, n)))
+			goto out;
 		for (size_t i = 0; i < n; i++)
 			order[i] = &copy[i];
 		qsort(order, n, sizeof(*order), cmp_time);
@@ -273,6 +350,8 @@ static int add_file(struct hws_objects *o, const struct hws_objfile *fh, const u
 		case HWS_OBJREC_STACK:
 			err = open_block(o, &l, r, fh, HWS_OBJ_STACK);
 			break;
+		case HWS_OBJREC_CLOCK:
+			break; /* used above */
 		default:
 			o->bad++;
 		}
@@ -357,7 +436,8 @@ static int add_payload(struct hws_objects *o, const uint8_t *p, size_t len)
 		int err;
 
 		memcpy(&fh, p, sizeof(fh));
-		if (memcmp(fh.magic, HWS_OBJFILE_MAGIC, 8) || fh.version != HWS_OBJFILE_VERSION ||
+		if (memcmp(fh.magic, HWS_OBJFILE_MAGIC, 8) ||
+		    (fh.version != 1 && fh.version != HWS_OBJFILE_VERSION) ||
 		    fh.rec_size != sizeof(struct hws_objrec)) {
 			o->bad++;
 			return 0; /* nothing after it can be trusted */

@@ -41,7 +41,7 @@ extern "C" {
 #define HWS_FEAT_HWS_OBJECTS 200
 
 #define HWS_OBJFILE_MAGIC   "HWSOBJS1"
-#define HWS_OBJFILE_VERSION 1
+#define HWS_OBJFILE_VERSION 2 /* 1: times in ns only (still read) */
 #define HWS_OBJ_FRAMES	    5
 
 /* One process's records: this header, then @used bytes of struct hws_objrec. */
@@ -57,7 +57,13 @@ struct hws_objfile {
 	uint64_t dropped;    /* records not written: the file was full */
 	int32_t clockid;     /* clock of the times (CLOCK_MONOTONIC) */
 	uint32_t depth;	     /* frames recorded per allocation, at most HWS_OBJ_FRAMES */
-	uint64_t reserved[7];
+	/* version 2: with @tsc_hz, record times are time-stamp counter ticks (x86-64 rdtsc),
+	 * @tsc0 the tick at @start_time; HWS_OBJREC_CLOCK records pair later ticks with
+	 * @clockid times, and the reader converts between them (@tsc_hz, an estimate, only
+	 * past the last pair). 0: times are @clockid nanoseconds. */
+	uint64_t tsc0;
+	uint64_t tsc_hz;
+	uint64_t reserved[5];
 };
 
 enum hws_objrec_type {
@@ -68,6 +74,7 @@ enum hws_objrec_type {
 	HWS_OBJREC_MMAP,     /* addr, size; old = flags << 32 | (uint32_t)fd; flags = prot */
 	HWS_OBJREC_MUNMAP,   /* addr, size */
 	HWS_OBJREC_STACK,    /* the thread tid's stack is [addr, addr + size) */
+	HWS_OBJREC_CLOCK,    /* version 2: tick addr is time (nanoseconds of clockid) */
 	HWS_OBJREC__MAX,
 };
 
