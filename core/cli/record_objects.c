@@ -260,10 +260,26 @@ static int add_file(const char *path, uint8_t **buf, size_t *len, size_t *alloc,
 		close(fd);
 		return 0;
 	}
-	/* the header as read with the records (used may have moved on meanwhile) */
+	/* the records written (each thread fills chunks: unused slots are type 0), and the
+	 * header as read with them (used may have moved on meanwhile) */
+	{
+		struct hws_objrec *rec = (struct hws_objrec *)(*buf + *len + sizeof(fh));
+		size_t n = (size_t)(used / sizeof(*rec)), k = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			if (rec[i].type == HWS_OBJREC_NONE)
+				continue;
+			if (rec[i].type != HWS_OBJREC_CLOCK && rec[i].type != HWS_OBJREC_STACK &&
+			    rec[i].type != HWS_OBJREC_TLS)
+				(*nrec)++;
+			if (k != i)
+				memcpy(&rec[k], &rec[i], sizeof(*rec));
+			k++;
+		}
+		used = k * sizeof(*rec);
+	}
 	memcpy(*buf + *len + offsetof(struct hws_objfile, used), &used, sizeof(used));
-	*len += want;
-	*nrec += used / sizeof(struct hws_objrec);
+	*len += sizeof(fh) + (size_t)used;
 	*dropped += fh.dropped;
 	close(fd);
 	return 0;

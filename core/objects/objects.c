@@ -34,6 +34,7 @@
 
 #include <hwsample/objects.h>
 
+#include "objects_int.h"
 #include "util/internal.h"
 
 #define MAP_ANON_FLAG 0x20 /* MAP_ANONYMOUS (x86, arm64, most) */
@@ -43,6 +44,7 @@ struct obj {
 	uint32_t pid, tid;
 	uint8_t kind, nframes;
 	uint64_t frames[HWS_OBJ_FRAMES];
+	uint64_t image; /* TLS: the module's TLS image in memory */
 };
 
 struct ofile {
@@ -58,6 +60,7 @@ struct hws_objects {
 	struct ofile *files;
 	size_t nfiles, afiles;
 	uint64_t dropped, bad;
+	struct tls_syms *tls; /* the TLS variables of the files asked about */
 };
 
 /* ---------------------------------------------------------------- live blocks of one file */
@@ -173,7 +176,7 @@ static int open_block(struct hws_objects *o, struct live *l, const struct hws_ob
 
 	if (!r->size || r->addr + r->size < r->addr)
 		return o->bad++, 0;
-	if (kind == HWS_OBJ_HEAP) {
+	if (kind == HWS_OBJ_HEAP || kind == HWS_OBJ_TLS) { /* TLS: a thread's, then the next's */
 		if ((l->used + 1) * 2 > l->size && live_grow(l))
 			return -ENOMEM;
 		i = live_find(l, r->addr, &found);
@@ -196,7 +199,11 @@ static int open_block(struct hws_objects *o, struct live *l, const struct hws_ob
 	memcpy(b->frames, r->frames, sizeof(b->frames));
 	if (kind == HWS_OBJ_STACK)
 		b->t0 = 0; /* the stack was there before the thread's first record */
-	if (kind == HWS_OBJ_HEAP) {
+	if (kind == HWS_OBJ_TLS) {
+		b->nframes = 0;
+		b->image = r->old;
+	}
+	if (kind == HWS_OBJ_HEAP || kind == HWS_OBJ_TLS) {
 		l->key[i] = r->addr;
 		l->val[i] = o->nr;
 	}
@@ -352,6 +359,9 @@ static int add_file(struct hws_objects *o, const struct hws_objfile *fh, const u
 			break;
 		case HWS_OBJREC_CLOCK:
 			break; /* used above */
+		case HWS_OBJREC_TLS:
+			err = open_block(o, &l, r, fh, HWS_OBJ_TLS);
+			break;
 		default:
 			o->bad++;
 		}
@@ -469,7 +479,10 @@ struct hws_objects *hws_objects__new(const void *data, size_t len)
 
 	if (!o)
 		return NULL;
-	err = data ? add_payload(o, data, len) : 0;
+	o->tls = tls_syms__new();
+	err = o->tls ? 0 : -ENOMEM;
+	if (!err && data)
+		err = add_payload(o, data, len);
 	if (!err)
 		err = finish(o);
 	if (err) {
@@ -509,6 +522,10 @@ struct hws_objects *hws_objects__from_dir(const char *dir)
 	if (!d)
 		return NULL;
 	o = calloc(1, sizeof(*o));
+	if (o && !(o->tls = tls_syms__new())) {
+		free(o);
+		o = NULL;
+	}
 	if (!o) {
 		closedir(d);
 		return NULL;
@@ -591,6 +608,7 @@ void hws_objects__delete(struct hws_objects *o)
 	free(o->objs);
 	free(o->pmax);
 	free(o->files);
+	tls_syms__delete(o->tls);
 	free(o);
 }
 
@@ -652,14 +670,13 @@ static const struct obj *find(const struct hws_objects *o, uint32_t pid, uint64_
 	return best;
 }
 
-bool hws_objects__lookup(const struct hws_objects *o, uint32_t pid, uint64_t addr, uint64_t time,
-			 struct hws_object *out)
+static const struct obj *lookup(const struct hws_objects *o, uint32_t pid, uint64_t addr,
+				uint64_t time)
 {
 	const struct obj *b;
 
-	memset(out, 0, sizeof(*out));
 	if (!o || !o->nr)
-		return false;
+		return NULL;
 	b = find(o, pid, addr, time);
 	if (!b) {
 		/* a forked child: the blocks its parent had when it started */
@@ -670,21 +687,54 @@ bool hws_objects__lookup(const struct hws_objects *o, uint32_t pid, uint64_t add
 				b = find(o, f->ppid, addr, f->start_time);
 		}
 	}
+	return b;
+}
+
+bool hws_objects__lookup(const struct hws_objects *o, uint32_t pid, uint64_t addr, uint64_t time,
+			 struct hws_object *out)
+{
+	const struct obj *b = lookup(o, pid, addr, time);
+
+	memset(out, 0, sizeof(*out));
 	if (!b)
 		return false;
 	fill(out, b, addr);
 	return true;
 }
 
+/* a thread's TLS block @b: the variable at @out->offset, from the STT_TLS symbols of the file
+ * mapped at the module's TLS image (the block itself when there is none) */
+static void tls_var(const struct hws_objects *o, struct hws_symbols *syms, uint32_t pid,
+		    const struct obj *b, struct hws_object *out)
+{
+	struct hws_symbol sym;
+	const char *name;
+	uint64_t value, size;
+
+	if (!syms || hws_symbols__resolve(syms, pid, b->image, true, &sym) < 0 || !sym.dso ||
+	    !tls_syms__find(o->tls, sym.dso, out->offset, &name, &value, &size))
+		return;
+	out->dso = sym.dso;
+	out->name = name;
+	out->base = b->start + value;
+	out->size = size;
+	out->offset -= value;
+}
+
 bool hws_objects__attribute(const struct hws_objects *o, struct hws_symbols *syms,
 			    const struct hws_sample *s, struct hws_object *out)
 {
 	struct hws_symbol sym;
+	const struct obj *b;
 
 	memset(out, 0, sizeof(*out));
 	if (!(s->fields & HWS_SF_ADDR))
 		return false;
-	if (hws_objects__lookup(o, s->pid, s->addr, (s->fields & HWS_SF_TIME) ? s->time : 0, out)) {
+	b = lookup(o, s->pid, s->addr, (s->fields & HWS_SF_TIME) ? s->time : 0);
+	if (b) {
+		fill(out, b, s->addr);
+		if (out->kind == HWS_OBJ_TLS)
+			tls_var(o, syms, s->pid, b, out);
 		if (out->kind == HWS_OBJ_MMAP && syms &&
 		    hws_symbols__resolve(syms, s->pid, s->addr, true, &sym) >= 0 && sym.dso)
 			out->name = sym.dso;

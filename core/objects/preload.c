@@ -31,9 +31,15 @@
  *    thread as a HWS_OBJREC_STACK record): a program without frame pointers gives fewer or
  *    wrong outer frames, never a crash.
  *  - fork(): the child opens its own file; exec(): the new image opens a new one.
+ *  - Thread-local storage: each thread's block of every module with a PT_TLS segment
+ *    (dl_iterate_phdr's dlpi_tls_data: the static TLS of the program and the libraries it
+ *    started with) is recorded when the thread starts (pthread_create is wrapped; the main
+ *    thread at load) and freed when its start routine returns.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -327,6 +333,37 @@ static void thread_init(void)
 	publish(r, HWS_OBJREC_STACK);
 }
 
+/* one module's TLS block of this thread (dl_iterate_phdr callback); @data: the record type */
+static int tls_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uint8_t type = (uint8_t)(uintptr_t)data;
+
+	if (size < offsetof(struct dl_phdr_info, dlpi_tls_data) + sizeof(void *) ||
+	    !info->dlpi_tls_data)
+		return 0;
+	for (unsigned int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		struct hws_objrec *r;
+
+		if (ph->p_type != PT_TLS || !ph->p_memsz || !(r = reserve()))
+			continue;
+		r->flags = (uint16_t)info->dlpi_tls_modid;
+		r->tid = (uint32_t)my_tid;
+		r->time = now();
+		r->addr = (uint64_t)(uintptr_t)info->dlpi_tls_data;
+		r->size = ph->p_memsz;
+		r->old = (uint64_t)(info->dlpi_addr + ph->p_vaddr);
+		publish(r, type);
+	}
+	return 0;
+}
+
+/* this thread's TLS blocks: a TLS record each (@type HWS_OBJREC_TLS) or their end (FREE) */
+static void tls_blocks(uint8_t type)
+{
+	dl_iterate_phdr(tls_module, (void *)(uintptr_t)type);
+}
+
 static void child_after_fork(void);
 
 static void init(void)
@@ -364,11 +401,21 @@ static void child_after_fork(void)
 	state = open_file() ? ST_OFF : ST_ON;
 }
 
+static inline bool enter(void);
+static inline void leave(void);
+
+static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
 __attribute__((constructor)) static void ctor(void)
 {
 	in_hook++;
 	init();
+	real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
 	in_hook--;
+	if (enter()) { /* the main thread's stack and TLS */
+		tls_blocks(HWS_OBJREC_TLS);
+		leave();
+	}
 }
 
 /* a last CLOCK pair: the reader converts the last ticks between pairs, not past them */
@@ -622,6 +669,47 @@ EXPORT void *pvalloc(size_t size)
 		leave();
 	}
 	return p;
+}
+
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+/* a new thread: its stack and TLS blocks recorded, then its start routine */
+static void *thread_start(void *a)
+{
+	struct start s = *(struct start *)a;
+	void *ret;
+
+	__libc_free(a);
+	if (enter()) {
+		tls_blocks(HWS_OBJREC_TLS);
+		leave();
+	}
+	ret = s.fn(s.arg);
+	if (enter()) {
+		tls_blocks(HWS_OBJREC_FREE);
+		leave();
+	}
+	return ret;
+}
+
+EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	struct start *s;
+	int ret;
+
+	if (!real_pthread_create)
+		return EAGAIN; /* no libpthread (dlsym failed): nothing else to call */
+	if (state != ST_ON || !(s = __libc_malloc(sizeof(*s))))
+		return real_pthread_create(t, attr, fn, arg);
+	s->fn = fn;
+	s->arg = arg;
+	ret = real_pthread_create(t, attr, thread_start, s);
+	if (ret)
+		__libc_free(s);
+	return ret;
 }
 
 EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)

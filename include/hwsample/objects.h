@@ -75,6 +75,10 @@ enum hws_objrec_type {
 	HWS_OBJREC_MUNMAP,   /* addr, size */
 	HWS_OBJREC_STACK,    /* the thread tid's stack is [addr, addr + size) */
 	HWS_OBJREC_CLOCK,    /* version 2: tick addr is time (nanoseconds of clockid) */
+	HWS_OBJREC_TLS,	     /* thread tid's block of a module's thread-local storage is [addr,
+			      * addr + size); old: the module's TLS image in memory (a mapped
+			      * address of its file); flags: its TLS module id. A FREE at addr
+			      * ends it (the thread returned). */
 	HWS_OBJREC__MAX,
 };
 
@@ -104,7 +108,7 @@ enum hws_object_kind {
 	HWS_OBJ_NONE = 0,
 	HWS_OBJ_HEAP,	/* a block from malloc & co. */
 	HWS_OBJ_STATIC, /* an ELF data symbol */
-	HWS_OBJ_TLS,	/* a thread-local variable (not found yet: hook for DWARF) */
+	HWS_OBJ_TLS,	/* a thread-local variable (ELF STT_TLS symbol in a thread's block) */
 	HWS_OBJ_STACK,	/* a thread's stack */
 	HWS_OBJ_MMAP,	/* a file mapping */
 	HWS_OBJ_ANON,	/* an anonymous mapping (with its call site when the program made it) */
