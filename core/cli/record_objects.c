@@ -269,8 +269,10 @@ static int add_file(const char *path, uint8_t **buf, size_t *len, size_t *alloc,
 		for (size_t i = 0; i < n; i++) {
 			if (rec[i].type == HWS_OBJREC_NONE)
 				continue;
-			if (rec[i].type != HWS_OBJREC_CLOCK && rec[i].type != HWS_OBJREC_STACK &&
-			    rec[i].type != HWS_OBJREC_TLS)
+			if (rec[i].type == HWS_OBJREC_FREES)
+				*nrec += rec[i].nframes;
+			else if (rec[i].type != HWS_OBJREC_CLOCK &&
+				 rec[i].type != HWS_OBJREC_STACK && rec[i].type != HWS_OBJREC_TLS)
 				(*nrec)++;
 			if (k != i)
 				memcpy(&rec[k], &rec[i], sizeof(*rec));

@@ -296,6 +296,51 @@ static int ticks_to_ns(const struct hws_objfile *fh, struct hws_objrec *copy, si
 	return 0;
 }
 
+/* the (time, addr) pairs of a FREES record */
+#define FREES_MAX 4
+
+/* @copy's @n records with every FREES record replaced by its FREE records: the new array
+ * (@copy freed) and its length in @n, or NULL (-ENOMEM) */
+static struct hws_objrec *expand_frees(struct hws_objects *o, struct hws_objrec *copy, size_t *n)
+{
+	struct hws_objrec *ex;
+	size_t extra = 0, k = 0;
+
+	for (size_t i = 0; i < *n; i++)
+		if (copy[i].type == HWS_OBJREC_FREES && copy[i].nframes > 1)
+			extra += copy[i].nframes - 1U;
+	ex = malloc((*n + extra) * sizeof(*ex));
+	if (!ex) {
+		free(copy);
+		return NULL;
+	}
+	for (size_t i = 0; i < *n; i++) {
+		const struct hws_objrec *r = &copy[i];
+		uint64_t w[2 * FREES_MAX];
+
+		if (r->type != HWS_OBJREC_FREES) {
+			ex[k++] = *r;
+			continue;
+		}
+		if (r->nframes > FREES_MAX) {
+			o->bad++;
+			continue;
+		}
+		memcpy(w, &r->time, sizeof(w)); /* time, addr, size, old, frames[0..3] */
+		for (unsigned int j = 0; j < r->nframes; j++) {
+			memset(&ex[k], 0, sizeof(ex[k]));
+			ex[k].type = HWS_OBJREC_FREE;
+			ex[k].tid = r->tid;
+			ex[k].time = w[2 * j];
+			ex[k].addr = w[2 * j + 1];
+			k++;
+		}
+	}
+	free(copy);
+	*n = k;
+	return ex;
+}
+
 /* one file: @fh, then @n records at @recs (unaligned) */
 static int add_file(struct hws_objects *o, const struct hws_objfile *fh, const uint8_t *recs,
 		    size_t n)
@@ -324,6 +369,13 @@ static int add_file(struct hws_objects *o, const struct hws_objfile *fh, const u
 			goto out;
 		}
 		memcpy(copy, recs, n * sizeof(*copy));
+		free(order);
+		copy = expand_frees(o, copy, &n);
+		order = copy ? malloc((n ? n : 1) * sizeof(*order)) : NULL;
+		if (!copy || !order) {
+			err = -ENOMEM;
+			goto out;
+		}
 		if (fh->version >= 2 && fh->tsc_hz && (err = ticks_to_ns(fh, copy, n)))
 			goto out;
 		for (size_t i = 0; i < n; i++)

@@ -17,6 +17,7 @@
  *    (release): a reader sees whole records or type 0 (also the unused rest of a chunk).
  *    Records live in the page cache as soon as they are written: a kill of the program or
  *    of hwsample loses at most the record being written.
+ *  - Frees go four to a record (HWS_OBJREC_FREES, each published by the record's count).
  *  - The cost of an allocation under the threshold is one compare; of a free, one read of
  *    the block's size word (glibc's chunk header, as malloc_usable_size reads it).
  *  - Times (x86-64): rdtsc ticks; the file header pairs the first tick with CLOCK_MONOTONIC
@@ -85,6 +86,9 @@ static TLS int in_hook;
 static TLS pid_t my_tid;
 static TLS uintptr_t stack_lo, stack_hi;	 /* 1: unknown */
 static TLS struct hws_objrec *chunk, *chunk_end; /* this thread's records to fill */
+static TLS struct hws_objrec *frees;		 /* this thread's FREES record being filled */
+
+#define FREES_MAX 4 /* (time, addr) pairs in a FREES record */
 
 static uint64_t mono(void)
 {
@@ -398,6 +402,7 @@ static void child_after_fork(void)
 	my_tid = 0;
 	stack_lo = stack_hi = 0;
 	chunk = chunk_end = NULL;
+	frees = NULL;
 	state = open_file() ? ST_OFF : ST_ON;
 }
 
@@ -511,16 +516,29 @@ static inline bool maybe_recorded(void *p)
 #endif
 }
 
+/* a free: the next (time, addr) pair of this thread's FREES record, published by its count
+ * (release), or a new FREES record */
 static inline void rec_free(void *p)
 {
-	struct hws_objrec *r;
+	struct hws_objrec *r = frees;
+	uint64_t t = now(), a = (uint64_t)(uintptr_t)p;
 
+	if (r && r->nframes < FREES_MAX) {
+		uint8_t *w = (uint8_t *)r + offsetof(struct hws_objrec, time) + 16 * r->nframes;
+
+		memcpy(w, &t, 8);
+		memcpy(w + 8, &a, 8);
+		__atomic_store_n(&r->nframes, (uint8_t)(r->nframes + 1), __ATOMIC_RELEASE);
+		return;
+	}
 	if (!(r = reserve()))
 		return;
 	r->tid = (uint32_t)my_tid;
-	r->time = now();
-	r->addr = (uint64_t)(uintptr_t)p;
-	publish(r, HWS_OBJREC_FREE);
+	r->time = t;
+	r->addr = a;
+	r->nframes = 1;
+	publish(r, HWS_OBJREC_FREES);
+	frees = r;
 }
 
 #define RA __builtin_return_address(0)

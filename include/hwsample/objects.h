@@ -75,6 +75,8 @@ enum hws_objrec_type {
 	HWS_OBJREC_MUNMAP,   /* addr, size */
 	HWS_OBJREC_STACK,    /* the thread tid's stack is [addr, addr + size) */
 	HWS_OBJREC_CLOCK,    /* version 2: tick addr is time (nanoseconds of clockid) */
+	HWS_OBJREC_FREES,    /* version 2: nframes (1-4) frees: (time, addr) pairs in the words
+			      * from time on (time, addr, size, old, frames[0..3]) */
 	HWS_OBJREC_TLS,	     /* thread tid's block of a module's thread-local storage is [addr,
 			      * addr + size); old: the module's TLS image in memory (a mapped
 			      * address of its file); flags: its TLS module id. A FREE at addr
