@@ -87,11 +87,14 @@ int record__objects_check(struct record *r, bool profile_workload)
 		return 0;
 	}
 	if (!profile_workload || !r->argc) {
-		fprintf(stderr,
-			"hwsample: --objects: allocations are recorded only in a program hwsample "
-			"starts (-- PROG), through a preloaded library; not with -p PID, -a or -C "
-			"(no allocation records for running processes): run the program under "
-			"hwsample, or leave --objects out\n");
+		fprintf(
+		    stderr,
+		    "hwsample: --objects: allocations are recorded only in a program hwsample "
+		    "starts (-- PROG), by a library preloaded into it; a running process (-p, "
+		    "-t) or the whole system (-a, -C) cannot load it, and recording allocations "
+		    "with uprobes on libc is not implemented: run the program under hwsample, "
+		    "or leave --objects out (static variables, stacks and mapped files are "
+		    "still named from the symbols)\n");
 		return HWS_EXIT_UNSUPPORTED;
 	}
 	if (r->pipe_out) {

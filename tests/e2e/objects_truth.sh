@@ -123,6 +123,7 @@ sleep 5 &
 "$HWS_BIN" -b sw -e page-faults -p $! --objects -o "$TMP/p.data" -- sleep 0.1 >/dev/null 2>"$TMP/err"
 eq "--objects with -p: exit 3" "$?" 3
 check "--objects with -p: says why" grep -q "only in a program hwsample starts" "$TMP/err"
+check "--objects with -p: says uprobes are not used" grep -q "uprobes on libc is not implemented" "$TMP/err"
 kill $! 2>/dev/null
 "$HWS_BIN" -b sw -e page-faults --objects=min=0 -- true >/dev/null 2>"$TMP/err"
 eq "--objects=min=0: usage error" "$?" 2
