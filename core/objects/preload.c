@@ -718,8 +718,10 @@ EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(
 	struct start *s;
 	int ret;
 
+	if (!real_pthread_create) /* a thread made before this library's constructor ran */
+		real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
 	if (!real_pthread_create)
-		return EAGAIN; /* no libpthread (dlsym failed): nothing else to call */
+		return EAGAIN; /* no pthread_create after this library: nothing to call */
 	if (state != ST_ON || !(s = __libc_malloc(sizeof(*s))))
 		return real_pthread_create(t, attr, fn, arg);
 	s->fn = fn;
