@@ -7,16 +7,19 @@
  * calloc, realloc, the aligned allocators, free, mmap and munmap, each with address, size,
  * time (on the samples' clock: the events use CLOCK_MONOTONIC, as perf record -k mono) and
  * the allocation's call chain (the return address of the allocator, then a frame-pointer
- * walk bounded by the thread's stack). Each process writes one file of fixed-size records
+ * walk bounded by the thread's stack), and each thread's stack and thread-local storage
+ * blocks (times: TSC ticks on x86-64, converted to CLOCK_MONOTONIC when read). Each
+ * process writes one file of fixed-size records
  * (struct hws_objrec after a struct hws_objfile header) into a shared mapping, so what it
  * recorded survives its own or the recorder's death. The recorder copies every such file
  * into the perf.data's private header feature HWS_FEAT_HWS_OBJECTS (perf ignores feature
  * bits it does not know), the files one after the other.
  *
  * At report time struct hws_objects indexes them and names, for a (pid, tid, address,
- * time), the heap block live there then (allocation site, size, offset), the thread stack,
- * an anonymous or file mmap made by the program (with its call site), or, with symbols, a
- * static variable (ELF data symbol) or a mapped file.
+ * time), the heap block live there then (allocation site, size, offset), a thread-local
+ * variable (the STT_TLS symbol at the offset in the thread's block, with symbols), the thread
+ * stack, an anonymous or file mmap made by the program (with its call site), or, with
+ * symbols, a static variable (ELF data symbol) or a mapped file.
  */
 #ifndef HWSAMPLE_OBJECTS_H
 #define HWSAMPLE_OBJECTS_H
