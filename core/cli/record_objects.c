@@ -87,11 +87,14 @@ int record__objects_check(struct record *r, bool profile_workload)
 		return 0;
 	}
 	if (!profile_workload || !r->argc) {
-		fprintf(stderr,
-			"hwsample: --objects: allocations are recorded only in a program hwsample "
-			"starts (-- PROG), through a preloaded library; not with -p PID, -a or -C "
-			"(no allocation records for running processes): run the program under "
-			"hwsample, or leave --objects out\n");
+		fprintf(
+		    stderr,
+		    "hwsample: --objects: allocations are recorded only in a program hwsample "
+		    "starts (-- PROG), by a library preloaded into it; a running process (-p, "
+		    "-t) or the whole system (-a, -C) cannot load it, and recording allocations "
+		    "with uprobes on libc is not implemented: run the program under hwsample, "
+		    "or leave --objects out (static variables, stacks and mapped files are "
+		    "still named from the symbols)\n");
 		return HWS_EXIT_UNSUPPORTED;
 	}
 	if (r->pipe_out) {
@@ -260,10 +263,28 @@ static int add_file(const char *path, uint8_t **buf, size_t *len, size_t *alloc,
 		close(fd);
 		return 0;
 	}
-	/* the header as read with the records (used may have moved on meanwhile) */
+	/* the records written (each thread fills chunks: unused slots are type 0), and the
+	 * header as read with them (used may have moved on meanwhile) */
+	{
+		struct hws_objrec *rec = (struct hws_objrec *)(*buf + *len + sizeof(fh));
+		size_t n = (size_t)(used / sizeof(*rec)), k = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			if (rec[i].type == HWS_OBJREC_NONE)
+				continue;
+			if (rec[i].type == HWS_OBJREC_FREES)
+				*nrec += rec[i].nframes;
+			else if (rec[i].type != HWS_OBJREC_CLOCK &&
+				 rec[i].type != HWS_OBJREC_STACK && rec[i].type != HWS_OBJREC_TLS)
+				(*nrec)++;
+			if (k != i)
+				memcpy(&rec[k], &rec[i], sizeof(*rec));
+			k++;
+		}
+		used = k * sizeof(*rec);
+	}
 	memcpy(*buf + *len + offsetof(struct hws_objfile, used), &used, sizeof(used));
-	*len += want;
-	*nrec += used / sizeof(struct hws_objrec);
+	*len += sizeof(fh) + (size_t)used;
 	*dropped += fh.dropped;
 	close(fd);
 	return 0;

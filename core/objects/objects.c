@@ -9,6 +9,10 @@
  * address (unknown addresses are ignored: blocks under the threshold), a new block at a
  * live address closes the old one (a free the file missed), MUNMAP closes the mappings it
  * overlaps. A later file of the same pid (exec) closes what the earlier left open.
+ * Version 2 files with a tick rate have times in time-stamp counter ticks: they are first
+ * converted to nanoseconds, linearly between the nearest (tick, time) pairs (the header's
+ * and the CLOCK records), past the last pair with the slope of all pairs (the header's
+ * estimate when there is one pair).
  *
  * Invariants:
  *  - Every object has start < end and t0 <= t1 (t1 = UINT64_MAX: never freed).
@@ -30,6 +34,7 @@
 
 #include <hwsample/objects.h>
 
+#include "objects_int.h"
 #include "util/internal.h"
 
 #define MAP_ANON_FLAG 0x20 /* MAP_ANONYMOUS (x86, arm64, most) */
@@ -39,6 +44,7 @@ struct obj {
 	uint32_t pid, tid;
 	uint8_t kind, nframes;
 	uint64_t frames[HWS_OBJ_FRAMES];
+	uint64_t image; /* TLS: the module's TLS image in memory */
 };
 
 struct ofile {
@@ -54,6 +60,7 @@ struct hws_objects {
 	struct ofile *files;
 	size_t nfiles, afiles;
 	uint64_t dropped, bad;
+	struct tls_syms *tls; /* the TLS variables of the files asked about */
 };
 
 /* ---------------------------------------------------------------- live blocks of one file */
@@ -169,7 +176,7 @@ static int open_block(struct hws_objects *o, struct live *l, const struct hws_ob
 
 	if (!r->size || r->addr + r->size < r->addr)
 		return o->bad++, 0;
-	if (kind == HWS_OBJ_HEAP) {
+	if (kind == HWS_OBJ_HEAP || kind == HWS_OBJ_TLS) { /* TLS: a thread's, then the next's */
 		if ((l->used + 1) * 2 > l->size && live_grow(l))
 			return -ENOMEM;
 		i = live_find(l, r->addr, &found);
@@ -192,7 +199,11 @@ static int open_block(struct hws_objects *o, struct live *l, const struct hws_ob
 	memcpy(b->frames, r->frames, sizeof(b->frames));
 	if (kind == HWS_OBJ_STACK)
 		b->t0 = 0; /* the stack was there before the thread's first record */
-	if (kind == HWS_OBJ_HEAP) {
+	if (kind == HWS_OBJ_TLS) {
+		b->nframes = 0;
+		b->image = r->old;
+	}
+	if (kind == HWS_OBJ_HEAP || kind == HWS_OBJ_TLS) {
 		l->key[i] = r->addr;
 		l->val[i] = o->nr;
 	}
@@ -212,6 +223,122 @@ static void unmap(struct hws_objects *o, size_t first, const struct hws_objrec *
 		    b->start < end && r->addr < b->end)
 			b->t1 = r->time;
 	}
+}
+
+struct tpair {
+	uint64_t tick, ns;
+};
+
+static int cmp_tpair(const void *a, const void *b)
+{
+	const struct tpair *x = a, *y = b;
+
+	return x->tick < y->tick ? -1 : x->tick > y->tick;
+}
+
+/* @t + (@d ticks at @num ns per @den ticks), @d signed, clamped to [0, UINT64_MAX) */
+static uint64_t tick_ns(uint64_t t, double d, double num, double den)
+{
+	double v = (double)t + d * num / den;
+
+	if (!(v > 0))
+		return 0;
+	return v >= 18446744073709549568.0 ? UINT64_MAX - 1 : (uint64_t)v;
+}
+
+/* the times of @n records @copy from ticks to nanoseconds (the header and CLOCK pairs) */
+static int ticks_to_ns(const struct hws_objfile *fh, struct hws_objrec *copy, size_t n)
+{
+	struct tpair *p = malloc((n + 1) * sizeof(*p));
+	size_t np = 0;
+	double num, den;
+
+	if (!p)
+		return -ENOMEM;
+	p[np++] = (struct tpair){fh->tsc0, fh->start_time};
+	for (size_t i = 0; i < n; i++)
+		if (copy[i].type == HWS_OBJREC_CLOCK)
+			p[np++] = (struct tpair){copy[i].addr, copy[i].time};
+	qsort(p, np, sizeof(*p), cmp_tpair);
+	/* the slope past the ends: all pairs, or the header's rate */
+	num = (double)p[np - 1].ns - (double)p[0].ns;
+	den = (double)p[np - 1].tick - (double)p[0].tick;
+	if (!(den > 0) || !(num > 0)) {
+		num = 1e9;
+		den = (double)fh->tsc_hz;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct hws_objrec *r = &copy[i];
+		size_t lo = 0, hi = np;
+
+		if (r->type == HWS_OBJREC_CLOCK)
+			continue;
+		while (lo < hi) { /* the first pair past the tick */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (p[mid].tick <= r->time)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == 0)
+			r->time =
+			    tick_ns(p[0].ns, -((double)p[0].tick - (double)r->time), num, den);
+		else if (lo == np || p[lo].tick == p[lo - 1].tick)
+			r->time =
+			    tick_ns(p[lo - 1].ns, (double)(r->time - p[lo - 1].tick), num, den);
+		else
+			r->time = tick_ns(p[lo - 1].ns, (double)(r->time - p[lo - 1].tick),
+					  (double)p[lo].ns - (double)p[lo - 1].ns,
+					  (double)(p[lo].tick - p[lo - 1].tick));
+	}
+	free(p);
+	return 0;
+}
+
+/* the (time, addr) pairs of a FREES record */
+#define FREES_MAX 4
+
+/* @copy's @n records with every FREES record replaced by its FREE records: the new array
+ * (@copy freed) and its length in @n, or NULL (-ENOMEM) */
+static struct hws_objrec *expand_frees(struct hws_objects *o, struct hws_objrec *copy, size_t *n)
+{
+	struct hws_objrec *ex;
+	size_t extra = 0, k = 0;
+
+	for (size_t i = 0; i < *n; i++)
+		if (copy[i].type == HWS_OBJREC_FREES && copy[i].nframes > 1)
+			extra += copy[i].nframes - 1U;
+	ex = malloc((*n + extra) * sizeof(*ex));
+	if (!ex) {
+		free(copy);
+		return NULL;
+	}
+	for (size_t i = 0; i < *n; i++) {
+		const struct hws_objrec *r = &copy[i];
+		uint64_t w[2 * FREES_MAX];
+
+		if (r->type != HWS_OBJREC_FREES) {
+			ex[k++] = *r;
+			continue;
+		}
+		if (r->nframes > FREES_MAX) {
+			o->bad++;
+			continue;
+		}
+		memcpy(w, &r->time, sizeof(w)); /* time, addr, size, old, frames[0..3] */
+		for (unsigned int j = 0; j < r->nframes; j++) {
+			memset(&ex[k], 0, sizeof(ex[k]));
+			ex[k].type = HWS_OBJREC_FREE;
+			ex[k].tid = r->tid;
+			ex[k].time = w[2 * j];
+			ex[k].addr = w[2 * j + 1];
+			k++;
+		}
+	}
+	free(copy);
+	*n = k;
+	return ex;
 }
 
 /* one file: @fh, then @n records at @recs (unaligned) */
@@ -242,6 +369,15 @@ static int add_file(struct hws_objects *o, const struct hws_objfile *fh, const u
 			goto out;
 		}
 		memcpy(copy, recs, n * sizeof(*copy));
+		free(order);
+		copy = expand_frees(o, copy, &n);
+		order = copy ? malloc((n ? n : 1) * sizeof(*order)) : NULL;
+		if (!copy || !order) {
+			err = -ENOMEM;
+			goto out;
+		}
+		if (fh->version >= 2 && fh->tsc_hz && (err = ticks_to_ns(fh, copy, n)))
+			goto out;
 		for (size_t i = 0; i < n; i++)
 			order[i] = &copy[i];
 		qsort(order, n, sizeof(*order), cmp_time);
@@ -272,6 +408,11 @@ static int add_file(struct hws_objects *o, const struct hws_objfile *fh, const u
 			break;
 		case HWS_OBJREC_STACK:
 			err = open_block(o, &l, r, fh, HWS_OBJ_STACK);
+			break;
+		case HWS_OBJREC_CLOCK:
+			break; /* used above */
+		case HWS_OBJREC_TLS:
+			err = open_block(o, &l, r, fh, HWS_OBJ_TLS);
 			break;
 		default:
 			o->bad++;
@@ -357,7 +498,8 @@ static int add_payload(struct hws_objects *o, const uint8_t *p, size_t len)
 		int err;
 
 		memcpy(&fh, p, sizeof(fh));
-		if (memcmp(fh.magic, HWS_OBJFILE_MAGIC, 8) || fh.version != HWS_OBJFILE_VERSION ||
+		if (memcmp(fh.magic, HWS_OBJFILE_MAGIC, 8) ||
+		    (fh.version != 1 && fh.version != HWS_OBJFILE_VERSION) ||
 		    fh.rec_size != sizeof(struct hws_objrec)) {
 			o->bad++;
 			return 0; /* nothing after it can be trusted */
@@ -389,7 +531,10 @@ struct hws_objects *hws_objects__new(const void *data, size_t len)
 
 	if (!o)
 		return NULL;
-	err = data ? add_payload(o, data, len) : 0;
+	o->tls = tls_syms__new();
+	err = o->tls ? 0 : -ENOMEM;
+	if (!err && data)
+		err = add_payload(o, data, len);
 	if (!err)
 		err = finish(o);
 	if (err) {
@@ -429,6 +574,10 @@ struct hws_objects *hws_objects__from_dir(const char *dir)
 	if (!d)
 		return NULL;
 	o = calloc(1, sizeof(*o));
+	if (o && !(o->tls = tls_syms__new())) {
+		free(o);
+		o = NULL;
+	}
 	if (!o) {
 		closedir(d);
 		return NULL;
@@ -511,6 +660,7 @@ void hws_objects__delete(struct hws_objects *o)
 	free(o->objs);
 	free(o->pmax);
 	free(o->files);
+	tls_syms__delete(o->tls);
 	free(o);
 }
 
@@ -572,14 +722,13 @@ static const struct obj *find(const struct hws_objects *o, uint32_t pid, uint64_
 	return best;
 }
 
-bool hws_objects__lookup(const struct hws_objects *o, uint32_t pid, uint64_t addr, uint64_t time,
-			 struct hws_object *out)
+static const struct obj *lookup(const struct hws_objects *o, uint32_t pid, uint64_t addr,
+				uint64_t time)
 {
 	const struct obj *b;
 
-	memset(out, 0, sizeof(*out));
 	if (!o || !o->nr)
-		return false;
+		return NULL;
 	b = find(o, pid, addr, time);
 	if (!b) {
 		/* a forked child: the blocks its parent had when it started */
@@ -590,21 +739,54 @@ bool hws_objects__lookup(const struct hws_objects *o, uint32_t pid, uint64_t add
 				b = find(o, f->ppid, addr, f->start_time);
 		}
 	}
+	return b;
+}
+
+bool hws_objects__lookup(const struct hws_objects *o, uint32_t pid, uint64_t addr, uint64_t time,
+			 struct hws_object *out)
+{
+	const struct obj *b = lookup(o, pid, addr, time);
+
+	memset(out, 0, sizeof(*out));
 	if (!b)
 		return false;
 	fill(out, b, addr);
 	return true;
 }
 
+/* a thread's TLS block @b: the variable at @out->offset, from the STT_TLS symbols of the file
+ * mapped at the module's TLS image (the block itself when there is none) */
+static void tls_var(const struct hws_objects *o, struct hws_symbols *syms, uint32_t pid,
+		    const struct obj *b, struct hws_object *out)
+{
+	struct hws_symbol sym;
+	const char *name;
+	uint64_t value, size;
+
+	if (!syms || hws_symbols__resolve(syms, pid, b->image, true, &sym) < 0 || !sym.dso ||
+	    !tls_syms__find(o->tls, sym.dso, out->offset, &name, &value, &size))
+		return;
+	out->dso = sym.dso;
+	out->name = name;
+	out->base = b->start + value;
+	out->size = size;
+	out->offset -= value;
+}
+
 bool hws_objects__attribute(const struct hws_objects *o, struct hws_symbols *syms,
 			    const struct hws_sample *s, struct hws_object *out)
 {
 	struct hws_symbol sym;
+	const struct obj *b;
 
 	memset(out, 0, sizeof(*out));
 	if (!(s->fields & HWS_SF_ADDR))
 		return false;
-	if (hws_objects__lookup(o, s->pid, s->addr, (s->fields & HWS_SF_TIME) ? s->time : 0, out)) {
+	b = lookup(o, s->pid, s->addr, (s->fields & HWS_SF_TIME) ? s->time : 0);
+	if (b) {
+		fill(out, b, s->addr);
+		if (out->kind == HWS_OBJ_TLS)
+			tls_var(o, syms, s->pid, b, out);
 		if (out->kind == HWS_OBJ_MMAP && syms &&
 		    hws_symbols__resolve(syms, s->pid, s->addr, true, &sym) >= 0 && sym.dso)
 			out->name = sym.dso;

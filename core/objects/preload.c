@@ -12,21 +12,35 @@
  *  - Never allocates: the real allocators are glibc's __libc_* entry points (no dlsym), the
  *    file is created with raw calls, the records go to a MAP_SHARED mapping of it. A hook
  *    re-entered on the same thread (pthread_getattr_np allocates) passes straight through.
- *  - A record is reserved with an atomic add on the file header's @used and published by
- *    storing its type last (release): a reader sees whole records or type 0. Records live
- *    in the page cache as soon as they are written: a kill of the program or of hwsample
- *    loses at most the record being written.
+ *  - Each thread reserves chunks of CHUNK_RECS records with an atomic add on the file
+ *    header's @used and fills them alone; a record is published by storing its type last
+ *    (release): a reader sees whole records or type 0 (also the unused rest of a chunk).
+ *    Records live in the page cache as soon as they are written: a kill of the program or
+ *    of hwsample loses at most the record being written.
+ *  - Frees go four to a record (HWS_OBJREC_FREES, each published by the record's count).
+ *  - The cost of an allocation under the threshold is one compare; of a free, one read of
+ *    the block's size word (glibc's chunk header, as malloc_usable_size reads it).
+ *  - Times (x86-64): rdtsc ticks; the file header pairs the first tick with CLOCK_MONOTONIC
+ *    and a HWS_OBJREC_CLOCK record pairs another each millisecond of ticks that has
+ *    records (and at exit), so the reader converts exactly between pairs. Elsewhere:
+ *    clock_gettime(CLOCK_MONOTONIC) nanoseconds.
  *  - Blocks smaller than the threshold are not recorded; a free is recorded when the block's
- *    usable size reaches the threshold (a superset of the recorded blocks; the reader
- *    ignores frees of blocks it does not know).
+ *    size reaches the threshold (a superset of the recorded blocks; the reader ignores
+ *    frees of blocks it does not know).
  *  - Call chains: the allocator's return address, then saved frame pointers, each frame
  *    checked to lie above the previous one and inside the thread's stack (recorded once per
  *    thread as a HWS_OBJREC_STACK record): a program without frame pointers gives fewer or
  *    wrong outer frames, never a crash.
  *  - fork(): the child opens its own file; exec(): the new image opens a new one.
+ *  - Thread-local storage: each thread's block of every module with a PT_TLS segment
+ *    (dl_iterate_phdr's dlpi_tls_data: the static TLS of the program and the libraries it
+ *    started with) is recorded when the thread starts (pthread_create is wrapped; the main
+ *    thread at load) and freed when its start routine returns.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -39,8 +53,9 @@
 
 #include <hwsample/objects.h>
 
-#define EXPORT	 __attribute__((visibility("default")))
-#define CAPACITY (1ULL << 30) /* sparse: only written pages take space */
+#define EXPORT	   __attribute__((visibility("default")))
+#define CAPACITY   (1ULL << 30) /* sparse: only written pages take space */
+#define CHUNK_RECS 64		/* records a thread reserves at once */
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
@@ -64,18 +79,89 @@ static uint8_t *recs;
 static uint64_t min_size = 1024;
 static unsigned int depth = HWS_OBJ_FRAMES;
 static pid_t my_pid;
+static uint64_t tsc_hz, clock_every, last_clock; /* ticks; 0: times are nanoseconds */
 
 #define TLS __thread __attribute__((tls_model("initial-exec")))
 static TLS int in_hook;
 static TLS pid_t my_tid;
-static TLS uintptr_t stack_lo, stack_hi; /* 1: unknown */
+static TLS uintptr_t stack_lo, stack_hi;	 /* 1: unknown */
+static TLS struct hws_objrec *chunk, *chunk_end; /* this thread's records to fill */
+static TLS struct hws_objrec *frees;		 /* this thread's FREES record being filled */
 
-static uint64_t now(void)
+#define FREES_MAX 4 /* (time, addr) pairs in a FREES record */
+
+static uint64_t mono(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+#if defined(__x86_64__)
+#define HAVE_TSC 1
+static inline uint64_t ticks(void)
+{
+	return __builtin_ia32_rdtsc();
+}
+#else
+#define HAVE_TSC 0
+static inline uint64_t ticks(void)
+{
+	return 0;
+}
+#endif
+
+static struct hws_objrec *reserve(void);
+static void publish(struct hws_objrec *r, uint8_t type);
+
+/* a CLOCK record: tick @t is now on CLOCK_MONOTONIC */
+static void clock_pair(uint64_t t)
+{
+	struct hws_objrec *r;
+
+	__atomic_store_n(&last_clock, t, __ATOMIC_RELAXED);
+	r = reserve();
+	if (!r)
+		return;
+	r->tid = (uint32_t)my_tid;
+	r->time = mono();
+	r->addr = ticks();
+	publish(r, HWS_OBJREC_CLOCK);
+}
+
+/* a record's time: ticks (with a CLOCK pair each millisecond of them) or nanoseconds */
+static inline uint64_t now(void)
+{
+	uint64_t t;
+
+	if (!tsc_hz)
+		return mono();
+	t = ticks();
+	if (__builtin_expect(t - __atomic_load_n(&last_clock, __ATOMIC_RELAXED) > clock_every, 0))
+		clock_pair(t);
+	return t;
+}
+
+/* the tick rate over about 50 microseconds (the reader needs it only past the last pair) */
+static void tsc_init(void)
+{
+	uint64_t t0, n0, t1, n1;
+
+	if (!HAVE_TSC || getenv("HWS_OBJECTS_NO_TSC"))
+		return;
+	n0 = mono();
+	t0 = ticks();
+	do {
+		n1 = mono();
+		t1 = ticks();
+	} while (n1 - n0 < 50000);
+	if (t1 <= t0)
+		return;
+	tsc_hz = (uint64_t)((double)(t1 - t0) * 1e9 / (double)(n1 - n0));
+	clock_every = tsc_hz / 1000;
+	if (!clock_every)
+		tsc_hz = 0;
 }
 
 static uint64_t env_u64(const char *name, uint64_t dflt)
@@ -147,7 +233,10 @@ static int open_file(void)
 	hdr->rec_size = sizeof(struct hws_objrec);
 	hdr->pid = (uint32_t)my_pid;
 	hdr->ppid = (uint32_t)getppid();
-	hdr->start_time = now();
+	hdr->tsc0 = tsc_hz ? ticks() : 0;
+	hdr->start_time = mono();
+	hdr->tsc_hz = tsc_hz;
+	last_clock = hdr->tsc0;
 	hdr->min_size = min_size;
 	hdr->capacity = CAPACITY;
 	hdr->clockid = CLOCK_MONOTONIC;
@@ -159,13 +248,19 @@ static int open_file(void)
 
 static struct hws_objrec *reserve(void)
 {
-	uint64_t off = __atomic_fetch_add(&hdr->used, sizeof(struct hws_objrec), __ATOMIC_RELAXED);
+	uint64_t off;
 
-	if (off + sizeof(struct hws_objrec) > hdr->capacity) {
+	if (__builtin_expect(chunk != chunk_end, 1))
+		return chunk++;
+	off = __atomic_fetch_add(&hdr->used, CHUNK_RECS * sizeof(struct hws_objrec),
+				 __ATOMIC_RELAXED);
+	if (off + CHUNK_RECS * sizeof(struct hws_objrec) > hdr->capacity) {
 		__atomic_fetch_add(&hdr->dropped, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
-	return (struct hws_objrec *)(recs + off);
+	chunk = (struct hws_objrec *)(recs + off);
+	chunk_end = chunk + CHUNK_RECS;
+	return chunk++;
 }
 
 static void publish(struct hws_objrec *r, uint8_t type)
@@ -242,6 +337,37 @@ static void thread_init(void)
 	publish(r, HWS_OBJREC_STACK);
 }
 
+/* one module's TLS block of this thread (dl_iterate_phdr callback); @data: the record type */
+static int tls_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+	uint8_t type = (uint8_t)(uintptr_t)data;
+
+	if (size < offsetof(struct dl_phdr_info, dlpi_tls_data) + sizeof(void *) ||
+	    !info->dlpi_tls_data)
+		return 0;
+	for (unsigned int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		struct hws_objrec *r;
+
+		if (ph->p_type != PT_TLS || !ph->p_memsz || !(r = reserve()))
+			continue;
+		r->flags = (uint16_t)info->dlpi_tls_modid;
+		r->tid = (uint32_t)my_tid;
+		r->time = now();
+		r->addr = (uint64_t)(uintptr_t)info->dlpi_tls_data;
+		r->size = ph->p_memsz;
+		r->old = (uint64_t)(info->dlpi_addr + ph->p_vaddr);
+		publish(r, type);
+	}
+	return 0;
+}
+
+/* this thread's TLS blocks: a TLS record each (@type HWS_OBJREC_TLS) or their end (FREE) */
+static void tls_blocks(uint8_t type)
+{
+	dl_iterate_phdr(tls_module, (void *)(uintptr_t)type);
+}
+
 static void child_after_fork(void);
 
 static void init(void)
@@ -256,6 +382,7 @@ static void init(void)
 	if (depth < 1 || depth > HWS_OBJ_FRAMES)
 		depth = HWS_OBJ_FRAMES;
 	my_pid = getpid();
+	tsc_init();
 	if (open_file()) {
 		__atomic_store_n(&state, ST_OFF, __ATOMIC_RELEASE);
 		return;
@@ -274,14 +401,36 @@ static void child_after_fork(void)
 	my_pid = getpid();
 	my_tid = 0;
 	stack_lo = stack_hi = 0;
+	chunk = chunk_end = NULL;
+	frees = NULL;
 	state = open_file() ? ST_OFF : ST_ON;
 }
+
+static inline bool enter(void);
+static inline void leave(void);
+
+static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 __attribute__((constructor)) static void ctor(void)
 {
 	in_hook++;
 	init();
+	real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
 	in_hook--;
+	if (enter()) { /* the main thread's stack and TLS */
+		tls_blocks(HWS_OBJREC_TLS);
+		leave();
+	}
+}
+
+/* a last CLOCK pair: the reader converts the last ticks between pairs, not past them */
+__attribute__((destructor)) static void dtor(void)
+{
+	if (state == ST_ON && tsc_hz && !in_hook) {
+		in_hook++;
+		clock_pair(ticks());
+		in_hook--;
+	}
 }
 
 /* entry of a hook: whether to record (and then in_hook is raised) */
@@ -355,16 +504,41 @@ rec_block(uint8_t type, uint16_t fn, void *p, size_t size, void *old, void *ra, 
 	publish(r, type);
 }
 
+/* whether @p's block may have been recorded: its size reaches the threshold (glibc: the
+ * chunk size word before the block, the header included, as malloc_usable_size reads it;
+ * no memory tagging on x86-64) */
+static inline bool maybe_recorded(void *p)
+{
+#if defined(__x86_64__)
+	return (((const size_t *)p)[-1] & ~(size_t)7) >= min_size + sizeof(size_t);
+#else
+	return malloc_usable_size(p) >= min_size;
+#endif
+}
+
+/* a free: the next (time, addr) pair of this thread's FREES record, published by its count
+ * (release), or a new FREES record */
 static inline void rec_free(void *p)
 {
-	struct hws_objrec *r;
+	struct hws_objrec *r = frees;
+	uint64_t t = now(), a = (uint64_t)(uintptr_t)p;
 
-	if (!p || malloc_usable_size(p) < min_size || !(r = reserve()))
+	if (r && r->nframes < FREES_MAX) {
+		uint8_t *w = (uint8_t *)r + offsetof(struct hws_objrec, time) + 16 * r->nframes;
+
+		memcpy(w, &t, 8);
+		memcpy(w + 8, &a, 8);
+		__atomic_store_n(&r->nframes, (uint8_t)(r->nframes + 1), __ATOMIC_RELEASE);
+		return;
+	}
+	if (!(r = reserve()))
 		return;
 	r->tid = (uint32_t)my_tid;
-	r->time = now();
-	r->addr = (uint64_t)(uintptr_t)p;
-	publish(r, HWS_OBJREC_FREE);
+	r->time = t;
+	r->addr = a;
+	r->nframes = 1;
+	publish(r, HWS_OBJREC_FREES);
+	frees = r;
 }
 
 #define RA __builtin_return_address(0)
@@ -395,7 +569,7 @@ EXPORT void *calloc(size_t n, size_t size)
 
 EXPORT void free(void *p)
 {
-	if (p && enter()) {
+	if (p && maybe_recorded(p) && enter()) {
 		rec_free(p);
 		leave();
 	}
@@ -513,6 +687,49 @@ EXPORT void *pvalloc(size_t size)
 		leave();
 	}
 	return p;
+}
+
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+/* a new thread: its stack and TLS blocks recorded, then its start routine */
+static void *thread_start(void *a)
+{
+	struct start s = *(struct start *)a;
+	void *ret;
+
+	__libc_free(a);
+	if (enter()) {
+		tls_blocks(HWS_OBJREC_TLS);
+		leave();
+	}
+	ret = s.fn(s.arg);
+	if (enter()) {
+		tls_blocks(HWS_OBJREC_FREE);
+		leave();
+	}
+	return ret;
+}
+
+EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	struct start *s;
+	int ret;
+
+	if (!real_pthread_create) /* a thread made before this library's constructor ran */
+		real_pthread_create = dlsym(RTLD_NEXT, "pthread_create");
+	if (!real_pthread_create)
+		return EAGAIN; /* no pthread_create after this library: nothing to call */
+	if (state != ST_ON || !(s = __libc_malloc(sizeof(*s))))
+		return real_pthread_create(t, attr, fn, arg);
+	s->fn = fn;
+	s->arg = arg;
+	ret = real_pthread_create(t, attr, thread_start, s);
+	if (ret)
+		__libc_free(s);
+	return ret;
 }
 
 EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)

@@ -7,16 +7,19 @@
  * calloc, realloc, the aligned allocators, free, mmap and munmap, each with address, size,
  * time (on the samples' clock: the events use CLOCK_MONOTONIC, as perf record -k mono) and
  * the allocation's call chain (the return address of the allocator, then a frame-pointer
- * walk bounded by the thread's stack). Each process writes one file of fixed-size records
+ * walk bounded by the thread's stack), and each thread's stack and thread-local storage
+ * blocks (times: TSC ticks on x86-64, converted to CLOCK_MONOTONIC when read). Each
+ * process writes one file of fixed-size records
  * (struct hws_objrec after a struct hws_objfile header) into a shared mapping, so what it
  * recorded survives its own or the recorder's death. The recorder copies every such file
  * into the perf.data's private header feature HWS_FEAT_HWS_OBJECTS (perf ignores feature
  * bits it does not know), the files one after the other.
  *
  * At report time struct hws_objects indexes them and names, for a (pid, tid, address,
- * time), the heap block live there then (allocation site, size, offset), the thread stack,
- * an anonymous or file mmap made by the program (with its call site), or, with symbols, a
- * static variable (ELF data symbol) or a mapped file.
+ * time), the heap block live there then (allocation site, size, offset), a thread-local
+ * variable (the STT_TLS symbol at the offset in the thread's block, with symbols), the thread
+ * stack, an anonymous or file mmap made by the program (with its call site), or, with
+ * symbols, a static variable (ELF data symbol) or a mapped file.
  */
 #ifndef HWSAMPLE_OBJECTS_H
 #define HWSAMPLE_OBJECTS_H
@@ -41,7 +44,7 @@ extern "C" {
 #define HWS_FEAT_HWS_OBJECTS 200
 
 #define HWS_OBJFILE_MAGIC   "HWSOBJS1"
-#define HWS_OBJFILE_VERSION 1
+#define HWS_OBJFILE_VERSION 2 /* 1: times in ns only (still read) */
 #define HWS_OBJ_FRAMES	    5
 
 /* One process's records: this header, then @used bytes of struct hws_objrec. */
@@ -57,7 +60,13 @@ struct hws_objfile {
 	uint64_t dropped;    /* records not written: the file was full */
 	int32_t clockid;     /* clock of the times (CLOCK_MONOTONIC) */
 	uint32_t depth;	     /* frames recorded per allocation, at most HWS_OBJ_FRAMES */
-	uint64_t reserved[7];
+	/* version 2: with @tsc_hz, record times are time-stamp counter ticks (x86-64 rdtsc),
+	 * @tsc0 the tick at @start_time; HWS_OBJREC_CLOCK records pair later ticks with
+	 * @clockid times, and the reader converts between them (@tsc_hz, an estimate, only
+	 * past the last pair). 0: times are @clockid nanoseconds. */
+	uint64_t tsc0;
+	uint64_t tsc_hz;
+	uint64_t reserved[5];
 };
 
 enum hws_objrec_type {
@@ -68,6 +77,13 @@ enum hws_objrec_type {
 	HWS_OBJREC_MMAP,     /* addr, size; old = flags << 32 | (uint32_t)fd; flags = prot */
 	HWS_OBJREC_MUNMAP,   /* addr, size */
 	HWS_OBJREC_STACK,    /* the thread tid's stack is [addr, addr + size) */
+	HWS_OBJREC_CLOCK,    /* version 2: tick addr is time (nanoseconds of clockid) */
+	HWS_OBJREC_FREES,    /* version 2: nframes (1-4) frees: (time, addr) pairs in the words
+			      * from time on (time, addr, size, old, frames[0..3]) */
+	HWS_OBJREC_TLS,	     /* thread tid's block of a module's thread-local storage is [addr,
+			      * addr + size); old: the module's TLS image in memory (a mapped
+			      * address of its file); flags: its TLS module id. A FREE at addr
+			      * ends it (the thread returned). */
 	HWS_OBJREC__MAX,
 };
 
@@ -97,7 +113,7 @@ enum hws_object_kind {
 	HWS_OBJ_NONE = 0,
 	HWS_OBJ_HEAP,	/* a block from malloc & co. */
 	HWS_OBJ_STATIC, /* an ELF data symbol */
-	HWS_OBJ_TLS,	/* a thread-local variable (not found yet: hook for DWARF) */
+	HWS_OBJ_TLS,	/* a thread-local variable (ELF STT_TLS symbol in a thread's block) */
 	HWS_OBJ_STACK,	/* a thread's stack */
 	HWS_OBJ_MMAP,	/* a file mapping */
 	HWS_OBJ_ANON,	/* an anonymous mapping (with its call site when the program made it) */

@@ -14,8 +14,8 @@ for line in open(sys.argv[1]):
     w = line.split()
     if len(w) == 7 and w[0] == "expect":
         want[w[1]] = (w[2], w[3], int(w[4]), int(w[5]), int(w[6]))
-if len(want) < 9:
-    print(f"objects_cmp: {len(want)} expect lines, not 9")
+if len(want) < 10:
+    print(f"objects_cmp: {len(want)} expect lines, not 10")
     sys.exit(1)
 seen = {k: 0 for k in want}
 bad = 0

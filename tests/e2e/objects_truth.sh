@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Data objects (core/objects): tests/workloads/objects_truth touches heap blocks of known
 # allocation sites, sizes and fields (malloc, calloc, posix_memalign, realloc, a block
-# allocated after another was freed, a second thread's), a static array, an anonymous mmap
-# and its stack, one page fault per page, and prints its design ("expect" lines).
+# allocated after another was freed, a second thread's), a static array, an anonymous mmap,
+# its stack and a __thread array in two threads, one page fault per page, and prints its
+# design ("expect" lines); each thread's samples of the __thread array are in its own block.
 # Recorded with `hwsample -e page-faults -c 1 -d --objects` (the fault's address is the
 # data address), every sample of each touching function is attributed in dump --json to
 # the object of the design: kind, site function, size, and offset modulo the element size =
@@ -59,12 +60,25 @@ else
 	echo "note: go not installed: the pprof object labels are not checked"
 fi
 
+check "tls: each of the two threads touches its own block" python3 - "$TMP/d.json" <<'PY'
+import collections, json, sys
+bases = collections.defaultdict(set)
+for line in open(sys.argv[1]):
+    s = json.loads(line)
+    if s.get("sym", "").startswith("touch_tls+"):
+        bases[s["tid"]].add(s["object"]["base"])
+print("tls blocks by thread:", dict(bases))
+sys.exit(0 if len(bases) == 2 and all(len(b) == 1 for b in bases.values()) and
+         len(set.union(*bases.values())) == 2 else 1)
+PY
+
 # report --sort object,offset: the sites and sizes as rows
 "$HWS_BIN" report -i "$f" --sort object,offset >"$TMP/rep" 2>"$TMP/err"
 eq "report --sort object,offset exit" "$?" 0
 check "report: alloc_particles row of the 2nd element's field" \
 	grep -q "\[heap\] alloc_particles+0x[0-9a-f]* (262144 bytes) *+5128 *$" "$TMP/rep"
 check "report: static table row" grep -q "\[static\] table (131072 bytes)" "$TMP/rep"
+check "report: thread-local array row" grep -q "\[tls\] tls_arr (16384 bytes)" "$TMP/rep"
 "$HWS_BIN" report -i "$f" --sort object >"$TMP/rep1" 2>"$TMP/err"
 eq "report --sort object exit" "$?" 0
 check "report --sort object: one row for the 64 faults of alloc_particles' block" \
@@ -109,6 +123,7 @@ sleep 5 &
 "$HWS_BIN" -b sw -e page-faults -p $! --objects -o "$TMP/p.data" -- sleep 0.1 >/dev/null 2>"$TMP/err"
 eq "--objects with -p: exit 3" "$?" 3
 check "--objects with -p: says why" grep -q "only in a program hwsample starts" "$TMP/err"
+check "--objects with -p: says uprobes are not used" grep -q "uprobes on libc is not implemented" "$TMP/err"
 kill $! 2>/dev/null
 "$HWS_BIN" -b sw -e page-faults --objects=min=0 -- true >/dev/null 2>"$TMP/err"
 eq "--objects=min=0: usage error" "$?" 2

@@ -6,8 +6,12 @@
  * by a later allocation gives each time its own site; the smallest of nested objects wins;
  * a second image of a pid (exec) ends the first's objects; a forked child sees its parent's
  * blocks as they were when it started; records out of time order, unfinished records
- * (type 0), unknown types, truncated and damaged payloads; the JSON and kind names.
+ * (type 0), unknown types, truncated and damaged payloads; the JSON and kind names; times in
+ * ticks converted linearly between the (tick, ns) pairs of a version 2 file (past the last
+ * with the slope of all, with one pair the header's rate); a thread's TLS block, ended by the
+ * next block at its address or by a free; FREES records (several frees in one).
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,12 +244,122 @@ static void test_json(void)
 	free(p.buf);
 }
 
+static void test_ticks(void)
+{
+	struct pay p = {0};
+	struct hws_objects *o;
+	struct hws_objfile *fh;
+
+	/* pairs (tick, ns): (1000, 5000) header, (3000, 6000), (5000, 8000) */
+	file(&p, 9, 1, 5000);
+	fh = (struct hws_objfile *)(p.buf + p.hdr);
+	fh->tsc0 = 1000;
+	fh->tsc_hz = 2000000000;
+	rec(&p, HWS_OBJREC_ALLOC, 2000, 0x1000, 0x100, 0, 0xa1); /* 5500 ns */
+	rec(&p, HWS_OBJREC_FREE, 4000, 0x1000, 0, 0, 0);	 /* 7000 ns */
+	rec(&p, HWS_OBJREC_CLOCK, 6000, 3000, 0, 0, 0);
+	rec(&p, HWS_OBJREC_ALLOC, 7000, 0x2000, 0x100, 0, 0xb1); /* 8000 + 2000 * 0.75 */
+	rec(&p, HWS_OBJREC_CLOCK, 8000, 5000, 0, 0, 0);
+	/* one pair: the header's rate, 1 ns per tick */
+	file(&p, 10, 1, 50);
+	fh = (struct hws_objfile *)(p.buf + p.hdr);
+	fh->tsc0 = 100;
+	fh->tsc_hz = 1000000000;
+	rec(&p, HWS_OBJREC_ALLOC, 600, 0x1000, 0x100, 0, 0xc1); /* 550 ns */
+	o = hws_objects__new(p.buf, p.len);
+	__T("ticks: index", o != NULL);
+	T_EQ_U64("ticks: before the alloc", site_at(o, 9, 0x1000, 5499), 0);
+	T_EQ_U64("ticks: alloc between pairs 1, 2", site_at(o, 9, 0x1000, 5500), 0xa1);
+	T_EQ_U64("ticks: before the free", site_at(o, 9, 0x1000, 6999), 0xa1);
+	T_EQ_U64("ticks: free between pairs 2, 3", site_at(o, 9, 0x1000, 7000), 0);
+	T_EQ_U64("ticks: past the last pair (slope of all)", site_at(o, 9, 0x2000, 9499), 0);
+	T_EQ_U64("ticks: past the last pair, at", site_at(o, 9, 0x2000, 9500), 0xb1);
+	T_EQ_U64("ticks: one pair, header rate, before", site_at(o, 10, 0x1000, 549), 0);
+	T_EQ_U64("ticks: one pair, header rate, at", site_at(o, 10, 0x1000, 550), 0xc1);
+	T_EQ_U64("ticks: clock records are no objects", hws_objects__nr_objects(o), 3);
+	hws_objects__delete(o);
+	free(p.buf);
+}
+
+/* four frees in one record, a second with one; a count past four is damage */
+static void test_frees(void)
+{
+	struct pay p = {0};
+	struct hws_objects *o;
+	struct hws_objrec r;
+	uint64_t w[8] = {20, 0x1000, 30, 0x2000, 40, 0x3000, 50, 0x4000};
+	struct hws_objfile *fh;
+
+	file(&p, 12, 1, 0);
+	for (uint64_t i = 0; i < 5; i++)
+		rec(&p, HWS_OBJREC_ALLOC, 10, 0x1000 * (i + 1), 0x100, 0, 0xa0 + i);
+	memset(&r, 0, sizeof(r));
+	r.type = HWS_OBJREC_FREES;
+	r.nframes = 4;
+	memcpy((uint8_t *)&r + offsetof(struct hws_objrec, time), w, sizeof(w));
+	put(&p, &r, sizeof(r));
+	r.nframes = 1;
+	r.time = 60;
+	r.addr = 0x5000;
+	put(&p, &r, sizeof(r));
+	r.nframes = 5; /* damaged */
+	put(&p, &r, sizeof(r));
+	fh = (struct hws_objfile *)(p.buf + p.hdr);
+	fh->used += 3 * sizeof(r);
+	o = hws_objects__new(p.buf, p.len);
+	__T("frees: index", o != NULL);
+	for (uint64_t i = 0; i < 5; i++) {
+		T_EQ_U64("frees: alive before its free",
+			 site_at(o, 12, 0x1000 * (i + 1) + 8, 19 + 10 * i), 0xa0 + i);
+		T_EQ_U64("frees: gone at its free",
+			 site_at(o, 12, 0x1000 * (i + 1) + 8, 20 + 10 * i), 0);
+	}
+	T_EQ_U64("frees: a count past four is counted bad", hws_objects__nr_bad(o), 1);
+	hws_objects__delete(o);
+	free(p.buf);
+}
+
+static void test_tls(void)
+{
+	struct pay p = {0};
+	struct hws_objects *o;
+	struct hws_object ob;
+	struct hws_sample s = {0};
+
+	file(&p, 11, 1, 0);
+	rec(&p, HWS_OBJREC_TLS, 10, 0x8000, 0x100, 0x1234, 0); /* a thread's block */
+	rec(&p, HWS_OBJREC_TLS, 30, 0x8000, 0x100, 0x1234, 0); /* the next thread's, same place */
+	rec(&p, HWS_OBJREC_FREE, 40, 0x8000, 0, 0, 0);	       /* it returned */
+	o = hws_objects__new(p.buf, p.len);
+	__T("tls: index", o != NULL);
+	__T("tls: block", hws_objects__lookup(o, 11, 0x8010, 20, &ob) && ob.kind == HWS_OBJ_TLS &&
+			      ob.base == 0x8000 && ob.size == 0x100 && ob.offset == 0x10 &&
+			      !ob.nframes);
+	__T("tls: the next thread's block",
+	    hws_objects__lookup(o, 11, 0x80ff, 35, &ob) && ob.kind == HWS_OBJ_TLS && ob.time == 30);
+	__T("tls: ended by the free", !hws_objects__lookup(o, 11, 0x8010, 40, &ob));
+	__T("tls: before it", !hws_objects__lookup(o, 11, 0x8010, 9, &ob));
+	s.fields = HWS_SF_ADDR | HWS_SF_TIME;
+	s.pid = 11;
+	s.addr = 0x8020;
+	s.time = 15;
+	__T("tls: attributed without symbols (the block)",
+	    hws_objects__attribute(o, NULL, &s, &ob) && ob.kind == HWS_OBJ_TLS && !ob.name &&
+		ob.size == 0x100 && ob.offset == 0x20);
+	T_EQ_STR("tls: kind name", hws_object__kind_name(HWS_OBJ_TLS), "tls");
+	hws_objects__delete(o);
+	free(p.buf);
+}
+
 int main(void)
 {
 	test_lifetimes();
 	test_nested_exec_fork();
 	test_damaged();
 	test_json();
+	test_ticks();
+	test_frees();
+	test_tls();
 	printf("%d checks, %d failed\n", tests_run, tests_failed);
 	return tests_failed != 0;
 }

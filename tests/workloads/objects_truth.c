@@ -12,6 +12,8 @@
  *   touch_table      static table            .bss array of 32 x struct particle, field vel
  *   touch_region     anon   map_region       mmap(16 pages, anonymous), at 4096 * i + 100
  *   touch_stack      stack                   a 64 KiB local array
+ *   touch_tls        tls    tls_arr          __thread array of 4 x struct particle, field
+ *                                            vel, in two threads (each its own block)
  *
  * For each, one line on stdout: "expect TOUCH KIND SITE SIZE ELEM FIELD" (ELEM: the element
  * size, FIELD: the field's offset in it; SITE "-" for none). Frame pointers are on and the
@@ -43,6 +45,7 @@ struct cell { /* two pages */
 };
 
 static struct particle table[32];
+static __thread struct particle tls_arr[4] __attribute__((aligned(4096)));
 
 #define NOINLINE __attribute__((noinline))
 
@@ -159,6 +162,21 @@ NOINLINE static void touch_thread(struct particle *p, size_t n)
 		*(volatile double *)&p[i].vel[2] = (double)i;
 }
 
+NOINLINE static void touch_tls(size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		*(volatile double *)&tls_arr[i].vel[0] = (double)i;
+}
+
+static void *tls_main(void *arg)
+{
+	/* glibc zeroed the thread's block when it made it: its pages dropped (zero again when
+	 * touched), each touch faults */
+	madvise(tls_arr, sizeof(tls_arr), MADV_DONTNEED);
+	touch_tls(4);
+	return arg;
+}
+
 static void *thread_main(void *arg)
 {
 	struct particle *p = thread_alloc(20);
@@ -174,7 +192,7 @@ int main(int argc, char **argv)
 	const size_t ps = sizeof(struct particle), cs = sizeof(struct cell);
 	struct particle *a, *b, *g, *f;
 	struct cell *c;
-	pthread_t th;
+	pthread_t th, t1, t2;
 	char *r;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -226,6 +244,12 @@ int main(int argc, char **argv)
 		return 1;
 	expect("touch_thread", "heap", "thread_alloc", 20 * ps, ps,
 	       offsetof(struct particle, vel[2]));
+	if (pthread_create(&t1, NULL, tls_main, NULL) ||
+	    pthread_create(&t2, NULL, tls_main, NULL) || pthread_join(t1, NULL) ||
+	    pthread_join(t2, NULL))
+		return 1;
+	expect("touch_tls", "tls", "tls_arr", sizeof(tls_arr), ps,
+	       offsetof(struct particle, vel[0]));
 	free(a);
 	free(b);
 	free(c);
