@@ -30,6 +30,7 @@
 #include <linux/perf_event.h>
 
 #include "decode/unwind.h"
+#include "decode/unwind_cfi.h"
 #include "symbols/symbols_core.h"
 
 #define DEF_MAX_FRAMES 127
@@ -86,6 +87,8 @@ struct hws_unwinder {
 	Dwfl_Callbacks cb;
 	struct icache *icache;
 	struct ncache *ncache;
+	/* the fast path's rules (unwind_cfi.h) */
+	struct ucfi_cache *cfi;
 	int vdso_fd; /* memfd holding this process's vDSO image, -1: none (yet) */
 	bool vdso_tried;
 	char vdso_path[32]; /* /proc/self/fd/N */
@@ -646,9 +649,17 @@ int hws_unwind__inline(struct hws_unwinder *u, uint32_t pid, uint64_t ip, unsign
 
 /* ------------------------------------------------------------------ unwinding */
 
-static bool past_deadline(const struct hws_unwinder *u)
+/* the budget starts at the first look at the clock (after CHECK_EVERY frames: short
+ * chains, most of them, never read it) */
+static bool past_deadline(struct hws_unwinder *u)
 {
-	return now_ns() - u->slow_ns > u->deadline;
+	uint64_t t = now_ns() - u->slow_ns;
+
+	if (!u->deadline) {
+		u->deadline = t + (uint64_t)u->o.max_usec * 1000;
+		return false;
+	}
+	return t > u->deadline;
 }
 
 static void push(struct hws_unwinder *u, uint64_t ip, uint8_t flags, uint16_t depth)
@@ -705,6 +716,67 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	}
 	return DWARF_CB_OK;
+}
+
+/* ------------------------------------------------------------------ fast path */
+
+#define FAST_BAIL (-1000) /* fast_walk(): libdw is needed */
+
+static bool fast_read(void *arg, uint64_t addr, uint64_t *val)
+{
+	return cb_memory_read(NULL, addr, val, arg);
+}
+
+/*
+ * The walk libdw's dwfl_getthread_frames() with frame_cb() does, from the rules of
+ * unwind_cfi.c (x86_64): the same frames, flags and reads. Returns what
+ * dwfl_getthread_frames() would (0 at the chain's end, -1 on an error, 1 when frame_cb()
+ * stopped it), or FAST_BAIL (nothing kept) where unwind_cfi.c cannot do it.
+ */
+static int fast_walk(struct hws_unwinder *u, struct uw_proc *p, uint64_t ip)
+{
+	struct ucfi_regs st, nx;
+	uint64_t pc = ip, v, inlined = u->st.inlined;
+	bool initial = true;
+
+	if (!u->cfi)
+		return FAST_BAIL;
+	st.set = 0;
+	for (unsigned int d = 0; d < UCFI_NREGS; d++)
+		if (perf_reg(u, x86_64_dwarf_to_perf[d], &v)) {
+			st.r[d] = v;
+			st.set |= 1u << d;
+		}
+	u->n = 0;
+	u->phys = 0;
+	u->timeout = u->full = u->read_fail = false;
+	for (;;) {
+		int r;
+
+		report_module(u, p, pc);
+		r = ucfi_step(u->cfi, p->serial, p->dwfl, initial ? pc : pc - 1, &st, &nx,
+			      fast_read, u);
+		if (r == UCFI_BAIL) {
+			u->st.inlined = inlined;
+			return FAST_BAIL;
+		}
+		/* libdw's "activation": the first frame, or a signal frame's (bailed out) */
+		if (!add_frame(u, initial ? pc : pc - 1))
+			return 1;
+		if (++u->phys >= u->o.max_frames) {
+			u->full = true;
+			return 1;
+		}
+		if (u->phys % CHECK_EVERY == 0 && past_deadline(u)) {
+			u->timeout = true;
+			return 1;
+		}
+		if (r != UCFI_SET)
+			return r == UCFI_UNDEFINED ? 0 : -1;
+		st = nx;
+		pc = nx.r[UCFI_NREGS - 1];
+		initial = false;
+	}
 }
 
 static int machine_of(Dwfl_Module *mod)
@@ -776,8 +848,10 @@ int hws_unwind__user(struct hws_unwinder *u, uint32_t pid, uint64_t regs_abi, ui
 	u->out = out;
 	u->max = max;
 	u->slow_ns = 0;
-	u->deadline = now_ns() + (uint64_t)u->o.max_usec * 1000;
-	for (int tries = 0;; tries++) {
+	u->deadline = 0;
+	ret =
+	    machine == EM_X86_64 && p->attached && !u->o.no_fast ? fast_walk(u, p, ip) : FAST_BAIL;
+	for (int tries = 0; ret == FAST_BAIL || tries; tries++) {
 		u->n = 0;
 		u->phys = 0;
 		u->timeout = u->full = u->read_fail = false;
@@ -834,7 +908,8 @@ struct hws_unwinder *hws_unwinder__new(struct hws_symbols *syms, const struct hw
 	u->procs = calloc(u->o.max_procs, sizeof(*u->procs));
 	u->icache = calloc(ICACHE_SIZE, sizeof(*u->icache));
 	u->ncache = calloc(ICACHE_SIZE, sizeof(*u->ncache));
-	if (!u->procs || !u->icache || !u->ncache) {
+	u->cfi = ucfi_cache__new();
+	if (!u->procs || !u->icache || !u->ncache || !u->cfi) {
 		hws_unwinder__delete(u);
 		errno = ENOMEM;
 		return NULL;
@@ -856,6 +931,7 @@ void hws_unwinder__delete(struct hws_unwinder *u)
 	free(u->procs);
 	free(u->icache);
 	free(u->ncache);
+	ucfi_cache__delete(u->cfi);
 	if (u->vdso_fd >= 0)
 		close(u->vdso_fd);
 	free(u);
