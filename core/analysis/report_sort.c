@@ -887,7 +887,8 @@ struct chain_head {
 
 /* add a resolved chain (@fr, @frow as add_chain() leaves h->fr, h->frow) to the trees */
 static int chain_commit(struct hws_hist *h, struct section *sec, uint32_t self,
-			const struct cg_frame *fr, const uint32_t *frow, uint32_t n, uint64_t period)
+			const struct cg_frame *fr, const uint32_t *frow, uint32_t n,
+			uint64_t period)
 {
 	bool caller, children = h->children >= 0 && !h->mem;
 	uint32_t nseen = 0;
@@ -945,17 +946,17 @@ static int chain_flush(struct hws_hist *h)
 		const struct chain_head *hd = cg_memo__payload(h->memo, (long)id);
 		const struct cg_frame *fr = (const void *)(hd + 1);
 
-		err = chain_commit(h, &h->secs[hd->sec], hd->self, fr,
-				   (const uint32_t *)(fr + hd->n), hd->n,
-				   *cg_memo__value(h->memo, (long)id));
+		err =
+		    chain_commit(h, &h->secs[hd->sec], hd->self, fr, (const uint32_t *)(fr + hd->n),
+				 hd->n, *cg_memo__value(h->memo, (long)id));
 	}
 	cg_memo__clear(h->memo);
 	return err;
 }
 
 /* the memo key of a chain: where it is counted, what resolves it, its ips and contexts */
-static uint32_t chain_key(struct hws_hist *h, struct section *sec, const struct ctx *c,
-			  long self, const struct hws_frame *chain, uint32_t n)
+static uint32_t chain_key(struct hws_hist *h, struct section *sec, const struct ctx *c, long self,
+			  const struct hws_frame *chain, uint32_t n)
 {
 	uint64_t *k = h->ckey;
 	uint32_t w = 0;

@@ -35,7 +35,8 @@
 
 #define DEF_MAX_FRAMES 127
 #define DEF_MAX_USEC   50000
-#define CHECK_EVERY    8 /* frames between looks at the clock */
+#define CHECK_EVERY    8  /* frames between looks at the clock */
+#define FIRST_CHECK    16 /* the first look (the budget starts there) */
 #define DEF_MAX_PROCS  32
 #define MAX_BAD	       16 /* failed files remembered per process */
 #define ICACHE_BITS    12
@@ -56,6 +57,7 @@ struct uw_proc {
 	bool used;
 	bool attached;	   /* dwfl_attach_state() done */
 	bool attach_fail;  /* ... and failed: no unwinding for this process */
+	bool eager;	   /* libdw walks here: its files' DWARF CFI loaded when reported */
 	uint64_t maps_gen; /* hws_symbols__maps_gen() it was built at */
 	uint64_t serial;   /* unique per build */
 	uint64_t lru;
@@ -291,10 +293,12 @@ static Dwfl_Module *report_file(struct hws_unwinder *u, struct uw_proc *p,
 	dwfl_report_end(p->dwfl, NULL, NULL);
 	if (!mod)
 		goto bad_fd;
-	/* load the CFI now (and find the debuginfo, which may have .debug_frame), so that the
-	 * time it takes is not charged to the sample's unwinding budget */
+	/* load the CFI now (and, once libdw walks this process, find the debuginfo, which may
+	 * have .debug_frame), so that the time it takes is not charged to the sample's
+	 * unwinding budget; the fast path reads .eh_frame only */
 	dwfl_module_eh_cfi(mod, &bias);
-	dwfl_module_dwarf_cfi(mod, &bias);
+	if (p->eager)
+		dwfl_module_dwarf_cfi(mod, &bias);
 	u->st.modules++;
 	return mod;
 bad_fd:
@@ -649,8 +653,8 @@ int hws_unwind__inline(struct hws_unwinder *u, uint32_t pid, uint64_t ip, unsign
 
 /* ------------------------------------------------------------------ unwinding */
 
-/* the budget starts at the first look at the clock (after CHECK_EVERY frames: short
- * chains, most of them, never read it) */
+/* the budget starts at the first look at the clock (at FIRST_CHECK frames: short chains,
+ * most of them, never read it) */
 static bool past_deadline(struct hws_unwinder *u)
 {
 	uint64_t t = now_ns() - u->slow_ns;
@@ -711,7 +715,7 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		u->full = true;
 		return DWARF_CB_ABORT;
 	}
-	if (u->phys % CHECK_EVERY == 0 && past_deadline(u)) {
+	if (u->phys >= FIRST_CHECK && u->phys % CHECK_EVERY == 0 && past_deadline(u)) {
 		u->timeout = true;
 		return DWARF_CB_ABORT;
 	}
@@ -719,6 +723,30 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 }
 
 /* ------------------------------------------------------------------ fast path */
+
+static int load_dwarf_cfi(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+			  void *arg)
+{
+	Dwarf_Addr bias;
+
+	(void)userdata, (void)name, (void)start, (void)arg;
+	dwfl_module_dwarf_cfi(mod, &bias);
+	return DWARF_CB_OK;
+}
+
+/* libdw is to walk @p: the DWARF CFI of its files loaded first, as report_file() does from
+ * then on (not charged to the budget) */
+static void proc_eager(struct hws_unwinder *u, struct uw_proc *p)
+{
+	uint64_t t0;
+
+	if (p->eager)
+		return;
+	p->eager = true;
+	t0 = now_ns();
+	dwfl_getmodules(p->dwfl, load_dwarf_cfi, NULL, 0);
+	u->slow_ns += now_ns() - t0;
+}
 
 #define FAST_BAIL (-1000) /* fast_walk(): libdw is needed */
 
@@ -767,7 +795,7 @@ static int fast_walk(struct hws_unwinder *u, struct uw_proc *p, uint64_t ip)
 			u->full = true;
 			return 1;
 		}
-		if (u->phys % CHECK_EVERY == 0 && past_deadline(u)) {
+		if (u->phys >= FIRST_CHECK && u->phys % CHECK_EVERY == 0 && past_deadline(u)) {
 			u->timeout = true;
 			return 1;
 		}
@@ -851,6 +879,8 @@ int hws_unwind__user(struct hws_unwinder *u, uint32_t pid, uint64_t regs_abi, ui
 	u->deadline = 0;
 	ret =
 	    machine == EM_X86_64 && p->attached && !u->o.no_fast ? fast_walk(u, p, ip) : FAST_BAIL;
+	if (ret == FAST_BAIL)
+		proc_eager(u, p);
 	for (int tries = 0; ret == FAST_BAIL || tries; tries++) {
 		u->n = 0;
 		u->phys = 0;

@@ -159,11 +159,50 @@ static bool reg_get(const struct ucfi_regs *in, uint64_t r, uint64_t *v)
 	return true;
 }
 
+/* libdwfl's binary operators: comparisons signed, shifts as the CPU does them */
+static uint64_t binop(uint8_t at, uint64_t a, uint64_t b)
+{
+	int64_t x = (int64_t)a, y = (int64_t)b;
+
+	switch (at) {
+	case DW_OP_plus:
+		return a + b;
+	case DW_OP_minus:
+		return a - b;
+	case DW_OP_and:
+		return a & b;
+	case DW_OP_or:
+		return a | b;
+	case DW_OP_xor:
+		return a ^ b;
+	case DW_OP_mul:
+		return a * b;
+	case DW_OP_shl:
+		return a << (b & 63);
+	case DW_OP_shr:
+		return a >> (b & 63);
+	case DW_OP_shra:
+		return (uint64_t)(x >> (b & 63));
+	case DW_OP_le:
+		return x <= y;
+	case DW_OP_ge:
+		return x >= y;
+	case DW_OP_eq:
+		return x == y;
+	case DW_OP_lt:
+		return x < y;
+	case DW_OP_gt:
+		return x > y;
+	default: /* DW_OP_ne */
+		return x != y;
+	}
+}
+
 /* evaluate @n operations from @first on @in; @cfa: DW_OP_call_frame_cfa allowed */
 static bool eval(const struct centry *e, unsigned int first, unsigned int n, bool cfa,
 		 const struct ucfi_regs *in, uint64_t *res, ucfi_read_fn rd, void *arg)
 {
-	uint64_t st[MAX_OPS + 1], a, b;
+	uint64_t st[2 * MAX_OPS + 1], a, b;
 	unsigned int sp = 0;
 	bool loc = false;
 
@@ -211,13 +250,44 @@ static bool eval(const struct centry *e, unsigned int first, unsigned int n, boo
 					return false;
 				st[sp - 1] += o->n1;
 				break;
+			case DW_OP_neg:
+			case DW_OP_not:
+				if (!sp)
+					return false;
+				st[sp - 1] = at == DW_OP_neg ? 0 - st[sp - 1] : ~st[sp - 1];
+				break;
+			case DW_OP_swap:
+				if (sp < 2)
+					return false;
+				a = st[sp - 1];
+				st[sp - 1] = st[sp - 2];
+				st[sp - 2] = a;
+				break;
+			case DW_OP_over:
+				if (sp < 2)
+					return false;
+				st[sp] = st[sp - 2];
+				sp++;
+				break;
 			case DW_OP_plus:
 			case DW_OP_minus:
+			case DW_OP_and:
+			case DW_OP_or:
+			case DW_OP_xor:
+			case DW_OP_mul:
+			case DW_OP_shl:
+			case DW_OP_shr:
+			case DW_OP_shra:
+			case DW_OP_le:
+			case DW_OP_ge:
+			case DW_OP_eq:
+			case DW_OP_lt:
+			case DW_OP_gt:
+			case DW_OP_ne:
 				if (sp < 2)
 					return false;
 				b = st[--sp];
-				a = st[sp - 1];
-				st[sp - 1] = at == DW_OP_plus ? a + b : a - b;
+				st[sp - 1] = binop(at, st[sp - 1], b);
 				break;
 			case DW_OP_deref:
 				if (!sp || !rd(arg, st[sp - 1], &st[sp - 1]))
