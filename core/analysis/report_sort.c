@@ -32,7 +32,9 @@
 #include <hwsample/report.h>
 
 #include "analysis/report_cg.h"
+#include "analysis/report_cgmemo.h"
 #include "analysis/report_int.h"
+#include "symbols/symbols_core.h"
 #include "util/internal.h"
 
 #define MAX_KEYS 16
@@ -143,6 +145,8 @@ struct hws_hist {
 	uint32_t max_stack;   /* frames used per chain, 0 = all */
 	struct cg_tree *tree; /* the rows' call graphs */
 	struct cg_frame *fr;  /* the current sample's frames */
+	struct cg_memo *memo; /* chains not in the trees yet (add_chain()) */
+	uint64_t *ckey;	      /* the current chain's memo key */
 	uint32_t *frow;	      /* their rows (--children) */
 	uint32_t *seen;	      /* the rows the sample has counted in (perf's he_cache) */
 	size_t afr;
@@ -874,14 +878,120 @@ static const char *name_of(const void *ctx, uint32_t id)
  * The call chain of a sample: its frames (perf's function key and name), added to the row's
  * tree and, with --children, to the tree of every other row its frames fall in (once per
  * row: perf's he_cache), as perf's hist_entry_iter for cumulative entries.
+ *
+ * A chain met before (same section, row, process, ips and contexts, while the symbols give
+ * the same answers) only adds its period to its memo entry (report_cgmemo.h); the trees get
+ * each entry once, at chain_flush(), in the order the chains were first met.
  */
+
+/* a memo entry's payload: the head, n frames, then n + 1 rows (row 0 unused) */
+struct chain_head {
+	uint32_t sec, self, n, pad;
+};
+
+#define CHAIN_MEMO_MAX (64u << 20) /* bytes of memo before it is flushed */
+
+/* add a resolved chain (@fr, @frow as add_chain() leaves h->fr, h->frow) to the trees */
+static int chain_commit(struct hws_hist *h, struct section *sec, uint32_t self,
+			const struct cg_frame *fr, const uint32_t *frow, uint32_t n,
+			uint64_t period)
+{
+	bool caller, children = h->children >= 0 && !h->mem;
+	uint32_t nseen = 0;
+	int err;
+
+	caller = h->cg.order_set ? h->cg.caller : children;
+	if (!h->tree) {
+		h->tree = cg_tree__new();
+		if (!h->tree)
+			return -ENOMEM;
+	}
+	if (children)
+		h->seen[nseen++] = self;
+	if (!sec->rows[self].cg_root) {
+		sec->rows[self].cg_root = cg_tree__root(h->tree);
+		if (!sec->rows[self].cg_root)
+			return -ENOMEM;
+	}
+	err = cg_tree__add(h->tree, sec->rows[self].cg_root, caller ? &fr[n - 1] : fr, n,
+			   caller ? -1 : 1, period);
+	if (err || !children)
+		return err;
+	/* the frames in the order of the chain perf walks (its cursor's) */
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t i = caller ? n - 1 - j : j, r = frow[i + 1];
+		struct hrow *row = &sec->rows[r];
+		bool dup = false;
+
+		for (uint32_t q = 0; q < nseen && !dup; q++)
+			dup = h->seen[q] == r;
+		if (dup)
+			continue;
+		h->seen[nseen++] = r;
+		row->acc += period;
+		if (!row->cg_root) {
+			row->cg_root = cg_tree__root(h->tree);
+			if (!row->cg_root)
+				return -ENOMEM;
+		}
+		err = cg_tree__add(h->tree, row->cg_root, &fr[i], caller ? i + 1 : n - i,
+				   caller ? -1 : 1, period);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* every chain of the memo into the trees, in the order they were first met */
+static int chain_flush(struct hws_hist *h)
+{
+	size_t nr = cg_memo__nr(h->memo);
+	int err = 0;
+
+	for (size_t id = 0; !err && id < nr; id++) {
+		const struct chain_head *hd = cg_memo__payload(h->memo, (long)id);
+		const struct cg_frame *fr = (const void *)(hd + 1);
+
+		err =
+		    chain_commit(h, &h->secs[hd->sec], hd->self, fr, (const uint32_t *)(fr + hd->n),
+				 hd->n, *cg_memo__value(h->memo, (long)id));
+	}
+	cg_memo__clear(h->memo);
+	return err;
+}
+
+/* the memo key of a chain: where it is counted, what resolves it, its ips and contexts */
+static uint32_t chain_key(struct hws_hist *h, struct section *sec, const struct ctx *c, long self,
+			  const struct hws_frame *chain, uint32_t n)
+{
+	uint64_t *k = h->ckey;
+	uint32_t w = 0;
+
+	k[w++] = (uint64_t)(sec - h->secs) << 32 | (uint32_t)self;
+	k[w++] = (uint64_t)c->s->pid << 8 | (uint8_t)c->level;
+	k[w++] = hws_symbols__answers_gen(c->syms);
+	for (uint32_t i = 0; i < n; i++)
+		k[w++] = chain[i].ip;
+	for (uint32_t i = 0; i < n; i += 8) {
+		uint64_t x = 0;
+
+		for (uint32_t j = i; j < n && j < i + 8; j++)
+			x |= (uint64_t)chain[j].ctx << (8 * (j - i));
+		k[w++] = x;
+	}
+	return w;
+}
+
 static int add_chain(struct hws_hist *h, struct section *sec, struct ctx *c, const uint64_t *k,
 		     long self, uint64_t period)
 {
 	const struct hws_sample *s = c->s;
 	const struct hws_frame *chain = s->callchain;
-	uint32_t n = s->nr_callchain, nseen = 0;
+	uint32_t n = s->nr_callchain, nk;
 	bool caller, children = h->children >= 0 && !h->mem;
+	struct chain_head *hd;
+	void *pl;
+	long id;
 	int err;
 
 	caller = h->cg.order_set ? h->cg.caller : children;
@@ -894,6 +1004,7 @@ static int add_chain(struct hws_hist *h, struct section *sec, struct ctx *c, con
 	if (n > h->afr) {
 		struct cg_frame *f = realloc(h->fr, n * sizeof(*f));
 		uint32_t *r;
+		uint64_t *ck;
 
 		if (!f)
 			return -ENOMEM;
@@ -906,15 +1017,23 @@ static int add_chain(struct hws_hist *h, struct section *sec, struct ctx *c, con
 		if (!r)
 			return -ENOMEM;
 		h->seen = r;
+		ck = realloc(h->ckey, (3 + n + n / 8 + 1) * sizeof(*ck));
+		if (!ck)
+			return -ENOMEM;
+		h->ckey = ck;
 		h->afr = n;
 	}
-	if (!h->tree) {
-		h->tree = cg_tree__new();
-		if (!h->tree)
+	if (!h->memo) {
+		h->memo = cg_memo__new();
+		if (!h->memo)
 			return -ENOMEM;
 	}
-	if (children)
-		h->seen[nseen++] = (uint32_t)self;
+	nk = chain_key(h, sec, c, self, chain, n);
+	id = cg_memo__find(h->memo, h->ckey, nk);
+	if (id >= 0) {
+		*cg_memo__value(h->memo, id) += period;
+		return 0;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		const struct hws_frame *fr = &chain[i];
 		struct ctx fc = *c;
@@ -957,37 +1076,18 @@ static int add_chain(struct hws_hist *h, struct section *sec, struct ctx *c, con
 			return (int)r;
 		h->frow[i + 1] = (uint32_t)r;
 	}
-	if (!sec->rows[self].cg_root) {
-		sec->rows[self].cg_root = cg_tree__root(h->tree);
-		if (!sec->rows[self].cg_root)
-			return -ENOMEM;
-	}
-	err = cg_tree__add(h->tree, sec->rows[self].cg_root, caller ? &h->fr[n - 1] : h->fr, n,
-			   caller ? -1 : 1, period);
-	if (err || !children)
-		return err;
-	/* the frames in the order of the chain perf walks (its cursor's) */
-	for (uint32_t j = 0; j < n; j++) {
-		uint32_t i = caller ? n - 1 - j : j, r = h->frow[i + 1];
-		struct hrow *row = &sec->rows[r];
-		bool dup = false;
-
-		for (uint32_t q = 0; q < nseen && !dup; q++)
-			dup = h->seen[q] == r;
-		if (dup)
-			continue;
-		h->seen[nseen++] = r;
-		row->acc += period;
-		if (!row->cg_root) {
-			row->cg_root = cg_tree__root(h->tree);
-			if (!row->cg_root)
-				return -ENOMEM;
-		}
-		err = cg_tree__add(h->tree, row->cg_root, &h->fr[i], caller ? i + 1 : n - i,
-				   caller ? -1 : 1, period);
-		if (err)
-			return err;
-	}
+	id = cg_memo__add(h->memo, h->ckey, nk,
+			  sizeof(*hd) + n * sizeof(*h->fr) + (n + 1) * sizeof(*h->frow), &pl);
+	if (id < 0)
+		return (int)id;
+	hd = pl;
+	h->frow[0] = (uint32_t)self;
+	*hd = (struct chain_head){(uint32_t)(sec - h->secs), (uint32_t)self, n, 0};
+	memcpy(hd + 1, h->fr, n * sizeof(*h->fr));
+	memcpy((struct cg_frame *)(hd + 1) + n, h->frow, (n + 1) * sizeof(*h->frow));
+	*cg_memo__value(h->memo, id) = period;
+	if (cg_memo__bytes(h->memo) > CHAIN_MEMO_MAX)
+		return chain_flush(h);
 	return 0;
 }
 
@@ -1144,6 +1244,8 @@ void hws_hist__delete(struct hws_hist *h)
 	free(h->stab);
 	free(h->time_str);
 	cg_tree__delete(h->tree);
+	cg_memo__delete(h->memo);
+	free(h->ckey);
 	free(h->fr);
 	free(h->frow);
 	free(h->seen);
@@ -1458,6 +1560,9 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 	bool children = !h->mem && (h->children > 0 || (!h->children && h->any_chain));
 	bool graph = h->cg_on && h->any_chain && h->cg.mode != CG_NONE;
 
+	err = chain_flush(h);
+	if (err)
+		return err;
 	g_sort_hist = h;
 	g_by_weight = h->mem;
 	g_by_acc = children;

@@ -30,11 +30,13 @@
 #include <linux/perf_event.h>
 
 #include "decode/unwind.h"
+#include "decode/unwind_cfi.h"
 #include "symbols/symbols_core.h"
 
 #define DEF_MAX_FRAMES 127
 #define DEF_MAX_USEC   50000
-#define CHECK_EVERY    8 /* frames between looks at the clock */
+#define CHECK_EVERY    8  /* frames between looks at the clock */
+#define FIRST_CHECK    16 /* the first look (the budget starts there) */
 #define DEF_MAX_PROCS  32
 #define MAX_BAD	       16 /* failed files remembered per process */
 #define ICACHE_BITS    12
@@ -55,6 +57,7 @@ struct uw_proc {
 	bool used;
 	bool attached;	   /* dwfl_attach_state() done */
 	bool attach_fail;  /* ... and failed: no unwinding for this process */
+	bool eager;	   /* libdw walks here: its files' DWARF CFI loaded when reported */
 	uint64_t maps_gen; /* hws_symbols__maps_gen() it was built at */
 	uint64_t serial;   /* unique per build */
 	uint64_t lru;
@@ -86,6 +89,8 @@ struct hws_unwinder {
 	Dwfl_Callbacks cb;
 	struct icache *icache;
 	struct ncache *ncache;
+	/* the fast path's rules (unwind_cfi.h) */
+	struct ucfi_cache *cfi;
 	int vdso_fd; /* memfd holding this process's vDSO image, -1: none (yet) */
 	bool vdso_tried;
 	char vdso_path[32]; /* /proc/self/fd/N */
@@ -288,10 +293,12 @@ static Dwfl_Module *report_file(struct hws_unwinder *u, struct uw_proc *p,
 	dwfl_report_end(p->dwfl, NULL, NULL);
 	if (!mod)
 		goto bad_fd;
-	/* load the CFI now (and find the debuginfo, which may have .debug_frame), so that the
-	 * time it takes is not charged to the sample's unwinding budget */
+	/* load the CFI now (and, once libdw walks this process, find the debuginfo, which may
+	 * have .debug_frame), so that the time it takes is not charged to the sample's
+	 * unwinding budget; the fast path reads .eh_frame only */
 	dwfl_module_eh_cfi(mod, &bias);
-	dwfl_module_dwarf_cfi(mod, &bias);
+	if (p->eager)
+		dwfl_module_dwarf_cfi(mod, &bias);
 	u->st.modules++;
 	return mod;
 bad_fd:
@@ -646,9 +653,17 @@ int hws_unwind__inline(struct hws_unwinder *u, uint32_t pid, uint64_t ip, unsign
 
 /* ------------------------------------------------------------------ unwinding */
 
-static bool past_deadline(const struct hws_unwinder *u)
+/* the budget starts at the first look at the clock (at FIRST_CHECK frames: short chains,
+ * most of them, never read it) */
+static bool past_deadline(struct hws_unwinder *u)
 {
-	return now_ns() - u->slow_ns > u->deadline;
+	uint64_t t = now_ns() - u->slow_ns;
+
+	if (!u->deadline) {
+		u->deadline = t + (uint64_t)u->o.max_usec * 1000;
+		return false;
+	}
+	return t > u->deadline;
 }
 
 static void push(struct hws_unwinder *u, uint64_t ip, uint8_t flags, uint16_t depth)
@@ -700,11 +715,96 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		u->full = true;
 		return DWARF_CB_ABORT;
 	}
-	if (u->phys % CHECK_EVERY == 0 && past_deadline(u)) {
+	if (u->phys >= FIRST_CHECK && u->phys % CHECK_EVERY == 0 && past_deadline(u)) {
 		u->timeout = true;
 		return DWARF_CB_ABORT;
 	}
 	return DWARF_CB_OK;
+}
+
+/* ------------------------------------------------------------------ fast path */
+
+static int load_dwarf_cfi(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+			  void *arg)
+{
+	Dwarf_Addr bias;
+
+	(void)userdata, (void)name, (void)start, (void)arg;
+	dwfl_module_dwarf_cfi(mod, &bias);
+	return DWARF_CB_OK;
+}
+
+/* libdw is to walk @p: the DWARF CFI of its files loaded first, as report_file() does from
+ * then on (not charged to the budget) */
+static void proc_eager(struct hws_unwinder *u, struct uw_proc *p)
+{
+	uint64_t t0;
+
+	if (p->eager)
+		return;
+	p->eager = true;
+	t0 = now_ns();
+	dwfl_getmodules(p->dwfl, load_dwarf_cfi, NULL, 0);
+	u->slow_ns += now_ns() - t0;
+}
+
+#define FAST_BAIL (-1000) /* fast_walk(): libdw is needed */
+
+static bool fast_read(void *arg, uint64_t addr, uint64_t *val)
+{
+	return cb_memory_read(NULL, addr, val, arg);
+}
+
+/*
+ * The walk libdw's dwfl_getthread_frames() with frame_cb() does, from the rules of
+ * unwind_cfi.c (x86_64): the same frames, flags and reads. Returns what
+ * dwfl_getthread_frames() would (0 at the chain's end, -1 on an error, 1 when frame_cb()
+ * stopped it), or FAST_BAIL (nothing kept) where unwind_cfi.c cannot do it.
+ */
+static int fast_walk(struct hws_unwinder *u, struct uw_proc *p, uint64_t ip)
+{
+	struct ucfi_regs st, nx;
+	uint64_t pc = ip, v, inlined = u->st.inlined;
+	bool initial = true;
+
+	if (!u->cfi)
+		return FAST_BAIL;
+	st.set = 0;
+	for (unsigned int d = 0; d < UCFI_NREGS; d++)
+		if (perf_reg(u, x86_64_dwarf_to_perf[d], &v)) {
+			st.r[d] = v;
+			st.set |= 1u << d;
+		}
+	u->n = 0;
+	u->phys = 0;
+	u->timeout = u->full = u->read_fail = false;
+	for (;;) {
+		int r;
+
+		report_module(u, p, pc);
+		r = ucfi_step(u->cfi, p->serial, p->dwfl, initial ? pc : pc - 1, &st, &nx,
+			      fast_read, u);
+		if (r == UCFI_BAIL) {
+			u->st.inlined = inlined;
+			return FAST_BAIL;
+		}
+		/* libdw's "activation": the first frame, or a signal frame's (bailed out) */
+		if (!add_frame(u, initial ? pc : pc - 1))
+			return 1;
+		if (++u->phys >= u->o.max_frames) {
+			u->full = true;
+			return 1;
+		}
+		if (u->phys >= FIRST_CHECK && u->phys % CHECK_EVERY == 0 && past_deadline(u)) {
+			u->timeout = true;
+			return 1;
+		}
+		if (r != UCFI_SET)
+			return r == UCFI_UNDEFINED ? 0 : -1;
+		st = nx;
+		pc = nx.r[UCFI_NREGS - 1];
+		initial = false;
+	}
 }
 
 static int machine_of(Dwfl_Module *mod)
@@ -776,8 +876,12 @@ int hws_unwind__user(struct hws_unwinder *u, uint32_t pid, uint64_t regs_abi, ui
 	u->out = out;
 	u->max = max;
 	u->slow_ns = 0;
-	u->deadline = now_ns() + (uint64_t)u->o.max_usec * 1000;
-	for (int tries = 0;; tries++) {
+	u->deadline = 0;
+	ret =
+	    machine == EM_X86_64 && p->attached && !u->o.no_fast ? fast_walk(u, p, ip) : FAST_BAIL;
+	if (ret == FAST_BAIL)
+		proc_eager(u, p);
+	for (int tries = 0; ret == FAST_BAIL || tries; tries++) {
 		u->n = 0;
 		u->phys = 0;
 		u->timeout = u->full = u->read_fail = false;
@@ -849,7 +953,8 @@ struct hws_unwinder *hws_unwinder__new(struct hws_symbols *syms, const struct hw
 	u->procs = calloc(u->o.max_procs, sizeof(*u->procs));
 	u->icache = calloc(ICACHE_SIZE, sizeof(*u->icache));
 	u->ncache = calloc(ICACHE_SIZE, sizeof(*u->ncache));
-	if (!u->procs || !u->icache || !u->ncache) {
+	u->cfi = ucfi_cache__new();
+	if (!u->procs || !u->icache || !u->ncache || !u->cfi) {
 		hws_unwinder__delete(u);
 		errno = ENOMEM;
 		return NULL;
@@ -871,6 +976,7 @@ void hws_unwinder__delete(struct hws_unwinder *u)
 	free(u->procs);
 	free(u->icache);
 	free(u->ncache);
+	ucfi_cache__delete(u->cfi);
 	if (u->vdso_fd >= 0)
 		close(u->vdso_fd);
 	free(u);

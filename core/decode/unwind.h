@@ -41,6 +41,8 @@ struct hws_unwind_opts {
 	uint32_t max_usec;   /* CPU time budget per sample in microseconds; 0: 50000 */
 	uint32_t max_procs;  /* processes whose libdw state is kept; 0: 32 */
 	bool no_inline;	     /* no inline frames (perf script --no-inline) */
+	bool no_fast;	     /* every sample walked by libdw, none from the cached rules of
+			      * unwind_cfi.c (which give the same frames: for tests) */
 };
 
 struct hws_unwind_stats {

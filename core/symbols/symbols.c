@@ -421,6 +421,11 @@ uint64_t hws_symbols__maps_gen(struct hws_symbols *s, uint32_t pid)
 	return p ? p->maps_gen : 0;
 }
 
+uint64_t hws_symbols__answers_gen(const struct hws_symbols *s)
+{
+	return s ? s->answers_gen + 1 : 0;
+}
+
 /* ------------------------------------------------------------------ symbol tables */
 
 /* address order; at one address the table's own order (names are stored in that order) */

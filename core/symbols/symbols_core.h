@@ -29,6 +29,10 @@ int hws_symbols__map_find(struct hws_symbols *s, uint32_t pid, uint64_t addr,
 			  struct hws_map_info *mi);
 /* Changes whenever @pid's maps change; 0 for a pid never seen. */
 uint64_t hws_symbols__maps_gen(struct hws_symbols *s, uint32_t pid);
+/* Changes whenever any answer of hws_symbols__resolve() may change (maps, symbol tables,
+ * kernel symbols loaded): answers cached under one value stay right while it is current.
+ * Never reused; 0 for NULL. */
+uint64_t hws_symbols__answers_gen(const struct hws_symbols *s);
 
 /*
  * A file a recording names (a map's path), opened for reading the way core/symbols does it:

@@ -7,7 +7,9 @@
 # `perf script -F ip,sym --no-inline` and with `perf script -F ip,sym` (inline frames):
 # same samples, same ips frame by frame, same names (decode_unwind_cmp.py has the rules);
 # and the known chains of the workload are all there: noinline levels, recursion, a call
-# through libc's qsort, two inlined functions.
+# through libc's qsort, two inlined functions. The fast path (unwind_cfi.c: libdw's CFI rules
+# cached and evaluated without libdw's walk) gives what libdw's walk gives (--no-fast): the
+# same frames, unwinding errors and counts.
 . "$(dirname "$0")/lib/common.sh"
 need_perf
 perf version >/dev/null 2>&1 || skip "perf does not run"
@@ -28,6 +30,11 @@ check "test_unwind --no-inline" "$D" --no-inline --dwarf-names "$TMP/p.data" \
 	>"$TMP/ours-noinl.txt" 2>"$TMP/ours-noinl.err"
 check "test_unwind" "$D" --dwarf-names "$TMP/p.data" >"$TMP/ours-inl.txt" 2>"$TMP/ours-inl.err"
 cat "$TMP/ours-inl.err"
+check "test_unwind --no-fast" "$D" --no-fast --dwarf-names "$TMP/p.data" >"$TMP/slow-inl.txt" \
+	2>"$TMP/slow-inl.err"
+eq "fast path: the frames of libdw's walk" "$(cmp "$TMP/ours-inl.txt" "$TMP/slow-inl.txt" 2>&1)" ""
+eq "fast path: the errors and counts of libdw's walk" \
+	"$(diff <(sort "$TMP/ours-inl.err") <(sort "$TMP/slow-inl.err"))" ""
 check "same frames as perf script --no-inline" python3 "$CMP" "$TMP/perf-noinl.txt" \
 	"$TMP/ours-noinl.txt" unwind_chains
 check "same frames as perf script (inline frames)" python3 "$CMP" "$TMP/perf-inl.txt" \

@@ -224,7 +224,7 @@ struct out_sample {
 	char *text;
 };
 
-static bool no_inline, dwarf_names;
+static bool no_inline, no_fast, dwarf_names;
 static uint64_t exe_base, libc_base; /* file offset 0 of the workload and libc (--corpus) */
 static int repeat;
 static const char *corpus;
@@ -300,7 +300,7 @@ static int driver(const char *file)
 {
 	struct hws_perf_reader *r = hws_perf_reader__open(file, NULL);
 	struct hws_symbols_opts so = {.sz = sizeof(so)};
-	struct hws_unwind_opts uo = {.no_inline = no_inline};
+	struct hws_unwind_opts uo = {.no_inline = no_inline, .no_fast = no_fast};
 	struct hws_symbols *s = hws_symbols__new(&so);
 	struct hws_unwinder *u = hws_unwinder__new(s, &uo);
 	struct hws_frame fr[MAX_OUT];
@@ -423,6 +423,8 @@ int main(int argc, char **argv)
 	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
 		if (!strcmp(argv[i], "--no-inline"))
 			no_inline = true;
+		else if (!strcmp(argv[i], "--no-fast"))
+			no_fast = true;
 		else if (!strcmp(argv[i], "--dwarf-names"))
 			dwarf_names = true;
 		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
@@ -430,8 +432,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--corpus") && i + 1 < argc)
 			corpus = argv[++i];
 		else {
-			fprintf(stderr, "usage: test_unwind [--no-inline] [--dwarf-names] "
-					"[--repeat N] [--corpus DIR] [FILE]\n");
+			fprintf(stderr,
+				"usage: test_unwind [--no-inline] [--no-fast] [--dwarf-names] "
+				"[--repeat N] [--corpus DIR] [FILE]\n");
 			return 2;
 		}
 	}
