@@ -8,11 +8,16 @@
  * symbols, current at the sample's time as perf's are), each key becomes up to KV numbers
  * (strings interned to numbers), and the key vector is found or added in the section's hash
  * table. A new row gets its printed columns then, while its symbols are valid; later samples
- * only add to its tallies.
+ * only add to its tallies. When every key is a function of the sample's pid, tid, ip, mode,
+ * event (and cpu) and of the symbol tables' state, a sample repeating those while the state
+ * holds goes straight to the row of the last one (struct rc_ent).
  *
  * Invariants:
  *  - rows of a section are a dense array in insertion order, indexed by an open-addressing
- *    hash (power-of-two size, at most half full) of row numbers + 1;
+ *    hash (power-of-two size, at most half full) of row numbers + 1 and their hash bits;
+ *    a row's keys and columns live in the hist's arena and never move;
+ *  - a cached answer (row cache, comm ids) is used only while hws_symbols__state() is the
+ *    one it was made under, so it is the answer the lookups would give;
  *  - interned strings are owned by the hist and never move (each is its own allocation);
  *    string ids are dense from 1 (0 = none);
  *  - two samples share a row exactly when every key compares equal as perf's sort key does
@@ -108,11 +113,11 @@ static const char mem_default[] =
     "local_weight,mem,sym,dso,symbol_daddr,dso_daddr,snoop,tlb,locked,blocked,local_ins_lat";
 
 struct hrow {
-	uint64_t k[MAX_KEYS * KV];
+	uint64_t *k; /* nkeys * KV key numbers (in hws_hist's arena) */
 	uint64_t samples, period, weight;
-	uint64_t acc;		/* --children: period of the samples with the row in their chain */
-	uint32_t cg_root;	/* its call-graph tree in hws_hist::cg_tree, 0 = none */
-	uint32_t col[MAX_KEYS]; /* interned printed columns */
+	uint64_t acc;	  /* --children: period of the samples with the row in their chain */
+	uint32_t cg_root; /* its call-graph tree in hws_hist::cg_tree, 0 = none */
+	uint32_t *col;	  /* nkeys interned printed columns (in hws_hist's arena) */
 };
 
 struct section {
@@ -121,8 +126,26 @@ struct section {
 	uint64_t samples, period, weight;
 	struct hrow *rows;
 	size_t nr, alloc;
-	uint32_t *slot; /* row index + 1 */
+	uint32_t *slot;	 /* row index + 1 */
+	uint32_t *shash; /* the low bits of the hash of that row's keys */
 	size_t size;
+};
+
+/*
+ * The row a sample went to, by what decides it when every key is a function of the sample's
+ * pid, tid, ip, cpumode, event (and cpu) and of the symbol tables' state: a sample that
+ * repeats one of those while the state is the same (hws_symbols__state()) goes to the same
+ * row without a lookup. Direct-mapped.
+ */
+#define RC_BITS 13
+
+struct rc_ent {
+	uint64_t ip, state;
+	const char *event;
+	void *file; /* the file the lookup used (kept recently used on a hit) */
+	uint32_t pid, tid, cpu, attr_idx;
+	uint32_t sec, row;
+	uint8_t cpumode, valid;
 };
 
 struct hws_hist {
@@ -150,6 +173,24 @@ struct hws_hist {
 	uint32_t *frow;	      /* their rows (--children) */
 	uint32_t *seen;	      /* the rows the sample has counted in (perf's he_cache) */
 	size_t afr;
+	/* the rows' keys and columns: blocks that never move */
+	char **blk;
+	size_t nblk, blk_used, blk_size;
+	/* the interned comm of a pid (and tid: the name of a pid without one) while the
+	 * symbol tables' state holds */
+	struct comm_ent {
+		uint32_t pid, tid, id;
+		uint64_t state;
+	} cc[64];
+	/* file names to their interned short names, by address */
+	struct dso_ent {
+		const char *dso;
+		uint32_t id;
+	} dc[64];
+	/* the row cache (struct rc_ent) */
+	struct rc_ent *rc;
+	bool rc_on;  /* every key is one the cache covers */
+	bool rc_cpu; /* the cpu is a key */
 	/* interned strings */
 	char **strs;
 	size_t nstrs, astrs;
@@ -491,8 +532,17 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 	v[0] = v[1] = v[2] = 0;
 	switch (key) {
 	case K_COMM: {
-		const char *comm = c->syms ? hws_symbols__pid_comm(c->syms, s->pid) : NULL;
+		struct comm_ent *ce = &h->cc[s->pid & (ARRAY_SIZE(h->cc) - 1)];
+		uint64_t state = c->syms ? hws_symbols__state(c->syms) : 0;
+		const char *comm;
 		char b[32];
+
+		if (c->syms && ce->id && ce->pid == s->pid && ce->tid == s->tid &&
+		    ce->state == state) {
+			v[0] = ce->id;
+			return 0;
+		}
+		comm = c->syms ? hws_symbols__pid_comm(c->syms, s->pid) : NULL;
 
 		if (!comm) {
 			/* perf's ":TID" comm: named later (comm_fixup()) */
@@ -502,6 +552,8 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 			v[2] = s->pid;
 		}
 		v[0] = intern(h, comm);
+		if (!v[1]) /* a pending ":TID" is not cached: its row keys carry the pid */
+			*ce = (struct comm_ent){s->pid, s->tid, (uint32_t)v[0], state};
 		return v[0] ? 0 : -ENOMEM;
 	}
 	case K_PID:
@@ -756,28 +808,36 @@ static uint64_t vec_hash(const uint64_t *k, size_t n)
 		x ^= k[i] + 0x9E3779B97F4A7C15ULL + (x << 6) + (x >> 2);
 		x *= 0xff51afd7ed558ccdULL;
 	}
-	return x ^ (x >> 29);
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
 }
 
-static int sec_grow(struct section *sec, size_t nk)
+static int sec_grow(struct section *sec)
 {
 	size_t ns = sec->size ? sec->size * 2 : 256;
-	uint32_t *t = calloc(ns, sizeof(*t));
+	uint32_t *t = calloc(ns, sizeof(*t)), *th = calloc(ns, sizeof(*th));
 
-	if (!t)
+	if (!t || !th) {
+		free(t);
+		free(th);
 		return -ENOMEM;
+	}
 	for (size_t j = 0; j < sec->size; j++) {
 		size_t i;
 
 		if (!sec->slot[j])
 			continue;
-		for (i = vec_hash(sec->rows[sec->slot[j] - 1].k, nk) & (ns - 1); t[i];
-		     i = (i + 1) & (ns - 1))
+		/* the table holds the hash bits above any size's index bits too */
+		for (i = sec->shash[j] & (ns - 1); t[i]; i = (i + 1) & (ns - 1))
 			;
 		t[i] = sec->slot[j];
+		th[i] = sec->shash[j];
 	}
 	free(sec->slot);
+	free(sec->shash);
 	sec->slot = t;
+	sec->shash = th;
 	sec->size = ns;
 	return 0;
 }
@@ -800,16 +860,41 @@ static int object_col(struct hws_hist *h, struct ctx *c)
 	return c->obj_col ? 0 : -ENOMEM;
 }
 
+/* @len bytes (8-byte aligned) that stay where they are until the hist goes */
+static void *arena_alloc(struct hws_hist *h, size_t len)
+{
+	len = (len + 7) & ~(size_t)7;
+	if (!h->nblk || h->blk_used + len > h->blk_size) {
+		size_t bs = len > (64u << 10) ? len : (64u << 10);
+		char **v = realloc(h->blk, (h->nblk + 1) * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		h->blk = v;
+		v[h->nblk] = malloc(bs);
+		if (!v[h->nblk])
+			return NULL;
+		h->nblk++;
+		h->blk_used = 0;
+		h->blk_size = bs;
+	}
+	h->blk_used += len;
+	return h->blk[h->nblk - 1] + h->blk_used - len;
+}
+
 /* the row of key vector @k in @sec (added with the columns of @c when new): its index, or
  * -ENOMEM */
 static long row_of(struct hws_hist *h, struct section *sec, const uint64_t *k, struct ctx *c)
 {
 	size_t nk = (size_t)h->nkeys * KV, i;
+	uint32_t hv = (uint32_t)vec_hash(k, nk);
 	struct hrow *row;
 
-	if ((sec->nr + 1) * 2 > sec->size && sec_grow(sec, nk))
+	if ((sec->nr + 1) * 2 > sec->size && sec_grow(sec))
 		return -ENOMEM;
-	for (i = vec_hash(k, nk) & (sec->size - 1); sec->slot[i]; i = (i + 1) & (sec->size - 1)) {
+	for (i = hv & (sec->size - 1); sec->slot[i]; i = (i + 1) & (sec->size - 1)) {
+		if (sec->shash[i] != hv)
+			continue;
 		row = &sec->rows[sec->slot[i] - 1];
 		if (!memcmp(row->k, k, nk * sizeof(*k)))
 			return (long)sec->slot[i] - 1;
@@ -825,11 +910,28 @@ static long row_of(struct hws_hist *h, struct section *sec, const uint64_t *k, s
 	}
 	row = &sec->rows[sec->nr];
 	memset(row, 0, sizeof(*row));
+	row->k = arena_alloc(h, nk * sizeof(*k) + (size_t)h->nkeys * sizeof(*row->col));
+	if (!row->k)
+		return -ENOMEM;
+	row->col = (uint32_t *)(row->k + nk);
 	memcpy(row->k, k, nk * sizeof(*k));
 	for (int j = 0; j < h->nkeys; j++)
 		row->col[j] = key_col(h, c, h->keys[j], &k[j * KV]);
 	sec->slot[i] = (uint32_t)++sec->nr;
+	sec->shash[i] = hv;
 	return (long)sec->nr - 1;
+}
+
+/* the interned short name of the file @dso (a name core/symbols keeps while it lives) */
+static uint32_t dso_id_of(struct hws_hist *h, const char *dso)
+{
+	struct dso_ent *d = &h->dc[((uintptr_t)dso >> 3) & (ARRAY_SIZE(h->dc) - 1)];
+
+	if (!d->id || d->dso != dso) {
+		d->dso = dso;
+		d->id = intern(h, hws_dso__short_name(dso));
+	}
+	return d->id;
 }
 
 /* the code side of a lookup of @ip (a sample's or a frame's) into @c */
@@ -842,7 +944,7 @@ static int code_of(struct hws_hist *h, struct ctx *c, struct hws_symbols *syms, 
 		c->code_ok = hws_symbols__resolve(syms, pid, ip, false, &c->code) >= 0;
 	if (c->code.dso && (int64_t)ip < 0 && !hws_symbols__in_kernel_map(syms, ip))
 		c->code.dso = NULL; /* perf: outside its kernel map */
-	c->dso_id = intern(h, hws_dso__short_name(c->code.dso));
+	c->dso_id = dso_id_of(h, c->code.dso);
 	return c->dso_id ? 0 : -ENOMEM;
 }
 
@@ -1091,10 +1193,37 @@ static int add_chain(struct hws_hist *h, struct section *sec, struct ctx *c, con
 	return 0;
 }
 
+static inline void tally(struct section *sec, struct hrow *row, uint64_t period, uint64_t weight)
+{
+	row->samples++;
+	row->period += period;
+	row->acc += period;
+	row->weight += weight;
+	sec->samples++;
+	sec->period += period;
+	sec->weight += weight;
+}
+
+/* @s's entry of the row cache (h->rc_on) */
+static struct rc_ent *rc_slot(struct hws_hist *h, const struct hws_sample *s)
+{
+	uint64_t x = (s->ip ^ ((uint64_t)s->tid << 32) ^ s->pid) * 0x9E3779B97F4A7C15ULL;
+
+	return &h->rc[(x ^ (x >> 29)) >> (64 - RC_BITS)];
+}
+
+static bool rc_hit(const struct hws_hist *h, const struct rc_ent *e, const struct hws_sample *s,
+		   uint64_t state)
+{
+	return e->valid && e->ip == s->ip && e->pid == s->pid && e->tid == s->tid &&
+	       e->state == state && e->attr_idx == s->attr_idx && e->event == s->event &&
+	       e->cpumode == s->cpumode && (!h->rc_cpu || e->cpu == s->cpu);
+}
+
 int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws_sample *s,
 		  bool shown)
 {
-	struct ctx c = {.s = s, .syms = syms};
+	struct ctx c;
 	uint64_t k[MAX_KEYS * KV];
 	uint64_t period = (s->fields & HWS_SF_PERIOD) ? s->period : 1;
 	uint64_t weight = (s->fields & HWS_SF_WEIGHT) ? (uint32_t)s->weight : 0;
@@ -1103,21 +1232,41 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 	/* perf's mem mode: the period of a sample is its weight, 1 when it has none */
 	if (h->mem)
 		weight = weight ? weight : 1;
-	struct section *sec = section_of(h, s);
-	struct hrow *row;
+	struct section *sec;
 	long r;
 	int err;
 
-	if (!sec)
-		return -ENOMEM;
+	struct rc_ent *e = NULL;
+	uint64_t state = 0;
+
 	if (chain)
 		h->any_chain = true;
+	if (h->rc_on && shown && syms && !(chain && h->cg_on)) {
+		if (!h->rc) {
+			h->rc = calloc(1u << RC_BITS, sizeof(*h->rc));
+			if (!h->rc)
+				return -ENOMEM;
+		}
+		e = rc_slot(h, s);
+		state = hws_symbols__state(syms);
+		if (rc_hit(h, e, s, state)) {
+			hws_symbols__touch(syms, e->file);
+			tally(&h->secs[e->sec], &h->secs[e->sec].rows[e->row], period, weight);
+			return 0;
+		}
+	}
+	sec = section_of(h, s);
+	if (!sec)
+		return -ENOMEM;
 	if (!shown) {
 		sec->samples++;
 		sec->period += period;
 		sec->weight += h->mem ? (weight ? weight : 1) : weight;
 		return 0;
 	}
+	memset(&c, 0, sizeof(c));
+	c.s = s;
+	c.syms = syms;
 	c.level = level_of(s);
 	c.have_ds = s->fields & HWS_SF_DATA_SRC;
 	c.have_addr = (s->fields & HWS_SF_ADDR) != 0;
@@ -1145,14 +1294,22 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 	r = row_of(h, sec, k, &c);
 	if (r < 0)
 		return (int)r;
-	row = &sec->rows[r];
-	row->samples++;
-	row->period += period;
-	row->acc += period;
-	row->weight += weight;
-	sec->samples++;
-	sec->period += period;
-	sec->weight += weight;
+	tally(sec, &sec->rows[r], period, weight);
+	if (e) {
+		/* the lookups above may have started a new state */
+		*e = (struct rc_ent){.ip = s->ip,
+				     .state = hws_symbols__state(syms),
+				     .event = s->event,
+				     .file = c.code_ok ? hws_symbols__touched(syms) : NULL,
+				     .pid = s->pid,
+				     .tid = s->tid,
+				     .cpu = s->cpu,
+				     .attr_idx = s->attr_idx,
+				     .sec = (uint32_t)(sec - h->secs),
+				     .row = (uint32_t)r,
+				     .cpumode = s->cpumode,
+				     .valid = 1};
+	}
 	if (chain && s->nr_callchain && h->cg_on)
 		return add_chain(h, sec, &c, k, r, period);
 	return 0;
@@ -1219,6 +1376,28 @@ struct hws_hist *hws_hist__new(const char *keys, bool mem, const struct hws_filt
 		if (id == K_OBJECT || id == K_OBJOFF)
 			h->needs_object = true;
 	}
+	h->rc_on = true;
+	for (int j = 0; j < h->nkeys; j++) {
+		switch (h->keys[j]) {
+		case K_CPU:
+			h->rc_cpu = true;
+			break;
+		case K_COMM:
+		case K_PID:
+		case K_TID:
+		case K_DSO:
+		case K_SYM:
+		case K_SYMOFF:
+		case K_SRCLINE:
+		case K_EVENT:
+		case K_SAMPLE_COL:
+		case K_WEIGHT_COL:
+		case K_AVG_WEIGHT:
+			break;
+		default:
+			h->rc_on = false;
+		}
+	}
 	if (h->nkeys == (mem && dflt)) { /* everything elided: perf shows them all */
 		for (int i = 0; i < nelided; i++) {
 			h->keys[h->nkeys++] = elided[i];
@@ -1236,7 +1415,12 @@ void hws_hist__delete(struct hws_hist *h)
 		free(h->secs[i].event);
 		free(h->secs[i].rows);
 		free(h->secs[i].slot);
+		free(h->secs[i].shash);
 	}
+	free(h->rc);
+	for (size_t i = 0; i < h->nblk; i++)
+		free(h->blk[i]);
+	free(h->blk);
 	free(h->secs);
 	for (size_t i = 0; i < h->nstrs; i++)
 		free(h->strs[i]);
@@ -1290,9 +1474,14 @@ static const char *header_of(int id)
 static const struct hws_hist *g_sort_hist; /* qsort has no context argument */
 static bool g_by_weight, g_by_acc;
 
+static const struct section *g_sort_sec;
+
+/* row indices of g_sort_sec by perf's order: overhead, then the printed columns; ties in
+ * insertion order (as a stable sort of the rows would leave them) */
 static int row_cmp(const void *a, const void *b)
 {
-	const struct hrow *x = a, *y = b;
+	uint32_t ix = *(const uint32_t *)a, iy = *(const uint32_t *)b;
+	const struct hrow *x = &g_sort_sec->rows[ix], *y = &g_sort_sec->rows[iy];
 	uint64_t vx = g_by_weight ? x->weight : x->period, vy = g_by_weight ? y->weight : y->period;
 
 	if (g_by_acc && x->acc != y->acc)
@@ -1300,12 +1489,15 @@ static int row_cmp(const void *a, const void *b)
 	if (vx != vy)
 		return vx > vy ? -1 : 1;
 	for (int j = 0; j < g_sort_hist->nkeys; j++) {
-		int c = strcmp(str_of(g_sort_hist, x->col[j]), str_of(g_sort_hist, y->col[j]));
+		int c;
 
+		if (x->col[j] == y->col[j])
+			continue;
+		c = strcmp(str_of(g_sort_hist, x->col[j]), str_of(g_sort_hist, y->col[j]));
 		if (c)
 			return c;
 	}
-	return 0;
+	return ix < iy ? -1 : ix > iy;
 }
 
 static int sec_cmp(const void *a, const void *b)
@@ -1343,6 +1535,30 @@ static int cell(const struct hws_hist *h, struct hws_symbols *syms, const struct
 static bool right_aligned(int id)
 {
 	return id == K_SAMPLE_COL || id == K_WEIGHT_COL || id == K_AVG_WEIGHT;
+}
+
+/* a column printed as its interned string (cell()'s default case) */
+static bool str_cell(int id)
+{
+	return id != K_PID && id != K_TID && !right_aligned(id);
+}
+
+/* "  " and @s (@len bytes) in a column of width @w, as "  %-*s" / "  %*s" print it */
+static int add_cell(struct hws_strbuf *sb, const char *s, size_t len, int w, bool right)
+{
+	static const char sp[] = "                                                                ";
+	size_t pad = (size_t)w > len ? (size_t)w - len : 0;
+	int err = hws_strbuf__add(sb, sp, 2);
+
+	if (!err && !right)
+		err = hws_strbuf__add(sb, s, len);
+	for (size_t n; !err && pad; pad -= n) {
+		n = pad < sizeof(sp) - 1 ? pad : sizeof(sp) - 1;
+		err = hws_strbuf__add(sb, sp, n);
+	}
+	if (!err && right)
+		err = hws_strbuf__add(sb, s, len);
+	return err;
 }
 
 /* ---------------------------------------------------------------- --hierarchy */
@@ -1524,15 +1740,18 @@ static int comm_fixup(struct hws_hist *h, struct hws_symbols *syms, struct secti
 		struct hrow *r = &sec->rows[i], *d;
 		size_t x;
 
-		for (x = vec_hash(r->k, nk) & (sec->size - 1); sec->slot[x];
-		     x = (x + 1) & (sec->size - 1)) {
-			if (!memcmp(sec->rows[sec->slot[x] - 1].k, r->k, nk * sizeof(*r->k)))
+		uint32_t hv = (uint32_t)vec_hash(r->k, nk);
+
+		for (x = hv & (sec->size - 1); sec->slot[x]; x = (x + 1) & (sec->size - 1)) {
+			if (sec->shash[x] == hv &&
+			    !memcmp(sec->rows[sec->slot[x] - 1].k, r->k, nk * sizeof(*r->k)))
 				break;
 		}
 		if (!sec->slot[x]) {
 			if (nr != i)
 				sec->rows[nr] = *r;
 			sec->slot[x] = (uint32_t)++nr;
+			sec->shash[x] = hv;
 			continue;
 		}
 		d = &sec->rows[sec->slot[x] - 1];
@@ -1559,10 +1778,13 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 	int err = 0;
 	bool children = !h->mem && (h->children > 0 || (!h->children && h->any_chain));
 	bool graph = h->cg_on && h->any_chain && h->cg.mode != CG_NONE;
+	uint32_t *ord = NULL;
 
 	err = chain_flush(h);
 	if (err)
 		return err;
+	free(h->rc); /* rows and sections move below */
+	h->rc = NULL;
 	g_sort_hist = h;
 	g_by_weight = h->mem;
 	g_by_acc = children;
@@ -1579,12 +1801,23 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 			break;
 		/* --hierarchy names its groups by their first rows: insertion order kept;
 		 * rows is NULL without any */
+		free(ord);
+		ord = malloc((sec->nr ? sec->nr : 1) * sizeof(*ord));
+		if (!ord) {
+			err = -ENOMEM;
+			break;
+		}
+		for (size_t i = 0; i < sec->nr; i++)
+			ord[i] = (uint32_t)i;
+		g_sort_sec = sec;
 		if (!h->hierarchy && sec->nr)
-			qsort(sec->rows, sec->nr, sizeof(*sec->rows), row_cmp);
+			qsort(ord, sec->nr, sizeof(*ord), row_cmp);
 		for (int j = 0; j < h->nkeys; j++) {
 			w[j] = (int)strlen(header_of(h->keys[j]));
 			for (size_t i = 0; i < sec->nr; i++) {
-				int l = cell(h, syms, &sec->rows[i], j, b, sizeof(b));
+				int l = str_cell(h->keys[j])
+					    ? (int)strlen(str_of(h, sec->rows[i].col[j]))
+					    : cell(h, syms, &sec->rows[i], j, b, sizeof(b));
 
 				if (l > w[j])
 					w[j] = l;
@@ -1637,7 +1870,7 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 		if (!err)
 			err = hws_strbuf__addstr(sb, "\n#\n");
 		for (size_t i = 0; !err && i < sec->nr; i++) {
-			const struct hrow *r = &sec->rows[i];
+			const struct hrow *r = &sec->rows[ord[i]];
 			uint64_t v = h->mem ? r->weight : r->period;
 
 			if (children)
@@ -1649,9 +1882,18 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 						       total ? 100.0 * (double)v / (double)total
 							     : 0.0);
 			for (int j = 0; !err && j < h->nkeys; j++) {
-				cell(h, syms, r, j, b, sizeof(b));
-				err = hws_strbuf__addf(
-				    sb, right_aligned(h->keys[j]) ? "  %*s" : "  %-*s", w[j], b);
+				const char *str = b;
+				size_t len;
+
+				if (str_cell(h->keys[j])) {
+					/* cell() would cut it to its buffer */
+					str = str_of(h, r->col[j]);
+					len = strnlen(str, sizeof(b) - 1);
+				} else {
+					cell(h, syms, r, j, b, sizeof(b));
+					len = strlen(b);
+				}
+				err = add_cell(sb, str, len, w[j], right_aligned(h->keys[j]));
 			}
 			if (!err)
 				err = hws_strbuf__addstr(sb, "\n");
@@ -1661,6 +1903,7 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 						      name_of, h, sb);
 		}
 	}
+	free(ord);
 	if (!err)
 		err = hws_strbuf__addstr(sb, "\n\n");
 	return err;

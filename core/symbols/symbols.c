@@ -232,6 +232,7 @@ int hws_symbols__build_id(struct hws_symbols *s, const char *path, const char *b
 	if (d->state == DSO_LOADED || (d->state == DSO_SPECIAL && strcmp(path, "[vdso]")) ||
 	    (!copy && d->state == DSO_SPECIAL))
 		return 0; /* too late, or nothing to read */
+	new_gen(s);	  /* the file read for @path may change */
 	free(d->bid);
 	free(d->bid_copy);
 	d->bid = strdup(bid);
@@ -250,6 +251,7 @@ int hws_symbols__comm(struct hws_symbols *s, uint32_t pid, uint32_t tid, const c
 
 	if (!p)
 		return -ENOMEM;
+	s->state++; /* the comm a pid shows may change */
 	if (exec && pid == tid) {
 		/* exec replaced the address space: the new MMAP records follow */
 		p->maps_gen = ++s->maps_serial;
@@ -850,6 +852,7 @@ int hws_symbols__resolve(struct hws_symbols *s, uint32_t pid, uint64_t addr, boo
 	int ret;
 
 	s->st.lookups++;
+	s->touched = NULL;
 	/* answers without any search (no kernel symbols, a process without maps) are cheaper
 	 * than the cache: every sample a new address would only fill it */
 	if ((int64_t)addr < 0 ? !s->kallsyms && s->ks_fd < 0 : !(p = proc_find(s, pid)) || !p->nr)
@@ -863,6 +866,7 @@ int hws_symbols__resolve(struct hws_symbols *s, uint32_t pid, uint64_t addr, boo
 	if (c->gen == s->gen && c->addr == addr && c->pid == pid && c->data == data) {
 		if (c->touched)
 			c->touched->lru = ++s->tick; /* as dso_load() in the lookup would */
+		s->touched = c->touched;
 		*out = c->sym;
 		return c->ret;
 	}
@@ -953,6 +957,25 @@ int hws_symbol__format(const struct hws_symbol *sym, bool with_dso, struct hws_s
 void hws_symbols__stats(const struct hws_symbols *s, struct hws_symbols_stats *st)
 {
 	*st = s->st;
+}
+
+uint64_t hws_symbols__state(const struct hws_symbols *s)
+{
+	return s->state;
+}
+
+void *hws_symbols__touched(const struct hws_symbols *s)
+{
+	return s->touched;
+}
+
+void hws_symbols__touch(struct hws_symbols *s, void *file)
+{
+	struct dso *d = file;
+
+	s->st.lookups++;
+	if (d)
+		d->lru = ++s->tick;
 }
 
 bool hws_symbols__in_kernel_map(struct hws_symbols *s, uint64_t addr)

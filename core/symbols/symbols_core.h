@@ -35,6 +35,18 @@ uint64_t hws_symbols__maps_gen(struct hws_symbols *s, uint32_t pid);
 uint64_t hws_symbols__answers_gen(const struct hws_symbols *s);
 
 /*
+ * For caches of answers above this layer (report's rows): hws_symbols__state() changes
+ * whenever an answer of hws_symbols__resolve(), hws_symbols__in_kernel_map() or
+ * hws_symbols__pid_comm() may change (mmap, comm, exec, fork, a file unloaded or loaded
+ * from elsewhere, kernel symbols read). hws_symbols__touched() is the file the last
+ * hws_symbols__resolve() used (NULL if none); hws_symbols__touch() with it counts a lookup
+ * answered from such a cache and keeps that file as recently used as the lookup would.
+ */
+uint64_t hws_symbols__state(const struct hws_symbols *s);
+void *hws_symbols__touched(const struct hws_symbols *s);
+void hws_symbols__touch(struct hws_symbols *s, void *file);
+
+/*
  * A file a recording names (a map's path), opened for reading the way core/symbols does it:
  * never blocking on a FIFO, never becoming the controlling terminal, and only a regular file
  * of at least @min_size bytes (no devices like /dev/zero). Return: the descriptor, or -1.

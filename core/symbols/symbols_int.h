@@ -146,12 +146,14 @@ struct hws_symbols {
 	struct dso *touched;	 /* file whose LRU tick the current lookup refreshed */
 	uint64_t maps_serial;	 /* bumped by every change of a process's maps */
 	uint64_t answers_gen;	 /* bumped with gen, never wraps (hws_symbols__answers_gen()) */
+	uint64_t state;		 /* hws_symbols__state(): bumped with gen and by every comm */
 };
 
 /* every cached lookup is stale from now on */
 static inline void new_gen(struct hws_symbols *s)
 {
 	s->answers_gen++;
+	s->state++;
 	if (++s->gen == 0) {
 		if (s->cache)
 			memset(s->cache, 0, RCACHE_SIZE * sizeof(*s->cache));
