@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <hwsample/c2c.h>
+#include <hwsample/datatype.h>
 #include <hwsample/decode.h>
 #include <hwsample/errors.h>
 #include <hwsample/perfdata.h>
@@ -331,6 +332,12 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 					"period or latency, or perf's sort keys (see --help)\n",
 					ebuf);
 				return HWS_EXIT_USAGE;
+			} else if (strstr(optarg, "ty") && !hws_datatypes__available()) {
+				fprintf(stderr, "hwsample report: --sort %s: type profiling needs "
+						"capstone: install libcapstone-dev (scripts/deps.sh) "
+						"and rebuild hwsample\n",
+					optarg);
+				return HWS_EXIT_UNSUPPORTED;
 			} else {
 				ropts.sort_keys = optarg;
 			}
