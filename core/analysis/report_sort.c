@@ -137,7 +137,7 @@ struct hws_hist {
 	bool needs_code, needs_data, needs_srcline, needs_object, needs_type;
 	const struct hws_objects *objects;
 	struct hws_datatypes *types; /* --sort type, typeoff: owned */
-	char *time_str; /* --time, shown in the section headers */
+	char *time_str;		     /* --time, shown in the section headers */
 	struct section *secs;
 	size_t nsecs;
 	size_t last_sec;

@@ -333,9 +333,10 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 					ebuf);
 				return HWS_EXIT_USAGE;
 			} else if (strstr(optarg, "ty") && !hws_datatypes__available()) {
-				fprintf(stderr, "hwsample report: --sort %s: type profiling needs "
-						"capstone: install libcapstone-dev (scripts/deps.sh) "
-						"and rebuild hwsample\n",
+				fprintf(stderr,
+					"hwsample report: --sort %s: type profiling needs "
+					"capstone: install libcapstone-dev (scripts/deps.sh) "
+					"and rebuild hwsample\n",
 					optarg);
 				return HWS_EXIT_UNSUPPORTED;
 			} else {

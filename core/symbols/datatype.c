@@ -50,6 +50,7 @@ struct res {
 	char *name, *field, *var;
 	int64_t offset;
 	uint64_t size;
+	bool pseudo; /* perf's pseudo types ("(stack operation)"): the name alone */
 };
 
 struct global {
@@ -88,6 +89,7 @@ struct hws_datatypes {
 	struct res *res;
 	size_t nres, ares;
 	uint32_t last_file; /* index + 1 of the last file looked up by path */
+	uint32_t stackop;   /* the "(stack operation)" answer, index + 1 */
 	struct hws_datatypes_stats st;
 };
 
@@ -1094,6 +1096,47 @@ static long by_tracking(struct query *q)
 	return r;
 }
 
+/* push, pop, call, ret: perf's is_stack_operation() (x86), typed "(stack operation)" */
+static bool stack_op(struct dfile *f, const cs_insn *in)
+{
+	if (f->machine != EM_X86_64)
+		return false;
+	switch (in->id) {
+	case X86_INS_PUSH:
+	case X86_INS_POP:
+	case X86_INS_CALL:
+	case X86_INS_RET:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static long stackop_res(struct hws_datatypes *dt)
+{
+	struct res *x;
+
+	if (dt->stackop)
+		return dt->stackop;
+	if (dt->nres == dt->ares) {
+		size_t na = dt->ares ? dt->ares * 2 : 64;
+		struct res *v = realloc(dt->res, na * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		dt->res = v;
+		dt->ares = na;
+	}
+	x = &dt->res[dt->nres];
+	memset(x, 0, sizeof(*x));
+	x->name = strdup("(stack operation)");
+	if (!x->name)
+		return -ENOMEM;
+	x->pseudo = true;
+	dt->stackop = (uint32_t)++dt->nres;
+	return dt->stackop;
+}
+
 /* the answer for (file, pc): index + 1, 0 unknown, or -ENOMEM */
 static long find_insn(struct hws_datatypes *dt, struct dfile *f, uint64_t pc)
 {
@@ -1112,7 +1155,12 @@ static long find_insn(struct hws_datatypes *dt, struct dfile *f, uint64_t pc)
 	in = cs_malloc(f->cs);
 	if (!in)
 		return -ENOMEM;
-	mem = cs_disasm_iter(f->cs, &code, &len, &a, in) && mem_operand(f, in, &q.op);
+	mem = cs_disasm_iter(f->cs, &code, &len, &a, in);
+	if (mem && stack_op(f, in)) {
+		cs_free(in, 1);
+		return stackop_res(dt);
+	}
+	mem = mem && mem_operand(f, in, &q.op);
 	cs_free(in, 1);
 	if (!mem)
 		return 0;
@@ -1229,6 +1277,7 @@ static void fill(const struct hws_datatypes *dt, uint32_t res, struct hws_dataty
 	out->var = dt->res[res - 1].var;
 	out->offset = dt->res[res - 1].offset;
 	out->size = dt->res[res - 1].size;
+	out->pseudo = dt->res[res - 1].pseudo;
 }
 
 int hws_datatypes__find(struct hws_datatypes *dt, const char *path, uint64_t pc, uint64_t daddr,
@@ -1316,7 +1365,7 @@ int hws_datatype__format(const struct hws_datatype *t, bool with_offset, struct 
 	 * "no field" when none; the unknown type is "(unknown)" (later perf prints it alone) */
 	if (!t->name)
 		return hws_strbuf__addstr(sb, "(unknown)");
-	if (!with_offset)
+	if (!with_offset || t->pseudo)
 		return hws_strbuf__addstr(sb, t->name);
 	return hws_strbuf__addf(sb, "%s %+" PRId64 " (%s)", t->name, t->offset,
 				t->field ? t->field : "no field");
@@ -1331,6 +1380,8 @@ int hws_datatype__json(const struct hws_datatype *t, struct hws_strbuf *sb)
 	err = hws_strbuf__addstr(sb, ",\"type\":{\"name\":");
 	if (!err)
 		err = hws_strbuf__add_json_str(sb, t->name);
+	if (!err && t->pseudo)
+		return hws_strbuf__addstr(sb, "}");
 	if (!err)
 		err = hws_strbuf__addf(sb, ",\"offset\":%" PRId64 ",\"size\":%" PRIu64, t->offset,
 				       t->size);

@@ -44,6 +44,8 @@ struct hws_datatype {
 	const char *var;   /* the variable it was found through, when known */
 	int64_t offset;	   /* of the access in the type */
 	uint64_t size;	   /* the type's size in bytes */
+	bool pseudo;	   /* perf's "(stack operation)" (x86 push, pop, call, ret): no
+			    * offset, field or size */
 };
 
 /* Built with capstone (type profiling possible)? */
@@ -73,7 +75,7 @@ HWS_API int hws_datatypes__resolve(struct hws_datatypes *dt, struct hws_symbols 
 /**
  * hws_datatype__format() - perf's columns: the type ("struct pair", "(unknown)"), or with
  * @with_offset its typeoff ("struct pair +4096 (second)", "int +0 (no field)",
- * "(unknown)"), appended to @sb. Return: 0 or -ENOMEM.
+ * "(unknown)", "(stack operation)"), appended to @sb. Return: 0 or -ENOMEM.
  */
 HWS_API int hws_datatype__format(const struct hws_datatype *t, bool with_offset,
 				 struct hws_strbuf *sb);

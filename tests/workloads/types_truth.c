@@ -12,11 +12,14 @@
  *   touch_nested   malloc'd struct outer, field in.y                (a nested member)
  *
  * Built with -O2 -g (tests/CMakeLists.txt). One line per function on stdout:
- * "expect FUNC TYPE OFFSET FIELD" (perf's typeoff: "TYPE +OFFSET (FIELD)").
+ * "expect FUNC TYPE OFFSET FIELD" (perf's typeoff: "TYPE +OFFSET (FIELD)"). A push or
+ * call of these functions that faults on a new stack page is perf's "(stack operation)".
+ * With an argument S: then S seconds of the same accesses in a loop (scripts/bench-types).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define NOINLINE __attribute__((noinline))
 #define PAGE	 4096
@@ -68,7 +71,7 @@ NOINLINE long consume(struct pair *p, int n)
 	return s;
 }
 
-NOINLINE void touch_stack(void)
+NOINLINE long touch_stack(void)
 {
 	struct pair local[4];
 
@@ -76,7 +79,7 @@ NOINLINE void touch_stack(void)
 	local[2].second = 3;
 	local[1].second = 2;
 	local[0].second = 1;
-	sink = consume(local, 4);
+	return consume(local, 4); /* the call's push may fault: "(stack operation)" */
 }
 
 NOINLINE struct pair *touch_heap(void)
@@ -104,14 +107,15 @@ NOINLINE void touch_nested(struct outer *o, int n)
 		o[i].in.y = i;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct pair *h, *p;
 	struct outer *o;
+	struct timespec t0, t;
 
 	touch_global();
 	touch_first();
-	touch_stack();
+	sink = touch_stack();
 	h = touch_heap();
 	p = malloc(N * sizeof(*p));
 	o = malloc(N * sizeof(*o));
@@ -127,6 +131,16 @@ int main(void)
 	expect("touch_heap", "struct pair", 4096, "second");
 	expect("touch_param", "struct pair", 4096, "second");
 	expect("touch_nested", "struct outer", 4096 + PAGE - sizeof(long), "in.y");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long i = 0; argc > 1; i++) {
+		touch_param(p, N);
+		touch_nested(o, N);
+		touch_global();
+		sink += touch_stack() + consume(p, N);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec >= atol(argv[1]))
+			break;
+	}
 	free(h);
 	free(p);
 	free(o);
