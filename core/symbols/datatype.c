@@ -38,11 +38,13 @@
 
 #include "util/internal.h"
 
-#define MAX_CHAIN 64   /* typedef / qualifier links followed */
-#define MAX_NEST  16   /* member nesting named */
-#define MAX_INSNS 4096 /* instructions followed from a function's start */
+#define MAX_CHAIN 64	/* typedef / qualifier links followed */
+#define MAX_NEST  16	/* member nesting named */
+#define MAX_INSNS 65536 /* instructions followed from a function's start */
 #define MAX_CACHE (1u << 20)
 #define NREGS	  32
+#define TRACK_TAG (1ULL << 62) /* cache key: a followed register's answer at a PC */
+#define WALK_TAG  (1ULL << 61) /* cache key: the function starting there was followed */
 #define REG_NONE  (-1)
 #define REG_PC	  (-2)
 
@@ -69,6 +71,9 @@ struct dfile {
 	struct global *globals;
 	size_t nglobals;
 	bool globals_done;
+	struct global *funcs; /* functions' address ranges, sorted: scopes without a CU walk */
+	size_t nfuncs;
+	bool funcs_done;
 #ifdef HWS_HAVE_CAPSTONE
 	csh cs;
 	bool cs_open;
@@ -388,6 +393,74 @@ static int64_t wrap(Dwarf_Die *t, int64_t off)
 }
 #endif
 
+/* ---------------------------------------------------------------- the cache */
+
+static uint64_t ckey(uint32_t file, uint64_t pc, uint64_t daddr)
+{
+	uint64_t x = pc * 0x9E3779B97F4A7C15ULL ^ daddr * 0xff51afd7ed558ccdULL ^ file;
+
+	return x ^ (x >> 31);
+}
+
+static struct centry *cache_slot(struct hws_datatypes *dt, uint32_t file, uint64_t pc,
+				 uint64_t daddr, bool *found)
+{
+	size_t i;
+
+	*found = false;
+	if (!dt->csize)
+		return NULL;
+	for (i = ckey(file, pc, daddr) & (dt->csize - 1); dt->cache[i].file;
+	     i = (i + 1) & (dt->csize - 1)) {
+		struct centry *e = &dt->cache[i];
+
+		if (e->file == file && e->pc == pc && e->daddr == daddr) {
+			*found = true;
+			return e;
+		}
+	}
+	return &dt->cache[i];
+}
+
+static int cache_put(struct hws_datatypes *dt, uint32_t file, uint64_t pc, uint64_t daddr,
+		     uint32_t res)
+{
+	struct centry *e;
+	bool found;
+
+	if ((dt->cused + 1) * 2 > dt->csize) {
+		size_t ns = dt->csize ? dt->csize * 2 : 1024;
+		struct centry *old = dt->cache;
+		size_t os = dt->csize;
+
+		if (ns > MAX_CACHE * 2) { /* bounded: start again */
+			memset(dt->cache, 0, dt->csize * sizeof(*dt->cache));
+			dt->cused = 0;
+		} else {
+			dt->cache = calloc(ns, sizeof(*dt->cache));
+			if (!dt->cache) {
+				dt->cache = old;
+				return -ENOMEM;
+			}
+			dt->csize = ns;
+			dt->cused = 0;
+			for (size_t i = 0; i < os; i++) {
+				if (!old[i].file)
+					continue;
+				e = cache_slot(dt, old[i].file, old[i].pc, old[i].daddr, &found);
+				*e = old[i];
+				dt->cused++;
+			}
+			free(old);
+		}
+	}
+	e = cache_slot(dt, file, pc, daddr, &found);
+	if (!found)
+		dt->cused++;
+	*e = (struct centry){.pc = pc, .daddr = daddr, .file = file, .res = res};
+	return 0;
+}
+
 /* ---------------------------------------------------------------- files */
 
 static void file_close(struct dfile *f)
@@ -405,6 +478,7 @@ static void file_close(struct dfile *f)
 	if (f->fd >= 0)
 		close(f->fd);
 	free(f->globals);
+	free(f->funcs);
 	free(f->path);
 }
 
@@ -579,6 +653,120 @@ static bool global_at(struct dfile *f, uint64_t addr, Dwarf_Die *var, int64_t *o
 }
 
 #ifdef HWS_HAVE_CAPSTONE
+static int funcs_add(struct dfile *f, Dwarf_Die *fn, size_t *alloc, int depth)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	int k = 0;
+
+	while (k++ < 64 && (off = dwarf_ranges(fn, off, &base, &lo, &hi)) > 0) {
+		if (hi <= lo)
+			continue;
+		if (f->nfuncs == *alloc) {
+			size_t na = *alloc ? *alloc * 2 : 256;
+			struct global *g = realloc(f->funcs, na * sizeof(*g));
+
+			if (!g)
+				return -ENOMEM;
+			f->funcs = g;
+			*alloc = na;
+		}
+		f->funcs[f->nfuncs++] =
+		    (struct global){.start = lo, .size = hi - lo, .die = dwarf_dieoffset(fn)};
+	}
+	(void)depth;
+	return 0;
+}
+
+static int funcs_load(struct dfile *f)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize, alloc = 0;
+	int err = 0;
+
+	f->funcs_done = true;
+	while (!err && dwarf_nextcu(f->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, c;
+
+		if (dwarf_offdie(f->dw, off + hsize, &cu) && !dwarf_child(&cu, &c)) {
+			do {
+				/* C++ namespaces are not indexed: libdw's walk finds those */
+				if (dwarf_tag(&c) == DW_TAG_subprogram)
+					err = funcs_add(f, &c, &alloc, 0);
+			} while (!err && dwarf_siblingof(&c, &c) == 0);
+		}
+		off = next;
+	}
+	if (f->nfuncs)
+		qsort(f->funcs, f->nfuncs, sizeof(*f->funcs), global_cmp);
+	return err;
+}
+
+/* the scopes of @pc, innermost first, the CU last (dwarf_getscopes() without walking the
+ * whole CU: the function from the index, then its blocks); count or <= 0 */
+static int scopes_at(struct dfile *f, uint64_t pc, Dwarf_Die **out)
+{
+	Dwarf_Die fn, cu, cur, *v;
+	size_t lo = 0, hi, n = 0;
+	bool found = false;
+
+	*out = NULL;
+	if (!f->funcs_done && funcs_load(f))
+		return -ENOMEM;
+	hi = f->nfuncs;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->funcs[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && pc - f->funcs[lo - 1].start < f->funcs[lo - 1].size)
+		found = dwarf_offdie(f->dw, f->funcs[lo - 1].die, &fn) != NULL;
+	if (!found) { /* not indexed (C++ namespaces, odd DWARF): libdw's walk */
+		if (!dwarf_addrdie(f->dw, pc, &cu))
+			return 0;
+		return dwarf_getscopes(&cu, pc, out);
+	}
+	if (!dwarf_diecu(&fn, &cu, NULL, NULL))
+		return 0;
+	v = malloc((MAX_NEST + 2) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v[n++] = fn;
+	cur = fn;
+	while (n < MAX_NEST) { /* the innermost block containing pc */
+		Dwarf_Die c;
+		bool deeper = false;
+
+		if (dwarf_child(&cur, &c))
+			break;
+		do {
+			int tag = dwarf_tag(&c);
+
+			if ((tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine) &&
+			    dwarf_haspc(&c, pc) == 1) {
+				v[n++] = c;
+				cur = c;
+				deeper = true;
+				break;
+			}
+		} while (dwarf_siblingof(&c, &c) == 0);
+		if (!deeper)
+			break;
+	}
+	for (size_t i = 0; i < n / 2; i++) { /* innermost first */
+		Dwarf_Die t = v[i];
+
+		v[i] = v[n - 1 - i];
+		v[n - 1 - i] = t;
+	}
+	v[n++] = cu;
+	*out = v;
+	return (int)n;
+}
+
 /* ---------------------------------------------------------------- instructions */
 
 static int x86_dwarf_reg(unsigned int r)
@@ -721,6 +909,7 @@ static bool mem_operand(struct dfile *f, const cs_insn *in, struct operand *op)
 struct query {
 	struct hws_datatypes *dt;
 	struct dfile *f;
+	uint32_t fidx; /* the file's index + 1 (cache keys) */
 	uint64_t pc;
 	struct operand op;
 	Dwarf_Die *scopes; /* innermost first, the CU last */
@@ -916,23 +1105,85 @@ static bool ret_type(struct dfile *f, uint64_t target, Dwarf_Die *out)
 	return ok;
 }
 
-/* the variables of all scopes held in registers at @pc set their registers' types */
-static void vars_at(struct query *q, uint64_t pc, struct treg *regs)
+/* where a variable of the scopes is held in a register: [lo, hi) */
+struct vreg {
+	uint64_t lo, hi;
+	int reg;
+	Dwarf_Off type;
+};
+
+static int vreg_add(struct vreg **v, size_t *n, size_t *alloc, uint64_t lo, uint64_t hi,
+		    const Dwarf_Op *ops, size_t nops, Dwarf_Die *t)
 {
-	for (int i = q->nscopes - 2; i >= 0; i--) {
-		Dwarf_Die v;
+	int reg;
 
-		if (dwarf_child(&q->scopes[i], &v))
+	if (nops != 1)
+		return 0;
+	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
+		reg = ops[0].atom - DW_OP_reg0;
+	else if (ops[0].atom == DW_OP_regx && ops[0].number < NREGS)
+		reg = (int)ops[0].number;
+	else
+		return 0;
+	if (*n == *alloc) {
+		size_t na = *alloc ? *alloc * 2 : 32;
+		struct vreg *x = realloc(*v, na * sizeof(*x));
+
+		if (!x)
+			return -ENOMEM;
+		*v = x;
+		*alloc = na;
+	}
+	(*v)[(*n)++] = (struct vreg){.lo = lo, .hi = hi, .reg = reg, .type = dwarf_dieoffset(t)};
+	return 0;
+}
+
+/* the register locations of the variables of @die and its blocks (inlined ones too), read
+ * once per walk (looking each variable up at every instruction costs more than the walk) */
+static int vregs_of(Dwarf_Die *die, struct vreg **v, size_t *n, size_t *alloc, int depth)
+{
+	Dwarf_Die d;
+	int err = 0;
+
+	if (depth > MAX_NEST || dwarf_child(die, &d))
+		return 0;
+	do {
+		Dwarf_Addr base, lo, hi;
+		Dwarf_Attribute a;
+		Dwarf_Op *ops;
+		size_t nops;
+		Dwarf_Die t;
+		ptrdiff_t off = 0;
+		int k = 0;
+
+		if (dwarf_tag(&d) == DW_TAG_lexical_block ||
+		    dwarf_tag(&d) == DW_TAG_inlined_subroutine) {
+			err = vregs_of(&d, v, n, alloc, depth + 1);
 			continue;
-		do {
-			Dwarf_Die t;
-			int reg = REG_NONE;
-			int64_t off;
+		}
+		if (!is_var(&d) || !dwarf_attr_integrate(&d, DW_AT_location, &a) ||
+		    !type_of(&d, &t))
+			continue;
+		if (!dwarf_getlocation(&a, &ops, &nops)) { /* one for the whole scope */
+			err = vreg_add(v, n, alloc, 0, UINT64_MAX, ops, nops, &t);
+			continue;
+		}
+		while (!err && k++ < 4096 &&
+		       (off = dwarf_getlocations(&a, off, &base, &lo, &hi, &ops, &nops)) > 0)
+			err = vreg_add(v, n, alloc, lo, hi, ops, nops, &t);
+	} while (!err && dwarf_siblingof(&d, &d) == 0);
+	return err;
+}
 
-			if (is_var(&v) && var_loc(&v, pc, &reg, &off) == 1 && reg >= 0 &&
-			    reg < NREGS && type_of(&v, &t))
-				treg_set(&regs[reg], TR_TYPE, &t, 0);
-		} while (dwarf_siblingof(&v, &v) == 0);
+/* the variables held in registers at @pc set their registers' types */
+static void vars_at(struct query *q, const struct vreg *v, size_t n, uint64_t pc, struct treg *regs)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (pc >= v[i].lo && pc < v[i].hi && v[i].reg < NREGS) {
+			regs[v[i].reg].kind = TR_TYPE;
+			regs[v[i].reg].type = v[i].type;
+			regs[v[i].reg].off = 0;
+		}
 	}
 }
 
@@ -969,45 +1220,72 @@ static bool load_type(struct query *q, struct treg *regs, const struct operand *
 	return true;
 }
 
-/* follow the registers' types from the function's start to the PC (x86-64) */
-static long by_tracking(struct query *q)
+/* the answer at instruction @in from the registers' types */
+static long track_answer(struct query *q, struct treg *regs, const cs_insn *in)
 {
-	struct treg regs[NREGS] = {{0}};
-	Dwarf_Die *fn = NULL, t;
-	Dwarf_Addr base, start = 0, end = 0;
-	const uint8_t *code;
-	uint64_t addr;
-	size_t len;
-	cs_insn *in;
+	struct operand op;
+	Dwarf_Die t;
 	long r = 0;
 
-	if (q->f->machine != EM_X86_64)
+	if (!mem_operand(q->f, in, &op))
 		return 0;
-	for (int i = q->nscopes - 2; i >= 0 && !fn; i--)
-		if (dwarf_tag(&q->scopes[i]) == DW_TAG_subprogram)
-			fn = &q->scopes[i];
-	if (!fn)
-		return 0;
-	for (ptrdiff_t o = 0; (o = dwarf_ranges(fn, o, &base, &start, &end)) > 0;)
-		if (q->pc >= start && q->pc < end)
-			break;
-	if (q->pc < start || q->pc >= end)
-		return 0;
+	for (int pass = 0; pass < 2 && !r; pass++) {
+		int reg = pass ? op.index : op.base;
+		struct treg *tr;
+
+		if (reg < 0 || reg >= NREGS)
+			continue;
+		tr = &regs[reg];
+		if (!tr->kind || !dwarf_offdie(q->f->dw, tr->type, &t))
+			continue;
+		if (tr->kind == TR_PTR)
+			r = res_add(q->dt, &t, tr->off + op.disp, NULL);
+		else if (is_pointer(&t) && pointee(&t, &t))
+			r = res_add(q->dt, &t, wrap(&t, op.disp), NULL);
+	}
+	return r;
+}
+
+/* the registers' types followed from the function's start through [start, end), once per
+ * function: the answer of each memory access goes into the cache (key TRACK_TAG) */
+static int walk(struct query *q, Dwarf_Die *fn, uint64_t start, uint64_t end)
+{
+	struct treg regs[NREGS] = {{0}};
+	const uint8_t *code;
+	struct vreg *vr = NULL;
+	uint64_t addr;
+	size_t len, nvr = 0, alloc = 0;
+	cs_insn *in;
+	Dwarf_Die t;
+	int err = 0;
+
 	code = code_at(q->f, start, &len);
 	if (!code)
 		return 0;
-	in = cs_malloc(q->f->cs);
-	if (!in)
+	if (vregs_of(fn, &vr, &nvr, &alloc, 0)) {
+		free(vr);
 		return -ENOMEM;
+	}
+	in = cs_malloc(q->f->cs);
+	if (!in) {
+		free(vr);
+		return -ENOMEM;
+	}
 	addr = start;
-	for (int n = 0; n < MAX_INSNS && addr < q->pc; n++) {
+	for (int n = 0; n < MAX_INSNS && addr < end && !err; n++) {
 		const cs_x86 *x;
 		struct operand op;
+		long r;
 		int dst;
 
-		vars_at(q, addr, regs);
+		vars_at(q, vr, nvr, addr, regs);
 		if (!cs_disasm_iter(q->f->cs, &code, &len, &addr, in))
 			break;
+		r = track_answer(q, regs, in);
+		if (r > 0)
+			err = cache_put(q->dt, q->fidx, in->address, TRACK_TAG, (uint32_t)r);
+		else if (r < 0)
+			err = (int)r;
 		x = &in->detail->x86;
 		if (in->id == X86_INS_CALL) {
 			static const int clobbered[] = {0, 1, 2, 4, 5, 8, 9, 10, 11};
@@ -1076,24 +1354,42 @@ static long by_tracking(struct query *q)
 		}
 	}
 	cs_free(in, 1);
-	if (addr != q->pc)
-		return 0;
-	vars_at(q, addr, regs);
-	for (int pass = 0; pass < 2 && !r; pass++) {
-		int reg = pass ? q->op.index : q->op.base;
-		struct treg *tr;
+	free(vr);
+	return err;
+}
 
-		if (reg < 0 || reg >= NREGS)
-			continue;
-		tr = &regs[reg];
-		if (!tr->kind || !dwarf_offdie(q->f->dw, tr->type, &t))
-			continue;
-		if (tr->kind == TR_PTR)
-			r = res_add(q->dt, &t, tr->off + q->op.disp, NULL);
-		else if (is_pointer(&t) && pointee(&t, &t))
-			r = res_add(q->dt, &t, wrap(&t, q->op.disp), NULL);
+/* the registers' types followed through the function (x86-64), as perf's
+ * find_data_type_block(); here in code order from the function's start, once per function */
+static long by_tracking(struct query *q)
+{
+	Dwarf_Addr base, start = 0, end = 0;
+	Dwarf_Die *fn = NULL;
+	struct centry *e;
+	bool found;
+	int err;
+
+	if (q->f->machine != EM_X86_64)
+		return 0;
+	for (int i = q->nscopes - 2; i >= 0 && !fn; i--)
+		if (dwarf_tag(&q->scopes[i]) == DW_TAG_subprogram)
+			fn = &q->scopes[i];
+	if (!fn)
+		return 0;
+	for (ptrdiff_t o = 0; (o = dwarf_ranges(fn, o, &base, &start, &end)) > 0;)
+		if (q->pc >= start && q->pc < end)
+			break;
+	if (q->pc < start || q->pc >= end)
+		return 0;
+	cache_slot(q->dt, q->fidx, start, WALK_TAG, &found);
+	if (!found) {
+		err = walk(q, fn, start, end);
+		if (!err)
+			err = cache_put(q->dt, q->fidx, start, WALK_TAG, 0);
+		if (err)
+			return err;
 	}
-	return r;
+	e = cache_slot(q->dt, q->fidx, q->pc, TRACK_TAG, &found);
+	return found ? e->res : 0;
 }
 
 /* push, pop, call, ret: perf's is_stack_operation() (x86), typed "(stack operation)" */
@@ -1138,11 +1434,10 @@ static long stackop_res(struct hws_datatypes *dt)
 }
 
 /* the answer for (file, pc): index + 1, 0 unknown, or -ENOMEM */
-static long find_insn(struct hws_datatypes *dt, struct dfile *f, uint64_t pc)
+static long find_insn(struct hws_datatypes *dt, struct dfile *f, uint32_t fidx, uint64_t pc)
 {
-	struct query q = {.dt = dt, .f = f, .pc = pc};
+	struct query q = {.dt = dt, .f = f, .fidx = fidx, .pc = pc};
 	const uint8_t *code;
-	Dwarf_Die cu;
 	size_t len;
 	uint64_t a = pc;
 	cs_insn *in;
@@ -1172,11 +1467,11 @@ static long find_insn(struct hws_datatypes *dt, struct dfile *f, uint64_t pc)
 		if (r)
 			return r;
 	}
-	if (!dwarf_addrdie(f->dw, pc, &cu))
-		return 0;
-	q.nscopes = dwarf_getscopes(&cu, pc, &q.scopes);
-	if (q.nscopes <= 0)
-		return 0;
+	q.nscopes = scopes_at(f, pc, &q.scopes);
+	if (q.nscopes <= 0) {
+		free(q.scopes);
+		return q.nscopes < 0 ? -ENOMEM : 0;
+	}
 	for (int i = 0; i < q.nscopes; i++) {
 		if (dwarf_tag(&q.scopes[i]) == DW_TAG_subprogram) {
 			q.have_fb = frame_base(f, &q.scopes[i], pc, &q.fb_reg, &q.fb_off);
@@ -1198,74 +1493,6 @@ static long find_insn(struct hws_datatypes *dt, struct dfile *f, uint64_t pc)
 	return r;
 }
 #endif
-
-/* ---------------------------------------------------------------- the cache */
-
-static uint64_t ckey(uint32_t file, uint64_t pc, uint64_t daddr)
-{
-	uint64_t x = pc * 0x9E3779B97F4A7C15ULL ^ daddr * 0xff51afd7ed558ccdULL ^ file;
-
-	return x ^ (x >> 31);
-}
-
-static struct centry *cache_slot(struct hws_datatypes *dt, uint32_t file, uint64_t pc,
-				 uint64_t daddr, bool *found)
-{
-	size_t i;
-
-	*found = false;
-	if (!dt->csize)
-		return NULL;
-	for (i = ckey(file, pc, daddr) & (dt->csize - 1); dt->cache[i].file;
-	     i = (i + 1) & (dt->csize - 1)) {
-		struct centry *e = &dt->cache[i];
-
-		if (e->file == file && e->pc == pc && e->daddr == daddr) {
-			*found = true;
-			return e;
-		}
-	}
-	return &dt->cache[i];
-}
-
-static int cache_put(struct hws_datatypes *dt, uint32_t file, uint64_t pc, uint64_t daddr,
-		     uint32_t res)
-{
-	struct centry *e;
-	bool found;
-
-	if ((dt->cused + 1) * 2 > dt->csize) {
-		size_t ns = dt->csize ? dt->csize * 2 : 1024;
-		struct centry *old = dt->cache;
-		size_t os = dt->csize;
-
-		if (ns > MAX_CACHE * 2) { /* bounded: start again */
-			memset(dt->cache, 0, dt->csize * sizeof(*dt->cache));
-			dt->cused = 0;
-		} else {
-			dt->cache = calloc(ns, sizeof(*dt->cache));
-			if (!dt->cache) {
-				dt->cache = old;
-				return -ENOMEM;
-			}
-			dt->csize = ns;
-			dt->cused = 0;
-			for (size_t i = 0; i < os; i++) {
-				if (!old[i].file)
-					continue;
-				e = cache_slot(dt, old[i].file, old[i].pc, old[i].daddr, &found);
-				*e = old[i];
-				dt->cused++;
-			}
-			free(old);
-		}
-	}
-	e = cache_slot(dt, file, pc, daddr, &found);
-	if (!found)
-		dt->cused++;
-	*e = (struct centry){.pc = pc, .daddr = daddr, .file = file, .res = res};
-	return 0;
-}
 
 static void fill(const struct hws_datatypes *dt, uint32_t res, struct hws_datatype *out)
 {
@@ -1306,7 +1533,7 @@ int hws_datatypes__find(struct hws_datatypes *dt, const char *path, uint64_t pc,
 		r = e->res;
 	} else {
 #ifdef HWS_HAVE_CAPSTONE
-		r = find_insn(dt, f, pc);
+		r = find_insn(dt, f, idx, pc);
 #endif
 		if (r < 0)
 			return (int)r;
