@@ -2,7 +2,7 @@
 /*
  * Data types of memory accesses (include/hwsample/datatype.h): capstone decodes the
  * instruction at a PC, libdw names the variable behind its memory operand, as perf's
- * data-type profiling does (perf 6.8+ tools/perf/util/annotate-data.c: find_data_type_die()
+ * data-type profiling does (perf 6.8+, Linux tools/perf/util/annotate-data.c: find_data_type_die()
  * looks for a variable whose location at the PC is the operand's base register (a pointer:
  * the type it points to, at the displacement) or the frame base (a stack variable), a global
  * for PC-relative operands, and otherwise follows the register's type through the function,
@@ -1588,8 +1588,9 @@ int hws_datatypes__resolve(struct hws_datatypes *dt, struct hws_symbols *syms,
 
 int hws_datatype__format(const struct hws_datatype *t, bool with_offset, struct hws_strbuf *sb)
 {
-	/* perf 6.8 sort.c: "Data Type" is the name; "Data Type Offset" is "%s %+d (%s)" with
-	 * "no field" when none; the unknown type is "(unknown)" (later perf prints it alone) */
+	/* perf 6.8 (Linux tools/perf/util/sort.c): "Data Type" is the name, "Data Type
+	 * Offset" is "%s %+d (%s)" with "no field" when none; its unknown type is
+	 * "(unknown)" (later perf prints it, and "(stack operation)", alone) */
 	if (!t->name)
 		return hws_strbuf__addstr(sb, "(unknown)");
 	if (!with_offset || t->pseudo)

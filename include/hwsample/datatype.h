@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Data types and fields of memory accesses (perf's data-type profiling, perf 6.8+
- * tools/perf/util/annotate-data.c): the instruction at a sample's precise IP is decoded
+ * Linux tools/perf/util/annotate-data.c): the instruction at a sample's precise IP is decoded
  * (capstone: x86-64, arm64), its memory operand (base register, index, displacement) is
  * matched against the variables DWARF places at that PC (libdw): a pointer held in the base
  * register (the type it points to, at the displacement), a stack variable at the frame
