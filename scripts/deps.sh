@@ -6,6 +6,7 @@ set -euo pipefail
 HWS_PACKAGES=(
 	build-essential cmake pkg-config git
 	libpfm4-dev libtraceevent-dev libelf-dev libdw-dev libinih-dev
+	libcapstone-dev       # report --sort type,typeoff: decoding the sampled instructions
 	libiberty-dev         # C++ and Rust demangling (cplus_demangle), as perf
 	libprotobuf-c-dev protobuf-c-compiler zlib1g-dev   # convert --to-pprof: profile.proto, gzip
 	g++                   # the C++ workload of the demangling test

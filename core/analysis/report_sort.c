@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hwsample/datatype.h>
 #include <hwsample/filter.h>
 #include <hwsample/report.h>
 
@@ -69,6 +70,8 @@ enum key_id {
 	K_LOCAL_INS_LAT,
 	K_OBJECT,     /* the data object (include/hwsample/objects.h) */
 	K_OBJOFF,     /* the offset of the data address in it */
+	K_TYPE,	      /* the data type accessed (include/hwsample/datatype.h) */
+	K_TYPEOFF,    /* the type, offset and field */
 	K_SAMPLE_COL, /* "Samples" column (perf's sample), not a key */
 	K_WEIGHT_COL, /* total weight of the row (perf's weight) */
 	K_AVG_WEIGHT, /* average weight */
@@ -106,6 +109,9 @@ static const struct {
     {"avg_weight", "Average Weight", K_AVG_WEIGHT},
     {"object", "Data Object", K_OBJECT},
     {"offset", "Offset", K_OBJOFF},
+    /* perf 6.8's data-type profiling */
+    {"type", "Data Type", K_TYPE},
+    {"typeoff", "Data Type Offset", K_TYPEOFF},
 };
 
 /* perf mem report's default --sort (what x86 shows; p_stage_cyc is Power only) */
@@ -153,9 +159,10 @@ struct hws_hist {
 	int nkeys;
 	bool mem;
 	bool hierarchy; /* perf report --hierarchy's layout */
-	bool needs_code, needs_data, needs_srcline, needs_object;
+	bool needs_code, needs_data, needs_srcline, needs_object, needs_type;
 	const struct hws_objects *objects;
-	char *time_str; /* --time, shown in the section headers */
+	struct hws_datatypes *types; /* --sort type, typeoff: owned */
+	char *time_str;		     /* --time, shown in the section headers */
 	struct section *secs;
 	size_t nsecs;
 	size_t last_sec;
@@ -488,6 +495,8 @@ struct ctx {
 	struct hws_symbol code, data;
 	struct hws_object obj;
 	uint32_t obj_col; /* the object's printed column, interned */
+	struct hws_datatype type;
+	uint32_t type_id; /* the type's name, interned (0: unknown) */
 	bool code_ok, data_ok, have_ds, have_addr;
 	uint32_t dso_id;
 	char level;
@@ -653,6 +662,13 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 			   ? c->obj.offset + 1
 			   : 0;
 		return 0;
+	case K_TYPE: /* perf compares the type's name */
+		v[0] = c->type_id;
+		return 0;
+	case K_TYPEOFF:
+		v[0] = c->type_id;
+		v[1] = c->type_id ? (uint64_t)c->type.offset : 0;
+		return 0;
 	default: /* columns, not keys */
 		return 0;
 	}
@@ -758,6 +774,19 @@ static uint32_t key_col(struct hws_hist *h, struct ctx *c, int key, const uint64
 		break;
 	case K_OBJECT:
 		return c->obj_col;
+	case K_TYPE:
+	case K_TYPEOFF: {
+		struct hws_strbuf sb = HWS_STRBUF_INIT;
+		uint32_t id;
+
+		if (hws_datatype__format(&c->type, key == K_TYPEOFF, &sb)) {
+			hws_strbuf__release(&sb);
+			return 0;
+		}
+		id = intern(h, sb.buf);
+		hws_strbuf__release(&sb);
+		return id;
+	}
 	case K_OBJOFF:
 		if (v[0])
 			snprintf(b, sizeof(b), "+%" PRIu64, c->obj.offset);
@@ -880,6 +909,24 @@ static void *arena_alloc(struct hws_hist *h, size_t len)
 	}
 	h->blk_used += len;
 	return h->blk[h->nblk - 1] + h->blk_used - len;
+}
+
+/* the sample's data type (perf's mem_type): from its IP's instruction and the DWARF of
+ * its file */
+static int type_of_sample(struct hws_hist *h, struct ctx *c)
+{
+	int err;
+
+	if (!h->types) {
+		h->types = hws_datatypes__new();
+		if (!h->types)
+			return -ENOMEM;
+	}
+	err = hws_datatypes__resolve(h->types, c->syms, c->s, &c->type);
+	if (err < 0)
+		return err;
+	c->type_id = c->type.name ? intern(h, c->type.name) : 0;
+	return c->type.name && !c->type_id ? -ENOMEM : 0;
 }
 
 /* the row of key vector @k in @sec (added with the columns of @c when new): its index, or
@@ -1286,6 +1333,11 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 		if (err)
 			return err;
 	}
+	if (h->needs_type) {
+		err = type_of_sample(h, &c);
+		if (err)
+			return err;
+	}
 	for (int j = 0; j < h->nkeys; j++) {
 		err = key_vals(h, &c, h->keys[j], &k[j * KV]);
 		if (err)
@@ -1375,6 +1427,8 @@ struct hws_hist *hws_hist__new(const char *keys, bool mem, const struct hws_filt
 			h->needs_srcline = true;
 		if (id == K_OBJECT || id == K_OBJOFF)
 			h->needs_object = true;
+		if (id == K_TYPE || id == K_TYPEOFF)
+			h->needs_type = true;
 	}
 	h->rc_on = true;
 	for (int j = 0; j < h->nkeys; j++) {
@@ -1427,6 +1481,7 @@ void hws_hist__delete(struct hws_hist *h)
 	free(h->strs);
 	free(h->stab);
 	free(h->time_str);
+	hws_datatypes__delete(h->types);
 	cg_tree__delete(h->tree);
 	cg_memo__delete(h->memo);
 	free(h->ckey);

@@ -134,10 +134,13 @@ struct hws_sample;
  * notes on stderr for records read from the directory, damaged or dropped */
 struct hws_objects *hws_cli__objects(const char *cmd, const char *path,
 				     const struct hws_perf_reader *r);
-/* hws_output_opts.extra_json: "object" of a sample; @ctx is a struct hws_cli_objects */
+/* hws_output_opts.extra_json: "object" and "type" of a sample; @ctx is a struct
+ * hws_cli_objects */
+struct hws_datatypes;
 struct hws_cli_objects {
 	struct hws_objects *objects;
 	struct hws_symbols *syms;
+	struct hws_datatypes *types; /* NULL: no "type" */
 };
 int hws_cli__object_json(void *ctx, const struct hws_sample *s, struct hws_strbuf *sb);
 

@@ -23,6 +23,7 @@
 
 #include <hwsample/decode.h>
 #include <hwsample/errors.h>
+#include <hwsample/datatype.h>
 #include <hwsample/objects.h>
 #include <hwsample/output.h>
 #include <hwsample/perfdata.h>
@@ -480,7 +481,10 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	}
 	oo.raw_json = raw_cb;
 	oo.raw_ctx = c.dec;
-	if (objs.objects) {
+	/* data types in JSON (--sym or allocation records: the side-band is read anyway) */
+	if (oo.format == HWS_OUT_JSON && (sym > 0 || objs.objects) && hws_datatypes__available())
+		objs.types = hws_datatypes__new(); /* NULL: none, as without capstone */
+	if (objs.objects || objs.types) {
 		objs.syms = hws_decoder__symbols(c.dec);
 		oo.extra_json = hws_cli__object_json;
 		oo.extra_ctx = &objs;
@@ -489,6 +493,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	if (!c.out) {
 		fprintf(stderr, "hwsample dump: out of memory\n");
 		hws_objects__delete(objs.objects);
+		hws_datatypes__delete(objs.types);
 		hws_decoder__delete(c.dec);
 		hws_filter__delete(filter);
 		hws_perf_reader__close(r);
@@ -497,7 +502,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	hws_output__header(c.out, &c.sb);
 
 	/* the filter and the objects name samples at their time: in the decoder's thread */
-	if (!oo.raw && !oo.symbols && !filter && !objs.objects && pipe_start(&c)) {
+	if (!oo.raw && !oo.symbols && !filter && !objs.objects && !objs.types && pipe_start(&c)) {
 		rc = hws_decoder__run(c.dec, dump_cb_pipe, &c);
 		pipe_stop(&c);
 	} else {
@@ -531,6 +536,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	hws_filter__delete(filter);
 	hws_decoder__delete(c.dec);
 	hws_objects__delete(objs.objects);
+	hws_datatypes__delete(objs.types);
 	hws_perf_reader__close(r);
 	return ret;
 }

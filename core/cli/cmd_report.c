@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <hwsample/c2c.h>
+#include <hwsample/datatype.h>
 #include <hwsample/decode.h>
 #include <hwsample/errors.h>
 #include <hwsample/perfdata.h>
@@ -45,7 +46,8 @@ static const char report_usage[] =
     "                     --no-children: pid (tid:comm), comm, dso, symbol, cpu,\n"
     "                     srcline, symbol_daddr, dso_daddr, mem, snoop, tlb, locked,\n"
     "                     blocked, dcacheline, local_weight, weight, local_ins_lat;\n"
-    "                     and tid, symoff, event, op, data_page, sample, avg_weight\n"
+    "                     and tid, symoff, event, op, data_page, sample, avg_weight;\n"
+    "                     type, typeoff: the data type and field accessed (perf 6.8)\n"
     "      --mem          perf mem report's view (--mem-mode with --sort: memory keys,\n"
     "                     overhead by weight)\n"
     "      --hierarchy    perf report --hierarchy: the --sort view (default comm,dso,sym)\n"
@@ -331,6 +333,13 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 					"period or latency, or perf's sort keys (see --help)\n",
 					ebuf);
 				return HWS_EXIT_USAGE;
+			} else if (strstr(optarg, "ty") && !hws_datatypes__available()) {
+				fprintf(stderr,
+					"hwsample report: --sort %s: type profiling needs "
+					"capstone: install libcapstone-dev (scripts/deps.sh) "
+					"and rebuild hwsample\n",
+					optarg);
+				return HWS_EXIT_UNSUPPORTED;
 			} else {
 				ropts.sort_keys = optarg;
 			}

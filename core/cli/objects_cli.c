@@ -2,7 +2,7 @@
 /*
  * The allocation records of an input file for dump and report (include/hwsample/objects.h):
  * from the file's HWS_FEAT_HWS_OBJECTS feature, else from the FILE.objects/ directory a
- * recorder left when it did not finish; and dump --json's "object" key.
+ * recorder left when it did not finish; and dump --json's "object" and "type" keys.
  *
  * Invariants: a file without records gets NULL and costs nothing; pipes have none.
  */
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <hwsample/datatype.h>
 #include <hwsample/objects.h>
 
 #include "cli.h"
@@ -56,9 +57,14 @@ have:
 int hws_cli__object_json(void *ctx, const struct hws_sample *s, struct hws_strbuf *sb)
 {
 	struct hws_cli_objects *c = ctx;
+	struct hws_datatype t;
 	struct hws_object obj;
+	int err = 0;
 
-	if (!hws_objects__attribute(c->objects, c->syms, s, &obj))
-		return 0;
-	return hws_object__json(&obj, c->syms, s->pid, sb);
+	if (c->objects && hws_objects__attribute(c->objects, c->syms, s, &obj))
+		err = hws_object__json(&obj, c->syms, s->pid, sb);
+	if (!err && c->types && (s->fields & HWS_SF_ADDR) &&
+	    hws_datatypes__resolve(c->types, c->syms, s, &t) > 0)
+		err = hws_datatype__json(&t, sb);
+	return err;
 }

@@ -62,7 +62,8 @@ struct hws_report_opts {
 	 * keys ("comm,dso,sym"; perf's names, prefixes accepted: pid (tid:comm as perf),
 	 * comm, dso, symbol, cpu, srcline, local_weight, weight, local_ins_lat,
 	 * symbol_daddr, dso_daddr, locked, tlb, mem, snoop, dcacheline, blocked; and tid,
-	 * symoff, event, op, data_page, sample, avg_weight, object, offset), one section per event,
+	 * symoff, event, op, data_page, sample, avg_weight, object, offset; type and typeoff, perf
+	 * 6.8's data types: include/hwsample/datatype.h), one section per event,
 	 * rows "PCT%  KEY  KEY ..." by period as `perf report --stdio --no-children`. Symbols are
 	 * taken at each sample's time: set @syms and feed samples in time order.
 	 */

@@ -20,7 +20,7 @@ RANK = {"util": 0, "kernel": 1, "plugin": 2, "symbols": 2, "perfdata": 3, "recor
 PUBLIC = {
     "common.h": "util", "abi.h": "util", "errors.h": "util", "strbuf.h": "util", "sample.h": "util", "fmt.h": "util",
     "ring.h": "kernel", "aux.h": "kernel", "pmu.h": "kernel", "tracing.h": "kernel",
-    "backend.h": "plugin", "backend_abi.h": "plugin", "host.h": "kernel", "registry.h": "plugin", "symbols.h": "symbols",
+    "backend.h": "plugin", "backend_abi.h": "plugin", "host.h": "kernel", "registry.h": "plugin", "symbols.h": "symbols", "datatype.h": "symbols",
     "perfdata.h": "perfdata", "session.h": "record", "synth.h": "record", "config.h": "record",
     "output.h": "output", "decode.h": "decode", "objects.h": "objects", "report.h": "analysis", "c2c.h": "analysis", "filter.h": "symbols", "convert.h": "analysis",
     "hwsample.h": "cli",
