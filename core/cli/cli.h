@@ -101,6 +101,8 @@ const char *hws_cli__lib_text(const char *msg);
  * (hws_strbuf__add_text_str()), @s itself when it has none (output for normal names does not
  * change). The text lives until 8 more calls in this thread. */
 const char *hws_cli__text(const char *s);
+/* The same for a message of several lines (library errors): '\n' and '\t' kept */
+const char *hws_cli__text_lines(const char *s);
 /* @text (NULL: nothing) to @f as hws_strbuf__add_text_lines() shows it: lines of names and
  * config text without control characters but '\n' and '\t' */
 void hws_cli__write_text(FILE *f, const char *text);

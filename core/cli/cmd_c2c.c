@@ -477,7 +477,7 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	}
 	if (rc < 0) {
 		fprintf(stderr, "hwsample c2c report: %s: %s\n", hws_cli__text(path),
-			hws_cli__text(hws_decoder__errmsg(d)));
+			hws_cli__text_lines(hws_decoder__errmsg(d)));
 		fprintf(stderr, "hwsample c2c report: the report covers the records before the "
 				"error\n");
 		ret = HWS_EXIT_ERROR;

@@ -233,7 +233,7 @@ int cmd_convert(struct hws_cli *cli, int argc, char **argv)
 		ret = HWS_EXIT_ERROR;
 	} else if (rc < 0) {
 		fprintf(stderr, "hwsample convert: %s: %s\n", hws_cli__text(path),
-			hws_cli__text(hws_decoder__errmsg(d)));
+			hws_cli__text_lines(hws_decoder__errmsg(d)));
 		fprintf(stderr, "hwsample convert: the profile covers the records before the "
 				"error\n");
 		ret = HWS_EXIT_ERROR;

@@ -510,7 +510,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	fflush(stdout);
 	if (rc < 0) {
 		fprintf(stderr, "hwsample dump: %s: %s\n", hws_cli__text(path),
-			hws_cli__text(hws_decoder__errmsg(c.dec)));
+			hws_cli__text_lines(hws_decoder__errmsg(c.dec)));
 		fprintf(stderr, "hwsample dump: %" PRIu64 " samples decoded before the error\n",
 			c.n);
 		ret = HWS_EXIT_ERROR;

@@ -603,7 +603,7 @@ static int finish(struct record *r, struct run *u, int argc, char **argv)
 static void failed(struct record *r, struct run *u, int ret)
 {
 	fprintf(stderr, "hwsample: %s\n",
-		hws_cli__text(*u->err ? hws_cli__lib_text(u->err) : "recording failed"));
+		hws_cli__text_lines(*u->err ? hws_cli__lib_text(u->err) : "recording failed"));
 	u->exit_code = u->runtime_err ? HWS_EXIT_ERROR : hws_cli__exit_code(ret);
 	if (r->w) {
 		hws_perf_writer__close(r->w);

@@ -441,7 +441,7 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	fflush(stdout);
 	if (rc < 0) {
 		fprintf(stderr, "hwsample report: %s: %s\n", hws_cli__text(path),
-			hws_cli__text(hws_decoder__errmsg(d)));
+			hws_cli__text_lines(hws_decoder__errmsg(d)));
 		fprintf(stderr,
 			"hwsample report: the report covers the records before the error\n");
 		ret = HWS_EXIT_ERROR;

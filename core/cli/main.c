@@ -88,7 +88,8 @@ struct hws_registry *hws_cli__registry(struct hws_cli *cli)
 #endif
 	if (n < 0 || hws_registry__count(cli->reg) == 0) {
 		fprintf(stderr, "hwsample: %s\n",
-			*err ? hws_cli__text(hws_cli__lib_text(err)) : "no backends available");
+			*err ? hws_cli__text_lines(hws_cli__lib_text(err))
+			     : "no backends available");
 		hws_registry__delete(cli->reg);
 		cli->reg = NULL;
 	}
@@ -205,21 +206,31 @@ const char *hws_cli__lib_text(const char *msg)
 	return buf;
 }
 
-const char *hws_cli__text(const char *s)
+static const char *cli_text(const char *s, bool lines)
 {
 	static _Thread_local struct hws_strbuf slot[8];
 	static _Thread_local unsigned int next;
 	struct hws_strbuf *b;
 
-	if (!s || hws_strbuf__text_plain(s))
+	if (!s || (!lines && hws_strbuf__text_plain(s)))
 		return s;
 	b = &slot[next++ % 8];
 	if (!b->cap)
 		hws_strbuf__init(b, 1u << 16);
 	hws_strbuf__reset(b);
-	if (hws_strbuf__add_text_str(b, s) || !b->buf)
-		return "(a name that cannot be shown)";
+	if ((lines ? hws_strbuf__add_text_lines(b, s) : hws_strbuf__add_text_str(b, s)) || !b->buf)
+		return lines && !*s ? s : "(a name that cannot be shown)";
 	return b->buf;
+}
+
+const char *hws_cli__text(const char *s)
+{
+	return cli_text(s, false);
+}
+
+const char *hws_cli__text_lines(const char *s)
+{
+	return cli_text(s, true);
 }
 
 void hws_cli__write_text(FILE *f, const char *text)

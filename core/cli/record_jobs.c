@@ -179,7 +179,8 @@ static int apply_run(struct record *r)
 			ret = hws_config__seconds(it, &r->duration, err, sizeof(err));
 		}
 		if (ret) {
-			fprintf(stderr, "hwsample: %s\n", hws_cli__text(hws_cli__lib_text(err)));
+			fprintf(stderr, "hwsample: %s\n",
+				hws_cli__text_lines(hws_cli__lib_text(err)));
 			return ret;
 		}
 	}
@@ -212,7 +213,7 @@ int record__load_config(struct record *r, struct hws_registry *reg)
 	if (ret) {
 		/* a missing or unreadable file is a usage error too (exit 2) */
 		fprintf(stderr, "hwsample: %s\n",
-			hws_cli__text(*err ? hws_cli__lib_text(err) : strerror(-ret)));
+			hws_cli__text_lines(*err ? hws_cli__lib_text(err) : strerror(-ret)));
 		return HWS_E_BAD_CONFIG;
 	}
 	if (!ret) {
@@ -242,7 +243,7 @@ int record__load_config(struct record *r, struct hws_registry *reg)
 		ret = hws_config__validate(r->cfg, reg, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "hwsample: %s\n",
-			hws_cli__text(*err ? hws_cli__lib_text(err) : strerror(-ret)));
+			hws_cli__text_lines(*err ? hws_cli__lib_text(err) : strerror(-ret)));
 		return ret;
 	}
 	for (int i = 0; i < r->cfg->nr_sections; i++) {
@@ -737,12 +738,12 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 				fprintf(stderr, "hwsample: %s:%d: [%s]: %s\n",
 					hws_cli__text(r->cfg->path), sec->line,
 					hws_cli__text(sec->name),
-					hws_cli__text(*err ? hws_cli__lib_text(err)
-							   : "backend produced no event"));
+					hws_cli__text_lines(*err ? hws_cli__lib_text(err)
+								 : "backend produced no event"));
 			else
 				fprintf(stderr, "hwsample: %s\n",
-					hws_cli__text(*err ? hws_cli__lib_text(err)
-							   : "backend produced no event"));
+					hws_cli__text_lines(*err ? hws_cli__lib_text(err)
+								 : "backend produced no event"));
 			ret = n < 0 ? hws_cli__exit_code(n) : HWS_EXIT_ERROR;
 			goto out;
 		}
