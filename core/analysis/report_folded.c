@@ -20,6 +20,7 @@
 
 #include "analysis/report_cg.h"
 #include "analysis/report_int.h"
+#include "util/internal.h"
 
 struct hws_folded {
 	struct cg_tree *t;
@@ -28,6 +29,7 @@ struct hws_folded {
 	size_t nstrs, astrs;
 	uint32_t *stab;
 	size_t ssize;
+	struct hws_strbuf esc; /* a name being interned, escaped */
 	struct cg_frame *fr;
 	size_t afr;
 };
@@ -55,6 +57,7 @@ void hws_folded__delete(struct hws_folded *f)
 	for (size_t i = 0; i < f->nstrs; i++)
 		free(f->strs[i]);
 	free(f->strs);
+	hws_strbuf__release(&f->esc);
 	free(f->stab);
 	free(f->fr);
 	free(f);
@@ -73,6 +76,7 @@ static uint32_t intern(struct hws_folded *f, const char *s)
 {
 	size_t i;
 
+	s = hws__text(&f->esc, s); /* names from the file are shown as text: no control chars */
 	if ((f->nstrs + 1) * 2 > f->ssize) {
 		size_t ns = f->ssize ? f->ssize * 2 : 256;
 		uint32_t *t = calloc(ns, sizeof(*t));

@@ -203,6 +203,7 @@ struct hws_hist {
 	size_t nstrs, astrs;
 	uint32_t *stab;
 	size_t ssize;
+	struct hws_strbuf esc; /* a name being interned, escaped */
 };
 
 /* ---------------------------------------------------------------- keys */
@@ -263,6 +264,7 @@ static uint32_t intern(struct hws_hist *h, const char *s)
 
 	if (!s)
 		s = "";
+	s = hws__text(&h->esc, s); /* names from the file are shown as text: no control chars */
 	if ((h->nstrs + 1) * 2 > h->ssize) {
 		size_t ns = h->ssize ? h->ssize * 2 : 256;
 		uint32_t *t = calloc(ns, sizeof(*t));
@@ -1479,6 +1481,7 @@ void hws_hist__delete(struct hws_hist *h)
 	for (size_t i = 0; i < h->nstrs; i++)
 		free(h->strs[i]);
 	free(h->strs);
+	hws_strbuf__release(&h->esc);
 	free(h->stab);
 	free(h->time_str);
 	hws_datatypes__delete(h->types);
@@ -1571,8 +1574,14 @@ static int cell(const struct hws_hist *h, struct hws_symbols *syms, const struct
 		const char *comm =
 		    syms ? hws_symbols__pid_comm(syms, (uint32_t)r->k[j * KV + 1]) : NULL;
 
-		if (comm)
-			return snprintf(b, sz, "%7u:%s", (uint32_t)r->k[j * KV], comm);
+		if (comm) {
+			struct hws_strbuf esc = HWS_STRBUF_INIT;
+			int n = snprintf(b, sz, "%7u:%s", (uint32_t)r->k[j * KV],
+					 hws__text(&esc, comm));
+
+			hws_strbuf__release(&esc);
+			return n;
+		}
 		return snprintf(b, sz, "%s", str_of(h, r->col[j]));
 	}
 	case K_SAMPLE_COL:
@@ -1891,7 +1900,7 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 			unit = 'G';
 		}
 		err = hws_strbuf__addf(sb, "%s#\n# Samples: %" PRIu64 "%c of event '%s'",
-				       si ? "\n\n" : "", n, unit, sec->event);
+				       si ? "\n\n" : "", n, unit, hws__text(&h->esc, sec->event));
 		if (!err && h->time_str)
 			err = hws_strbuf__addf(sb, " (time slices: %s)", h->time_str);
 		if (!err)

@@ -96,6 +96,17 @@ bool hws_cli__env_on(const char *name);
  * The text lives until the next call in this thread. */
 const char *hws_cli__lib_text(const char *msg);
 
+/* @s (a name from a file, the system or the command line) as it may be printed in a message
+ * or a text line: control characters and bytes that are not well-formed UTF-8 as \xNN
+ * (hws_strbuf__add_text_str()), @s itself when it has none (output for normal names does not
+ * change). The text lives until 8 more calls in this thread. */
+const char *hws_cli__text(const char *s);
+/* The same for a message of several lines (library errors): '\n' and '\t' kept */
+const char *hws_cli__text_lines(const char *s);
+/* @text (NULL: nothing) to @f as hws_strbuf__add_text_lines() shows it: lines of names and
+ * config text without control characters but '\n' and '\t' */
+void hws_cli__write_text(FILE *f, const char *text);
+
 int cmd_record(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));
 int cmd_dump(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));
 int cmd_report(struct hws_cli *cli, int argc, char **argv) __attribute__((weak));

@@ -127,7 +127,7 @@ static int c2c_record(struct hws_cli *cli, int argc, char **argv)
 	if (strspn(ldlat, "0123456789") != strlen(ldlat) || !*ldlat ||
 	    strtoull(ldlat, NULL, 10) > UINT32_MAX) {
 		fprintf(stderr, "hwsample c2c record: --ldlat wants a number of cycles, not '%s'\n",
-			ldlat);
+			hws_cli__text(ldlat));
 		free(nargv);
 		return HWS_EXIT_USAGE;
 	}
@@ -135,7 +135,7 @@ static int c2c_record(struct hws_cli *cli, int argc, char **argv)
 		best = hws_registry__find(reg, force);
 		if (!best) {
 			fprintf(stderr, "hwsample c2c record: no backend or PMU named '%s'\n",
-				force);
+				hws_cli__text(force));
 			free(nargv);
 			return HWS_EXIT_USAGE;
 		}
@@ -191,7 +191,7 @@ static int c2c_record(struct hws_cli *cli, int argc, char **argv)
 	if (cli->verbose) {
 		fprintf(stderr, "hwsample c2c record: running: hwsample");
 		for (i = 0; i < n; i++)
-			fprintf(stderr, " %s", nargv[i]);
+			fprintf(stderr, " %s", hws_cli__text(nargv[i]));
 		fprintf(stderr, "\n");
 	}
 	if (!cmd_record) {
@@ -362,7 +362,7 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 				fprintf(stderr,
 					"hwsample c2c report: --line-size wants a power of two "
 					"16..4096, not '%s'\n",
-					optarg);
+					hws_cli__text(optarg));
 				return HWS_EXIT_USAGE;
 			}
 			copts.line_size = (uint32_t)v;
@@ -374,7 +374,7 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 			if (errno || *end || !v || v > 100000) {
 				fprintf(stderr,
 					"hwsample c2c report: --top wants 1..100000, not '%s'\n",
-					optarg);
+					hws_cli__text(optarg));
 				return HWS_EXIT_USAGE;
 			}
 			copts.top = (uint32_t)v;
@@ -390,7 +390,7 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 				fprintf(stderr,
 					"hwsample c2c report: -g wants perf's call graph type "
 					"(graph, flat, fractal, folded or none), not '%s'\n",
-					optarg);
+					hws_cli__text(optarg));
 				return HWS_EXIT_USAGE;
 			}
 			copts.callchain = true;
@@ -407,7 +407,8 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "hwsample c2c report: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "hwsample c2c report: unexpected argument '%s'\n",
+			hws_cli__text(argv[optind]));
 		fprintf(stderr, c2c_usage, hws_cli_filter_usage);
 		return HWS_EXIT_USAGE;
 	}
@@ -475,7 +476,8 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 		goto out;
 	}
 	if (rc < 0) {
-		fprintf(stderr, "hwsample c2c report: %s: %s\n", path, hws_decoder__errmsg(d));
+		fprintf(stderr, "hwsample c2c report: %s: %s\n", hws_cli__text(path),
+			hws_cli__text_lines(hws_decoder__errmsg(d)));
 		fprintf(stderr, "hwsample c2c report: the report covers the records before the "
 				"error\n");
 		ret = HWS_EXIT_ERROR;
@@ -500,18 +502,19 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 				"hwsample c2c report: %s: the page would pass %u MiB: "
 				"show fewer lines (--top N, without --show-all) or use "
 				"--json\n",
-				html, HTML_MAX >> 20);
+				hws_cli__text(html), HTML_MAX >> 20);
 			ret = HWS_EXIT_ERROR;
 			goto out;
 		}
 		f = err ? NULL : fopen(html, "w");
 		if (!f || fwrite(sb.buf, 1, sb.len, f) != sb.len) {
-			fprintf(stderr, "hwsample c2c report: %s: %s\n", html,
+			fprintf(stderr, "hwsample c2c report: %s: %s\n", hws_cli__text(html),
 				err ? hws_strerror(err, ebuf, sizeof(ebuf)) : strerror(errno));
 			ret = HWS_EXIT_ERROR;
 		}
 		if (f && fclose(f) && ret == HWS_EXIT_OK) {
-			fprintf(stderr, "hwsample c2c report: %s: %s\n", html, strerror(errno));
+			fprintf(stderr, "hwsample c2c report: %s: %s\n", hws_cli__text(html),
+				strerror(errno));
 			ret = HWS_EXIT_ERROR;
 		}
 		hws_strbuf__reset(&sb);
@@ -552,7 +555,8 @@ int cmd_c2c(struct hws_cli *cli, int argc, char **argv)
 		return c2c_record(cli, argc - 1, argv + 1);
 	if (!strcmp(argv[1], "report"))
 		return c2c_report(cli, argc - 1, argv + 1);
-	fprintf(stderr, "hwsample c2c: unknown command '%s' (record or report)\n", argv[1]);
+	fprintf(stderr, "hwsample c2c: unknown command '%s' (record or report)\n",
+		hws_cli__text(argv[1]));
 	fprintf(stderr, c2c_usage, hws_cli_filter_usage);
 	return HWS_EXIT_USAGE;
 }

@@ -124,7 +124,8 @@ int cmd_convert(struct hws_cli *cli, int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "hwsample convert: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "hwsample convert: unexpected argument '%s'\n",
+			hws_cli__text(argv[optind]));
 		fprintf(stderr, convert_usage, hws_cli_filter_usage);
 		return HWS_EXIT_USAGE;
 	}
@@ -164,7 +165,7 @@ int cmd_convert(struct hws_cli *cli, int argc, char **argv)
 		snprintf(tmp, n, "%s.tmp", out);
 		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd < 0) {
-			fprintf(stderr, "hwsample convert: --to-pprof %s: %s\n", out,
+			fprintf(stderr, "hwsample convert: --to-pprof %s: %s\n", hws_cli__text(out),
 				strerror(errno));
 			ret = errno == EACCES || errno == EPERM ? HWS_EXIT_PERM : HWS_EXIT_ERROR;
 			free(tmp);
@@ -204,7 +205,7 @@ int cmd_convert(struct hws_cli *cli, int argc, char **argv)
 		err = hws_pprof__write(p, fd);
 		if (err)
 			fprintf(stderr, "hwsample convert: writing %s: %s\n",
-				strcmp(out, "-") ? out : "stdout",
+				hws_cli__text(strcmp(out, "-") ? out : "stdout"),
 				hws_strerror(err, ebuf, sizeof(ebuf)));
 	} else {
 		fprintf(stderr, "hwsample convert: %s\n", hws_strerror(err, ebuf, sizeof(ebuf)));
@@ -212,16 +213,18 @@ int cmd_convert(struct hws_cli *cli, int argc, char **argv)
 	if (!err && fd != STDOUT_FILENO) {
 		if (fsync(fd) && errno != EINVAL) {
 			err = -errno;
-			fprintf(stderr, "hwsample convert: writing %s: %s\n", out, strerror(-err));
+			fprintf(stderr, "hwsample convert: writing %s: %s\n", hws_cli__text(out),
+				strerror(-err));
 		}
 		if (close(fd) && !err) {
 			err = -errno;
-			fprintf(stderr, "hwsample convert: writing %s: %s\n", out, strerror(-err));
+			fprintf(stderr, "hwsample convert: writing %s: %s\n", hws_cli__text(out),
+				strerror(-err));
 		}
 		fd = -1;
 		if (!err && rename(tmp, out)) {
 			err = -errno;
-			fprintf(stderr, "hwsample convert: --to-pprof %s: %s\n", out,
+			fprintf(stderr, "hwsample convert: --to-pprof %s: %s\n", hws_cli__text(out),
 				strerror(-err));
 		}
 		renamed = !err;
@@ -229,7 +232,8 @@ int cmd_convert(struct hws_cli *cli, int argc, char **argv)
 	if (err) {
 		ret = HWS_EXIT_ERROR;
 	} else if (rc < 0) {
-		fprintf(stderr, "hwsample convert: %s: %s\n", path, hws_decoder__errmsg(d));
+		fprintf(stderr, "hwsample convert: %s: %s\n", hws_cli__text(path),
+			hws_cli__text_lines(hws_decoder__errmsg(d)));
 		fprintf(stderr, "hwsample convert: the profile covers the records before the "
 				"error\n");
 		ret = HWS_EXIT_ERROR;

@@ -336,11 +336,12 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 			int e = hws_output__script_fields(optarg, &oo.fields, bad, sizeof(bad));
 
 			if (e) {
-				fprintf(
-				    stderr, "hwsample dump: -F: %s%s%s; the fields are: %s\n",
-				    e == -EOPNOTSUPP ? "perf script's field '" : "unknown field '",
-				    bad, e == -EOPNOTSUPP ? "' is not printed by hwsample" : "'",
-				    hws_output__script_field_names());
+				fprintf(stderr, "hwsample dump: -F: %s%s%s; the fields are: %s\n",
+					e == -EOPNOTSUPP ? "perf script's field '"
+							 : "unknown field '",
+					hws_cli__text(bad),
+					e == -EOPNOTSUPP ? "' is not printed by hwsample" : "'",
+					hws_output__script_field_names());
 				return HWS_EXIT_USAGE;
 			}
 			oo.format = HWS_OUT_SCRIPT;
@@ -387,7 +388,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 			c.limit = strtoull(optarg, &end, 0);
 			if (errno || *end || optarg[0] == '-') {
 				fprintf(stderr, "hwsample dump: --limit wants a number, not '%s'\n",
-					optarg);
+					hws_cli__text(optarg));
 				return HWS_EXIT_USAGE;
 			}
 			break;
@@ -403,7 +404,7 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 				    stderr,
 				    "hwsample dump: --max-stack wants a number of frames from 1 to "
 				    "65535, not '%s'\n",
-				    optarg);
+				    hws_cli__text(optarg));
 				return HWS_EXIT_USAGE;
 			}
 			dopts.max_stack = (uint32_t)v;
@@ -418,7 +419,8 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "hwsample dump: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "hwsample dump: unexpected argument '%s'\n",
+			hws_cli__text(argv[optind]));
 		fprintf(stderr, dump_usage, hws_cli_filter_usage);
 		return HWS_EXIT_USAGE;
 	}
@@ -512,7 +514,8 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 		flush_out(&c);
 	fflush(stdout);
 	if (rc < 0) {
-		fprintf(stderr, "hwsample dump: %s: %s\n", path, hws_decoder__errmsg(c.dec));
+		fprintf(stderr, "hwsample dump: %s: %s\n", hws_cli__text(path),
+			hws_cli__text_lines(hws_decoder__errmsg(c.dec)));
 		fprintf(stderr, "hwsample dump: %" PRIu64 " samples decoded before the error\n",
 			c.n);
 		ret = HWS_EXIT_ERROR;

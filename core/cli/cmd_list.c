@@ -128,7 +128,7 @@ static void print_controls(struct hws_backend *b, const char *pmu)
 	}
 	for (int i = 0; i < n && i < 64; i++)
 		printf("      %-20s %" PRIu64 "..%" PRIu64 " (default %" PRIu64 ")  %s\n",
-		       ci[i].name, ci[i].min, ci[i].max, ci[i].def, ci[i].help);
+		       hws_cli__text(ci[i].name), ci[i].min, ci[i].max, ci[i].def, ci[i].help);
 	if (n > 64)
 		printf("      ... %d more\n", n - 64);
 }
@@ -146,13 +146,13 @@ static void print_names(struct hws_registry *reg)
 			bool prefix = l && (*p)[l - 1] == '_';
 
 			if (!prefix && strcmp(*p, b->ops->name)) {
-				printf("%s\n",
-				       *p); /* a PMU name -b accepts even where it is absent */
+				/* a PMU name -b accepts even where it is absent */
+				printf("%s\n", hws_cli__text(*p));
 				continue;
 			}
 			for (int k = 0; k < n && k < 16; k++)
 				if (strcmp(names[k], b->ops->name))
-					printf("%s\n", names[k]);
+					printf("%s\n", hws_cli__text(names[k]));
 		}
 	}
 }
@@ -169,7 +169,7 @@ static int print_control_words(struct hws_registry *reg, const char *name)
 		return 0;
 	n = b->ops->controls(b->priv, strcmp(name, b->ops->name) ? name : NULL, ci, 64);
 	for (int i = 0; i < n && i < 64; i++)
-		printf("%s=\n", ci[i].name);
+		printf("%s=\n", hws_cli__text(ci[i].name));
 	return 0;
 }
 
@@ -195,7 +195,8 @@ int cmd_list(struct hws_cli *cli, int argc, char **argv)
 		} else if (!strcmp(argv[i], "--controls") && i + 1 < argc) {
 			controls_of = argv[++i];
 		} else {
-			fprintf(stderr, "hwsample list: unknown argument '%s'\n", argv[i]);
+			fprintf(stderr, "hwsample list: unknown argument '%s'\n",
+				hws_cli__text(argv[i]));
 			return HWS_EXIT_USAGE;
 		}
 	}
@@ -219,7 +220,8 @@ int cmd_list(struct hws_cli *cli, int argc, char **argv)
 	printf("kernel %s, perf_event_paranoid %d, %s, perf_event_open tried: %s\n", kbuf, paranoid,
 	       priv ? "privileged (root or CAP_PERFMON)" : "unprivileged", pw);
 	if (only && !hws_registry__find(reg, only)) {
-		fprintf(stderr, "hwsample list: no backend or PMU named '%s'\n", only);
+		fprintf(stderr, "hwsample list: no backend or PMU named '%s'\n",
+			hws_cli__text(only));
 		return HWS_EXIT_USAGE;
 	}
 	for (int i = 0; i < hws_registry__count(reg); i++) {
@@ -269,9 +271,9 @@ int cmd_list(struct hws_cli *cli, int argc, char **argv)
 		printf("%-12s %-26s %s\n", b->ops->name, status,
 		       b->ops->description ? b->ops->description : "");
 		if (*why)
-			printf("    %s\n", why);
+			printf("    %s\n", hws_cli__text(why));
 		if (cli->verbose)
-			printf("    plugin: %s\n", b->path);
+			printf("    plugin: %s\n", hws_cli__text(b->path));
 		for (const char *const *p = b->ops->pmus; p && *p; p++) {
 			char names[16][HWS_PMU_NAME_MAX];
 			int n = hws_pmu__list(*p, names, 16);
@@ -281,7 +283,7 @@ int cmd_list(struct hws_cli *cli, int argc, char **argv)
 			for (int k = 0; k < n && k < 16; k++) {
 				if (!prefix && strcmp(names[k], *p))
 					continue;
-				printf("    pmu %s\n", names[k]);
+				printf("    pmu %s\n", hws_cli__text(names[k]));
 				print_controls(b, names[k]);
 			}
 		}

@@ -160,7 +160,7 @@ static void add_tracing_data(struct record *r)
 		fprintf(stderr,
 			"hwsample: the tracepoint formats are not in %s (%s%s): perf script and "
 			"hwsample dump will not name the tracepoint fields\n",
-			r->output, strerror(-terr),
+			hws_cli__text(r->output), strerror(-terr),
 			terr == -EACCES ? " reading tracefs: run as root" : "");
 	free(td);
 }
@@ -602,7 +602,8 @@ static int finish(struct record *r, struct run *u, int argc, char **argv)
  * nothing was recorded (a previous one put back), the workload stopped. */
 static void failed(struct record *r, struct run *u, int ret)
 {
-	fprintf(stderr, "hwsample: %s\n", *u->err ? hws_cli__lib_text(u->err) : "recording failed");
+	fprintf(stderr, "hwsample: %s\n",
+		hws_cli__text_lines(*u->err ? hws_cli__lib_text(u->err) : "recording failed"));
 	u->exit_code = u->runtime_err ? HWS_EXIT_ERROR : hws_cli__exit_code(ret);
 	if (r->w) {
 		hws_perf_writer__close(r->w);

@@ -127,7 +127,7 @@ static int write_file(const char *file, const struct hws_strbuf *sb, int *ret)
 	if (f && fclose(f))
 		ok = false;
 	if (!ok) {
-		fprintf(stderr, "hwsample report: %s: %s\n", file, strerror(errno));
+		fprintf(stderr, "hwsample report: %s: %s\n", hws_cli__text(file), strerror(errno));
 		*ret = HWS_EXIT_ERROR;
 	}
 	return 0;
@@ -159,7 +159,7 @@ static int write_html(const char *file, const char *path, struct hws_report *rep
 					"hwsample report: %s not written: the c2c page would pass "
 					"64 MiB (%u lines): use hwsample c2c report --html FILE "
 					"--top N\n",
-					c2c_file, hws_c2c__nr_lines(c2c));
+					hws_cli__text(c2c_file), hws_c2c__nr_lines(c2c));
 				err = 0;
 			} else if (!err) {
 				write_file(c2c_file, &sb, ret);
@@ -251,7 +251,7 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 					"hwsample report: -g: bad '%s': use "
 					"graph|fractal|flat|folded|none, a threshold in percent, "
 					"caller|callee (e.g. -g graph,0.5,caller)\n",
-					ebuf);
+					hws_cli__text(ebuf));
 				return HWS_EXIT_USAGE;
 			}
 			cg_given = true;
@@ -264,7 +264,7 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 			if (errno || *end || v > 65535 || optarg[0] == '-') {
 				fprintf(stderr,
 					"hwsample report: --max-stack wants 0..65535, not '%s'\n",
-					optarg);
+					hws_cli__text(optarg));
 				return HWS_EXIT_USAGE;
 			}
 			ropts.max_stack = (uint32_t)v;
@@ -281,7 +281,7 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 				fprintf(stderr,
 					"hwsample report: --folded=%s: use samples, period or "
 					"latency\n",
-					optarg);
+					hws_cli__text(optarg));
 				return HWS_EXIT_USAGE;
 			}
 			break;
@@ -331,7 +331,7 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 				fprintf(stderr,
 					"hwsample report: --sort: unknown key '%s': use samples, "
 					"period or latency, or perf's sort keys (see --help)\n",
-					ebuf);
+					hws_cli__text(ebuf));
 				return HWS_EXIT_USAGE;
 			} else if (strstr(optarg, "ty") && !hws_datatypes__available()) {
 				fprintf(stderr,
@@ -352,7 +352,7 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 			if (errno || *end || !v || v > 100000 || optarg[0] == '-') {
 				fprintf(stderr,
 					"hwsample report: --top wants 1..100000, not '%s'\n",
-					optarg);
+					hws_cli__text(optarg));
 				return HWS_EXIT_USAGE;
 			}
 			ropts.top = (uint32_t)v;
@@ -367,7 +367,8 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		fprintf(stderr, "hwsample report: unexpected argument '%s'\n", argv[optind]);
+		fprintf(stderr, "hwsample report: unexpected argument '%s'\n",
+			hws_cli__text(argv[optind]));
 		fprintf(stderr, report_usage, hws_cli_filter_usage);
 		return HWS_EXIT_USAGE;
 	}
@@ -448,7 +449,8 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 		fwrite(sb.buf, 1, sb.len, stdout);
 	fflush(stdout);
 	if (rc < 0) {
-		fprintf(stderr, "hwsample report: %s: %s\n", path, hws_decoder__errmsg(d));
+		fprintf(stderr, "hwsample report: %s: %s\n", hws_cli__text(path),
+			hws_cli__text_lines(hws_decoder__errmsg(d)));
 		fprintf(stderr,
 			"hwsample report: the report covers the records before the error\n");
 		ret = HWS_EXIT_ERROR;
@@ -462,7 +464,7 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 		fprintf(stderr,
 			"hwsample report: -g: %s has no call chains: record with -g (frame "
 			"pointers) or --call-graph dwarf\n",
-			path);
+			hws_cli__text(path));
 		ret = HWS_EXIT_ERROR;
 	}
 out:

@@ -94,7 +94,7 @@ int hws_cli__filter_make(const char *cmd, struct hws_perf_reader *r, struct hws_
 			    "hwsample %s: --time %s: percentages need the first and last sample "
 			    "times (perf's HEADER_SAMPLE_TIME), which this file does not have; "
 			    "give times in seconds (START,STOP) instead\n",
-			    cmd, fo->time);
+			    cmd, hws_cli__text(fo->time));
 			return HWS_EXIT_USAGE;
 		}
 		fo->first_time = t[0];
@@ -121,8 +121,8 @@ int hws_cli__filter_make(const char *cmd, struct hws_perf_reader *r, struct hws_
 				   : opt != bad ? "names separated by commas"
 						: "numbers separated by commas";
 
-		fprintf(stderr, "hwsample %s: --%s '%s': expected %s\n", cmd, opt, val ? val : "",
-			want);
+		fprintf(stderr, "hwsample %s: --%s '%s': expected %s\n", cmd, opt,
+			hws_cli__text(val ? val : ""), want);
 		return HWS_EXIT_USAGE;
 	}
 	err = hws_filter__new(fo, out);

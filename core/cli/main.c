@@ -19,6 +19,7 @@
 #include <hwsample/decode.h>
 #include <hwsample/host.h>
 #include <hwsample/perfdata.h>
+#include <hwsample/strbuf.h>
 
 #include "cli.h"
 
@@ -87,7 +88,8 @@ struct hws_registry *hws_cli__registry(struct hws_cli *cli)
 #endif
 	if (n < 0 || hws_registry__count(cli->reg) == 0) {
 		fprintf(stderr, "hwsample: %s\n",
-			*err ? hws_cli__lib_text(err) : "no backends available");
+			*err ? hws_cli__text_lines(hws_cli__lib_text(err))
+			     : "no backends available");
 		hws_registry__delete(cli->reg);
 		cli->reg = NULL;
 	}
@@ -106,9 +108,11 @@ int hws_cli__check_input(const char *cmd, const char *opt, const char *path)
 	if (fd >= 0)
 		close(fd);
 	if (err == -EISDIR)
-		fprintf(stderr, "hwsample %s: %s %s: is a directory, not a file\n", cmd, opt, path);
+		fprintf(stderr, "hwsample %s: %s %s: is a directory, not a file\n", cmd, opt,
+			hws_cli__text(path));
 	else if (err)
-		fprintf(stderr, "hwsample %s: %s %s: %s\n", cmd, opt, path, strerror(-err));
+		fprintf(stderr, "hwsample %s: %s %s: %s\n", cmd, opt, hws_cli__text(path),
+			strerror(-err));
 	return err;
 }
 
@@ -124,8 +128,9 @@ bool hws_cli__event_known(const char *cmd, const char *path, const struct hws_de
 		if (name && !strcmp(name, event))
 			return true;
 	}
-	fprintf(stderr, "hwsample %s: -e %s: no such event in %s; its events: ", cmd, event,
-		strcmp(path, "-") ? path : "the input (stdin)");
+	fprintf(stderr, "hwsample %s: -e %s: no such event in %s; its events: ", cmd,
+		hws_cli__text(event),
+		strcmp(path, "-") ? hws_cli__text(path) : "the input (stdin)");
 	for (int i = 0; i < n; i++) {
 		const char *name = hws_decoder__event_name(d, i);
 		bool dup = false;
@@ -135,7 +140,7 @@ bool hws_cli__event_known(const char *cmd, const char *path, const struct hws_de
 			dup |= o && !strcmp(o, name);
 		}
 		if (name && !dup)
-			fprintf(stderr, "%s%s", shown++ ? ", " : "", name);
+			fprintf(stderr, "%s%s", shown++ ? ", " : "", hws_cli__text(name));
 	}
 	fprintf(stderr, "%s\n", shown ? "" : "none");
 	return false;
@@ -201,6 +206,49 @@ const char *hws_cli__lib_text(const char *msg)
 	return buf;
 }
 
+static const char *cli_text(const char *s, bool lines)
+{
+	static _Thread_local struct hws_strbuf slot[8];
+	static _Thread_local unsigned int next;
+	struct hws_strbuf *b;
+
+	if (!s || (!lines && hws_strbuf__text_plain(s)))
+		return s;
+	b = &slot[next++ % 8];
+	if (!b->cap)
+		hws_strbuf__init(b, 1u << 16);
+	hws_strbuf__reset(b);
+	if ((lines ? hws_strbuf__add_text_lines(b, s) : hws_strbuf__add_text_str(b, s)) || !b->buf)
+		return lines && !*s ? s : "(a name that cannot be shown)";
+	return b->buf;
+}
+
+const char *hws_cli__text(const char *s)
+{
+	return cli_text(s, false);
+}
+
+const char *hws_cli__text_lines(const char *s)
+{
+	return cli_text(s, true);
+}
+
+void hws_cli__write_text(FILE *f, const char *text)
+{
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+
+	if (!text)
+		return;
+	if (hws_strbuf__add_text_lines(&sb, text) || !sb.buf) {
+		/* no memory for the copy: the line as it is, such bytes as '?' */
+		for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+			fputc((*p < 0x20 && *p != '\n' && *p != '\t') || *p >= 0x7f ? '?' : *p, f);
+	} else {
+		fwrite(sb.buf, 1, sb.len, f);
+	}
+	hws_strbuf__release(&sb);
+}
+
 static void (*before_message)(void);
 
 void hws_cli__set_before_message(void (*fn)(void))
@@ -234,9 +282,9 @@ struct hws_perf_reader *hws_cli__open_input(const char *cmd, const char *path, i
 		return r;
 	if (err == -EISDIR)
 		fprintf(stderr, "hwsample %s: -i %s: is a directory, not a perf.data file\n", cmd,
-			path);
+			hws_cli__text(path));
 	else
-		fprintf(stderr, "hwsample %s: %s: %s\n", cmd, path,
+		fprintf(stderr, "hwsample %s: %s: %s\n", cmd, hws_cli__text(path),
 			hws_strerror(err, ebuf, sizeof(ebuf)));
 	*exit_code = err == -EISDIR ? HWS_EXIT_USAGE : HWS_EXIT_ERROR;
 	return NULL;
@@ -255,12 +303,12 @@ bool hws_cli__unfinished(const char *cmd, const char *path, const struct hws_per
 	if (!u.read_all) {
 		fprintf(stderr,
 			"%s: %s is unfinished (%s): %" PRIu64 " samples read, not to its end\n",
-			cmd, path, u.why, t.samples);
+			cmd, hws_cli__text(path), u.why, t.samples);
 		return true;
 	}
 	fprintf(stderr,
 		"%s: %s is unfinished (%s): %" PRIu64 " samples recovered up to byte %" PRIu64, cmd,
-		path, u.why, t.samples, u.end);
+		hws_cli__text(path), u.why, t.samples, u.end);
 	if (u.cut_bytes)
 		fprintf(stderr, " (the %" PRIu64 " bytes after it are no whole record)",
 			u.cut_bytes);
@@ -463,7 +511,7 @@ int main(int argc, char **argv)
 				c = &cmds[k];
 		if (!c) {
 			fprintf(stderr, "hwsample: no command '%s' (see hwsample --help)\n",
-				argv[i + 1]);
+				hws_cli__text(argv[i + 1]));
 			return HWS_EXIT_USAGE;
 		}
 		if (!c->fn) {

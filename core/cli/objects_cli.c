@@ -28,7 +28,7 @@ struct hws_objects *hws_cli__objects(const char *cmd, const char *path,
 		return NULL;
 	o = hws_objects__from_reader(r);
 	if (!o && errno != ENOENT)
-		fprintf(stderr, "%s: the allocation records of %s: %s\n", cmd, path,
+		fprintf(stderr, "%s: the allocation records of %s: %s\n", cmd, hws_cli__text(path),
 			strerror(errno));
 	if (o)
 		goto have;
@@ -41,16 +41,16 @@ struct hws_objects *hws_cli__objects(const char *cmd, const char *path,
 	fprintf(stderr,
 		"%s: allocation records read from %s (the recorder did not copy them "
 		"into %s: killed?)\n",
-		cmd, dir, path);
+		cmd, hws_cli__text(dir), hws_cli__text(path));
 have:
 	if (hws_objects__nr_bad(o))
-		fprintf(stderr, "%s: %s: %llu damaged allocation records skipped\n", cmd, path,
-			(unsigned long long)hws_objects__nr_bad(o));
+		fprintf(stderr, "%s: %s: %llu damaged allocation records skipped\n", cmd,
+			hws_cli__text(path), (unsigned long long)hws_objects__nr_bad(o));
 	if (hws_objects__nr_dropped(o))
 		fprintf(stderr,
 			"%s: %s: %llu allocations were not recorded (the recorder's file was "
 			"full): some addresses stay unattributed\n",
-			cmd, path, (unsigned long long)hws_objects__nr_dropped(o));
+			cmd, hws_cli__text(path), (unsigned long long)hws_objects__nr_dropped(o));
 	return o;
 }
 

@@ -120,18 +120,19 @@ static int parse_u64(const char *opt, const char *s, uint64_t max, uint64_t *out
 
 	if (!s || !*s || *s == '-' || *s == '+' || isspace((unsigned char)*s)) {
 		fprintf(stderr, "hwsample: %s '%s': expected a positive whole number\n", opt,
-			s ? s : "");
+			hws_cli__text(s ? s : ""));
 		return -1;
 	}
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (errno || *end) {
-		fprintf(stderr, "hwsample: %s '%s': expected a positive whole number\n", opt, s);
+		fprintf(stderr, "hwsample: %s '%s': expected a positive whole number\n", opt,
+			hws_cli__text(s));
 		return -1;
 	}
 	if (v == 0 || v > max) {
-		fprintf(stderr, "hwsample: %s %s: out of range, valid 1..%" PRIu64 "\n", opt, s,
-			max);
+		fprintf(stderr, "hwsample: %s %s: out of range, valid 1..%" PRIu64 "\n", opt,
+			hws_cli__text(s), max);
 		return -1;
 	}
 	*out = v;
@@ -155,15 +156,15 @@ static int parse_pages(struct record *r, const char *arg)
 			fprintf(stderr,
 				"hwsample: rounding -m %s up to %u pages (a power of two, "
 				"as the kernel requires)\n",
-				buf, r->pages);
+				hws_cli__text(buf), r->pages);
 	}
 	if (comma && *comma) {
 		if (parse_u64("-m (AUX pages)", comma, 1u << 22, &v))
 			return -1;
 		r->aux_pages = round_pow2(v);
 		if (r->aux_pages != v)
-			fprintf(stderr, "hwsample: rounding AUX pages %s up to %u\n", comma,
-				r->aux_pages);
+			fprintf(stderr, "hwsample: rounding AUX pages %s up to %u\n",
+				hws_cli__text(comma), r->aux_pages);
 	}
 	return 0;
 }
@@ -306,7 +307,7 @@ static int parse_freq(struct record *r, const char *val)
 			"hwsample: -F %s exceeds the kernel's limit of %" PRIu64
 			" samples/s (kernel.perf_event_max_sample_rate); lower -F or "
 			"raise it: sysctl kernel.perf_event_max_sample_rate=%s\n",
-			val, max, val);
+			hws_cli__text(val), max, hws_cli__text(val));
 		return -1;
 	}
 	return 0;
@@ -322,7 +323,7 @@ static int parse_duration(struct record *r, const char *val)
 		fprintf(stderr,
 			"hwsample: --duration '%s': expected a number of seconds > 0 (e.g. 10 or "
 			"2.5)\n",
-			val);
+			hws_cli__text(val));
 		return -1;
 	}
 	return 0;
@@ -454,7 +455,7 @@ static void bad_option(const char *word, int c)
 		fprintf(stderr, "hwsample: unknown option '-%c' (see hwsample record --help)\n", c);
 	else if (!ambiguous(word))
 		fprintf(stderr, "hwsample: unknown option '%s' (see hwsample record --help)\n",
-			word);
+			hws_cli__text(word));
 }
 
 /* Option @o (from getopt_long, with optarg) into @r: 0, or -1 after the message. */
@@ -479,8 +480,8 @@ static int record_option(struct record *r, int o)
 		if (!looks_like_config(optarg)) /* perf's period */
 			return parse_u64("-c", optarg, (uint64_t)INT64_MAX, &r->period);
 		if (r->config_path) {
-			fprintf(stderr, "hwsample: only one config file (-c %s and %s)\n", optarg,
-				r->config_path);
+			fprintf(stderr, "hwsample: only one config file (-c %s and %s)\n",
+				hws_cli__text(optarg), hws_cli__text(r->config_path));
 			return -1;
 		}
 		r->config_path = optarg;
@@ -542,7 +543,7 @@ static int record_option(struct record *r, int o)
 						sizeof(err));
 
 		if (ret) {
-			fprintf(stderr, "hwsample: --call-graph: %s\n", err);
+			fprintf(stderr, "hwsample: --call-graph: %s\n", hws_cli__text(err));
 			return ret;
 		}
 		r->call_graph_arg = optarg;
@@ -558,8 +559,8 @@ static int record_option(struct record *r, int o)
 		errno = 0;
 		v = strtoull(optarg, &end, 10);
 		if (errno || end == optarg || *end || *optarg == '-' || v > UINT32_MAX) {
-			fprintf(stderr, "hwsample: --ldlat '%s': expected 0..%u cycles\n", optarg,
-				UINT32_MAX);
+			fprintf(stderr, "hwsample: --ldlat '%s': expected 0..%u cycles\n",
+				hws_cli__text(optarg), UINT32_MAX);
 			return -1;
 		}
 		r->ldlat = (uint32_t)v;
@@ -608,7 +609,7 @@ int record__parse_args(struct record *r, int argc, char **argv)
 		} else if (o == ':') {
 			if (argv[word][1] == '-')
 				fprintf(stderr, "hwsample: option %s needs an argument\n",
-					argv[word]);
+					hws_cli__text(argv[word]));
 			else
 				fprintf(stderr, "hwsample: option -%c needs an argument\n", optopt);
 			return -1;

@@ -30,8 +30,8 @@ static struct hws_backend *find_backend(struct hws_registry *reg, const char *na
 	struct hws_backend *b = hws_registry__find(reg, name);
 
 	if (!b) {
-		fprintf(stderr,
-			"hwsample: no backend or PMU named '%s'; available backends:", name);
+		fprintf(stderr, "hwsample: no backend or PMU named '%s'; available backends:",
+			hws_cli__text(name));
 		for (int i = 0; i < hws_registry__count(reg); i++)
 			fprintf(stderr, " %s", hws_registry__at(reg, i)->ops->name);
 		fprintf(stderr, " (and the PMUs they serve: see hwsample list)\n");
@@ -88,7 +88,7 @@ static int check_freq(const char *origin, const char *opt, uint64_t freq)
 		"hwsample: %s: %s %" PRIu64 " exceeds the kernel's limit of %" PRIu64
 		" samples/s (kernel.perf_event_max_sample_rate); lower it or raise the limit: "
 		"sysctl kernel.perf_event_max_sample_rate=%" PRIu64 "\n",
-		origin, opt, freq, max, freq);
+		hws_cli__text(origin), opt, freq, max, freq);
 	return -1;
 }
 
@@ -106,17 +106,18 @@ static int apply_run(struct record *r)
 
 	if (per && fr) {
 		fprintf(stderr, "hwsample: %s: give period or freq, not both (freq at %s)\n",
-			per->origin, fr->origin);
+			hws_cli__text(per->origin), hws_cli__text(fr->origin));
 		return HWS_E_BAD_CONFIG;
 	}
 	if (mode && !strcmp(mode->value, "cpus") && !cpus) {
 		fprintf(stderr, "hwsample: %s: mode = cpus needs cpus = LIST (e.g. cpus = 0-3)\n",
-			mode->origin);
+			hws_cli__text(mode->origin));
 		return HWS_E_BAD_CONFIG;
 	}
 	if (cpus && mode && strcmp(mode->value, "cpus")) {
 		fprintf(stderr, "hwsample: %s: cpus = %s needs mode = cpus (mode is %s at %s)\n",
-			cpus->origin, cpus->value, mode->value, mode->origin);
+			hws_cli__text(cpus->origin), hws_cli__text(cpus->value),
+			hws_cli__text(mode->value), hws_cli__text(mode->origin));
 		return HWS_E_BAD_CONFIG;
 	}
 	for (int i = 0; run && i < run->nr_items; i++) {
@@ -148,7 +149,8 @@ static int apply_run(struct record *r)
 					fprintf(stderr,
 						"hwsample: %s: rounding %s %" PRIu64 " up to %u "
 						"(a power of two, as the kernel requires)\n",
-						it->origin, it->key, v, p);
+						hws_cli__text(it->origin), hws_cli__text(it->key),
+						v, p);
 				*(aux ? &r->aux_pages : &r->pages) = p;
 			}
 		} else if (!strcmp(it->key, "overwrite")) {
@@ -166,8 +168,9 @@ static int apply_run(struct record *r)
 			ret = hws_call_graph__parse(it->value, &r->call_graph, &r->cg_stack_size,
 						    err, sizeof(err));
 			if (ret) {
-				fprintf(stderr, "hwsample: %s: call_graph = %s: %s\n", it->origin,
-					it->value, err);
+				fprintf(stderr, "hwsample: %s: call_graph = %s: %s\n",
+					hws_cli__text(it->origin), hws_cli__text(it->value),
+					hws_cli__text(err));
 				return ret == HWS_E_BAD_ARG ? HWS_E_BAD_CONFIG : ret;
 			}
 		} else if (!strcmp(it->key, "output")) {
@@ -176,20 +179,21 @@ static int apply_run(struct record *r)
 			ret = hws_config__seconds(it, &r->duration, err, sizeof(err));
 		}
 		if (ret) {
-			fprintf(stderr, "hwsample: %s\n", hws_cli__lib_text(err));
+			fprintf(stderr, "hwsample: %s\n",
+				hws_cli__text_lines(hws_cli__lib_text(err)));
 			return ret;
 		}
 	}
 	if (r->per_thread && r->nr_pids == 0 && !r->argc && !r->dry_run) {
 		fprintf(stderr, "hwsample: %s: mode = per-thread needs a program or -p PID\n",
-			mode ? mode->origin : "config");
+			hws_cli__text(mode ? mode->origin : "config"));
 		return HWS_E_BAD_CONFIG;
 	}
 	if (!r->argc && !r->nr_pids && !r->system_wide && !r->cpu_list && !r->dry_run) {
 		fprintf(stderr,
 			"hwsample: nothing to record: give a program (-- PROG ARGS), "
 			"-p PID, -a or -C CPUS (or mode = system-wide / cpus in %s)\n",
-			r->config_path);
+			hws_cli__text(r->config_path));
 		return HWS_E_BAD_ARG;
 	}
 	return 0;
@@ -208,7 +212,8 @@ int record__load_config(struct record *r, struct hws_registry *reg)
 	ret = hws_config__load(r->cfg, r->config_path, err, sizeof(err));
 	if (ret) {
 		/* a missing or unreadable file is a usage error too (exit 2) */
-		fprintf(stderr, "hwsample: %s\n", *err ? hws_cli__lib_text(err) : strerror(-ret));
+		fprintf(stderr, "hwsample: %s\n",
+			hws_cli__text_lines(*err ? hws_cli__lib_text(err) : strerror(-ret)));
 		return HWS_E_BAD_CONFIG;
 	}
 	if (!ret) {
@@ -237,7 +242,8 @@ int record__load_config(struct record *r, struct hws_registry *reg)
 	if (!ret)
 		ret = hws_config__validate(r->cfg, reg, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "hwsample: %s\n", *err ? hws_cli__lib_text(err) : strerror(-ret));
+		fprintf(stderr, "hwsample: %s\n",
+			hws_cli__text_lines(*err ? hws_cli__lib_text(err) : strerror(-ret)));
 		return ret;
 	}
 	for (int i = 0; i < r->cfg->nr_sections; i++) {
@@ -250,7 +256,8 @@ int record__load_config(struct record *r, struct hws_registry *reg)
 			return HWS_E_BAD_CONFIG;
 		if (f && strcmp(r->cfg->sections[i].name, "run") &&
 		    hws_config__get(r->cfg, r->cfg->sections[i].name, "period")) {
-			fprintf(stderr, "hwsample: %s: give period or freq, not both\n", f->origin);
+			fprintf(stderr, "hwsample: %s: give period or freq, not both\n",
+				hws_cli__text(f->origin));
 			return HWS_E_BAD_CONFIG;
 		}
 	}
@@ -322,7 +329,7 @@ static int select_auto(struct record *r, struct hws_registry *reg)
 		return 1; /* no backend sections: plain auto */
 	if (!best) {
 		fprintf(stderr, "hwsample: none of the backends %s configures is usable here:\n",
-			r->config_path);
+			hws_cli__text(r->config_path));
 		for (int i = 0; i < r->cfg->nr_sections; i++) {
 			const struct hws_config_section *sec = &r->cfg->sections[i];
 			struct hws_backend *b;
@@ -331,8 +338,8 @@ static int select_auto(struct record *r, struct hws_registry *reg)
 				continue;
 			b = hws_registry__find(reg, sec->name);
 			b->ops->detect(b->priv, why, sizeof(why));
-			fprintf(stderr, "  [%s] (%s:%d): %s\n", sec->name, r->config_path,
-				sec->line, why);
+			fprintf(stderr, "  [%s] (%s:%d): %s\n", hws_cli__text(sec->name),
+				hws_cli__text(r->config_path), sec->line, hws_cli__text(why));
 		}
 		fprintf(stderr,
 			"  (see hwsample list; add a section for a backend this machine has, "
@@ -347,7 +354,7 @@ static int select_auto(struct record *r, struct hws_registry *reg)
 	}
 	if (!r->quiet && !r->dry_run)
 		fprintf(stderr, "hwsample: using backend %s (from %s)\n", best->ops->name,
-			r->config_path);
+			hws_cli__text(r->config_path));
 	return 0;
 }
 
@@ -398,7 +405,8 @@ static const char *option_origin(struct record *r, const char *key, const char *
 
 	if (!it || !it->line)
 		return opt;
-	snprintf(buf, len, "%s = %s at %s", key, it->value, it->origin);
+	snprintf(buf, len, "%s = %s at %s", key, hws_cli__text(it->value),
+		 hws_cli__text(it->origin));
 	return buf;
 }
 
@@ -426,7 +434,7 @@ static int check_backend_options(struct record *r)
 			    "%s events have none. Leave -b out to use this machine's sampling "
 			    "PMU (hwsample list says which are usable), or record on a machine "
 			    "that has one\n",
-			    name, name);
+			    hws_cli__text(name), hws_cli__text(name));
 			return -1;
 		}
 	}
@@ -466,8 +474,8 @@ static int check_phys(struct record *r, struct hws_registry *reg, const struct h
 		"hwsample: %s: no event of this run can give physical addresses (%s%s): they "
 		"come from a memory-sampling PMU (AMD IBS, Intel PEBS, Arm SPE) or, among "
 		"software events, from page faults (-e page-faults, with the faulting address)\n",
-		option_origin(r, "phys_data", "--phys-data", at, sizeof(at)), all[0].name,
-		nall > 1 ? ", ..." : "");
+		option_origin(r, "phys_data", "--phys-data", at, sizeof(at)),
+		hws_cli__text(all[0].name), nall > 1 ? ", ..." : "");
 	return -1;
 }
 
@@ -594,7 +602,7 @@ void record__print_dry_run(struct record *r, struct hws_registry *reg)
 		}
 		hws_strbuf__addf(&sb, "\n");
 	}
-	fwrite(sb.buf, 1, sb.len, stdout);
+	hws_cli__write_text(stdout, sb.buf); /* config text and names as data */
 	hws_strbuf__release(&sb);
 }
 
@@ -727,14 +735,15 @@ static int encode_job(struct record *r, struct hws_registry *reg, struct job *jb
 		}
 		if (n <= 0) {
 			if (sec && sec->line)
-				fprintf(stderr, "hwsample: %s:%d: [%s]: %s\n", r->cfg->path,
-					sec->line, sec->name,
-					*err ? hws_cli__lib_text(err)
-					     : "backend produced no event");
+				fprintf(stderr, "hwsample: %s:%d: [%s]: %s\n",
+					hws_cli__text(r->cfg->path), sec->line,
+					hws_cli__text(sec->name),
+					hws_cli__text_lines(*err ? hws_cli__lib_text(err)
+								 : "backend produced no event"));
 			else
 				fprintf(stderr, "hwsample: %s\n",
-					*err ? hws_cli__lib_text(err)
-					     : "backend produced no event");
+					hws_cli__text_lines(*err ? hws_cli__lib_text(err)
+								 : "backend produced no event"));
 			ret = n < 0 ? hws_cli__exit_code(n) : HWS_EXIT_ERROR;
 			goto out;
 		}
@@ -789,7 +798,7 @@ int record__select_jobs(struct record *r, struct hws_registry *reg)
 		b = r->jobs[j].b;
 		if (b->ops->detect(b->priv, why, sizeof(why)) <= 0) {
 			fprintf(stderr, "hwsample: backend %s is not usable here: %s\n",
-				b->ops->name, why);
+				b->ops->name, hws_cli__text(why));
 			return HWS_EXIT_UNSUPPORTED;
 		}
 	}

@@ -74,7 +74,7 @@ bad:
 	fprintf(stderr,
 		"hwsample: --objects=%s: expected min=BYTES (1 or more) and/or depth=FRAMES "
 		"(1-%d), e.g. --objects=min=64,depth=3\n",
-		arg, HWS_OBJ_FRAMES);
+		hws_cli__text(arg), HWS_OBJ_FRAMES);
 	return -1;
 }
 
@@ -347,7 +347,7 @@ int record__objects_finish(struct record *r)
 			err == -E2BIG ? "are too big to keep" : "could not be kept",
 			err == -E2BIG ? "over 60 MiB: a higher --objects=min=N records fewer"
 				      : strerror(-err),
-			r->objects_dir, r->output);
+			hws_cli__text(r->objects_dir), hws_cli__text(r->output));
 		r->objects_keep_dir = true;
 	}
 	return 0;

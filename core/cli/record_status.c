@@ -93,7 +93,7 @@ void record__print_summary(struct record *r, uint64_t file_size)
 	char sz[32], loss[256];
 
 	loss_totals(r, &t);
-	fprintf(stderr, "[ hwsample: recorded %s ]\n", r->output);
+	fprintf(stderr, "[ hwsample: recorded %s ]\n", hws_cli__text(r->output));
 	for (int e = 0; e < ne; e++) {
 		uint64_t es = 0;
 		fprintf(stderr, "  %-28s", hws_session__event_name(r->sess, e));
@@ -160,7 +160,7 @@ void record__print_summary(struct record *r, uint64_t file_size)
 			t.throttle);
 	if (strcmp(r->output, "-"))
 		fprintf(stderr, "  next: hwsample report -i %s   (or: perf report -i %s)\n",
-			r->output, r->output);
+			hws_cli__text(r->output), hws_cli__text(r->output));
 }
 
 /*

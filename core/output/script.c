@@ -114,7 +114,7 @@ static void put_sym(struct lb *l, struct hws_output *out, const struct hws_sampl
 		hws_strbuf__addf(tmp, " (%s)", d);
 	}
 	if (tmp->buf && tmp->len)
-		lb_add(l, tmp->buf, tmp->len);
+		hws__out_text_str(l, tmp->buf); /* names from the file: no control characters */
 }
 
 /* perf's sample_addr_correlates_sym(): the software page fault events */
@@ -137,6 +137,11 @@ void hws__out_script(struct lb *l, struct hws_output *out, const struct hws_samp
 		if (!c) {
 			snprintf(tmp, sizeof(tmp), ":%u", s->pid);
 			c = tmp;
+		} else if (!hws_strbuf__text_plain(c)) {
+			hws_strbuf__reset(&out->scratch);
+			c = hws_strbuf__add_text_str(&out->scratch, c) || !out->scratch.buf
+				? "?"
+				: out->scratch.buf;
 		}
 		n = snprintf(buf, sizeof(buf), "%16s ", c);
 		lb_add(l, buf, (size_t)n);
@@ -164,7 +169,7 @@ void hws__out_script(struct lb *l, struct hws_output *out, const struct hws_samp
 	if (F(EVENT)) {
 		for (size_t k = strlen(ev); k < out->o.event_width && k < 256; k++)
 			lb_add(l, " ", 1);
-		lb_str(l, ev);
+		hws__out_text_str(l, ev);
 		lb_add(l, ": ", 2);
 	}
 	if (F(ADDR) && (s->fields & HWS_SF_ADDR)) {

@@ -122,7 +122,7 @@ static void put_callchain_text(struct lb *l, struct hws_output *out, const struc
 		if (out->syms) {
 			lb_add(l, " ", 1);
 			if (sym.name) {
-				lb_str(l, sym.name);
+				hws__out_text_str(l, sym.name);
 				if (lb_reserve(l, HWS_FMT_HEX_MAX + 1)) {
 					*l->p++ = '+';
 					l->p = hws_fmt__hex(l->p, sym.offset);
@@ -135,7 +135,7 @@ static void put_callchain_text(struct lb *l, struct hws_output *out, const struc
 			if (sym.dso && !strcmp(sym.dso, "[kernel]"))
 				lb_lit(l, "[kernel.kallsyms]");
 			else
-				lb_str(l, sym.dso ? sym.dso : "[unknown]");
+				hws__out_text_str(l, sym.dso ? sym.dso : "[unknown]");
 			lb_add(l, ")", 1);
 		}
 		lb_add(l, "\n", 1);

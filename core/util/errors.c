@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <hwsample/strbuf.h>
+
 #include "util/internal.h"
 
 static const char *const hws_error_text[] = {
@@ -59,8 +61,14 @@ void hws_set_log_level(int level)
 	log_level = level;
 }
 
+/*
+ * Messages quote names from files (events, comm, paths, config keys): whatever they hold, the
+ * message passed on has no control character but '\n' and '\t' and is valid UTF-8
+ * (hws_strbuf__add_text_lines(); without memory, such bytes become '?').
+ */
 void hws_log(enum hws_log_level level, const char *fmt, ...)
 {
+	struct hws_strbuf sb;
 	char msg[2048];
 	va_list ap;
 
@@ -69,7 +77,15 @@ void hws_log(enum hws_log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	(print_fn ? print_fn : default_print)(level, msg);
+	hws_strbuf__init(&sb, 4 * sizeof(msg));
+	if (hws_strbuf__add_text_lines(&sb, msg) || !sb.buf) {
+		hws_strbuf__release(&sb);
+		for (unsigned char *p = (unsigned char *)msg; *p; p++)
+			if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p >= 0x7f)
+				*p = '?';
+	}
+	(print_fn ? print_fn : default_print)(level, sb.buf ? sb.buf : msg);
+	hws_strbuf__release(&sb);
 }
 
 int hws_read_file(const char *path, char *buf, size_t len)

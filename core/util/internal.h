@@ -48,6 +48,11 @@ static inline __attribute__((always_inline)) void hws_zero(void *p, size_t n)
 		b[i] = 0;
 }
 
+struct hws_strbuf;
+/* @s (a name from a file) for a text line: @s itself when hws_strbuf__text_plain(), else
+ * escaped by hws_strbuf__add_text_str() into @b (reset first), "?" without memory */
+const char *hws__text(struct hws_strbuf *b, const char *s);
+
 /* Read a small sysfs/proc file into @buf (NUL-terminated, trailing newline removed).
  * Returns length or -errno. */
 int hws_read_file(const char *path, char *buf, size_t len);

@@ -4,12 +4,15 @@
  * len <= cap; a refused append leaves the content unchanged and sets toobig.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <hwsample/errors.h>
 #include <hwsample/strbuf.h>
+
+#include "util/internal.h"
 
 #define STRBUF_DEFAULT_CAP (64u << 20)
 
@@ -166,7 +169,8 @@ int hws_strbuf__add_json_str(struct hws_strbuf *sb, const char *s)
  * bytes that are not well-formed UTF-8 as \xNN, one per byte, so a name from a file can
  * neither move the cursor, recolour, retitle the terminal nor hide the text after it.
  */
-int hws_strbuf__add_text_str(struct hws_strbuf *sb, const char *s)
+/* the terminal escaper; @lines: '\n' and '\t' as they are (a message of several lines) */
+static int add_text(struct hws_strbuf *sb, const char *s, bool lines)
 {
 	const unsigned char *p = (const unsigned char *)s, *run;
 	int err = 0;
@@ -175,7 +179,8 @@ int hws_strbuf__add_text_str(struct hws_strbuf *sb, const char *s)
 		unsigned int cp = 0;
 		size_t n;
 
-		for (run = p; *p >= 0x20 && *p < 0x7f; p++)
+		for (run = p; (*p >= 0x20 && *p < 0x7f) || (lines && (*p == '\n' || *p == '\t'));
+		     p++)
 			;
 		if (p > run && (err = hws_strbuf__add(sb, run, (size_t)(p - run))))
 			break;
@@ -193,6 +198,16 @@ int hws_strbuf__add_text_str(struct hws_strbuf *sb, const char *s)
 			err = hws_strbuf__addf(sb, "\\x%02x", *p++);
 	}
 	return err;
+}
+
+int hws_strbuf__add_text_str(struct hws_strbuf *sb, const char *s)
+{
+	return add_text(sb, s, false);
+}
+
+int hws_strbuf__add_text_lines(struct hws_strbuf *sb, const char *s)
+{
+	return add_text(sb, s, true);
 }
 
 /* whether hws_strbuf__add_text_str() would write @s as it is */
@@ -214,6 +229,16 @@ bool hws_strbuf__text_plain(const char *s)
 		p += n;
 	}
 	return true;
+}
+
+const char *hws__text(struct hws_strbuf *b, const char *s)
+{
+	if (!s || hws_strbuf__text_plain(s))
+		return s;
+	hws_strbuf__reset(b);
+	if (hws_strbuf__add_text_str(b, s) || !b->buf)
+		return "?";
+	return b->buf;
 }
 
 void hws_strbuf__reset(struct hws_strbuf *sb)

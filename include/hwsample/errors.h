@@ -60,7 +60,9 @@ typedef void (*hws_print_fn)(enum hws_log_level level, const char *msg);
 /*
  * hws_set_print() - route the library's messages to @fn (NULL: default, stderr).
  * Messages up to the level hws_set_log_level() set are passed on (default HWS_LOG_WARN);
- * the default function prints them to stderr.
+ * the default function prints them to stderr. A message holds no control character but
+ * '\n' and '\t', and no byte that is not well-formed UTF-8: those of names it quotes from
+ * files are shown as \xNN (hws_strbuf__add_text_lines()).
  * Returns the previous function.
  */
 HWS_API hws_print_fn hws_set_print(hws_print_fn fn);

@@ -47,6 +47,8 @@ HWS_API int hws_strbuf__add_json_str(struct hws_strbuf *sb, const char *s);
  * well-formed UTF-8 as \xNN, the rest as it is (no escape sequence reaches the terminal).
  */
 HWS_API int hws_strbuf__add_text_str(struct hws_strbuf *sb, const char *s);
+/* The same for a message of several lines: '\n' and '\t' are kept, the rest as above. */
+HWS_API int hws_strbuf__add_text_lines(struct hws_strbuf *sb, const char *s);
 /* Whether hws_strbuf__add_text_str() writes @s unchanged. */
 HWS_API bool hws_strbuf__text_plain(const char *s);
 HWS_API void hws_strbuf__reset(struct hws_strbuf *sb);	 /* len = 0, keeps memory */

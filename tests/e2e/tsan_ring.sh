@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # The ring reader and the AUX engine under ThreadSanitizer: tests/unit/test_ring.c and
-# test_aux.c are compiled with core/kernel/ring.c core/kernel/aux.c core/util/errors.c and `cc -fsanitize=thread`
+# test_aux.c are compiled with core/kernel/ring.c core/kernel/aux.c core/util/errors.c core/util/strbuf.c and `cc -fsanitize=thread`
 # directly (no CMake, no other core code; -DHWS_TEST_STANDALONE leaves out the perf.data
 # cross-check, which needs the file writer) and run; any TSAN report fails the test
 # (halt_on_error, exitcode 66). Exit 0 on success, 77 if the compiler cannot build TSAN
@@ -14,7 +14,7 @@ flags=(-std=gnu11 -O1 -g -fsanitize=thread -fno-omit-frame-pointer -D_GNU_SOURCE
        -DHWS_TEST_STANDALONE
        -Wall -Wextra -Wno-unused-parameter
        -I"$src/include" -I"$src/core" -I"$src/tests")
-core=("$src/core/kernel/ring.c" "$src/core/kernel/aux.c" "$src/core/util/errors.c")
+core=("$src/core/kernel/ring.c" "$src/core/kernel/aux.c" "$src/core/util/errors.c" "$src/core/util/strbuf.c")
 
 # Can this toolchain link a TSAN binary at all?
 echo 'int main(void){return 0;}' > "$TMP/probe.c"
@@ -32,7 +32,7 @@ for f in "${core[@]}" "$src/tests/unit/test_ring.c" "$src/tests/unit/test_aux.c"
 done
 wait
 tsan_clean() { [ "$1" -eq 0 ] && not grep -q 'ThreadSanitizer' "$2"; } # exit status, log
-objs=("$TMP/ring.o" "$TMP/aux.o" "$TMP/errors.o")
+objs=("$TMP/ring.o" "$TMP/aux.o" "$TMP/errors.o" "$TMP/strbuf.o")
 for t in test_ring test_aux; do
 	"$cc" -fsanitize=thread -o "$TMP/$t" "$TMP/$t.o" "${objs[@]}" -lpthread \
 		2>"$TMP/$t.cc.log" || cat "$TMP"/*.o.log >>"$TMP/$t.cc.log"

@@ -3,14 +3,18 @@
  * The escapers of core/util/strbuf.c for strings from files: JSON (control characters as
  * \u00XX, invalid UTF-8 as \ufffd, well-formed UTF-8 kept) and terminal text (C0, DEL, C1
  * and invalid UTF-8 as \xNN), each on fixed cases and on random bytes (the JSON is checked
- * to hold no control byte, the text to be plain text itself).
+ * to hold no control byte, the text to be plain text itself); the lines variant, which keeps
+ * '\n' and '\t', and the library's messages (hws_log(): what reaches the print function has no
+ * other control character, whatever a quoted name holds).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include <hwsample/errors.h>
 #include <hwsample/strbuf.h>
 
 #include "tests.h"
+#include "util/internal.h"
 
 static const char *json(struct hws_strbuf *sb, const char *s)
 {
@@ -24,6 +28,22 @@ static const char *text(struct hws_strbuf *sb, const char *s)
 	if (hws_strbuf__add_text_str(sb, s))
 		return "ERR";
 	return sb->buf ? sb->buf : "";
+}
+
+static const char *lines(struct hws_strbuf *sb, const char *s)
+{
+	hws_strbuf__reset(sb);
+	if (hws_strbuf__add_text_lines(sb, s))
+		return "ERR";
+	return sb->buf ? sb->buf : "";
+}
+
+static char logged[4096];
+
+static void catch_msg(enum hws_log_level level, const char *msg)
+{
+	(void)level;
+	snprintf(logged, sizeof(logged), "%s", msg);
 }
 
 int main(void)
@@ -55,6 +75,17 @@ int main(void)
 	T_EQ_STR("text invalid", text(&sb, "\xff"), "\\xff");
 	__T("text_plain of plain", hws_strbuf__text_plain("abc \xc3\xa9"));
 	__T("text_plain of ESC", !hws_strbuf__text_plain("a\x1b"));
+	T_EQ_STR("lines: newline and tab kept, the rest escaped",
+		 lines(&sb, "a\tb\nc\r\x1b[K\xff\xc3\xa9\n"), "a\tb\nc\\x0d\\x1b[K\\xff\xc3\xa9\n");
+	T_EQ_STR("lines: plain text as it is", lines(&sb, "x = 1\n"), "x = 1\n");
+
+	hws_print_fn old = hws_set_print(catch_msg);
+	hws_log(HWS_LOG_WARN, "event '%s' of %s\n", "ev\x1b]0;t\x07\r\x7f", "f\xff\xc3\xa9");
+	T_EQ_STR("hws_log: the quoted names escaped, the newline kept", logged,
+		 "event 'ev\\x1b]0;t\\x07\\x0d\\x7f' of f\\xff\xc3\xa9\n");
+	hws_log(HWS_LOG_WARN, "plain %d\n", 1);
+	T_EQ_STR("hws_log: a plain message unchanged", logged, "plain 1\n");
+	hws_set_print(old);
 
 	srand(23);
 	for (int it = 0; it < 20000; it++) {

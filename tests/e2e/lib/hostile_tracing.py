@@ -10,6 +10,8 @@ usage: hostile_tracing.py IN OUT MODE
   many    one system with 20,000 copies of its first event format
   crash   sched_switch's __print_flags(REC->prev_state ...) with 18 bytes 0x80 inside the
           field name (a fuzz_sw find: libtraceevent 1.7 dereferences NULL parsing it)
+  nofield sched_switch's field prev_state declared as nrev_state, so that its print fmt's
+          REC->prev_state names no field (another fuzz_sw find: the same NULL dereference)
 The data section and every other feature section are kept byte for byte (offsets moved).
 """
 import struct
@@ -83,6 +85,8 @@ def rewrite(parts, mode):
         elif mode == "crash":
             fmts = [f.replace(b"__print_flags(REC->prev_state",
                               b"__print_flags(REC->prev_st" + b"\x80" * 18 + b"ate") for f in fmts]
+        elif mode == "nofield":
+            fmts = [f.replace(b" prev_state;", b" nrev_state;") for f in fmts]
         elif mode == "many":
             fmts = fmts[:1] * 20000
         parts[i] = ("sys", (name, fmts))
