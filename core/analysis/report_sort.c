@@ -30,6 +30,7 @@
 
 #include <hwsample/filter.h>
 #include <hwsample/report.h>
+#include <hwsample/symbols.h>
 
 #include "analysis/report_cg.h"
 #include "analysis/report_int.h"
@@ -141,6 +142,9 @@ struct hws_hist {
 	bool sym_first;	      /* the sort order starts with "sym" */
 	bool cg_on;	      /* call chains are kept */
 	uint32_t max_stack;   /* frames used per chain, 0 = all */
+	int inline_mode;      /* enum hws_inline_mode */
+	struct xframe *xf;    /* the current sample's frames, inlined ones added */
+	size_t axf;
 	struct cg_tree *tree; /* the rows' call graphs */
 	struct cg_frame *fr;  /* the current sample's frames */
 	uint32_t *frow;	      /* their rows (--children) */
@@ -445,6 +449,7 @@ struct ctx {
 	uint32_t obj_col; /* the object's printed column, interned */
 	bool code_ok, data_ok, have_ds, have_addr;
 	uint32_t dso_id;
+	uint32_t inl; /* an inlined function's "NAME (inlined)" (interned) at code, else 0 */
 	char level;
 };
 
@@ -524,7 +529,7 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 		if (c->code.name) {
 			v[0] = c->dso_id;
 			v[1] = c->code.dso_addr - c->code.offset;
-			v[2] = c->code.size + 1;
+			v[2] = c->inl ? 1ULL << 63 | c->inl : c->code.size + 1;
 		} else {
 			v[1] = map_addr(&c->code, s->ip);
 		}
@@ -864,6 +869,66 @@ static const char *name_of(const void *ctx, uint32_t id)
 	return str_of(ctx, id);
 }
 
+/* a frame of the chain perf walks: a call-chain frame, or a function inlined at it */
+struct xframe {
+	const struct hws_frame *fr;
+	uint32_t inl; /* "NAME (inlined)" interned; 0: the frame itself */
+};
+
+/*
+ * The @n frames of @chain into h->xf, each one that shows its inline stack (h->inline_mode)
+ * replaced by that stack as perf's append_inlines() adds it: the inlined functions
+ * innermost first, then the frame itself when DWARF names its ELF symbol. *n: the count.
+ */
+static int expand_inlines(struct hws_hist *h, struct hws_symbols *syms, uint32_t pid,
+			  const struct hws_frame *chain, uint32_t *n)
+{
+	size_t k = 0;
+
+	for (uint32_t i = 0; i < *n; i++) {
+		const struct hws_inline_frame *in = NULL;
+		int m = 0;
+
+		if (syms && h->inline_mode != HWS_INLINE_NONE &&
+		    hws_inline__wanted(h->inline_mode, chain[i].flags, chain[i].ctx)) {
+			m = hws_symbols__inlines(syms, pid, chain[i].ip, &in);
+			if (m < 0)
+				return m;
+		}
+		if (k + (size_t)(m ? m : 1) > h->axf) {
+			size_t na = h->axf ? h->axf * 2 : 256;
+			struct xframe *v;
+
+			while (na < k + (size_t)(m ? m : 1))
+				na *= 2;
+			if (na > UINT32_MAX)
+				return -ENOMEM;
+			v = realloc(h->xf, na * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			h->xf = v;
+			h->axf = na;
+		}
+		if (!m)
+			h->xf[k++] = (struct xframe){&chain[i], 0};
+		for (int j = 0; j < m; j++) {
+			uint32_t inl = 0;
+
+			if (in[j].inlined) {
+				char b[512];
+
+				snprintf(b, sizeof(b), "%s (inlined)", in[j].name);
+				inl = intern(h, b);
+				if (!inl)
+					return -ENOMEM;
+			}
+			h->xf[k++] = (struct xframe){&chain[i], inl};
+		}
+	}
+	*n = (uint32_t)k;
+	return 0;
+}
+
 /*
  * The call chain of a sample: its frames (perf's function key and name), added to the row's
  * tree and, with --children, to the tree of every other row its frames fall in (once per
@@ -874,6 +939,7 @@ static int add_chain(struct hws_hist *h, struct section *sec, struct ctx *c, con
 {
 	const struct hws_sample *s = c->s;
 	const struct hws_frame *chain = s->callchain;
+	const struct xframe *xf;
 	uint32_t n = s->nr_callchain, nseen = 0;
 	bool caller, children = h->children >= 0 && !h->mem;
 	int err;
@@ -885,6 +951,10 @@ static int add_chain(struct hws_hist *h, struct section *sec, struct ctx *c, con
 			chain += n - h->max_stack;
 		n = h->max_stack;
 	}
+	err = expand_inlines(h, c->syms, s->pid, chain, &n);
+	if (err)
+		return err;
+	xf = h->xf;
 	if (n > h->afr) {
 		struct cg_frame *f = realloc(h->fr, n * sizeof(*f));
 		uint32_t *r;
@@ -910,7 +980,7 @@ static int add_chain(struct hws_hist *h, struct section *sec, struct ctx *c, con
 	if (children)
 		h->seen[nseen++] = (uint32_t)self;
 	for (uint32_t i = 0; i < n; i++) {
-		const struct hws_frame *fr = &chain[i];
+		const struct hws_frame *fr = xf[i].fr;
 		struct ctx fc = *c;
 		struct hws_sample fs = *s;
 		struct cg_frame *f = &h->fr[i];
@@ -924,7 +994,13 @@ static int add_chain(struct hws_hist *h, struct section *sec, struct ctx *c, con
 		err = code_of(h, &fc, c->syms, s->pid, fr->ip, true);
 		if (err)
 			return err;
-		if (fc.code.name) {
+		fc.inl = xf[i].inl;
+		if (fc.inl) { /* perf merges inlined entries by name */
+			fc.code.name = str_of(h, fc.inl);
+			f->k0 = 1ULL << 62;
+			f->k1 = fc.inl;
+			f->name = fc.inl;
+		} else if (fc.code.name) {
 			f->k0 = fc.dso_id;
 			f->k1 = fc.code.dso_addr - fc.code.offset;
 			f->name = intern(h, fc.code.name);
@@ -1052,6 +1128,11 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 	return 0;
 }
 
+void hws_hist__set_inline(struct hws_hist *h, int mode)
+{
+	h->inline_mode = mode;
+}
+
 void hws_hist__set_callgraph(struct hws_hist *h, const struct cg_params *p, int children,
 			     const char *sort_str, uint32_t max_stack)
 {
@@ -1139,6 +1220,7 @@ void hws_hist__delete(struct hws_hist *h)
 	free(h->time_str);
 	cg_tree__delete(h->tree);
 	free(h->fr);
+	free(h->xf);
 	free(h->frow);
 	free(h->seen);
 	free(h);
