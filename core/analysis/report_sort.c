@@ -137,13 +137,13 @@ struct hws_hist {
 	size_t last_sec;
 	/* call graphs (hws_hist__set_callgraph()) */
 	struct cg_params cg;
-	int children;	      /* 1 --children, -1 --no-children, 0 perf's default */
-	bool any_chain;	      /* a sample had PERF_SAMPLE_CALLCHAIN */
-	bool sym_first;	      /* the sort order starts with "sym" */
-	bool cg_on;	      /* call chains are kept */
-	uint32_t max_stack;   /* frames used per chain, 0 = all */
-	int inline_mode;      /* enum hws_inline_mode */
-	struct xframe *xf;    /* the current sample's frames, inlined ones added */
+	int children;	    /* 1 --children, -1 --no-children, 0 perf's default */
+	bool any_chain;	    /* a sample had PERF_SAMPLE_CALLCHAIN */
+	bool sym_first;	    /* the sort order starts with "sym" */
+	bool cg_on;	    /* call chains are kept */
+	uint32_t max_stack; /* frames used per chain, 0 = all */
+	int inline_mode;    /* enum hws_inline_mode */
+	struct xframe *xf;  /* the current sample's frames, inlined ones added */
 	size_t axf;
 	struct cg_tree *tree; /* the rows' call graphs */
 	struct cg_frame *fr;  /* the current sample's frames */

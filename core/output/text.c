@@ -147,14 +147,15 @@ static void put_callchain_text(struct lb *l, struct hws_output *out, const struc
 			else
 				dso = sym.dso ? sym.dso : "[unknown]";
 		}
-		if (out->syms && sym.name && hws_inline__wanted(out->o.inline_mode, fr->flags, fr->ctx)) {
+		if (out->syms && sym.name &&
+		    hws_inline__wanted(out->o.inline_mode, fr->flags, fr->ctx)) {
 			const struct hws_inline_frame *in;
 			int n = hws_symbols__inlines(out->o.syms, s->pid, ip, &in);
 
 			/* perf script: each entry a line, the inlined ones "(inlined)" */
 			for (int k = 0; k < n; k++)
-				put_frame_text(l, a, in[k].inlined ? in[k].name : sym.name, sym.offset,
-					       in[k].inlined ? "inlined" : dso);
+				put_frame_text(l, a, in[k].inlined ? in[k].name : sym.name,
+					       sym.offset, in[k].inlined ? "inlined" : dso);
 			if (n > 0)
 				continue;
 		}

@@ -935,7 +935,8 @@ int hws_symbols__inlines(struct hws_symbols *s, uint32_t pid, uint64_t addr,
 	if (i >= p->nr || p->maps[i].start > addr)
 		return 0;
 	m = &p->maps[i];
-	if (m->dso->state == DSO_SPECIAL || dso_load(s, m->dso) || !map_to_vaddr(m->dso, m, addr, &vaddr))
+	if (m->dso->state == DSO_SPECIAL || dso_load(s, m->dso) ||
+	    !map_to_vaddr(m->dso, m, addr, &vaddr))
 		return 0;
 	/* as perf: only addresses with an ELF symbol get an inline stack */
 	y = m->dso->nr_syms ? sym_find(m->dso, vaddr, false) : NULL;
