@@ -157,8 +157,7 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *die, const char **file, uint32_t
 		*file = dwarf_filesrc(files, f, NULL, NULL);
 }
 
-/* the function scopes holding @pc under @parent, outermost first (LTO units, where
- * dwarf_getscopes() finds nothing) */
+/* the function scopes holding @pc under @parent, outermost first */
 static void walk_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int *n, int depth)
 {
 	Dwarf_Die c;
@@ -186,58 +185,24 @@ static void walk_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int *n
 	} while (!dwarf_siblingof(&c, &c));
 }
 
-/* the first function scope (inlined call or subprogram) of @sc[from..n), or -1 */
-static int first_func(Dwarf_Die *sc, int from, int n)
-{
-	for (int i = from; i < n; i++) {
-		int tag = dwarf_tag(&sc[i]);
-
-		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
-			return i;
-	}
-	return -1;
-}
-
 /*
  * The function scopes at @vaddr, innermost first, ending with the subprogram they are in:
- * their count. Each next one is the function around the previous one in the concrete DIE
- * tree (dwarf_getscopes() follows an inlined call into its abstract definition instead).
+ * their count. Walked down the concrete DIE tree from the unit (dwarf_getscopes() follows an
+ * inlined call into its abstract definition instead, and libdw 0.188's leaks memory there).
  */
 static int func_scopes(Dwarf *dw, uint64_t vaddr, Dwarf_Die *cu, Dwarf_Die *out)
 {
-	Dwarf_Die *sc = NULL;
-	int n, i, k = 0;
-	bool sub = false;
+	Dwarf_Die tmp[MAX_INL];
+	int m = 0;
 
 	if (!dwarf_addrdie(dw, vaddr, cu))
 		return 0;
-	n = dwarf_getscopes(cu, vaddr, &sc);
-	i = n > 0 ? first_func(sc, 0, n) : -1;
-	while (i >= 0 && k < MAX_INL) {
-		Dwarf_Die d = sc[i];
-
-		out[k++] = d;
-		if (dwarf_tag(&d) == DW_TAG_subprogram) {
-			sub = true;
-			break;
-		}
-		free(sc);
-		sc = NULL;
-		n = dwarf_getscopes_die(&d, &sc); /* sc[0] is d, then its parents */
-		i = n > 1 ? first_func(sc, 1, n) : -1;
-	}
-	free(sc);
-	if (!sub) { /* LTO units: walk the concrete tree from the unit */
-		Dwarf_Die tmp[MAX_INL];
-		int m = 0;
-
-		walk_scopes(cu, vaddr, tmp, &m, 0);
-		if (m && dwarf_tag(&tmp[0]) == DW_TAG_subprogram) {
-			for (k = 0; k < m; k++)
-				out[k] = tmp[m - 1 - k];
-		}
-	}
-	return k;
+	walk_scopes(cu, vaddr, tmp, &m, 0);
+	if (!m || dwarf_tag(&tmp[0]) != DW_TAG_subprogram)
+		return 0;
+	for (int k = 0; k < m; k++)
+		out[k] = tmp[m - 1 - k];
+	return m;
 }
 
 /* fill a new entry for @vaddr: 0 or -ENOMEM */
