@@ -31,6 +31,7 @@
 
 #include <hwsample/convert.h>
 #include <hwsample/objects.h>
+#include <hwsample/symbols.h>
 
 #include "profile.pb-c.h"
 #include "util/internal.h"
@@ -48,6 +49,7 @@ struct loc {
 	uint32_t pid;  /* key: the process, KPID for kernel addresses */
 	uint32_t rpid; /* the process to resolve in (first seen) */
 	uint8_t data;  /* a data address (opts.data_frames) */
+	uint8_t inl;   /* a frame showing its inline stack (opts.inline_mode) met it */
 };
 
 struct stk {
@@ -399,6 +401,12 @@ static int add_frame(struct hws_pprof *p, uint32_t *n, uint32_t pid, uint64_t ip
 	return 0;
 }
 
+/* the location just added by add_frame() shows its inline stack */
+static void mark_inline(struct hws_pprof *p, uint32_t n)
+{
+	p->loc[p->frames[n - 1]].inl = 1;
+}
+
 /* the "object" label of @s's data address: its string id, 0 if none, < 0 on error */
 static int64_t object_label(struct hws_pprof *p, const struct hws_sample *s)
 {
@@ -436,13 +444,16 @@ int hws_pprof__add(struct hws_pprof *p, const struct hws_sample *s)
 		for (uint32_t i = 0; i < s->nr_callchain; i++) {
 			const struct hws_frame *f = &s->callchain[i];
 
-			/* inlined calls repeat the ip of the frame they are inlined into; their
-			 * names are not reachable here: the frame itself stands for them */
+			/* inlined calls repeat the ip of the frame they are inlined into: the
+			 * frame's location has them as lines (opts.inline_mode) */
 			if (f->flags & HWS_FRAME_INLINED)
 				continue;
 			err = add_frame(p, &n, pid, f->ip, false, kernel_frame(f));
 			if (err)
 				return err;
+			if (p->o.syms && p->o.inline_mode != HWS_INLINE_NONE &&
+			    hws_inline__wanted(p->o.inline_mode, f->flags, f->ctx))
+				mark_inline(p, n);
 		}
 	} else if (s->fields & HWS_SF_IP) {
 		bool kernel = (int64_t)s->ip < 0;
@@ -617,6 +628,8 @@ struct wbuf {
 	struct htab labtab;
 	Perftools__Profiles__Location *loc, **ploc;
 	Perftools__Profiles__Line *line, **pline;
+	void **xl; /* the lines of inline stacks: one block per location that has one */
+	uint32_t nxl, capxl;
 	Perftools__Profiles__Function *fn, **pfn;
 	uint32_t nfn, capfn;
 	struct htab fntab;
@@ -639,6 +652,9 @@ static void write_free(struct wbuf *w)
 	free(w->ploc);
 	free(w->line);
 	free(w->pline);
+	for (uint32_t i = 0; i < w->nxl; i++)
+		free(w->xl[i]);
+	free(w->xl);
 	free(w->fn);
 	free(w->pfn);
 	free(w->fntab.slot);
@@ -710,6 +726,56 @@ static int64_t function_of(struct wbuf *w, int64_t name, int64_t file)
 	return w->nfn - 1;
 }
 
+/*
+ * The lines of location @i when it shows an inline stack (perf's, hws_symbols__inlines()):
+ * one per entry, innermost first, as pprof represents inlining; an entry perf shows as the
+ * frame itself is named @sym_name (the ELF symbol's). Return: 1 (set), 0 (no stack) or -ENOMEM.
+ */
+static int inline_lines(struct hws_pprof *p, struct wbuf *w, uint32_t i, int64_t *sym_name)
+{
+	const struct loc *l = &p->loc[i];
+	Perftools__Profiles__Location *pl = &w->loc[i];
+	const struct hws_inline_frame *in;
+	Perftools__Profiles__Line *ln, **pln;
+	int64_t ids[2 * 64];
+	uint32_t lines[64];
+	int n = hws_symbols__inlines(p->o.syms, l->rpid, l->ip, &in);
+
+	if (n <= 0)
+		return n < 0 ? n : 0;
+	if (n > 64)
+		n = 64;
+	/* strings first: the entries are valid until the next lookup */
+	for (int k = 0; k < n; k++) {
+		lines[k] = in[k].line;
+		ids[2 * k] = in[k].inlined ? intern(p, in[k].name) : *sym_name;
+		ids[2 * k + 1] = in[k].srcfile ? intern(p, in[k].srcfile) : 0;
+		if (ids[2 * k] < 0 || ids[2 * k + 1] < 0)
+			return -ENOMEM;
+	}
+	if (grow(&w->xl, sizeof(*w->xl), (size_t)w->nxl + 1, &w->capxl, true))
+		return -ENOMEM;
+	ln = malloc((size_t)n * (sizeof(*ln) + sizeof(*pln)));
+	if (!ln)
+		return -ENOMEM;
+	w->xl[w->nxl++] = ln;
+	pln = (Perftools__Profiles__Line **)(ln + n);
+	for (int k = 0; k < n; k++) {
+		int64_t f = function_of(w, ids[2 * k], ids[2 * k + 1]);
+		uint32_t line = lines[k];
+
+		if (f < 0)
+			return -ENOMEM;
+		perftools__profiles__line__init(&ln[k]);
+		ln[k].function_id = (uint64_t)f + 1;
+		ln[k].line = line;
+		pln[k] = &ln[k];
+	}
+	pl->n_line = (size_t)n;
+	pl->line = pln;
+	return 1;
+}
+
 /* symbolize location @i into w->loc[i] (its line, function, mapping) */
 static int resolve_loc(struct hws_pprof *p, struct wbuf *w, uint32_t i)
 {
@@ -748,6 +814,14 @@ static int resolve_loc(struct hws_pprof *p, struct wbuf *w, uint32_t i)
 	}
 	if (name < -1)
 		return -ENOMEM;
+	if (name >= 0 && l->inl) {
+		int err = inline_lines(p, w, i, &name);
+
+		if (err < 0)
+			return err;
+		if (err)
+			name = -2; /* the lines are set */
+	}
 	if (name >= 0) {
 		int64_t f = function_of(w, name, file);
 
@@ -780,7 +854,7 @@ static int resolve_loc(struct hws_pprof *p, struct wbuf *w, uint32_t i)
 			m->memory_start = l->ip;
 		if (l->ip >= m->memory_limit)
 			m->memory_limit = l->ip + 1;
-		m->has_functions |= name >= 0;
+		m->has_functions |= name >= 0 || name == -2;
 		m->has_filenames |= file > 0;
 		m->has_line_numbers |= sym.line > 0;
 		pl->mapping_id = mi;

@@ -152,6 +152,7 @@ struct hws_report *hws_report__new(const struct hws_report_opts *opts)
 			free(r);
 			return errno = ENOMEM, NULL;
 		}
+		hws_folded__set_inline(r->folded, r->opts.inline_mode);
 	} else if (r->opts.sort_keys || r->opts.mem || r->opts.hierarchy || r->opts.callgraph ||
 		   r->opts.children) {
 		struct cg_params cg = {.mode = CG_GRAPH, .min_percent = 0.5};
@@ -173,6 +174,7 @@ struct hws_report *hws_report__new(const struct hws_report_opts *opts)
 		}
 		hws_hist__set_callgraph(r->hist, &cg, r->opts.children, r->opts.sort_keys,
 					r->opts.max_stack);
+		hws_hist__set_inline(r->hist, r->opts.inline_mode);
 		hws_hist__set_objects(r->hist, r->opts.objects);
 	}
 	if (r->opts.html && !r->hist) {

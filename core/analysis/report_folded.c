@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include <hwsample/report.h>
+#include <hwsample/symbols.h>
 
 #include "analysis/report_cg.h"
 #include "analysis/report_int.h"
@@ -32,7 +33,13 @@ struct hws_folded {
 	struct hws_strbuf esc; /* a name being interned, escaped */
 	struct cg_frame *fr;
 	size_t afr;
+	int inline_mode; /* enum hws_inline_mode */
 };
+
+void hws_folded__set_inline(struct hws_folded *f, int mode)
+{
+	f->inline_mode = mode;
+}
 
 struct hws_folded *hws_folded__new(void)
 {
@@ -131,22 +138,35 @@ static uint32_t frame_name(struct hws_folded *f, struct hws_symbols *syms, uint3
 	return intern(f, sym.name ? sym.name : "[unknown]");
 }
 
+/* room for @n frames in f->fr: 0 or -ENOMEM */
+static int fr_room(struct hws_folded *f, size_t n)
+{
+	struct cg_frame *v;
+	size_t na = f->afr ? f->afr : 64;
+
+	if (n <= f->afr)
+		return 0;
+	while (na < n)
+		na *= 2;
+	v = realloc(f->fr, na * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	f->fr = v;
+	f->afr = na;
+	return 0;
+}
+
 int hws_folded__add(struct hws_folded *f, struct hws_symbols *syms, const struct hws_sample *s,
 		    uint64_t value)
 {
 	bool chain = (s->fields & HWS_SF_CALLCHAIN) && s->nr_callchain;
 	uint32_t n = chain ? s->nr_callchain : 1;
 	const char *comm = syms ? hws_symbols__pid_comm(syms, s->pid) : NULL;
+	size_t k = 1;
 	char b[64];
 
-	if (n + 1 > f->afr) {
-		struct cg_frame *v = realloc(f->fr, (n + 1) * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		f->fr = v;
-		f->afr = n + 1;
-	}
+	if (fr_room(f, n + 1))
+		return -ENOMEM;
 	if (comm) {
 		snprintf(b, sizeof(b), "%s", comm);
 		for (char *p = b; *p; p++)
@@ -155,22 +175,53 @@ int hws_folded__add(struct hws_folded *f, struct hws_symbols *syms, const struct
 	} else {
 		snprintf(b, sizeof(b), ":%u", s->tid);
 	}
-	/* outermost first: f->fr[0] the command, then the chain backwards */
+	/* outermost first: f->fr[0] the command, then the chain backwards; a frame showing
+	 * its inline stack (perf script's lines, which stackcollapse-perf.pl names by their
+	 * function) is that stack, outermost first */
 	f->fr[0].name = intern(f, b);
 	for (uint32_t i = 0; i < n; i++) {
-		uint64_t ip = chain ? s->callchain[n - 1 - i].ip : s->ip;
+		const struct hws_frame *fr = chain ? &s->callchain[n - 1 - i] : NULL;
+		uint64_t ip = fr ? fr->ip : s->ip;
+		const struct hws_inline_frame *in;
+		int m = 0;
 
-		f->fr[i + 1].name = frame_name(f, syms, s->pid, ip);
-		if (!f->fr[i + 1].name)
+		if (fr && syms && hws_inline__wanted(f->inline_mode, fr->flags, fr->ctx))
+			m = hws_symbols__inlines(syms, s->pid, ip, &in);
+		if (m > 0) {
+			struct hws_symbol sym = {0};
+			const char *base;
+
+			if (fr_room(f, k + (size_t)m + (n - i)))
+				return -ENOMEM;
+			/* the entries are valid until the next lookup: name them first */
+			for (int j = m - 1; j >= 0; j--) {
+				f->fr[k + (size_t)(m - 1 - j)].name =
+				    in[j].inlined ? intern(f, in[j].name) : 0;
+			}
+			for (int j = m - 1; j >= 0; j--, k++) {
+				if (f->fr[k].name)
+					continue;
+				hws_symbols__resolve(syms, s->pid, ip, false, &sym);
+				base = sym.name ? sym.name : "[unknown]";
+				f->fr[k].name = intern(f, base);
+				if (!f->fr[k].name)
+					return -ENOMEM;
+			}
+			continue;
+		}
+		if (m < 0)
+			return m;
+		f->fr[k].name = frame_name(f, syms, s->pid, ip);
+		if (!f->fr[k++].name)
 			return -ENOMEM;
 	}
 	if (!f->fr[0].name)
 		return -ENOMEM;
-	for (uint32_t i = 0; i <= n; i++) {
+	for (size_t i = 0; i < k; i++) {
 		f->fr[i].k0 = f->fr[i].name;
 		f->fr[i].k1 = 0;
 	}
-	return cg_tree__add(f->t, f->root, f->fr, n + 1, 1, value);
+	return cg_tree__add(f->t, f->root, f->fr, k, 1, value);
 }
 
 int hws_folded__render(struct hws_folded *f, struct hws_strbuf *sb)

@@ -29,11 +29,15 @@ struct cg_params;
 void hws_hist__set_callgraph(struct hws_hist *h, const struct cg_params *p, int children,
 			     const char *sort_str, uint32_t max_stack);
 bool hws_hist__has_callchains(const struct hws_hist *h);
+/* which call-chain frames show their inlined functions (enum hws_inline_mode) */
+void hws_hist__set_inline(struct hws_hist *h, int mode);
 
 /* folded stacks (report_folded.c) */
 struct hws_folded;
 struct hws_folded *hws_folded__new(void);
 void hws_folded__delete(struct hws_folded *f);
+/* which call-chain frames show their inlined functions (enum hws_inline_mode) */
+void hws_folded__set_inline(struct hws_folded *f, int mode);
 int hws_folded__add(struct hws_folded *f, struct hws_symbols *syms, const struct hws_sample *s,
 		    uint64_t value);
 int hws_folded__render(struct hws_folded *f, struct hws_strbuf *sb);

@@ -36,6 +36,7 @@
 #include <hwsample/datatype.h>
 #include <hwsample/filter.h>
 #include <hwsample/report.h>
+#include <hwsample/symbols.h>
 
 #include "analysis/report_cg.h"
 #include "analysis/report_cgmemo.h"
@@ -168,11 +169,14 @@ struct hws_hist {
 	size_t last_sec;
 	/* call graphs (hws_hist__set_callgraph()) */
 	struct cg_params cg;
-	int children;	      /* 1 --children, -1 --no-children, 0 perf's default */
-	bool any_chain;	      /* a sample had PERF_SAMPLE_CALLCHAIN */
-	bool sym_first;	      /* the sort order starts with "sym" */
-	bool cg_on;	      /* call chains are kept */
-	uint32_t max_stack;   /* frames used per chain, 0 = all */
+	int children;	    /* 1 --children, -1 --no-children, 0 perf's default */
+	bool any_chain;	    /* a sample had PERF_SAMPLE_CALLCHAIN */
+	bool sym_first;	    /* the sort order starts with "sym" */
+	bool cg_on;	    /* call chains are kept */
+	uint32_t max_stack; /* frames used per chain, 0 = all */
+	int inline_mode;    /* enum hws_inline_mode */
+	struct xframe *xf;  /* the current sample's frames, inlined ones added */
+	size_t axf;
 	struct cg_tree *tree; /* the rows' call graphs */
 	struct cg_frame *fr;  /* the current sample's frames */
 	struct cg_memo *memo; /* chains not in the trees yet (add_chain()) */
@@ -501,6 +505,7 @@ struct ctx {
 	uint32_t type_id; /* the type's name, interned (0: unknown) */
 	bool code_ok, data_ok, have_ds, have_addr;
 	uint32_t dso_id;
+	uint32_t inl; /* an inlined function's "NAME (inlined)" (interned) at code, else 0 */
 	char level;
 };
 
@@ -597,7 +602,7 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 		if (c->code.name) {
 			v[0] = c->dso_id;
 			v[1] = c->code.dso_addr - c->code.offset;
-			v[2] = c->code.size + 1;
+			v[2] = c->inl ? 1ULL << 63 | c->inl : c->code.size + 1;
 		} else {
 			v[1] = map_addr(&c->code, s->ip);
 		}
@@ -1025,6 +1030,66 @@ static const char *name_of(const void *ctx, uint32_t id)
 	return str_of(ctx, id);
 }
 
+/* a frame of the chain perf walks: a call-chain frame, or a function inlined at it */
+struct xframe {
+	const struct hws_frame *fr;
+	uint32_t inl; /* "NAME (inlined)" interned; 0: the frame itself */
+};
+
+/*
+ * The @n frames of @chain into h->xf, each one that shows its inline stack (h->inline_mode)
+ * replaced by that stack as perf's append_inlines() adds it: the inlined functions
+ * innermost first, then the frame itself when DWARF names its ELF symbol. *n: the count.
+ */
+static int expand_inlines(struct hws_hist *h, struct hws_symbols *syms, uint32_t pid,
+			  const struct hws_frame *chain, uint32_t *n)
+{
+	size_t k = 0;
+
+	for (uint32_t i = 0; i < *n; i++) {
+		const struct hws_inline_frame *in = NULL;
+		int m = 0;
+
+		if (syms && h->inline_mode != HWS_INLINE_NONE &&
+		    hws_inline__wanted(h->inline_mode, chain[i].flags, chain[i].ctx)) {
+			m = hws_symbols__inlines(syms, pid, chain[i].ip, &in);
+			if (m < 0)
+				return m;
+		}
+		if (k + (size_t)(m ? m : 1) > h->axf) {
+			size_t na = h->axf ? h->axf * 2 : 256;
+			struct xframe *v;
+
+			while (na < k + (size_t)(m ? m : 1))
+				na *= 2;
+			if (na > UINT32_MAX)
+				return -ENOMEM;
+			v = realloc(h->xf, na * sizeof(*v));
+			if (!v)
+				return -ENOMEM;
+			h->xf = v;
+			h->axf = na;
+		}
+		if (!m)
+			h->xf[k++] = (struct xframe){&chain[i], 0};
+		for (int j = 0; j < m; j++) {
+			uint32_t inl = 0;
+
+			if (in[j].inlined) {
+				char b[512];
+
+				snprintf(b, sizeof(b), "%s (inlined)", in[j].name);
+				inl = intern(h, b);
+				if (!inl)
+					return -ENOMEM;
+			}
+			h->xf[k++] = (struct xframe){&chain[i], inl};
+		}
+	}
+	*n = (uint32_t)k;
+	return 0;
+}
+
 /*
  * The call chain of a sample: its frames (perf's function key and name), added to the row's
  * tree and, with --children, to the tree of every other row its frames fall in (once per
@@ -1133,11 +1198,41 @@ static uint32_t chain_key(struct hws_hist *h, struct section *sec, const struct 
 	return w;
 }
 
+/* room for @n frames of a chain in the per-sample scratch arrays */
+static int grow_frames(struct hws_hist *h, uint32_t n)
+{
+	struct cg_frame *f;
+	uint32_t *r;
+	uint64_t *ck;
+
+	if (n <= h->afr)
+		return 0;
+	f = realloc(h->fr, n * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	h->fr = f;
+	r = realloc(h->frow, (n + 1) * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	h->frow = r;
+	r = realloc(h->seen, (n + 1) * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	h->seen = r;
+	ck = realloc(h->ckey, (3 + n + n / 8 + 1) * sizeof(*ck));
+	if (!ck)
+		return -ENOMEM;
+	h->ckey = ck;
+	h->afr = n;
+	return 0;
+}
+
 static int add_chain(struct hws_hist *h, struct section *sec, struct ctx *c, const uint64_t *k,
 		     long self, uint64_t period)
 {
 	const struct hws_sample *s = c->s;
 	const struct hws_frame *chain = s->callchain;
+	const struct xframe *xf;
 	uint32_t n = s->nr_callchain, nk;
 	bool caller, children = h->children >= 0 && !h->mem;
 	struct chain_head *hd;
@@ -1152,41 +1247,29 @@ static int add_chain(struct hws_hist *h, struct section *sec, struct ctx *c, con
 			chain += n - h->max_stack;
 		n = h->max_stack;
 	}
-	if (n > h->afr) {
-		struct cg_frame *f = realloc(h->fr, n * sizeof(*f));
-		uint32_t *r;
-		uint64_t *ck;
-
-		if (!f)
-			return -ENOMEM;
-		h->fr = f;
-		r = realloc(h->frow, (n + 1) * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		h->frow = r;
-		r = realloc(h->seen, (n + 1) * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		h->seen = r;
-		ck = realloc(h->ckey, (3 + n + n / 8 + 1) * sizeof(*ck));
-		if (!ck)
-			return -ENOMEM;
-		h->ckey = ck;
-		h->afr = n;
-	}
 	if (!h->memo) {
 		h->memo = cg_memo__new();
 		if (!h->memo)
 			return -ENOMEM;
 	}
+	/* the memo is keyed by the chain as recorded: its inlined entries follow from it */
+	err = grow_frames(h, n);
+	if (err)
+		return err;
 	nk = chain_key(h, sec, c, self, chain, n);
 	id = cg_memo__find(h->memo, h->ckey, nk);
 	if (id >= 0) {
 		*cg_memo__value(h->memo, id) += period;
 		return 0;
 	}
+	err = expand_inlines(h, c->syms, s->pid, chain, &n);
+	if (!err)
+		err = grow_frames(h, n);
+	if (err)
+		return err;
+	xf = h->xf;
 	for (uint32_t i = 0; i < n; i++) {
-		const struct hws_frame *fr = &chain[i];
+		const struct hws_frame *fr = xf[i].fr;
 		struct ctx fc = *c;
 		struct hws_sample fs = *s;
 		struct cg_frame *f = &h->fr[i];
@@ -1200,7 +1283,13 @@ static int add_chain(struct hws_hist *h, struct section *sec, struct ctx *c, con
 		err = code_of(h, &fc, c->syms, s->pid, fr->ip, true);
 		if (err)
 			return err;
-		if (fc.code.name) {
+		fc.inl = xf[i].inl;
+		if (fc.inl) { /* perf merges inlined entries by name */
+			fc.code.name = str_of(h, fc.inl);
+			f->k0 = 1ULL << 62;
+			f->k1 = fc.inl;
+			f->name = fc.inl;
+		} else if (fc.code.name) {
 			f->k0 = fc.dso_id;
 			f->k1 = fc.code.dso_addr - fc.code.offset;
 			f->name = intern(h, fc.code.name);
@@ -1369,6 +1458,11 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 	return 0;
 }
 
+void hws_hist__set_inline(struct hws_hist *h, int mode)
+{
+	h->inline_mode = mode;
+}
+
 void hws_hist__set_callgraph(struct hws_hist *h, const struct cg_params *p, int children,
 			     const char *sort_str, uint32_t max_stack)
 {
@@ -1489,6 +1583,7 @@ void hws_hist__delete(struct hws_hist *h)
 	cg_memo__delete(h->memo);
 	free(h->ckey);
 	free(h->fr);
+	free(h->xf);
 	free(h->frow);
 	free(h->seen);
 	free(h);

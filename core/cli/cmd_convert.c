@@ -21,12 +21,13 @@
 #include <hwsample/decode.h>
 #include <hwsample/errors.h>
 #include <hwsample/perfdata.h>
+#include <hwsample/symbols.h>
 
 #include "cli.h"
 
 static const char convert_usage[] =
     "usage: hwsample convert [-i FILE] --to-pprof OUT [--data-frames] [--no-srcline]\n"
-    "                        [-e EVENT] [--kallsyms FILE] [FILTERS]\n"
+    "                        [-e EVENT] [--kallsyms FILE] [--[no-]inline] [FILTERS]\n"
     "\n"
     "Convert a perf.data file into another tool's format (perf data convert).\n"
     "\n"
@@ -39,6 +40,9 @@ static const char convert_usage[] =
     "                       mem_level, snoop, tlb\n"
     "      --data-frames    add the data address as the leaf frame (\"[data] SYMBOL\")\n"
     "      --no-srcline     no source file:line lookups (faster; functions only)\n"
+    "      --no-inline      no inlined functions (by default a frame found by DWARF\n"
+    "                       unwinding has one line per function inlined there, as perf\n"
+    "                       shows them); --inline: every user-space frame has them\n"
     "  -e, --event NAME     this event's samples only (names as perf evlist shows them)\n"
     "      --kallsyms FILE  kernel symbols from FILE (a kallsyms of the recording's kernel)\n"
     "  -h, --help           this text\n"
@@ -71,7 +75,8 @@ int cmd_convert(struct hws_cli *cli, int argc, char **argv)
 	    {"input", required_argument, NULL, 'i'},	{"to-pprof", required_argument, NULL, 'P'},
 	    {"data-frames", no_argument, NULL, 'D'},	{"no-srcline", no_argument, NULL, 'L'},
 	    {"kallsyms", required_argument, NULL, 'K'}, {"event", required_argument, NULL, 'e'},
-	    {"help", no_argument, NULL, 'h'},		{NULL, 0, NULL, 0},
+	    {"help", no_argument, NULL, 'h'},		{"inline", no_argument, NULL, 0x2100},
+	    {"no-inline", no_argument, NULL, 0x2101},	{NULL, 0, NULL, 0},
 	};
 	struct option opts[64];
 	HWS_OPTS(hws_filter_opts, fo);
@@ -100,6 +105,12 @@ int cmd_convert(struct hws_cli *cli, int argc, char **argv)
 			break;
 		case 'P':
 			out = optarg;
+			break;
+		case 0x2100:
+			po.inline_mode = HWS_INLINE_ALL;
+			break;
+		case 0x2101:
+			po.inline_mode = HWS_INLINE_NONE;
 			break;
 		case 'D':
 			po.data_frames = true;

@@ -27,6 +27,7 @@
 #include <hwsample/objects.h>
 #include <hwsample/output.h>
 #include <hwsample/perfdata.h>
+#include <hwsample/symbols.h>
 
 #include "cli.h"
 
@@ -35,7 +36,7 @@
 static const char dump_usage[] =
     "usage: hwsample dump [-i FILE] [--json|--csv] [--raw] [--limit N] [--sym|--no-sym]\n"
     "                     [--srcline] [-e EVENT] [--kallsyms FILE] [-F FIELD,...] [--ns]\n"
-    "                     [--no-demangle] [--max-stack N] [FILTERS]\n"
+    "                     [--no-demangle] [--max-stack N] [--[no-]inline] [FILTERS]\n"
     "\n"
     "Print every decoded sample of a perf.data file (written by hwsample or perf record),\n"
     "in time order within each round (between FINISHED_ROUND records), as perf script.\n"
@@ -62,6 +63,9 @@ static const char dump_usage[] =
     "                     phys_addr (printed in perf's order)\n"
     "      --ns           -F time in nanoseconds (perf script --ns), else microseconds\n"
     "      --no-demangle  C++ / Rust names as the file has them (perf --no-demangle)\n"
+    "      --no-inline    no inlined functions in call chains (perf script's); by default\n"
+    "                     frames found by DWARF unwinding show them, as perf 6.1's\n"
+    "      --inline       every user-space frame shows them (frame-pointer chains too)\n"
     "  -h, --help         this text\n"
     "  FILTERS (below): only the samples they keep are printed, as perf script's\n"
     "%s"
@@ -311,7 +315,8 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 	    {"srcline", no_argument, NULL, 'L'},      {"event", required_argument, NULL, 'e'},
 	    {"fields", required_argument, NULL, 'F'}, {"ns", no_argument, NULL, 'n'},
 	    {"no-demangle", no_argument, NULL, 'D'},  {"max-stack", required_argument, NULL, 'M'},
-	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
+	    {"help", no_argument, NULL, 'h'},	      {"inline", no_argument, NULL, 0x2100},
+	    {"no-inline", no_argument, NULL, 0x2101}, {NULL, 0, NULL, 0},
 	};
 	struct option opts[64];
 	HWS_OPTS(hws_filter_opts, fo);
@@ -349,6 +354,12 @@ int cmd_dump(struct hws_cli *cli, int argc, char **argv)
 		}
 		case 'n':
 			oo.ns = true;
+			break;
+		case 0x2100:
+			oo.inline_mode = HWS_INLINE_ALL;
+			break;
+		case 0x2101:
+			oo.inline_mode = HWS_INLINE_NONE;
 			break;
 		case 'D':
 			dopts.no_demangle = true;

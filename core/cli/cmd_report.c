@@ -19,6 +19,7 @@
 #include <hwsample/errors.h>
 #include <hwsample/perfdata.h>
 #include <hwsample/report.h>
+#include <hwsample/symbols.h>
 
 #include "cli.h"
 
@@ -29,6 +30,7 @@ static const char report_usage[] =
     "                       [FILTERS] [--hierarchy] [--no-demangle]\n"
     "                       [-g [MODE,THRESHOLD,ORDER]] [--children|--no-children]\n"
     "                       [--max-stack N] [--folded[=samples|period|latency]]\n"
+    "                       [--[no-]inline]\n"
     "\n"
     "Summarize a perf.data file: samples and loss per event and CPU, top functions and\n"
     "code addresses, top data objects and addresses, data-source (level x snoop, TLB, op)\n"
@@ -71,6 +73,9 @@ static const char report_usage[] =
     "                     columns: perf's default when the file has call chains\n"
     "      --no-children  the Overhead column only (call graphs callee first)\n"
     "      --max-stack N  use N frames of each chain (perf's: outermost in caller order)\n"
+    "      --no-inline    no inlined functions in call graphs (perf's --no-inline); by\n"
+    "                     default frames found by DWARF unwinding show them, as perf 6.1\n"
+    "      --inline       every user-space frame shows them (frame-pointer chains too)\n"
     "      --folded[=samples|period|latency]  folded stacks instead of a report:\n"
     "                     \"comm;outer;...;inner N\" per stack, as stackcollapse-perf.pl\n"
     "                     (for flamegraph.pl, inferno, speedscope)\n"
@@ -203,6 +208,8 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	    {"max-stack", required_argument, NULL, 'X'},
 	    {"folded", optional_argument, NULL, 'F'},
 	    {"html", required_argument, NULL, 'W'}, /* core/analysis/report_html.c */
+	    {"inline", no_argument, NULL, 0x2100},
+	    {"no-inline", no_argument, NULL, 0x2101},
 	    {NULL, 0, NULL, 0},
 	};
 	struct option opts[64];
@@ -255,6 +262,12 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 				return HWS_EXIT_USAGE;
 			}
 			cg_given = true;
+			break;
+		case 0x2100:
+			ropts.inline_mode = HWS_INLINE_ALL;
+			break;
+		case 0x2101:
+			ropts.inline_mode = HWS_INLINE_NONE;
 			break;
 		case 'X': {
 			char *end;

@@ -19,8 +19,9 @@
  *    so samples without one pay nothing;
  *  - nothing is invented: a --call-graph dwarf sample (REGS_USER + STACK_USER) shows the
  *    frames the kernel wrote (its kernel part) plus what the unwinder (unwind.c) finds in
- *    its registers and stack copy, nothing else; inlined frames are not added yet (their
- *    names need the unwinder's hws_unwind__inline(), which the output does not reach).
+ *    its registers and stack copy, nothing else; inlined functions are not frames here:
+ *    outputs add them from the file's DWARF (hws_symbols__inlines(), as perf 6.1 does for
+ *    DWARF-unwound frames, HWS_FRAME_UNWOUND).
  */
 #include <errno.h>
 #include <inttypes.h>

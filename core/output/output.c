@@ -14,10 +14,12 @@
  * before the line.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <hwsample/errors.h>
+#include <hwsample/symbols.h>
 
 #include "output/output_int.h"
 
@@ -304,18 +306,72 @@ static bool put_sym_json(struct lb *l, struct hws_output *out, const struct hws_
 	return false;
 }
 
-/* ,"callchain":[{"ip":"0x.."[,"sym":"..","dso":".."]},...] innermost first */
+/* ,"ip":"0x.." of one frame (the first with no comma) */
+static void put_frame_ip_json(struct lb *l, uint64_t ip, bool first)
+{
+	if (!lb_reserve(l, HWS_FMT_HEX_MAX + 16))
+		return;
+	memcpy(l->p, &",{\"ip\":\""[first], sizeof(",{\"ip\":\"") - 1 - first);
+	l->p += sizeof(",{\"ip\":\"") - 1 - first;
+	l->p = hws_fmt__hex(l->p, ip);
+	*l->p++ = '"';
+}
+
+/* the inline stack of frame @fr as frames (perf script's): 0 when it has none, else the
+ * frames written */
+static int put_inlines_json(struct lb *l, struct hws_output *out, const struct hws_sample *s,
+			    const struct hws_frame *fr, bool first)
+{
+	struct hws_strbuf *tmp = &out->scratch;
+	const struct hws_inline_frame *in;
+	struct hws_symbol sym;
+	int n;
+
+	if (!hws_inline__wanted(out->o.inline_mode, fr->flags, fr->ctx) ||
+	    hws_symbols__resolve(out->o.syms, s->pid, fr->ip, false, &sym) <= 0)
+		return 0;
+	n = hws_symbols__inlines(out->o.syms, s->pid, fr->ip, &in);
+	for (int k = 0; k < n; k++) {
+		put_frame_ip_json(l, fr->ip, first && !k);
+		hws_strbuf__reset(tmp);
+		if (hws_strbuf__addf(tmp, "%s+0x%" PRIx64, in[k].inlined ? in[k].name : sym.name,
+				     sym.offset))
+			continue;
+		lb_lit(l, ",\"sym\":");
+		lb_json_str(l, tmp->buf);
+		if (sym.dso) {
+			lb_lit(l, ",\"dso\":");
+			lb_json_str(l, sym.dso);
+		}
+		if (in[k].inlined)
+			lb_lit(l, ",\"inlined\":true");
+		if (in[k].srcfile) {
+			hws_strbuf__reset(tmp);
+			if (!hws_strbuf__addf(tmp, "%s:%u", in[k].srcfile, in[k].line)) {
+				lb_lit(l, ",\"srcline\":");
+				lb_json_str(l, tmp->buf);
+			}
+		}
+		lb_add(l, "}", 1);
+	}
+	return n > 0 ? n : 0;
+}
+
+/* ,"callchain":[{"ip":"0x.."[,"sym":"..","dso":".."[,"inlined":true,"srcline":".."]]},...]
+ * innermost first */
 static void put_callchain_json(struct lb *l, struct hws_output *out, const struct hws_sample *s,
 			       bool first)
 {
+	bool none = true;
+
 	lb_add(l, &",\"callchain\":["[first], sizeof(",\"callchain\":[") - 1 - first);
 	for (uint32_t i = 0; i < s->nr_callchain; i++) {
-		if (!lb_reserve(l, HWS_FMT_HEX_MAX + 16))
-			return;
-		memcpy(l->p, &",{\"ip\":\""[!i], sizeof(",{\"ip\":\"") - 1 - !i);
-		l->p += sizeof(",{\"ip\":\"") - 1 - !i;
-		l->p = hws_fmt__hex(l->p, s->callchain[i].ip);
-		*l->p++ = '"';
+		if (out->syms && put_inlines_json(l, out, s, &s->callchain[i], none)) {
+			none = false;
+			continue;
+		}
+		put_frame_ip_json(l, s->callchain[i].ip, none);
+		none = false;
 		if (out->syms)
 			put_sym_json(l, out, s, s->callchain[i].ip, false, false);
 		lb_add(l, "}", 1);

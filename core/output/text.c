@@ -98,47 +98,68 @@ static size_t text_names_room(const struct hws_sample *s)
  * map_ip), then with symbols " name+0xoff (dso)" ("[unknown]" for what is not known), one
  * frame a line, and an empty line after the last.
  */
+static void put_frame_text(struct lb *l, uint64_t a, const char *name, uint64_t off,
+			   const char *dso)
+{
+	char hex[HWS_FMT_HEX_MAX];
+	size_t n = (size_t)(hws_fmt__hex(hex, a) - hex) - 2; /* without its "0x" */
+
+	if (!lb_reserve(l, 32))
+		return;
+	*l->p++ = '\t';
+	for (size_t k = n; k < 16; k++)
+		*l->p++ = ' ';
+	memcpy(l->p, hex + 2, n);
+	l->p += n;
+	if (dso) {
+		lb_add(l, " ", 1);
+		if (name) {
+			hws__out_text_str(l, name);
+			if (lb_reserve(l, HWS_FMT_HEX_MAX + 1)) {
+				*l->p++ = '+';
+				l->p = hws_fmt__hex(l->p, off);
+			}
+		} else {
+			lb_lit(l, "[unknown]");
+		}
+		lb_lit(l, " (");
+		hws__out_text_str(l, dso);
+		lb_add(l, ")", 1);
+	}
+	lb_add(l, "\n", 1);
+}
+
 static void put_callchain_text(struct lb *l, struct hws_output *out, const struct hws_sample *s)
 {
 	for (uint32_t i = 0; i < s->nr_callchain; i++) {
-		uint64_t ip = s->callchain[i].ip, a = ip;
+		const struct hws_frame *fr = &s->callchain[i];
+		uint64_t ip = fr->ip, a = ip;
 		struct hws_symbol sym = {0};
-		char hex[HWS_FMT_HEX_MAX];
-		size_t n;
+		const char *dso = NULL;
 
 		if (out->syms) {
 			hws_symbols__resolve(out->o.syms, s->pid, ip, false, &sym);
 			if (sym.dso && strcmp(sym.dso, "[kernel]"))
 				a = sym.dso_addr;
-		}
-		n = (size_t)(hws_fmt__hex(hex, a) - hex) - 2; /* without its "0x" */
-		if (!lb_reserve(l, 32))
-			return;
-		*l->p++ = '\t';
-		for (size_t k = n; k < 16; k++)
-			*l->p++ = ' ';
-		memcpy(l->p, hex + 2, n);
-		l->p += n;
-		if (out->syms) {
-			lb_add(l, " ", 1);
-			if (sym.name) {
-				hws__out_text_str(l, sym.name);
-				if (lb_reserve(l, HWS_FMT_HEX_MAX + 1)) {
-					*l->p++ = '+';
-					l->p = hws_fmt__hex(l->p, sym.offset);
-				}
-			} else {
-				lb_lit(l, "[unknown]");
-			}
-			lb_lit(l, " (");
 			/* perf's name of the kernel map */
 			if (sym.dso && !strcmp(sym.dso, "[kernel]"))
-				lb_lit(l, "[kernel.kallsyms]");
+				dso = "[kernel.kallsyms]";
 			else
-				hws__out_text_str(l, sym.dso ? sym.dso : "[unknown]");
-			lb_add(l, ")", 1);
+				dso = sym.dso ? sym.dso : "[unknown]";
 		}
-		lb_add(l, "\n", 1);
+		if (out->syms && sym.name &&
+		    hws_inline__wanted(out->o.inline_mode, fr->flags, fr->ctx)) {
+			const struct hws_inline_frame *in;
+			int n = hws_symbols__inlines(out->o.syms, s->pid, ip, &in);
+
+			/* perf script: each entry a line, the inlined ones "(inlined)" */
+			for (int k = 0; k < n; k++)
+				put_frame_text(l, a, in[k].inlined ? in[k].name : sym.name,
+					       sym.offset, in[k].inlined ? "inlined" : dso);
+			if (n > 0)
+				continue;
+		}
+		put_frame_text(l, a, sym.name, sym.offset, dso);
 	}
 	lb_add(l, "\n", 1);
 }

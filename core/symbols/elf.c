@@ -32,6 +32,7 @@
 
 void dso__unload(struct dso *d)
 {
+	dso__inl_free(d);
 	if (d->dw)
 		dwarf_end(d->dw);
 	if (d->dbg_elf)

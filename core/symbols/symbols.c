@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include <hwsample/errors.h>
+#include <hwsample/sample.h>
 #include <hwsample/symbols.h>
 
 #include "symbols/symbols_core.h"
@@ -925,6 +926,41 @@ int hws_symbols__resolve_file(struct hws_symbols *s, const char *path, uint64_t 
 		return 0;
 	fill_sym(s, d, vaddr, data, out, &lo, &hi);
 	return out->name != NULL;
+}
+
+int hws_symbols__inlines(struct hws_symbols *s, uint32_t pid, uint64_t addr,
+			 const struct hws_inline_frame **frames)
+{
+	const struct proc *p;
+	const struct map *m;
+	const struct sym *y;
+	uint64_t vaddr;
+	size_t i;
+
+	*frames = NULL;
+	if ((int64_t)addr < 0 || !(p = proc_find(s, pid)) || !p->nr)
+		return 0;
+	i = map_lower(p, addr);
+	if (i >= p->nr || p->maps[i].start > addr)
+		return 0;
+	m = &p->maps[i];
+	if (m->dso->state == DSO_SPECIAL || dso_load(s, m->dso) ||
+	    !map_to_vaddr(m->dso, m, addr, &vaddr))
+		return 0;
+	/* as perf: only addresses with an ELF symbol get an inline stack */
+	y = m->dso->nr_syms ? sym_find(m->dso, vaddr, false) : NULL;
+	if (!y)
+		return 0;
+	return dso__inlines(s, m->dso, vaddr, m->dso->names + y->name, frames);
+}
+
+bool hws_inline__wanted(int mode, uint8_t flags, uint8_t ctx)
+{
+	if (mode == HWS_INLINE_NONE)
+		return false;
+	if (mode == HWS_INLINE_ALL)
+		return ctx != HWS_CTX_KERNEL && ctx != HWS_CTX_GUEST_KERNEL && ctx != HWS_CTX_HV;
+	return (flags & HWS_FRAME_UNWOUND) != 0;
 }
 
 /* ------------------------------------------------------------------ formatting */

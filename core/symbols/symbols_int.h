@@ -61,6 +61,7 @@ struct dso {
 	Elf *elf, *dbg_elf;
 	Dwarf *dw;
 	int dw_state;		   /* 0 not tried, 1 open, -1 none */
+	struct inl_cache *inl;	   /* inline.c: inline stacks by address, while loaded */
 	const struct sym *last[2]; /* last hit for code / data lookups (reset on unload) */
 	/* hws_symbols__build_id(): the recording's build-id of the file and perf's build-id
 	 * cache copy of it (NULL if none), read when the file at path is another */
@@ -179,6 +180,15 @@ void dso__unload(struct dso *d);
 void dso__free(struct dso *d);
 /* file:line of @vaddr in loaded @d into @out (srcfile, line), if its DWARF has it */
 void dso__srcline(struct dso *d, uint64_t vaddr, struct hws_symbol *out);
+
+/* ---- inline.c ---- */
+
+/* perf's inline stack at @vaddr of loaded @d (see hws_symbols__inlines()); @sym_name: the
+ * ELF symbol there. Return: the entries' count (0: none), or -ENOMEM. */
+int dso__inlines(struct hws_symbols *s, struct dso *d, uint64_t vaddr, const char *sym_name,
+		 const struct hws_inline_frame **out);
+/* free @d's inline cache */
+void dso__inl_free(struct dso *d);
 
 /* ---- demangle.c ---- */
 

@@ -59,6 +59,10 @@ struct hws_pprof_opts {
 	 * from @syms only (still labelled). Must outlive the profile. */
 	const struct hws_objects *objects;
 	bool object_labels; /* add the "object" label (with or without @objects) */
+	/* call-chain frames that show the functions inlined at them (enum hws_inline_mode of
+	 * include/hwsample/symbols.h): their location gets one Line per function of its inline
+	 * stack, innermost first (pprof's representation of inlining) */
+	int inline_mode;
 };
 
 /**

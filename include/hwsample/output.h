@@ -80,6 +80,10 @@ struct hws_output_opts {
 	 * call chain (e.g. hws_object__json()); return 0, or < 0 to add nothing */
 	int (*extra_json)(void *ctx, const struct hws_sample *s, struct hws_strbuf *sb);
 	void *extra_ctx;
+	/* with symbols: the call-chain frames that show the functions inlined at them
+	 * (enum hws_inline_mode, hws_symbols__inlines()): text as perf script prints them,
+	 * "NAME+0xOFF (inlined)" lines before the frame; JSON as entries with "inlined":true */
+	int inline_mode;
 };
 
 /**

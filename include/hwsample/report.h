@@ -101,6 +101,10 @@ struct hws_report_opts {
 	/* allocation records for the sort keys object and offset (include/hwsample/objects.h;
 	 * NULL: static variables, stacks and mappings from @syms only) */
 	const struct hws_objects *objects;
+	/* call-graph frames that show the functions inlined at them (enum hws_inline_mode of
+	 * include/hwsample/symbols.h; perf report's --inline / --no-inline): as perf, each
+	 * one "NAME (inlined)" in the graphs, the folded stacks and the --children rows */
+	int inline_mode;
 };
 
 enum hws_report_folded {

@@ -171,6 +171,43 @@ HWS_API bool hws_symbols__in_kernel_map(struct hws_symbols *syms, uint64_t addr)
 HWS_API int hws_symbols__resolve_file(struct hws_symbols *syms, const char *path, uint64_t vaddr,
 				      bool data, struct hws_symbol *out);
 
+/* One entry of the inline stack at a code address (hws_symbols__inlines()). */
+struct hws_inline_frame {
+	const char *name;    /* the function: DWARF's linkage name, else its name (demangled
+			      * unless opts.no_demangle); "??" when DWARF has none */
+	const char *srcfile; /* source line: for the first entry where the address is, for each
+			      * next one where the entry before it was inlined; NULL if unknown */
+	uint32_t line;
+	bool inlined; /* perf's "NAME (inlined)"; false for an entry naming the address's ELF
+		       * symbol (normally the last: the function the others are inlined into),
+		       * which perf shows as the plain frame */
+};
+
+/**
+ * hws_symbols__inlines() - perf's inline stack at code address @addr of process @pid (what
+ * perf report / script show for a call-chain frame, from addr2line -i -f): the functions
+ * inlined there, innermost first, then the function they are inlined into, from the file's
+ * DWARF (or its separate debuginfo). A caller shows these entries instead of the frame.
+ * @frames: set to the entries, owned by @syms, valid until the next hws_symbols__* call.
+ * Answers are cached per (file, address) while the file is loaded.
+ * Return: the number of entries, 0 when DWARF says nothing or @addr has no ELF symbol (show
+ * the frame as it is), or -ENOMEM.
+ */
+HWS_API int hws_symbols__inlines(struct hws_symbols *syms, uint32_t pid, uint64_t addr,
+				 const struct hws_inline_frame **frames);
+
+/* Which call-chain frames show their inline stacks (perf report / script --inline). */
+enum hws_inline_mode {
+	HWS_INLINE_DEFAULT = 0, /* perf 6.1's: frames found by DWARF unwinding (--call-graph
+				 * dwarf, HWS_FRAME_UNWOUND); frame-pointer chains never */
+	HWS_INLINE_NONE,	/* --no-inline */
+	HWS_INLINE_ALL,		/* --inline given: every user-space frame, frame-pointer chains
+				 * and their first frame (the sample's ip) included */
+};
+
+/* does a frame with these struct hws_frame flags and ctx show its inline stack in @mode? */
+HWS_API bool hws_inline__wanted(int mode, uint8_t flags, uint8_t ctx);
+
 /**
  * hws_symbol__format() - append "name+0xoff" (or "[dso]+0xaddr" / "[unknown]") to @sb,
  * with " (file:line)" when known. @with_dso adds " [dso basename]".

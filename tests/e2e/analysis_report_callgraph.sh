@@ -6,8 +6,12 @@
 #  1. frame-pointer recordings of tests/workloads/callchain by hwsample -g and perf -g:
 #     perf's default (-g = graph,0.5,caller, --children), -g caller/callee, --no-children,
 #     fractal, flat, folded, a 0.1 threshold, --sort sym (perf leaves out the first entry);
-#  2. dwarf recordings (callchain_nofp, --call-graph dwarf) by both, compared with perf's
-#     --no-inline (hwsample's chains have no inlined frames yet);
+#  2. dwarf recordings (callchain_nofp, --call-graph dwarf) by both: with perf's default
+#     (inlined functions of DWARF-unwound frames, "NAME (inlined)") and with --no-inline
+#     on both sides; libc's sysinfo and *_erms entries are left out (addr2line, which perf
+#     6.1 runs, names them by an ELF alias of the DWARF function: not emulated), and with
+#     --children the two rows perf names "msort_with_tmp (inlined)" (same text, one per
+#     function it is inlined in, which the comparison cannot pair);
 #  3. --max-stack 3: rows and graphs as perf's --max-stack 3;
 #  4. -g none: the Children/Self rows without graphs; a file without call chains: --sort
 #     output byte-identical without and with --no-children, -g says there are no call chains
@@ -31,6 +35,7 @@ CMP=$HWS_SOURCE_DIR/tests/e2e/analysis_report_cg_cmp.py
 # equal share come in perf's hist insertion order, which hwsample does not follow (siblings of
 # equal share in a graph do come in perf's order: descending dso, then address)
 IGN='vdso|_dl_start_user|^0x|\] 0x[0-9a-f]+$|\] 0+$|^0$|^$|clock_gettime|cpu_seconds|@plt( #[0-9]+)?$|\] _init( #[0-9]+)?$|^asm_sysvec_'
+IGN0=$IGN
 
 same() { # what file "args" [perf-only args]
 	local what=$1 f=$2 a=$3 pa=${4:-}
@@ -74,11 +79,25 @@ for who in h p; do
 			skip "perf record --call-graph dwarf failed: $(head -c 300 "$TMP/err")"
 	fi
 	for a in "-g" "--no-children" "-g callee" "--no-children -g fractal"; do
-		same "$who-dw report $a" "$TMP/$who-dw.data" "$a" --no-inline
+		same "$who-dw report $a --no-inline" "$TMP/$who-dw.data" "$a --no-inline"
+		IGN="$IGN0|sysinfo|_erms"
+		if [ "${a#--no-children}" = "$a" ]; then
+			IGN="$IGN|^msort_with_tmp \(inlined\)$"
+		fi
+		same "$who-dw report $a (inlined)" "$TMP/$who-dw.data" "$a"
+		IGN=$IGN0
 	done
 done
 check "dwarf graph reaches cc_cmp through qsort" grep -q "cc_cmp" \
 	<("$HWS_BIN" report -i "$TMP/h-dw.data" --no-children -g caller 2>/dev/null)
+check "dwarf graph shows cc_mix inlined in cc_leaf" grep -A1 -q -- "--cc_mix (inlined)$" \
+	<("$HWS_BIN" report -i "$TMP/h-dw.data" --no-children -g callee 2>/dev/null)
+eq "--no-inline: no inlined entries" "$("$HWS_BIN" report -i "$TMP/h-dw.data" -g \
+	--no-inline 2>/dev/null | grep -c "(inlined)")" 0
+eq "frame-pointer chains: no inlined entries (perf 6.1)" "$("$HWS_BIN" report -i \
+	"$TMP/h-fp.data" -g 2>/dev/null | grep -c "(inlined)")" 0
+check "frame-pointer chains with --inline: cc_mix (inlined)" grep -q "cc_mix (inlined)" \
+	<("$HWS_BIN" report -i "$TMP/h-fp.data" -g --inline 2>/dev/null)
 
 same "--max-stack 3" "$TMP/p-fp.data" "--max-stack 3 -g"
 same "--max-stack 3 --no-children" "$TMP/h-fp.data" "--max-stack 3 --no-children -g callee"

@@ -5,7 +5,7 @@
 # workload tests/workloads/unwind_chains (no frame pointers: only the CFI finds callers) is
 # recorded by hwsample and by perf with --call-graph dwarf; for every sample of both files,
 # `hwsample dump` (text) shows the same frames, address and object, as
-# `perf script -F ip,dso --no-inline`, and dump --json carries the same chain. A file whose
+# `perf script -F ip,dso --no-inline` (dump --no-inline), and dump --json carries the same chain. A file whose
 # mapped binary became a FIFO (names come from the recording) is read without blocking: the
 # unwinder skips it, dump ends and prints every sample.
 . "$(dirname "$0")/lib/common.sh"
@@ -14,7 +14,8 @@ W=${HWS_WORKLOADS:-}/unwind_chains
 [ -x "$W" ] || skip "workload $W not built"
 
 # frames of every sample as "ip dso" lines, in file order
-frames_hws() { "$HWS_BIN" dump -i "$1" 2>/dev/null | awk '/^\t/ {print $1, $NF}'; }
+# (both without inlined entries: symbols_inline.sh compares those)
+frames_hws() { "$HWS_BIN" dump -i "$1" --no-inline 2>/dev/null | awk '/^\t/ {print $1, $NF}'; }
 frames_perf() { perf script -i "$1" -F ip,dso --no-inline 2>/dev/null | awk '/^\t/ {print $1, $NF}'; }
 
 check "hwsample records --call-graph dwarf" "$HWS_BIN" -q -b sw -e cpu-clock:u -F 1000 \
