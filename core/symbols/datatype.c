@@ -1084,25 +1084,41 @@ static void treg_set(struct treg *r, int kind, Dwarf_Die *t, int64_t off)
 	r->off = off;
 }
 
-/* the return type of the function starting at @target */
+/* the subprogram DIE starting at @target among the children of @die (namespaces and classes
+ * followed, @depth levels) */
+static bool sub_at(Dwarf_Die *die, uint64_t target, int depth, Dwarf_Die *out)
+{
+	Dwarf_Die c;
+
+	if (depth <= 0 || dwarf_child(die, &c) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&c);
+		Dwarf_Addr lo;
+
+		if (tag == DW_TAG_subprogram && !dwarf_lowpc(&c, &lo) && lo == target) {
+			*out = c;
+			return true;
+		}
+		if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+		     tag == DW_TAG_structure_type) &&
+		    sub_at(&c, target, depth - 1, out))
+			return true;
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/*
+ * the return type of the function starting at @target: its subprogram found by walking the
+ * unit's DIEs (libdw 0.188's dwarf_getscopes() leaks on damaged DWARF: fuzz_datatype)
+ */
 static bool ret_type(struct dfile *f, uint64_t target, Dwarf_Die *out)
 {
-	Dwarf_Die cu, *sc = NULL;
-	int n;
-	bool ok = false;
+	Dwarf_Die cu, sub;
 
 	if (!dwarf_addrdie(f->dw, target, &cu))
 		return false;
-	n = dwarf_getscopes(&cu, target, &sc);
-	for (int i = 0; i < n && !ok; i++) {
-		Dwarf_Addr lo;
-
-		if (dwarf_tag(&sc[i]) == DW_TAG_subprogram && !dwarf_lowpc(&sc[i], &lo) &&
-		    lo == target)
-			ok = type_of(&sc[i], out) != NULL;
-	}
-	free(sc);
-	return ok;
+	return sub_at(&cu, target, 8, &sub) && type_of(&sub, out) != NULL;
 }
 
 /* where a variable of the scopes is held in a register: [lo, hi) */
