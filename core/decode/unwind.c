@@ -447,39 +447,6 @@ static int first_func(Dwarf_Die *sc, int from, int n)
 }
 
 /*
- * Descend from @parent to the function scopes holding @pc (DWARF address), outermost first
- * into @out (at most MAX_INLINE + 1): for CUs where dwarf_getscopes() finds nothing, such as
- * LTO's "<artificial>" unit, whose concrete functions refer to their abstract definitions
- * in other units.
- */
-static void walk_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int *n, int depth)
-{
-	Dwarf_Die c;
-
-	if (depth > 2 * MAX_INLINE || dwarf_child(parent, &c))
-		return;
-	do {
-		int tag = dwarf_tag(&c);
-		bool func = tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
-
-		if (tag == DW_TAG_namespace) {
-			walk_scopes(&c, pc, out, n, depth + 1);
-			if (*n)
-				return;
-			continue;
-		}
-		if (!func && tag != DW_TAG_lexical_block)
-			continue;
-		if (dwarf_haspc(&c, pc) != 1)
-			continue;
-		if (func && *n <= MAX_INLINE)
-			out[(*n)++] = c;
-		walk_scopes(&c, pc, out, n, depth + 1);
-		return;
-	} while (!dwarf_siblingof(&c, &c));
-}
-
-/*
  * The functions at @pc of @mod, innermost first: the inlined calls (chain[0..k-1]) then the
  * function they are inlined into (chain[k], when found). Each next one is the function
  * scope around the previous one in the concrete DIE tree (dwarf_getscopes() follows an
@@ -516,9 +483,11 @@ static int inline_chain(struct hws_unwinder *u, Dwfl_Module *mod, uint64_t pc, D
 	free(sc);
 	if (!*has_sub) {
 		Dwarf_Die walk[MAX_INLINE + 1];
-		int m = 0;
+		/* the function scopes for CUs where dwarf_getscopes() finds nothing, such as
+		 * LTO's "<artificial>" unit (concrete functions referring to abstract ones in
+		 * other units) */
+		int m = hws_dwarf__walk_scopes(cu, pc - bias, walk, MAX_INLINE + 1);
 
-		walk_scopes(cu, pc - bias, walk, &m, 0);
 		if (m && dwarf_tag(&walk[0]) == DW_TAG_subprogram) {
 			for (k = 0; k < m; k++)
 				chain[k] = walk[m - 1 - k];

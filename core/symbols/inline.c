@@ -22,6 +22,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
+#include "symbols/symbols_core.h"
 #include "symbols/symbols_int.h"
 
 #define MAX_INL	    64
@@ -157,8 +158,9 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *die, const char **file, uint32_t
 		*file = dwarf_filesrc(files, f, NULL, NULL);
 }
 
-/* the function scopes holding @pc under @parent, outermost first */
-static void walk_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int *n, int depth)
+/* the function scopes holding @pc under @parent, outermost first, at most @max into @out */
+static void walk_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int *n, int max,
+			int depth)
 {
 	Dwarf_Die c;
 
@@ -169,7 +171,7 @@ static void walk_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int *n
 		bool func = tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
 
 		if (tag == DW_TAG_namespace) {
-			walk_scopes(&c, pc, out, n, depth + 1);
+			walk_scopes(&c, pc, out, n, max, depth + 1);
 			if (*n)
 				return;
 			continue;
@@ -178,11 +180,19 @@ static void walk_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int *n
 			continue;
 		if (dwarf_haspc(&c, pc) != 1)
 			continue;
-		if (func && *n < MAX_INL)
+		if (func && *n < max)
 			out[(*n)++] = c;
-		walk_scopes(&c, pc, out, n, depth + 1);
+		walk_scopes(&c, pc, out, n, max, depth + 1);
 		return;
 	} while (!dwarf_siblingof(&c, &c));
+}
+
+int hws_dwarf__walk_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int max)
+{
+	int n = 0;
+
+	walk_scopes(parent, pc, out, &n, max, 0);
+	return n;
 }
 
 /*
@@ -197,7 +207,7 @@ static int func_scopes(Dwarf *dw, uint64_t vaddr, Dwarf_Die *cu, Dwarf_Die *out)
 
 	if (!dwarf_addrdie(dw, vaddr, cu))
 		return 0;
-	walk_scopes(cu, vaddr, tmp, &m, 0);
+	m = hws_dwarf__walk_scopes(cu, vaddr, tmp, MAX_INL);
 	if (!m || dwarf_tag(&tmp[0]) != DW_TAG_subprogram)
 		return 0;
 	for (int k = 0; k < m; k++)

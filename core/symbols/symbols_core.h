@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <elfutils/libdw.h>
+
 struct hws_symbols;
 
 struct hws_map_info {
@@ -52,5 +54,14 @@ void hws_symbols__touch(struct hws_symbols *s, void *file);
  * of at least @min_size bytes (no devices like /dev/zero). Return: the descriptor, or -1.
  */
 int hws_symbols__open_input(const char *path, long long min_size);
+
+/*
+ * The function scopes (subprograms, inlined calls) holding @pc under @parent, outermost first,
+ * at most @max into @out, walked down the concrete DIE tree (namespaces followed, depth
+ * bounded): their count. dwarf_getscopes() follows an inlined call into its abstract
+ * definition instead, finds nothing in LTO's "<artificial>" unit, and libdw 0.188's leaks on
+ * damaged DWARF. (core/symbols/inline.c)
+ */
+int hws_dwarf__walk_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int max);
 
 #endif
