@@ -15,6 +15,7 @@
  *    controlling terminal) and read only if it is a regular file.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,10 +276,15 @@ static Elf_Scn *section_by_name(Elf *elf, const char *name, GElf_Shdr *sh)
 	return NULL;
 }
 
-/* a GOT slot and the name of the function it is for (from a JUMP_SLOT / GLOB_DAT reloc) */
+/*
+ * A GOT slot and the name of the function it is for (from a JUMP_SLOT / GLOB_DAT reloc);
+ * an IRELATIVE slot (x86-64 .rela.plt: a call to an IFUNC of the same object, no symbol)
+ * has @ifunc, the resolver's address, and gets the name of the IFUNC symbol there, or none
+ */
 struct got_slot {
 	uint64_t addr;
 	const char *name;
+	uint64_t ifunc;
 };
 
 static int got_cmp(const void *a, const void *b)
@@ -290,8 +296,8 @@ static int got_cmp(const void *a, const void *b)
 
 /* the JUMP_SLOT (and, with @glob_dat, GLOB_DAT) relocations of section @relname with a
  * named symbol, appended to *@slots */
-static int got_slots(Elf *elf, const char *relname, bool glob_dat, struct got_slot **slots,
-		     size_t *n, size_t *cap)
+static int got_slots(Elf *elf, const char *relname, bool glob_dat, bool irelative,
+		     struct got_slot **slots, size_t *n, size_t *cap)
 {
 	Elf_Scn *rel, *dsym;
 	GElf_Shdr rsh, dsh;
@@ -320,14 +326,19 @@ static int got_slots(Elf *elf, const char *relname, bool glob_dat, struct got_sl
 		if (!gelf_getrela(rd, (int)i, &r))
 			break;
 		type = (uint32_t)GELF_R_TYPE(r.r_info);
-		if (type != R_X86_64_JUMP_SLOT && type != R_AARCH64_JUMP_SLOT &&
-		    !(glob_dat && type == R_X86_64_GLOB_DAT))
+		if (irelative && type == R_X86_64_IRELATIVE) {
+			name = NULL;
+		} else if (type != R_X86_64_JUMP_SLOT && type != R_AARCH64_JUMP_SLOT &&
+			   !(glob_dat && type == R_X86_64_GLOB_DAT)) {
 			continue;
-		if (!GELF_R_SYM(r.r_info) || !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &es))
-			continue;
-		name = elf_strptr(elf, dsh.sh_link, es.st_name);
-		if (!name || !*name)
-			continue;
+		} else {
+			if (!GELF_R_SYM(r.r_info) ||
+			    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &es))
+				continue;
+			name = elf_strptr(elf, dsh.sh_link, es.st_name);
+			if (!name || !*name)
+				continue;
+		}
 		if (*n == *cap) {
 			size_t nc = *cap ? *cap * 2 : 64;
 			struct got_slot *t = realloc(*slots, nc * sizeof(*t));
@@ -336,12 +347,87 @@ static int got_slots(Elf *elf, const char *relname, bool glob_dat, struct got_sl
 			*slots = t;
 			*cap = nc;
 		}
-		(*slots)[(*n)++] = (struct got_slot){r.r_offset, name};
+		(*slots)[(*n)++] =
+		    (struct got_slot){r.r_offset, name, name ? 0 : (uint64_t)r.r_addend};
 	}
 	return 0;
 }
 
-static const char *got_find(const struct got_slot *slots, size_t n, uint64_t addr)
+static int ifunc_cmp(const void *a, const void *b)
+{
+	const struct got_slot *x = *(struct got_slot *const *)a, *y = *(struct got_slot *const *)b;
+
+	return x->ifunc < y->ifunc ? -1 : x->ifunc > y->ifunc;
+}
+
+/*
+ * Names for the IRELATIVE slots among @slots: the IFUNC symbol of .dynsym (or .symtab, in a
+ * static executable) at the slot's resolver address, global before weak, as newer perf's
+ * get_ifunc_name() does (perf 6.1 names such entries by their position in .rela.plt, wrongly
+ * where IRELATIVE relocations are not in PLT order, as in glibc's libc.so.6)
+ */
+static int ifunc_names(Elf *elf, struct got_slot *slots, size_t n)
+{
+	static const uint32_t types[] = {SHT_DYNSYM, SHT_SYMTAB};
+	struct got_slot **v;
+	size_t nv = 0;
+
+	for (size_t i = 0; i < n; i++)
+		nv += !slots[i].name;
+	if (!nv)
+		return 0;
+	v = malloc(nv * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	nv = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!slots[i].name)
+			v[nv++] = &slots[i];
+	qsort(v, nv, sizeof(*v), ifunc_cmp);
+	for (size_t t = 0; t < ARRAY_SIZE(types); t++) {
+		Elf_Scn *scn = NULL;
+
+		while ((scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			Elf_Data *d;
+			size_t ns;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != types[t] || !sh.sh_entsize)
+				continue;
+			d = elf_getdata(scn, NULL);
+			if (!d)
+				continue;
+			ns = sh.sh_size / sh.sh_entsize;
+			if (ns > MAX_SYMS)
+				ns = MAX_SYMS;
+			for (size_t k = 1; k < ns; k++) {
+				GElf_Sym es;
+				const char *name;
+				size_t lo = 0, hi = nv;
+
+				if (!gelf_getsym(d, (int)k, &es) ||
+				    GELF_ST_TYPE(es.st_info) != STT_GNU_IFUNC)
+					continue;
+				while (lo < hi) {
+					size_t mid = lo + (hi - lo) / 2;
+					if (v[mid]->ifunc < es.st_value)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				name = elf_strptr(elf, sh.sh_link, es.st_name);
+				for (; name && *name && lo < nv && v[lo]->ifunc == es.st_value;
+				     lo++)
+					if (!v[lo]->name || GELF_ST_BIND(es.st_info) == STB_GLOBAL)
+						v[lo]->name = name;
+			}
+		}
+	}
+	free(v);
+	return 0;
+}
+
+static const struct got_slot *got_find(const struct got_slot *slots, size_t n, uint64_t addr)
 {
 	size_t lo = 0, hi = n;
 
@@ -352,7 +438,7 @@ static const char *got_find(const struct got_slot *slots, size_t n, uint64_t add
 		else
 			hi = mid;
 	}
-	return lo < n && slots[lo].addr == addr ? slots[lo].name : NULL;
+	return lo < n && slots[lo].addr == addr ? &slots[lo] : NULL;
 }
 
 /* "name@plt" at @start, @size bytes */
@@ -389,9 +475,11 @@ static int plt_syms(struct dso *d, Elf *elf, size_t *cap, size_t *alloc_names,
 
 	if (!gelf_getehdr(elf, &eh) || (eh.e_machine != EM_X86_64 && eh.e_machine != EM_AARCH64))
 		return 0;
-	err = got_slots(elf, ".rela.plt", false, &slots, &n, &scap);
+	err = got_slots(elf, ".rela.plt", false, eh.e_machine == EM_X86_64, &slots, &n, &scap);
 	if (!err && eh.e_machine == EM_X86_64)
-		err = got_slots(elf, ".rela.dyn", true, &slots, &n, &scap);
+		err = got_slots(elf, ".rela.dyn", true, false, &slots, &n, &scap);
+	if (!err)
+		err = ifunc_names(elf, slots, n);
 	if (err || !n)
 		goto out;
 	if (eh.e_machine == EM_AARCH64) {
@@ -416,22 +504,30 @@ static int plt_syms(struct dso *d, Elf *elf, size_t *cap, size_t *alloc_names,
 		data = elf_getdata(scn, NULL);
 		if (!data || !data->d_buf || data->d_size < sh.sh_size)
 			continue;
-		es = sh.sh_entsize >= 8 && sh.sh_entsize <= 32 ? sh.sh_entsize : 16;
+		/* no entry size: 8-byte entries if 8-aligned (a static executable's IFUNC .plt) */
+		es = sh.sh_entsize >= 8 && sh.sh_entsize <= 32 ? sh.sh_entsize
+		     : sh.sh_addralign == 8		       ? 8
+							       : 16;
 		for (uint64_t off = 0; !err && off + es <= sh.sh_size; off += es) {
 			const unsigned char *p = (const unsigned char *)data->d_buf + off;
 
 			/* the first "jmp *disp32(%rip)" of the entry */
 			for (uint64_t j = 0; j + 6 <= es; j++) {
 				int32_t disp;
-				const char *name;
+				const struct got_slot *g;
+				char oname[40];
 
 				if (p[j] != 0xff || p[j + 1] != 0x25)
 					continue;
 				memcpy(&disp, p + j + 2, 4); /* x86-64 is little-endian */
-				name = got_find(slots, n, sh.sh_addr + off + j + 6 + (int64_t)disp);
-				if (name)
+				g = got_find(slots, n, sh.sh_addr + off + j + 6 + (int64_t)disp);
+				if (g &&
+				    !g->name) /* an IFUNC without a symbol: newer perf's name */
+					snprintf(oname, sizeof(oname), "offset_%#" PRIx64,
+						 sh.sh_offset + off);
+				if (g)
 					err = plt_add(d, cap, alloc_names, sh.sh_addr + off, es,
-						      name, o);
+						      g->name ? g->name : oname, o);
 				break;
 			}
 		}

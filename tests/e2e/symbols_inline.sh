@@ -30,7 +30,10 @@ perf record -q -e cpu-clock -c 1000000 --call-graph dwarf -o "$TMP/p.data" -- \
 	"$WL/callchain_nofp" 0.2 >/dev/null 2>"$TMP/err" ||
 	die "hwsample --call-graph dwarf: $(head -c 300 "$TMP/err")"
 
-frames() { grep -P '^\t' | grep -Ev "$IGN"; }
+# PLT entries: perf 6.1 names them by their position in .rela.plt, which in libc.so.6 (whose
+# IRELATIVE relocations are out of PLT order) gives other entries' names or a bare "@plt";
+# hwsample names each by its GOT slot, as newer perf (symbols_plt.sh): both become "PLT"
+frames() { grep -P '^\t' | grep -Ev "$IGN" | sed -E 's/ [^ ]*@plt\+0x/ PLT+0x/'; }
 for f in p h; do
 	for o in "" --no-inline; do
 		# shellcheck disable=SC2086
