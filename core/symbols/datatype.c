@@ -940,6 +940,141 @@ static bool is_var(Dwarf_Die *d)
 	return dwarf_tag(d) == DW_TAG_variable || dwarf_tag(d) == DW_TAG_formal_parameter;
 }
 
+/* ULEB128 at *@p (below @end) into *@v; false if it runs past @end or has > 10 bytes */
+static bool uleb(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+	uint64_t r = 0;
+
+	for (int sh = 0; sh < 70 && *p < end; sh += 7) {
+		unsigned char b = *(*p)++;
+
+		r |= sh < 64 ? (uint64_t)(b & 0x7f) << sh : 0;
+		if (!(b & 0x80)) {
+			*v = r;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* the data of section @name of the ELF file of @dw, NULL if none */
+static Elf_Data *dw_section(Dwarf *dw, const char *name)
+{
+	Elf *elf = dw ? dwarf_getelf(dw) : NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    !strcmp(n, name))
+			return sh.sh_type == SHT_NOBITS ? NULL : elf_getdata(scn, NULL);
+	}
+	return NULL;
+}
+
+/*
+ * Whether the location list of attribute @a can be handed to libdw. libdw 0.188 reads a
+ * DWARF 5 list's entries checking each expression's ULEB128 length as a signed value: a huge
+ * length wraps its read pointer below the section end, and the next read faults (found by
+ * fuzz_datatype; input in its corpus). So a list in .debug_loclists is walked here first,
+ * every read bounds-checked and at most 65536 entries; anything malformed means "no
+ * location". Expressions and DWARF 2-4 lists (.debug_loc: 2-byte lengths) need no check.
+ */
+static bool loclist_ok(Dwarf_Attribute *a)
+{
+	Dwarf_Die cu;
+	Dwarf_Half version;
+	uint8_t asize, osize;
+	Dwarf_Word off;
+	Elf_Data *d;
+	const unsigned char *p, *end;
+
+	if (a->form != DW_FORM_sec_offset && a->form != DW_FORM_loclistx)
+		return true;
+	if (!dwarf_cu_die(a->cu, &cu, &version, NULL, &asize, &osize, NULL, NULL))
+		return false;
+	if (version < 5)
+		return true;
+	d = dw_section(dwarf_cu_getdwarf(a->cu), ".debug_loclists");
+	if (!d || !d->d_buf || (asize != 4 && asize != 8) || (osize != 4 && osize != 8))
+		return false;
+	if (a->form == DW_FORM_loclistx) {
+		Dwarf_Attribute ba;
+		Dwarf_Word base = osize == 8 ? 20 : 12, idx, at;
+		const unsigned char *q = a->valp;
+		uint64_t v = 0;
+
+		if (dwarf_attr(&cu, DW_AT_loclists_base, &ba) && dwarf_formudata(&ba, &base))
+			return false;
+		/* the index: a ULEB128 in the DIE (libdw checked the DIE's bounds) */
+		if (!uleb(&q, q + 10, &idx) || idx > d->d_size / osize || base > d->d_size ||
+		    (at = base + idx * osize) > d->d_size - osize)
+			return false;
+		memcpy(&v, (const unsigned char *)d->d_buf + at, osize); /* host = file order */
+		if (v > d->d_size - base)
+			return false;
+		off = base + v;
+	} else if (dwarf_formudata(a, &off)) {
+		return false;
+	}
+	if (off >= d->d_size)
+		return false;
+	p = (const unsigned char *)d->d_buf + off;
+	end = (const unsigned char *)d->d_buf + d->d_size;
+	for (int n = 0; n < 65536; n++) {
+		uint64_t x, len;
+		unsigned int addrs = 0, ulebs = 0;
+		bool expr = true;
+
+		if (p >= end)
+			return false;
+		switch (*p++) {
+		case DW_LLE_end_of_list:
+			return true;
+		case DW_LLE_base_addressx:
+			ulebs = 1, expr = false;
+			break;
+		case DW_LLE_startx_endx:
+		case DW_LLE_startx_length:
+		case DW_LLE_offset_pair:
+			ulebs = 2;
+			break;
+		case DW_LLE_default_location:
+			break;
+		case DW_LLE_base_address:
+			addrs = 1, expr = false;
+			break;
+		case DW_LLE_start_end:
+			addrs = 2;
+			break;
+		case DW_LLE_start_length:
+			addrs = 1, ulebs = 1;
+			break;
+		case DW_LLE_GNU_view_pair:
+			ulebs = 2, expr = false;
+			break;
+		default:
+			return false;
+		}
+		if ((size_t)(end - p) < (size_t)addrs * asize)
+			return false;
+		p += addrs * asize;
+		for (unsigned int i = 0; i < ulebs; i++)
+			if (!uleb(&p, end, &x))
+				return false;
+		if (expr && (!uleb(&p, end, &len) || len > (uint64_t)(end - p)))
+			return false;
+		if (expr)
+			p += len;
+	}
+	return false;
+}
+
 /* the frame base of function @fn at @pc as (register, offset) */
 static bool frame_base(struct dfile *f, Dwarf_Die *fn, uint64_t pc, int *reg, int64_t *off)
 {
@@ -947,7 +1082,7 @@ static bool frame_base(struct dfile *f, Dwarf_Die *fn, uint64_t pc, int *reg, in
 	Dwarf_Op *ops;
 	size_t nops;
 
-	if (!dwarf_attr_integrate(fn, DW_AT_frame_base, &a) ||
+	if (!dwarf_attr_integrate(fn, DW_AT_frame_base, &a) || !loclist_ok(&a) ||
 	    dwarf_getlocation_addr(&a, pc, &ops, &nops, 1) != 1 || nops != 1)
 		return false;
 	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
@@ -994,7 +1129,7 @@ static int var_loc(Dwarf_Die *v, uint64_t pc, int *reg, int64_t *off)
 	size_t nops;
 	unsigned int at;
 
-	if (!dwarf_attr_integrate(v, DW_AT_location, &a) ||
+	if (!dwarf_attr_integrate(v, DW_AT_location, &a) || !loclist_ok(&a) ||
 	    dwarf_getlocation_addr(&a, pc, &ops, &nops, 1) != 1 || !nops)
 		return 0;
 	at = ops[0].atom;
@@ -1177,7 +1312,7 @@ static int vregs_of(Dwarf_Die *die, struct vreg **v, size_t *n, size_t *alloc, i
 			continue;
 		}
 		if (!is_var(&d) || !dwarf_attr_integrate(&d, DW_AT_location, &a) ||
-		    !type_of(&d, &t))
+		    !loclist_ok(&a) || !type_of(&d, &t))
 			continue;
 		if (!dwarf_getlocation(&a, &ops, &nops)) { /* one for the whole scope */
 			err = vreg_add(v, n, alloc, 0, UINT64_MAX, ops, nops, &t);
