@@ -142,7 +142,8 @@ struct section {
  * The row a sample went to, by what decides it when every key is a function of the sample's
  * pid, tid, ip, cpumode, event (and cpu) and of the symbol tables' state: a sample that
  * repeats one of those while the state is the same (hws_symbols__state()) goes to the same
- * row without a lookup. Direct-mapped.
+ * row without a lookup. Direct-mapped. A sample with a call chain (report -g) takes that way
+ * only when its chain is in the memo too (chain_find()): it then costs no lookup at all.
  */
 #define RC_BITS 13
 
@@ -1227,25 +1228,24 @@ static int grow_frames(struct hws_hist *h, uint32_t n)
 	return 0;
 }
 
-static int add_chain(struct hws_hist *h, struct section *sec, struct ctx *c, const uint64_t *k,
-		     long self, uint64_t period)
+/*
+ * The memo entry of @c's chain counted in row @self of @sec: *id, -1 when there is none yet
+ * (then h->ckey holds its key, *nk words, and *chain, *n the frames perf walks). 0 or -ENOMEM.
+ */
+static int chain_find(struct hws_hist *h, struct section *sec, const struct ctx *c, long self,
+		      const struct hws_frame **chain, uint32_t *n, uint32_t *nk, long *id)
 {
-	const struct hws_sample *s = c->s;
-	const struct hws_frame *chain = s->callchain;
-	const struct xframe *xf;
-	uint32_t n = s->nr_callchain, nk;
 	bool caller, children = h->children >= 0 && !h->mem;
-	struct chain_head *hd;
-	void *pl;
-	long id;
 	int err;
 
+	*chain = c->s->callchain;
+	*n = c->s->nr_callchain;
 	caller = h->cg.order_set ? h->cg.caller : children;
 	/* perf's --max-stack takes the frames in the order it walks them */
-	if (h->max_stack && n > h->max_stack) {
+	if (h->max_stack && *n > h->max_stack) {
 		if (caller)
-			chain += n - h->max_stack;
-		n = h->max_stack;
+			*chain += *n - h->max_stack;
+		*n = h->max_stack;
 	}
 	if (!h->memo) {
 		h->memo = cg_memo__new();
@@ -1253,11 +1253,30 @@ static int add_chain(struct hws_hist *h, struct section *sec, struct ctx *c, con
 			return -ENOMEM;
 	}
 	/* the memo is keyed by the chain as recorded: its inlined entries follow from it */
-	err = grow_frames(h, n);
+	err = grow_frames(h, *n);
 	if (err)
 		return err;
-	nk = chain_key(h, sec, c, self, chain, n);
-	id = cg_memo__find(h->memo, h->ckey, nk);
+	*nk = chain_key(h, sec, c, self, *chain, *n);
+	*id = cg_memo__find(h->memo, h->ckey, *nk);
+	return 0;
+}
+
+static int add_chain(struct hws_hist *h, struct section *sec, struct ctx *c, const uint64_t *k,
+		     long self, uint64_t period)
+{
+	const struct hws_sample *s = c->s;
+	const struct hws_frame *chain;
+	const struct xframe *xf;
+	uint32_t n, nk;
+	bool children = h->children >= 0 && !h->mem;
+	struct chain_head *hd;
+	void *pl;
+	long id;
+	int err;
+
+	err = chain_find(h, sec, c, self, &chain, &n, &nk, &id);
+	if (err)
+		return err;
 	if (id >= 0) {
 		*cg_memo__value(h->memo, id) += period;
 		return 0;
@@ -1379,7 +1398,7 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 
 	if (chain)
 		h->any_chain = true;
-	if (h->rc_on && shown && syms && !(chain && h->cg_on)) {
+	if (h->rc_on && shown && syms) {
 		if (!h->rc) {
 			h->rc = calloc(1u << RC_BITS, sizeof(*h->rc));
 			if (!h->rc)
@@ -1388,9 +1407,30 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 		e = rc_slot(h, s);
 		state = hws_symbols__state(syms);
 		if (rc_hit(h, e, s, state)) {
-			hws_symbols__touch(syms, e->file);
-			tally(&h->secs[e->sec], &h->secs[e->sec].rows[e->row], period, weight);
-			return 0;
+			bool cg = chain && s->nr_callchain && h->cg_on;
+
+			sec = &h->secs[e->sec];
+			r = -1;
+			/* a call chain: only when the memo has it (else the whole way below) */
+			if (cg) {
+				const struct hws_frame *cf;
+				uint32_t n, nk;
+
+				memset(&c, 0, sizeof(c));
+				c.s = s;
+				c.syms = syms;
+				c.level = level_of(s);
+				err = chain_find(h, sec, &c, e->row, &cf, &n, &nk, &r);
+				if (err)
+					return err;
+				if (r >= 0)
+					*cg_memo__value(h->memo, r) += period;
+			}
+			if (!cg || r >= 0) {
+				hws_symbols__touch(syms, e->file);
+				tally(sec, &sec->rows[e->row], period, weight);
+				return 0;
+			}
 		}
 	}
 	sec = section_of(h, s);

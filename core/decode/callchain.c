@@ -131,7 +131,8 @@ static uint32_t cc_unwind(struct hws_decoder *d, struct hws_decode_counts *c, co
 	if (hws_sample__user_regs_stack(rs->attr, rec, size, &ur) || !ur.abi)
 		return n;
 	if (!d->unw && !d->unw_failed) {
-		struct hws_unwind_opts uo = {.max_frames = d->max_stack, .no_inline = true};
+		struct hws_unwind_opts uo = {
+		    .max_frames = d->max_stack, .no_inline = true, .unwind_only = true};
 
 		d->unw = hws_unwinder__new(d->syms, &uo);
 		d->unw_failed = !d->unw;

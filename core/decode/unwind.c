@@ -898,6 +898,66 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 					    debuglink_crc, debuginfo_file_name);
 }
 
+/*
+ * Unwinding only (opts.unwind_only): the debug file serves libdw's .debug_frame alone, and
+ * opening it as DWARF inflates each of its compressed .debug_* sections (libc's: tens of
+ * ms, again for each Dwfl). The file libdw would take (by build-id, in /usr/lib/debug: the
+ * default debuginfo_path) is looked at first: without a .debug_frame it is not given to
+ * libdw, which then finds no DWARF CFI for the module, as it would have in it. A file this
+ * cannot read is left to libdw. (dwfl_build_id_find_debuginfo() keeps the file it opens in
+ * the module: it cannot be asked first and refused after.)
+ */
+static bool no_debug_frame(Dwfl_Module *mod)
+{
+	static const char dir[] = "/usr/lib/debug/.build-id/";
+	char path[sizeof(dir) + 2 * 64 + sizeof("/.debug")], *w = path;
+	const unsigned char *id;
+	GElf_Addr vaddr;
+	bool found = true;
+	int n = dwfl_module_build_id(mod, &id, &vaddr), fd;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+
+	if (n < 3 || n > 64)
+		return false;
+	w += sprintf(w, "%s%02x/", dir, id[0]);
+	for (int i = 1; i < n; i++)
+		w += sprintf(w, "%02x", id[i]);
+	strcpy(w, ".debug");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && !elf_getshdrstrndx(elf, &shstrndx)) {
+		found = false;
+		while (!found && (scn = elf_nextscn(elf, scn))) {
+			GElf_Shdr sh;
+			const char *name;
+
+			if (!gelf_getshdr(scn, &sh) ||
+			    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+				found = true;
+			else
+				found =
+				    !strcmp(name, ".debug_frame") || !strcmp(name, ".zdebug_frame");
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return !found;
+}
+
+static int find_debuginfo_cfi(Dwfl_Module *mod, void **userdata, const char *modname,
+			      Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			      GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	if (no_debug_frame(mod))
+		return -1;
+	return find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
+			      debuglink_crc, debuginfo_file_name);
+}
+
 struct hws_unwinder *hws_unwinder__new(struct hws_symbols *syms, const struct hws_unwind_opts *o)
 {
 	struct hws_unwinder *u;
@@ -929,7 +989,7 @@ struct hws_unwinder *hws_unwinder__new(struct hws_symbols *syms, const struct hw
 		return NULL;
 	}
 	u->cb.find_elf = dwfl_build_id_find_elf;
-	u->cb.find_debuginfo = find_debuginfo;
+	u->cb.find_debuginfo = u->o.unwind_only ? find_debuginfo_cfi : find_debuginfo;
 	u->cb.section_address = dwfl_offline_section_address;
 	u->cb.debuginfo_path = &u->debuginfo_path;
 	elf_version(EV_CURRENT);

@@ -43,6 +43,8 @@ struct hws_unwind_opts {
 	bool no_inline;	     /* no inline frames (perf script --no-inline) */
 	bool no_fast;	     /* every sample walked by libdw, none from the cached rules of
 			      * unwind_cfi.c (which give the same frames: for tests) */
+	bool unwind_only;    /* no hws_unwind__inline() (which then finds no DWARF where a
+			      * debug file has no .debug_frame): such files are not opened */
 };
 
 struct hws_unwind_stats {

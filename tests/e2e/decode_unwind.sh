@@ -35,6 +35,16 @@ check "test_unwind --no-fast" "$D" --no-fast --dwarf-names "$TMP/p.data" >"$TMP/
 eq "fast path: the frames of libdw's walk" "$(cmp "$TMP/ours-inl.txt" "$TMP/slow-inl.txt" 2>&1)" ""
 eq "fast path: the errors and counts of libdw's walk" \
 	"$(diff <(sort "$TMP/ours-inl.err") <(sort "$TMP/slow-inl.err"))" ""
+# the decoder's unwinder (unwind_only: debug files without .debug_frame not opened) gives
+# the same frames and errors, by its fast path and by libdw's walk
+for o in "" --no-fast; do
+	check "test_unwind --no-inline --unwind-only $o" "$D" --no-inline --unwind-only $o \
+		"$TMP/p.data" >"$TMP/only.txt" 2>"$TMP/only.err"
+	eq "unwind_only $o: the frames without it" "$(sed 's/|.*//' "$TMP/ours-noinl.txt" |
+		cmp - "$TMP/only.txt" 2>&1)" ""
+	eq "unwind_only $o: the errors and counts without it" \
+		"$(diff <(grep -v '^#' "$TMP/ours-noinl.err" | sort) <(grep -v '^#' "$TMP/only.err" | sort))" ""
+done
 check "same frames as perf script --no-inline" python3 "$CMP" "$TMP/perf-noinl.txt" \
 	"$TMP/ours-noinl.txt" unwind_chains
 check "same frames as perf script (inline frames)" python3 "$CMP" "$TMP/perf-inl.txt" \

@@ -13,7 +13,9 @@
  * as `perf script -F ip,sym` does (time order, dso-relative ip, innermost first; with
  * --no-inline as `perf script -F ip,sym --no-inline`), through the public reader, the
  * internal sample parse, core/symbols for the side-band, and the unwinder:
- *   test_unwind [--no-inline] [--dwarf-names] [--repeat N] [--corpus DIR] FILE
+ *   test_unwind [--no-inline] [--no-fast] [--unwind-only] [--dwarf-names] [--repeat N]
+ *               [--corpus DIR] FILE
+ * --unwind-only sets hws_unwind_opts.unwind_only (as the decoder does),
  * --dwarf-names prints "name|dwarf name|dso" for frames that are not inline (the e2e test
  * accepts either name: see tests/e2e/decode_unwind_cmp.py), --repeat unwinds each sample N times
  * and prints the cost,
@@ -224,7 +226,7 @@ struct out_sample {
 	char *text;
 };
 
-static bool no_inline, no_fast, dwarf_names;
+static bool no_inline, no_fast, dwarf_names, unwind_only;
 static uint64_t exe_base, libc_base; /* file offset 0 of the workload and libc (--corpus) */
 static int repeat;
 static const char *corpus;
@@ -300,7 +302,8 @@ static int driver(const char *file)
 {
 	struct hws_perf_reader *r = hws_perf_reader__open(file, NULL);
 	struct hws_symbols_opts so = {.sz = sizeof(so)};
-	struct hws_unwind_opts uo = {.no_inline = no_inline, .no_fast = no_fast};
+	struct hws_unwind_opts uo = {
+	    .no_inline = no_inline, .no_fast = no_fast, .unwind_only = unwind_only};
 	struct hws_symbols *s = hws_symbols__new(&so);
 	struct hws_unwinder *u = hws_unwinder__new(s, &uo);
 	struct hws_frame fr[MAX_OUT];
@@ -425,6 +428,8 @@ int main(int argc, char **argv)
 			no_inline = true;
 		else if (!strcmp(argv[i], "--no-fast"))
 			no_fast = true;
+		else if (!strcmp(argv[i], "--unwind-only"))
+			unwind_only = true;
 		else if (!strcmp(argv[i], "--dwarf-names"))
 			dwarf_names = true;
 		else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
@@ -432,9 +437,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--corpus") && i + 1 < argc)
 			corpus = argv[++i];
 		else {
-			fprintf(stderr,
-				"usage: test_unwind [--no-inline] [--no-fast] [--dwarf-names] "
-				"[--repeat N] [--corpus DIR] [FILE]\n");
+			fprintf(stderr, "usage: test_unwind [--no-inline] [--no-fast] "
+					"[--unwind-only] [--dwarf-names] "
+					"[--repeat N] [--corpus DIR] [FILE]\n");
 			return 2;
 		}
 	}
