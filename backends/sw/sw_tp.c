@@ -273,6 +273,22 @@ out:
 	return why;
 }
 
+/*
+ * libtraceevent reads a format as a C string (up to its first NUL) and calls strcmp() on a
+ * NULL token when that text ends in a '[' (an array size with nothing after it, spaces and
+ * tabs aside: a fuzz_sw find, "field:unsigned char com[" then a NUL). Kernels' formats end
+ * in a newline after their print fmt.
+ */
+static bool open_bracket_at_end(const char *data, uint64_t size)
+{
+	const char *z = memchr(data, 0, (size_t)size);
+	size_t n = z ? (size_t)(z - data) : (size_t)size;
+
+	while (n && (data[n - 1] == ' ' || data[n - 1] == '\t'))
+		n--;
+	return n && data[n - 1] == '[';
+}
+
 /* NULL, or why the format @data can not be handed to libtraceevent */
 static const char *format_bad(const char *data, uint64_t size)
 {
@@ -281,6 +297,8 @@ static const char *format_bad(const char *data, uint64_t size)
 
 	if (size > TP_MAX_FORMAT)
 		return "larger than 64 KiB";
+	if (open_bracket_at_end(data, size))
+		return "cut short after a '[' (an array size with nothing after it)";
 	for (uint64_t i = 0; i < size; i++) {
 		unsigned char b = (unsigned char)data[i];
 
@@ -299,12 +317,29 @@ static const char *format_bad(const char *data, uint64_t size)
 	return (why = div_trap(data, size)) ? why : rec_trap(data, size);
 }
 
-static void format_refused(struct sw_priv *p, const char *sys, uint32_t i, const char *why)
+/* @data: the format, for its event's name (the "name: " line's identifier), or NULL */
+static void format_refused(struct sw_priv *p, const char *sys, uint32_t i, const char *data,
+			   uint64_t size, const char *why)
 {
+	static const char key[] = "name: ";
+	char name[80] = "";
+	size_t n = 0;
+
+	if (data && size > sizeof(key) - 1 && !memcmp(data, key, sizeof(key) - 1)) {
+		const char *q = data + sizeof(key) - 1, *end = data + size;
+
+		name[n++] = ' ';
+		name[n++] = '(';
+		while (q < end && ident_char(*q) && n < 64 + 2)
+			name[n++] = *q++;
+		memcpy(name + n, ")", 2);
+		if (n == 2)
+			name[0] = 0;
+	}
 	p->host->log(HWS_LOG_WARN,
-		     "the file's tracing data (HEADER_TRACING_DATA): event format %u of system "
+		     "the file's tracing data (HEADER_TRACING_DATA): event format %u%s of system "
 		     "'%.64s' is %s: not parsed, tracepoint fields are not decoded\n",
-		     i, sys, why);
+		     i, name, sys, why);
 }
 
 /*
@@ -400,12 +435,12 @@ walk:
 			goto bad;
 		if (++nformats > TP_MAX_FORMATS) {
 			if (!quiet)
-				format_refused(p, "ftrace", i, "beyond 8192 formats");
+				format_refused(p, "ftrace", i, NULL, 0, "beyond 8192 formats");
 			goto bad;
 		}
 		if ((why = format_bad(data, size))) {
 			if (!quiet)
-				format_refused(p, "ftrace", i, why);
+				format_refused(p, "ftrace", i, data, size, why);
 			goto bad;
 		}
 		if (tep)
@@ -424,12 +459,12 @@ walk:
 				goto bad;
 			if (++nformats > TP_MAX_FORMATS) {
 				if (!quiet)
-					format_refused(p, sys, i, "beyond 8192 formats");
+					format_refused(p, sys, i, NULL, 0, "beyond 8192 formats");
 				goto bad;
 			}
 			if ((why = format_bad(data, size))) {
 				if (!quiet)
-					format_refused(p, sys, i, why);
+					format_refused(p, sys, i, data, size, why);
 				goto bad;
 			}
 			if (tep)

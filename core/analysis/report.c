@@ -153,6 +153,7 @@ struct hws_report *hws_report__new(const struct hws_report_opts *opts)
 			return errno = ENOMEM, NULL;
 		}
 		hws_folded__set_inline(r->folded, r->opts.inline_mode);
+		hws_folded__set_max_stack(r->folded, r->opts.max_stack);
 	} else if (r->opts.sort_keys || r->opts.mem || r->opts.hierarchy || r->opts.callgraph ||
 		   r->opts.children) {
 		struct cg_params cg = {.mode = CG_GRAPH, .min_percent = 0.5};

@@ -33,12 +33,20 @@ struct hws_folded {
 	struct hws_strbuf esc; /* a name being interned, escaped */
 	struct cg_frame *fr;
 	size_t afr;
-	int inline_mode; /* enum hws_inline_mode */
+	int inline_mode;       /* enum hws_inline_mode */
+	uint32_t max_stack;    /* perf script's --max-stack, 0 = all */
+	struct hws_frame *cut; /* a chain cut to it */
+	size_t acut;
 };
 
 void hws_folded__set_inline(struct hws_folded *f, int mode)
 {
 	f->inline_mode = mode;
+}
+
+void hws_folded__set_max_stack(struct hws_folded *f, uint32_t max)
+{
+	f->max_stack = max;
 }
 
 struct hws_folded *hws_folded__new(void)
@@ -67,6 +75,7 @@ void hws_folded__delete(struct hws_folded *f)
 	hws_strbuf__release(&f->esc);
 	free(f->stab);
 	free(f->fr);
+	free(f->cut);
 	free(f);
 }
 
@@ -161,10 +170,19 @@ int hws_folded__add(struct hws_folded *f, struct hws_symbols *syms, const struct
 {
 	bool chain = (s->fields & HWS_SF_CALLCHAIN) && s->nr_callchain;
 	uint32_t n = chain ? s->nr_callchain : 1;
+	const struct hws_frame *cc = s->callchain;
 	const char *comm = syms ? hws_symbols__pid_comm(syms, s->pid) : NULL;
 	size_t k = 1;
 	char b[64];
 
+	/* the frames perf script --max-stack N prints (innermost first: callee order) */
+	if (chain && f->max_stack) {
+		int m = hws_chain__max_stack(cc, n, f->max_stack, false, &f->cut, &f->acut, &cc);
+
+		if (m < 0)
+			return m;
+		n = (uint32_t)m;
+	}
 	if (fr_room(f, n + 1))
 		return -ENOMEM;
 	if (comm) {
@@ -180,7 +198,7 @@ int hws_folded__add(struct hws_folded *f, struct hws_symbols *syms, const struct
 	 * function) is that stack, outermost first */
 	f->fr[0].name = intern(f, b);
 	for (uint32_t i = 0; i < n; i++) {
-		const struct hws_frame *fr = chain ? &s->callchain[n - 1 - i] : NULL;
+		const struct hws_frame *fr = chain ? &cc[n - 1 - i] : NULL;
 		uint64_t ip = fr ? fr->ip : s->ip;
 		const struct hws_inline_frame *in;
 		int m = 0;

@@ -32,12 +32,26 @@ bool hws_hist__has_callchains(const struct hws_hist *h);
 /* which call-chain frames show their inlined functions (enum hws_inline_mode) */
 void hws_hist__set_inline(struct hws_hist *h, int mode);
 
+/*
+ * perf's --max-stack @max on a decoded chain (innermost first): the frames the kernel wrote
+ * and the DWARF-unwound user frames after them (HWS_FRAME_UNWOUND) are limited apart, as
+ * perf 6.1 resolves them apart: of the kernel's, the @max outermost in @caller order (perf
+ * walks its chain from there), else the innermost; of the unwound ones, the @max innermost
+ * either way (the unwinder walks from the innermost frame). Inlined functions shown at a frame
+ * do not count. *@out: @chain, or *@buf (grown, *@abuf frames) when the kept frames are two
+ * runs. Return: how many are kept, or -ENOMEM. (report_sort.c)
+ */
+int hws_chain__max_stack(const struct hws_frame *chain, uint32_t n, uint32_t max, bool caller,
+			 struct hws_frame **buf, size_t *abuf, const struct hws_frame **out);
+
 /* folded stacks (report_folded.c) */
 struct hws_folded;
 struct hws_folded *hws_folded__new(void);
 void hws_folded__delete(struct hws_folded *f);
 /* which call-chain frames show their inlined functions (enum hws_inline_mode) */
 void hws_folded__set_inline(struct hws_folded *f, int mode);
+/* perf script's --max-stack (hws_chain__max_stack(), callee order); 0 = all */
+void hws_folded__set_max_stack(struct hws_folded *f, uint32_t max);
 int hws_folded__add(struct hws_folded *f, struct hws_symbols *syms, const struct hws_sample *s,
 		    uint64_t value);
 int hws_folded__render(struct hws_folded *f, struct hws_strbuf *sb);

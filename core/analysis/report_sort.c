@@ -178,6 +178,9 @@ struct hws_hist {
 	int inline_mode;    /* enum hws_inline_mode */
 	struct xframe *xf;  /* the current sample's frames, inlined ones added */
 	size_t axf;
+	/* a chain cut to max_stack (hws_chain__max_stack()) */
+	struct hws_frame *cut;
+	size_t acut;
 	struct cg_tree *tree; /* the rows' call graphs */
 	struct cg_frame *fr;  /* the current sample's frames */
 	struct cg_memo *memo; /* chains not in the trees yet (add_chain()) */
@@ -1228,6 +1231,36 @@ static int grow_frames(struct hws_hist *h, uint32_t n)
 	return 0;
 }
 
+int hws_chain__max_stack(const struct hws_frame *chain, uint32_t n, uint32_t max, bool caller,
+			 struct hws_frame **buf, size_t *abuf, const struct hws_frame **out)
+{
+	uint32_t k = 0, kk, ku, ks;
+
+	*out = chain;
+	while (k < n && !(chain[k].flags & HWS_FRAME_UNWOUND))
+		k++;
+	kk = k < max ? k : max;
+	ku = n - k < max ? n - k : max;
+	if (!max || (kk == k && ku == n - k))
+		return (int)n;
+	ks = caller ? k - kk : 0;
+	*out = chain + ks;
+	if (ks + kk == k)
+		return (int)(kk + ku); /* the kept frames are one run */
+	if (*abuf < (size_t)kk + ku) {
+		struct hws_frame *v = realloc(*buf, ((size_t)kk + ku) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		*buf = v;
+		*abuf = (size_t)kk + ku;
+	}
+	memcpy(*buf, chain + ks, kk * sizeof(**buf));
+	memcpy(*buf + kk, chain + k, ku * sizeof(**buf));
+	*out = *buf;
+	return (int)(kk + ku);
+}
+
 /*
  * The memo entry of @c's chain counted in row @self of @sec: *id, -1 when there is none yet
  * (then h->ckey holds its key, *nk words, and *chain, *n the frames perf walks). 0 or -ENOMEM.
@@ -1242,10 +1275,13 @@ static int chain_find(struct hws_hist *h, struct section *sec, const struct ctx 
 	*n = c->s->nr_callchain;
 	caller = h->cg.order_set ? h->cg.caller : children;
 	/* perf's --max-stack takes the frames in the order it walks them */
-	if (h->max_stack && *n > h->max_stack) {
-		if (caller)
-			*chain += *n - h->max_stack;
-		*n = h->max_stack;
+	if (h->max_stack) {
+		int m = hws_chain__max_stack(*chain, *n, h->max_stack, caller, &h->cut, &h->acut,
+					     chain);
+
+		if (m < 0)
+			return m;
+		*n = (uint32_t)m;
 	}
 	if (!h->memo) {
 		h->memo = cg_memo__new();
@@ -1624,6 +1660,7 @@ void hws_hist__delete(struct hws_hist *h)
 	free(h->ckey);
 	free(h->fr);
 	free(h->xf);
+	free(h->cut);
 	free(h->frow);
 	free(h->seen);
 	free(h);

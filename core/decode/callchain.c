@@ -7,10 +7,12 @@
  * user, hypervisor, guest kernel/user). The markers are dropped; each frame keeps the
  * context of the last marker before it (HWS_CTX_UNKNOWN before any: old layouts without
  * markers). As perf script, at most max_stack frames (markers not counted) are kept; a
- * longer chain is cut and flagged HWS_CC_TRUNCATED. An entry in the marker range that is no
- * marker makes the chain corrupt, as in perf: the sample keeps no call chain and the
- * event's callchain_errors counter goes up. (nr itself is checked against the record's
- * size by the parser: a record it overruns is a malformed SAMPLE, counted in errors.)
+ * longer chain is cut and flagged HWS_CC_TRUNCATED. A --call-graph dwarf sample's user
+ * frames, unwound after the kernel's, get a max_stack of their own, as perf 6.1 limits the
+ * two parts apart (thread__resolve_callchain(): the kernel's chain, then the unwinder's). An entry
+ * in the marker range that is no marker makes the chain corrupt, as in perf: the sample keeps no
+ * call chain and the event's callchain_errors counter goes up. (nr itself is checked against the
+ * record's size by the parser: a record it overruns is a malformed SAMPLE, counted in errors.)
  *
  * Invariants:
  *  - the frames live in the decoder's buffer (d->cc), reused by every sample: valid until
@@ -142,9 +144,10 @@ static uint32_t cc_unwind(struct hws_decoder *d, struct hws_decode_counts *c, co
 			    "their kernel frames only\n",
 			    strerror(errno));
 	}
-	if (!d->unw || n >= d->max_stack || cc_reserve(&d->cc, d->max_stack))
+	/* perf: the unwinder's own max_stack frames, whatever the kernel's part took */
+	if (!d->unw || cc_reserve(&d->cc, n + d->max_stack))
 		return n;
-	room = d->max_stack - n;
+	room = d->max_stack;
 	got = hws_unwind__user(d->unw, rs->pid, ur.abi, ur.mask, ur.regs, ur.nr, ur.stack,
 			       ur.dyn_size, d->cc.buf + n, (int)room, flags);
 	if (got < 0) {

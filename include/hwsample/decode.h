@@ -68,7 +68,8 @@ struct hws_decoder_opts {
 	 * processed (not for pipes; a gain only where the two threads share a cache) */
 	bool read_ahead;
 	/* call chains: frames kept per sample (perf script's --max-stack; markers not counted);
-	 * deeper chains are cut with HWS_CC_TRUNCATED. 0: 127, perf's default */
+	 * deeper chains are cut with HWS_CC_TRUNCATED. 0: 127, perf's default. --call-graph
+	 * dwarf: as many again for the unwound user frames (perf limits the two apart) */
 	uint32_t max_stack;
 	bool no_demangle;  /* symbols: C++ / Rust names as in the file (perf --no-demangle) */
 	bool exec_history; /* symbols: keep maps across exec() for lookups after the run

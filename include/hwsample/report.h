@@ -93,7 +93,10 @@ struct hws_report_opts {
 	 */
 	int folded;
 	/* perf report's --max-stack: frames of a chain used, the outermost ones in caller
-	 * order, the innermost in callee order (as perf); 0 = all */
+	 * order, the innermost in callee order (as perf); 0 = all. Inlined functions shown at
+	 * a frame do not count; a --call-graph dwarf chain's unwound user frames are limited
+	 * apart, the innermost ones in either order (as perf 6.1). With folded: the frames
+	 * perf script --max-stack prints */
 	uint32_t max_stack;
 	/* also keep what hws_report__render_html() draws: lat_total per memory level and the
 	 * data-address x time heat map (fixed 256 KiB); ignored with sort_keys / mem */

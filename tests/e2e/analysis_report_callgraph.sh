@@ -12,7 +12,8 @@
 #     6.1 runs, names them by an ELF alias of the DWARF function: not emulated), and with
 #     --children the two rows perf names "msort_with_tmp (inlined)" (same text, one per
 #     function it is inlined in, which the comparison cannot pair);
-#  3. --max-stack 3: rows and graphs as perf's --max-stack 3;
+#  3. --max-stack 3: rows and graphs as perf's --max-stack 3; on the dwarf recordings with
+#     inlined entries (which do not count) --max-stack 2 / 3, caller and callee order;
 #  4. -g none: the Children/Self rows without graphs; a file without call chains: --sort
 #     output byte-identical without and with --no-children, -g says there are no call chains
 #     (exit 1) and prints the same rows.
@@ -82,6 +83,17 @@ for who in h p; do
 		same "$who-dw report $a --no-inline" "$TMP/$who-dw.data" "$a --no-inline"
 		IGN="$IGN0|sysinfo|_erms"
 		if [ "${a#--no-children}" = "$a" ]; then
+			IGN="$IGN|^msort_with_tmp \(inlined\)$"
+		fi
+		same "$who-dw report $a (inlined)" "$TMP/$who-dw.data" "$a"
+		IGN=$IGN0
+	done
+	# --max-stack: inlined entries do not count, the unwound user frames are limited
+	# apart from the kernel's (the innermost ones, in caller order too)
+	for a in "--max-stack 2 -g" "--max-stack 3 --no-children -g callee" \
+		"--max-stack 2 --no-children -g caller"; do
+		IGN="$IGN0|sysinfo|_erms"
+		if [ "${a#*--no-children}" = "$a" ]; then
 			IGN="$IGN|^msort_with_tmp \(inlined\)$"
 		fi
 		same "$who-dw report $a (inlined)" "$TMP/$who-dw.data" "$a"

@@ -6,8 +6,9 @@
 #  - deep: print fmt nested 30,000 parentheses deep (overflowed libtraceevent's stack in
 #    dump --raw): no crash, a warning naming HEADER_TRACING_DATA and the limit;
 #  - many: 20,000 event formats: refused past 8192, quickly;
-#  - crash, nofield: formats libtraceevent's parser crashes on (fuzz_sw finds: bytes 0x80 in a
-#    field name, a print fmt naming a field the format does not declare): refused before
+#  - crash, nofield, bracket: formats libtraceevent's parser crashes on (fuzz_sw finds: bytes
+#    0x80 in a field name, a print fmt naming a field the format does not declare, a format
+#    whose text ends in "prev_comm[" followed by a NUL byte): refused before
 #    libtraceevent sees them (the child-process probe of backends/sw/sw_tp.c stays for crashes
 #    not known yet): dump goes on, every sample printed, a warning names the reason;
 #  - names: a system name with '"', '\', ESC[31m, BEL, CR LF, invalid UTF-8 and
@@ -36,17 +37,18 @@ check "20000 formats: refused past 8192" grep -q "beyond 8192 formats" "$TMP/err
 check "20000 formats: in under 20 s ($ms ms)" [ "$ms" -lt 20000 ]
 
 n_ok=$("$HWS_BIN" dump -i "$TMP/tp.data" 2>/dev/null | wc -l)
-for mode in crash nofield; do
+for mode in crash nofield bracket; do
 	python3 "$gen" "$TMP/tp.data" "$TMP/$mode.data" $mode
 	n=$(timeout 60 "$HWS_BIN" dump --raw --json -i "$TMP/$mode.data" 2>"$TMP/err" | wc -l)
 	eq "$mode: dump --raw exit" "${PIPESTATUS[0]}" 0
 	eq "$mode: every sample printed" "$n" "$n_ok"
 	case $mode in
 	crash) why="is not ASCII text" ;;
+	bracket) why="is cut short after a '\\[' (an array size with nothing after it)" ;;
 	*) why="is naming a field it does not declare" ;;
 	esac
 	check "$mode: warns that sched_switch's format $why" \
-		grep -q "event format .* of system 'sched' $why" "$TMP/err"
+		grep -q "event format [0-9]* (sched_switch) of system 'sched' $why" "$TMP/err"
 	check "$mode: said once (and that fields are not decoded)" [ "$(wc -l <"$TMP/err")" = 2 ]
 done
 

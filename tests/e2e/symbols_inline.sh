@@ -8,6 +8,9 @@
 #     --no-inline they equal `perf script --no-inline`. Lines at libc's sysinfo and *_erms
 #     are left out: addr2line (which perf runs) names those by an ELF alias of the DWARF
 #     function, which hwsample does not emulate;
+#     --max-stack N (1, 3) equals perf script --max-stack N: inlined entries do not count
+#     and the unwound user frames are limited apart from the kernel's (as perf 6.1);
+#     report --folded --max-stack N has the stacks of dump --max-stack N;
 #  2. frame-pointer chains (-g) get none, as perf 6.1 (also there: perf script); --inline adds them;
 #  3. dump --json --sym: the inlined entry "inlined":true with its srcline, before its frame;
 #  4. report --folded: cc_mix as the leaf under cc_leaf; --no-inline: no cc_mix;
@@ -46,6 +49,30 @@ for f in p h; do
 	done
 	check "$f.data: inlined frames are there" grep -q "cc_mix+0x[0-9a-f]* (inlined)$" \
 		<("$HWS_BIN" dump -i "$TMP/$f.data" 2>/dev/null)
+done
+
+# the call-chain lines of each sample, outermost first, as one folded stack
+stacks() { awk '
+	!/^\t/ && NF {if (st != "") c[st]++; st = ""; next}
+	/^\t/ {nm = $2; sub(/\+0x[0-9a-f]+$/, "", nm); st = (st == "" ? nm : nm ";" st); next}
+	END {if (st != "") c[st]++; for (k in c) print k, c[k]}' | sort; }
+for f in p h; do
+	for n in 1 3; do
+		perf script -i "$TMP/$f.data" --max-stack $n 2>/dev/null | frames >"$TMP/ps.txt"
+		"$HWS_BIN" dump -i "$TMP/$f.data" --max-stack $n 2>/dev/null >"$TMP/hd.txt"
+		frames <"$TMP/hd.txt" >"$TMP/hs.txt"
+		k=$(grep -cP '^\tffff' "$TMP/hd.txt")
+		check "$f.data dump --max-stack $n: frames equal perf script's ($k kernel frames)" \
+			cmp -s "$TMP/ps.txt" "$TMP/hs.txt" || diff "$TMP/ps.txt" "$TMP/hs.txt" | head -5
+		check "$f.data dump --max-stack $n: inlined entries shown (they do not count)" \
+			grep -q "(inlined)$" "$TMP/hs.txt"
+	done
+	"$HWS_BIN" dump -i "$TMP/$f.data" --sym --max-stack 3 2>/dev/null | stacks >"$TMP/ds.txt"
+	"$HWS_BIN" report -i "$TMP/$f.data" --folded --max-stack 3 2>/dev/null |
+		sed 's/^[^;]*;//' | awk '{v = $NF; $NF = ""; sub(/ $/, ""); c[$0] += v}
+		END {for (k in c) print k, c[k]}' | sort >"$TMP/fs.txt"
+	check "$f.data --folded --max-stack 3: the stacks of dump --max-stack 3" \
+		cmp -s "$TMP/ds.txt" "$TMP/fs.txt" || diff "$TMP/ds.txt" "$TMP/fs.txt" | head -5
 done
 
 "$HWS_BIN" -q -b sw -e cpu-clock -c 1000000 -g -o "$TMP/fp.data" -- "$WL/callchain" 0.2 \

@@ -12,6 +12,8 @@ usage: hostile_tracing.py IN OUT MODE
           field name (a fuzz_sw find: libtraceevent 1.7 dereferences NULL parsing it)
   nofield sched_switch's field prev_state declared as nrev_state, so that its print fmt's
           REC->prev_state names no field (another fuzz_sw find: the same NULL dereference)
+  bracket sched_switch's "char prev_comm[" followed by a NUL byte (libtraceevent reads the
+          format up to it, then calls strcmp() on a NULL token: a third fuzz_sw find)
 The data section and every other feature section are kept byte for byte (offsets moved).
 """
 import struct
@@ -87,6 +89,8 @@ def rewrite(parts, mode):
                               b"__print_flags(REC->prev_st" + b"\x80" * 18 + b"ate") for f in fmts]
         elif mode == "nofield":
             fmts = [f.replace(b" prev_state;", b" nrev_state;") for f in fmts]
+        elif mode == "bracket":
+            fmts = [f.replace(b"char prev_comm[", b"char prev_comm[\0") for f in fmts]
         elif mode == "many":
             fmts = fmts[:1] * 20000
         parts[i] = ("sys", (name, fmts))
