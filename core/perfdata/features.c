@@ -397,6 +397,29 @@ int pd_header_feature(struct hws_perf_reader *r, const uint8_t *rec, size_t sz)
 	return 0;
 }
 
+int pd_header_build_id(struct hws_perf_reader *r, const uint8_t *rec, size_t sz)
+{
+	struct rfeat *f = &r->feats[HWS_FEAT_BUILD_ID];
+	uint8_t *d;
+
+	/* the record is one entry of the section, type aside (swapped with the record) */
+	if (sz < 36 || sz > UINT16_MAX)
+		return HWS_E_BADREC;
+	if (r->feat_bytes + sz > MAX_FEATURES_TOTAL)
+		return 0; /* dropped, as store() drops a feature past the bound */
+	d = realloc(f->data, f->len + sz + 1);
+	if (!d)
+		return -ENOMEM;
+	memcpy(d + f->len, rec, sz);
+	memset(d + f->len, 0, 4);
+	f->data = d;
+	f->len += sz;
+	d[f->len] = 0;
+	r->feat_bytes += sz;
+	r->features[HWS_FEAT_BUILD_ID / 64] |= 1ULL << (HWS_FEAT_BUILD_ID % 64);
+	return 0;
+}
+
 static const char *fi_pmu_cap(const struct hws_file_info *fi, const char *pmu, const char *cap)
 {
 	return hws_perf_reader__pmu_cap(fi->pmu_cap_ctx, pmu, cap);
