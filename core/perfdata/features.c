@@ -345,6 +345,7 @@ static void store(struct hws_perf_reader *r, int feat, uint8_t *data, size_t len
 	free(r->feats[feat].data);
 	r->feats[feat].data = data;
 	r->feats[feat].len = len;
+	r->feats[feat].cap = len + 1;
 	data[len] = 0;
 	r->features[feat / 64] |= 1ULL << (feat % 64);
 }
@@ -406,13 +407,19 @@ int pd_header_build_id(struct hws_perf_reader *r, const uint8_t *rec, size_t sz)
 	if (sz < 36 || sz > UINT16_MAX)
 		return HWS_E_BADREC;
 	if (r->feat_bytes + sz > MAX_FEATURES_TOTAL)
-		return 0; /* dropped, as store() drops a feature past the bound */
-	d = realloc(f->data, f->len + sz + 1);
-	if (!d)
-		return -ENOMEM;
+		return 0;		/* dropped, as store() drops a feature past the bound */
+	if (f->len + sz + 1 > f->cap) { /* grown geometrically: many records stay linear */
+		size_t cap = f->cap * 2 > f->len + sz + 1 ? f->cap * 2 : f->len + sz + 1024;
+
+		d = realloc(f->data, cap);
+		if (!d)
+			return -ENOMEM;
+		f->data = d;
+		f->cap = cap;
+	}
+	d = f->data;
 	memcpy(d + f->len, rec, sz);
 	memset(d + f->len, 0, 4);
-	f->data = d;
 	f->len += sz;
 	d[f->len] = 0;
 	r->feat_bytes += sz;

@@ -54,6 +54,7 @@ struct idmap {
 struct rfeat {
 	uint8_t *data; /* len + 1 bytes, the extra byte is 0 */
 	size_t len;
+	size_t cap; /* bytes allocated at data (pipe HEADER_BUILD_ID records append) */
 };
 
 struct pmu_map {
