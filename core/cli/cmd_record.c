@@ -43,18 +43,37 @@
 
 #include "record.h"
 
+/* pipe mode: the build-ids of the files @h hit first, as HEADER_BUILD_ID records before it
+ * (a file has its HEADER_BUILD_ID section only at its end) */
+static int write_build_id_records(struct record *r)
+{
+	uint8_t buf[4196];
+	int n, ret = 0;
+
+	while (!ret && (n = hws_buildid_hits__next_record(
+			    r->hits, r->no_buildid_cache ? "" : hws_cli__buildid_dir(), buf,
+			    sizeof(buf))) > 0) {
+		ret = hws_perf_writer__write(r->w, buf, (size_t)n);
+		r->bytes += (uint64_t)n;
+	}
+	return ret;
+}
+
 static int write_record(void *ctx, int cpu, const struct perf_event_header *h)
 {
 	struct record *r = ctx;
-	int ret = hws_perf_writer__write(r->w, h, h->size);
+	int ret;
 
-	if (ret < 0) {
-		r->write_err = ret;
-		return ret;
-	}
 	if (r->hits && hws_buildid_hits__record(r->hits, h) == -ENOMEM) {
 		hws_buildid_hits__delete(r->hits); /* no build-ids rather than no recording */
 		r->hits = NULL;
+	}
+	ret = r->hits && r->pipe_out ? write_build_id_records(r) : 0;
+	if (!ret)
+		ret = hws_perf_writer__write(r->w, h, h->size);
+	if (ret < 0) {
+		r->write_err = ret;
+		return ret;
 	}
 	r->bytes += h->size;
 	r->wrote_since_round = true;
@@ -349,9 +368,9 @@ static int open_output(struct record *r, struct run *u)
 				 strerror(errno));
 		return ret < 0 ? ret : -EIO;
 	}
-	/* as perf record: the build-ids of the files samples hit, found at the end (a pipe
-	 * gets none: perf sends them after the data, which hwsample does not) */
-	if (!r->no_buildid && !r->pipe_out)
+	/* as perf record: the build-ids of the files samples hit, found at the end (a pipe:
+	 * HEADER_BUILD_ID records, each before the first sample that hits its file) */
+	if (!r->no_buildid)
 		r->hits = hws_buildid_hits__new();
 	for (int e = 0; e < hws_session__nr_events(r->sess); e++) {
 		size_t nids;
@@ -488,7 +507,7 @@ static void add_build_ids(struct record *r)
 		hws_perf_writer__set_feature(r->w, HWS_FEAT_BUILD_ID, NULL, 0);
 		return;
 	}
-	if (!r->hits)
+	if (!r->hits || r->pipe_out)
 		return;
 	err = hws_buildid_hits__finish(r->hits, r->w,
 				       r->no_buildid_cache ? "" : hws_cli__buildid_dir(), &st);

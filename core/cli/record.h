@@ -75,7 +75,7 @@ struct record {
 	bool no_status, output_given;
 	bool no_buildid_cache;	       /* -N: no kallsyms copy in perf's build-id cache */
 	bool no_buildid;	       /* -B: no HEADER_BUILD_ID entries, no cache copies */
-	struct hws_buildid_hits *hits; /* the files samples hit (unless -B or pipe mode) */
+	struct hws_buildid_hits *hits; /* the files samples hit (unless -B) */
 	int verbose;
 	const char *config_path;
 	struct hws_config *over; /* command-line values as config items ("command line") */

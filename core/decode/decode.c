@@ -483,6 +483,8 @@ static int run_direct(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 									: rec.file_offset);
 			continue;
 		}
+		if (rec.hdr->type == HWS_RECORD_HEADER_BUILD_ID) /* before the samples after it */
+			dec_build_id_record(d, &rec);
 		/* only user records add events (pipe-mode HEADER_ATTR) */
 		if ((rec.hdr->type >= HWS_RECORD_HEADER_ATTR && dec_ensure_events(d)) ||
 		    dec_win_add(d, side, &rec, &d->side_last)) {

@@ -292,6 +292,9 @@ void dec_aux_free(struct hws_decoder *d);
 /* Choose the kernel symbols (kallsyms of the recording's kernel), once, before the first
  * sample or AUX data. */
 void dec_check_host(struct hws_decoder *d);
+/* a HEADER_BUILD_ID record (pipe mode), taken when read, before the samples around it are
+ * sorted: the file's recorded build-id (and cache copy) for symbols and the unwinder */
+void dec_build_id_record(struct hws_decoder *d, const struct hws_perf_record *rec);
 /* COMM, MMAP, MMAP2, FORK: the symbol tables. */
 void dec_sideband(struct hws_decoder *d, const struct hws_perf_record *rec);
 /* LOST, LOST_SAMPLES, THROTTLE, UNTHROTTLE, AUX: the counters (AUX: also the gap tracker). */

@@ -301,6 +301,8 @@ static int fill_window(struct hws_decoder *d, struct window *win)
 			return -ENOMEM;
 		if (rec.hdr->type == HWS_RECORD_HEADER_FEATURE)
 			dec_rematch_events(d);
+		if (rec.hdr->type == HWS_RECORD_HEADER_BUILD_ID)
+			dec_build_id_record(d, &rec);
 		if (win_add(d, win, &rec, &last_time))
 			return -ENOMEM;
 		if (rec.hdr->type == HWS_RECORD_FINISHED_ROUND) {

@@ -23,7 +23,8 @@
 #define AUX_FLAG_PARTIAL   0x04
 #define AUX_FLAG_COLLISION 0x08
 
-#define MISC_COMM_EXEC (1U << 13)
+#define MISC_COMM_EXEC		   (1U << 13)
+#define HWS_MISC_BUILD_ID_SIZE_BIT (1U << 15) /* HEADER_BUILD_ID: byte 32 is the id's size */
 
 /*
  * Kernel symbols: from the kallsyms of the kernel the file was recorded on.
@@ -60,10 +61,49 @@ static void dec_build_ids(struct hws_decoder *d, const char *cdir)
 	}
 }
 
+/* the build-id cache directory decoding reads (NULL: none) */
+static const char *dec_cache_dir(const struct hws_decoder *d, char *buf, size_t len)
+{
+	if (d->opts.buildid_dir)
+		return d->opts.buildid_dir;
+	return hws__buildid_dir(buf, len) ? NULL : buf;
+}
+
+void dec_build_id_record(struct hws_decoder *d, const struct hws_perf_record *rec)
+{
+	const uint8_t *p = (const uint8_t *)rec->hdr;
+	uint16_t misc = rec->hdr->misc;
+	char name[4096], bid[48], copy[4096], dir[4096];
+	const char *cdir;
+	size_t idlen, nlen;
+	bool have;
+
+	/* before the host check, dec_build_ids() reads it from the reader's list */
+	if (!d->host_checked || d->opts.no_sideband || rec->hdr->size < 36 ||
+	    (misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER)
+		return;
+	idlen = (misc & HWS_MISC_BUILD_ID_SIZE_BIT) ? p[32] : 20;
+	if (idlen > 20)
+		idlen = 20;
+	if (!(misc & HWS_MISC_BUILD_ID_SIZE_BIT))
+		while (idlen && !p[12 + idlen - 1])
+			idlen--;
+	nlen = strnlen((const char *)p + 36, rec->hdr->size - 36u);
+	if (!idlen || nlen >= sizeof(name))
+		return;
+	memcpy(name, p + 36, nlen);
+	name[nlen] = 0;
+	for (size_t i = 0; i < idlen; i++)
+		snprintf(bid + 2 * i, 3, "%02x", p[12 + i]);
+	cdir = dec_cache_dir(d, dir, sizeof(dir));
+	have = cdir && *cdir && !hws__buildid_cache_path(cdir, name, bid, copy, sizeof(copy));
+	hws_symbols__build_id(d->syms, name, bid, have ? copy : NULL);
+}
+
 void dec_check_host(struct hws_decoder *d)
 {
 	char bid[48], run[48], copy[4096], dir[4096];
-	const char *cdir = d->opts.buildid_dir;
+	const char *cdir = dec_cache_dir(d, dir, sizeof(dir));
 	bool have_copy = false, same;
 	struct utsname u;
 	int nb, err;
@@ -71,8 +111,6 @@ void dec_check_host(struct hws_decoder *d)
 	d->host_checked = true;
 	if (d->opts.no_sideband)
 		return;
-	if (!cdir && !hws__buildid_dir(dir, sizeof(dir)))
-		cdir = dir;
 	dec_build_ids(d, cdir);
 	if (d->opts.no_kallsyms)
 		return;

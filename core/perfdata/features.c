@@ -345,6 +345,7 @@ static void store(struct hws_perf_reader *r, int feat, uint8_t *data, size_t len
 	free(r->feats[feat].data);
 	r->feats[feat].data = data;
 	r->feats[feat].len = len;
+	r->feats[feat].cap = len + 1;
 	data[len] = 0;
 	r->features[feat / 64] |= 1ULL << (feat % 64);
 }
@@ -394,6 +395,35 @@ int pd_header_feature(struct hws_perf_reader *r, const uint8_t *rec, size_t sz)
 	if (feat == HWS_FEAT_PMU_MAPPINGS)
 		free_pmus(r);
 	pd_digest_features(r);
+	return 0;
+}
+
+int pd_header_build_id(struct hws_perf_reader *r, const uint8_t *rec, size_t sz)
+{
+	struct rfeat *f = &r->feats[HWS_FEAT_BUILD_ID];
+	uint8_t *d;
+
+	/* the record is one entry of the section, type aside (swapped with the record) */
+	if (sz < 36 || sz > UINT16_MAX)
+		return HWS_E_BADREC;
+	if (r->feat_bytes + sz > MAX_FEATURES_TOTAL)
+		return 0;		/* dropped, as store() drops a feature past the bound */
+	if (f->len + sz + 1 > f->cap) { /* grown geometrically: many records stay linear */
+		size_t cap = f->cap * 2 > f->len + sz + 1 ? f->cap * 2 : f->len + sz + 1024;
+
+		d = realloc(f->data, cap);
+		if (!d)
+			return -ENOMEM;
+		f->data = d;
+		f->cap = cap;
+	}
+	d = f->data;
+	memcpy(d + f->len, rec, sz);
+	memset(d + f->len, 0, 4);
+	f->len += sz;
+	d[f->len] = 0;
+	r->feat_bytes += sz;
+	r->features[HWS_FEAT_BUILD_ID / 64] |= 1ULL << (HWS_FEAT_BUILD_ID % 64);
 	return 0;
 }
 

@@ -978,6 +978,8 @@ static int consume(struct hws_perf_reader *r, uint8_t *rec, struct hws_perf_reco
 	}
 	case HWS_RECORD_HEADER_FEATURE:
 		return pd_header_feature(r, rec, sz);
+	case HWS_RECORD_HEADER_BUILD_ID:
+		return pd_header_build_id(r, rec, sz);
 	case HWS_RECORD_AUXTRACE_INFO: {
 		size_t n = sz >= 16 ? (sz - 16) / 8 : 0;
 		uint64_t *p;

@@ -54,6 +54,7 @@ struct idmap {
 struct rfeat {
 	uint8_t *data; /* len + 1 bytes, the extra byte is 0 */
 	size_t len;
+	size_t cap; /* bytes allocated at data (pipe HEADER_BUILD_ID records append) */
 };
 
 struct pmu_map {
@@ -156,6 +157,8 @@ void pd_digest_features(struct hws_perf_reader *r);
 /* A HEADER_FEATURE record (pipe mode, host order): replace the feature, digest again.
  * 0, HWS_E_BADREC or -ENOMEM. */
 int pd_header_feature(struct hws_perf_reader *r, const uint8_t *rec, size_t size);
+/* a HEADER_BUILD_ID record (pipe mode): its entry added to the HEADER_BUILD_ID feature */
+int pd_header_build_id(struct hws_perf_reader *r, const uint8_t *rec, size_t sz);
 /* Name the events that have no name yet (from their attr), after EVENT_DESC. -ENOMEM or 0. */
 int pd_name_attrs(struct hws_perf_reader *r);
 /* Event @idx (if it exists) is called @name (at most @max bytes): EVENT_UPDATE. */

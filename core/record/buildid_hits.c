@@ -6,21 +6,31 @@
  * its process maps there (perf's build_id__mark_dso_hit(): the ip, not the call chain), and
  * at the end every file hit gets an entry with the build-id read from it (or carried by its
  * MMAP2), the vDSO the one of this process's image (the same for every process of the
- * kernel); optionally each is copied into perf's build-id cache.
+ * kernel); optionally each is copied into perf's build-id cache. Kernel samples mark the
+ * kernel ([kernel.kallsyms], its build-id from <sysfs>/kernel/notes) or the module whose
+ * range (/proc/modules) holds the ip (named by its file under /lib/modules/<release> as
+ * modules.dep lists it, else [name]; its build-id from <sysfs>/module/<name>/notes): both
+ * listed with misc KERNEL, as perf does. A fake sysfs root (hws_host_opts) brings its own
+ * "modules" and "modules.dep" files.
+ * Pipe mode (hws_buildid_hits__next_record()): the same entries as HEADER_BUILD_ID records,
+ * each made when its file is first hit, so the writer sends it before the sample that hit.
  *
  * Invariants:
  *  - entries are laid out as perf writes them: u32 type 0, u16 misc (USER or KERNEL, with
  *    BUILD_ID_SIZE), u16 size, s32 pid -1 (the host), u8 build_id[20], u8 id size, 3 zero
  *    bytes, the name NUL-terminated and zero-padded to a multiple of 64; the kernel first;
  *  - a file without a build-id (or gone) gets no entry; memory stays bounded (MAX_MAPS
- *    mappings, MAX_NAMES files: beyond them records are no longer tracked).
+ *    mappings, MAX_NAMES files, MAX_MODS modules: beyond them records are not tracked);
+ *  - each file, module and the kernel is queued for next_record() once, at its first hit.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include <hwsample/perfdata.h>
+#include <hwsample/pmu.h>
 #include <hwsample/synth.h>
 #include <hwsample/symbols.h>
 
@@ -28,6 +38,9 @@
 
 #define MAX_MAPS	   (1u << 20)
 #define MAX_NAMES	   (1u << 16)
+#define MAX_MODS	   4096
+#define Q_KERNEL	   0xffffffffu /* queue items: a name index, a module | Q_MOD, the kernel */
+#define Q_MOD		   0x80000000u
 #define MAX_ATTRS	   64
 #define NAME_MAX_LEN	   4096
 #define MISC_COMM_EXEC	   (1U << 13)
@@ -46,6 +59,12 @@ struct hname {
 	uint8_t bid[20];
 };
 
+struct hmod {
+	uint64_t start, end;
+	char name[64];
+	bool hit;
+};
+
 struct hws_buildid_hits {
 	struct hws_perf_event_attr attrs[MAX_ATTRS];
 	uint64_t *ids[MAX_ATTRS];
@@ -57,6 +76,14 @@ struct hws_buildid_hits {
 	size_t nr_names, alloc_names;
 	size_t last; /* index + 1 of the map of the last hit, or 0 */
 	bool kernel_hit;
+	bool mods_read; /* the module list, read at the first kernel sample */
+	struct hmod *mods;
+	size_t nr_mods;
+	uint32_t *queue; /* first hits not yet taken by next_record() */
+	size_t nr_queue, alloc_queue;
+	void *vdso; /* this process's vDSO image, once read */
+	size_t vdso_len;
+	bool vdso_tried;
 };
 
 struct hws_buildid_hits *hws_buildid_hits__new(void)
@@ -74,6 +101,9 @@ void hws_buildid_hits__delete(struct hws_buildid_hits *h)
 		free(h->names[i].path);
 	free(h->names);
 	free(h->maps);
+	free(h->mods);
+	free(h->queue);
+	free(h->vdso);
 	free(h);
 }
 
@@ -218,6 +248,71 @@ static void on_exec(struct hws_buildid_hits *h, uint32_t pid)
 	h->last = 0;
 }
 
+static void enqueue(struct hws_buildid_hits *h, uint32_t item)
+{
+	if (h->nr_queue == h->alloc_queue) {
+		size_t n = h->alloc_queue ? h->alloc_queue * 2 : 64;
+		uint32_t *t = realloc(h->queue, n * sizeof(*t));
+
+		if (!t)
+			return; /* no record for it in a pipe: the file still gets none */
+		h->queue = t;
+		h->alloc_queue = n;
+	}
+	h->queue[h->nr_queue++] = item;
+}
+
+/* the machine's module list: /proc/modules ("name size refs deps state address ..."), or a
+ * fake sysfs tree's "modules"; nothing when the addresses are hidden (kptr_restrict) */
+static void read_modules(struct hws_buildid_hits *h)
+{
+	char path[4200], line[1024], name[64];
+	const char *root = hws_sysfs_root();
+	unsigned long long size, addr;
+	FILE *f;
+
+	h->mods_read = true;
+	if (strcmp(root, "/sys"))
+		snprintf(path, sizeof(path), "%s/modules", root);
+	else
+		snprintf(path, sizeof(path), "/proc/modules");
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f) && h->nr_mods < MAX_MODS) {
+		struct hmod *t;
+
+		if (sscanf(line, "%63s %llu %*s %*s %*s %llx", name, &size, &addr) != 3 || !addr ||
+		    !size || addr + size < addr)
+			continue;
+		t = realloc(h->mods, (h->nr_mods + 1) * sizeof(*t));
+		if (!t)
+			break;
+		h->mods = t;
+		t = &h->mods[h->nr_mods++];
+		memset(t, 0, sizeof(*t));
+		t->start = addr;
+		t->end = addr + size;
+		memcpy(t->name, name, sizeof(t->name));
+	}
+	if (f)
+		fclose(f);
+}
+
+static void on_kernel_sample(struct hws_buildid_hits *h, uint64_t ip)
+{
+	if (!h->mods_read)
+		read_modules(h);
+	for (size_t i = 0; i < h->nr_mods; i++)
+		if (ip >= h->mods[i].start && ip < h->mods[i].end) {
+			if (!h->mods[i].hit)
+				enqueue(h, Q_MOD | (uint32_t)i);
+			h->mods[i].hit = true;
+			return;
+		}
+	if (!h->kernel_hit)
+		enqueue(h, Q_KERNEL);
+	h->kernel_hit = true;
+}
+
 static void on_sample(struct hws_buildid_hits *h, const void *rec, size_t size)
 {
 	const struct hws_perf_event_attr *attr = attr_of(h, rec, size);
@@ -229,7 +324,7 @@ static void on_sample(struct hws_buildid_hits *h, const void *rec, size_t size)
 		return;
 	mode = s.misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	if (mode == PERF_RECORD_MISC_KERNEL) {
-		h->kernel_hit = true;
+		on_kernel_sample(h, s.ip);
 		return;
 	}
 	if (mode != PERF_RECORD_MISC_USER)
@@ -244,6 +339,8 @@ static void on_sample(struct hws_buildid_hits *h, const void *rec, size_t size)
 		const struct hmap *m = &h->maps[i];
 
 		if (m->pid == s.pid && s.ip >= m->start && s.ip < m->end) {
+			if (!h->names[m->name].hit)
+				enqueue(h, m->name);
 			h->names[m->name].hit = true;
 			h->last = i + 1;
 			return;
@@ -302,39 +399,167 @@ static int hex_to_bin(const char *hex, uint8_t *out)
 	return (int)(n / 2);
 }
 
-static int put_entry(struct hws_strbuf *sb, uint16_t mode, const uint8_t *bid, size_t bid_len,
-		     const char *name)
+/* module @mod's file as modules.dep lists it under /lib/modules/<release> (names compare
+ * with '-' and '_' alike, as the kernel's), else "[mod]", as perf names it */
+static void module_name(const char *mod, char *buf, size_t len)
 {
-	uint8_t e[36] = {0};
-	size_t nlen = strlen(name) + 1, len = (nlen + 63) / 64 * 64;
-	uint16_t misc = (uint16_t)(mode | MISC_BUILD_ID_SIZE), size;
-	int32_t pid = -1;
+	const char *root = hws_sysfs_root();
+	char path[4200], line[4200];
+	size_t ml = strlen(mod);
+	struct utsname u;
+	FILE *f;
+
+	snprintf(buf, len, "[%s]", mod);
+	if (uname(&u))
+		return;
+	if (strcmp(root, "/sys"))
+		snprintf(path, sizeof(path), "%s/modules.dep", root);
+	else
+		snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep", u.release);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *base;
+		bool same = true;
+		size_t n;
+
+		if (!colon)
+			continue;
+		*colon = 0;
+		base = strrchr(line, '/');
+		base = base ? base + 1 : line;
+		n = strcspn(base, ".");
+		if (n != ml || strncmp(base + n, ".ko", 3))
+			continue;
+		for (size_t i = 0; i < n && same; i++)
+			same = (base[i] == '-' ? '_' : base[i]) == (mod[i] == '-' ? '_' : mod[i]);
+		if (!same)
+			continue;
+		if (line[0] == '/')
+			snprintf(buf, len, "%s", line);
+		else
+			snprintf(buf, len, "/lib/modules/%s/%s", u.release, line);
+		break;
+	}
+	if (f)
+		fclose(f);
+}
+
+/* queue item @item's entry: its name and mode into @name / @mode, its build-id as hex into
+ * @hex; returns the number of hex digits (<= 0: no build-id, no entry) */
+static int item_entry(struct hws_buildid_hits *h, uint32_t item, char *name, size_t nlen,
+		      uint16_t *mode, char *hex, size_t hlen)
+{
+	const struct hname *f;
+
+	*mode = PERF_RECORD_MISC_KERNEL;
+	if (item == Q_KERNEL) {
+		snprintf(name, nlen, "[kernel.kallsyms]");
+		return hws__kernel_build_id(hex, hlen);
+	}
+	if (item & Q_MOD) {
+		module_name(h->mods[item & ~Q_MOD].name, name, nlen);
+		return hws__module_build_id(h->mods[item & ~Q_MOD].name, hex, hlen);
+	}
+	f = &h->names[item];
+	*mode = PERF_RECORD_MISC_USER;
+	snprintf(name, nlen, "%s", f->path);
+	if (f->bid_len) {
+		for (int k = 0; k < f->bid_len; k++)
+			snprintf(hex + 2 * k, 3, "%02x", f->bid[k]);
+		return f->bid_len * 2;
+	}
+	if (strcmp(f->path, "[vdso]"))
+		return hws__file_build_id(f->path, hex, hlen);
+	if (!h->vdso_tried) {
+		h->vdso_tried = true;
+		if (hws__vdso_image(&h->vdso, &h->vdso_len))
+			h->vdso = NULL;
+	}
+	return h->vdso ? hws__mem_build_id(h->vdso, h->vdso_len, hex, hlen) : 0;
+}
+
+/* the file of @item (entry @name, build-id @hex of @n digits) into the build-id cache @dir
+ * unless a copy is there: 1 copied or there, 0 nothing to copy, or a negative errno. The
+ * kernel's kallsyms is copied by hws_buildid_cache__add_kernel(). */
+static int item_cache(struct hws_buildid_hits *h, uint32_t item, const char *name, const char *hex,
+		      int n, const char *dir)
+{
+	char disk[48];
+	bool is_vdso = !strcmp(name, "[vdso]");
 	int err;
 
-	if (36 + len > UINT16_MAX || bid_len > 20)
-		return -E2BIG;
-	size = (uint16_t)(36 + len);
-	memcpy(e + 4, &misc, 2);
-	memcpy(e + 6, &size, 2);
-	memcpy(e + 8, &pid, 4);
-	memcpy(e + 12, bid, bid_len);
-	e[32] = (uint8_t)bid_len;
-	err = hws_strbuf__add(sb, e, sizeof(e));
-	if (!err)
-		err = hws_strbuf__add(sb, name, nlen);
-	for (size_t i = nlen; !err && i < len; i++)
-		err = hws_strbuf__add(sb, "", 1);
-	return err;
+	if (!dir || !*dir || item == Q_KERNEL || (item & Q_MOD && name[0] != '/'))
+		return 0;
+	if (is_vdso) {
+		/* the vDSO of this process is the one recorded (not a 32-bit one, say) */
+		if (!h->vdso || hws__mem_build_id(h->vdso, h->vdso_len, disk, sizeof(disk)) != n ||
+		    memcmp(disk, hex, (size_t)n))
+			return 0;
+	} else if (item & Q_MOD || h->names[item].bid_len) {
+		/* a file replaced since it was mapped no longer has that build-id: not cached */
+		if (hws__file_build_id(name, disk, sizeof(disk)) != n ||
+		    memcmp(disk, hex, (size_t)n))
+			return 0;
+	}
+	err = hws__buildid_cache_dso(dir, name, hex, is_vdso ? h->vdso : NULL,
+				     is_vdso ? h->vdso_len : 0);
+	return err ? err : 1;
+}
+
+/* one entry (@type 0 in HEADER_BUILD_ID, HEADER_BUILD_ID the record) into @buf: its size */
+static size_t make_entry(uint8_t *buf, uint32_t type, uint16_t mode, const char *hex,
+			 const char *name)
+{
+	size_t nlen = strlen(name) + 1, len = (nlen + 63) / 64 * 64;
+	uint16_t misc = (uint16_t)(mode | MISC_BUILD_ID_SIZE), size = (uint16_t)(36 + len);
+	int32_t pid = -1;
+	uint8_t bin[20];
+	int bl = hex_to_bin(hex, bin);
+
+	memset(buf, 0, 36 + len);
+	memcpy(buf, &type, 4);
+	memcpy(buf + 4, &misc, 2);
+	memcpy(buf + 6, &size, 2);
+	memcpy(buf + 8, &pid, 4);
+	if (bl > 0)
+		memcpy(buf + 12, bin, (size_t)bl);
+	buf[32] = (uint8_t)(bl > 0 ? bl : 0);
+	memcpy(buf + 36, name, nlen);
+	return 36 + len;
+}
+
+#define ENTRY_MAX (36 + NAME_MAX_LEN + 64)
+
+/* the entry of @item, copying its file into the cache: 0 (none), its size, or -errno */
+static int item_put(struct hws_buildid_hits *h, uint32_t item, uint32_t type, uint8_t *buf,
+		    const char *cache_dir, struct hws_buildid_hits_stats *st)
+{
+	char name[NAME_MAX_LEN], hex[48];
+	uint16_t mode;
+	int n = item_entry(h, item, name, sizeof(name), &mode, hex, sizeof(hex)), c;
+
+	if (n <= 0 || n > 40 || n % 2) {
+		if (st && item != Q_KERNEL)
+			st->no_build_id++;
+		return 0;
+	}
+	hex[n] = 0;
+	c = item_cache(h, item, name, hex, n, cache_dir);
+	if (st && c > 0)
+		st->cached++;
+	else if (st && c < 0)
+		st->cache_failed++;
+	if (st && item != Q_KERNEL)
+		st->entries++;
+	return (int)make_entry(buf, type, mode, hex, name);
 }
 
 int hws_buildid_hits__finish(struct hws_buildid_hits *h, struct hws_perf_writer *w,
 			     const char *cache_dir, struct hws_buildid_hits_stats *st)
 {
 	struct hws_strbuf sb = HWS_STRBUF_INIT;
-	void *vdso = NULL;
-	size_t vdso_len = 0;
-	uint8_t bin[20];
-	char hex[48], disk[48], dbuf[4096];
+	uint8_t e[ENTRY_MAX];
+	char dbuf[4096];
 	int n, err = 0;
 
 	if (!h || !w)
@@ -343,61 +568,51 @@ int hws_buildid_hits__finish(struct hws_buildid_hits *h, struct hws_perf_writer 
 		cache_dir = dbuf;
 	if (st)
 		memset(st, 0, sizeof(*st));
-	n = hws__kernel_build_id(hex, sizeof(hex));
-	if (n > 0 && n <= 40)
-		err = put_entry(&sb, PERF_RECORD_MISC_KERNEL, bin, (size_t)hex_to_bin(hex, bin),
-				"[kernel.kallsyms]");
-	for (size_t i = 0; !err && i < h->nr_names; i++) {
-		struct hname *f = &h->names[i];
-		bool is_vdso = !strcmp(f->path, "[vdso]");
-
-		if (!f->hit)
-			continue;
-		if (f->bid_len) {
-			for (int k = 0; k < f->bid_len; k++)
-				snprintf(hex + 2 * k, 3, "%02x", f->bid[k]);
-			n = f->bid_len * 2;
-		} else if (is_vdso) {
-			n = vdso || !hws__vdso_image(&vdso, &vdso_len)
-				? hws__mem_build_id(vdso, vdso_len, hex, sizeof(hex))
-				: 0;
-		} else {
-			n = hws__file_build_id(f->path, hex, sizeof(hex));
-		}
-		if (n <= 0 || n > 40) {
-			if (st)
-				st->no_build_id++;
-			continue;
-		}
-		err = put_entry(&sb, PERF_RECORD_MISC_USER, bin, (size_t)hex_to_bin(hex, bin),
-				f->path);
-		if (err)
-			break;
-		if (st)
-			st->entries++;
-		if (!cache_dir || !*cache_dir)
-			continue;
-		/* a file replaced since it was mapped no longer has that build-id: not cached */
-		if (!is_vdso && f->bid_len &&
-		    (hws__file_build_id(f->path, disk, sizeof(disk)) != n ||
-		     memcmp(disk, hex, (size_t)n)))
-			continue;
-		/* the vDSO of this process is the one recorded (not a 32-bit one, say) */
-		if (is_vdso && ((!vdso && hws__vdso_image(&vdso, &vdso_len)) ||
-				hws__mem_build_id(vdso, vdso_len, disk, sizeof(disk)) != n ||
-				memcmp(disk, hex, (size_t)n)))
-			continue;
-		if (hws__buildid_cache_dso(cache_dir, f->path, hex, is_vdso ? vdso : NULL,
-					   vdso_len) == 0) {
-			if (st)
-				st->cached++;
-		} else if (st) {
-			st->cache_failed++;
-		}
+	/* perf's order: the kernel, its modules, then the user files in the order first seen */
+	if (h->kernel_hit) {
+		n = item_put(h, Q_KERNEL, 0, e, cache_dir, st);
+		err = n > 0 ? hws_strbuf__add(&sb, e, (size_t)n) : 0;
 	}
-	free(vdso);
-	if (!err && sb.len)
-		err = hws_perf_writer__set_feature(w, HWS_FEAT_BUILD_ID, sb.buf, sb.len);
+	for (size_t i = 0; !err && i < h->nr_mods; i++) {
+		if (!h->mods[i].hit)
+			continue;
+		n = item_put(h, Q_MOD | (uint32_t)i, 0, e, cache_dir, st);
+		err = n > 0 ? hws_strbuf__add(&sb, e, (size_t)n) : n;
+	}
+	for (size_t i = 0; !err && i < h->nr_names; i++) {
+		if (!h->names[i].hit)
+			continue;
+		n = item_put(h, (uint32_t)i, 0, e, cache_dir, st);
+		err = n > 0 ? hws_strbuf__add(&sb, e, (size_t)n) : n;
+	}
+	/* an empty list replaces the kernel's entry the host features put there: perf lists
+	 * the kernel only when samples hit it */
+	if (!err)
+		err = hws_perf_writer__set_feature(w, HWS_FEAT_BUILD_ID, sb.len ? sb.buf : NULL,
+						   sb.len);
 	hws_strbuf__release(&sb);
 	return err;
+}
+
+int hws_buildid_hits__next_record(struct hws_buildid_hits *h, const char *cache_dir, void *buf,
+				  size_t len)
+{
+	char dbuf[4096];
+	int n = 0;
+
+	if (!h || !buf)
+		return -EINVAL;
+	if (len < ENTRY_MAX)
+		return -ENOSPC;
+	if (!h->nr_queue)
+		return 0;
+	if (!cache_dir && !hws__buildid_dir(dbuf, sizeof(dbuf)))
+		cache_dir = dbuf;
+	while (!n && h->nr_queue) {
+		uint32_t item = h->queue[0];
+
+		memmove(h->queue, h->queue + 1, --h->nr_queue * sizeof(*h->queue));
+		n = item_put(h, item, HWS_RECORD_HEADER_BUILD_ID, buf, cache_dir, NULL);
+	}
+	return n;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Kernel build-ids and perf's build-id cache, for kernel symbols that outlive the boot.
+ * The kernel's build-id is the GNU note of <sysfs>/kernel/notes, a module's the one of
+ * <sysfs>/module/<name>/notes/.note.gnu.build-id (where perf reads them).
  *
  * perf record keeps a copy of /proc/kallsyms per kernel build-id in its build-id cache
  * (<dir>/[kernel.kallsyms]/<build-id>/kallsyms, with <dir>/.build-id/<2>/<rest> linking to
@@ -42,15 +44,14 @@ static bool all_hex(const char *s)
 	return true;
 }
 
-int hws__kernel_build_id(char *hex, size_t len)
+/* the GNU build-id note of the ELF notes file @path (a sysfs notes file) as hex */
+static int notes_build_id(const char *path, char *hex, size_t len)
 {
-	char path[4096];
 	uint8_t buf[4096];
 	size_t off = 0;
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/kernel/notes", hws_sysfs_root());
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -82,6 +83,26 @@ int hws__kernel_build_id(char *hex, size_t len)
 		off = desc_at + ((dsz + 3u) & ~3u);
 	}
 	return -ENOENT;
+}
+
+int hws__kernel_build_id(char *hex, size_t len)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/kernel/notes", hws_sysfs_root());
+	return notes_build_id(path, hex, len);
+}
+
+int hws__module_build_id(const char *mod, char *hex, size_t len)
+{
+	char path[4096];
+
+	if (!*mod || strchr(mod, '/') || !strcmp(mod, ".") || !strcmp(mod, ".."))
+		return -EINVAL;
+	if (snprintf(path, sizeof(path), "%s/module/%s/notes/.note.gnu.build-id", hws_sysfs_root(),
+		     mod) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	return notes_build_id(path, hex, len);
 }
 
 int hws__buildid_dir(char *buf, size_t len)

@@ -238,6 +238,7 @@ int hws_symbols__build_id(struct hws_symbols *s, const char *path, const char *b
 	free(d->bid_copy);
 	d->bid = strdup(bid);
 	d->bid_copy = copy ? strdup(copy) : NULL;
+	d->bid_match = 0;
 	if (!d->bid || (copy && !d->bid_copy))
 		return -ENOMEM;
 	if (d->state == DSO_SPECIAL && !s->opts.no_elf) /* [vdso]: its image in the cache */
@@ -395,10 +396,25 @@ int hws_symbols__mmap(struct hws_symbols *s, uint32_t pid, uint64_t start, uint6
 	return 0;
 }
 
+/* whether the file at @d's path is the one recorded (its build-id is @d->bid), checked once
+ * per build-id given (as dso__load() chooses between the file and the cache copy) */
+static bool dso_is_recorded(struct dso *d)
+{
+	char hex[48];
+
+	if (!d->bid_match) {
+		int n = hws__file_build_id(d->path, hex, sizeof(hex));
+
+		d->bid_match = n > 0 && !strcmp(hex, d->bid) ? 1 : -1;
+	}
+	return d->bid_match > 0;
+}
+
 int hws_symbols__map_find(struct hws_symbols *s, uint32_t pid, uint64_t addr,
 			  struct hws_map_info *mi)
 {
 	const struct proc *p = proc_find(s, pid);
+	struct dso *d;
 	size_t i;
 
 	if (!p)
@@ -407,13 +423,18 @@ int hws_symbols__map_find(struct hws_symbols *s, uint32_t pid, uint64_t addr,
 	i = map_lower(p, addr);
 	if (i >= p->nr || p->maps[i].start > addr)
 		return -ENOENT;
-	mi->path = p->maps[i].dso->path;
-	if (p->maps[i].dso->bid_copy && !strcmp(mi->path, "[vdso]"))
-		mi->path = p->maps[i].dso->bid_copy; /* the image, where a file is needed */
+	d = p->maps[i].dso;
+	mi->path = d->path;
+	mi->file = d->state != DSO_SPECIAL;
+	if (d->bid_copy && !strcmp(mi->path, "[vdso]"))
+		mi->path = d->bid_copy; /* the image, where a file is needed */
+	else if (mi->file && d->bid && !dso_is_recorded(d) && d->bid_copy)
+		mi->path = d->bid_copy; /* rebuilt since: the recording's file, as dso__load() */
+	else if (mi->file && d->bid && !dso_is_recorded(d))
+		mi->file = false; /* another file now, and no copy of the recorded one */
 	mi->start = p->maps[i].start;
 	mi->end = p->maps[i].end;
 	mi->pgoff = p->maps[i].pgoff;
-	mi->file = p->maps[i].dso->state != DSO_SPECIAL;
 	return 0;
 }
 

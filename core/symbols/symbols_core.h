@@ -19,7 +19,10 @@
 struct hws_symbols;
 
 struct hws_map_info {
-	const char *path;    /* the mapped file, "//anon", "[vdso]"... */
+	/* the mapped file, "//anon", "[vdso]"...; the file to read: perf's build-id cache copy
+	 * when the recording's build-id of the file (hws_symbols__build_id()) is not the one
+	 * of the file at its path now (file false when there is no copy) */
+	const char *path;
 	uint64_t start, end; /* [start, end) in the process */
 	uint64_t pgoff;	     /* file offset of start */
 	uint64_t maps_gen;   /* the process's hws_symbols__maps_gen() */

@@ -66,6 +66,7 @@ struct dso {
 	/* hws_symbols__build_id(): the recording's build-id of the file and perf's build-id
 	 * cache copy of it (NULL if none), read when the file at path is another */
 	char *bid, *bid_copy;
+	int8_t bid_match; /* the file at path has bid: 0 not checked yet, 1 yes, -1 no */
 };
 
 struct map {

@@ -58,10 +58,11 @@ const char *hws__text(struct hws_strbuf *b, const char *s);
 int hws_read_file(const char *path, char *buf, size_t len);
 
 /* core/symbols/buildid.c: the running kernel's build-id (from <sysfs root>/kernel/notes) as
- * hex; perf's default build-id cache directory (~/.debug of the user's home); the kallsyms
- * copy of kernel @bid in it (0 when it exists); copying @kallsyms there unless a copy exists.
- * All return a negative errno on failure. */
+ * hex, module @mod's (<sysfs root>/module/@mod/notes/.note.gnu.build-id); perf's default build-id
+ * cache directory (~/.debug of the user's home); the kallsyms copy of kernel @bid in it (0 when it
+ * exists); copying @kallsyms there unless a copy exists. All return a negative errno on failure. */
 int hws__kernel_build_id(char *hex, size_t len);
+int hws__module_build_id(const char *mod, char *hex, size_t len);
 int hws__buildid_dir(char *buf, size_t len);
 int hws__buildid_kallsyms_path(const char *dir, const char *bid, char *buf, size_t len);
 int hws__buildid_cache_kallsyms(const char *dir, const char *bid, const char *kallsyms);

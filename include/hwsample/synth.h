@@ -36,9 +36,15 @@ HWS_API int hws_synth__kernel_mmap(const struct hws_perf_event_attr *attr, uint6
  * and keeps them in its build-id cache. Watch every record written (in order) with
  * hws_buildid_hits__record(); the attrs (and their ids, when there are several) tell how
  * samples are laid out. hws_buildid_hits__finish() sets @w's HEADER_BUILD_ID: the running
- * kernel's entry, then one per file hit (the vDSO as [vdso]), each copied into perf's
- * build-id cache @cache_dir (NULL: ~/.debug; "": no copies) unless a copy exists. All return 0 or a
- * negative errno.
+ * kernel's entry when kernel samples hit it, one per module hit (misc KERNEL, its file's
+ * name under /lib/modules or [name]), then one per file hit (the vDSO as [vdso]), each
+ * copied into perf's build-id cache @cache_dir (NULL: ~/.debug; "": no copies) unless a copy
+ * exists. All return 0 or a negative errno.
+ * Pipe mode: hws_buildid_hits__next_record() puts into @buf (at least 4196 bytes) the
+ * PERF_RECORD_HEADER_BUILD_ID record of the next file (kernel, module) first hit since the
+ * last call, copying the file into the cache as __finish() does, and returns its size (0:
+ * none left); a writer sends these before the record just watched, so that a reader has the
+ * build-id before the first sample that needs it.
  */
 struct hws_buildid_hits;
 struct hws_perf_writer;
@@ -56,6 +62,8 @@ HWS_API int hws_buildid_hits__add_attr(struct hws_buildid_hits *h,
 HWS_API int hws_buildid_hits__record(struct hws_buildid_hits *h, const void *rec);
 HWS_API int hws_buildid_hits__finish(struct hws_buildid_hits *h, struct hws_perf_writer *w,
 				     const char *cache_dir, struct hws_buildid_hits_stats *st);
+HWS_API int hws_buildid_hits__next_record(struct hws_buildid_hits *h, const char *cache_dir,
+					  void *buf, size_t len);
 
 #ifdef __cplusplus
 }
