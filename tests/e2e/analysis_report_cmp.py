@@ -6,7 +6,9 @@ Compare `hwsample report --stdio --sort ...` with `perf report --stdio --no-chil
 Per section (`# Samples: N of event 'E'`): the sample count line, and the rows as a multiset
 of (percentage, key columns) with whitespace normalized; percentages must agree to --tol.
 Rows of equal percentage may come in any order (ties are perf's hash order). A perf column
-cut to a prefix of hwsample's (perf sizes a column when an entry is added) still matches. Prints the first
+cut to a prefix of hwsample's (perf sizes a column when an entry is added) still matches.
+Linear in the rows: exact matches by dict lookup first, then the rest of perf's rows against
+hwsample's unmatched ones indexed by their words less one (a cut column). Prints the first
 differences and exits 1 when the outputs differ, 0 when they agree.
 """
 import re
@@ -33,6 +35,59 @@ def sections(path):
     return secs
 
 
+def take(errs, ev, cols, pct, got, tol):
+    """match perf's row (pct, cols) with the nearest of hwsample's percentages @got"""
+    best = min(got, key=lambda x: abs(x - pct))
+    got.remove(best)
+    if abs(best - pct) > tol + 1e-9:
+        errs.append("%s: %s: perf %.2f%%, hwsample %.2f%%" % (ev, cols, pct, best))
+
+
+def pow2_prefix(w):
+    """@w cut to the longest power-of-two length (what cut_index() files it under)"""
+    return w[: 1 << (len(w).bit_length() - 1)] if w else w
+
+
+def cut_index(hp):
+    """hwsample's unmatched rows, per number of words and word position, under each
+    power-of-two prefix of their word there (1, 2, 4, ... characters and the whole word): the
+    rows a perf row with cut words can match are in the list of any of its words, under that
+    word's pow2_prefix()"""
+    idx, order = {}, {}
+    for k, v in hp.items():
+        if not v:
+            continue
+        order[k] = len(order)
+        ht = k.split(" ")
+        for i, w in enumerate(ht):
+            n = 1
+            while n <= len(w):
+                idx.setdefault((len(ht), i, w[:n]), []).append(k)
+                n *= 2
+            if n // 2 != len(w):
+                idx.setdefault((len(ht), i, w), []).append(k)
+    return idx, order
+
+
+def cut_match(cut, hp, cols):
+    """the first hwsample row (in its order) with perf's @cols as a word-wise prefix: perf cuts
+    a column to the width it computed when the entry was added (a comm that changed at exec:
+    "perf-ex" for perf-exec)"""
+    idx, order = cut
+    pt = cols.split(" ")
+    best = None
+    for i, w in enumerate(pt):
+        c = idx.get((len(pt), i, pow2_prefix(w)), ())
+        if best is None or len(c) < len(best):
+            best = c
+    found = [
+        k
+        for k in best or ()
+        if hp[k] and all(h.startswith(q) for h, q in zip(k.split(" "), pt))
+    ]
+    return min(found, key=order.get) if found else None
+
+
 def main():
     tol = 0.01
     args = sys.argv[1:]
@@ -51,24 +106,22 @@ def main():
         hp = {}
         for pct, cols in h["rows"]:
             hp.setdefault(cols, []).append(pct)
+        # exact matches first (dict lookups), then perf's cut columns among what is left
+        left = []
         for pct, cols in p["rows"]:
             got = hp.get(cols)
-            if not got:
-                # perf cuts a column to the width it computed when the entry was added (a
-                # comm that changed at exec: "perf-ex" for perf-exec): accept a prefix
-                pt = cols.split(" ")
-                for k, v in hp.items():
-                    ht = k.split(" ")
-                    if v and len(ht) == len(pt) and all(h.startswith(q) for h, q in zip(ht, pt)):
-                        cols, got = k, v
-                        break
-            if not got:
-                errs.append("%s: row only in perf: %.2f%% %s" % (ev, pct, cols))
-                continue
-            best = min(got, key=lambda x: abs(x - pct))
-            got.remove(best)
-            if abs(best - pct) > tol + 1e-9:
-                errs.append("%s: %s: perf %.2f%%, hwsample %.2f%%" % (ev, cols, pct, best))
+            if got:
+                take(errs, ev, cols, pct, got, tol)
+            else:
+                left.append((pct, cols))
+        if left:
+            cut = cut_index(hp)
+            for pct, cols in left:
+                k = cut_match(cut, hp, cols)
+                if k is None:
+                    errs.append("%s: row only in perf: %.2f%% %s" % (ev, pct, cols))
+                else:
+                    take(errs, ev, k, pct, hp[k], tol)
         for cols, pcts in hp.items():
             for pct in pcts:
                 errs.append("%s: row only in hwsample: %.2f%% %s" % (ev, pct, cols))
