@@ -178,6 +178,10 @@ static void sharing_part(struct hws_strbuf *sb, const struct c2c_names *nm, uint
 
 	for (k = 0; k < nf; k++)
 		nsel += fls ? nm->fields[f0 + k].in_false : nm->fields[f0 + k].in_true;
+	if (!nsel) /* rows past MAX_UNITS of a huge line carry no flags */
+		return;
+	if (sb->len)
+		hws_strbuf__addstr(sb, "; ");
 	hws_strbuf__addstr(sb, fls ? "false sharing: " : "true sharing: ");
 	for (k = 0; k < nf; k++) {
 		const struct nfield *f = &nm->fields[f0 + k];
@@ -299,16 +303,15 @@ int hws__c2c_names_line(struct hws_c2c *c, struct line *l, struct hws_symbols *s
 	for (k = 0; k < l->nr_fields; k++) {
 		struct nfield *f = &nm->fields[l->first_field + k];
 
-		qsort(f->w, f->nw, sizeof(*f->w), cmp_u32);
-		qsort(f->r, f->nr, sizeof(*f->r), cmp_u32);
+		if (f->nw > 1)
+			qsort(f->w, f->nw, sizeof(*f->w), cmp_u32);
+		if (f->nr > 1)
+			qsort(f->r, f->nr, sizeof(*f->r), cmp_u32);
 	}
 	if (l->cls == HWS_C2C_FALSE_SHARING || l->cls == HWS_C2C_MIXED)
 		sharing_part(&sb, nm, l->first_field, l->nr_fields, true);
-	if (l->cls == HWS_C2C_TRUE_SHARING || l->cls == HWS_C2C_MIXED) {
-		if (sb.len)
-			hws_strbuf__addstr(&sb, "; ");
+	if (l->cls == HWS_C2C_TRUE_SHARING || l->cls == HWS_C2C_MIXED)
 		sharing_part(&sb, nm, l->first_field, l->nr_fields, false);
-	}
 	if (sb.toobig) {
 		hws_strbuf__release(&sb);
 		return -ENOMEM;

@@ -4,7 +4,8 @@
 # Intel PEBS (and AMD IBS) samples of its own globals, built with -g: thread 4243 writes
 # struct counters .a, thread 4245 writes .b of the same line (false sharing), and
 # threads 4246 and 4247 write .a and .b of struct padded_counters, 64 bytes apart (two private
-# lines, the control). The report names both fields of the shared line with the threads that
+# lines, the control); on a third line threads 4248 and 4249 write .a and 4250 .b (mixed:
+# .a is truly shared). The report names both fields of the shared line with the threads that
 # wrote each: --json "fields" (label, type, field, type offset, writers), each row's "type",
 # "field" and "object", the named verdict ("sharing_text") in --json, --stdio and the --html
 # page (whose rendered DOM shows it when chromium is installed); the padded fields are on
@@ -24,7 +25,10 @@ for v in intel ibs; do
 	pa=$(awk '$3 == "c2c_fields_padded.a" {print $1}' "$TMP/truth")
 	pb=$(awk '$3 == "c2c_fields_padded.b" {print $1}' "$TMP/truth")
 	L() { jq -c --arg a "$1" ".lines[] | select(.address == \$a) | $2" "${3:-$TMP/r.json}"; }
-	eq "$v: lines reported" "$(jq '.lines | length' "$TMP/r.json")" 1
+	eq "$v: lines reported" "$(jq '.lines | length' "$TMP/r.json")" 2
+	m=$(awk '$3 == "c2c_fields_mixed" {print $1}' "$TMP/truth")
+	eq "$v: mixed line" "$(L "$m" '[.class, .sharing_text]')" \
+		'["mixed","false sharing: struct counters.a (+0, written by tids 4248, 4249) and .b (+8, written by tid 4250); true sharing: struct counters.a (+0, written by tids 4248, 4249)"]'
 	eq "$v: class" "$(L "$a" .class)" '"false-sharing"'
 	eq "$v: fields" "$(L "$a" '[.fields[] | {label: .label, type: .type, field: .field, type_offset: .type_offset, offset: .offset, writers: .writers, sharing: .sharing}]')" \
 		'[{"label":"struct counters.a","type":"struct counters","field":"a","type_offset":0,"offset":0,"writers":[4243],"sharing":"false"},{"label":"struct counters.b","type":"struct counters","field":"b","type_offset":8,"offset":8,"writers":[4245],"sharing":"false"}]'
@@ -45,7 +49,7 @@ for v in intel ibs; do
 	check "$v: --stdio types offset 8" grep -qE "off 0x8 .*struct counters \+8 \(b\)" "$TMP/r.txt"
 	# without symbols there is nothing to name
 	"$HWS_BIN" c2c report -i "$f" --json --no-sym >"$TMP/ns.json" 2>/dev/null
-	eq "$v: --no-sym: no fields" "$(jq -c '[.lines[] | has("fields")]' "$TMP/ns.json")" '[false]'
+	eq "$v: --no-sym: no fields" "$(jq -c '[.lines[] | has("fields")] | unique' "$TMP/ns.json")" '[false]'
 done
 
 # HTML: the verdict and the rows' types are in the page's data, shown as text

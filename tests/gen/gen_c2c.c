@@ -25,6 +25,7 @@
  *                             2 stores and loads .b (one line)
  *   c2c_fields_padded  private struct padded_counters {a, pad, b}: thread 3 .a, thread 4 .b,
  *                             each on its own line (two private lines)
+ *   c2c_fields_mixed   mixed  struct counters: threads 5 and 6 store .a, thread 7 stores .b
  * On x86-64 the samples' IPs are the very load/store instructions (labels in inline asm), so
  * the data type comes from decoding them; elsewhere the function starts, and the type from
  * the data address. TRUTH lines then: "0xLINE class name".
@@ -86,6 +87,7 @@ struct padded_counters {
 } __attribute__((aligned(64)));
 struct counters c2c_fields = {1, 1};
 struct padded_counters c2c_fields_padded = {1, {0}, 1};
+struct counters c2c_fields_mixed = {1, 1};
 
 /*
  * Their accesses: on x86-64 a label at the instruction itself (the sample's precise IP), in
@@ -115,6 +117,8 @@ FIELD_OP(fields_neg_a, gen_c2c_ip_neg_a, "notq", c2c_fields.a)
 FIELD_OP(fields_neg_b, gen_c2c_ip_neg_b, "notq", c2c_fields.b)
 FIELD_OP(padded_add_a, gen_c2c_ip_padded_a, "incq", c2c_fields_padded.a)
 FIELD_OP(padded_add_b, gen_c2c_ip_padded_b, "incq", c2c_fields_padded.b)
+FIELD_OP(mixed_add_a, gen_c2c_ip_mixed_a, "incq", c2c_fields_mixed.a)
+FIELD_OP(mixed_add_b, gen_c2c_ip_mixed_b, "incq", c2c_fields_mixed.b)
 static bool want_fields; /* -F */
 
 /* Code addresses of the samples: distinct functions of this file. */
@@ -218,7 +222,7 @@ static int node_of(int cpu)
 }
 
 /* last writer thread per shared line, for local/remote coherence */
-static int last_writer[8] = {-1, -1, -1, -1, -1, -1, -1, -1};
+static int last_writer[9] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};
 
 static void ev_load(struct ev *e, int line, int thr, uint64_t ip, uint64_t addr)
 {
@@ -269,26 +273,33 @@ static void scenario(struct ev *e)
 	e->cc[e->nr_cc++] = F(thread_main) + 4;
 }
 
-/* -F: lines 5 (c2c_fields), 6 and 7 (the padded halves); stores are read-modify-writes
- * (their "load" samples at the same instruction) */
+/* -F: lines 5 (c2c_fields), 6 and 7 (the padded halves), 8 (c2c_fields_mixed); stores are
+ * read-modify-writes (their "load" samples at the same instruction) */
 static void fields_ev(struct ev *e)
 {
 	unsigned int r = rn(100);
 
-	if (r < 30) { /* .a: thread 0 */
+	if (r < 20) { /* .a: thread 0 */
 		if (rn(2))
 			ev_store(e, 5, 0, FIELD_IP(fields_add_a, gen_c2c_ip_add_a),
 				 A(&c2c_fields.a));
 		else
 			ev_load(e, 5, 0, FIELD_IP(fields_neg_a, gen_c2c_ip_neg_a),
 				A(&c2c_fields.a));
-	} else if (r < 60) { /* .b: thread 2 */
+	} else if (r < 40) { /* .b: thread 2 */
 		if (rn(2))
 			ev_store(e, 5, 2, FIELD_IP(fields_add_b, gen_c2c_ip_add_b),
 				 A(&c2c_fields.b));
 		else
 			ev_load(e, 5, 2, FIELD_IP(fields_neg_b, gen_c2c_ip_neg_b),
 				A(&c2c_fields.b));
+	} else if (r < 50) { /* mixed: threads 5 and 6 write .a, thread 7 writes .b */
+		if (rn(3))
+			ev_store(e, 8, 5 + (int)rn(2), FIELD_IP(mixed_add_a, gen_c2c_ip_mixed_a),
+				 A(&c2c_fields_mixed.a));
+		else
+			ev_store(e, 8, 7, FIELD_IP(mixed_add_b, gen_c2c_ip_mixed_b),
+				 A(&c2c_fields_mixed.b));
 	} else if (r < 80) { /* padded .a: thread 3 alone on its line */
 		if (rn(2))
 			ev_store(e, 6, 3, FIELD_IP(padded_add_a, gen_c2c_ip_padded_a),
@@ -1040,6 +1051,8 @@ static void write_truth(const char *path)
 			(unsigned long long)A(&c2c_fields_padded.a));
 		fprintf(f, "%#llx private c2c_fields_padded.b\n",
 			(unsigned long long)A(&c2c_fields_padded.b));
+		fprintf(f, "%#llx mixed c2c_fields_mixed\n",
+			(unsigned long long)A(&c2c_fields_mixed));
 		fclose(f);
 		return;
 	}
