@@ -125,7 +125,7 @@ static int name_row(struct hws_c2c *c, struct hws_symbols *syms, const struct en
 		err = hws_datatypes__resolve(c->names->dt, syms, &s, &r->t);
 	/* no answer from the instruction or a global: a heap block's allocation site */
 	if (!err && obj.kind == HWS_OBJ_HEAP)
-		err = hws_datatypes__object(c->names->dt, syms, e->pid, &obj, &r->t);
+		err = hws_object__type(&obj, c->names->dt, syms, e->pid, &r->t);
 	if (r->t.pseudo)
 		memset(&r->t, 0, sizeof(r->t));
 	return err < 0 ? err : 0;

@@ -937,7 +937,7 @@ static int type_of_sample(struct hws_hist *h, struct ctx *c)
 		struct hws_object o;
 
 		if (hws_objects__attribute(h->objects, c->syms, c->s, &o) && o.kind == HWS_OBJ_HEAP)
-			err = hws_datatypes__object(h->types, c->syms, c->s->pid, &o, &c->type);
+			err = hws_object__type(&o, h->types, c->syms, c->s->pid, &c->type);
 		if (err < 0)
 			return err;
 	}

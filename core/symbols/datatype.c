@@ -35,7 +35,6 @@
 #endif
 
 #include <hwsample/datatype.h>
-#include <hwsample/objects.h>
 
 #include "util/internal.h"
 
@@ -1665,20 +1664,6 @@ int hws_datatypes__alloc(struct hws_datatypes *dt, const char *path, uint64_t re
 	}
 	fill(dt, (uint32_t)r, out);
 	return r ? 1 : 0;
-}
-
-int hws_datatypes__object(struct hws_datatypes *dt, struct hws_symbols *syms, uint32_t pid,
-			  const struct hws_object *obj, struct hws_datatype *out)
-{
-	struct hws_symbol code;
-
-	memset(out, 0, sizeof(*out));
-	if (!dt || !syms || !obj || obj->kind != HWS_OBJ_HEAP || !obj->nframes || !obj->frames)
-		return 0;
-	if (hws_symbols__resolve(syms, pid, obj->frames[0], false, &code) < 0 || !code.dso ||
-	    code.dso[0] != '/')
-		return 0;
-	return hws_datatypes__alloc(dt, code.dso, code.dso_addr, obj->offset, out);
 }
 
 static void fill(const struct hws_datatypes *dt, uint32_t res, struct hws_datatype *out)

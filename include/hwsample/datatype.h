@@ -87,15 +87,6 @@ HWS_API int hws_datatypes__resolve(struct hws_datatypes *dt, struct hws_symbols 
 HWS_API int hws_datatypes__alloc(struct hws_datatypes *dt, const char *path, uint64_t ret_pc,
 				 uint64_t offset, struct hws_datatype *out);
 
-struct hws_object;
-/**
- * hws_datatypes__object() - hws_datatypes__alloc() for heap object @obj of process @pid
- * (include/hwsample/objects.h: its first frame, resolved with @syms, and its offset).
- * Return: as hws_datatypes__alloc(); 0 for other kinds of objects.
- */
-HWS_API int hws_datatypes__object(struct hws_datatypes *dt, struct hws_symbols *syms, uint32_t pid,
-				  const struct hws_object *obj, struct hws_datatype *out);
-
 /**
  * hws_datatype__format() - perf's columns: the type ("struct pair", "(unknown)"), or with
  * @with_offset its typeoff ("struct pair +4096 (second)", "int +0 (no field)",
