@@ -235,6 +235,7 @@ void hws_c2c__delete(struct hws_c2c *c)
 		hws__c2c_lh_free(&c->lines[i].lh);
 		free(c->lines[i].order);
 		free(c->lines[i].evidence_text);
+		free(c->lines[i].sharing_text);
 	}
 	for (i = 0; i < c->nr_syms; i++) {
 		free(c->syms[i].symbol);
@@ -252,6 +253,7 @@ void hws_c2c__delete(struct hws_c2c *c)
 	free(c->lbuf);
 	free(c->line_size_source);
 	hws__c2c_chain_free(c->cc);
+	hws__c2c_names_free(c->names);
 	free(c);
 }
 
@@ -499,12 +501,12 @@ static int find_line(struct hws_c2c *c, uint64_t addr, uint32_t pid, uint32_t *o
  * only for a new entry.
  */
 static uint32_t new_entry(struct hws_c2c *c, uint64_t k, uint64_t addr, uint32_t pid, uint32_t tid,
-			  uint64_t ip, uint32_t kind);
+			  uint64_t ip, uint32_t kind, uint64_t time);
 
 static inline __attribute__((always_inline)) uint32_t find_entry(struct hws_c2c *c, uint64_t k,
 								 uint64_t addr, uint32_t pid,
 								 uint32_t tid, uint64_t ip,
-								 uint32_t kind)
+								 uint32_t kind, uint64_t time)
 {
 	uint32_t tag = (uint32_t)(k >> 32), mask = c->ehash_size - 1, h = (uint32_t)k & mask, idx;
 	uint64_t pt = pid_tid(pid, tid), ept;
@@ -519,7 +521,7 @@ static inline __attribute__((always_inline)) uint32_t find_entry(struct hws_c2c 
 		}
 		h = (h + 1) & mask;
 	}
-	return new_entry(c, k, addr, pid, tid, ip, kind);
+	return new_entry(c, k, addr, pid, tid, ip, kind, time);
 }
 
 /*
@@ -528,7 +530,7 @@ static inline __attribute__((always_inline)) uint32_t find_entry(struct hws_c2c 
  */
 static __attribute__((noinline)) uint32_t new_entry(struct hws_c2c *c, uint64_t k, uint64_t addr,
 						    uint32_t pid, uint32_t tid, uint64_t ip,
-						    uint32_t kind)
+						    uint32_t kind, uint64_t time)
 {
 	uint32_t tag = (uint32_t)(k >> 32), h, li;
 	struct entry *e;
@@ -547,6 +549,7 @@ static __attribute__((noinline)) uint32_t new_entry(struct hws_c2c *c, uint64_t 
 	    .line = li,
 	    .small = c->lines[li].lh.small,
 	    .offset = (uint32_t)(addr & (c->o.line_size - 1)),
+	    .time = time,
 	};
 	c->nr_ents++;
 	if ((uint64_t)c->nr_ents * 2 > c->ehash_size) {
@@ -702,7 +705,7 @@ static inline __attribute__((always_inline)) int count_one(struct hws_c2c *c, co
 	struct entry *e;
 	int err;
 
-	ei = find_entry(c, p->key, p->addr, p->pid, p->tid, p->ip, p->kind);
+	ei = find_entry(c, p->key, p->addr, p->pid, p->tid, p->ip, p->kind, p->time);
 	if (ei == NONE)
 		return -ENOMEM;
 	e = &c->ents[ei];
@@ -872,6 +875,7 @@ pend_fill(struct pend *p, const struct hws_sample *s, uint64_t f, const struct c
 	p->pid = (f & HWS_SF_PID) ? s->pid : UINT32_MAX;
 	p->tid = (f & HWS_SF_PID) ? s->tid : UINT32_MAX;
 	p->cpu = (f & HWS_SF_CPU) ? s->cpu : UINT32_MAX;
+	p->time = (f & HWS_SF_TIME) ? s->time : 0;
 	p->key = ent_key(p->addr, p->pid, p->tid, p->ip);
 	p->m = cm->m;
 	p->kind = cm->kind;

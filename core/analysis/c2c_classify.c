@@ -554,6 +554,8 @@ int hws_c2c__finish(struct hws_c2c *c, struct hws_symbols *syms)
 		/* symbols for the reported lines (bounded: the first 1000) */
 		if (k < 1000) {
 			err = symbolize_line(c, l, syms);
+			if (!err && c->o.names && syms)
+				err = hws__c2c_names_line(c, l, syms);
 			if (err)
 				return err;
 		}
@@ -632,6 +634,8 @@ int hws_c2c__line(const struct hws_c2c *c, uint32_t i, struct hws_c2c_line_info 
 	out->true_offsets = l->true_off;
 	out->evidence_text = l->evidence_text;
 	out->data_symbol = l->data_symbol;
+	out->sharing_text = l->sharing_text;
+	out->nr_fields = l->nr_fields;
 	return 0;
 }
 
@@ -680,6 +684,7 @@ int hws_c2c__entry(const struct hws_c2c *c, uint32_t i, uint32_t j, struct hws_c
 		out->srcline = c->syms[e->sym - 1].srcline;
 	}
 	out->data_symbol = e->dsym ? c->syms[e->dsym - 1].symbol : NULL;
+	hws__c2c_names_entry(c, e, out);
 	return 0;
 }
 

@@ -149,6 +149,8 @@ struct entry {
 	uint32_t next, offset;
 	uint32_t sym, dsym; /* c->syms index + 1 of the code and data symbols, 0: none */
 	uint8_t in_false, in_true;
+	uint32_t name; /* c->names row + 1 of its data's names (opts.names, __finish), 0: none */
+	uint64_t time; /* of its first sample (0 without HWS_SF_TIME): its object's lookup */
 } __attribute__((aligned(64)));
 _Static_assert(sizeof(struct entry) == 256, "four cache lines");
 _Static_assert(offsetof(struct entry, cpus) + sizeof(uint64_t) * 4 == 128,
@@ -183,6 +185,8 @@ struct line {
 	uint32_t *order; /* entries in offset order (reported lines) */
 	char *evidence_text;
 	const char *data_symbol; /* owned by c->syms */
+	char *sharing_text;	 /* opts.names (c2c_names.c) */
+	uint32_t first_field, nr_fields;
 };
 
 /*
@@ -223,6 +227,7 @@ struct kind {
 #define PREFETCH_MIN_ENTS 4096 /* ~1 MiB of entries */
 struct pend {
 	uint64_t addr, ip, key;	     /* key: ent_key() */
+	uint64_t time;		     /* a new entry's first sample time */
 	uint32_t pid, tid, cpu, lat; /* lat: 0 without a latency */
 	uint32_t m;		     /* counter bits */
 	uint16_t width;
@@ -288,8 +293,9 @@ struct hws_c2c {
 	char *line_size_source;
 	hws_c2c_out_fn out_fn; /* rendered text goes here in pieces (hws_c2c__set_output) */
 	void *out_ctx;
-	struct c2c_chains *cc; /* call paths (opts.callchain), c2c_chain.c; NULL until a sample
-				* with a call chain */
+	struct c2c_names *names; /* opts.names, c2c_names.c; NULL until a line is named */
+	struct c2c_chains *cc;	 /* call paths (opts.callchain), c2c_chain.c; NULL until a sample
+				  * with a call chain */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -400,6 +406,14 @@ void hws__c2c_chain_bind(struct hws_c2c *c);
  * line (__finish, after the symbols). 0 or -ENOMEM. */
 int hws__c2c_chain_finish(struct hws_c2c *c, struct hws_symbols *syms, uint32_t nr_symbolized);
 void hws__c2c_chain_free(struct c2c_chains *cc);
+
+/* c2c_names.c: name the rows of reported line @l (classified, symbolized) and gather its
+ * fields and named verdict (opts.names). 0 or -ENOMEM. */
+int hws__c2c_names_line(struct hws_c2c *c, struct line *l, struct hws_symbols *syms);
+/* c2c_names.c: the names of entry @e into @out (nothing without). */
+void hws__c2c_names_entry(const struct hws_c2c *c, const struct entry *e,
+			  struct hws_c2c_entry_info *out);
+void hws__c2c_names_free(struct c2c_names *n);
 
 /* c2c_hist.c: count the buffered latencies (c->lbuf) into their lines' histograms. */
 int hws__c2c_lbuf_flush(struct hws_c2c *c);

@@ -163,6 +163,53 @@ static void json_offset_summary(struct hws_strbuf *sb, const struct hws_c2c *c, 
 	}
 }
 
+static void json_tids(struct hws_strbuf *sb, const uint32_t *v, uint32_t n)
+{
+	uint32_t k;
+
+	hws_strbuf__addstr(sb, "[");
+	for (k = 0; k < n; k++)
+		hws_strbuf__addf(sb, "%s%d", k ? "," : "", (int)v[k]);
+	hws_strbuf__addstr(sb, "]");
+}
+
+/* opts.names: ,"sharing_text":"...","fields":[{label,type,field,type_offset,offset,object,
+ * sharing,writers,readers}] of line @i */
+static void json_fields(struct hws_strbuf *sb, const struct hws_c2c *c, uint32_t i,
+			const struct hws_c2c_line_info *li)
+{
+	struct hws_c2c_field_info f;
+	uint32_t k;
+
+	if (!c->o.names)
+		return;
+	hws_strbuf__addstr(sb, ",\"sharing_text\":");
+	json_str_or_null(sb, li->sharing_text);
+	hws_strbuf__addstr(sb, ",\"fields\":[");
+	for (k = 0; k < li->nr_fields; k++) {
+		hws_c2c__field(c, i, k, &f);
+		hws_strbuf__addstr(sb, k ? ",{\"label\":" : "{\"label\":");
+		json_str_or_null(sb, f.label);
+		hws_strbuf__addstr(sb, ",\"type\":");
+		json_str_or_null(sb, f.type);
+		hws_strbuf__addstr(sb, ",\"field\":");
+		json_str_or_null(sb, f.field);
+		hws_strbuf__addf(sb, ",\"type_offset\":%lld,\"offset\":%u,\"object\":",
+				 (long long)f.type_offset, f.offset);
+		json_str_or_null(sb, f.object);
+		hws_strbuf__addf(sb, ",\"sharing\":\"%s\",\"writers\":",
+				 f.in_false && f.in_true ? "both"
+				 : f.in_false		 ? "false"
+				 : f.in_true		 ? "true"
+							 : "none");
+		json_tids(sb, f.writers, f.nr_writers);
+		hws_strbuf__addstr(sb, ",\"readers\":");
+		json_tids(sb, f.readers, f.nr_readers);
+		hws_strbuf__addstr(sb, "}");
+	}
+	hws_strbuf__addstr(sb, "]");
+}
+
 int hws_c2c__render_json(const struct hws_c2c *c, struct hws_strbuf *sb)
 {
 	return hws_c2c__render_json_top(c, sb, UINT32_MAX);
@@ -223,6 +270,7 @@ int hws__c2c_render_json(const struct hws_c2c *c, struct hws_strbuf *sb, uint32_
 		hws_strbuf__add_json_str(sb, li.evidence_text);
 		hws_strbuf__addstr(sb, ",\"data_symbol\":");
 		json_str_or_null(sb, li.data_symbol);
+		json_fields(sb, c, i, &li);
 		hws_strbuf__addstr(sb, ",\"false_sharing_offsets\":");
 		json_offsets(sb, c, i, true);
 		hws_strbuf__addstr(sb, ",\"true_sharing_offsets\":");
@@ -269,6 +317,17 @@ int hws__c2c_render_json(const struct hws_c2c *c, struct hws_strbuf *sb, uint32_
 			json_str_or_null(sb, e.srcline);
 			hws_strbuf__addstr(sb, ",\"data_symbol\":");
 			json_str_or_null(sb, e.data_symbol);
+			if (c->o.names) {
+				hws_strbuf__addstr(sb, ",\"object\":");
+				json_str_or_null(sb, e.object);
+				hws_strbuf__addf(sb, ",\"object_offset\":%llu,\"type\":",
+						 (unsigned long long)e.object_offset);
+				json_str_or_null(sb, e.type);
+				hws_strbuf__addstr(sb, ",\"field\":");
+				json_str_or_null(sb, e.field);
+				hws_strbuf__addf(sb, ",\"type_offset\":%lld",
+						 (long long)e.type_offset);
+			}
 			hws_strbuf__addf(sb, ",\"latency_mean\":%.1f,",
 					 c2c_mean(e.st.lat_sum, e.st.lat_n));
 			json_stats(sb, &e.st);

@@ -91,6 +91,17 @@ static const char *tx(struct tx *t, const char *s)
 	return b->buf;
 }
 
+/* opts.names: "[object +off] {type +off (field)} " of row @e */
+static void names_text(struct hws_strbuf *sb, const struct hws_c2c_entry_info *e, struct tx *t)
+{
+	if (e->object)
+		hws_strbuf__addf(sb, "%s +%llu  ", tx(t, e->object),
+				 (unsigned long long)e->object_offset);
+	if (e->type)
+		hws_strbuf__addf(sb, "%s %+lld (%s)  ", tx(t, e->type), (long long)e->type_offset,
+				 e->field ? tx(t, e->field) : "no field");
+}
+
 /* the call paths of row @j (or the line) of line @i, one a line: percent of the line's
  * period (perf c2c report -g's default value), samples, path caller first */
 static void chains_text(struct hws_strbuf *sb, const struct hws_c2c *c, uint32_t i, uint32_t j,
@@ -245,6 +256,8 @@ int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
 		    li.data_symbol ? tx(&tb, li.data_symbol) : "", hws_c2c_class__name(li.cls),
 		    li.confidence, c2c_conf_label(li.confidence));
 		hws_strbuf__addf(sb, "         evidence: %s\n", tx(&tb, li.evidence_text));
+		if (li.sharing_text)
+			hws_strbuf__addf(sb, "         %s\n", tx(&tb, li.sharing_text));
 		hws_strbuf__addstr(sb, "         false-sharing offsets: ");
 		offsets_text(sb, c, i, true);
 		hws_strbuf__addstr(sb, "   true-sharing offsets: ");
@@ -269,8 +282,11 @@ int hws_c2c__render_stdio(const struct hws_c2c *c, struct hws_strbuf *sb)
 				if (f.offset != e.offset)
 					break;
 			}
-			hws_strbuf__addf(sb, "         off 0x%-4x %-24s writers: ", e.offset,
+			hws_strbuf__addf(sb, "         off 0x%-4x %-24s ", e.offset,
 					 e.data_symbol ? tx(&tb, e.data_symbol) : "");
+			if (e.object || e.type)
+				names_text(sb, &e, &tb);
+			hws_strbuf__addstr(sb, "writers: ");
 			who_text(sb, c, i, j0, j, true);
 			hws_strbuf__addstr(sb, "  readers: ");
 			who_text(sb, c, i, j0, j, false);

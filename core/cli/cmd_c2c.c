@@ -21,6 +21,7 @@
 #include <hwsample/c2c.h>
 #include <hwsample/decode.h>
 #include <hwsample/errors.h>
+#include <hwsample/objects.h>
 #include <hwsample/perfdata.h>
 
 #include "cli.h"
@@ -314,6 +315,7 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	struct hws_registry *reg;
 	struct hws_decoder *d = NULL;
 	struct hws_c2c *c = NULL;
+	struct hws_objects *objs = NULL;
 	int o, err = 0, rc, ret = HWS_EXIT_OK;
 	bool json = false, stdio_out = false, nosym = false, read_ok = false;
 	unsigned long v;
@@ -455,6 +457,10 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 	d = hws_decoder__new(r, reg, &dopts);
 	copts.filter = sfilter;
 	copts.syms = d ? hws_decoder__symbols(d) : NULL;
+	/* the objects and fields of the lines (allocation records, DWARF) */
+	copts.names = !nosym;
+	objs = nosym ? NULL : hws_cli__objects("hwsample c2c report", path, r);
+	copts.objects = objs;
 	c = hws_c2c__new(&copts);
 	if (!d || !c) {
 		fprintf(stderr, "hwsample c2c report: out of memory\n");
@@ -539,6 +545,7 @@ out:
 		ret = HWS_EXIT_ERROR;
 	hws_strbuf__release(&sb);
 	hws_c2c__delete(c);
+	hws_objects__delete(objs);
 	hws_filter__delete(sfilter);
 	hws_decoder__delete(d);
 	hws_perf_reader__close(r);

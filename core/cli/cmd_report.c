@@ -407,7 +407,9 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	ret = hws_cli__filter_make("report", r, &fo, &filter);
 	if (ret)
 		goto out;
-	if (ropts.sort_keys && (strstr(ropts.sort_keys, "ob") || strstr(ropts.sort_keys, "of")))
+	/* objects, and types (heap blocks typed by their allocation site) */
+	if (ropts.sort_keys && (strstr(ropts.sort_keys, "ob") || strstr(ropts.sort_keys, "of") ||
+				strstr(ropts.sort_keys, "ty")))
 		objects = hws_cli__objects("hwsample report", path, r);
 	ropts.objects = objects;
 	/* symbols as they are at each sample's time: samples in time order */

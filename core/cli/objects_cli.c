@@ -61,10 +61,16 @@ int hws_cli__object_json(void *ctx, const struct hws_sample *s, struct hws_strbu
 	struct hws_object obj;
 	int err = 0;
 
+	obj.kind = HWS_OBJ_NONE;
 	if (c->objects && hws_objects__attribute(c->objects, c->syms, s, &obj))
 		err = hws_object__json(&obj, c->syms, s->pid, sb);
-	if (!err && c->types && (s->fields & HWS_SF_ADDR) &&
-	    hws_datatypes__resolve(c->types, c->syms, s, &t) > 0)
+	if (err || !c->types || !(s->fields & HWS_SF_ADDR))
+		return err;
+	err = hws_datatypes__resolve(c->types, c->syms, s, &t);
+	/* no answer from the instruction: a heap block's type from its allocation site */
+	if (!err && obj.kind == HWS_OBJ_HEAP)
+		err = hws_object__type(&obj, c->types, c->syms, s->pid, &t);
+	if (err > 0)
 		err = hws_datatype__json(&t, sb);
-	return err;
+	return err < 0 ? err : 0;
 }

@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <hwsample/datatype.h>
 #include <hwsample/objects.h>
 
 #include "objects_int.h"
@@ -914,4 +915,18 @@ int hws_object__json(const struct hws_object *obj, struct hws_symbols *syms, uin
 	if (!err)
 		err = hws_strbuf__addstr(sb, "}");
 	return err;
+}
+
+int hws_object__type(const struct hws_object *obj, struct hws_datatypes *dt,
+		     struct hws_symbols *syms, uint32_t pid, struct hws_datatype *out)
+{
+	struct hws_symbol code;
+
+	memset(out, 0, sizeof(*out));
+	if (!dt || !syms || !obj || obj->kind != HWS_OBJ_HEAP || !obj->nframes || !obj->frames)
+		return 0;
+	if (hws_symbols__resolve(syms, pid, obj->frames[0], false, &code) < 0 || !code.dso ||
+	    code.dso[0] != '/')
+		return 0;
+	return hws_datatypes__alloc(dt, code.dso, code.dso_addr, obj->offset, out);
 }

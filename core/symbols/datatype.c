@@ -47,6 +47,7 @@
 #define WALK_TAG  (1ULL << 61) /* cache key: the function starting there was followed */
 #define REG_NONE  (-1)
 #define REG_PC	  (-2)
+#define ALLOC_TAG (1ULL << 60) /* cache key: a heap block's type at an offset (daddr) */
 
 struct res {
 	char *name, *field, *var;
@@ -1642,7 +1643,163 @@ static long find_insn(struct hws_datatypes *dt, struct dfile *f, uint32_t fidx, 
 	free(q.scopes);
 	return r;
 }
+
+/* ---------------------------------------------------------------- allocation sites */
+
+static void fill(const struct hws_datatypes *dt, uint32_t res, struct hws_datatype *out);
+
+/* a variable of @scopes (innermost first, the CU left out) that holds a pointer at @pc in
+ * register @reg (@mem false) or in memory at @reg + @disp (@mem true; frame base: @q): the
+ * type it points to in @out */
+static bool alloc_var(struct query *q, uint64_t pc, int reg, bool mem, int64_t disp, Dwarf_Die *out,
+		      const char **var)
+{
+	for (int i = 0; i < q->nscopes - 1; i++) {
+		Dwarf_Die v;
+
+		if (dwarf_child(&q->scopes[i], &v))
+			continue;
+		do {
+			Dwarf_Die t;
+			int vreg = REG_NONE, k;
+			int64_t voff;
+
+			if (!is_var(&v))
+				continue;
+			k = var_loc(&v, pc, &vreg, &voff);
+			if (!k || !type_of(&v, &t) || !is_pointer(&t))
+				continue;
+			if ((!mem && k == 1 && vreg == reg) ||
+			    (mem && k == 2 && vreg == reg && voff == disp) ||
+			    (mem && k == 4 && q->have_fb && reg == q->fb_reg &&
+			     disp - q->fb_off == voff)) {
+				if (!pointee(&t, out))
+					return false; /* void *: nothing to say */
+				*var = dwarf_diename(&v);
+				return true;
+			}
+		} while (dwarf_siblingof(&v, &v) == 0);
+	}
+	return false;
+}
+
+/*
+ * The type a call's result is given at its return address @pc: a pointer variable that is
+ * the result register there (x86-64 rax, arm64 x0), or that the instruction at @pc copies
+ * it to (a register the variable lives in from the next instruction, or its stack slot).
+ */
+static bool alloc_pointee(struct query *q, Dwarf_Die *out, const char **var)
+{
+	struct dfile *f = q->f;
+	const uint8_t *code;
+	size_t len;
+	uint64_t a = q->pc;
+	cs_insn *in;
+	bool ok = false;
+
+	if (alloc_var(q, q->pc, 0, false, 0, out, var))
+		return true;
+	code = code_at(f, q->pc, &len);
+	in = code ? cs_malloc(f->cs) : NULL;
+	if (!in)
+		return false;
+	if (!cs_disasm_iter(f->cs, &code, &len, &a, in))
+		goto out;
+	if (f->machine == EM_X86_64) {
+		const cs_x86 *x = &in->detail->x86;
+
+		/* mov %rax, dst (Intel operand order: destination first) */
+		if (in->id != X86_INS_MOV || x->op_count != 2 ||
+		    x->operands[1].type != X86_OP_REG || x86_dwarf_reg(x->operands[1].reg) != 0)
+			goto out;
+		if (x->operands[0].type == X86_OP_REG)
+			ok = alloc_var(q, a, x86_dwarf_reg(x->operands[0].reg), false, 0, out, var);
+		else if (x->operands[0].type == X86_OP_MEM &&
+			 x->operands[0].mem.index == X86_REG_INVALID &&
+			 x->operands[0].mem.segment == X86_REG_INVALID)
+			ok = alloc_var(q, a, x86_dwarf_reg(x->operands[0].mem.base), true,
+				       x->operands[0].mem.disp, out, var);
+	} else {
+		const cs_arm64 *r = &in->detail->arm64;
+
+		/* mov xN, x0 / str x0, [base, #disp] */
+		if (r->op_count != 2 || r->operands[1].type == ARM64_OP_INVALID)
+			goto out;
+		if (in->id == ARM64_INS_MOV && r->operands[1].type == ARM64_OP_REG &&
+		    arm64_dwarf_reg(r->operands[1].reg) == 0 && r->operands[0].type == ARM64_OP_REG)
+			ok = alloc_var(q, a, arm64_dwarf_reg(r->operands[0].reg), false, 0, out,
+				       var);
+		else if (in->id == ARM64_INS_STR && r->operands[0].type == ARM64_OP_REG &&
+			 arm64_dwarf_reg(r->operands[0].reg) == 0 &&
+			 r->operands[1].type == ARM64_OP_MEM && !r->writeback)
+			ok = alloc_var(q, a, arm64_dwarf_reg(r->operands[1].mem.base), true,
+				       r->operands[1].mem.disp, out, var);
+	}
+out:
+	cs_free(in, 1);
+	return ok;
+}
+
+static long find_alloc(struct hws_datatypes *dt, struct dfile *f, uint64_t pc, uint64_t offset)
+{
+	struct query q = {.dt = dt, .f = f, .pc = pc};
+	const char *var = NULL;
+	Dwarf_Die t;
+	long r = 0;
+
+	q.nscopes = scopes_at(f, pc, &q.scopes);
+	if (q.nscopes <= 0) {
+		free(q.scopes);
+		return q.nscopes < 0 ? -ENOMEM : 0;
+	}
+	for (int i = 0; i < q.nscopes; i++) {
+		if (dwarf_tag(&q.scopes[i]) == DW_TAG_subprogram) {
+			q.have_fb = frame_base(f, &q.scopes[i], pc, &q.fb_reg, &q.fb_off);
+			break;
+		}
+	}
+	/* a block of N elements: the offset in one (wrap), as for p[i].x */
+	if (alloc_pointee(&q, &t, &var) && offset <= INT64_MAX)
+		r = res_add(dt, &t, wrap(&t, (int64_t)offset), var);
+	free(q.scopes);
+	return r;
+}
 #endif
+
+int hws_datatypes__alloc(struct hws_datatypes *dt, const char *path, uint64_t ret_pc,
+			 uint64_t offset, struct hws_datatype *out)
+{
+	struct dfile *f;
+	struct centry *e;
+	uint32_t idx;
+	bool found;
+	long r = 0;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!dt || !path || offset >= ALLOC_TAG)
+		return 0;
+	f = file_of(dt, path, &idx);
+	if (!f)
+		return -ENOMEM;
+	if (f->bad)
+		return 0;
+	e = cache_slot(dt, idx, ret_pc, offset | ALLOC_TAG, &found);
+	if (found) {
+		r = e->res;
+	} else {
+#ifdef HWS_HAVE_CAPSTONE
+		r = find_alloc(dt, f, ret_pc, offset);
+#endif
+		if (r < 0)
+			return (int)r;
+		err = cache_put(dt, idx, ret_pc, offset | ALLOC_TAG, (uint32_t)r);
+		if (err)
+			return err;
+	}
+	fill(dt, (uint32_t)r, out);
+	return r ? 1 : 0;
+}
 
 static void fill(const struct hws_datatypes *dt, uint32_t res, struct hws_datatype *out)
 {

@@ -49,6 +49,7 @@ extern "C" {
 
 struct hws_c2c;
 struct hws_registry;
+struct hws_objects;
 
 struct hws_c2c_opts {
 	size_t sz;	    /* sizeof(struct hws_c2c_opts) */
@@ -73,6 +74,14 @@ struct hws_c2c_opts {
 	 * must outlive the c2c object. */
 	const struct hws_filter *filter;
 	struct hws_symbols *syms;
+	/* name the data of the reported, symbolized lines in __finish() (with its @syms): each
+	 * row's object (include/hwsample/objects.h: a heap block with its allocation site from
+	 * @objects, a static or thread-local variable from the symbols) and the data type and
+	 * field it accesses (include/hwsample/datatype.h: from the instruction at its IP, the
+	 * global at its address, or its heap block's allocation site); each line's fields with
+	 * their writers and readers (hws_c2c__field) and a verdict by name (sharing_text) */
+	bool names;
+	const struct hws_objects *objects; /* may be NULL; must outlive the c2c object */
 };
 
 enum hws_c2c_class {
@@ -125,6 +134,11 @@ struct hws_c2c_line_info {
 	uint64_t true_offsets;
 	const char *evidence_text; /* "HITM (Intel PEBS data_src)", owned by the c2c */
 	const char *data_symbol;   /* variable at the line start, NULL if unknown */
+	/* opts.names: the verdict by name, "false sharing: struct counters.a (+0, written by
+	 * tids 101, 102) and .b (+8, written by tid 103)"; NULL for uncontended lines, without
+	 * names, or past the first 1000 lines */
+	const char *sharing_text;
+	uint32_t nr_fields; /* hws_c2c__field() */
 };
 
 /**
@@ -164,6 +178,13 @@ struct hws_c2c_entry_info {
 	const char *dso;	 /* NULL if unknown */
 	const char *srcline;	 /* "FILE:LINE" of the source or NULL */
 	const char *data_symbol; /* "counters+0x8" or NULL */
+	/* opts.names (NULL if unknown): the object, "[heap] make_counters+0x1f (16 bytes)" or
+	 * "[static] counters", and the offset in it; the type accessed and its field */
+	const char *object;
+	uint64_t object_offset;
+	const char *type;  /* "struct counters" */
+	const char *field; /* "b"; NULL: none */
+	int64_t type_offset;
 };
 
 /* Number of rows of report line @i (0 if out of range). */
@@ -171,6 +192,27 @@ HWS_API uint32_t hws_c2c__nr_entries(const struct hws_c2c *c, uint32_t i);
 /* Row @j of report line @i. 0, or -EINVAL. Strings owned by @c. */
 HWS_API int hws_c2c__entry(const struct hws_c2c *c, uint32_t i, uint32_t j,
 			   struct hws_c2c_entry_info *out);
+/*
+ * A field of a reported line (opts.names): the rows that access one field of one instance of
+ * a type (or one offset, when the type is unknown), in offset order, with the threads that
+ * wrote and read it.
+ */
+struct hws_c2c_field_info {
+	uint32_t sz;
+	uint32_t offset;     /* its first byte accessed in the line */
+	const char *label;   /* "struct counters.a", "long", the data symbol or "offset 0x20" */
+	const char *type;    /* NULL if unknown */
+	const char *field;   /* NULL: none */
+	int64_t type_offset; /* of that first byte in the type */
+	const char *object;  /* "[static] counters", NULL if unknown */
+	bool in_false, in_true;
+	uint32_t nr_writers, nr_readers;
+	const uint32_t *writers, *readers; /* tids, sorted */
+};
+/* Field @k (< hws_c2c_line_info::nr_fields) of report line @i. 0, or -EINVAL. Owned by @c. */
+HWS_API int hws_c2c__field(const struct hws_c2c *c, uint32_t i, uint32_t k,
+			   struct hws_c2c_field_info *out);
+
 /*
  * Call paths of a reported line (opts.callchain), as perf c2c report -g shows them under
  * each row of a cache line: frames named by function ("0x..." for an address without a

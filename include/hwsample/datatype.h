@@ -73,6 +73,21 @@ HWS_API int hws_datatypes__resolve(struct hws_datatypes *dt, struct hws_symbols 
 				   const struct hws_sample *s, struct hws_datatype *out);
 
 /**
+ * hws_datatypes__alloc() - the type of a heap block from its allocation site, for the
+ * accesses no instruction decode names (hws_datatypes__find() gave nothing): @ret_pc is the
+ * ELF address in @path the allocator returned to (its caller's next instruction), @offset
+ * the access's offset in the block. Covered: the caller's DWARF has a pointer variable that
+ * receives the result (T *p = malloc(...)): p in the result register (x86-64 rax, arm64 x0)
+ * at @ret_pc, or the instruction there copies the result into p's register or stack slot.
+ * Not covered: casts without a variable (DWARF has no trace of them), results passed on
+ * through wrappers or returned, void * and char * variables of generic allocators (void *:
+ * nothing; char *: "char"). A block of several T gives the offset in one T.
+ * Return: 1 and @out filled, 0 unknown, or -ENOMEM.
+ */
+HWS_API int hws_datatypes__alloc(struct hws_datatypes *dt, const char *path, uint64_t ret_pc,
+				 uint64_t offset, struct hws_datatype *out);
+
+/**
  * hws_datatype__format() - perf's columns: the type ("struct pair", "(unknown)"), or with
  * @with_offset its typeoff ("struct pair +4096 (second)", "int +0 (no field)",
  * "(unknown)", "(stack operation)"), appended to @sb. Return: 0 or -ENOMEM.

@@ -201,6 +201,17 @@ HWS_API int hws_object__label(const struct hws_object *obj, struct hws_symbols *
 HWS_API int hws_object__json(const struct hws_object *obj, struct hws_symbols *syms, uint32_t pid,
 			     struct hws_strbuf *sb);
 
+struct hws_datatypes;
+struct hws_datatype;
+/**
+ * hws_object__type() - the type of heap object @obj of process @pid from its allocation site
+ * (include/hwsample/datatype.h, hws_datatypes__alloc(): its first frame, resolved with
+ * @syms, and its offset). Return: 1 and @out filled, 0 unknown (other kinds of objects too),
+ * or -ENOMEM.
+ */
+HWS_API int hws_object__type(const struct hws_object *obj, struct hws_datatypes *dt,
+			     struct hws_symbols *syms, uint32_t pid, struct hws_datatype *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -8,7 +8,8 @@
  *   pc      the instruction's ELF address
  *   daddr   the data address as the file sees it (0: none)
  *   file    the rest: the ELF file (written to a memfd, read through /proc/self/fd)
- * The PC's neighbours (pc + 1 ... pc + 15) are looked up too, through the same cache.
+ * The PC's neighbours (pc + 1 ... pc + 15) are looked up too, through the same cache, and
+ * each PC also as an allocation site (hws_datatypes__alloc, daddr as the block offset).
  * Seed corpus: tests/fuzz/corpus/datatype/, the types_truth workload at its touching
  * instructions, and damaged copies (tests/fuzz/make_datatype_corpus.sh).
  */
@@ -71,6 +72,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (uint64_t i = 0; dt && i < 16; i++) {
 		if (hws_datatypes__find(dt, path, pc + i, i ? 0 : daddr, &t) > 0 && !t.name)
 			__builtin_trap(); /* found: it has a name */
+		use(&t);
+		/* the same PC as an allocator's return address, daddr as the block offset */
+		if (hws_datatypes__alloc(dt, path, pc + i, daddr, &t) > 0 && !t.name)
+			__builtin_trap();
 		use(&t);
 	}
 	/* the cache answers the same */

@@ -5,6 +5,7 @@
  *
  *   gen_c2c -o FILE -v intel|ibs|ibs-zen3|ibs-zen4|ibs-perf|spe [-n SAMPLES] [-s SEED]
  *           [-t TRUTH] [-L L1D_LINE_SIZE (writes a CACHE header)] [-g (call chains, intel)]
+ *           [-F (the fields scenario instead)]
  *
  * One scenario, three encodings. The data are this program's own 64-byte aligned globals
  * (in .data, so the file-backed RW mapping covers them) and the code addresses are its own
@@ -19,6 +20,15 @@
  *   c2c_ts_flag      true   thread 2 stores offset 8, thread 3 loads offset 8
  *   c2c_ro_table     read   every thread loads, nobody stores (not contended)
  *   c2c_private[i]   private one thread each, loads and stores
+ * -F, the fields scenario (c2c naming types and fields; this program is built with -g):
+ *   c2c_fields         false  struct counters {a, b}: thread 0 stores and loads .a, thread
+ *                             2 stores and loads .b (one line)
+ *   c2c_fields_padded  private struct padded_counters {a, pad, b}: thread 3 .a, thread 4 .b,
+ *                             each on its own line (two private lines)
+ *   c2c_fields_mixed   mixed  struct counters: threads 5 and 6 store .a, thread 7 stores .b
+ * On x86-64 the samples' IPs are the very load/store instructions (labels in inline asm), so
+ * the data type comes from decoding them; elsewhere the function starts, and the type from
+ * the data address. TRUTH lines then: "0xLINE class name".
  * Loads on written-shared lines by another thread than the last writer are coherence
  * misses: Intel data_src L3 HITM (same node) or REM_CCE1 HITM (other node); AMD IBS
  * legacy DataSrc 2 with CacheHitSt=M (same node, kernel -> HITM) or DataSrc 4 (remote
@@ -64,6 +74,52 @@ struct line64 c2c_ts_counter = {{1}};
 struct line64 c2c_ts_flag = {{1}};
 struct line64 c2c_ro_table = {{1}};
 struct line64 c2c_private[NR_PRIVATE] = {{{1}}};
+
+/* -F: two fields of one struct on one line, and the same two fields padded apart */
+struct counters {
+	volatile long a;
+	volatile long b;
+} __attribute__((aligned(64)));
+struct padded_counters {
+	volatile long a;
+	char pad[56];
+	volatile long b;
+} __attribute__((aligned(64)));
+struct counters c2c_fields = {1, 1};
+struct padded_counters c2c_fields_padded = {1, {0}, 1};
+struct counters c2c_fields_mixed = {1, 1};
+
+/*
+ * Their accesses: on x86-64 a label at the instruction itself (the sample's precise IP), in
+ * functions neither inlined nor cloned so that each label is defined once.
+ */
+#if defined(__x86_64__)
+#define FIELD_OP(fn, label, insn, var)                                                             \
+	extern const char label[];                                                                 \
+	static __attribute__((noinline, noclone, used)) void fn(void)                              \
+	{                                                                                          \
+		__asm__ volatile(".globl " #label "\n.hidden " #label "\n" #label ":\n\t" insn     \
+				 " %0"                                                             \
+				 : "+m"(var));                                                     \
+	}
+#define FIELD_IP(fn, label) A(label)
+#else
+#define FIELD_OP(fn, label, insn, var)                                                             \
+	static __attribute__((noinline, noclone, used)) void fn(void)                              \
+	{                                                                                          \
+		var++;                                                                             \
+	}
+#define FIELD_IP(fn, label) F(fn)
+#endif
+FIELD_OP(fields_add_a, gen_c2c_ip_add_a, "incq", c2c_fields.a)
+FIELD_OP(fields_add_b, gen_c2c_ip_add_b, "incq", c2c_fields.b)
+FIELD_OP(fields_neg_a, gen_c2c_ip_neg_a, "notq", c2c_fields.a)
+FIELD_OP(fields_neg_b, gen_c2c_ip_neg_b, "notq", c2c_fields.b)
+FIELD_OP(padded_add_a, gen_c2c_ip_padded_a, "incq", c2c_fields_padded.a)
+FIELD_OP(padded_add_b, gen_c2c_ip_padded_b, "incq", c2c_fields_padded.b)
+FIELD_OP(mixed_add_a, gen_c2c_ip_mixed_a, "incq", c2c_fields_mixed.a)
+FIELD_OP(mixed_add_b, gen_c2c_ip_mixed_b, "incq", c2c_fields_mixed.b)
+static bool want_fields; /* -F */
 
 /* Code addresses of the samples: distinct functions of this file. */
 static __attribute__((noinline, used)) void fs_increment(void)
@@ -166,7 +222,7 @@ static int node_of(int cpu)
 }
 
 /* last writer thread per shared line, for local/remote coherence */
-static int last_writer[5] = {-1, -1, -1, -1, -1};
+static int last_writer[9] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};
 
 static void ev_load(struct ev *e, int line, int thr, uint64_t ip, uint64_t addr)
 {
@@ -217,11 +273,60 @@ static void scenario(struct ev *e)
 	e->cc[e->nr_cc++] = F(thread_main) + 4;
 }
 
+/* -F: lines 5 (c2c_fields), 6 and 7 (the padded halves), 8 (c2c_fields_mixed); stores are
+ * read-modify-writes (their "load" samples at the same instruction) */
+static void fields_ev(struct ev *e)
+{
+	unsigned int r = rn(100);
+
+	if (r < 20) { /* .a: thread 0 */
+		if (rn(2))
+			ev_store(e, 5, 0, FIELD_IP(fields_add_a, gen_c2c_ip_add_a),
+				 A(&c2c_fields.a));
+		else
+			ev_load(e, 5, 0, FIELD_IP(fields_neg_a, gen_c2c_ip_neg_a),
+				A(&c2c_fields.a));
+	} else if (r < 40) { /* .b: thread 2 */
+		if (rn(2))
+			ev_store(e, 5, 2, FIELD_IP(fields_add_b, gen_c2c_ip_add_b),
+				 A(&c2c_fields.b));
+		else
+			ev_load(e, 5, 2, FIELD_IP(fields_neg_b, gen_c2c_ip_neg_b),
+				A(&c2c_fields.b));
+	} else if (r < 50) { /* mixed: threads 5 and 6 write .a, thread 7 writes .b */
+		if (rn(3))
+			ev_store(e, 8, 5 + (int)rn(2), FIELD_IP(mixed_add_a, gen_c2c_ip_mixed_a),
+				 A(&c2c_fields_mixed.a));
+		else
+			ev_store(e, 8, 7, FIELD_IP(mixed_add_b, gen_c2c_ip_mixed_b),
+				 A(&c2c_fields_mixed.b));
+	} else if (r < 80) { /* padded .a: thread 3 alone on its line */
+		if (rn(2))
+			ev_store(e, 6, 3, FIELD_IP(padded_add_a, gen_c2c_ip_padded_a),
+				 A(&c2c_fields_padded.a));
+		else
+			ev_load(e, 6, 3, FIELD_IP(padded_add_a, gen_c2c_ip_padded_a),
+				A(&c2c_fields_padded.a));
+	} else { /* padded .b: thread 4 alone on the next line */
+		if (rn(2))
+			ev_store(e, 7, 4, FIELD_IP(padded_add_b, gen_c2c_ip_padded_b),
+				 A(&c2c_fields_padded.b));
+		else
+			ev_load(e, 7, 4, FIELD_IP(padded_add_b, gen_c2c_ip_padded_b),
+				A(&c2c_fields_padded.b));
+	}
+}
+
 static void scenario_ev(struct ev *e)
 {
 	static const int fs_thr[4] = {0, 1, 4, 5};
 	unsigned int r = rn(100);
 	int t;
+
+	if (want_fields) {
+		fields_ev(e);
+		return;
+	}
 
 	if (r < 14) { /* false sharing: per-thread counters */
 		t = fs_thr[rn(4)];
@@ -940,6 +1045,17 @@ static void write_truth(const char *path)
 		perror(path);
 		exit(1);
 	}
+	if (want_fields) {
+		fprintf(f, "%#llx false-sharing c2c_fields\n", (unsigned long long)A(&c2c_fields));
+		fprintf(f, "%#llx private c2c_fields_padded.a\n",
+			(unsigned long long)A(&c2c_fields_padded.a));
+		fprintf(f, "%#llx private c2c_fields_padded.b\n",
+			(unsigned long long)A(&c2c_fields_padded.b));
+		fprintf(f, "%#llx mixed c2c_fields_mixed\n",
+			(unsigned long long)A(&c2c_fields_mixed));
+		fclose(f);
+		return;
+	}
 	fprintf(f, "%#llx false-sharing c2c_fs_counters\n",
 		(unsigned long long)A(&c2c_fs_counters));
 	fprintf(f, "%#llx false-sharing c2c_fs_pair\n", (unsigned long long)A(&c2c_fs_pair));
@@ -958,7 +1074,7 @@ int main(int argc, char **argv)
 	long n = 20000;
 	int o, err;
 
-	while ((o = getopt(argc, argv, "o:v:n:s:t:L:gh")) != -1) {
+	while ((o = getopt(argc, argv, "o:v:n:s:t:L:gFh")) != -1) {
 		switch (o) {
 		case 'o':
 			out = optarg;
@@ -978,13 +1094,16 @@ int main(int argc, char **argv)
 		case 'g':
 			want_cc = true;
 			break;
+		case 'F':
+			want_fields = true;
+			break;
 		case 'L':
 			cache_line = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
 		default:
 			fprintf(stderr, "usage: gen_c2c -o FILE -v "
 					"intel|ibs|ibs-zen3|ibs-zen4|ibs-perf|spe [-n SAMPLES] "
-					"[-s SEED] [-t TRUTH] [-L L1D_LINE] [-g]\n");
+					"[-s SEED] [-t TRUTH] [-L L1D_LINE] [-g] [-F]\n");
 			return o == 'h' ? 0 : 2;
 		}
 	}
