@@ -4,7 +4,9 @@
  *
  * Per sample: a hash lookup per frame ((process, address) -> location), one for the stack
  * (the list of location numbers) and one for the pprof sample (stack + labels), then three
- * additions; no symbol lookup, no allocation but table growth. At hws_pprof__write() each
+ * additions; no symbol lookup, no allocation but table growth (with opts.object_labels and
+ * opts.types: the data address's object, the access's type, cached per instruction by
+ * struct hws_datatypes, and the strings of the last type kept). At hws_pprof__write() each
  * location is symbolized once, functions and mappings are made from the answers, the
  * protobuf-c messages (C that protoc-c generates from profile.proto at build time) are
  * filled and packed straight into zlib's gzip stream, written to the descriptor in 64 KiB
@@ -30,6 +32,7 @@
 #include <zlib.h>
 
 #include <hwsample/convert.h>
+#include <hwsample/datatype.h>
 #include <hwsample/objects.h>
 #include <hwsample/symbols.h>
 
@@ -58,7 +61,7 @@ struct stk {
 
 /* what makes two pprof samples one: no padding, compared with memcmp */
 struct skey {
-	uint32_t stack, pid, tid, cpu, comm, event, object;
+	uint32_t stack, pid, tid, cpu, comm, event, object, type, typeoff;
 	uint8_t op, lvl, snoop, tlb;
 	uint32_t have; /* L_* bits: the labels this sample has */
 };
@@ -76,7 +79,8 @@ enum {
 	L_OP = 1U << 4,
 	L_DSRC = 1U << 5, /* mem_level, snoop, tlb */
 	L_OBJECT = 1U << 6,
-	NR_LABELS = 10,
+	L_TYPE = 1U << 7, /* type and typeoff */
+	NR_LABELS = 12,
 };
 
 /* strings every profile has, interned first in this order */
@@ -97,11 +101,13 @@ enum {
 	S_TLB,
 	S_ID,
 	S_OBJECT,
+	S_TYPE,
+	S_TYPEOFF,
 	S__FIXED,
 };
 static const char *const fixed_str[S__FIXED] = {
-    "",	   "samples", "count", "event",	    "latency", "cycles", "pid", "tid",
-    "cpu", "comm",    "op",    "mem_level", "snoop",   "tlb",	 "id",	"object",
+    "",	    "samples", "count",	    "event", "latency", "cycles", "pid",    "tid",  "cpu",
+    "comm", "op",      "mem_level", "snoop", "tlb",	"id",	  "object", "type", "typeoff",
 };
 
 struct hws_pprof {
@@ -129,6 +135,10 @@ struct hws_pprof {
 	uint32_t comm_pid, comm_sid;
 	const char *ev_ptr;
 	uint32_t ev_sid;
+	/* the last data type's labels: its strings (owned by opts.types, stable), offset */
+	struct hws_datatype ty;
+	uint32_t ty_sid, tyoff_sid;
+	struct hws_strbuf ty_sb;
 	struct hws_pprof_stats st;
 };
 
@@ -295,6 +305,7 @@ void hws_pprof__delete(struct hws_pprof *p)
 	free(p->smp);
 	free(p->ptab.slot);
 	free(p->frames);
+	hws_strbuf__release(&p->ty_sb);
 	free(p);
 }
 
@@ -423,6 +434,39 @@ static int64_t object_label(struct hws_pprof *p, const struct hws_sample *s)
 	return id;
 }
 
+/* the "type" and "typeoff" labels of @s's access into @k (perf's --sort type,typeoff
+ * columns), when opts.types finds its type: 0, or -ENOMEM */
+static int type_labels(struct hws_pprof *p, const struct hws_sample *s, struct skey *k)
+{
+	struct hws_datatype t;
+	int64_t id, off;
+	int err = hws_datatypes__resolve(p->o.types, p->o.syms, s, &t);
+
+	if (err <= 0)
+		return err;
+	/* samples of one access in a row: the strings of the last one */
+	if (!p->ty_sid || t.name != p->ty.name || t.field != p->ty.field ||
+	    t.offset != p->ty.offset || t.pseudo != p->ty.pseudo) {
+		hws_strbuf__reset(&p->ty_sb);
+		err = hws_datatype__format(&t, false, &p->ty_sb);
+		id = err ? -ENOMEM : intern(p, p->ty_sb.buf);
+		if (id < 0)
+			return -ENOMEM;
+		hws_strbuf__reset(&p->ty_sb);
+		err = hws_datatype__format(&t, true, &p->ty_sb);
+		off = err ? -ENOMEM : intern(p, p->ty_sb.buf);
+		if (off < 0)
+			return -ENOMEM;
+		p->ty = t;
+		p->ty_sid = (uint32_t)id;
+		p->tyoff_sid = (uint32_t)off;
+	}
+	k->have |= L_TYPE;
+	k->type = p->ty_sid;
+	k->typeoff = p->tyoff_sid;
+	return 0;
+}
+
 int hws_pprof__add(struct hws_pprof *p, const struct hws_sample *s)
 {
 	struct skey k;
@@ -522,6 +566,11 @@ int hws_pprof__add(struct hws_pprof *p, const struct hws_sample *s)
 			k.have |= L_OBJECT;
 			k.object = (uint32_t)id;
 		}
+	}
+	if (p->o.types && p->o.syms && (s->fields & HWS_SF_ADDR)) {
+		err = type_labels(p, s, &k);
+		if (err)
+			return err;
 	}
 	idx = sample_of(p, &k);
 	if (idx < 0)
@@ -992,6 +1041,10 @@ static int build(struct hws_pprof *p, struct wbuf *w, Perftools__Profiles__Profi
 		}
 		if (k->have & L_OBJECT)
 			LAB(S_OBJECT, k->object, 0);
+		if (k->have & L_TYPE) {
+			LAB(S_TYPE, k->type, 0);
+			LAB(S_TYPEOFF, k->typeoff, 0);
+		}
 #undef LAB
 		for (size_t j = 0; j < n; j++) {
 			int64_t l = v[j][1] < 0 ? -ENOMEM : label_of(w, v[j][0], v[j][1], v[j][2]);
