@@ -39,7 +39,9 @@
 #include "profile.pb-c.h"
 #include "util/internal.h"
 
-#define KPID UINT32_MAX
+#define KPID	 UINT32_MAX
+#define TYC_SIZE 256  /* data types whose label strings are kept (direct-mapped) */
+#define IPC_SIZE 4096 /* instructions whose data type is kept (direct-mapped) */
 
 /* open-addressing index of a dense array */
 struct htab {
@@ -135,10 +137,22 @@ struct hws_pprof {
 	uint32_t comm_pid, comm_sid;
 	const char *ev_ptr;
 	uint32_t ev_sid;
-	/* the last data type's labels: its strings (owned by opts.types, stable), offset */
-	struct hws_datatype ty;
-	uint32_t ty_sid, tyoff_sid;
+	/* the labels of recent data types: the type's strings are opts.types' (stable) */
+	struct tycache {
+		const char *name, *field;
+		int64_t offset;
+		bool pseudo;
+		uint32_t sid, off_sid; /* 0: empty */
+	} tyc[TYC_SIZE];
 	struct hws_strbuf ty_sb;
+	/* the type labels of recent (pid, ip)s: IPC_INSN, the instruction's own answer (no
+	 * data address needed: hws_datatypes__find() looks at it only when the instruction
+	 * has none); IPC_ADDR, none without the data address (looked up per sample) */
+	struct ipcache {
+		uint64_t ip;
+		uint32_t pid, sid, off_sid; /* sid 0: no type */
+		uint8_t state;		    /* 0 (empty), IPC_INSN, IPC_ADDR */
+	} ipc[IPC_SIZE];
 	struct hws_pprof_stats st;
 };
 
@@ -434,37 +448,82 @@ static int64_t object_label(struct hws_pprof *p, const struct hws_sample *s)
 	return id;
 }
 
-/* the "type" and "typeoff" labels of @s's access into @k (perf's --sort type,typeoff
- * columns), when opts.types finds its type: 0, or -ENOMEM */
-static int type_labels(struct hws_pprof *p, const struct hws_sample *s, struct skey *k)
-{
-	struct hws_datatype t;
-	int64_t id, off;
-	int err = hws_datatypes__resolve(p->o.types, p->o.syms, s, &t);
+enum { IPC_INSN = 1, IPC_ADDR = 2 };
 
-	if (err <= 0)
-		return err;
-	/* samples of one access in a row: the strings of the last one */
-	if (!p->ty_sid || t.name != p->ty.name || t.field != p->ty.field ||
-	    t.offset != p->ty.offset || t.pseudo != p->ty.pseudo) {
+/* the label strings of type @t: *@sid and *@off_sid, or -ENOMEM */
+static int type_strings(struct hws_pprof *p, const struct hws_datatype *t, uint32_t *sid,
+			uint32_t *off_sid)
+{
+	struct tycache *c = &p->tyc[mix64((uintptr_t)t->name ^ (uint64_t)(uintptr_t)t->field << 1 ^
+					  (uint64_t)t->offset << 20 ^ t->pseudo) &
+				    (TYC_SIZE - 1)];
+	int64_t id, off;
+
+	if (!c->sid || t->name != c->name || t->field != c->field || t->offset != c->offset ||
+	    t->pseudo != c->pseudo) {
 		hws_strbuf__reset(&p->ty_sb);
-		err = hws_datatype__format(&t, false, &p->ty_sb);
-		id = err ? -ENOMEM : intern(p, p->ty_sb.buf);
+		id = hws_datatype__format(t, false, &p->ty_sb) ? -ENOMEM : intern(p, p->ty_sb.buf);
 		if (id < 0)
 			return -ENOMEM;
 		hws_strbuf__reset(&p->ty_sb);
-		err = hws_datatype__format(&t, true, &p->ty_sb);
-		off = err ? -ENOMEM : intern(p, p->ty_sb.buf);
+		off = hws_datatype__format(t, true, &p->ty_sb) ? -ENOMEM : intern(p, p->ty_sb.buf);
 		if (off < 0)
 			return -ENOMEM;
-		p->ty = t;
-		p->ty_sid = (uint32_t)id;
-		p->tyoff_sid = (uint32_t)off;
+		c->name = t->name;
+		c->field = t->field;
+		c->offset = t->offset;
+		c->pseudo = t->pseudo;
+		c->sid = (uint32_t)id;
+		c->off_sid = (uint32_t)off;
 	}
-	k->have |= L_TYPE;
-	k->type = p->ty_sid;
-	k->typeoff = p->tyoff_sid;
+	*sid = c->sid;
+	*off_sid = c->off_sid;
 	return 0;
+}
+
+/* the "type" and "typeoff" labels of @s's access into @k (perf's --sort type,typeoff
+ * columns), when opts.types finds its type: 0, or -ENOMEM. One location per (pid, ip)
+ * (the profile's own rule) is one instruction: its answer is kept when it needs no data
+ * address. */
+static int type_labels(struct hws_pprof *p, const struct hws_sample *s, struct skey *k)
+{
+	uint32_t pid = s->fields & HWS_SF_PID ? s->pid : 0;
+	struct ipcache *c = &p->ipc[mix64(s->ip ^ (uint64_t)pid << 48) & (IPC_SIZE - 1)];
+	struct hws_datatype t;
+	int err;
+
+	if (c->state && c->ip == s->ip && c->pid == pid) {
+		if (c->state == IPC_INSN) {
+			if (c->sid) {
+				k->have |= L_TYPE;
+				k->type = c->sid;
+				k->typeoff = c->off_sid;
+			}
+			return 0;
+		}
+		err = hws_datatypes__resolve(p->o.types, p->o.syms, s, &t);
+	} else {
+		struct hws_sample insn = *s;
+
+		insn.fields &= ~HWS_SF_ADDR;
+		err = hws_datatypes__resolve(p->o.types, p->o.syms, &insn, &t);
+		if (err < 0)
+			return err;
+		c->ip = s->ip;
+		c->pid = pid;
+		c->sid = c->off_sid = 0;
+		c->state = err ? IPC_INSN : IPC_ADDR;
+		if (err && type_strings(p, &t, &c->sid, &c->off_sid)) {
+			c->state = 0;
+			return -ENOMEM;
+		}
+		if (!err) /* the data address may name a global */
+			err = hws_datatypes__resolve(p->o.types, p->o.syms, s, &t);
+	}
+	if (err <= 0)
+		return err;
+	k->have |= L_TYPE;
+	return type_strings(p, &t, &k->type, &k->typeoff);
 }
 
 int hws_pprof__add(struct hws_pprof *p, const struct hws_sample *s)
