@@ -4,7 +4,9 @@
  *
  * Per sample: a hash lookup per frame ((process, address) -> location), one for the stack
  * (the list of location numbers) and one for the pprof sample (stack + labels), then three
- * additions; no symbol lookup, no allocation but table growth. At hws_pprof__write() each
+ * additions; no symbol lookup, no allocation but table growth (with opts.object_labels and
+ * opts.types: the data address's object, the access's type, cached per instruction by
+ * struct hws_datatypes, and the strings of the last type kept). At hws_pprof__write() each
  * location is symbolized once, functions and mappings are made from the answers, the
  * protobuf-c messages (C that protoc-c generates from profile.proto at build time) are
  * filled and packed straight into zlib's gzip stream, written to the descriptor in 64 KiB
@@ -30,13 +32,16 @@
 #include <zlib.h>
 
 #include <hwsample/convert.h>
+#include <hwsample/datatype.h>
 #include <hwsample/objects.h>
 #include <hwsample/symbols.h>
 
 #include "profile.pb-c.h"
 #include "util/internal.h"
 
-#define KPID UINT32_MAX
+#define KPID	 UINT32_MAX
+#define TYC_SIZE 256  /* data types whose label strings are kept (direct-mapped) */
+#define IPC_SIZE 4096 /* instructions whose data type is kept (direct-mapped) */
 
 /* open-addressing index of a dense array */
 struct htab {
@@ -58,7 +63,7 @@ struct stk {
 
 /* what makes two pprof samples one: no padding, compared with memcmp */
 struct skey {
-	uint32_t stack, pid, tid, cpu, comm, event, object;
+	uint32_t stack, pid, tid, cpu, comm, event, object, type, typeoff;
 	uint8_t op, lvl, snoop, tlb;
 	uint32_t have; /* L_* bits: the labels this sample has */
 };
@@ -76,7 +81,8 @@ enum {
 	L_OP = 1U << 4,
 	L_DSRC = 1U << 5, /* mem_level, snoop, tlb */
 	L_OBJECT = 1U << 6,
-	NR_LABELS = 10,
+	L_TYPE = 1U << 7, /* type and typeoff */
+	NR_LABELS = 12,
 };
 
 /* strings every profile has, interned first in this order */
@@ -97,11 +103,13 @@ enum {
 	S_TLB,
 	S_ID,
 	S_OBJECT,
+	S_TYPE,
+	S_TYPEOFF,
 	S__FIXED,
 };
 static const char *const fixed_str[S__FIXED] = {
-    "",	   "samples", "count", "event",	    "latency", "cycles", "pid", "tid",
-    "cpu", "comm",    "op",    "mem_level", "snoop",   "tlb",	 "id",	"object",
+    "",	    "samples", "count",	    "event", "latency", "cycles", "pid",    "tid",  "cpu",
+    "comm", "op",      "mem_level", "snoop", "tlb",	"id",	  "object", "type", "typeoff",
 };
 
 struct hws_pprof {
@@ -129,6 +137,22 @@ struct hws_pprof {
 	uint32_t comm_pid, comm_sid;
 	const char *ev_ptr;
 	uint32_t ev_sid;
+	/* the labels of recent data types: the type's strings are opts.types' (stable) */
+	struct tycache {
+		const char *name, *field;
+		int64_t offset;
+		bool pseudo;
+		uint32_t sid, off_sid; /* 0: empty */
+	} tyc[TYC_SIZE];
+	struct hws_strbuf ty_sb;
+	/* the type labels of recent (pid, ip)s: IPC_INSN, the instruction's own answer (no
+	 * data address needed: hws_datatypes__find() looks at it only when the instruction
+	 * has none); IPC_ADDR, none without the data address (looked up per sample) */
+	struct ipcache {
+		uint64_t ip;
+		uint32_t pid, sid, off_sid; /* sid 0: no type */
+		uint8_t state;		    /* 0 (empty), IPC_INSN, IPC_ADDR */
+	} ipc[IPC_SIZE];
 	struct hws_pprof_stats st;
 };
 
@@ -295,6 +319,7 @@ void hws_pprof__delete(struct hws_pprof *p)
 	free(p->smp);
 	free(p->ptab.slot);
 	free(p->frames);
+	hws_strbuf__release(&p->ty_sb);
 	free(p);
 }
 
@@ -423,6 +448,84 @@ static int64_t object_label(struct hws_pprof *p, const struct hws_sample *s)
 	return id;
 }
 
+enum { IPC_INSN = 1, IPC_ADDR = 2 };
+
+/* the label strings of type @t: *@sid and *@off_sid, or -ENOMEM */
+static int type_strings(struct hws_pprof *p, const struct hws_datatype *t, uint32_t *sid,
+			uint32_t *off_sid)
+{
+	struct tycache *c = &p->tyc[mix64((uintptr_t)t->name ^ (uint64_t)(uintptr_t)t->field << 1 ^
+					  (uint64_t)t->offset << 20 ^ t->pseudo) &
+				    (TYC_SIZE - 1)];
+	int64_t id, off;
+
+	if (!c->sid || t->name != c->name || t->field != c->field || t->offset != c->offset ||
+	    t->pseudo != c->pseudo) {
+		hws_strbuf__reset(&p->ty_sb);
+		id = hws_datatype__format(t, false, &p->ty_sb) ? -ENOMEM : intern(p, p->ty_sb.buf);
+		if (id < 0)
+			return -ENOMEM;
+		hws_strbuf__reset(&p->ty_sb);
+		off = hws_datatype__format(t, true, &p->ty_sb) ? -ENOMEM : intern(p, p->ty_sb.buf);
+		if (off < 0)
+			return -ENOMEM;
+		c->name = t->name;
+		c->field = t->field;
+		c->offset = t->offset;
+		c->pseudo = t->pseudo;
+		c->sid = (uint32_t)id;
+		c->off_sid = (uint32_t)off;
+	}
+	*sid = c->sid;
+	*off_sid = c->off_sid;
+	return 0;
+}
+
+/* the "type" and "typeoff" labels of @s's access into @k (perf's --sort type,typeoff
+ * columns), when opts.types finds its type: 0, or -ENOMEM. One location per (pid, ip)
+ * (the profile's own rule) is one instruction: its answer is kept when it needs no data
+ * address. */
+static int type_labels(struct hws_pprof *p, const struct hws_sample *s, struct skey *k)
+{
+	uint32_t pid = s->fields & HWS_SF_PID ? s->pid : 0;
+	struct ipcache *c = &p->ipc[mix64(s->ip ^ (uint64_t)pid << 48) & (IPC_SIZE - 1)];
+	struct hws_datatype t;
+	int err;
+
+	if (c->state && c->ip == s->ip && c->pid == pid) {
+		if (c->state == IPC_INSN) {
+			if (c->sid) {
+				k->have |= L_TYPE;
+				k->type = c->sid;
+				k->typeoff = c->off_sid;
+			}
+			return 0;
+		}
+		err = hws_datatypes__resolve(p->o.types, p->o.syms, s, &t);
+	} else {
+		struct hws_sample insn = *s;
+
+		insn.fields &= ~HWS_SF_ADDR;
+		err = hws_datatypes__resolve(p->o.types, p->o.syms, &insn, &t);
+		if (err < 0)
+			return err;
+		c->ip = s->ip;
+		c->pid = pid;
+		c->sid = c->off_sid = 0;
+		c->state = err ? IPC_INSN : IPC_ADDR;
+		if (err && type_strings(p, &t, &c->sid, &c->off_sid)) {
+			c->state = 0;
+			return -ENOMEM;
+		}
+		if (!err) /* the data address may name a global */
+			err = hws_datatypes__resolve(p->o.types, p->o.syms, s, &t);
+	}
+	if (err <= 0)
+		return err;
+	k->have |= L_TYPE;
+	return type_strings(p, &t, &k->type, &k->typeoff);
+}
+
 int hws_pprof__add(struct hws_pprof *p, const struct hws_sample *s)
 {
 	struct skey k;
@@ -522,6 +625,11 @@ int hws_pprof__add(struct hws_pprof *p, const struct hws_sample *s)
 			k.have |= L_OBJECT;
 			k.object = (uint32_t)id;
 		}
+	}
+	if (p->o.types && p->o.syms && (s->fields & HWS_SF_ADDR)) {
+		err = type_labels(p, s, &k);
+		if (err)
+			return err;
 	}
 	idx = sample_of(p, &k);
 	if (idx < 0)
@@ -992,6 +1100,10 @@ static int build(struct hws_pprof *p, struct wbuf *w, Perftools__Profiles__Profi
 		}
 		if (k->have & L_OBJECT)
 			LAB(S_OBJECT, k->object, 0);
+		if (k->have & L_TYPE) {
+			LAB(S_TYPE, k->type, 0);
+			LAB(S_TYPEOFF, k->typeoff, 0);
+		}
 #undef LAB
 		for (size_t j = 0; j < n; j++) {
 			int64_t l = v[j][1] < 0 ? -ENOMEM : label_of(w, v[j][0], v[j][1], v[j][2]);

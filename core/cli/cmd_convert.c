@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <hwsample/convert.h>
+#include <hwsample/datatype.h>
 #include <hwsample/objects.h>
 #include <hwsample/decode.h>
 #include <hwsample/errors.h>
@@ -37,7 +38,8 @@ static const char convert_usage[] =
     "                       samples/count, event/count (the periods) and latency/cycles\n"
     "                       (when the samples have one); stacks from the call chains (-g),\n"
     "                       else the sample's ip; labels pid, tid, cpu, comm, event, op,\n"
-    "                       mem_level, snoop, tlb\n"
+    "                       mem_level, snoop, tlb; with data addresses object (recorded\n"
+    "                       with --objects), type and typeoff (as report --sort type,typeoff)\n"
     "      --data-frames    add the data address as the leaf frame (\"[data] SYMBOL\")\n"
     "      --no-srcline     no source file:line lookups (faster; functions only)\n"
     "      --no-inline      no inlined functions (by default a frame found by DWARF\n"
@@ -82,6 +84,7 @@ int cmd_convert(struct hws_cli *cli, int argc, char **argv)
 	HWS_OPTS(hws_filter_opts, fo);
 	HWS_OPTS(hws_pprof_opts, po);
 	struct hws_objects *objects = NULL;
+	struct hws_datatypes *types = NULL;
 	struct hws_decoder_opts dopts = {
 	    .sz = sizeof(dopts), .srcline = true, .exec_history = true};
 	struct hws_filter *filter = NULL;
@@ -199,6 +202,11 @@ int cmd_convert(struct hws_cli *cli, int argc, char **argv)
 	objects = hws_cli__objects("hwsample convert", path, r);
 	po.objects = objects;
 	po.object_labels = objects != NULL;
+	/* samples with a data address get "type" and "typeoff" labels where the access's
+	 * type is found (built with capstone; cached per instruction) */
+	if (hws_datatypes__available())
+		types = hws_datatypes__new(); /* NULL: no type labels */
+	po.types = types;
 	p = hws_pprof__new(&po);
 	if (!p) {
 		fprintf(stderr, "hwsample convert: out of memory\n");
@@ -269,6 +277,7 @@ out:
 		unlink(tmp);
 	free(tmp);
 	hws_pprof__delete(p);
+	hws_datatypes__delete(types);
 	hws_objects__delete(objects);
 	hws_filter__delete(filter);
 	hws_decoder__delete(d);

@@ -21,7 +21,8 @@
  *  - labels: pid, tid and cpu (numbers), comm, event, and with a data source op, mem_level,
  *    snoop and tlb (the names of every hwsample output: hws_op__name()...), each only
  *    where the sample has the field; with opts.object_labels, object (the data address's
- *    object, include/hwsample/objects.h).
+ *    object, include/hwsample/objects.h); with opts.types, type and typeoff (the data
+ *    type of the access, include/hwsample/datatype.h).
  * Samples with the same stack and labels are summed into one pprof sample.
  * Symbols are looked up at hws_pprof__write() time (as hws_report__render() does), once per
  * location, in opts.syms, which must live until then.
@@ -45,6 +46,7 @@ extern "C" {
 
 struct hws_pprof;
 struct hws_objects;
+struct hws_datatypes;
 
 struct hws_pprof_opts {
 	size_t sz;			 /* sizeof(struct hws_pprof_opts) */
@@ -63,6 +65,11 @@ struct hws_pprof_opts {
 	 * include/hwsample/symbols.h): their location gets one Line per function of its inline
 	 * stack, innermost first (pprof's representation of inlining) */
 	int inline_mode;
+	/* data types (include/hwsample/datatype.h, needs @syms): samples with a data address
+	 * whose access it finds get the labels "type" ("struct pair") and "typeoff" ("struct
+	 * pair +8 (second)"), as perf report --sort type,typeoff names them; NULL: none. Used
+	 * by hws_pprof__add() (not thread-safe), must outlive it. */
+	struct hws_datatypes *types;
 };
 
 /**

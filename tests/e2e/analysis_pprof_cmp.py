@@ -13,7 +13,8 @@ and its comm `c` choosing the samples the profile should hold (the filters it wa
 Checks: every (stack of addresses, labels) of the dump has the same samples, summed period
 and summed lat_total in the profile and the profile has nothing else; each address's
 function equals dump's symbol (without +offset) or is absent where dump has none; data
-frames (--data-frames) are "[data] SYMBOL"; -top's total equals dump's summed period (the
+frames (--data-frames) are "[data] SYMBOL"; dump's "type" is the labels type and typeoff
+(perf's columns); -top's total equals dump's summed period (the
 default type); -tags lists every label the samples have. Prints one line per failure and a summary.
 """
 import collections
@@ -90,6 +91,11 @@ for s, c in zip(js, cs):
     if "mem_level" in s:
         for k in ("mem_level", "snoop", "tlb"):
             lab[k] = s.get(k, "unknown")
+    if "type" in s:  # perf's --sort type, typeoff columns
+        t = s["type"]
+        lab["type"] = t["name"]
+        lab["typeoff"] = (t["name"] if "offset" not in t else
+                          f"{t['name']} {t['offset']:+d} ({t.get('field', 'no field')})")
     has_lat |= "lat_total" in s
     v = want[(tuple(frames), tuple(sorted(lab.items())))]
     v[0] += 1
@@ -120,7 +126,7 @@ for l in raw:
             samples.append([[int(x) for x in m.group(1).split()],
                             [int(x) for x in m.group(2).split()], {}])
         elif samples and l.strip():
-            for k, v in re.findall(r"(\w+):\[([^\]]*)\]", l):
+            for k, v in re.findall(r"(\w+):\[(.*?)\](?= \w+:\[|\s*$)", l):
                 samples[-1][2][k] = re.sub(r"^(-?\d+) id$", r"\1", v)  # numbers: unit "id"
     elif sec == "loc":
         m = re.match(r"^\s*(\d+): (0x[0-9a-f]+) (?:M=\d+ )?(.*)$", l)

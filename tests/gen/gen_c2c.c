@@ -6,6 +6,12 @@
  *   gen_c2c -o FILE -v intel|ibs|ibs-zen3|ibs-zen4|ibs-perf|spe [-n SAMPLES] [-s SEED]
  *           [-t TRUTH] [-L L1D_LINE_SIZE (writes a CACHE header)] [-g (call chains, intel)]
  *           [-F (the fields scenario instead)]
+ *   gen_c2c -o FILE -v ... -r REAL.data -S SAMPLES
+ *
+ * -r/-S (tests/e2e/symbols_vendor_truth.sh): instead of the scenario below, the samples of
+ * SAMPLES ("TIME PID TID IP ADDR load|store" lines, in time order; loads L1 hits of latency
+ * 5, stores L1 hits, all on CPU 0) in the processes of the real recording REAL.data, whose
+ * side-band records and allocation records are copied (see load_real()).
  *
  * One scenario, three encodings. The data are this program's own 64-byte aligned globals
  * (in .data, so the file-backed RW mapping covers them) and the code addresses are its own
@@ -55,6 +61,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <hwsample/objects.h>
 #include <hwsample/perfdata.h>
 
 #define PID	   4242
@@ -193,6 +200,8 @@ enum kind { K_L1, K_LLC, K_COH, K_ST_HIT, K_ST_MISS };
 
 struct ev {
 	int thr;
+	uint32_t pid, tid; /* PID, PID + 1 + thr; -S: given */
+	uint64_t time;	   /* -S only */
 	uint64_t ip, addr;
 	uint64_t cc[MAX_CC]; /* -g: return addresses of the callers, innermost first */
 	int nr_cc;
@@ -229,6 +238,8 @@ static void ev_load(struct ev *e, int line, int thr, uint64_t ip, uint64_t addr)
 	int w = line >= 0 ? last_writer[line] : -1;
 
 	e->thr = thr;
+	e->pid = PID;
+	e->tid = PID + 1 + (uint32_t)thr;
 	e->ip = ip;
 	e->addr = addr;
 	if (line >= 0 && w >= 0 && w != thr && rn(10) < 8) {
@@ -247,6 +258,8 @@ static void ev_store(struct ev *e, int line, int thr, uint64_t ip, uint64_t addr
 	int w = line >= 0 ? last_writer[line] : thr;
 
 	e->thr = thr;
+	e->pid = PID;
+	e->tid = PID + 1 + (uint32_t)thr;
 	e->ip = ip;
 	e->addr = addr;
 	e->kind = (w >= 0 && w != thr) ? K_ST_MISS : K_ST_HIT;
@@ -416,7 +429,8 @@ static void put_pstr(struct buf *b, const char *s)
 	put(b, zero, olen - len);
 }
 
-static uint32_t cache_line; /* -L: write a CACHE header with this L1d line size */
+static uint32_t cache_line;  /* -L: write a CACHE header with this L1d line size */
+static struct buf real_objs; /* -r: the real recording's allocation records */
 
 /* HEADER_CACHE as perf writes it: u32 version 1, u32 nr, {u32 level, line_size, sets, ways;
  * strings type, size, map} per cache */
@@ -475,6 +489,8 @@ static void set_common_features(struct hws_perf_writer *w, const char *arch, con
 	}
 	hws_perf_writer__set_feature(w, HWS_FEAT_PMU_MAPPINGS, b.p, b.len);
 	free(b.p);
+	if (real_objs.len)
+		hws_perf_writer__set_feature(w, HWS_FEAT_HWS_OBJECTS, real_objs.p, real_objs.len);
 	if (cache_line)
 		set_cache_feature(w);
 }
@@ -561,8 +577,149 @@ static int write_mmaps(struct buf *b, uint64_t id)
 	return nr ? 0 : -ENOENT;
 }
 
+/*
+ * -r REAL -S SAMPLES: the samples are given (tests/e2e/symbols_vendor_truth.sh), the
+ * processes are a real recording's: its COMM, MMAP, MMAP2, FORK and EXIT records are written
+ * again with this file's sample_id trailer (pid, tid, time, cpu, id), each before the first
+ * sample after it in time, and its allocation records (hwsample record --objects: header
+ * feature HWS_FEAT_HWS_OBJECTS) are copied.
+ */
+struct sb_rec {
+	struct perf_event_header h; /* size: of the body */
+	uint32_t pid, tid, cpu;
+	uint64_t time;
+	size_t off; /* of the body (after the header, before the trailer) in sb_body */
+};
+static struct ev *given;
+static long nr_given;
+static struct sb_rec *sbr;
+static size_t nr_sbr, next_sbr;
+static struct buf sb_body;
+
+/* bytes of the sample_id trailer of @a's non-sample records */
+static size_t trailer_size(const struct hws_perf_event_attr *a)
+{
+	uint64_t t =
+	    a->sample_type & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+			      PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER);
+
+	return a->sample_id_all ? 8 * (size_t)__builtin_popcountll(t) : 0;
+}
+
+static int load_real(const char *path)
+{
+	struct hws_perf_reader *r = hws_perf_reader__open(path, NULL);
+	struct hws_perf_record rec;
+	const void *objs;
+	size_t len = 0;
+	int err;
+
+	if (!r)
+		return -errno;
+	while ((err = hws_perf_reader__next(r, &rec)) > 0) {
+		uint32_t t = rec.hdr->type;
+		const struct hws_perf_evattr *ea;
+		struct hws_sample_id sid = {0};
+		struct sb_rec *n;
+		size_t tr;
+
+		if (t != PERF_RECORD_MMAP && t != PERF_RECORD_MMAP2 && t != PERF_RECORD_COMM &&
+		    t != PERF_RECORD_FORK && t != PERF_RECORD_EXIT)
+			continue;
+		ea = hws_perf_reader__attr(r, rec.attr_idx >= 0 ? rec.attr_idx : 0);
+		tr = ea ? trailer_size(&ea->attr) : 0;
+		if (!ea || rec.hdr->size < sizeof(*rec.hdr) + tr ||
+		    hws_sample_id__parse(&ea->attr, rec.hdr, rec.hdr->size, &sid)) {
+			err = -EINVAL;
+			break;
+		}
+		n = realloc(sbr, (nr_sbr + 1) * sizeof(*sbr));
+		if (!n) {
+			err = -ENOMEM;
+			break;
+		}
+		sbr = n;
+		n = &sbr[nr_sbr++];
+		n->h = *rec.hdr;
+		n->h.size = (uint16_t)(rec.hdr->size - sizeof(*rec.hdr) - tr);
+		n->pid = sid.pid;
+		n->tid = sid.tid;
+		n->cpu = sid.cpu;
+		n->time = sid.time;
+		n->off = sb_body.len;
+		put(&sb_body, rec.hdr + 1, n->h.size);
+	}
+	objs = hws_perf_reader__feature(r, HWS_FEAT_HWS_OBJECTS, &len);
+	if (objs && len)
+		put(&real_objs, objs, len);
+	hws_perf_reader__close(r);
+	return err < 0 ? err : 0;
+}
+
+/* the real side-band records up to time @until (all: UINT64_MAX), trailer id @id */
+static void real_sideband(struct buf *b, uint64_t until, uint64_t id)
+{
+	for (; next_sbr < nr_sbr && sbr[next_sbr].time <= until; next_sbr++) {
+		const struct sb_rec *r = &sbr[next_sbr];
+
+		put_hdr(b, r->h.type, r->h.misc, sizeof(r->h) + r->h.size + 32);
+		put(b, sb_body.p + r->off, r->h.size);
+		put_trailer(b, r->pid, r->tid, r->time, r->cpu, id);
+	}
+}
+
+/* SAMPLES: "TIME PID TID IP ADDR load|store" per line */
+static int load_given(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[256], op[16];
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long t, ip, addr;
+		unsigned int pid, tid;
+		struct ev *n, *e;
+
+		if (sscanf(line, "%llu %u %u %llx %llx %15s", &t, &pid, &tid, &ip, &addr, op) != 6)
+			continue;
+		n = realloc(given, (size_t)(nr_given + 1) * sizeof(*given));
+		if (!n) {
+			fclose(f);
+			return -ENOMEM;
+		}
+		given = n;
+		e = &given[nr_given++];
+		memset(e, 0, sizeof(*e));
+		e->pid = pid;
+		e->tid = tid;
+		e->time = t;
+		e->ip = ip;
+		e->addr = addr;
+		e->kind = strcmp(op, "store") ? K_L1 : K_ST_HIT;
+		e->lat = e->kind == K_L1 ? 5 : 0;
+	}
+	fclose(f);
+	return nr_given ? 0 : -ENODATA;
+}
+
+/* event @i: the scenario's (at time 1000 + 100 i), or with -S the given one, after the
+ * real side-band records up to its time (written to @b, trailer id @id); its time */
+static uint64_t next_ev(struct ev *e, long i, struct buf *b, uint64_t id)
+{
+	if (!given) {
+		scenario(e);
+		return 1000 + (uint64_t)i * 100;
+	}
+	*e = given[i];
+	real_sideband(b, e->time, id);
+	return e->time;
+}
+
 static void write_sideband(struct buf *b, uint64_t id)
 {
+	if (given)
+		return;
 	write_comm(b, PID, "c2c-gen", id);
 	for (int t = 1; t <= NR_THREADS; t++)
 		write_comm(b, PID + t, "c2c-gen", id);
@@ -617,10 +774,10 @@ static void intel_sample(struct buf *b, const struct ev *e, uint64_t time)
 
 	put_hdr(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_EXACT_IP,
 		8 + 8 * 9 + (want_cc ? 8 * (3 + (size_t)e->nr_cc) : 0));
-	put64(b, id);	 /* IDENTIFIER */
-	put64(b, e->ip); /* IP */
-	put32(b, PID);	 /* TID */
-	put32(b, PID + 1 + e->thr);
+	put64(b, id);	  /* IDENTIFIER */
+	put64(b, e->ip);  /* IP */
+	put32(b, e->pid); /* TID */
+	put32(b, e->tid);
 	put64(b, time);		    /* TIME */
 	put64(b, e->addr);	    /* ADDR */
 	put32(b, (uint32_t)e->thr); /* CPU */
@@ -675,8 +832,7 @@ static int gen_intel(const char *out, long n)
 	set_common_features(w, "x86_64", "GenuineIntel,6,85,4", NULL, 0);
 	write_sideband(&b, id1);
 	for (long i = 0; i < n; i++) {
-		scenario(&e);
-		intel_sample(&b, &e, 1000 + (uint64_t)i * 100);
+		intel_sample(&b, &e, next_ev(&e, i, &b, id1));
 		if (b.len > (1 << 20)) {
 			put_hdr(&b, HWS_RECORD_FINISHED_ROUND, 0, 8);
 			err = hws_perf_writer__write(w, b.p, b.len);
@@ -685,6 +841,7 @@ static int gen_intel(const char *out, long n)
 			b.len = 0;
 		}
 	}
+	real_sideband(&b, UINT64_MAX, id1);
 	err = hws_perf_writer__write(w, b.p, b.len);
 	free(b.p);
 	if (err)
@@ -725,10 +882,10 @@ static void ibs_sample(struct buf *b, const struct ev *e, uint64_t time)
 
 	put_hdr(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_EXACT_IP,
 		8 + 8 * 6 + 4 + 4 + 56);
-	put64(b, 3);	 /* IDENTIFIER */
-	put64(b, e->ip); /* IP */
-	put32(b, PID);	 /* TID */
-	put32(b, PID + 1 + e->thr);
+	put64(b, 3);	  /* IDENTIFIER */
+	put64(b, e->ip);  /* IP */
+	put32(b, e->pid); /* TID */
+	put32(b, e->tid);
 	put64(b, time);		    /* TIME */
 	put32(b, (uint32_t)e->thr); /* CPU */
 	put32(b, 0);
@@ -786,10 +943,10 @@ static void ibs_perf_sample(struct buf *b, const struct ev *e, uint64_t time)
 
 	put_hdr(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_EXACT_IP,
 		8 + 8 * 9);
-	put64(b, 4);	 /* IDENTIFIER */
-	put64(b, e->ip); /* IP */
-	put32(b, PID);	 /* TID */
-	put32(b, PID + 1 + e->thr);
+	put64(b, 4);	  /* IDENTIFIER */
+	put64(b, e->ip);  /* IP */
+	put32(b, e->pid); /* TID */
+	put32(b, e->tid);
 	put64(b, time);		    /* TIME */
 	put64(b, e->addr);	    /* ADDR */
 	put32(b, (uint32_t)e->thr); /* CPU */
@@ -824,8 +981,7 @@ static int gen_ibs_perf(const char *out, long n)
 	set_common_features(w, "x86_64", "AuthenticAMD,25,17,1", "ibs_op", IBS_TYPE);
 	write_sideband(&b, id);
 	for (long i = 0; i < n; i++) {
-		scenario(&e);
-		ibs_perf_sample(&b, &e, 1000 + (uint64_t)i * 100);
+		ibs_perf_sample(&b, &e, next_ev(&e, i, &b, id));
 		if (b.len > (1 << 20)) {
 			put_hdr(&b, HWS_RECORD_FINISHED_ROUND, 0, 8);
 			err = hws_perf_writer__write(w, b.p, b.len);
@@ -834,6 +990,7 @@ static int gen_ibs_perf(const char *out, long n)
 			b.len = 0;
 		}
 	}
+	real_sideband(&b, UINT64_MAX, id);
 	err = hws_perf_writer__write(w, b.p, b.len);
 	free(b.p);
 	if (err)
@@ -878,8 +1035,7 @@ static int gen_ibs(const char *out, long n, const char *cpuid)
 	/* trailer for IP|TID|TIME|CPU|PERIOD|RAW|IDENTIFIER is the same tid,time,cpu,id */
 	write_sideband(&b, id);
 	for (long i = 0; i < n; i++) {
-		scenario(&e);
-		ibs_sample(&b, &e, 1000 + (uint64_t)i * 100);
+		ibs_sample(&b, &e, next_ev(&e, i, &b, id));
 		if (b.len > (1 << 20)) {
 			put_hdr(&b, HWS_RECORD_FINISHED_ROUND, 0, 8);
 			err = hws_perf_writer__write(w, b.p, b.len);
@@ -888,6 +1044,7 @@ static int gen_ibs(const char *out, long n, const char *cpuid)
 			b.len = 0;
 		}
 	}
+	real_sideband(&b, UINT64_MAX, id);
 	err = hws_perf_writer__write(w, b.p, b.len);
 	free(b.p);
 	if (err)
@@ -914,7 +1071,7 @@ static void spe_record(struct buf *s, const struct ev *e, uint64_t ts)
 	uint8_t ctx[5] = {0x65};	       /* CONTEXT EL2 (perf: tid when at EL2... ) */
 	uint8_t lat[3] = {0x98, 0, 0};	       /* COUNTER total latency */
 	uint16_t evb = 1 << 1 | 1 << 2;	       /* retired, L1D access */
-	uint32_t tid = PID + 1 + (uint32_t)e->thr;
+	uint32_t tid = e->tid;
 	uint8_t t = 0x71;
 
 	spe_addr(s, 0, e->ip); /* PC, EL0 */
@@ -993,9 +1150,10 @@ static int gen_spe(const char *out, long n)
 	put64(&b, 0);
 	write_sideband(&b, id);
 	for (long i = 0; i < n; i++) {
-		scenario(&e);
-		spe_record(&st[e.thr], &e, 1000 + (uint64_t)i * 100);
-		if (st[e.thr].len > 60000 || i == n - 1) {
+		uint64_t t = next_ev(&e, i, &b, id);
+
+		spe_record(&st[e.thr], &e, t);
+		if (st[e.thr].len > 60000 || i == n - 1 || given) {
 			/* flush every stream so time order roughly holds */
 			for (int c = 0; c < NR_THREADS; c++) {
 				size_t len = st[c].len, pad = (8 - (len & 7)) & 7;
@@ -1026,6 +1184,7 @@ static int gen_spe(const char *out, long n)
 			b.len = 0;
 		}
 	}
+	real_sideband(&b, UINT64_MAX, id);
 	err = hws_perf_writer__write(w, b.p, b.len);
 	free(b.p);
 	for (int c = 0; c < NR_THREADS; c++)
@@ -1070,11 +1229,11 @@ static void write_truth(const char *path)
 
 int main(int argc, char **argv)
 {
-	const char *out = NULL, *vendor = "intel", *truth = NULL;
+	const char *out = NULL, *vendor = "intel", *truth = NULL, *real = NULL, *samples = NULL;
 	long n = 20000;
 	int o, err;
 
-	while ((o = getopt(argc, argv, "o:v:n:s:t:L:gFh")) != -1) {
+	while ((o = getopt(argc, argv, "o:v:n:s:t:L:r:S:gFh")) != -1) {
 		switch (o) {
 		case 'o':
 			out = optarg;
@@ -1097,19 +1256,43 @@ int main(int argc, char **argv)
 		case 'F':
 			want_fields = true;
 			break;
+		case 'r':
+			real = optarg;
+			break;
+		case 'S':
+			samples = optarg;
+			break;
 		case 'L':
 			cache_line = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
 		default:
 			fprintf(stderr, "usage: gen_c2c -o FILE -v "
 					"intel|ibs|ibs-zen3|ibs-zen4|ibs-perf|spe [-n SAMPLES] "
-					"[-s SEED] [-t TRUTH] [-L L1D_LINE] [-g] [-F]\n");
+					"[-s SEED] [-t TRUTH] [-L L1D_LINE] [-g] [-F] [-r REAL -S "
+					"SAMPLES]\n");
 			return o == 'h' ? 0 : 2;
 		}
 	}
 	if (want_cc && strcmp(vendor, "intel")) {
 		fprintf(stderr, "gen_c2c: -g (call chains) is for -v intel only\n");
 		return 2;
+	}
+	if (!real != !samples || (samples && (want_cc || truth))) {
+		fprintf(stderr, "gen_c2c: -r REAL and -S SAMPLES go together, without -g, -t\n");
+		return 2;
+	}
+	if (samples) {
+		err = load_real(real);
+		if (err) {
+			fprintf(stderr, "gen_c2c: %s: %s\n", real, strerror(-err));
+			return 1;
+		}
+		err = load_given(samples);
+		if (err) {
+			fprintf(stderr, "gen_c2c: %s: %s\n", samples, strerror(-err));
+			return 1;
+		}
+		n = nr_given;
 	}
 	if (!out || n <= 0) {
 		fprintf(stderr, "gen_c2c: -o FILE and a positive -n are needed\n");

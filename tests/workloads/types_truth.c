@@ -12,9 +12,11 @@
  *   touch_nested   malloc'd struct outer, field in.y                (a nested member)
  *
  * Built with -O2 -g (tests/CMakeLists.txt). One line per function on stdout:
- * "expect FUNC TYPE OFFSET FIELD" (perf's typeoff: "TYPE +OFFSET (FIELD)"). A push or
- * call of these functions that faults on a new stack page is perf's "(stack operation)".
- * With an argument S: then S seconds of the same accesses in a loop (scripts/bench-types).
+ * "expect FUNC TYPE OFFSET FIELD" (perf's typeoff: "TYPE +OFFSET (FIELD)"), and one per
+ * heap block and g_pairs: "block NAME ADDRESS" (h of touch_heap, then p and o of main,
+ * malloc'd in that order: tests/e2e/symbols_vendor_truth.sh places its samples with them). A push
+ * or call of these functions that faults on a new stack page is perf's "(stack operation)". With an
+ * argument S: then S seconds of the same accesses in a loop (scripts/bench-types).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +133,8 @@ int main(int argc, char **argv)
 	expect("touch_heap", "struct pair", 4096, "second");
 	expect("touch_param", "struct pair", 4096, "second");
 	expect("touch_nested", "struct outer", 4096 + PAGE - sizeof(long), "in.y");
+	printf("block h %p\nblock p %p\nblock o %p\nblock g_pairs %p\n", (void *)h, (void *)p,
+	       (void *)o, (void *)g_pairs);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (long i = 0; argc > 1; i++) {
 		touch_param(p, N);

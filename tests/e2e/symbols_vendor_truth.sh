@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Data objects and data types of vendor samples (core/objects, core/symbols/datatype.c) against
+# the program's ground truth: tests/workloads/types_truth (-O2 -g) runs once under
+# `hwsample record -b sw -e page-faults -c 1 -d --objects` (its allocation records, its
+# mappings, and where its blocks and g_pairs are: "block" lines). From its binary (objdump,
+# nm: tests/e2e/symbols_vendor_truth.py) every load and store of touch_global, touch_first,
+# touch_stack, touch_heap, touch_param, touch_nested and consume gets samples at addresses
+# of the design (g_pairs' elements, touch_stack's local array, the malloc'd blocks h, p, o),
+# with the truth of each: the object (kind, site = the instruction after the call of malloc,
+# size, offset) and the type ("expect" lines: type, offset, field). gen_c2c -r -S writes
+# them as Intel PEBS (mem-loads/mem-stores), AMD IBS (ibs_op RAW registers) and Arm SPE
+# (AUX trace) files in the recording's processes, with its allocation records. For each:
+# dump --json --sym gives every sample the truth's object and type; report --sort
+# sample,object,offset and --sort sample,type,typeoff have the truth's rows and counts;
+# convert --to-pprof has the truth's object, type and typeoff labels (go tool pprof -tags).
+# The page-fault recording's profile has dump's type and typeoff labels.
+# SPE: the IPs are x86-64 ones (the types come from the executable's instructions, decoded
+# as its ELF machine says); no arm64 executable is built here.
+. "$(dirname "$0")/lib/common.sh"
+need_sw_events
+need_python3
+need_gen c2c
+command -v objdump >/dev/null 2>&1 && command -v nm >/dev/null 2>&1 || skip "binutils not installed"
+if ! "$HWS_BIN" report -i /dev/null --sort typeoff >/dev/null 2>"$TMP/err" &&
+	grep -q "needs capstone" "$TMP/err"; then
+	skip "this hwsample was built without capstone"
+fi
+WL=$HWS_WORKLOADS/types_truth
+PY="python3 $HWS_SOURCE_DIR/tests/e2e/symbols_vendor_truth.py"
+real=$TMP/real.data
+
+"$HWS_BIN" -b sw -e page-faults -c 1 -d --objects -o "$real" -- "$WL" >"$TMP/out" 2>"$TMP/err"
+eq "record --objects exit" "$?" 0
+"$HWS_BIN" dump -i "$real" --json --sym >"$TMP/real.json" 2>"$TMP/err"
+eq "dump of the recording: exit" "$?" 0
+$PY plan "$WL" "$TMP/out" "$TMP/real.json" "$TMP/samples" "$TMP/truth" >"$TMP/plan" 2>&1
+check "the samples and their truth from the binary: $(tail -1 "$TMP/plan")" [ $? = 0 ]
+[ -s "$TMP/truth" ] || die "no samples planned"
+
+if command -v go >/dev/null 2>&1; then
+	export GOCACHE=$TMP/gocache GOPATH=$TMP/gopath
+	have_go=1
+else
+	echo "note: go not installed: the pprof labels are not checked"
+fi
+
+for v in intel ibs spe; do
+	f=$TMP/$v.data
+	"$HWS_GEN/gen_c2c" -v $v -r "$real" -S "$TMP/samples" -o "$f" >"$TMP/gen.err" 2>&1
+	check "$v: gen_c2c -r -S ($(head -c 200 "$TMP/gen.err"))" [ $? = 0 ] || continue
+	"$HWS_BIN" dump -i "$f" --json --sym >"$TMP/$v.json" 2>"$TMP/err"
+	eq "$v: dump exit ($(head -c 200 "$TMP/err"))" "$?" 0
+	$PY dump "$TMP/truth" "$TMP/$v.json" >"$TMP/cmp" 2>&1
+	check "$v: dump: every object and type is the truth's: $(tail -1 "$TMP/cmp") $(head -3 "$TMP/cmp" | tr '\n' ' ')" \
+		[ $? = 0 ]
+	"$HWS_BIN" report -i "$f" --sort sample,object,offset --stdio >"$TMP/rep" 2>"$TMP/err"
+	eq "$v: report --sort sample,object,offset exit" "$?" 0
+	$PY report "$TMP/truth" "$TMP/rep" object >"$TMP/cmp" 2>&1
+	check "$v: report --sort object,offset: $(tail -1 "$TMP/cmp")" [ $? = 0 ]
+	"$HWS_BIN" report -i "$f" --sort sample,type,typeoff --stdio >"$TMP/rep" 2>"$TMP/err"
+	eq "$v: report --sort sample,type,typeoff exit" "$?" 0
+	$PY report "$TMP/truth" "$TMP/rep" type >"$TMP/cmp" 2>&1
+	check "$v: report --sort type,typeoff: $(tail -1 "$TMP/cmp")" [ $? = 0 ]
+	[ "${have_go:-}" ] || continue
+	"$HWS_BIN" convert -i "$f" --to-pprof "$TMP/$v.pb.gz" 2>"$TMP/err"
+	eq "$v: convert --to-pprof exit" "$?" 0
+	go tool pprof -tags -sample_index=samples "$TMP/$v.pb.gz" >"$TMP/tags" 2>&1
+	$PY tags "$TMP/truth" "$TMP/tags" >"$TMP/cmp" 2>&1
+	check "$v: pprof labels: $(tail -1 "$TMP/cmp")" [ $? = 0 ]
+done
+
+# the page-fault recording: its profile's type and typeoff labels are dump's types
+if [ "${have_go:-}" ]; then
+	"$HWS_BIN" convert -i "$real" --to-pprof "$TMP/real.pb.gz" 2>"$TMP/err"
+	eq "page faults: convert --to-pprof exit" "$?" 0
+	go tool pprof -tags -sample_index=samples "$TMP/real.pb.gz" >"$TMP/tags" 2>&1
+	check "page faults: type and typeoff labels of every typed sample, as dump's" \
+		python3 - "$TMP/real.json" "$TMP/tags" <<'PY'
+import collections, json, re, sys
+want = {"type": collections.Counter(), "typeoff": collections.Counter()}
+for line in open(sys.argv[1]):
+    t = json.loads(line).get("type")
+    if not t:
+        continue
+    want["type"][t["name"]] += 1
+    want["typeoff"][t["name"] if "offset" not in t else
+                    f"{t['name']} {t['offset']:+d} ({t.get('field', 'no field')})"] += 1
+got, cur = {k: collections.Counter() for k in want}, None
+for line in open(sys.argv[2]):
+    m = re.match(r"^\s*(\w+): Total", line)
+    if m:
+        cur = m.group(1)
+        continue
+    m = re.match(r"^\s*([0-9.]+) \(\s*[0-9.]+%\): (.*?)\s*$", line)
+    if m and cur in got:
+        got[cur][m.group(2)] += int(float(m.group(1)))
+bad = {k: {v: (want[k][v], got[k][v]) for v in set(want[k]) | set(got[k])
+           if want[k][v] != got[k][v]} for k in want}
+print(f"{sum(want['type'].values())} typed samples; differing (dump, profile): {bad}")
+sys.exit(1 if any(bad.values()) or not want["type"]["struct pair"] else 0)
+PY
+fi
+finish
