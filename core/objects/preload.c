@@ -625,7 +625,11 @@ static inline void rec_free(void *p)
  * recording half, which they jump to (the library is built -O2, so these are tail calls):
  * its own frame's saved frame pointer is then the caller's, as the chain wants.
  */
+#if defined(__clang__) /* no optimize attribute: it pops its frame before the jump */
+#define FAST
+#else
 #define FAST __attribute__((optimize("omit-frame-pointer")))
+#endif
 #define SLOW __attribute__((noinline))
 
 static SLOW void *malloc_rec(size_t size, void *ra)
