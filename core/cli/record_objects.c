@@ -272,10 +272,11 @@ static int add_file(const char *path, uint8_t **buf, size_t *len, size_t *alloc,
 		for (size_t i = 0; i < n; i++) {
 			if (rec[i].type == HWS_OBJREC_NONE)
 				continue;
-			if (rec[i].type == HWS_OBJREC_FREES)
+			if (rec[i].type == HWS_OBJREC_FREES || rec[i].type == HWS_OBJREC_ALLOCS)
 				*nrec += rec[i].nframes;
 			else if (rec[i].type != HWS_OBJREC_CLOCK &&
-				 rec[i].type != HWS_OBJREC_STACK && rec[i].type != HWS_OBJREC_TLS)
+				 rec[i].type != HWS_OBJREC_STACK && rec[i].type != HWS_OBJREC_TLS &&
+				 rec[i].type != HWS_OBJREC_SITE)
 				(*nrec)++;
 			if (k != i)
 				memcpy(&rec[k], &rec[i], sizeof(*rec));

@@ -297,46 +297,100 @@ static int ticks_to_ns(const struct hws_objfile *fh, struct hws_objrec *copy, si
 	return 0;
 }
 
-/* the (time, addr) pairs of a FREES record */
-#define FREES_MAX 4
+/* the (time, addr) pairs of a FREES record, the blocks of an ALLOCS record */
+#define FREES_MAX  4
+#define ALLOCS_MAX 2
 
-/* @copy's @n records with every FREES record replaced by its FREE records: the new array
- * (@copy freed) and its length in @n, or NULL (-ENOMEM) */
-static struct hws_objrec *expand_frees(struct hws_objects *o, struct hws_objrec *copy, size_t *n)
+static int cmp_site(const void *a, const void *b)
 {
-	struct hws_objrec *ex;
-	size_t extra = 0, k = 0;
+	const struct hws_objrec *x = *(const struct hws_objrec *const *)a;
+	const struct hws_objrec *y = *(const struct hws_objrec *const *)b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* the SITE record numbered @id among @n sorted @sites, or NULL */
+static const struct hws_objrec *find_site(struct hws_objrec **sites, size_t n, uint64_t id)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sites[mid]->addr < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && sites[lo]->addr == id ? sites[lo] : NULL;
+}
+
+/* @copy's @n records with every FREES record replaced by its FREE records, every ALLOCS
+ * record by its ALLOC records (with their SITE's frames) and no SITE records: the new array
+ * (@copy freed) and its length in @n, or NULL (-ENOMEM) */
+static struct hws_objrec *expand_packed(struct hws_objects *o, struct hws_objrec *copy, size_t *n)
+{
+	struct hws_objrec *ex, **sites;
+	size_t extra = 0, k = 0, ns = 0;
 
 	for (size_t i = 0; i < *n; i++)
-		if (copy[i].type == HWS_OBJREC_FREES && copy[i].nframes > 1)
+		if ((copy[i].type == HWS_OBJREC_FREES || copy[i].type == HWS_OBJREC_ALLOCS) &&
+		    copy[i].nframes > 1)
 			extra += copy[i].nframes - 1U;
 	ex = malloc((*n + extra) * sizeof(*ex));
-	if (!ex) {
+	sites = malloc((*n ? *n : 1) * sizeof(*sites));
+	if (!ex || !sites) {
+		free(ex);
+		free(sites);
 		free(copy);
 		return NULL;
 	}
+	for (size_t i = 0; i < *n; i++)
+		if (copy[i].type == HWS_OBJREC_SITE)
+			sites[ns++] = &copy[i];
+	if (ns)
+		qsort(sites, ns, sizeof(*sites), cmp_site);
 	for (size_t i = 0; i < *n; i++) {
-		const struct hws_objrec *r = &copy[i];
+		const struct hws_objrec *r = &copy[i], *site;
 		uint64_t w[2 * FREES_MAX];
 
-		if (r->type != HWS_OBJREC_FREES) {
+		if (r->type == HWS_OBJREC_SITE)
+			continue;
+		if (r->type != HWS_OBJREC_FREES && r->type != HWS_OBJREC_ALLOCS) {
 			ex[k++] = *r;
 			continue;
 		}
-		if (r->nframes > FREES_MAX) {
+		if (r->nframes > (r->type == HWS_OBJREC_FREES ? FREES_MAX : ALLOCS_MAX)) {
 			o->bad++;
 			continue;
 		}
-		memcpy(w, &r->time, sizeof(w)); /* time, addr, size, old, frames[0..3] */
+		/* time, addr, size, old, frames[0..3] */
+		memcpy(w, &r->time, sizeof(w));
 		for (unsigned int j = 0; j < r->nframes; j++) {
 			memset(&ex[k], 0, sizeof(ex[k]));
-			ex[k].type = HWS_OBJREC_FREE;
 			ex[k].tid = r->tid;
-			ex[k].time = w[2 * j];
-			ex[k].addr = w[2 * j + 1];
+			if (r->type == HWS_OBJREC_FREES) {
+				ex[k].type = HWS_OBJREC_FREE;
+				ex[k].time = w[2 * j];
+				ex[k].addr = w[2 * j + 1];
+				k++;
+				continue;
+			}
+			ex[k].type = HWS_OBJREC_ALLOC;
+			ex[k].time = w[4 * j];
+			ex[k].addr = w[4 * j + 1];
+			ex[k].size = w[4 * j + 2];
+			ex[k].flags = (uint16_t)(w[4 * j + 3] >> 32);
+			site = find_site(sites, ns, (uint32_t)w[4 * j + 3]);
+			if (site) { /* else no frames: the file filled up */
+				ex[k].nframes =
+				    site->nframes > HWS_OBJ_FRAMES ? HWS_OBJ_FRAMES : site->nframes;
+				memcpy(ex[k].frames, site->frames, sizeof(ex[k].frames));
+			}
 			k++;
 		}
 	}
+	free(sites);
 	free(copy);
 	*n = k;
 	return ex;
@@ -371,7 +425,7 @@ static int add_file(struct hws_objects *o, const struct hws_objfile *fh, const u
 		}
 		memcpy(copy, recs, n * sizeof(*copy));
 		free(order);
-		copy = expand_frees(o, copy, &n);
+		copy = expand_packed(o, copy, &n);
 		order = copy ? malloc((n ? n : 1) * sizeof(*order)) : NULL;
 		if (!copy || !order) {
 			err = -ENOMEM;
@@ -499,9 +553,8 @@ static int add_payload(struct hws_objects *o, const uint8_t *p, size_t len)
 		int err;
 
 		memcpy(&fh, p, sizeof(fh));
-		if (memcmp(fh.magic, HWS_OBJFILE_MAGIC, 8) ||
-		    (fh.version != 1 && fh.version != HWS_OBJFILE_VERSION) ||
-		    fh.rec_size != sizeof(struct hws_objrec)) {
+		if (memcmp(fh.magic, HWS_OBJFILE_MAGIC, 8) || fh.version < 1 ||
+		    fh.version > HWS_OBJFILE_VERSION || fh.rec_size != sizeof(struct hws_objrec)) {
 			o->bad++;
 			return 0; /* nothing after it can be trusted */
 		}

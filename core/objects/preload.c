@@ -17,9 +17,13 @@
  *    (release): a reader sees whole records or type 0 (also the unused rest of a chunk).
  *    Records live in the page cache as soon as they are written: a kill of the program or
  *    of hwsample loses at most the record being written.
- *  - Frees go four to a record (HWS_OBJREC_FREES, each published by the record's count).
- *  - The cost of an allocation under the threshold is one compare; of a free, one read of
- *    the block's size word (glibc's chunk header, as malloc_usable_size reads it).
+ *  - Frees go four to a record (HWS_OBJREC_FREES, each published by the record's count),
+ *    heap blocks two to a record (HWS_OBJREC_ALLOCS) with the number of their call chain:
+ *    each thread keeps the chains it has seen in a small direct-mapped cache (SITES) and
+ *    writes a HWS_OBJREC_SITE record (numbered process-wide) for each chain it misses on.
+ *  - The cost of an allocation under the threshold is one compare and a jump to the real
+ *    allocator (a tail call); of a free, one read of the block's size word (glibc's chunk
+ *    header, as malloc_usable_size reads it).
  *  - Times (x86-64): rdtsc ticks; the file header pairs the first tick with CLOCK_MONOTONIC
  *    and a HWS_OBJREC_CLOCK record pairs another each millisecond of ticks that has
  *    records (and at exit), so the reader converts exactly between pairs. Elsewhere:
@@ -87,8 +91,20 @@ static TLS pid_t my_tid;
 static TLS uintptr_t stack_lo, stack_hi;	 /* 1: unknown */
 static TLS struct hws_objrec *chunk, *chunk_end; /* this thread's records to fill */
 static TLS struct hws_objrec *frees;		 /* this thread's FREES record being filled */
+static TLS struct hws_objrec *allocs;		 /* this thread's ALLOCS record being filled */
 
-#define FREES_MAX 4 /* (time, addr) pairs in a FREES record */
+#define FREES_MAX  4 /* (time, addr) pairs in a FREES record */
+#define ALLOCS_MAX 2 /* (time, addr, size, fn << 32 | site) in an ALLOCS record */
+#define SITES	   256
+
+/* a call chain this thread has written a SITE record for (id 0: none) */
+struct site {
+	uint64_t frames[HWS_OBJ_FRAMES];
+	uint32_t n, id;
+};
+
+static TLS struct site sites[SITES];
+static uint32_t last_site; /* SITE numbers of this process */
 
 static uint64_t mono(void)
 {
@@ -402,7 +418,9 @@ static void child_after_fork(void)
 	my_tid = 0;
 	stack_lo = stack_hi = 0;
 	chunk = chunk_end = NULL;
-	frees = NULL;
+	frees = allocs = NULL;
+	memset(sites, 0, sizeof(sites));
+	last_site = 0;
 	state = open_file() ? ST_OFF : ST_ON;
 }
 
@@ -504,6 +522,64 @@ rec_block(uint8_t type, uint16_t fn, void *p, size_t size, void *old, void *ra, 
 	publish(r, type);
 }
 
+/* the SITE number of chain @f (@n frames): this thread's cached one, or a new SITE record
+ * (0: none, the file is full) */
+static inline uint32_t site_of(const uint64_t *f, unsigned int n)
+{
+	uint64_t h = n;
+	struct site *s;
+	struct hws_objrec *r;
+
+	for (unsigned int i = 0; i < n; i++)
+		h = (h ^ f[i]) * 0x9e3779b97f4a7c15ULL;
+	s = &sites[h >> 56];
+	if (__builtin_expect(s->id && s->n == n, 1)) {
+		unsigned int i = 0;
+
+		while (i < n && s->frames[i] == f[i]) /* not memcmp: a call */
+			i++;
+		if (i == n)
+			return s->id;
+	}
+	if (!(r = reserve()))
+		return 0;
+	s->id = __atomic_add_fetch(&last_site, 1, __ATOMIC_RELAXED);
+	s->n = n;
+	memcpy(s->frames, f, n * sizeof(*f));
+	r->tid = (uint32_t)my_tid;
+	r->addr = s->id;
+	r->nframes = (uint8_t)n;
+	memcpy(r->frames, f, n * sizeof(*f));
+	publish(r, HWS_OBJREC_SITE);
+	return s->id;
+}
+
+/* a heap block: the next entry of this thread's ALLOCS record, published by its count
+ * (release), or a new ALLOCS record */
+static inline __attribute__((always_inline)) void rec_alloc(uint16_t fn, void *p, size_t size,
+							    void *ra, void *fp)
+{
+	struct hws_objrec *r = allocs;
+	uint64_t f[HWS_OBJ_FRAMES], e[4];
+
+	e[3] = (uint64_t)fn << 32 | site_of(f, chain(f, ra, fp));
+	e[0] = now();
+	e[1] = (uint64_t)(uintptr_t)p;
+	e[2] = size;
+	if (r && r->nframes < ALLOCS_MAX) {
+		memcpy((uint8_t *)r + offsetof(struct hws_objrec, time) + 32 * r->nframes, e, 32);
+		__atomic_store_n(&r->nframes, (uint8_t)(r->nframes + 1), __ATOMIC_RELEASE);
+		return;
+	}
+	if (!(r = reserve()))
+		return;
+	r->tid = (uint32_t)my_tid;
+	memcpy(&r->time, e, 32);
+	r->nframes = 1;
+	publish(r, HWS_OBJREC_ALLOCS);
+	allocs = r;
+}
+
 /* whether @p's block may have been recorded: its size reaches the threshold (glibc: the
  * chunk size word before the block, the header included, as malloc_usable_size reads it;
  * no memory tagging on x86-64) */
@@ -544,36 +620,72 @@ static inline void rec_free(void *p)
 #define RA __builtin_return_address(0)
 #define FP __builtin_frame_address(0)
 
-EXPORT void *malloc(size_t size)
+/*
+ * The hot hooks: a compare and a jump to glibc (no frame of their own), else a call of the
+ * recording half, which they jump to (the library is built -O2, so these are tail calls):
+ * its own frame's saved frame pointer is then the caller's, as the chain wants.
+ */
+#if defined(__clang__) /* no optimize attribute: it pops its frame before the jump */
+#define FAST
+#else
+#define FAST __attribute__((optimize("omit-frame-pointer")))
+#endif
+#define SLOW __attribute__((noinline))
+
+static SLOW void *malloc_rec(size_t size, void *ra)
 {
 	void *p = __libc_malloc(size);
 
-	if (p && size >= min_size && enter()) {
-		rec_block(HWS_OBJREC_ALLOC, HWS_OBJFN_MALLOC, p, size, NULL, RA, FP);
+	if (p && enter()) {
+		rec_alloc(HWS_OBJFN_MALLOC, p, size, ra, FP);
 		leave();
 	}
 	return p;
 }
 
-EXPORT void *calloc(size_t n, size_t size)
+EXPORT FAST void *malloc(size_t size)
+{
+	if (__builtin_expect(size < min_size, 1))
+		return __libc_malloc(size);
+	return malloc_rec(size, RA);
+}
+
+static SLOW void *calloc_rec(size_t n, size_t size, void *ra)
 {
 	void *p = __libc_calloc(n, size);
 
-	/* no overflow when p is not NULL */
-	if (p && n * size >= min_size && enter()) {
-		rec_block(HWS_OBJREC_ALLOC, HWS_OBJFN_CALLOC, p, n * size, NULL, RA, FP);
+	if (p && enter()) { /* no overflow: checked */
+		rec_alloc(HWS_OBJFN_CALLOC, p, n * size, ra, FP);
 		leave();
 	}
 	return p;
 }
 
-EXPORT void free(void *p)
+EXPORT FAST void *calloc(size_t n, size_t size)
 {
-	if (p && maybe_recorded(p) && enter()) {
+	size_t b;
+
+	if (__builtin_mul_overflow(n, size, &b) || __builtin_expect(b < min_size, 1))
+		return __libc_calloc(n, size);
+	return calloc_rec(n, size, RA);
+}
+
+static SLOW void free_rec(void *p)
+{
+	if (enter()) {
 		rec_free(p);
 		leave();
 	}
 	__libc_free(p);
+}
+
+EXPORT FAST void free(void *p)
+{
+	if (__builtin_expect(!p || !maybe_recorded(p), 1)) {
+		__libc_free(p);
+		return;
+	}
+	free_rec(p);
 }
 
 EXPORT void cfree(void *p)
@@ -594,7 +706,7 @@ EXPORT void *realloc(void *old, size_t size)
 	}
 	p = __libc_realloc(old, size);
 	if (!old && p && size >= min_size && enter()) {
-		rec_block(HWS_OBJREC_ALLOC, HWS_OBJFN_REALLOC, p, size, NULL, RA, FP);
+		rec_alloc(HWS_OBJFN_REALLOC, p, size, RA, FP);
 		leave();
 	} else if (old && !size) { /* realloc(p, 0) frees p */
 		if (enter()) {
@@ -632,7 +744,7 @@ static inline __attribute__((always_inline)) void *aligned(size_t align, size_t 
 	void *p = __libc_memalign(align, size);
 
 	if (p && size >= min_size && enter()) {
-		rec_block(HWS_OBJREC_ALLOC, HWS_OBJFN_MEMALIGN, p, size, NULL, ra, fp);
+		rec_alloc(HWS_OBJFN_MEMALIGN, p, size, ra, fp);
 		leave();
 	}
 	return p;
@@ -672,7 +784,7 @@ EXPORT void *valloc(size_t size)
 	void *p = __libc_valloc(size);
 
 	if (p && size >= min_size && enter()) {
-		rec_block(HWS_OBJREC_ALLOC, HWS_OBJFN_MEMALIGN, p, size, NULL, RA, FP);
+		rec_alloc(HWS_OBJFN_MEMALIGN, p, size, RA, FP);
 		leave();
 	}
 	return p;
@@ -683,7 +795,7 @@ EXPORT void *pvalloc(size_t size)
 	void *p = __libc_pvalloc(size);
 
 	if (p && size >= min_size && enter()) {
-		rec_block(HWS_OBJREC_ALLOC, HWS_OBJFN_MEMALIGN, p, size, NULL, RA, FP);
+		rec_alloc(HWS_OBJFN_MEMALIGN, p, size, RA, FP);
 		leave();
 	}
 	return p;

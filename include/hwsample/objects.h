@@ -44,7 +44,7 @@ extern "C" {
 #define HWS_FEAT_HWS_OBJECTS 200
 
 #define HWS_OBJFILE_MAGIC   "HWSOBJS1"
-#define HWS_OBJFILE_VERSION 2 /* 1: times in ns only (still read) */
+#define HWS_OBJFILE_VERSION 3 /* 1: times in ns only, 2: no ALLOCS/SITE (both still read) */
 #define HWS_OBJ_FRAMES	    5
 
 /* One process's records: this header, then @used bytes of struct hws_objrec. */
@@ -84,6 +84,9 @@ enum hws_objrec_type {
 			      * addr + size); old: the module's TLS image in memory (a mapped
 			      * address of its file); flags: its TLS module id. A FREE at addr
 			      * ends it (the thread returned). */
+	HWS_OBJREC_SITE,     /* version 3: call chain number addr (of the process) is frames */
+	HWS_OBJREC_ALLOCS,   /* version 3: nframes (1-2) heap blocks, four words each from time
+			      * on: time, addr, size, enum hws_obj_fn << 32 | SITE number */
 	HWS_OBJREC__MAX,
 };
 

@@ -319,6 +319,66 @@ static void test_frees(void)
 	free(p.buf);
 }
 
+/* ALLOCS records (two blocks each) referring to SITE records by number, the sites written
+ * after the records that use them (another thread's chunk), one site missing */
+static void test_allocs(void)
+{
+	struct pay p = {0};
+	struct hws_objects *o;
+	struct hws_objrec r;
+	struct hws_object ob;
+	struct hws_objfile *fh;
+	/* (time, addr, size, fn << 32 | site) x 2 */
+	uint64_t w[8] = {10, 0x1000, 0x100, 7,
+			 20, 0x2000, 0x200, (uint64_t)HWS_OBJFN_CALLOC << 32 | 9};
+
+	file(&p, 13, 1, 0);
+	memset(&r, 0, sizeof(r));
+	r.type = HWS_OBJREC_ALLOCS;
+	r.tid = 5;
+	r.nframes = 2;
+	memcpy((uint8_t *)&r + offsetof(struct hws_objrec, time), w, sizeof(w));
+	put(&p, &r, sizeof(r));
+	r.nframes = 1; /* one block: its second slot's words are not read */
+	r.time = 30;
+	r.addr = 0x3000;
+	r.size = 0x300;
+	r.old = 4; /* no such site */
+	put(&p, &r, sizeof(r));
+	r.nframes = 3; /* damaged */
+	put(&p, &r, sizeof(r));
+	for (uint64_t id = 9; id >= 7; id -= 2) {
+		memset(&r, 0, sizeof(r));
+		r.type = HWS_OBJREC_SITE;
+		r.addr = id;
+		r.nframes = 2;
+		r.frames[0] = 0xa0 + id;
+		r.frames[1] = 0xb0 + id;
+		put(&p, &r, sizeof(r));
+	}
+	rec(&p, HWS_OBJREC_FREE, 25, 0x1000, 0, 0, 0);
+	fh = (struct hws_objfile *)(p.buf + p.hdr);
+	fh->used += 5 * sizeof(r);
+	o = hws_objects__new(p.buf, p.len);
+	__T("allocs: index", o != NULL);
+	if (!o)
+		return;
+	T_EQ_U64("allocs: three blocks, no object for a SITE", hws_objects__nr_objects(o), 3);
+	T_EQ_U64("allocs: a count past two is counted bad", hws_objects__nr_bad(o), 1);
+	T_EQ_U64("allocs: first block's site", site_at(o, 13, 0x10ff, 24), 0xa7);
+	T_EQ_U64("allocs: first block freed", site_at(o, 13, 0x1000, 25), 0);
+	T_EQ_U64("allocs: before its time", site_at(o, 13, 0x2000, 19), 0);
+	__T("allocs: second block", hws_objects__lookup(o, 13, 0x21ff, 20, &ob) &&
+					ob.kind == HWS_OBJ_HEAP && ob.nframes == 2 &&
+					ob.frames[0] == 0xa9 && ob.frames[1] == 0xb9 &&
+					ob.size == 0x200 && ob.tid == 5);
+	T_EQ_U64("allocs: second block's end", site_at(o, 13, 0x2200, 20), 0);
+	T_EQ_U64("allocs: a block of a missing site has no frames", site_at(o, 13, 0x3000, 30),
+		 ~0ULL);
+	hws_objects__delete(o);
+	free(p.buf);
+}
+
 static void test_tls(void)
 {
 	struct pay p = {0};
@@ -359,6 +419,7 @@ int main(void)
 	test_json();
 	test_ticks();
 	test_frees();
+	test_allocs();
 	test_tls();
 	printf("%d checks, %d failed\n", tests_run, tests_failed);
 	return tests_failed != 0;
