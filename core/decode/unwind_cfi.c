@@ -198,9 +198,17 @@ static uint64_t binop(uint8_t at, uint64_t a, uint64_t b)
 	}
 }
 
-/* evaluate @n operations from @first on @in; @cfa: DW_OP_call_frame_cfa allowed */
+/* the CFA of one step, evaluated on first use and kept for the step's other registers */
+struct cfa_memo {
+	uint64_t v;
+	int state; /* 0 not evaluated, 1 @v, -1 failed */
+};
+
+/* evaluate @n operations from @first on @in; @cfa: DW_OP_call_frame_cfa allowed (then @m
+ * keeps its value) */
 static bool eval(const struct centry *e, unsigned int first, unsigned int n, bool cfa,
-		 const struct ucfi_regs *in, uint64_t *res, ucfi_read_fn rd, void *arg)
+		 const struct ucfi_regs *in, uint64_t *res, ucfi_read_fn rd, void *arg,
+		 struct cfa_memo *m)
 {
 	uint64_t st[2 * MAX_OPS + 1], a, b;
 	unsigned int sp = 0;
@@ -294,10 +302,16 @@ static bool eval(const struct centry *e, unsigned int first, unsigned int n, boo
 					return false;
 				break;
 			case DW_OP_call_frame_cfa:
-				if (!cfa || !e->cfa_ok ||
-				    !eval(e, e->cfa_first, e->cfa_nops, false, in, &a, rd, arg))
+				if (!cfa || !e->cfa_ok)
 					return false;
-				st[sp++] = a;
+				if (!m->state)
+					m->state = eval(e, e->cfa_first, e->cfa_nops, false, in,
+							&m->v, rd, arg, NULL)
+						       ? 1
+						       : -1;
+				if (m->state < 0)
+					return false;
+				st[sp++] = m->v;
 				loc = true;
 				break;
 			case DW_OP_stack_value:
@@ -321,6 +335,7 @@ int ucfi_step(struct ucfi_cache *c, uint64_t serial, Dwfl *dwfl, uint64_t pc,
 	      const struct ucfi_regs *in, struct ucfi_regs *out, ucfi_read_fn rd, void *arg)
 {
 	const struct centry *e = lookup(c, serial, dwfl, pc);
+	struct cfa_memo m = {0, 0};
 	bool undef = false;
 
 	if (!e || e->bail)
@@ -339,7 +354,7 @@ int ucfi_step(struct ucfi_cache *c, uint64_t serial, Dwfl *dwfl, uint64_t pc,
 				continue;
 			break;
 		case R_EXPR:
-			if (!eval(e, ru->first, ru->nops, true, in, &v, rd, arg))
+			if (!eval(e, ru->first, ru->nops, true, in, &v, rd, arg, &m))
 				continue;
 			break;
 		default:
