@@ -1584,6 +1584,24 @@ static long stackop_res(struct hws_datatypes *dt)
 	return dt->stackop;
 }
 
+/* the scopes at @q's PC and its function's frame base: 1, 0 if there are none, -ENOMEM */
+static long query_scopes(struct query *q)
+{
+	q->nscopes = scopes_at(q->f, q->pc, &q->scopes);
+	if (q->nscopes <= 0) {
+		free(q->scopes);
+		q->scopes = NULL;
+		return q->nscopes < 0 ? -ENOMEM : 0;
+	}
+	for (int i = 0; i < q->nscopes; i++) {
+		if (dwarf_tag(&q->scopes[i]) == DW_TAG_subprogram) {
+			q->have_fb = frame_base(q->f, &q->scopes[i], q->pc, &q->fb_reg, &q->fb_off);
+			break;
+		}
+	}
+	return 1;
+}
+
 /* the answer for (file, pc): index + 1, 0 unknown, or -ENOMEM */
 static long find_insn(struct hws_datatypes *dt, struct dfile *f, uint32_t fidx, uint64_t pc)
 {
@@ -1618,17 +1636,10 @@ static long find_insn(struct hws_datatypes *dt, struct dfile *f, uint32_t fidx, 
 		if (r)
 			return r;
 	}
-	q.nscopes = scopes_at(f, pc, &q.scopes);
-	if (q.nscopes <= 0) {
-		free(q.scopes);
-		return q.nscopes < 0 ? -ENOMEM : 0;
-	}
-	for (int i = 0; i < q.nscopes; i++) {
-		if (dwarf_tag(&q.scopes[i]) == DW_TAG_subprogram) {
-			q.have_fb = frame_base(f, &q.scopes[i], pc, &q.fb_reg, &q.fb_off);
-			break;
-		}
-	}
+	r = query_scopes(&q);
+	if (r <= 0)
+		return r;
+	r = 0;
 	if (q.op.base >= 0)
 		r = by_variable(&q, q.op.base, q.op.disp);
 	if (!r && q.op.index >= 0 && q.op.index != q.op.base)
@@ -1745,19 +1756,11 @@ static long find_alloc(struct hws_datatypes *dt, struct dfile *f, uint64_t pc, u
 	struct query q = {.dt = dt, .f = f, .pc = pc};
 	const char *var = NULL;
 	Dwarf_Die t;
-	long r = 0;
+	long r = query_scopes(&q);
 
-	q.nscopes = scopes_at(f, pc, &q.scopes);
-	if (q.nscopes <= 0) {
-		free(q.scopes);
-		return q.nscopes < 0 ? -ENOMEM : 0;
-	}
-	for (int i = 0; i < q.nscopes; i++) {
-		if (dwarf_tag(&q.scopes[i]) == DW_TAG_subprogram) {
-			q.have_fb = frame_base(f, &q.scopes[i], pc, &q.fb_reg, &q.fb_off);
-			break;
-		}
-	}
+	if (r <= 0)
+		return r;
+	r = 0;
 	/* a block of N elements: the offset in one (wrap), as for p[i].x */
 	if (alloc_pointee(&q, &t, &var) && offset <= INT64_MAX)
 		r = res_add(dt, &t, wrap(&t, (int64_t)offset), var);
