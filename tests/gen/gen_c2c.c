@@ -100,10 +100,15 @@ struct counters c2c_fields_mixed = {1, 1};
  * Their accesses: on x86-64 a label at the instruction itself (the sample's precise IP), in
  * functions neither inlined nor cloned so that each label is defined once.
  */
+#if defined(__clang__) /* clang does not clone functions and has no noclone */
+#define GEN_NOCLONE
+#else
+#define GEN_NOCLONE __attribute__((noclone))
+#endif
 #if defined(__x86_64__)
 #define FIELD_OP(fn, label, insn, var)                                                             \
 	extern const char label[];                                                                 \
-	static __attribute__((noinline, noclone, used)) void fn(void)                              \
+	static __attribute__((noinline, used)) GEN_NOCLONE void fn(void)                           \
 	{                                                                                          \
 		__asm__ volatile(".globl " #label "\n.hidden " #label "\n" #label ":\n\t" insn     \
 				 " %0"                                                             \
