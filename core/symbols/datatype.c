@@ -36,6 +36,7 @@
 
 #include <hwsample/datatype.h>
 
+#include "symbols/symbols_core.h"
 #include "util/internal.h"
 
 #define MAX_CHAIN 64	/* typedef / qualifier links followed */
@@ -962,20 +963,10 @@ static bool uleb(const unsigned char **p, const unsigned char *end, uint64_t *v)
 static Elf_Data *dw_section(Dwarf *dw, const char *name)
 {
 	Elf *elf = dw ? dwarf_getelf(dw) : NULL;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf ? hws_elf__section(elf, name, &sh) : NULL;
 
-	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		const char *n;
-
-		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    !strcmp(n, name))
-			return sh.sh_type == SHT_NOBITS ? NULL : elf_getdata(scn, NULL);
-	}
-	return NULL;
+	return scn && sh.sh_type != SHT_NOBITS ? elf_getdata(scn, NULL) : NULL;
 }
 
 /*

@@ -257,8 +257,7 @@ static int sym_add(struct dso *d, size_t *cap, size_t *alloc_names, uint64_t sta
 	return 0;
 }
 
-/* section @name of @elf (its header in *@sh), or NULL */
-static Elf_Scn *section_by_name(Elf *elf, const char *name, GElf_Shdr *sh)
+Elf_Scn *hws_elf__section(Elf *elf, const char *name, GElf_Shdr *sh)
 {
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
@@ -304,7 +303,7 @@ static int got_slots(Elf *elf, const char *relname, bool glob_dat, bool irelativ
 	Elf_Data *rd, *dd;
 	size_t nrel;
 
-	rel = section_by_name(elf, relname, &rsh);
+	rel = hws_elf__section(elf, relname, &rsh);
 	if (!rel || rsh.sh_type != SHT_RELA || !rsh.sh_entsize)
 		return 0;
 	dsym = elf_getscn(elf, rsh.sh_link);
@@ -486,7 +485,7 @@ static int plt_syms(struct dso *d, Elf *elf, size_t *cap, size_t *alloc_names,
 		GElf_Shdr sh;
 		size_t k = 0;
 
-		if (section_by_name(elf, ".plt", &sh) && sh.sh_type == SHT_PROGBITS)
+		if (hws_elf__section(elf, ".plt", &sh) && sh.sh_type == SHT_PROGBITS)
 			for (uint64_t a = sh.sh_addr + 32;
 			     !err && k < n && a + 16 <= sh.sh_addr + sh.sh_size; a += 16, k++)
 				err = plt_add(d, cap, alloc_names, a, 16, slots[k].name, o);
@@ -495,7 +494,7 @@ static int plt_syms(struct dso *d, Elf *elf, size_t *cap, size_t *alloc_names,
 	qsort(slots, n, sizeof(*slots), got_cmp);
 	for (size_t i = 0; !err && i < ARRAY_SIZE(secs); i++) {
 		GElf_Shdr sh;
-		Elf_Scn *scn = section_by_name(elf, secs[i], &sh);
+		Elf_Scn *scn = hws_elf__section(elf, secs[i], &sh);
 		Elf_Data *data;
 		uint64_t es;
 

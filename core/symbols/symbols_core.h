@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include <elfutils/libdw.h>
+#include <gelf.h>
 
 struct hws_symbols;
 
@@ -66,5 +67,8 @@ int hws_symbols__open_input(const char *path, long long min_size);
  * damaged DWARF. (core/symbols/inline.c)
  */
 int hws_dwarf__walk_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int max);
+
+/* section @name of @elf (its header in *@sh), or NULL (core/symbols/elf.c) */
+Elf_Scn *hws_elf__section(Elf *elf, const char *name, GElf_Shdr *sh);
 
 #endif
