@@ -121,11 +121,8 @@ static int name_row(struct hws_c2c *c, struct hws_symbols *syms, const struct en
 		r->object = sb.buf; /* taken */
 		r->obj_off = obj.offset;
 	}
-	if (e->ip)
-		err = hws_datatypes__resolve(c->names->dt, syms, &s, &r->t);
-	/* no answer from the instruction or a global: a heap block's allocation site */
-	if (!err && obj.kind == HWS_OBJ_HEAP)
-		err = hws_object__type(&obj, c->names->dt, syms, e->pid, &r->t);
+	/* the instruction's answer (or a global's), else a heap block's allocation site */
+	err = hws_objects__sample_type(c->o.objects, &obj, c->names->dt, syms, &s, &r->t);
 	if (r->t.pseudo)
 		memset(&r->t, 0, sizeof(r->t));
 	return err < 0 ? err : 0;

@@ -933,18 +933,9 @@ static int type_of_sample(struct hws_hist *h, struct ctx *c)
 		if (!h->types)
 			return -ENOMEM;
 	}
-	err = hws_datatypes__resolve(h->types, c->syms, c->s, &c->type);
+	err = hws_objects__sample_type(h->objects, NULL, h->types, c->syms, c->s, &c->type);
 	if (err < 0)
 		return err;
-	/* no answer from the instruction: a heap block's type from its allocation site */
-	if (!err && h->objects && (c->s->fields & HWS_SF_ADDR)) {
-		struct hws_object o;
-
-		if (hws_objects__attribute(h->objects, c->syms, c->s, &o) && o.kind == HWS_OBJ_HEAP)
-			err = hws_object__type(&o, h->types, c->syms, c->s->pid, &c->type);
-		if (err < 0)
-			return err;
-	}
 	c->type_id = c->type.name ? intern(h, c->type.name) : 0;
 	return c->type.name && !c->type_id ? -ENOMEM : 0;
 }

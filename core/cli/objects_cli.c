@@ -66,10 +66,7 @@ int hws_cli__object_json(void *ctx, const struct hws_sample *s, struct hws_strbu
 		err = hws_object__json(&obj, c->syms, s->pid, sb);
 	if (err || !c->types || !(s->fields & HWS_SF_ADDR))
 		return err;
-	err = hws_datatypes__resolve(c->types, c->syms, s, &t);
-	/* no answer from the instruction: a heap block's type from its allocation site */
-	if (!err && obj.kind == HWS_OBJ_HEAP)
-		err = hws_object__type(&obj, c->types, c->syms, s->pid, &t);
+	err = hws_objects__sample_type(c->objects, &obj, c->types, c->syms, s, &t);
 	if (err > 0)
 		err = hws_datatype__json(&t, sb);
 	return err < 0 ? err : 0;

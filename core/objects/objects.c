@@ -983,3 +983,21 @@ int hws_object__type(const struct hws_object *obj, struct hws_datatypes *dt,
 		return 0;
 	return hws_datatypes__alloc(dt, code.dso, code.dso_addr, obj->offset, out);
 }
+
+int hws_objects__sample_type(const struct hws_objects *o, const struct hws_object *obj,
+			     struct hws_datatypes *dt, struct hws_symbols *syms,
+			     const struct hws_sample *s, struct hws_datatype *out)
+{
+	struct hws_object own;
+	int err = hws_datatypes__resolve(dt, syms, s, out);
+
+	if (err || !(s->fields & HWS_SF_ADDR))
+		return err;
+	if (!obj) {
+		if (!o || !hws_objects__attribute(o, syms, s, &own))
+			return 0;
+		obj = &own;
+	}
+	/* no answer from the instruction: a heap block's type from its allocation site */
+	return hws_object__type(obj, dt, syms, s->pid, out);
+}

@@ -215,6 +215,18 @@ struct hws_datatype;
 HWS_API int hws_object__type(const struct hws_object *obj, struct hws_datatypes *dt,
 			     struct hws_symbols *syms, uint32_t pid, struct hws_datatype *out);
 
+/**
+ * hws_objects__sample_type() - the type of sample @s's access, as report --sort type,typeoff,
+ * dump --json, c2c and pprof give it: from its instruction (hws_datatypes__resolve()), else,
+ * when its data address is in a heap object of @o, from the object's allocation site
+ * (hws_object__type()). @obj: @s's object when the caller has it (hws_objects__attribute()),
+ * else NULL: then @s is attributed here, only when the instruction gives no type (@o may be
+ * NULL: no objects). Return: 1 and @out filled, 0 unknown, or -ENOMEM.
+ */
+HWS_API int hws_objects__sample_type(const struct hws_objects *o, const struct hws_object *obj,
+				     struct hws_datatypes *dt, struct hws_symbols *syms,
+				     const struct hws_sample *s, struct hws_datatype *out);
+
 #ifdef __cplusplus
 }
 #endif
