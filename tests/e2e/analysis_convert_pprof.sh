@@ -28,7 +28,8 @@ conv() {
 	[ "${1:-}" = -- ] && shift
 	xopts=("$@")
 	"$HWS_BIN" convert -i "$f" --to-pprof "$TMP/$name.pb.gz" "${copts[@]}" 2>"$TMP/conv.err"
-	check "$name: convert exit 0 ($(head -c 200 "$TMP/conv.err"))" [ $? = 0 ] || return
+	st=$? # here: a $(...) in the message would reset $?
+	check "$name: convert exit 0 ($(head -c 200 "$TMP/conv.err"))" [ "$st" = 0 ] || return
 	"$HWS_BIN" dump -i "$f" --json --sym >"$TMP/d.json" 2>/dev/null
 	"$HWS_BIN" dump -i "$f" -F comm >"$TMP/d.comm" 2>/dev/null
 	$CMP "$TMP/$name.pb.gz" "$TMP/d.json" "$TMP/d.comm" "${xopts[@]}" >"$TMP/cmp.out" 2>&1

@@ -46,7 +46,8 @@ for f in "$FIX"/perf.data.lost_samples-4.4 "$FIX"/perf.data.piped.lost_samples-4
 		sed -nE 's/.*PERF_RECORD_LOST_SAMPLES: .*lost samples :([0-9]+).*/\1/p' |
 		awk '{s += $1} END {print s + 0}')
 	"$HWS_BIN" report -i - --ascii <"$f" >"$TMP/l.txt" 2>&1
-	eq "$(basename "$f"): exit" "$?" 0
+	st=$? # here: a $(...) in the message would reset $?
+	eq "$(basename "$f"): exit" "$st" 0
 	check "$(basename "$f"): $want samples dropped by the PMU" \
 		grep -q "^loss: .* $want samples dropped by the PMU" "$TMP/l.txt"
 done

@@ -244,7 +244,15 @@ def check_tags(truth_path, tags_path):
         want["object"][w["object"]["label"]] += 1
         want["type"][w["type"][0]] += 1
         want["typeoff"][typeoff(w["type"])] += 1
-    got = {k: collections.Counter() for k in want}
+    bad = tags_differ(want, read_tags(tags_path, want))
+    print(f"labels object {len(want['object'])}, type {len(want['type'])}, typeoff "
+          f"{len(want['typeoff'])} values; differing (truth, profile): {bad}")
+    return 1 if bad else 0
+
+
+def read_tags(tags_path, keys):
+    """the sample counts per value of labels @keys in `go tool pprof -tags` output"""
+    got = {k: collections.Counter() for k in keys}
     cur = None
     for line in open(tags_path):
         m = re.match(r"^\s*(\w+): Total", line)
@@ -254,12 +262,29 @@ def check_tags(truth_path, tags_path):
         m = re.match(r"^\s*([0-9.]+) \(\s*[0-9.]+%\): (.*?)\s*$", line)
         if m and cur in got:
             got[cur][m.group(2)] += int(float(m.group(1)))
+    return got
+
+
+def tags_differ(want, got):
     bad = {k: {v: (want[k][v], got[k][v]) for v in set(want[k]) | set(got[k])
                if want[k][v] != got[k][v]} for k in want}
-    bad = {k: v for k, v in bad.items() if v}
-    print(f"labels object {len(want['object'])}, type {len(want['type'])}, typeoff "
-          f"{len(want['typeoff'])} values; differing (truth, profile): {bad}")
-    return 1 if bad else 0
+    return {k: v for k, v in bad.items() if v}
+
+
+def check_dump_tags(dump_path, tags_path, need):
+    """a profile's type and typeoff labels count every typed sample of `dump --json` (with
+    type @need among them)"""
+    want = {"type": collections.Counter(), "typeoff": collections.Counter()}
+    for line in open(dump_path):
+        t = json.loads(line).get("type")
+        if not t:
+            continue
+        want["type"][t["name"]] += 1
+        want["typeoff"][t["name"] if "offset" not in t else
+                        f"{t['name']} {t['offset']:+d} ({t.get('field', 'no field')})"] += 1
+    bad = tags_differ(want, read_tags(tags_path, want))
+    print(f"{sum(want['type'].values())} typed samples; differing (dump, profile): {bad}")
+    return 1 if bad or not want["type"][need] else 0
 
 
 if __name__ == "__main__":
@@ -272,5 +297,7 @@ if __name__ == "__main__":
         sys.exit(check_report(*args))
     elif cmd == "tags":
         sys.exit(check_tags(*args))
+    elif cmd == "dumptags":
+        sys.exit(check_dump_tags(*args))
     else:
         sys.exit(f"unknown command {cmd}")
