@@ -482,7 +482,8 @@ static int type_strings(struct hws_pprof *p, const struct hws_datatype *t, uint3
 }
 
 /* the "type" and "typeoff" labels of @s's access into @k (perf's --sort type,typeoff
- * columns), when opts.types finds its type: 0, or -ENOMEM. One location per (pid, ip)
+ * columns, hws_objects__sample_type() as report), when opts.types finds its type: 0, or
+ * -ENOMEM. One location per (pid, ip)
  * (the profile's own rule) is one instruction: its answer is kept when it needs no data
  * address. */
 static int type_labels(struct hws_pprof *p, const struct hws_sample *s, struct skey *k)
@@ -501,7 +502,7 @@ static int type_labels(struct hws_pprof *p, const struct hws_sample *s, struct s
 			}
 			return 0;
 		}
-		err = hws_datatypes__resolve(p->o.types, p->o.syms, s, &t);
+		err = hws_objects__sample_type(p->o.objects, NULL, p->o.types, p->o.syms, s, &t);
 	} else {
 		struct hws_sample insn = *s;
 
@@ -517,8 +518,9 @@ static int type_labels(struct hws_pprof *p, const struct hws_sample *s, struct s
 			c->state = 0;
 			return -ENOMEM;
 		}
-		if (!err) /* the data address may name a global */
-			err = hws_datatypes__resolve(p->o.types, p->o.syms, s, &t);
+		if (!err) /* the data address may name a global, or a heap block its site's type */
+			err = hws_objects__sample_type(p->o.objects, NULL, p->o.types, p->o.syms, s,
+						       &t);
 	}
 	if (err <= 0)
 		return err;

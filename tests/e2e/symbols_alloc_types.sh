@@ -8,7 +8,8 @@
 # with `hwsample -b sw -e page-faults -c 1 -d --objects`, every fault in a typed block has,
 # in dump --json --sym, the block's type and the field of the design at its offset (the
 # workload prints the fields' byte ranges), each typed site has samples on two fields or
-# more, the void * block has no type, and report --sort type,typeoff shows the fields.
+# more, the void * block has no type, report --sort type,typeoff shows the fields, and the
+# pprof profile's type and typeoff labels count what dump says.
 . "$(dirname "$0")/lib/common.sh"
 need_sw_events
 WL=$HWS_WORKLOADS/alloc_types
@@ -64,4 +65,18 @@ PY
 eq "report --sort type,typeoff exit" "$?" 0
 check "report: struct table rows with fields" grep -qE "struct table +struct table \+[0-9]+ \((hdr|body|tail)\)" "$TMP/r.txt"
 check "report: struct grid rows with fields" grep -qE "struct grid +struct grid \+[0-9]+ \((north|south|east)\)" "$TMP/r.txt"
+# convert --to-pprof: the type and typeoff labels are dump's types, the sites' ones included
+if command -v go >/dev/null 2>&1; then
+	export GOCACHE=$TMP/gocache GOPATH=$TMP/gopath
+	"$HWS_BIN" convert -i "$f" --to-pprof "$TMP/p.pb.gz" 2>"$TMP/err"
+	eq "convert --to-pprof exit" "$?" 0
+	go tool pprof -tags -sample_index=samples "$TMP/p.pb.gz" >"$TMP/tags" 2>&1
+	python3 "$HWS_SOURCE_DIR/tests/e2e/symbols_vendor_truth.py" dumptags "$TMP/d.json" \
+		"$TMP/tags" "struct table" >"$TMP/cmp" 2>&1
+	st=$? # here: a $(...) in the message would reset $?
+	check "pprof: type and typeoff labels of every typed sample, as dump's: $(tail -1 "$TMP/cmp")" \
+		[ "$st" = 0 ]
+else
+	echo "note: go not installed: the pprof labels are not checked"
+fi
 finish
