@@ -23,8 +23,7 @@
 #define AUX_FLAG_PARTIAL   0x04
 #define AUX_FLAG_COLLISION 0x08
 
-#define MISC_COMM_EXEC		   (1U << 13)
-#define HWS_MISC_BUILD_ID_SIZE_BIT (1U << 15) /* HEADER_BUILD_ID: byte 32 is the id's size */
+#define MISC_COMM_EXEC (1U << 13)
 
 /*
  * Kernel symbols: from the kallsyms of the kernel the file was recorded on.
@@ -71,30 +70,20 @@ static const char *dec_cache_dir(const struct hws_decoder *d, char *buf, size_t 
 
 void dec_build_id_record(struct hws_decoder *d, const struct hws_perf_record *rec)
 {
-	const uint8_t *p = (const uint8_t *)rec->hdr;
-	uint16_t misc = rec->hdr->misc;
 	char name[4096], bid[48], copy[4096], dir[4096];
-	const char *cdir;
-	size_t idlen, nlen;
+	const char *cdir, *nm;
+	size_t nlen;
+	uint16_t misc;
 	bool have;
 
 	/* before the host check, dec_build_ids() reads it from the reader's list */
-	if (!d->host_checked || d->opts.no_sideband || rec->hdr->size < 36 ||
-	    (misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER)
+	if (!d->host_checked || d->opts.no_sideband ||
+	    hws_perf_build_id__parse(rec->hdr, rec->hdr->size, &nm, &nlen, bid, sizeof(bid),
+				     &misc) <= 0 ||
+	    (misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_USER || nlen >= sizeof(name))
 		return;
-	idlen = (misc & HWS_MISC_BUILD_ID_SIZE_BIT) ? p[32] : 20;
-	if (idlen > 20)
-		idlen = 20;
-	if (!(misc & HWS_MISC_BUILD_ID_SIZE_BIT))
-		while (idlen && !p[12 + idlen - 1])
-			idlen--;
-	nlen = strnlen((const char *)p + 36, rec->hdr->size - 36u);
-	if (!idlen || nlen >= sizeof(name))
-		return;
-	memcpy(name, p + 36, nlen);
+	memcpy(name, nm, nlen);
 	name[nlen] = 0;
-	for (size_t i = 0; i < idlen; i++)
-		snprintf(bid + 2 * i, 3, "%02x", p[12 + i]);
 	cdir = dec_cache_dir(d, dir, sizeof(dir));
 	have = cdir && *cdir && !hws__buildid_cache_path(cdir, name, bid, copy, sizeof(copy));
 	hws_symbols__build_id(d->syms, name, bid, have ? copy : NULL);

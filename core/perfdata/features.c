@@ -475,6 +475,41 @@ const void *hws_perf_reader__feature(const struct hws_perf_reader *r, int feat, 
 	return r->feats[feat].data;
 }
 
+int hws_perf_build_id__parse(const void *entry, size_t sz, const char **name, size_t *nlen,
+			     char *hex, size_t len, uint16_t *miscp)
+{
+	const uint8_t *e = entry;
+	uint16_t misc;
+	size_t idlen;
+
+	/* u32 type, u16 misc, u16 size, s32 pid, u8 build_id[20], u8 id size (when misc has
+	 * BUILD_ID_SIZE), 3 reserved bytes, then the NUL-terminated file name padded to the
+	 * entry's size */
+	if (sz < 36)
+		return -EINVAL;
+	misc = pd_get16(e + 4);
+	*name = (const char *)e + 36;
+	*nlen = strnlen(*name, sz - 36u);
+	if (miscp)
+		*miscp = misc;
+	idlen = (misc & HWS_MISC_BUILD_ID_SIZE) ? e[32] : 20;
+	if (idlen > 20)
+		idlen = 20;
+	if (!(misc & HWS_MISC_BUILD_ID_SIZE)) /* old files: zero-padded to 20 bytes */
+		while (idlen && !e[12 + idlen - 1])
+			idlen--;
+	if (!idlen)
+		return 0;
+	if (len < idlen * 2 + 1)
+		return -ENOSPC;
+	for (size_t i = 0; i < idlen; i++) {
+		hex[2 * i] = "0123456789abcdef"[e[12 + i] >> 4];
+		hex[2 * i + 1] = "0123456789abcdef"[e[12 + i] & 15];
+	}
+	hex[idlen * 2] = 0;
+	return (int)idlen * 2;
+}
+
 /* HEADER_BUILD_ID entry @idx: its name (NUL-terminated within the entry) and id */
 static int build_id_at(const struct hws_perf_reader *r, size_t idx, const char **name, size_t *nlen,
 		       char *hex, size_t len, uint16_t *miscp)
@@ -482,39 +517,16 @@ static int build_id_at(const struct hws_perf_reader *r, size_t idx, const char *
 	size_t flen, off = 0;
 	const uint8_t *p = hws_perf_reader__feature(r, HWS_FEAT_BUILD_ID, &flen);
 
-	/* entries (host order, checked when the section was read): u32 type, u16 misc,
-	 * u16 size, s32 pid, u8 build_id[20], u8 id size (when misc has BUILD_ID_SIZE), 3
-	 * reserved bytes, then the NUL-terminated file name padded to the entry's size */
+	/* entries in host order, checked when the section was read */
 	while (p && off + 36 <= flen) {
-		uint16_t misc = pd_get16(p + off + 4), sz = pd_get16(p + off + 6);
+		uint16_t sz = pd_get16(p + off + 6);
 		const uint8_t *e = p + off;
-		size_t idlen;
 
 		if (sz < 36 || off + sz > flen)
 			break;
 		off += sz;
-		if (idx--)
-			continue;
-		*name = (const char *)e + 36;
-		*nlen = strnlen(*name, sz - 36u);
-		if (miscp)
-			*miscp = misc;
-		idlen = (misc & HWS_MISC_BUILD_ID_SIZE) ? e[32] : 20;
-		if (idlen > 20)
-			idlen = 20;
-		if (!(misc & HWS_MISC_BUILD_ID_SIZE)) /* old files: zero-padded to 20 bytes */
-			while (idlen && !e[12 + idlen - 1])
-				idlen--;
-		if (!idlen)
-			return 0;
-		if (len < idlen * 2 + 1)
-			return -ENOSPC;
-		for (size_t i = 0; i < idlen; i++) {
-			hex[2 * i] = "0123456789abcdef"[e[12 + i] >> 4];
-			hex[2 * i + 1] = "0123456789abcdef"[e[12 + i] & 15];
-		}
-		hex[idlen * 2] = 0;
-		return (int)idlen * 2;
+		if (!idx--)
+			return hws_perf_build_id__parse(e, sz, name, nlen, hex, len, miscp);
 	}
 	return -ENOENT;
 }

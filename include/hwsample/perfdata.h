@@ -341,6 +341,14 @@ HWS_API int hws_perf_reader__build_id(const struct hws_perf_reader *r, const cha
  */
 HWS_API int hws_perf_reader__build_id_entry(const struct hws_perf_reader *r, size_t idx, char *name,
 					    size_t name_len, char *hex, size_t len, uint16_t *misc);
+/*
+ * hws_perf_build_id__parse() - one HEADER_BUILD_ID entry or PERF_RECORD_HEADER_BUILD_ID record
+ * (host order) of @sz bytes at @entry: *@name its file name (not NUL-terminated when it fills
+ * the entry: *@nlen bytes), @hex its build-id ("" when none), *@misc its misc (may be NULL).
+ * Return: the hex length, -ENOSPC when @hex is too small, -EINVAL when @sz is under 36.
+ */
+HWS_API int hws_perf_build_id__parse(const void *entry, size_t sz, const char **name, size_t *nlen,
+				     char *hex, size_t len, uint16_t *misc);
 
 /* NRCPUS: available/online, 0 if absent. */
 HWS_API int hws_perf_reader__nr_cpus(const struct hws_perf_reader *r, uint32_t *online);
