@@ -20,7 +20,8 @@
  *    BUILD_ID_SIZE), u16 size, s32 pid -1 (the host), u8 build_id[20], u8 id size, 3 zero
  *    bytes, the name NUL-terminated and zero-padded to a multiple of 64; the kernel first;
  *  - a file without a build-id (or gone) gets no entry; memory stays bounded (MAX_MAPS
- *    mappings, MAX_NAMES files, MAX_MODS modules: beyond them records are not tracked);
+ *    mappings, MAX_NAMES files: beyond them records are not tracked; a module list that
+ *    hws__read_modules() cannot take (over 8192, hidden addresses) tracks no module);
  *  - each file, module and the kernel is queued for next_record() once, at its first hit.
  */
 #include <errno.h>
@@ -38,7 +39,6 @@
 
 #define MAX_MAPS	   (1u << 20)
 #define MAX_NAMES	   (1u << 16)
-#define MAX_MODS	   4096
 #define Q_KERNEL	   0xffffffffu /* queue items: a name index, a module | Q_MOD, the kernel */
 #define Q_MOD		   0x80000000u
 #define MAX_ATTRS	   64
@@ -59,12 +59,6 @@ struct hname {
 	uint8_t bid[20];
 };
 
-struct hmod {
-	uint64_t start, end;
-	char name[64];
-	bool hit;
-};
-
 struct hws_buildid_hits {
 	struct hws_perf_event_attr attrs[MAX_ATTRS];
 	uint64_t *ids[MAX_ATTRS];
@@ -76,8 +70,8 @@ struct hws_buildid_hits {
 	size_t nr_names, alloc_names;
 	size_t last; /* index + 1 of the map of the last hit, or 0 */
 	bool kernel_hit;
-	bool mods_read; /* the module list, read at the first kernel sample */
-	struct hmod *mods;
+	bool mods_read;	       /* the module list, read at the first kernel sample */
+	struct hws_kmod *mods; /* seen: hit */
 	size_t nr_mods;
 	uint32_t *queue; /* first hits not yet taken by next_record() */
 	size_t nr_queue, alloc_queue;
@@ -262,39 +256,21 @@ static void enqueue(struct hws_buildid_hits *h, uint32_t item)
 	h->queue[h->nr_queue++] = item;
 }
 
-/* the machine's module list: /proc/modules ("name size refs deps state address ..."), or a
- * fake sysfs tree's "modules"; nothing when the addresses are hidden (kptr_restrict) */
+/* the machine's module list: /proc/modules, or a fake sysfs tree's "modules"; nothing when
+ * it cannot be read or its addresses are hidden (kptr_restrict) */
 static void read_modules(struct hws_buildid_hits *h)
 {
-	char path[4200], line[1024], name[64];
+	char path[4200];
 	const char *root = hws_sysfs_root();
-	unsigned long long size, addr;
-	FILE *f;
+	int n;
 
 	h->mods_read = true;
 	if (strcmp(root, "/sys"))
 		snprintf(path, sizeof(path), "%s/modules", root);
 	else
 		snprintf(path, sizeof(path), "/proc/modules");
-	f = fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f) && h->nr_mods < MAX_MODS) {
-		struct hmod *t;
-
-		if (sscanf(line, "%63s %llu %*s %*s %*s %llx", name, &size, &addr) != 3 || !addr ||
-		    !size || addr + size < addr)
-			continue;
-		t = realloc(h->mods, (h->nr_mods + 1) * sizeof(*t));
-		if (!t)
-			break;
-		h->mods = t;
-		t = &h->mods[h->nr_mods++];
-		memset(t, 0, sizeof(*t));
-		t->start = addr;
-		t->end = addr + size;
-		memcpy(t->name, name, sizeof(t->name));
-	}
-	if (f)
-		fclose(f);
+	n = hws__read_modules(path, &h->mods);
+	h->nr_mods = n > 0 ? (size_t)n : 0;
 }
 
 static void on_kernel_sample(struct hws_buildid_hits *h, uint64_t ip)
@@ -302,10 +278,10 @@ static void on_kernel_sample(struct hws_buildid_hits *h, uint64_t ip)
 	if (!h->mods_read)
 		read_modules(h);
 	for (size_t i = 0; i < h->nr_mods; i++)
-		if (ip >= h->mods[i].start && ip < h->mods[i].end) {
-			if (!h->mods[i].hit)
+		if (ip >= h->mods[i].base && ip - h->mods[i].base < h->mods[i].size) {
+			if (!h->mods[i].seen)
 				enqueue(h, Q_MOD | (uint32_t)i);
-			h->mods[i].hit = true;
+			h->mods[i].seen = true;
 			return;
 		}
 	if (!h->kernel_hit)
@@ -574,7 +550,7 @@ int hws_buildid_hits__finish(struct hws_buildid_hits *h, struct hws_perf_writer 
 		err = n > 0 ? hws_strbuf__add(&sb, e, (size_t)n) : 0;
 	}
 	for (size_t i = 0; !err && i < h->nr_mods; i++) {
-		if (!h->mods[i].hit)
+		if (!h->mods[i].seen)
 			continue;
 		n = item_put(h, Q_MOD | (uint32_t)i, 0, e, cache_dir, st);
 		err = n > 0 ? hws_strbuf__add(&sb, e, (size_t)n) : n;

@@ -244,18 +244,9 @@ void kallsyms__drop(struct hws_symbols *s)
 
 #define MAX_MODULES 8192
 
-struct kmod {
-	char name[64];
-	uint64_t base, size;
-	bool seen;
-};
-
-/* /proc/modules lines "name size refs deps state 0xaddr ...": modules and where they are.
- * Returns the count, or -1 if it cannot tell (unreadable, hidden addresses, too many). A
- * missing file (a kernel without modules) is an empty list. */
-static int read_modules(const char *path, struct kmod **out)
+int hws__read_modules(const char *path, struct hws_kmod **out)
 {
-	struct kmod *m = NULL;
+	struct hws_kmod *m = NULL;
 	char line[1024];
 	int n = 0, cap = 0;
 	FILE *f;
@@ -276,7 +267,7 @@ static int read_modules(const char *path, struct kmod **out)
 			break;
 		}
 		if (n == cap) {
-			struct kmod *nm = realloc(m, (size_t)(cap ? cap * 2 : 64) * sizeof(*m));
+			struct hws_kmod *nm = realloc(m, (size_t)(cap ? cap * 2 : 64) * sizeof(*m));
 
 			if (!nm) {
 				n = -1;
@@ -312,7 +303,7 @@ static int read_modules(const char *path, struct kmod **out)
 #define BUILTIN_TAG	"__builtin__"
 #define BUILTIN_TAG_LEN (sizeof(BUILTIN_TAG) - 1)
 
-static bool in_module(const struct kmod *m, int n, uint64_t a)
+static bool in_module(const struct hws_kmod *m, int n, uint64_t a)
 {
 	for (int k = 0; k < n; k++)
 		if (a >= m[k].base && a - m[k].base < m[k].size)
@@ -323,8 +314,8 @@ static bool in_module(const struct kmod *m, int n, uint64_t a)
 static bool modules_match(const char *buf, size_t len, const char *modules)
 {
 	const char *end = buf + len, *p = buf;
-	struct kmod *m;
-	int n = read_modules(modules, &m), last = 0;
+	struct hws_kmod *m;
+	int n = hws__read_modules(modules, &m), last = 0;
 	bool ok = n >= 0;
 
 	while (ok && (p = memchr(p, '\t', (size_t)(end - p)))) {
@@ -348,7 +339,7 @@ static bool modules_match(const char *buf, size_t len, const char *modules)
 			continue;
 		}
 		for (k = 0; k < n; k++) { /* a module's lines come together: start at the last */
-			const struct kmod *x = &m[(last + k) % n];
+			const struct hws_kmod *x = &m[(last + k) % n];
 
 			if (strlen(x->name) == (size_t)(te - tag) &&
 			    !memcmp(x->name, tag, (size_t)(te - tag)))

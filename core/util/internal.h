@@ -63,6 +63,17 @@ int hws_read_file(const char *path, char *buf, size_t len);
  * exists); copying @kallsyms there unless a copy exists. All return a negative errno on failure. */
 int hws__kernel_build_id(char *hex, size_t len);
 int hws__module_build_id(const char *mod, char *hex, size_t len);
+
+/* core/symbols/kallsyms.c: the module list of /proc/modules (or a file like it at @path):
+ * "name size refs deps state 0xaddr ..." lines. Returns the count (*@out, free() it), 0 for
+ * a missing file (a kernel without modules), -1 when it cannot tell (unreadable, an address
+ * hidden by kptr_restrict, a line it cannot read, over 8192 modules). */
+struct hws_kmod {
+	char name[64];
+	uint64_t base, size;
+	bool seen; /* the caller's */
+};
+int hws__read_modules(const char *path, struct hws_kmod **out);
 int hws__buildid_dir(char *buf, size_t len);
 int hws__buildid_kallsyms_path(const char *dir, const char *bid, char *buf, size_t len);
 int hws__buildid_cache_kallsyms(const char *dir, const char *bid, const char *kallsyms);
