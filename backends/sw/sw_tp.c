@@ -274,6 +274,93 @@ out:
 }
 
 /*
+ * libtraceevent's process_op() parses "X[N]" and then, when the next token is an operator, goes
+ * on with process_op(NULL) unless that operator has a priority (a fuzz_sw find: a SEGV on
+ * "REC->f[6];"). In a print fmt, outside string and character literals, the token after each
+ * ']' must not be an operator libtraceevent gives no priority: ';', ']', '[', '.', '=', "->",
+ * compound assignments and other punctuation. ':' (the ternary's) is taken, as are '(' ')' ','
+ * and non-operators (names, numbers, literals, the end). No kernel format has one: of the 2323
+ * of a 6.18 kernel, four have "[] =" (kvmmmu's, an empty index: libtraceevent's parse error,
+ * no crash) and pass.
+ */
+static const char *index_trap(const char *data, uint64_t size)
+{
+	static const char pkey[] = "print fmt:";
+	const char *end = data + size, *p = memmem(data, size, pkey, sizeof(pkey) - 1);
+	char quote = 0;
+
+	if (!p)
+		return NULL;
+	for (p += sizeof(pkey) - 1; p < end && *p; p++) {
+		const char *q = p + 1;
+
+		if (quote) {
+			if (*p == '\\' && p + 1 < end)
+				p++;
+			else if (*p == quote)
+				quote = 0;
+			continue;
+		}
+		if (*p == '"' || *p == '\'') {
+			quote = *p;
+			continue;
+		}
+		if (*p != ']')
+			continue;
+		/* "X[]" (an array declared in a statement expression, as kvmmmu's formats have)
+		 * is a parse error there, not a crash: not refused */
+		const char *b = p;
+
+		while (b > data && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\n'))
+			b--;
+		if (b > data && b[-1] == '[')
+			continue;
+		while (q < end && (*q == ' ' || *q == '\t' || *q == '\n'))
+			q++;
+		if (q == end || !*q || ident_char(*q) || strchr("(),\"'", *q))
+			continue;
+		/* an operator token, read as libtraceevent's tokenizer does */
+		char c = *q, c2 = q + 1 < end ? q[1] : 0, c3 = q + 2 < end ? q[2] : 0;
+		bool ok;
+
+		switch (c) {
+		case '~':
+		case '*':
+		case '/':
+		case '%':
+		case '^':
+		case '?':
+		case ':':
+		case '!': /* "!" or "!=" */
+			ok = true;
+			break;
+		case '=':
+			ok = c2 == '=';
+			break;
+		case '-':
+			ok = c2 != '>' && c2 != '=';
+			break;
+		case '+':
+		case '|':
+		case '&':
+			ok = c2 != '='; /* "+" and "++" have one, "+=" none; so '|', '&' */
+			break;
+		case '<':
+		case '>':
+			ok = !(c2 == c && c3 == '='); /* "<", "<<", "<=" but not "<<=" */
+			break;
+		default:
+			ok = false;
+		}
+		if (!ok)
+			return "using an array index followed by an operator libtraceevent cannot "
+			       "parse (']' then ';', '.', \"->\", '=' or the like in its print "
+			       "fmt)";
+	}
+	return NULL;
+}
+
+/*
  * libtraceevent reads a format as a C string (up to its first NUL) and calls strcmp() on a
  * NULL token when that text ends in a '[' (an array size with nothing after it, spaces and
  * tabs aside: a fuzz_sw find, "field:unsigned char com[" then a NUL). Kernels' formats end
@@ -314,7 +401,9 @@ static const char *format_bad(const char *data, uint64_t size)
 			depth--;
 		}
 	}
-	return (why = div_trap(data, size)) ? why : rec_trap(data, size);
+	if ((why = div_trap(data, size)) || (why = rec_trap(data, size)))
+		return why;
+	return index_trap(data, size);
 }
 
 /* @data: the format, for its event's name (the "name: " line's identifier), or NULL */

@@ -14,6 +14,9 @@ usage: hostile_tracing.py IN OUT MODE
           REC->prev_state names no field (another fuzz_sw find: the same NULL dereference)
   bracket sched_switch's "char prev_comm[" followed by a NUL byte (libtraceevent reads the
           format up to it, then calls strcmp() on a NULL token: a third fuzz_sw find)
+  index   sched_switch's print fmt with "REC->prev_comm[0];" for "REC->prev_comm,": after an
+          array index, an operator without a priority (';') makes libtraceevent 1.7 go on
+          with a NULL argument (a SEGV: the fourth fuzz_sw find)
 The data section and every other feature section are kept byte for byte (offsets moved).
 """
 import struct
@@ -91,6 +94,8 @@ def rewrite(parts, mode):
             fmts = [f.replace(b" prev_state;", b" nrev_state;") for f in fmts]
         elif mode == "bracket":
             fmts = [f.replace(b"char prev_comm[", b"char prev_comm[\0") for f in fmts]
+        elif mode == "index":
+            fmts = [f.replace(b"REC->prev_comm,", b"REC->prev_comm[0];") for f in fmts]
         elif mode == "many":
             fmts = fmts[:1] * 20000
         parts[i] = ("sys", (name, fmts))
