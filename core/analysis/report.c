@@ -176,6 +176,7 @@ struct hws_report *hws_report__new(const struct hws_report_opts *opts)
 		hws_hist__set_callgraph(r->hist, &cg, r->opts.children, r->opts.sort_keys,
 					r->opts.max_stack);
 		hws_hist__set_inline(r->hist, r->opts.inline_mode);
+		hws_hist__set_full_source_path(r->hist, r->opts.full_source_path);
 		hws_hist__set_objects(r->hist, r->opts.objects);
 	}
 	if (r->opts.html && !r->hist) {

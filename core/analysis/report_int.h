@@ -31,6 +31,8 @@ void hws_hist__set_callgraph(struct hws_hist *h, const struct cg_params *p, int 
 bool hws_hist__has_callchains(const struct hws_hist *h);
 /* which call-chain frames show their inlined functions (enum hws_inline_mode) */
 void hws_hist__set_inline(struct hws_hist *h, int mode);
+/* the srcline key shows source files' whole paths (perf's --full-source-path) */
+void hws_hist__set_full_source_path(struct hws_hist *h, bool on);
 
 /*
  * perf's --max-stack @max on a decoded chain (innermost first): the frames the kernel wrote

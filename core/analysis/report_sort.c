@@ -176,6 +176,7 @@ struct hws_hist {
 	bool cg_on;	    /* call chains are kept */
 	uint32_t max_stack; /* frames used per chain, 0 = all */
 	int inline_mode;    /* enum hws_inline_mode */
+	bool full_src;	    /* srcline: the source file's whole path (perf's --full-source-path) */
 	struct xframe *xf;  /* the current sample's frames, inlined ones added */
 	size_t axf;
 	/* a chain cut to max_stack (hws_chain__max_stack()) */
@@ -529,17 +530,48 @@ static char level_of(const struct hws_sample *s)
 	}
 }
 
-/* perf's map-relative address of a lookup: anonymous and kernel maps are identity */
-static uint64_t map_addr(const struct hws_symbol *sym, uint64_t addr)
+/*
+ * perf's map-relative address of a lookup (its al->addr: address - map start + the map's
+ * file offset): anonymous and kernel maps are identity. The ELF vaddr (dso_addr) is the same
+ * for shared objects and PIE executables, not for a non-PIE executable's (mapped at its
+ * vaddr: perf says 0x1234 where the vaddr is 0x401234), so the map is asked when there is one.
+ */
+static uint64_t map_addr(const struct ctx *c, const struct hws_symbol *sym, uint64_t addr)
 {
+	struct hws_map_info mi;
+
 	if (!sym->dso || sym->dso[0] != '/' || !strncmp(sym->dso, "//", 2))
 		return addr;
+	if (c->syms && !hws_symbols__map_find(c->syms, c->s->pid, addr, &mi))
+		return addr - mi.start + mi.pgoff;
 	return sym->dso_addr;
 }
 
 static bool anon_dso(const char *dso)
 {
 	return !dso || dso[0] != '/' || !strncmp(dso, "//", 2);
+}
+
+/*
+ * perf 6.1's srcline column (Linux tools/perf/util/srcline.c): "FILE:LINE", FILE's last component
+ * unless whole paths were asked; without a line, "SYM+OFFSET" (decimal); without a symbol either,
+ * "DSO[ADDR]", ADDR as objdump shows it (the ELF vaddr). In @b; returns the text.
+ */
+static const char *srcline_text(struct hws_hist *h, const struct ctx *c, char *b, size_t sz)
+{
+	const struct hws_symbol *sym = &c->code;
+
+	if (sym->srcfile) {
+		const char *f = sym->srcfile, *base = strrchr(f, '/');
+
+		snprintf(b, sz, "%s:%u", h->full_src || !base ? f : base + 1, sym->line);
+	} else if (sym->name) {
+		snprintf(b, sz, "%s+%" PRIu64, sym->name, sym->offset);
+	} else {
+		snprintf(b, sz, "%s[%" PRIx64 "]", str_of(h, c->dso_id),
+			 anon_dso(sym->dso) ? c->s->ip : sym->dso_addr);
+	}
+	return b;
 }
 
 /* K_COMM's v[1] of a sample whose thread had no comm yet (v[2]: its pid) */
@@ -587,15 +619,12 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 	case K_SYM:
 	case K_SRCLINE:
 	case K_SYMOFF:
-		if (key == K_SRCLINE) {
-			v[0] = c->code.srcfile ? intern(h, c->code.srcfile) : 0;
-			v[1] = c->code.line;
-			if (c->code.srcfile)
-				return 0;
-			/* no line: perf prints the dso and address */
-			v[0] = c->dso_id;
-			v[1] = map_addr(&c->code, s->ip);
-			v[2] = 1;
+		if (key == K_SRCLINE) { /* perf compares the text */
+			char b[512];
+
+			v[0] = intern(h, srcline_text(h, c, b, sizeof(b)));
+			v[1] = c->code.srcfile ? c->code.line : 0;
+			v[2] = !c->code.srcfile;
 			return 0;
 		}
 		if (key == K_SYMOFF) {
@@ -608,7 +637,7 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 			v[1] = c->code.dso_addr - c->code.offset;
 			v[2] = c->inl ? 1ULL << 63 | c->inl : c->code.size + 1;
 		} else {
-			v[1] = map_addr(&c->code, s->ip);
+			v[1] = map_addr(c, &c->code, s->ip);
 		}
 		return 0;
 	case K_CPU:
@@ -645,7 +674,7 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 	case K_DCACHELINE:
 		if (!c->have_addr)
 			return 0;
-		v[0] = map_addr(&c->data, s->addr) & ~63ULL;
+		v[0] = map_addr(c, &c->data, s->addr) & ~63ULL;
 		/* anonymous memory of different processes differs */
 		v[1] = anon_dso(c->data.dso) && (int64_t)s->addr >= 0 ? s->pid : 0;
 		v[2] = c->data.dso ? intern(h, c->data.dso) : 0;
@@ -721,17 +750,13 @@ static uint32_t key_col(struct hws_hist *h, struct ctx *c, int key, const uint64
 	case K_DSO:
 		return c->dso_id;
 	case K_SYM:
-		fmt_sym(b, sizeof(b), c->level, &c->code, map_addr(&c->code, s->ip), false);
+		fmt_sym(b, sizeof(b), c->level, &c->code, map_addr(c, &c->code, s->ip), false);
 		break;
 	case K_SYMOFF:
-		fmt_sym(b, sizeof(b), c->level, &c->code, map_addr(&c->code, s->ip), true);
+		fmt_sym(b, sizeof(b), c->level, &c->code, map_addr(c, &c->code, s->ip), true);
 		break;
 	case K_SRCLINE:
-		if (c->code.srcfile)
-			snprintf(b, sizeof(b), "%s:%u", c->code.srcfile, c->code.line);
-		else
-			snprintf(b, sizeof(b), "%s+0x%" PRIx64, str_of(h, c->dso_id),
-				 map_addr(&c->code, s->ip));
+		srcline_text(h, c, b, sizeof(b));
 		break;
 	case K_CPU: /* perf: "%*.*d" of the header's width; no CPU field: -1 */
 		snprintf(b, sizeof(b), "%3.3d", (s->fields & HWS_SF_CPU) ? (int)s->cpu : -1);
@@ -1537,6 +1562,11 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 void hws_hist__set_inline(struct hws_hist *h, int mode)
 {
 	h->inline_mode = mode;
+}
+
+void hws_hist__set_full_source_path(struct hws_hist *h, bool on)
+{
+	h->full_src = on;
 }
 
 void hws_hist__set_callgraph(struct hws_hist *h, const struct cg_params *p, int children,

@@ -76,6 +76,7 @@ static const char report_usage[] =
     "      --no-inline    no inlined functions in call graphs (perf's --no-inline); by\n"
     "                     default frames found by DWARF unwinding show them, as perf 6.1\n"
     "      --inline       every user-space frame shows them (frame-pointer chains too)\n"
+    "      --full-source-path  the srcline key shows source files' whole paths\n"
     "      --folded[=samples|period|latency]  folded stacks instead of a report:\n"
     "                     \"comm;outer;...;inner N\" per stack, as stackcollapse-perf.pl\n"
     "                     (for flamegraph.pl, inferno, speedscope)\n"
@@ -210,6 +211,7 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	    {"html", required_argument, NULL, 'W'}, /* core/analysis/report_html.c */
 	    {"inline", no_argument, NULL, 0x2100},
 	    {"no-inline", no_argument, NULL, 0x2101},
+	    {"full-source-path", no_argument, NULL, 0x2102},
 	    {NULL, 0, NULL, 0},
 	};
 	struct option opts[64];
@@ -268,6 +270,9 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 			break;
 		case 0x2101:
 			ropts.inline_mode = HWS_INLINE_NONE;
+			break;
+		case 0x2102:
+			ropts.full_source_path = true;
 			break;
 		case 'X': {
 			char *end;

@@ -108,6 +108,9 @@ struct hws_report_opts {
 	 * include/hwsample/symbols.h; perf report's --inline / --no-inline): as perf, each
 	 * one "NAME (inlined)" in the graphs, the folded stacks and the --children rows */
 	int inline_mode;
+	/* the srcline key shows each source file's whole path, not its last component (perf
+	 * report's --full-source-path) */
+	bool full_source_path;
 };
 
 enum hws_report_folded {
