@@ -274,88 +274,183 @@ out:
 }
 
 /*
- * libtraceevent's process_op() parses "X[N]" and then, when the next token is an operator, goes
- * on with process_op(NULL) unless that operator has a priority (a fuzz_sw find: a SEGV on
- * "REC->f[6];"). In a print fmt, outside string and character literals, the token after each
- * ']' must not be an operator libtraceevent gives no priority: ';', ']', '[', '.', '=', "->",
- * compound assignments and other punctuation. ':' (the ternary's) is taken, as are '(' ')' ','
- * and non-operators (names, numbers, literals, the end). No kernel format has one: of the 2323
- * of a 6.18 kernel, four have "[] =" (kvmmmu's, an empty index: libtraceevent's parse error,
- * no crash) and pass.
+ * libtraceevent's process_op() parses "X[N]" and "C ? A : B", and then, when the next token
+ * is an operator, goes on with process_op(NULL) unless that operator has a priority: a SEGV
+ * (fuzz_sw finds: "REC->f[6];" and "1 ? 2 : C->"). So in a print fmt, outside string and
+ * character literals, the token after an index's ']' and after a ternary's third operand must
+ * not be an operator libtraceevent gives no priority (';', ']', '[', '.', '=', "->", compound
+ * assignments, other punctuation); ':', '(' ')' ',', names, numbers, literals and the end
+ * are taken. Tokens are read as its tokenizer reads them (tp_peek(), tp_operand()). Of the
+ * 2323 formats of a 6.18 kernel none is refused (four have "[] =", kvmmmu's: an empty index
+ * is a parse error there, not a crash).
  */
-static const char *index_trap(const char *data, uint64_t size)
+struct tp_lex {
+	const char *p, *end;
+};
+
+static bool tp_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* skips blanks; the next token's first byte, or 0 at the end (a NUL ends the text) */
+static char tp_peek(struct tp_lex *l)
+{
+	while (l->p < l->end && tp_space(*l->p))
+		l->p++;
+	return l->p < l->end ? *l->p : 0;
+}
+
+/* true when the operator token at l->p has no priority in libtraceevent (get_op_prio() -1) */
+static bool tp_op_noprio(const struct tp_lex *l)
+{
+	const char *q = l->p;
+	char c = *q, c2 = q + 1 < l->end ? q[1] : 0, c3 = q + 2 < l->end ? q[2] : 0;
+
+	if (!c || ident_char(c) || strchr("(),\"'", c))
+		return false; /* not an operator */
+	switch (c) {
+	case '~':
+	case '*':
+	case '/':
+	case '%':
+	case '^':
+	case '?':
+	case ':':
+	case '!': /* "!" or "!=" */
+		return false;
+	case '=':
+		return c2 != '=';
+	case '-':
+		return c2 == '>' || c2 == '=';
+	case '+':
+	case '|':
+	case '&':
+		return c2 == '='; /* "+" and "++" have one, "+=" none; so '|', '&' */
+	case '<':
+	case '>':
+		return c2 == c && c3 == '='; /* "<", "<<", "<=" but not "<<=" */
+	default:
+		return true;
+	}
+}
+
+/* past a quoted literal at l->p (its quote byte) */
+static void tp_skip_quoted(struct tp_lex *l)
+{
+	char q = *l->p++;
+
+	while (l->p < l->end && *l->p && *l->p != q)
+		l->p += *l->p == '\\' && l->p + 1 < l->end ? 2 : 1;
+	if (l->p < l->end && *l->p)
+		l->p++;
+}
+
+/* past the parenthesis group at l->p ('('), literals inside skipped */
+static void tp_skip_group(struct tp_lex *l)
+{
+	int depth = 0;
+
+	while (l->p < l->end && *l->p) {
+		char c = *l->p;
+
+		if (c == '"' || c == '\'') {
+			tp_skip_quoted(l);
+			continue;
+		}
+		l->p++;
+		if (c == '(')
+			depth++;
+		else if (c == ')' && --depth <= 0)
+			return;
+	}
+}
+
+/*
+ * Past one operand as process_arg() reads it (a literal, REC->NAME, a call NAME(...), an atom
+ * of one or more names, a parenthesized group and what it casts). Return false for an
+ * operand starting with an operator (process_op()'s unary case, which has its right operand:
+ * no NULL there) or with nothing: the caller does not check what follows.
+ */
+static bool tp_operand(struct tp_lex *l)
+{
+	char c = tp_peek(l);
+
+	if (c == '"' || c == '\'') {
+		tp_skip_quoted(l);
+		return true;
+	}
+	if (c == '(') {
+		tp_skip_group(l);
+		c = tp_peek(l);
+		if (c == '(' || ident_char(c) || c == '"' || c == '\'')
+			return tp_operand(l); /* a cast */
+		return true;
+	}
+	if (!ident_char(c))
+		return false;
+	while (ident_char(tp_peek(l))) {
+		const char *w = l->p;
+
+		while (l->p < l->end && ident_char(*l->p))
+			l->p++;
+		if ((size_t)(l->p - w) == 3 && !memcmp(w, "REC", 3)) {
+			if (tp_peek(l) == '-' && l->p + 1 < l->end && l->p[1] == '>') {
+				l->p += 2;
+				tp_peek(l);
+				while (l->p < l->end && ident_char(*l->p))
+					l->p++;
+			}
+			return true;
+		}
+		if (tp_peek(l) == '(') {
+			tp_skip_group(l);
+			return true;
+		}
+	}
+	return true;
+}
+
+static const char *noprio_trap(const char *data, uint64_t size)
 {
 	static const char pkey[] = "print fmt:";
-	const char *end = data + size, *p = memmem(data, size, pkey, sizeof(pkey) - 1);
-	char quote = 0;
+	const char *p = memmem(data, size, pkey, sizeof(pkey) - 1);
+	struct tp_lex l = {.end = data + size};
 
 	if (!p)
 		return NULL;
-	for (p += sizeof(pkey) - 1; p < end && *p; p++) {
-		const char *q = p + 1;
+	for (l.p = p + sizeof(pkey) - 1; l.p < l.end && *l.p;) {
+		char c = *l.p;
 
-		if (quote) {
-			if (*p == '\\' && p + 1 < end)
-				p++;
-			else if (*p == quote)
-				quote = 0;
+		if (c == '"' || c == '\'') {
+			tp_skip_quoted(&l);
 			continue;
 		}
-		if (*p == '"' || *p == '\'') {
-			quote = *p;
+		l.p++;
+		if (c == ']') {
+			/* "X[]" is a parse error there, not a crash */
+			const char *b = l.p - 1;
+
+			while (b > data && tp_space(b[-1]))
+				b--;
+			if (b > data && b[-1] == '[')
+				continue;
+		} else if (c == ':') {
+			struct tp_lex o = l;
+
+			if (!tp_operand(&o))
+				continue;
+			l = o;
+		} else {
 			continue;
 		}
-		if (*p != ']')
-			continue;
-		/* "X[]" (an array declared in a statement expression, as kvmmmu's formats have)
-		 * is a parse error there, not a crash: not refused */
-		const char *b = p;
-
-		while (b > data && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\n'))
-			b--;
-		if (b > data && b[-1] == '[')
-			continue;
-		while (q < end && (*q == ' ' || *q == '\t' || *q == '\n'))
-			q++;
-		if (q == end || !*q || ident_char(*q) || strchr("(),\"'", *q))
-			continue;
-		/* an operator token, read as libtraceevent's tokenizer does */
-		char c = *q, c2 = q + 1 < end ? q[1] : 0, c3 = q + 2 < end ? q[2] : 0;
-		bool ok;
-
-		switch (c) {
-		case '~':
-		case '*':
-		case '/':
-		case '%':
-		case '^':
-		case '?':
-		case ':':
-		case '!': /* "!" or "!=" */
-			ok = true;
-			break;
-		case '=':
-			ok = c2 == '=';
-			break;
-		case '-':
-			ok = c2 != '>' && c2 != '=';
-			break;
-		case '+':
-		case '|':
-		case '&':
-			ok = c2 != '='; /* "+" and "++" have one, "+=" none; so '|', '&' */
-			break;
-		case '<':
-		case '>':
-			ok = !(c2 == c && c3 == '='); /* "<", "<<", "<=" but not "<<=" */
-			break;
-		default:
-			ok = false;
-		}
-		if (!ok)
-			return "using an array index followed by an operator libtraceevent cannot "
-			       "parse (']' then ';', '.', \"->\", '=' or the like in its print "
-			       "fmt)";
+		tp_peek(&l);
+		if (l.p < l.end && tp_op_noprio(&l))
+			return c == ']'
+				   ? "using an array index followed by an operator libtraceevent "
+				     "cannot parse (']' then ';', '.', \"->\", '=' or the like)"
+				   : "using a ternary followed by an operator libtraceevent cannot "
+				     "parse (\"? A : B\" then ';', '.', \"->\", '=' or the like)";
 	}
 	return NULL;
 }
@@ -403,7 +498,7 @@ static const char *format_bad(const char *data, uint64_t size)
 	}
 	if ((why = div_trap(data, size)) || (why = rec_trap(data, size)))
 		return why;
-	return index_trap(data, size);
+	return noprio_trap(data, size);
 }
 
 /* @data: the format, for its event's name (the "name: " line's identifier), or NULL */

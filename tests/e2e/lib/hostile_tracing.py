@@ -17,6 +17,8 @@ usage: hostile_tracing.py IN OUT MODE
   index   sched_switch's print fmt with "REC->prev_comm[0];" for "REC->prev_comm,": after an
           array index, an operator without a priority (';') makes libtraceevent 1.7 go on
           with a NULL argument (a SEGV: the fourth fuzz_sw find)
+  ternary sched_switch's print fmt with ': "R";' for ': "R",': the same after a ternary's
+          third operand (the fifth)
 The data section and every other feature section are kept byte for byte (offsets moved).
 """
 import struct
@@ -96,6 +98,8 @@ def rewrite(parts, mode):
             fmts = [f.replace(b"char prev_comm[", b"char prev_comm[\0") for f in fmts]
         elif mode == "index":
             fmts = [f.replace(b"REC->prev_comm,", b"REC->prev_comm[0];") for f in fmts]
+        elif mode == "ternary":
+            fmts = [f.replace(b': "R",', b': "R";') for f in fmts]
         elif mode == "many":
             fmts = fmts[:1] * 20000
         parts[i] = ("sys", (name, fmts))
