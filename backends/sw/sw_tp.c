@@ -88,15 +88,22 @@ static int get_blob(struct cur *c, uint64_t size, const char **data)
 #define TP_MAX_DEPTH   64
 #define TP_MAX_FORMATS 8192
 
+static bool ident_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+	       ch == '_';
+}
+
 /*
  * libtraceevent folds constant sub-expressions of a format's print arguments while parsing,
  * with C's '/' and '%' on long long: a zero divisor (or LLONG_MIN / -1) kills the process with
  * SIGFPE (found by fuzz_sw: "0x000000/08", where "08" reads as 0). So, outside string
- * literals after "print fmt:", a '/' or '%' whose divisor is a literal 0, or starts with '(',
- * '-', '~' or '!' (a value this check does not evaluate), or is a name other than REC->FIELD
- * and sizeof(TYPE) of a plain C type (libtraceevent folds an unknown name as 0: "REC->x % s"
- * was a fuzz_sw find), refuses the format. Kernels' formats divide by field values, positive
- * constants and sizeof(u64) / sizeof(unsigned int) (all 2323 formats of a 6.18 kernel).
+ * literals after "print fmt:", a '/' or '%' whose divisor is a literal 0, or does not start
+ * with a digit or a name (a value this check does not evaluate: '(', '-', '~', '!', and a
+ * string literal, which it folds as 0: a fuzz_sw find, '/""'), or is a name other than
+ * REC->FIELD and sizeof(TYPE) of a plain C type (libtraceevent folds an unknown name as 0:
+ * "REC->x % s" was a fuzz_sw find), refuses the format. Kernels' formats divide by field values,
+ * positive constants and sizeof(u64) / sizeof(unsigned int) (all 2323 formats of a 6.18 kernel).
  */
 static bool sizeof_known(const char *p, const char *end)
 {
@@ -152,7 +159,7 @@ static const char *div_trap(const char *data, uint64_t size)
 			continue;
 		for (q = p + 1; q < end && (*q == ' ' || *q == '\t'); q++)
 			;
-		if (q == end || *q == '(' || *q == '-' || *q == '~' || *q == '!')
+		if (q == end || !ident_char(*q)) /* '(', '-', a string or character literal... */
 			return "dividing by an expression (a division by zero would stop the "
 			       "process)";
 		if ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || *q == '_') {
@@ -199,12 +206,6 @@ static int span_cmp(const void *a, const void *b)
 	int c = memcmp(x->s, y->s, x->n < y->n ? x->n : y->n);
 
 	return c ? c : (x->n > y->n) - (x->n < y->n);
-}
-
-static bool ident_char(char ch)
-{
-	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-	       ch == '_';
 }
 
 static const char *rec_trap(const char *data, uint64_t size)

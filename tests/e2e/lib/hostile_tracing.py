@@ -19,6 +19,8 @@ usage: hostile_tracing.py IN OUT MODE
           with a NULL argument (a SEGV: the fourth fuzz_sw find)
   ternary sched_switch's print fmt with ': "R";' for ': "R",': the same after a ternary's
           third operand (the fifth)
+  divstr  sched_switch's print fmt with an argument 1/"" (libtraceevent folds the string
+          as 0: SIGFPE, the sixth)
 The data section and every other feature section are kept byte for byte (offsets moved).
 """
 import struct
@@ -100,6 +102,8 @@ def rewrite(parts, mode):
             fmts = [f.replace(b"REC->prev_comm,", b"REC->prev_comm[0];") for f in fmts]
         elif mode == "ternary":
             fmts = [f.replace(b': "R",', b': "R";') for f in fmts]
+        elif mode == "divstr":
+            fmts = [f.replace(b"REC->prev_prio,", b'REC->prev_prio, 1/"",') for f in fmts]
         elif mode == "many":
             fmts = fmts[:1] * 20000
         parts[i] = ("sys", (name, fmts))
