@@ -162,6 +162,7 @@ struct hws_hist {
 	bool mem;
 	bool hierarchy; /* perf report --hierarchy's layout */
 	bool needs_code, needs_data, needs_srcline, needs_object, needs_type;
+	bool rc_noaddr; /* the row cache serves samples without a data address only */
 	const struct hws_objects *objects;
 	struct hws_datatypes *types; /* --sort type, typeoff: owned */
 	char *time_str;		     /* --time, shown in the section headers */
@@ -958,7 +959,8 @@ static int type_of_sample(struct hws_hist *h, struct ctx *c)
 		if (!h->types)
 			return -ENOMEM;
 	}
-	err = hws_objects__sample_type(h->objects, NULL, h->types, c->syms, c->s, &c->type);
+	err = hws__objects_sample_type_code(h->objects, NULL, h->types, c->syms, c->s,
+					    c->code_ok ? &c->code : NULL, &c->type);
 	if (err < 0)
 		return err;
 	c->type_id = c->type.name ? intern(h, c->type.name) : 0;
@@ -1459,7 +1461,7 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 
 	if (chain)
 		h->any_chain = true;
-	if (h->rc_on && shown && syms) {
+	if (h->rc_on && shown && syms && !(h->rc_noaddr && (s->fields & HWS_SF_ADDR))) {
 		if (!h->rc) {
 			h->rc = calloc(1u << RC_BITS, sizeof(*h->rc));
 			if (!h->rc)
@@ -1629,8 +1631,8 @@ struct hws_hist *hws_hist__new(const char *keys, bool mem, const struct hws_filt
 			h->needs_srcline = true;
 		if (id == K_OBJECT || id == K_OBJOFF)
 			h->needs_object = true;
-		if (id == K_TYPE || id == K_TYPEOFF)
-			h->needs_type = true;
+		if (id == K_TYPE || id == K_TYPEOFF) /* from the code address's file */
+			h->needs_type = h->needs_code = true;
 	}
 	h->rc_on = true;
 	for (int j = 0; j < h->nkeys; j++) {
@@ -1649,6 +1651,10 @@ struct hws_hist *hws_hist__new(const char *keys, bool mem, const struct hws_filt
 		case K_SAMPLE_COL:
 		case K_WEIGHT_COL:
 		case K_AVG_WEIGHT:
+			break;
+		case K_TYPE: /* the instruction's type: a function of the code address, as sym; */
+		case K_TYPEOFF: /* with a data address, also of it (globals, heap blocks) */
+			h->rc_noaddr = true;
 			break;
 		default:
 			h->rc_on = false;

@@ -984,12 +984,13 @@ int hws_object__type(const struct hws_object *obj, struct hws_datatypes *dt,
 	return hws_datatypes__alloc(dt, code.dso, code.dso_addr, obj->offset, out);
 }
 
-int hws_objects__sample_type(const struct hws_objects *o, const struct hws_object *obj,
-			     struct hws_datatypes *dt, struct hws_symbols *syms,
-			     const struct hws_sample *s, struct hws_datatype *out)
+int hws__objects_sample_type_code(const struct hws_objects *o, const struct hws_object *obj,
+				  struct hws_datatypes *dt, struct hws_symbols *syms,
+				  const struct hws_sample *s, const struct hws_symbol *code,
+				  struct hws_datatype *out)
 {
 	struct hws_object own;
-	int err = hws_datatypes__resolve(dt, syms, s, out);
+	int err = hws__datatypes_resolve_code(dt, syms, s, code, out);
 
 	if (err || !(s->fields & HWS_SF_ADDR))
 		return err;
@@ -1000,4 +1001,11 @@ int hws_objects__sample_type(const struct hws_objects *o, const struct hws_objec
 	}
 	/* no answer from the instruction: a heap block's type from its allocation site */
 	return hws_object__type(obj, dt, syms, s->pid, out);
+}
+
+int hws_objects__sample_type(const struct hws_objects *o, const struct hws_object *obj,
+			     struct hws_datatypes *dt, struct hws_symbols *syms,
+			     const struct hws_sample *s, struct hws_datatype *out)
+{
+	return hws__objects_sample_type_code(o, obj, dt, syms, s, NULL, out);
 }

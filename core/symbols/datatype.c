@@ -1863,26 +1863,39 @@ int hws_datatypes__find(struct hws_datatypes *dt, const char *path, uint64_t pc,
 	return r ? 1 : 0;
 }
 
-int hws_datatypes__resolve(struct hws_datatypes *dt, struct hws_symbols *syms,
-			   const struct hws_sample *s, struct hws_datatype *out)
+int hws__datatypes_resolve_code(struct hws_datatypes *dt, struct hws_symbols *syms,
+				const struct hws_sample *s, const struct hws_symbol *code,
+				struct hws_datatype *out)
 {
-	struct hws_symbol code, data;
+	struct hws_symbol own, data;
 	char path[4096];
 	uint64_t pc, daddr = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (!dt || !syms || !(s->fields & HWS_SF_IP))
 		return 0;
-	if (hws_symbols__resolve(syms, s->pid, s->ip, false, &code) < 0 || !code.dso ||
-	    code.dso[0] != '/' || strlen(code.dso) >= sizeof(path))
+	if (!code) {
+		if (hws_symbols__resolve(syms, s->pid, s->ip, false, &own) < 0)
+			return 0;
+		code = &own;
+	}
+	if (!code->dso || code->dso[0] != '/' || strlen(code->dso) >= sizeof(path))
 		return 0;
-	memcpy(path, code.dso, strlen(code.dso) + 1);
-	pc = code.dso_addr;
+	pc = code->dso_addr;
+	if (!(s->fields & HWS_SF_ADDR)) /* the path is not needed past the next lookup */
+		return hws_datatypes__find(dt, code->dso, pc, 0, out);
+	memcpy(path, code->dso, strlen(code->dso) + 1);
 	if ((s->fields & HWS_SF_ADDR) &&
 	    hws_symbols__resolve(syms, s->pid, s->addr, true, &data) >= 0 && data.dso &&
 	    !strcmp(data.dso, path))
 		daddr = data.dso_addr;
 	return hws_datatypes__find(dt, path, pc, daddr, out);
+}
+
+int hws_datatypes__resolve(struct hws_datatypes *dt, struct hws_symbols *syms,
+			   const struct hws_sample *s, struct hws_datatype *out)
+{
+	return hws__datatypes_resolve_code(dt, syms, s, NULL, out);
 }
 
 /* ---------------------------------------------------------------- output */

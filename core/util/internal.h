@@ -92,4 +92,22 @@ int hws__vdso_image(void **buf, size_t *len);
 int hws__file_build_id(const char *path, char *hex, size_t len);
 int hws__mem_build_id(const void *buf, size_t size, char *hex, size_t len);
 
+/* hws_datatypes__resolve() and hws_objects__sample_type() for a caller that has already
+ * resolved the sample's code address (@code: hws_symbols__resolve() of s->ip, or NULL to
+ * have it resolved here) */
+struct hws_datatypes;
+struct hws_datatype;
+struct hws_objects;
+struct hws_object;
+struct hws_symbols;
+struct hws_symbol;
+struct hws_sample;
+int hws__datatypes_resolve_code(struct hws_datatypes *dt, struct hws_symbols *syms,
+				const struct hws_sample *s, const struct hws_symbol *code,
+				struct hws_datatype *out);
+int hws__objects_sample_type_code(const struct hws_objects *o, const struct hws_object *obj,
+				  struct hws_datatypes *dt, struct hws_symbols *syms,
+				  const struct hws_sample *s, const struct hws_symbol *code,
+				  struct hws_datatype *out);
+
 #endif
