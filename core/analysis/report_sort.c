@@ -1425,11 +1425,14 @@ static inline void tally(struct section *sec, struct hrow *row, uint64_t period,
 }
 
 /* @s's entry of the row cache (h->rc_on) */
+/* the row cache is 2-way: the pair of entries a sample may be in (the most recent first);
+ * events of one file sampling the same ip (loads and stores) get different pairs */
 static struct rc_ent *rc_slot(struct hws_hist *h, const struct hws_sample *s)
 {
-	uint64_t x = (s->ip ^ ((uint64_t)s->tid << 32) ^ s->pid) * 0x9E3779B97F4A7C15ULL;
+	uint64_t x = (s->ip ^ ((uint64_t)s->tid << 32) ^ s->pid ^ (uint64_t)s->attr_idx << 52) *
+		     0x9E3779B97F4A7C15ULL;
 
-	return &h->rc[(x ^ (x >> 29)) >> (64 - RC_BITS)];
+	return &h->rc[((x ^ (x >> 29)) >> (64 - RC_BITS)) & ~(uint64_t)1];
 }
 
 static bool rc_hit(const struct hws_hist *h, const struct rc_ent *e, const struct hws_sample *s,
@@ -1468,7 +1471,17 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 				return -ENOMEM;
 		}
 		e = rc_slot(h, s);
-		state = hws_symbols__state(syms);
+		state = hws_symbols__pid_state(syms, s->pid);
+		if (!rc_hit(h, e, s, state)) {
+			struct rc_ent t = e[0];
+
+			if (rc_hit(h, &e[1], s, state)) { /* most recent first */
+				e[0] = e[1];
+				e[1] = t;
+			} else {
+				e[1] = t; /* the miss below refills e[0] */
+			}
+		}
 		if (rc_hit(h, e, s, state)) {
 			bool cg = chain && s->nr_callchain && h->cg_on;
 
@@ -1544,7 +1557,7 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 	if (e) {
 		/* the lookups above may have started a new state */
 		*e = (struct rc_ent){.ip = s->ip,
-				     .state = hws_symbols__state(syms),
+				     .state = hws_symbols__pid_state(syms, s->pid),
 				     .event = s->event,
 				     .file = c.code_ok ? hws_symbols__touched(syms) : NULL,
 				     .pid = s->pid,

@@ -253,11 +253,11 @@ int hws_symbols__comm(struct hws_symbols *s, uint32_t pid, uint32_t tid, const c
 
 	if (!p)
 		return -ENOMEM;
-	s->state++; /* the comm a pid shows may change */
+	p->pstate = ++s->state; /* the comm a pid shows may change */
 	if (exec && pid == tid) {
 		/* exec replaced the address space: the new MMAP records follow */
 		p->maps_gen = ++s->maps_serial;
-		new_gen(s);
+		new_gen_of(s, p);
 		if (s->opts.exec_history && p->nr) {
 			struct proc *old = malloc(sizeof(*old)), *q = p;
 			unsigned int k = 0;
@@ -288,11 +288,11 @@ int hws_symbols__fork(struct hws_symbols *s, uint32_t pid, uint32_t ppid)
 
 	if (pid == ppid)
 		return 0; /* a new thread shares the maps */
-	new_gen(s);
 	parent = proc_find(s, ppid);
 	child = proc_get(s, pid);
 	if (!child)
 		return -ENOMEM;
+	new_gen_of(s, child);
 	child->nr = 0;
 	child->maps_gen = ++s->maps_serial;
 	if (!parent || !parent->nr)
@@ -347,7 +347,7 @@ int hws_symbols__mmap(struct hws_symbols *s, uint32_t pid, uint64_t start, uint6
 	p = proc_get(s, pid);
 	if (!p)
 		return -ENOMEM;
-	new_gen(s);
+	new_gen_of(s, pid == KERNEL_PID ? NULL : p); /* kernel maps: every process's */
 	nm.start = start;
 	nm.end = start + len;
 	nm.pgoff = pgoff;
@@ -1019,6 +1019,14 @@ void hws_symbols__stats(const struct hws_symbols *s, struct hws_symbols_stats *s
 uint64_t hws_symbols__state(const struct hws_symbols *s)
 {
 	return s->state;
+}
+
+uint64_t hws_symbols__pid_state(struct hws_symbols *s, uint32_t pid)
+{
+	const struct proc *p = proc_find(s, pid);
+
+	/* both are values s->state took: the larger changes with either, and never repeats */
+	return p && p->pstate > s->gstate ? p->pstate : s->gstate;
 }
 
 void *hws_symbols__touched(const struct hws_symbols *s)

@@ -49,6 +49,9 @@ uint64_t hws_symbols__answers_gen(const struct hws_symbols *s);
  * answered from such a cache and keeps that file as recently used as the lookup would.
  */
 uint64_t hws_symbols__state(const struct hws_symbols *s);
+/* hws_symbols__state() for the answers about process @pid (its maps, its comm, the kernel's
+ * maps, the files): a change of another process's maps or comm leaves it as it is */
+uint64_t hws_symbols__pid_state(struct hws_symbols *s, uint32_t pid);
 void *hws_symbols__touched(const struct hws_symbols *s);
 void hws_symbols__touch(struct hws_symbols *s, void *file);
 

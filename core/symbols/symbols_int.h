@@ -84,6 +84,7 @@ struct proc {
 	 * images), newest first, at most MAX_EXEC_IMAGES; not in the hash table */
 	struct proc *prev;
 	uint64_t maps_gen; /* s->maps_serial when the maps last changed (symbols_core.h) */
+	uint64_t pstate;   /* s->state at this process's last change (hws_symbols__pid_state()) */
 };
 
 #define MAX_EXEC_IMAGES 8
@@ -149,19 +150,30 @@ struct hws_symbols {
 	uint64_t maps_serial;	 /* bumped by every change of a process's maps */
 	uint64_t answers_gen;	 /* bumped with gen, never wraps (hws_symbols__answers_gen()) */
 	uint64_t state;		 /* hws_symbols__state(): bumped with gen and by every comm */
+	uint64_t gstate;	 /* s->state at the last change not of one process's own */
 };
 
-/* every cached lookup is stale from now on */
-static inline void new_gen(struct hws_symbols *s)
+/* every cached lookup is stale from now on (@p: the one process whose maps changed, whose
+ * answers alone may differ; NULL: any answer may) */
+static inline void new_gen_of(struct hws_symbols *s, struct proc *p)
 {
 	s->answers_gen++;
 	s->state++;
+	if (p)
+		p->pstate = s->state;
+	else
+		s->gstate = s->state;
 	if (++s->gen == 0) {
 		if (s->cache)
 			memset(s->cache, 0, RCACHE_SIZE * sizeof(*s->cache));
 		memset(s->ranges, 0, sizeof(s->ranges));
 		s->gen = 1;
 	}
+}
+
+static inline void new_gen(struct hws_symbols *s)
+{
+	new_gen_of(s, NULL);
 }
 
 /* ---- symbols.c ---- */
