@@ -390,12 +390,13 @@ static bool tp_operand(struct tp_lex *l)
 	}
 	if (!ident_char(c))
 		return false;
-	while (ident_char(tp_peek(l))) {
+	for (bool first = true; ident_char(tp_peek(l)); first = false) {
 		const char *w = l->p;
 
 		while (l->p < l->end && ident_char(*l->p))
 			l->p++;
-		if ((size_t)(l->p - w) == 3 && !memcmp(w, "REC", 3)) {
+		/* REC->NAME only as the first word: "r REC" is an atom of two words */
+		if (first && (size_t)(l->p - w) == 3 && !memcmp(w, "REC", 3)) {
 			if (tp_peek(l) == '-' && l->p + 1 < l->end && l->p[1] == '>') {
 				l->p += 2;
 				tp_peek(l);
@@ -405,7 +406,8 @@ static bool tp_operand(struct tp_lex *l)
 			return true;
 		}
 		if (tp_peek(l) == '(') {
-			tp_skip_group(l);
+			if (first) /* a call; after more words the '(' ends the atom */
+				tp_skip_group(l);
 			return true;
 		}
 	}
