@@ -146,6 +146,8 @@ struct section {
  * only when its chain is in the memo too (chain_find()): it then costs no lookup at all.
  */
 #define RC_BITS 13
+/* a column's text: C++ template names run to thousands of bytes, and perf prints them whole */
+#define TEXT_MAX 8192
 
 struct rc_ent {
 	uint64_t ip, state;
@@ -621,7 +623,7 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 	case K_SRCLINE:
 	case K_SYMOFF:
 		if (key == K_SRCLINE) { /* perf compares the text */
-			char b[512];
+			char b[TEXT_MAX];
 
 			v[0] = intern(h, srcline_text(h, c, b, sizeof(b)));
 			v[1] = c->code.srcfile ? c->code.line : 0;
@@ -732,7 +734,7 @@ static void fmt_sym(char *out, size_t sz, char level, const struct hws_symbol *s
 static uint32_t key_col(struct hws_hist *h, struct ctx *c, int key, const uint64_t *v)
 {
 	const struct hws_sample *s = c->s;
-	char b[512];
+	char b[TEXT_MAX];
 
 	b[0] = 0;
 	switch (key) {
@@ -1107,7 +1109,7 @@ static int expand_inlines(struct hws_hist *h, struct hws_symbols *syms, uint32_t
 			uint32_t inl = 0;
 
 			if (in[j].inlined) {
-				char b[512];
+				char b[TEXT_MAX];
 
 				snprintf(b, sizeof(b), "%s (inlined)", in[j].name);
 				inl = intern(h, b);
@@ -1903,7 +1905,7 @@ static int hier_level(struct hier_ctx *hc, uint32_t *idx, size_t n, int d)
 	struct hws_hist *h = hc->h;
 	struct hgroup *g;
 	size_t ng = 0;
-	char b[1024];
+	char b[TEXT_MAX];
 	int err = 0;
 
 	g_hsec = hc->sec;
@@ -2078,7 +2080,7 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 		struct section *sec = &h->secs[si];
 		int w[MAX_KEYS];
 		uint64_t n = sec->samples, total = h->mem ? sec->weight : sec->period;
-		char unit = ' ', b[1024];
+		char unit = ' ', b[TEXT_MAX];
 
 		if (syms)
 			err = comm_fixup(h, syms, sec);

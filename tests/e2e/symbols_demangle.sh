@@ -7,7 +7,9 @@
 #     (demangled, without parameters, as perf 6.1 prints them);
 #  2. --no-demangle equals perf script --no-demangle (the mangled _Z names);
 #  3. report's top functions are the demangled names, with perf report --sort sym's counts;
-#  4. report --sort sym --no-demangle equals perf report --sort sym --no-demangle (mangled).
+#  4. report --sort sym --no-demangle equals perf report --sort sym --no-demangle (mangled);
+#  5. a template member whose demangled name is over 1,000 bytes: report --sort sym prints it
+#     whole, as perf report does (it was cut at 511 bytes).
 # (Rust: no Rust compiler is needed to check the demangler; tests/unit/test_symbols_names.c
 # checks Rust legacy and v0 names as strings.)
 . "$(dirname "$0")/lib/common.sh"
@@ -60,4 +62,14 @@ for dm in "" --no-demangle; do
 			not grep -q "_ZN8hws_demo" "$TMP/hr.txt"
 	fi
 done
+
+perf report -i "$TMP/c.data" --stdio --no-children -q --sort sym 2>/dev/null |
+	grep -F "hws_long::Wide<" | sed 's/ *$//' >"$TMP/pl.txt"
+"$HWS_BIN" report -i "$TMP/c.data" --stdio --sort sym 2>/dev/null |
+	grep -F "hws_long::Wide<" | sed 's/ *$//' >"$TMP/hl.txt"
+check "perf report names the long template member" test -s "$TMP/pl.txt"
+check "its name is over 1,000 bytes ($(awk '{print length($0)}' "$TMP/hl.txt" | head -1))" \
+	awk 'length($0) > 1000 {ok = 1} END {exit !ok}' "$TMP/hl.txt"
+check "report --sort sym prints it whole, as perf report" cmp -s "$TMP/pl.txt" "$TMP/hl.txt" ||
+	diff "$TMP/pl.txt" "$TMP/hl.txt" | cut -c1-200 | head -4 >&2
 finish

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* C++ demo workload for demangling (built by tests/e2e/symbols_demangle.sh with g++): time
- * goes to a namespaced function, a member of a class template and a function of an
- * anonymous namespace, argv[1] iterations each (default 30M, about 0.1 s). */
+ * goes to a namespaced function, a member of a class template, a function of an anonymous
+ * namespace and a member of a template whose demangled name is over 1,000 bytes long,
+ * argv[1] iterations each (default 30M, about 0.1 s). */
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <string>
 #include <vector>
 
 namespace hws_demo {
@@ -26,6 +29,20 @@ __attribute__((noinline)) long spin(long n, int k)
 }
 } // namespace hws_demo
 
+namespace hws_long {
+typedef std::map<std::string, std::vector<std::string> > M;
+template <typename A, typename B, typename C, typename D> struct Wide {
+	__attribute__((noinline)) long go(long n)
+	{
+		long s = 0;
+
+		for (long i = 0; i < n; i++)
+			s += (i ^ 3) % 5;
+		return s;
+	}
+};
+} // namespace hws_long
+
 namespace {
 __attribute__((noinline)) double hidden(long n)
 {
@@ -45,6 +62,10 @@ int main(int argc, char **argv)
 
 	for (long i = 0; i < n / 1000; i++)
 		a.add(xs);
-	std::printf("%ld %ld %f\n", a.v, hws_demo::spin(n, 5), hidden(n));
+	hws_long::Wide<hws_long::M, std::map<hws_long::M, hws_long::M>, std::vector<hws_long::M>,
+		       std::map<std::string, hws_long::M> >
+	    w;
+
+	std::printf("%ld %ld %f %ld\n", a.v, hws_demo::spin(n, 5), hidden(n), w.go(n));
 	return 0;
 }
