@@ -102,8 +102,10 @@ static bool ident_char(char ch)
  * with a digit or a name (a value this check does not evaluate: '(', '-', '~', '!', and a
  * string literal, which it folds as 0: a fuzz_sw find, '/""'), or is a name other than
  * REC->FIELD and sizeof(TYPE) of a plain C type (libtraceevent folds an unknown name as 0:
- * "REC->x % s" was a fuzz_sw find), refuses the format. Kernels' formats divide by field values,
- * positive constants and sizeof(u64) / sizeof(unsigned int) (all 2323 formats of a 6.18 kernel).
+ * "REC->x % s" was a fuzz_sw find), refuses the format. The print fmt is read to the end of
+ * the text, as libtraceevent reads it, not to the end of its line ("1\n%0" was another). Kernels'
+ * formats divide by field values, positive constants and sizeof(u64) / sizeof(unsigned int) (all
+ * 2323 formats of a 6.18 kernel).
  */
 static bool sizeof_known(const char *p, const char *end)
 {
@@ -141,7 +143,7 @@ static const char *div_trap(const char *data, uint64_t size)
 
 	if (!p)
 		return NULL;
-	for (p += sizeof(key) - 1; p < end && *p != '\n'; p++) {
+	for (p += sizeof(key) - 1; p < end && *p; p++) {
 		const char *q;
 
 		if (quoted) {
@@ -243,7 +245,7 @@ static const char *rec_trap(const char *data, uint64_t size)
 		f[nf++] = (struct span){b, (size_t)(e - b)};
 	}
 	qsort(f, nf, sizeof(*f), span_cmp);
-	for (p = pf + sizeof(pkey) - 1; p < end && *p != '\n'; p++) {
+	for (p = pf + sizeof(pkey) - 1; p < end && *p; p++) {
 		struct span k;
 
 		if (quoted) {

@@ -21,6 +21,8 @@ usage: hostile_tracing.py IN OUT MODE
           third operand (the fifth)
   divstr  sched_switch's print fmt with an argument 1/"" (libtraceevent folds the string
           as 0: SIGFPE, the sixth)
+  divline sched_switch's print fmt with an argument "1\n%0" (a division by zero on the
+          print fmt's second line: the seventh)
 The data section and every other feature section are kept byte for byte (offsets moved).
 """
 import struct
@@ -104,6 +106,8 @@ def rewrite(parts, mode):
             fmts = [f.replace(b': "R",', b': "R";') for f in fmts]
         elif mode == "divstr":
             fmts = [f.replace(b"REC->prev_prio,", b'REC->prev_prio, 1/"",') for f in fmts]
+        elif mode == "divline":
+            fmts = [f.replace(b"REC->prev_prio,", b"REC->prev_prio, 1\n%0,") for f in fmts]
         elif mode == "many":
             fmts = fmts[:1] * 20000
         parts[i] = ("sys", (name, fmts))
