@@ -7,8 +7,8 @@
 #    dump --raw): no crash, a warning naming HEADER_TRACING_DATA and the limit;
 #  - many: 20,000 event formats: refused past 8192, quickly;
 #  - crash, nofield, bracket, index, ternary, divstr, divline: formats libtraceevent's parser
-#    crashes on (fuzz_sw finds: bytes 0x80 in a field name, a print fmt naming a field the format does not declare, a format
-#    whose text ends in "prev_comm[" followed by a NUL byte), index (a print fmt with
+#    crashes on (fuzz_sw finds: bytes 0x80 in a field name, a print fmt naming a field the
+#    format does not declare, a format whose text ends in "prev_comm[" followed by a NUL byte), index (a print fmt with
 #    "REC->prev_comm[0];": an array index then ';', a SEGV in its parser), ternary (the
 #    same after "? A : B"), divstr (1/"": SIGFPE in its constant folding), divline
 #    (1 then a newline then %0: the same on the print fmt's second line): refused before
