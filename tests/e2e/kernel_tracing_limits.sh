@@ -8,10 +8,10 @@
 #  - many: 20,000 event formats: refused past 8192, quickly;
 #  - crash, nofield, bracket, index, ternary, divstr, divline: formats libtraceevent's parser
 #    crashes on (fuzz_sw finds: bytes 0x80 in a field name, a print fmt naming a field the
-#    format does not declare, a format whose text ends in "prev_comm[" followed by a NUL byte), index (a print fmt with
-#    "REC->prev_comm[0];": an array index then ';', a SEGV in its parser), ternary (the
-#    same after "? A : B"), divstr (1/"": SIGFPE in its constant folding), divline
-#    (1 then a newline then %0: the same on the print fmt's second line): refused before
+#    format does not declare, a format whose text ends in "prev_comm[" followed by a NUL
+#    byte, a print fmt with "REC->prev_comm[0];" (an array index then ';': a SEGV in its
+#    parser), the same after "? A : B", 1/"" (SIGFPE in its constant folding), 1 then a
+#    newline then %0 (the same on the print fmt's second line)): refused before
 #    libtraceevent sees them (the child-process probe of backends/sw/sw_tp.c stays for crashes
 #    not known yet): dump goes on, every sample printed, a warning names the reason;
 #  - names: a system name with '"', '\', ESC[31m, BEL, CR LF, invalid UTF-8 and
