@@ -28,6 +28,18 @@ The data section and every other feature section are kept byte for byte (offsets
 import struct
 import sys
 
+# the modes that rewrite one piece of sched_switch's format: (what, with what)
+REPLACE = {
+    "crash": (b"__print_flags(REC->prev_state",
+              b"__print_flags(REC->prev_st" + b"\x80" * 18 + b"ate"),
+    "nofield": (b" prev_state;", b" nrev_state;"),
+    "bracket": (b"char prev_comm[", b"char prev_comm[\0"),
+    "index": (b"REC->prev_comm,", b"REC->prev_comm[0];"),
+    "ternary": (b': "R",', b': "R";'),
+    "divstr": (b"REC->prev_prio,", b'REC->prev_prio, 1/"",'),
+    "divline": (b"REC->prev_prio,", b"REC->prev_prio, 1\n%0,"),
+}
+
 HOSTILE = b'ev"il\\\x1b[31m\x07<!--<script>alert(1)</script>,\xff\xfe\r\nX'
 
 
@@ -93,21 +105,9 @@ def rewrite(parts, mode):
                     b")" * n + b"\n" if b"print fmt:" in f else f for f in fmts]
         elif mode == "names":
             name = name + HOSTILE.replace(b"\0", b"")
-        elif mode == "crash":
-            fmts = [f.replace(b"__print_flags(REC->prev_state",
-                              b"__print_flags(REC->prev_st" + b"\x80" * 18 + b"ate") for f in fmts]
-        elif mode == "nofield":
-            fmts = [f.replace(b" prev_state;", b" nrev_state;") for f in fmts]
-        elif mode == "bracket":
-            fmts = [f.replace(b"char prev_comm[", b"char prev_comm[\0") for f in fmts]
-        elif mode == "index":
-            fmts = [f.replace(b"REC->prev_comm,", b"REC->prev_comm[0];") for f in fmts]
-        elif mode == "ternary":
-            fmts = [f.replace(b': "R",', b': "R";') for f in fmts]
-        elif mode == "divstr":
-            fmts = [f.replace(b"REC->prev_prio,", b'REC->prev_prio, 1/"",') for f in fmts]
-        elif mode == "divline":
-            fmts = [f.replace(b"REC->prev_prio,", b"REC->prev_prio, 1\n%0,") for f in fmts]
+        elif mode in REPLACE:
+            old, new = REPLACE[mode]
+            fmts = [f.replace(old, new) for f in fmts]
         elif mode == "many":
             fmts = fmts[:1] * 20000
         parts[i] = ("sys", (name, fmts))
