@@ -626,9 +626,7 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 			char b[TEXT_MAX];
 
 			v[0] = intern(h, srcline_text(h, c, b, sizeof(b)));
-			v[1] = c->code.srcfile ? c->code.line : 0;
-			v[2] = !c->code.srcfile;
-			return 0;
+			return v[0] ? 0 : -ENOMEM;
 		}
 		if (key == K_SYMOFF) {
 			v[0] = c->dso_id;
