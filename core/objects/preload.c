@@ -131,7 +131,26 @@ static inline uint64_t ticks(void)
 static struct hws_objrec *reserve(void);
 static void publish(struct hws_objrec *r, uint8_t type);
 
-/* a CLOCK record: tick @t is now on CLOCK_MONOTONIC */
+/* a tick and the CLOCK_MONOTONIC time at it: the clock read between two ticks, the tightest
+ * of three tries (a read can take microseconds: a forked child's first one faults in the
+ * vDSO's data page) */
+static void tick_pair(uint64_t *tick, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < 3; i++) {
+		uint64_t t0 = ticks(), n = mono(), t1 = ticks();
+
+		if (t1 - t0 < best) {
+			best = t1 - t0;
+			*tick = t0 + best / 2;
+			*ns = n;
+		}
+	}
+}
+
+/* a CLOCK record: a tick paired with CLOCK_MONOTONIC (from @t on, the next is due a
+ * millisecond of ticks later) */
 static void clock_pair(uint64_t t)
 {
 	struct hws_objrec *r;
@@ -141,8 +160,7 @@ static void clock_pair(uint64_t t)
 	if (!r)
 		return;
 	r->tid = (uint32_t)my_tid;
-	r->time = mono();
-	r->addr = ticks();
+	tick_pair(&r->addr, &r->time);
 	publish(r, HWS_OBJREC_CLOCK);
 }
 
@@ -249,8 +267,10 @@ static int open_file(void)
 	hdr->rec_size = sizeof(struct hws_objrec);
 	hdr->pid = (uint32_t)my_pid;
 	hdr->ppid = (uint32_t)getppid();
-	hdr->tsc0 = tsc_hz ? ticks() : 0;
-	hdr->start_time = mono();
+	if (tsc_hz)
+		tick_pair(&hdr->tsc0, &hdr->start_time);
+	else
+		hdr->start_time = mono();
 	hdr->tsc_hz = tsc_hz;
 	last_clock = hdr->tsc0;
 	hdr->min_size = min_size;
@@ -411,8 +431,11 @@ static void child_after_fork(void)
 {
 	if (state != ST_ON)
 		return;
-	/* the parent's mapping came along: leave it, start this process's own file */
-	munmap(hdr, sizeof(*hdr) + CAPACITY);
+	/* the parent's mapping came along: leave it, start this process's own file; the hooks
+	 * pass through meanwhile (munmap's and mmap's would record into the parent's file or
+	 * none: the raw call here, ST_INIT for open_file's mmap) */
+	state = ST_INIT;
+	syscall(SYS_munmap, hdr, sizeof(*hdr) + CAPACITY);
 	hdr = NULL;
 	my_pid = getpid();
 	my_tid = 0;

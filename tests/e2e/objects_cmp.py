@@ -14,8 +14,8 @@ for line in open(sys.argv[1]):
     w = line.split()
     if len(w) == 7 and w[0] == "expect":
         want[w[1]] = (w[2], w[3], int(w[4]), int(w[5]), int(w[6]))
-if len(want) < 10:
-    print(f"objects_cmp: {len(want)} expect lines, not 10")
+if len(want) < 12:
+    print(f"objects_cmp: {len(want)} expect lines, not 12")
     sys.exit(1)
 seen = {k: 0 for k in want}
 bad = 0
@@ -35,7 +35,7 @@ for n, line in enumerate(open(sys.argv[2])):
     errs = []
     if o["kind"] != kind:
         errs.append(f"kind {o['kind']} != {kind}")
-    if kind != "stack":
+    elif kind != "stack":
         if got_site != site:
             errs.append(f"site {got_site} != {site}")
         if o["size"] != size:

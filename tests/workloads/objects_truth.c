@@ -14,6 +14,10 @@
  *   touch_stack      stack                   a 64 KiB local array
  *   touch_tls        tls    tls_arr          __thread array of 4 x struct particle, field
  *                                            vel, in two threads (each its own block)
+ *   touch_child      heap   child_alloc      malloc(12 x struct particle) in a forked child,
+ *                                            field vel
+ *   touch_inherited  heap   alloc_particles  the parent's block, written in the forked child
+ *                                            (copy-on-write faults), field id
  *
  * For each, one line on stdout: "expect TOUCH KIND SITE SIZE ELEM FIELD" (ELEM: the element
  * size, FIELD: the field's offset in it; SITE "-" for none). Frame pointers are on and the
@@ -27,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 struct particle { /* one page: every element's field is on its own page */
@@ -177,6 +182,50 @@ static void *tls_main(void *arg)
 	return arg;
 }
 
+NOINLINE static struct particle *child_alloc(size_t n)
+{
+	return malloc(n * sizeof(struct particle));
+}
+
+NOINLINE static void touch_child(struct particle *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		*(volatile double *)&p[i].vel[1] = (double)i;
+}
+
+NOINLINE static void touch_inherited(struct particle *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		*(volatile long *)&p[i].id = (long)i;
+}
+
+/* a forked child: a block of its own and its copy of the parent's @a (64 elements) */
+static int forked(struct particle *a)
+{
+	int st;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct particle *k = child_alloc(12);
+
+		if (!k)
+			exit(1);
+		touch_child(k, 12);
+		touch_inherited(a, 64);
+		free(k);
+		exit(0); /* the recorder's last records at exit */
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		return 1;
+	expect("touch_child", "heap", "child_alloc", 12 * sizeof(*a), sizeof(*a),
+	       offsetof(struct particle, vel[1]));
+	expect("touch_inherited", "heap", "alloc_particles", 64 * sizeof(*a), sizeof(*a),
+	       offsetof(struct particle, id));
+	return 0;
+}
+
 static void *thread_main(void *arg)
 {
 	struct particle *p = thread_alloc(20);
@@ -250,6 +299,8 @@ int main(int argc, char **argv)
 		return 1;
 	expect("touch_tls", "tls", "tls_arr", sizeof(tls_arr), ps,
 	       offsetof(struct particle, vel[0]));
+	if (forked(a))
+		return 1;
 	free(a);
 	free(b);
 	free(c);
