@@ -510,13 +510,13 @@ static inline __attribute__((always_inline)) unsigned int chain(uint64_t *f, voi
 	if (depth < 2 || stack_hi <= 1)
 		return n;
 	prev = (uintptr_t)fp;
-	if (prev < stack_lo || prev + 16 > stack_hi)
+	if (prev < stack_lo || prev > stack_hi - 16)
 		return n;
 	cur = ((uintptr_t *)prev)[0]; /* the caller's frame */
 	while (n < depth) {
 		uintptr_t ret;
 
-		if (cur <= prev || cur + 16 > stack_hi || (cur & 7))
+		if (cur <= prev || cur > stack_hi - 16 || (cur & 7))
 			break;
 		ret = ((uintptr_t *)cur)[1];
 		if (ret < 4096)

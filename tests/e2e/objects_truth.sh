@@ -10,7 +10,9 @@
 # the object of the design: kind, site function, size, and offset modulo the element size =
 # the field's offset (tests/e2e/objects_cmp.py); perf report and perf script read the file
 # without a warning; report --sort object,offset shows the sites; a recorder killed before
-# it finished leaves FILE.objects/, which dump reads; --objects with -p is refused (exit 3).
+# it finished leaves FILE.objects/, which dump reads; callers whose frame-pointer register
+# holds no frame (objects_badfp) are recorded without a crash; --objects with -p is refused
+# (exit 3).
 . "$(dirname "$0")/lib/common.sh"
 need_sw_events
 WL=$HWS_WORKLOADS/objects_truth
@@ -117,6 +119,14 @@ if [ -d "$k.objects" ]; then
 else
 	fail "killed: no $k.objects left"
 fi
+
+# callers without frame pointers: any value in the frame-pointer register stops the walk
+"$HWS_BIN" -b sw -e page-faults --objects -o "$TMP/b.data" -- "$HWS_WORKLOADS/objects_badfp" \
+	>"$TMP/bout" 2>"$TMP/err"
+eq "garbage frame pointers: record exit" "$?" 0
+eq "garbage frame pointers: every allocation made" "$(cat "$TMP/bout")" "ok 12"
+check "garbage frame pointers: the allocations recorded" \
+	grep -q "objects: \(1[2-9]\|[2-9][0-9]\|[0-9]\{3,\}\) allocation records" "$TMP/err"
 
 # attach: no allocation records (exit 3, said why)
 sleep 5 &
