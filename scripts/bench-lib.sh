@@ -14,6 +14,7 @@
 # prints a block of figures and sets the ratios perf/hwsample BENCH_MIN_CPU, BENCH_MIN_WALL
 # (best run against best run) and BENCH_MED_CPU, BENCH_MED_WALL (median of the rounds' ratios).
 # BENCH_A and BENCH_B name the two commands in the figures (default hwsample and perf).
+# BENCH_PREP, when set, is a command run before every run, outside its measurement.
 
 # bench_run OUT CMD...: one run under perf stat (stdout, stderr to /dev/null); appends
 # "cpu_ms wall_ms" to OUT. CPU is task-clock (user + sys, all threads); wall is perf stat's
@@ -35,7 +36,7 @@ bench_run() {
 # _bench_med FILE COL: median of column COL
 _bench_med() {
 	cut -d' ' -f"$2" "$1" | sort -g |
-		awk '{a[NR] = $1} END {printf "%.2f", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'
+		awk '{a[NR] = $1} END {printf "%.3f", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'
 }
 
 # _bench_min FILE COL
@@ -55,7 +56,9 @@ bench_pair() {
 	"${a[@]}" >/dev/null 2>&1 || true # warm the page cache and the binaries
 	"${b[@]}" >/dev/null 2>&1 || true
 	for ((i = 0; i < rounds; i++)); do
+		${BENCH_PREP:+eval "$BENCH_PREP"}
 		bench_run "$d/a" "${a[@]}" || { rm -rf "$d"; return 1; }
+		${BENCH_PREP:+eval "$BENCH_PREP"}
 		bench_run "$d/b" "${b[@]}" || { rm -rf "$d"; return 1; }
 	done
 	paste -d' ' "$d/a" "$d/b" | awk '{printf "%.3f %.3f\n", $3 / $1, $4 / $2}' >"$d/r"
