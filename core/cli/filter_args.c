@@ -100,6 +100,22 @@ int hws_cli__filter_make(const char *cmd, struct hws_perf_reader *r, struct hws_
 		fo->first_time = t[0];
 		fo->last_time = t[1];
 	}
+	/* perf report -C on a file without CPU numbers: "File does not contain CPU events" */
+	if (fo->cpu && hws_perf_reader__nr_attrs(r) > 0) {
+		bool cpu = false;
+
+		for (int i = 0; i < hws_perf_reader__nr_attrs(r); i++)
+			cpu |=
+			    (hws_perf_reader__attr(r, i)->attr.sample_type & PERF_SAMPLE_CPU) != 0;
+		if (!cpu) {
+			fprintf(stderr,
+				"hwsample %s: -C/--cpu %s: the file's samples carry no CPU number "
+				"(recorded without PERF_SAMPLE_CPU: record -a, -C or perf record "
+				"--sample-cpu adds it); remove -C\n",
+				cmd, hws_cli__text(fo->cpu));
+			return HWS_EXIT_USAGE;
+		}
+	}
 	bad = hws_filter__check(fo);
 	if (bad) {
 		const char *val = !strcmp(bad, "pid")	 ? fo->pid

@@ -78,6 +78,8 @@ struct hws_buildid_hits {
 	void *vdso; /* this process's vDSO image, once read */
 	size_t vdso_len;
 	bool vdso_tried;
+	uint64_t t_first, t_last; /* the samples' earliest and latest time (have_time) */
+	bool have_time;
 };
 
 struct hws_buildid_hits *hws_buildid_hits__new(void)
@@ -295,8 +297,16 @@ static void on_sample(struct hws_buildid_hits *h, const void *rec, size_t size)
 	struct hws_record_sample s;
 	uint16_t mode;
 
-	if (!attr || hws_sample__parse(attr, rec, size, &s) || !(s.sample_type & PERF_SAMPLE_IP) ||
-	    !(s.sample_type & PERF_SAMPLE_TID))
+	if (!attr || hws_sample__parse(attr, rec, size, &s))
+		return;
+	if (s.sample_type & PERF_SAMPLE_TIME) {
+		if (!h->have_time || s.time < h->t_first)
+			h->t_first = s.time;
+		if (!h->have_time || s.time > h->t_last)
+			h->t_last = s.time;
+		h->have_time = true;
+	}
+	if (!(s.sample_type & PERF_SAMPLE_IP) || !(s.sample_type & PERF_SAMPLE_TID))
 		return;
 	mode = s.misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	if (mode == PERF_RECORD_MISC_KERNEL) {
@@ -566,6 +576,11 @@ int hws_buildid_hits__finish(struct hws_buildid_hits *h, struct hws_perf_writer 
 	if (!err)
 		err = hws_perf_writer__set_feature(w, HWS_FEAT_BUILD_ID, sb.len ? sb.buf : NULL,
 						   sb.len);
+	/* HEADER_SAMPLE_TIME, as perf record writes it when it processes the samples: what
+	 * report --time 10% and perf's percentages take as the recording's span */
+	if (!err && h->have_time)
+		err = hws_perf_writer__set_feature(w, HWS_FEAT_SAMPLE_TIME,
+						   (uint64_t[]){h->t_first, h->t_last}, 16);
 	hws_strbuf__release(&sb);
 	return err;
 }

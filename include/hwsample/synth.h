@@ -39,7 +39,8 @@ HWS_API int hws_synth__kernel_mmap(const struct hws_perf_event_attr *attr, uint6
  * kernel's entry when kernel samples hit it, one per module hit (misc KERNEL, its file's
  * name under /lib/modules or [name]), then one per file hit (the vDSO as [vdso]), each
  * copied into perf's build-id cache @cache_dir (NULL: ~/.debug; "": no copies) unless a copy
- * exists. All return 0 or a negative errno.
+ * exists, and HEADER_SAMPLE_TIME (the earliest and latest sample time) when samples had
+ * times. All return 0 or a negative errno.
  * Pipe mode: hws_buildid_hits__next_record() puts into @buf (at least 4196 bytes) the
  * PERF_RECORD_HEADER_BUILD_ID record of the next file (kernel, module) first hit since the
  * last call, copying the file into the cache as __finish() does, and returns its size (0:

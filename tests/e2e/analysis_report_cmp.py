@@ -9,7 +9,7 @@ Rows of equal percentage may come in any order (ties are perf's hash order). A p
 cut to a prefix of hwsample's (perf sizes a column when an entry is added) still matches.
 Linear in the rows: exact matches by dict lookup first, then the rest of perf's rows against
 hwsample's unmatched ones indexed by their words less one (a cut column). Prints the first
-differences and exits 1 when the outputs differ, 0 when they agree.
+differences and exits 1 when the outputs differ or perf's has no section, 0 when they agree.
 """
 import re
 import sys
@@ -96,6 +96,9 @@ def main():
         tol = float(args[i + 1])
         del args[i : i + 2]
     perf, hws = sections(args[0]), sections(args[1])
+    if not perf:  # nothing compared: both failing alike is not agreement
+        print("perf's output has no section (`# Samples: ... of event`): nothing to compare")
+        return 1
     errs = []
     if set(perf) != set(hws):
         errs.append("events: perf %s, hwsample %s" % (sorted(perf), sorted(hws)))

@@ -64,6 +64,9 @@ def main():
         tol = float(args[i + 1])
         del args[i : i + 2]
     perf, hws = sections(args[0]), sections(args[1])
+    if not perf:  # nothing compared: both failing alike is not agreement
+        print("perf's output has no section (`# Samples: ... of event`): nothing to compare")
+        return 1
     errs = []
     if set(perf) != set(hws):
         errs.append("events: perf %s, hwsample %s" % (sorted(perf), sorted(hws)))
