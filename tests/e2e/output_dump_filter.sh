@@ -8,8 +8,8 @@
 #     sym,dso for --dsos/--symbols of the workload; --json with the filter prints as many
 #     samples (the JSON path has no symbols of its own: the filter's names come from the
 #     side-band records all the same);
-#  2. a hwsample recording: the same for a few filters (its files have no HEADER_SAMPLE_TIME:
-#     --time in seconds);
+#  2. a hwsample recording: the same for a few filters (--time in seconds, and percentages of
+#     the span its HEADER_SAMPLE_TIME gives);
 #  3. the text line starts with the comm as perf script's first column (16 columns,
 #     right-aligned), sample by sample; without symbols (--no-sym) it starts with the time;
 #  4. a malformed filter is a usage error (exit 2) naming the option.
@@ -69,7 +69,8 @@ if "$HWS_BIN" record -q -b sw -e cpu-clock -c 100000 -o "$TMP/hw.data" -- \
 	sh -c "ls / >/dev/null; $W >/dev/null" >/dev/null 2>&1; then
 	read -r t1 t2 < <(perf script -i "$TMP/hw.data" -F time --ns 2>/dev/null | tr -d ':' |
 		awk '{t[NR] = $1} END {print t[int(NR / 3)], t[int(2 * NR / 3)]}')
-	for flt in "--comms memdemo" "--dsos [kernel.kallsyms]" "--time $t1,$t2"; do
+	for flt in "--comms memdemo" "--dsos [kernel.kallsyms]" "--time $t1,$t2" "--time 10%/2" \
+		"--time 25%-75%"; do
 		same "hwsample file $flt" "$TMP/hw.data" "$flt"
 	done
 else
