@@ -364,8 +364,8 @@ static int open_output(struct record *r, struct run *u)
 				 "through one): remove it or name a regular file",
 				 r->output);
 		else
-			snprintf(u->err, sizeof(u->err), "cannot create %s: %s", r->output,
-				 strerror(errno));
+			snprintf(u->err, sizeof(u->err), "cannot create '%s': %s",
+				 hws_cli__text(r->output), strerror(errno));
 		return ret < 0 ? ret : -EIO;
 	}
 	/* as perf record: the build-ids of the files samples hit, found at the end (a pipe:

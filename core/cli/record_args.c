@@ -282,12 +282,21 @@ static int add_events(struct record *r, const char *val)
 			depth = !depth;
 		if (*c && (*c != ',' || depth))
 			continue;
-		if (c > st) {
-			if (r->nr_events == MAX_EVENTS) {
-				fprintf(stderr, "hwsample: too many events (max %d)\n", MAX_EVENTS);
-				return -1;
-			}
-			r->events[r->nr_events++] = strndup(st, (size_t)(c - st));
+		if (c == st) { /* perf: "event syntax error" */
+			fprintf(stderr,
+				"hwsample: -e '%s': an empty event name (events are separated by "
+				"commas; `hwsample list` names them)\n",
+				hws_cli__text(val));
+			return -1;
+		}
+		if (r->nr_events == MAX_EVENTS) {
+			fprintf(stderr, "hwsample: too many events (max %d)\n", MAX_EVENTS);
+			return -1;
+		}
+		r->events[r->nr_events] = strndup(st, (size_t)(c - st));
+		if (!r->events[r->nr_events++]) {
+			fprintf(stderr, "hwsample: out of memory\n");
+			return -1;
 		}
 		if (!*c)
 			return 0;

@@ -18,6 +18,9 @@ expect_err() { # what, exit-code, pattern, args...
 cd "$TMP"
 expect_err "nonexistent backend" 2 "no backend or PMU named 'nosuch'.*available backends:.*sw" -b nosuch -- true
 expect_err "unknown sw event" 2 "unknown event 'cpu-clok'.*software events: cpu-clock" -b sw -e cpu-clok -- true
+expect_err "empty event name" 2 "-e '': an empty event name" -b sw -e '' -- true
+expect_err "empty event in a list" 2 "-e 'cpu-clock,,page-faults': an empty event name" -b sw -e cpu-clock,,page-faults -- true
+expect_err "empty output name" 1 "cannot create '': No such file" -b sw -o '' -- true
 expect_err "unknown tracepoint" 2 "unknown tracepoint nosys:noevent" -b sw -e nosys:noevent -- true
 expect_err "control on sw" 2 "has no controls.*foo=1" -b sw foo=1 -- true
 expect_err "negative period" 2 "-c '-5': expected a positive whole number" -b sw -c -5 -- true
