@@ -249,9 +249,9 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 			ropts.children = 1;
 			break;
 		case 'g':
-			/* perf's -g takes its argument as the next word too (-g caller) */
-			if (!optarg && optind < argc && argv[optind][0] != '-' &&
-			    !hws_report__parse_callgraph(argv[optind], NULL, 0))
+			/* perf's -g takes its argument as the next word too (-g caller); report
+			 * has no other words, so a bad one is -g's error */
+			if (!optarg && optind < argc && argv[optind][0] != '-')
 				optarg = argv[optind++];
 			/* perf's default of -g: graph,0.5,caller,function,percent */
 			ropts.callgraph = optarg ? optarg : "graph,0.5,caller";

@@ -149,4 +149,8 @@ check "-g on a file without call chains: same rows" cmp -s "$TMP/a.txt" "$TMP/c.
 "$HWS_BIN" report -i "$TMP/n.data" -g bogus >/dev/null 2>"$TMP/e.err"
 eq "-g bogus: usage error" "$?" 2
 check "-g bogus named" grep -q "'bogus'" "$TMP/e.err"
+# its argument as the next word, as perf takes it: a bad one is -g's error, not a stray word
+"$HWS_BIN" report -i "$TMP/n.data" -g caller,abc >/dev/null 2>"$TMP/e.err"
+eq "-g caller,abc: usage error" "$?" 2
+check "-g caller,abc: names the bad part as -g's" grep -q "^hwsample report: -g: bad 'abc'" "$TMP/e.err"
 finish
