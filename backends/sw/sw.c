@@ -185,8 +185,10 @@ static int sw_encode(void *priv, const struct hws_event_request *req, struct hws
 		mods = colon ? colon + 1 : NULL;
 		a->type = PERF_TYPE_SOFTWARE;
 		a->config = se->config;
-		a->sample_type =
-		    PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD;
+		/* no PERF_SAMPLE_PERIOD (the session adds it with -F): with it and a fixed
+		 * period the kernel samples every software event (perf_swevent_event():
+		 * period = the event's count), so -c 1000 gave a sample per page fault */
+		a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 		if (se->data_addr)
 			a->sample_type |= PERF_SAMPLE_ADDR;
 		/* as perf --phys-data: the kernel translates the faulting address when its page

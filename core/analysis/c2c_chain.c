@@ -26,6 +26,7 @@
 #include <hwsample/symbols.h>
 
 #include "analysis/c2c_int.h"
+#include "util/internal.h"
 
 struct ccpath {
 	uint64_t h;
@@ -323,7 +324,7 @@ static void out_merge(const struct c2c_chains *cc, struct ccout *out, uint32_t *
 {
 	uint32_t i, m = 0;
 
-	qsort(out, *nr, sizeof(*out), cmp_out_key);
+	hws__qsort(out, *nr, sizeof(*out), cmp_out_key);
 	for (i = 0; i < *nr; i++) {
 		if (m && out[m - 1].key == out[i].key && out[m - 1].name == out[i].name) {
 			out[m - 1].n += out[i].n;
@@ -334,7 +335,7 @@ static void out_merge(const struct c2c_chains *cc, struct ccout *out, uint32_t *
 	}
 	*nr = m;
 	sort_cc = cc;
-	qsort(out, m, sizeof(*out), cmp_out_rank);
+	hws__qsort(out, m, sizeof(*out), cmp_out_rank);
 	sort_cc = NULL;
 	for (i = 0; i < m; i++) {
 		if (!cnt[out[i].key])

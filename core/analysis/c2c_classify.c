@@ -25,6 +25,7 @@
 #include <hwsample/c2c.h>
 
 #include "analysis/c2c_int.h"
+#include "util/internal.h"
 
 const char *hws_c2c_class__name(unsigned int cls)
 {
@@ -521,7 +522,7 @@ int hws_c2c__finish(struct hws_c2c *c, struct hws_symbols *syms)
 		if (c->o.show_all || c2c_contended(c->lines[i].cls))
 			c->report[c->nr_report++] = i;
 	sort_c2c = c;
-	qsort(c->report, c->nr_report, sizeof(*c->report), cmp_lines);
+	hws__qsort(c->report, c->nr_report, sizeof(*c->report), cmp_lines);
 	sort_c2c = NULL;
 
 	for (k = 0; k < c->nr_report; k++) {
@@ -534,7 +535,7 @@ int hws_c2c__finish(struct hws_c2c *c, struct hws_symbols *syms)
 		for (j = 0, ei = l->first; ei != NONE; ei = c->ents[ei].next)
 			l->order[j++] = ei;
 		sort_ec2c = c;
-		qsort(l->order, l->nr_entries, sizeof(*l->order), cmp_ents);
+		hws__qsort(l->order, l->nr_entries, sizeof(*l->order), cmp_ents);
 		sort_ec2c = NULL;
 		{
 			static const unsigned int ps[3] = {50, 90, 99};

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analysis/c2c_int.h"
+#include "util/internal.h"
 
 static uint32_t lh_bucket(uint32_t v)
 {
@@ -231,7 +232,7 @@ int hws__c2c_lh_percentiles(struct lhist *h, const unsigned int *ps, uint32_t *o
 	for (i = 0; i < h->size; i++)
 		if (h->t[i].n)
 			v[nr++] = h->t[i];
-	qsort(v, nr, sizeof(*v), cmp_slot);
+	hws__qsort(v, nr, sizeof(*v), cmp_slot);
 	for (i = 0; i < nr && k < n; i++) {
 		cum += v[i].n;
 		while (k < n && rank[k] < cum)

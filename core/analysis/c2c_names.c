@@ -28,6 +28,7 @@
 #include <hwsample/objects.h>
 
 #include "analysis/c2c_int.h"
+#include "util/internal.h"
 
 #define MAX_TIDS_SHOWN 8
 
@@ -301,9 +302,9 @@ int hws__c2c_names_line(struct hws_c2c *c, struct line *l, struct hws_symbols *s
 		struct nfield *f = &nm->fields[l->first_field + k];
 
 		if (f->nw > 1)
-			qsort(f->w, f->nw, sizeof(*f->w), cmp_u32);
+			hws__qsort(f->w, f->nw, sizeof(*f->w), cmp_u32);
 		if (f->nr > 1)
-			qsort(f->r, f->nr, sizeof(*f->r), cmp_u32);
+			hws__qsort(f->r, f->nr, sizeof(*f->r), cmp_u32);
 	}
 	if (l->cls == HWS_C2C_FALSE_SHARING || l->cls == HWS_C2C_MIXED)
 		sharing_part(&sb, nm, l->first_field, l->nr_fields, true);

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "analysis/report_cg.h"
+#include "util/internal.h"
 
 struct cg_node {
 	uint64_t k0, k1;
@@ -272,7 +273,7 @@ static uint32_t *kids(struct rctx *r, uint32_t node, size_t *nr)
 	g_t = t;
 	g_name = r->name;
 	g_ctx = r->ctx;
-	qsort(v, k, sizeof(*v), by_cumul);
+	hws__qsort(v, k, sizeof(*v), by_cumul);
 	*nr = k;
 	return v;
 }
@@ -456,7 +457,7 @@ int cg_tree__render(struct cg_tree *t, uint32_t root, const struct cg_params *p,
 		if (!v)
 			return -ENOMEM;
 		g_t = t;
-		qsort(v, nr, sizeof(*v), by_hit);
+		hws__qsort(v, nr, sizeof(*v), by_hit);
 		for (size_t i = 0; !err && i < nr; i++) {
 			if (p->mode == CG_FOLDED) {
 				err = pct(&r, t->n[v[i]].hit, total);
@@ -561,7 +562,7 @@ int cg_tree__folded(struct cg_tree *t, uint32_t root, cg_name_fn name, const voi
 		}
 	}
 	if (!err)
-		qsort(l, nr, sizeof(*l), fline_cmp);
+		hws__qsort(l, nr, sizeof(*l), fline_cmp);
 	for (size_t i = 0; !err && i < nr; i++)
 		err = hws_strbuf__addf(sb, "%s %" PRIu64 "\n", l[i].stack, l[i].value);
 	for (size_t i = 0; i < nr; i++)

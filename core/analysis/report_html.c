@@ -208,7 +208,7 @@ static int render_counts(struct hws_report *r, const struct hws_report_view *v,
 		tot += c->samples;
 		lost += c->lost + c->lost_samples;
 	}
-	qsort(cl, ncl, sizeof(*cl), cpu_loss_cmp);
+	hws__qsort(cl, ncl, sizeof(*cl), cpu_loss_cmp);
 	for (size_t k = 0; k < ncl; k++)
 		max = cl[k].samples + cl[k].lost > max ? cl[k].samples + cl[k].lost : max;
 	section(sb, "s-counts", "Samples and loss per CPU");
@@ -584,7 +584,7 @@ static int render_heat(const struct hws_report_view *v, struct hws_strbuf *sb)
 		units[nu++] = c->unit;
 		cols = c->tbin > cols ? c->tbin : cols;
 	}
-	qsort(units, nu, sizeof(*units), u64_cmp);
+	hws__qsort(units, nu, sizeof(*units), u64_cmp);
 	{
 		size_t k = 0;
 

@@ -1908,7 +1908,7 @@ static int hier_level(struct hier_ctx *hc, uint32_t *idx, size_t n, int d)
 
 	g_hsec = hc->sec;
 	g_hdepth = d;
-	qsort(idx, n, sizeof(*idx), hidx_cmp);
+	hws__qsort(idx, n, sizeof(*idx), hidx_cmp);
 	g = calloc(n, sizeof(*g));
 	if (!g)
 		return -ENOMEM;
@@ -1932,7 +1932,7 @@ static int hier_level(struct hier_ctx *hc, uint32_t *idx, size_t n, int d)
 			err = -ENOMEM;
 	}
 	if (!err)
-		qsort(g, ng, sizeof(*g), hgroup_cmp);
+		hws__qsort(g, ng, sizeof(*g), hgroup_cmp);
 	for (size_t i = 0; i < ng && !err; i++) {
 		err =
 		    hws_strbuf__addf(hc->sb, "%*s  %7.2f%%%*s  %-*s\n", d * HIER_INDENT, "",
@@ -2073,7 +2073,7 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 	g_sort_hist = h;
 	g_by_weight = h->mem;
 	g_by_acc = children;
-	qsort(h->secs, h->nsecs, sizeof(*h->secs), sec_cmp);
+	hws__qsort(h->secs, h->nsecs, sizeof(*h->secs), sec_cmp);
 	for (size_t si = 0; !err && si < h->nsecs; si++) {
 		struct section *sec = &h->secs[si];
 		int w[MAX_KEYS];
@@ -2096,7 +2096,7 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 			ord[i] = (uint32_t)i;
 		g_sort_sec = sec;
 		if (!h->hierarchy && sec->nr)
-			qsort(ord, sec->nr, sizeof(*ord), row_cmp);
+			hws__qsort(ord, sec->nr, sizeof(*ord), row_cmp);
 		for (int j = 0; j < h->nkeys; j++) {
 			w[j] = (int)strlen(header_of(h->keys[j]));
 			for (size_t i = 0; i < sec->nr; i++) {

@@ -101,12 +101,14 @@ struct report_ctx {
 	const char *event;   /* --event: only this event's samples */
 	struct hws_decoder *d;
 	bool hist;
+	uint64_t seen; /* samples of the file (before -e and the filters, which report applies) */
 };
 
 static int report_cb(void *ctx, const struct hws_sample *s)
 {
 	struct report_ctx *c = ctx;
 
+	c->seen++;
 	if (c->event && (!s->event || strcmp(s->event, c->event)))
 		return 0;
 	if (c->hist)
@@ -486,6 +488,8 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 			"pointers) or --call-graph dwarf\n",
 			hws_cli__text(path));
 		ret = HWS_EXIT_ERROR;
+	} else if (!rc_ctx.seen) { /* perf report: "The FILE data has no samples!" */
+		fprintf(stderr, "hwsample report: %s has no samples\n", hws_cli__text(path));
 	}
 out:
 	hws_strbuf__release(&sb);

@@ -260,7 +260,7 @@ static int ticks_to_ns(const struct hws_objfile *fh, struct hws_objrec *copy, si
 	for (size_t i = 0; i < n; i++)
 		if (copy[i].type == HWS_OBJREC_CLOCK)
 			p[np++] = (struct tpair){copy[i].addr, copy[i].time};
-	qsort(p, np, sizeof(*p), cmp_tpair);
+	hws__qsort(p, np, sizeof(*p), cmp_tpair);
 	/* the slope past the ends: all pairs, or the header's rate */
 	num = (double)p[np - 1].ns - (double)p[0].ns;
 	den = (double)p[np - 1].tick - (double)p[0].tick;
@@ -349,7 +349,7 @@ static struct hws_objrec *expand_packed(struct hws_objects *o, struct hws_objrec
 		if (copy[i].type == HWS_OBJREC_SITE)
 			sites[ns++] = &copy[i];
 	if (ns)
-		qsort(sites, ns, sizeof(*sites), cmp_site);
+		hws__qsort(sites, ns, sizeof(*sites), cmp_site);
 	for (size_t i = 0; i < *n; i++) {
 		const struct hws_objrec *r = &copy[i], *site;
 		uint64_t w[2 * FREES_MAX];
@@ -435,7 +435,7 @@ static int add_file(struct hws_objects *o, const struct hws_objfile *fh, const u
 			goto out;
 		for (size_t i = 0; i < n; i++)
 			order[i] = &copy[i];
-		qsort(order, n, sizeof(*order), cmp_time);
+		hws__qsort(order, n, sizeof(*order), cmp_time);
 	}
 	for (size_t i = 0; i < n && !err; i++) {
 		const struct hws_objrec *r = order[i];
@@ -513,7 +513,7 @@ static int cmp_obj(const void *a, const void *b)
 static void end_images(struct hws_objects *o)
 {
 	if (o->nfiles)
-		qsort(o->files, o->nfiles, sizeof(*o->files), cmp_file);
+		hws__qsort(o->files, o->nfiles, sizeof(*o->files), cmp_file);
 	for (size_t i = 0; i + 1 < o->nfiles; i++) {
 		const struct ofile *f = &o->files[i], *next = &o->files[i + 1];
 
@@ -529,7 +529,7 @@ static int finish(struct hws_objects *o)
 {
 	end_images(o);
 	if (o->nr)
-		qsort(o->objs, o->nr, sizeof(*o->objs), cmp_obj);
+		hws__qsort(o->objs, o->nr, sizeof(*o->objs), cmp_obj);
 	o->pmax = malloc((o->nr ? o->nr : 1) * sizeof(*o->pmax));
 	if (!o->pmax)
 		return -ENOMEM;
@@ -658,7 +658,7 @@ struct hws_objects *hws_objects__from_dir(const char *dir)
 	}
 	closedir(d);
 	if (nn)
-		qsort(names, nn, sizeof(*names), cmp_name);
+		hws__qsort(names, nn, sizeof(*names), cmp_name);
 	for (size_t i = 0; i < nn && !err; i++) {
 		char path[4096];
 		struct hws_objfile fh;

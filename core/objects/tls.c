@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "objects_int.h"
+#include "util/internal.h"
 
 #define TLS_FILES    16
 #define MAX_TLS_SYMS (1u << 20)
@@ -141,7 +142,7 @@ static void read_file(struct tls_syms *t, struct tfile *f)
 		f->syms[f->n++] = (struct tsym){es.st_value, es.st_size, name};
 	}
 	if (f->n)
-		qsort(f->syms, f->n, sizeof(*f->syms), cmp_tsym);
+		hws__qsort(f->syms, f->n, sizeof(*f->syms), cmp_tsym);
 	if (elf)
 		elf_end(elf);
 	close(fd);

@@ -572,7 +572,7 @@ static void check_unfinished(struct hws_perf_reader *r, const struct hws_file_he
 	    h->adds_features[0] | h->adds_features[1] | h->adds_features[2] | h->adds_features[3];
 	const char *why;
 
-	qsort(secs, nr, sizeof(*secs), sect_cmp);
+	hws__qsort(secs, nr, sizeof(*secs), sect_cmp);
 	/* the bytes after the data that attr and ids sections account for */
 	for (size_t i = 0; i < nr; i++)
 		if (secs[i].off <= at && secs[i].end > at)

@@ -392,7 +392,7 @@ static int add_pmus(struct hws_perf_writer *w)
 		n += names[n] != NULL;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(names[0]), cmp_str);
+	hws__qsort(names, n, sizeof(names[0]), cmp_str);
 
 	err = hws__put_u32(&map, 0);
 	if (!err)

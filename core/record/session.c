@@ -853,7 +853,7 @@ int hws_session__open(struct hws_session *s, char *err, size_t errlen)
 			}
 		}
 	}
-	qsort(s->ids, s->nr_ids, sizeof(*s->ids), cmp_id);
+	hws__qsort(s->ids, s->nr_ids, sizeof(*s->ids), cmp_id);
 
 	/* rings: one per CPU (or per thread) */
 	int nkeys = o->per_thread ? s->nr_threads : s->nr_cpus;

@@ -622,7 +622,7 @@ static int globals_load(struct dfile *f)
 		off = next;
 	}
 	if (f->nglobals)
-		qsort(f->globals, f->nglobals, sizeof(*f->globals), global_cmp);
+		hws__qsort(f->globals, f->nglobals, sizeof(*f->globals), global_cmp);
 	return err;
 }
 
@@ -700,7 +700,7 @@ static int funcs_load(struct dfile *f)
 		off = next;
 	}
 	if (f->nfuncs)
-		qsort(f->funcs, f->nfuncs, sizeof(*f->funcs), global_cmp);
+		hws__qsort(f->funcs, f->nfuncs, sizeof(*f->funcs), global_cmp);
 	return err;
 }
 

@@ -382,7 +382,7 @@ static int ifunc_names(Elf *elf, struct got_slot *slots, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (!slots[i].name)
 			v[nv++] = &slots[i];
-	qsort(v, nv, sizeof(*v), ifunc_cmp);
+	hws__qsort(v, nv, sizeof(*v), ifunc_cmp);
 	for (size_t t = 0; t < ARRAY_SIZE(types); t++) {
 		Elf_Scn *scn = NULL;
 
@@ -491,7 +491,7 @@ static int plt_syms(struct dso *d, Elf *elf, size_t *cap, size_t *alloc_names,
 				err = plt_add(d, cap, alloc_names, a, 16, slots[k].name, o);
 		goto out;
 	}
-	qsort(slots, n, sizeof(*slots), got_cmp);
+	hws__qsort(slots, n, sizeof(*slots), got_cmp);
 	for (size_t i = 0; !err && i < ARRAY_SIZE(secs); i++) {
 		GElf_Shdr sh;
 		Elf_Scn *scn = hws_elf__section(elf, secs[i], &sh);

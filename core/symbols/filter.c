@@ -89,7 +89,7 @@ static int parse_ids(const char *str, uint32_t **out, size_t *n)
 	}
 	if (!*n)
 		goto bad;
-	qsort(v, *n, sizeof(*v), cmp_u32);
+	hws__qsort(v, *n, sizeof(*v), cmp_u32);
 	*out = v;
 	return 0;
 bad:

@@ -515,7 +515,7 @@ void dso__finish_syms(struct dso *d, uint64_t last_size, bool all)
 	for (size_t i = 1; i < d->nr_syms && sorted; i++)
 		sorted = d->syms[i - 1].start <= d->syms[i].start;
 	if (!sorted)
-		qsort(d->syms, d->nr_syms, sizeof(*d->syms), sym_cmp);
+		hws__qsort(d->syms, d->nr_syms, sizeof(*d->syms), sym_cmp);
 	for (size_t i = 0, end; i < d->nr_syms; i = end) {
 		size_t best = i;
 

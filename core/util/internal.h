@@ -6,6 +6,7 @@
 #define HWS_CORE_INTERNAL_H
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -34,6 +35,15 @@ typedef uint8_t hws_v16 __attribute__((vector_size(16), aligned(1), may_alias));
  * loop back into the same memset). The asm takes no operand so that gcc can still unroll
  * the loop into stores at constant offsets, one instruction each.
  */
+/* qsort() of @n elements of @size bytes, nothing for fewer than two: qsort(NULL, 0, ...) is
+ * undefined, and an empty table's pointer is often NULL */
+static inline void hws__qsort(void *base, size_t n, size_t size,
+			      int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 static inline __attribute__((always_inline)) void hws_zero(void *p, size_t n)
 {
 	uint8_t *b = p;

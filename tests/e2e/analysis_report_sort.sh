@@ -97,6 +97,17 @@ same "filter --time $t0,$t1" "$TMP/m.data" "--sort comm,dso --time $t0,$t1" \
 "$HWS_BIN" report -i "$TMP/m.data" --sort comm --time 5%-1% >/dev/null 2>"$TMP/e.err"
 eq "--time with a backwards range: usage error" "$?" 2
 check "--time error names the option" grep -q -- "--time" "$TMP/e.err"
+# a file without samples (a period no run reaches): perf's "no samples" note, exit 0, and
+# no sort of an empty table (qsort(NULL, 0): undefined, fatal in the sanitizer build)
+if "$HWS_BIN" record -q -b sw -e page-faults -c 1000000000 -o "$TMP/empty.data" -- true \
+	>/dev/null 2>&1; then
+	for a in "--sort comm,dso,sym" "--sort comm --hierarchy" "--mem" ""; do
+		# shellcheck disable=SC2086
+		"$HWS_BIN" report -i "$TMP/empty.data" --stdio $a >/dev/null 2>"$TMP/e.err"
+		eq "no samples, report $a: exit 0 (as perf)" "$?" 0
+		check "no samples, report $a: says so" grep -q "empty.data has no samples" "$TMP/e.err"
+	done
+fi
 "$HWS_BIN" report -i "$TMP/m.data" --sort bogus >/dev/null 2>"$TMP/e.err"
 eq "unknown sort key: usage error" "$?" 2
 check "unknown sort key named" grep -q "'bogus'" "$TMP/e.err"

@@ -53,7 +53,9 @@ expect() { CHECKS=$((CHECKS + 1)); grep -qE "^  $1 +$2\$" "$TMP/dry" || fail "dr
 expect type 1
 expect config 0x2
 expect sample_period 1
-expect sample_type "IP\|TID\|TIME\|ADDR\|CPU\|PERIOD\|IDENTIFIER"
+# no PERIOD with -c, as perf's: with it the kernel samples every software event whatever
+# the period (perf_swevent_event())
+expect sample_type "IP\|TID\|TIME\|ADDR\|CPU\|IDENTIFIER"
 expect freq 0
 expect disabled 1
 expect inherit 1
@@ -70,8 +72,23 @@ expect wakeup_watermark 131072
 "$HWS_BIN" --dry-run -b sw -e cpu-clock -F 997 -a -- true >"$TMP/dryF" 2>&1
 check "-F 997: freq mode" grep -qE '^  freq +1$' "$TMP/dryF"
 check "-F 997: sample_freq" grep -qE '^  sample_freq +997$' "$TMP/dryF"
+check "-F 997: the period sampled" grep -qE '^  sample_type +.*PERIOD' "$TMP/dryF"
 check "-a: no enable_on_exec" grep -qE '^  enable_on_exec +0$' "$TMP/dryF"
 check "-a: mode named" grep -q 'mode: system-wide' "$TMP/dryF"
+# -c N: a sample every N events (it was every event: PERF_SAMPLE_PERIOD was set)
+if [ -x "${HWS_WORKLOADS:-}/faulter" ]; then
+	for c in 1 100; do
+		"$HWS_BIN" -q -b sw -e page-faults -c $c -o "$TMP/c$c.data" -- "$HWS_WORKLOADS/faulter" 16 \
+			>/dev/null 2>&1
+	done
+	n1=$("$HWS_BIN" dump -i "$TMP/c1.data" 2>/dev/null | wc -l)
+	n100=$("$HWS_BIN" dump -i "$TMP/c100.data" 2>/dev/null | wc -l)
+	check "-c 100: about a hundredth of -c 1's samples ($n100 of $n1)" \
+		test "$n1" -gt 4000 -a $((n100 * 80)) -lt "$n1" -a $((n100 * 125)) -gt "$n1"
+	eq "-c 100: every sample's period is 100" \
+		"$("$HWS_BIN" dump -i "$TMP/c100.data" --json | grep -o '"period":[0-9]*' | sort -u)" \
+		'"period":100'
+fi
 # default: cpu-clock at 4000 Hz, as perf
 "$HWS_BIN" --dry-run -b sw -- true >"$TMP/dryD" 2>&1
 check "default event cpu-clock at 4000 Hz" sh -c "grep -q 'event 0: cpu-clock' '$TMP/dryD' && grep -qE '^  sample_freq +4000$' '$TMP/dryD'"
