@@ -477,6 +477,25 @@ static bool open_bracket_at_end(const char *data, uint64_t size)
 }
 
 /* NULL, or why the format @data can not be handed to libtraceevent */
+/*
+ * A quote before "print fmt:". Kernels declare fields without one; libtraceevent reads the
+ * declarations with its tokenizer, where a quote opens a string or character token that
+ * runs on over the following lines, so the fields it sees are not the ones declared (and
+ * rec_trap's check of the print fmt's REC->NAME against them misses): a field name quoted
+ * that way (field:char prev_comm[16'];) left REC->prev_state undeclared to it, and its
+ * __print_flags() on that field dereferenced NULL (found by fuzz_sw).
+ */
+static const char *quote_trap(const char *data, uint64_t size)
+{
+	static const char pkey[] = "print fmt:";
+	const char *pf = memmem(data, size, pkey, sizeof(pkey) - 1);
+	uint64_t n = pf ? (uint64_t)(pf - data) : size;
+
+	if (memchr(data, '"', n) || memchr(data, '\'', n))
+		return "quoting in its field declarations (a quote before its print fmt)";
+	return NULL;
+}
+
 static const char *format_bad(const char *data, uint64_t size)
 {
 	const char *why;
@@ -501,7 +520,8 @@ static const char *format_bad(const char *data, uint64_t size)
 			depth--;
 		}
 	}
-	if ((why = div_trap(data, size)) || (why = rec_trap(data, size)))
+	if ((why = quote_trap(data, size)) || (why = div_trap(data, size)) ||
+	    (why = rec_trap(data, size)))
 		return why;
 	return noprio_trap(data, size);
 }

@@ -23,6 +23,9 @@ usage: hostile_tracing.py IN OUT MODE
           as 0: SIGFPE, the sixth)
   divline sched_switch's print fmt with an argument "1\n%0" (a division by zero on the
           print fmt's second line: the seventh)
+  quote   sched_switch's "char prev_comm[16']": libtraceevent's tokenizer reads the quote
+          on over the next declarations, prev_state is then undeclared to it and its
+          __print_flags(REC->prev_state ...) dereferences NULL (the eighth)
 The data section and every other feature section are kept byte for byte (offsets moved).
 """
 import struct
@@ -38,6 +41,7 @@ REPLACE = {
     "ternary": (b': "R",', b': "R";'),
     "divstr": (b"REC->prev_prio,", b'REC->prev_prio, 1/"",'),
     "divline": (b"REC->prev_prio,", b"REC->prev_prio, 1\n%0,"),
+    "quote": (b"char prev_comm[16]", b"char prev_comm[16']"),
 }
 
 HOSTILE = b'ev"il\\\x1b[31m\x07<!--<script>alert(1)</script>,\xff\xfe\r\nX'
