@@ -786,6 +786,11 @@ static int resolve_in(struct hws_symbols *s, const struct proc *p, uint64_t addr
 		if (!data || i == 0 || (m && p->maps[i - 1].dso->state == DSO_SPECIAL)) {
 			*lo = m ? m->start : i ? p->maps[i - 1].end : 0;
 			*hi = m ? m->end - 1 : i < p->nr ? p->maps[i].start - 1 : INT64_MAX;
+			/* a hole ends below the kernel's half, whatever map comes next ([vsyscall]
+			 * is up there): a cached range must not answer kernel addresses (a garbage
+			 * user frame left a process's kernel samples unnamed) */
+			if (*hi > (uint64_t)INT64_MAX)
+				*hi = INT64_MAX;
 		}
 		/* anonymous memory right after a file's mappings may be its .bss */
 		if (!data)

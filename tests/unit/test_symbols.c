@@ -426,6 +426,16 @@ static void test_kallsyms(void)
 	T_EQ_STR("do_work (absolute symbol skipped)", sym.name, "do_work");
 	hws_symbols__resolve(syms, 1, 0xffffffffc0000008ULL, false, &sym);
 	T_EQ_STR("module", sym.name, "mod_fn");
+	/* a process whose last map is [vsyscall]: a garbage user frame in the hole below it
+	 * must not leave a cached range over the kernel's half (its kernel samples were
+	 * unnamed after one) */
+	hws_symbols__mmap(syms, 7, 0x400000, 0x1000, 0, "/nonexistent/prog");
+	hws_symbols__mmap(syms, 7, 0xffffffffff600000ULL, 0x1000, 0, "[vsyscall]");
+	hws_symbols__resolve(syms, 7, 0x6563617274207327ULL, false, &sym);
+	__T("garbage frame: no name", sym.name == NULL);
+	__T("a kernel address of that process after it",
+	    hws_symbols__resolve(syms, 7, 0xffffffff81000160ULL, false, &sym) == 1);
+	T_EQ_STR("... named", sym.name, "helper");
 	f = fopen(path, "w");
 	fputs("0000000000000000 T _stext\n0000000000000000 t helper\n", f);
 	fclose(f);
