@@ -314,7 +314,11 @@ const char *hws_symbols__pid_comm(struct hws_symbols *s, uint32_t pid)
 {
 	struct proc *p = proc_find(s, pid);
 
-	return p && p->comm[0] ? p->comm : NULL;
+	if (p && p->comm[0])
+		return p->comm;
+	/* the idle task: perf names it "swapper" (machine__idle_thread()) unless a COMM says
+	 * otherwise; system-wide recordings have no COMM for it */
+	return pid ? NULL : "swapper";
 }
 
 /* First map whose end is above @addr. */

@@ -130,7 +130,8 @@ HWS_API int hws_symbols__fork(struct hws_symbols *syms, uint32_t pid, uint32_t p
 HWS_API int hws_symbols__mmap(struct hws_symbols *syms, uint32_t pid, uint64_t start, uint64_t len,
 			      uint64_t pgoff, const char *filename);
 
-/* Comm of @pid (its main thread's last COMM), NULL if unknown. Owned by @syms. */
+/* Comm of @pid (its main thread's last COMM; "swapper" for pid 0 without one, as perf names
+ * the idle task), NULL if unknown. Owned by @syms. */
 HWS_API const char *hws_symbols__pid_comm(struct hws_symbols *syms, uint32_t pid);
 
 /**

@@ -76,6 +76,20 @@ pid=$(perf report -i "$TMP/cc.data" --stdio --no-children --sort pid 2>/dev/null
 for flt in "--pid $pid" "--tid $pid"; do
 	same "filter $flt" "$TMP/cc.data" "--sort comm,dso $flt" "--no-children --sort comm,dso $flt"
 done
+# the idle task: a system-wide recording has no COMM for pid 0, perf names it "swapper"
+if perf record -q -e sched:sched_switch,sched:sched_waking -a -o "$TMP/sw.data" -- sleep 0.5 \
+	>/dev/null 2>&1; then
+	for k in comm pid comm,dso,sym; do
+		same "system-wide sched events --sort $k" "$TMP/sw.data" "--sort $k" \
+			"--no-children --sort $k"
+	done
+	if grep -q "^ *[0-9.]*% *swapper " "$TMP/p.txt"; then
+		check "system-wide: the idle task's rows are swapper's" \
+			grep -q "^ *[0-9.]*% *swapper *\[kernel.kallsyms\]" "$TMP/h.txt"
+	else
+		echo "note: no sample of the idle task in this recording: its name not compared"
+	fi
+fi
 # CPU filters need samples with CPU numbers: hwsample's recording has them, perf's of one
 # program not (perf refuses -C there: "File does not contain CPU events"; so does hwsample)
 if [ -f "$TMP/hw.data" ]; then
