@@ -171,7 +171,8 @@ int hws_folded__add(struct hws_folded *f, struct hws_symbols *syms, const struct
 	bool chain = (s->fields & HWS_SF_CALLCHAIN) && s->nr_callchain;
 	uint32_t n = chain ? s->nr_callchain : 1;
 	const struct hws_frame *cc = s->callchain;
-	const char *comm = syms ? hws_symbols__pid_comm(syms, s->pid) : NULL;
+	const char *comm =
+	    syms && (s->fields & HWS_SF_PID) ? hws_symbols__pid_comm(syms, s->pid) : NULL;
 	size_t k = 1;
 	char b[64];
 

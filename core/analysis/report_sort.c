@@ -597,14 +597,17 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 			v[0] = ce->id;
 			return 0;
 		}
-		comm = c->syms ? hws_symbols__pid_comm(c->syms, s->pid) : NULL;
-
+		/* a sample without a pid (an SPE record without CONTEXT) names no process */
+		comm = c->syms && (s->fields & HWS_SF_PID) ? hws_symbols__pid_comm(c->syms, s->pid)
+							   : NULL;
 		if (!comm) {
 			/* perf's ":TID" comm: named later (comm_fixup()) */
 			snprintf(b, sizeof(b), ":%u", s->tid);
 			comm = b;
-			v[1] = COMM_PENDING;
-			v[2] = s->pid;
+			if (s->fields & HWS_SF_PID) {
+				v[1] = COMM_PENDING;
+				v[2] = s->pid;
+			}
 		}
 		v[0] = intern(h, comm);
 		if (!v[1]) /* a pending ":TID" is not cached: its row keys carry the pid */
@@ -615,6 +618,7 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 	case K_TID:
 		v[0] = s->tid;
 		v[1] = s->pid; /* for the name, printed at the end: perf shows the latest comm */
+		v[2] = !(s->fields & HWS_SF_PID); /* no process to name */
 		return 0;
 	case K_DSO:
 		v[0] = c->dso_id;
@@ -740,7 +744,9 @@ static uint32_t key_col(struct hws_hist *h, struct ctx *c, int key, const uint64
 		return (uint32_t)v[0];
 	case K_PID:
 	case K_TID: {
-		const char *comm = c->syms ? hws_symbols__pid_comm(c->syms, s->pid) : NULL;
+		const char *comm = c->syms && (s->fields & HWS_SF_PID)
+				       ? hws_symbols__pid_comm(c->syms, s->pid)
+				       : NULL;
 
 		if (comm)
 			snprintf(b, sizeof(b), "%7u:%s", s->tid, comm);
@@ -1792,8 +1798,9 @@ static int cell(const struct hws_hist *h, struct hws_symbols *syms, const struct
 	switch (h->keys[j]) {
 	case K_PID:
 	case K_TID: {
-		const char *comm =
-		    syms ? hws_symbols__pid_comm(syms, (uint32_t)r->k[j * KV + 1]) : NULL;
+		const char *comm = syms && !r->k[j * KV + 2]
+				       ? hws_symbols__pid_comm(syms, (uint32_t)r->k[j * KV + 1])
+				       : NULL;
 
 		if (comm) {
 			struct hws_strbuf esc = HWS_STRBUF_INIT;
