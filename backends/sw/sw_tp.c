@@ -94,6 +94,84 @@ static bool ident_char(char ch)
 	       ch == '_';
 }
 
+struct tp_lex {
+	const char *p, *end;
+};
+
+static bool tp_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* skips blanks; the next token's first byte, or 0 at the end (a NUL ends the text) */
+static char tp_peek(struct tp_lex *l)
+{
+	while (l->p < l->end && tp_space(*l->p))
+		l->p++;
+	return l->p < l->end ? *l->p : 0;
+}
+
+/* true when the operator token at l->p has no priority in libtraceevent (get_op_prio() -1) */
+static bool tp_op_noprio(const struct tp_lex *l)
+{
+	const char *q = l->p;
+	char c = *q, c2 = q + 1 < l->end ? q[1] : 0, c3 = q + 2 < l->end ? q[2] : 0;
+
+	if (!c || ident_char(c) || strchr("(),\"'", c))
+		return false; /* not an operator */
+	switch (c) {
+	case '~':
+	case '*':
+	case '/':
+	case '%':
+	case '^':
+	case '?':
+	case ':':
+	case '!': /* "!" or "!=" */
+		return false;
+	case '=':
+		return c2 != '=';
+	case '-':
+		return c2 == '>' || c2 == '=';
+	case '+':
+	case '|':
+	case '&':
+		return c2 == '='; /* "+" and "++" have one, "+=" none; so '|', '&' */
+	case '<':
+	case '>':
+		return c2 == c && c3 == '='; /* "<", "<<", "<=" but not "<<=" */
+	default:
+		return true;
+	}
+}
+
+/*
+ * Past a quoted literal at l->p (its quote byte): to the next quote byte not right after a
+ * backslash. A double-quoted string with only blanks before the next one is one token with
+ * it, as libtraceevent's tokenizer reads them (an operand "" "" then ';' crashed it as ""
+ * alone does: a fuzz_sw find).
+ */
+static void tp_skip_quoted(struct tp_lex *l)
+{
+	char q = *l->p;
+
+	for (;;) {
+		char last = *l->p++;
+		const char *s;
+
+		while (l->p < l->end && *l->p && !(*l->p == q && last != '\\'))
+			last = *l->p++;
+		if (l->p >= l->end || !*l->p)
+			return; /* the end (a NUL ends the text) */
+		l->p++;		/* the closing quote */
+		s = l->p;
+		if (q != '"' || tp_peek(l) != '"') {
+			l->p = s;
+			return;
+		}
+	}
+}
+
 /*
  * libtraceevent folds constant sub-expressions of a format's print arguments while parsing,
  * with C's '/' and '%' on long long: a zero divisor (or LLONG_MIN / -1) kills the process with
@@ -139,24 +217,18 @@ static const char *div_trap(const char *data, uint64_t size)
 {
 	static const char key[] = "print fmt:";
 	const char *p = memmem(data, size, key, sizeof(key) - 1), *end = data + size;
-	bool quoted = false;
+	struct tp_lex l = {.end = end};
 
 	if (!p)
 		return NULL;
-	for (p += sizeof(key) - 1; p < end && *p; p++) {
+	for (l.p = p + sizeof(key) - 1; l.p < end && *l.p;) {
 		const char *q;
 
-		if (quoted) {
-			if (*p == '\\' && p + 1 < end)
-				p++;
-			else if (*p == '"')
-				quoted = false;
+		if (*l.p == '"' || *l.p == '\'') { /* literals as libtraceevent reads them */
+			tp_skip_quoted(&l);
 			continue;
 		}
-		if (*p == '"') {
-			quoted = true;
-			continue;
-		}
+		p = l.p++;
 		if (*p != '/' && *p != '%')
 			continue;
 		for (q = p + 1; q < end && (*q == ' ' || *q == '\t'); q++)
@@ -217,7 +289,7 @@ static const char *rec_trap(const char *data, uint64_t size)
 	struct span *f;
 	size_t nf = 0;
 	const char *why = NULL;
-	bool quoted = false;
+	struct tp_lex l = {.end = end};
 
 	if (!pf)
 		return NULL;
@@ -245,20 +317,14 @@ static const char *rec_trap(const char *data, uint64_t size)
 		f[nf++] = (struct span){b, (size_t)(e - b)};
 	}
 	qsort(f, nf, sizeof(*f), span_cmp);
-	for (p = pf + sizeof(pkey) - 1; p < end && *p; p++) {
+	for (l.p = pf + sizeof(pkey) - 1; l.p < end && *l.p;) {
 		struct span k;
 
-		if (quoted) {
-			if (*p == '\\' && p + 1 < end)
-				p++;
-			else if (*p == '"')
-				quoted = false;
+		if (*l.p == '"' || *l.p == '\'') { /* literals as libtraceevent reads them */
+			tp_skip_quoted(&l);
 			continue;
 		}
-		if (*p == '"') {
-			quoted = true;
-			continue;
-		}
+		p = l.p++;
 		if ((size_t)(end - p) < sizeof(rkey) - 1 || memcmp(p, rkey, sizeof(rkey) - 1))
 			continue;
 		p += sizeof(rkey) - 1;
@@ -269,7 +335,7 @@ static const char *rec_trap(const char *data, uint64_t size)
 			why = "naming a field it does not declare (REC->NAME in its print fmt)";
 			goto out;
 		}
-		p--;
+		l.p = p;
 	}
 out:
 	free(f);
@@ -287,68 +353,6 @@ out:
  * 2323 formats of a 6.18 kernel none is refused (four have "[] =", kvmmmu's: an empty index
  * is a parse error there, not a crash).
  */
-struct tp_lex {
-	const char *p, *end;
-};
-
-static bool tp_space(char c)
-{
-	return c == ' ' || c == '\t' || c == '\n';
-}
-
-/* skips blanks; the next token's first byte, or 0 at the end (a NUL ends the text) */
-static char tp_peek(struct tp_lex *l)
-{
-	while (l->p < l->end && tp_space(*l->p))
-		l->p++;
-	return l->p < l->end ? *l->p : 0;
-}
-
-/* true when the operator token at l->p has no priority in libtraceevent (get_op_prio() -1) */
-static bool tp_op_noprio(const struct tp_lex *l)
-{
-	const char *q = l->p;
-	char c = *q, c2 = q + 1 < l->end ? q[1] : 0, c3 = q + 2 < l->end ? q[2] : 0;
-
-	if (!c || ident_char(c) || strchr("(),\"'", c))
-		return false; /* not an operator */
-	switch (c) {
-	case '~':
-	case '*':
-	case '/':
-	case '%':
-	case '^':
-	case '?':
-	case ':':
-	case '!': /* "!" or "!=" */
-		return false;
-	case '=':
-		return c2 != '=';
-	case '-':
-		return c2 == '>' || c2 == '=';
-	case '+':
-	case '|':
-	case '&':
-		return c2 == '='; /* "+" and "++" have one, "+=" none; so '|', '&' */
-	case '<':
-	case '>':
-		return c2 == c && c3 == '='; /* "<", "<<", "<=" but not "<<=" */
-	default:
-		return true;
-	}
-}
-
-/* past a quoted literal at l->p (its quote byte) */
-static void tp_skip_quoted(struct tp_lex *l)
-{
-	char q = *l->p++;
-
-	while (l->p < l->end && *l->p && *l->p != q)
-		l->p += *l->p == '\\' && l->p + 1 < l->end ? 2 : 1;
-	if (l->p < l->end && *l->p)
-		l->p++;
-}
-
 /* past the parenthesis group at l->p ('('), literals inside skipped */
 static void tp_skip_group(struct tp_lex *l)
 {

@@ -26,6 +26,8 @@ usage: hostile_tracing.py IN OUT MODE
   quote   sched_switch's "char prev_comm[16']": libtraceevent's tokenizer reads the quote
           on over the next declarations, prev_state is then undeclared to it and its
           __print_flags(REC->prev_state ...) dereferences NULL (the eighth)
+  strcat  sched_switch's print fmt with ': "R" "";' for ': "R",': the ternary's third
+          operand two strings, which its tokenizer joins into one, then ';' (the ninth)
 The data section and every other feature section are kept byte for byte (offsets moved).
 """
 import struct
@@ -42,6 +44,7 @@ REPLACE = {
     "divstr": (b"REC->prev_prio,", b'REC->prev_prio, 1/"",'),
     "divline": (b"REC->prev_prio,", b"REC->prev_prio, 1\n%0,"),
     "quote": (b"char prev_comm[16]", b"char prev_comm[16']"),
+    "strcat": (b': "R",', b': "R" "";'),
 }
 
 HOSTILE = b'ev"il\\\x1b[31m\x07<!--<script>alert(1)</script>,\xff\xfe\r\nX'
