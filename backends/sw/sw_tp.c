@@ -146,10 +146,12 @@ static bool tp_op_noprio(const struct tp_lex *l)
 }
 
 /*
- * Past a quoted literal at l->p (its quote byte): to the next quote byte not right after a
- * backslash. A double-quoted string with only blanks before the next one is one token with
- * it, as libtraceevent's tokenizer reads them (an operand "" "" then ';' crashed it as ""
- * alone does: a fuzz_sw find).
+ * Past a quoted literal at l->p (its quote byte) as libtraceevent's tokenizer reads it: to
+ * the next quote byte not right after a backslash, or to a tab (it takes only printable bytes
+ * and newlines in a literal; format_bad() lets no other unprintable byte through), which
+ * ends the literal there. A double-quoted literal followed, blanks aside, by another '"' is
+ * one token with what follows it (an operand "" "" then ';' crashed it as "" alone does, and
+ * so did "a<TAB>" ";" read its way: "a", then " " joined to it, then ';': fuzz_sw finds).
  */
 static void tp_skip_quoted(struct tp_lex *l)
 {
@@ -159,17 +161,41 @@ static void tp_skip_quoted(struct tp_lex *l)
 		char last = *l->p++;
 		const char *s;
 
-		while (l->p < l->end && *l->p && !(*l->p == q && last != '\\'))
+		while (l->p < l->end && *l->p && !((*l->p == q || *l->p == '\t') && last != '\\'))
 			last = *l->p++;
 		if (l->p >= l->end || !*l->p)
 			return; /* the end (a NUL ends the text) */
-		l->p++;		/* the closing quote */
+		l->p++;		/* the closing quote, or the tab that ends the literal */
 		s = l->p;
 		if (q != '"' || tp_peek(l) != '"') {
 			l->p = s;
 			return;
 		}
 	}
+}
+
+/*
+ * Where libtraceevent starts parsing a print fmt's arguments: past its format string (one
+ * double-quoted token, joined as the tokenizer joins them) and the ',' after it; NULL when
+ * it parses none (no print fmt, no string first, or no ',' after it: event_read_print()
+ * stops there, as with maple_tree's formats, whose string a tab ends), so nothing after it
+ * can crash it.
+ */
+static const char *tp_args(const char *data, uint64_t size)
+{
+	static const char pkey[] = "print fmt:";
+	const char *p = memmem(data, size, pkey, sizeof(pkey) - 1);
+	struct tp_lex l = {.end = data + size};
+
+	if (!p)
+		return NULL;
+	l.p = p + sizeof(pkey) - 1;
+	if (tp_peek(&l) != '"')
+		return NULL;
+	tp_skip_quoted(&l);
+	if (tp_peek(&l) != ',')
+		return NULL;
+	return l.p + 1;
 }
 
 /*
@@ -215,13 +241,12 @@ static bool sizeof_known(const char *p, const char *end)
 
 static const char *div_trap(const char *data, uint64_t size)
 {
-	static const char key[] = "print fmt:";
-	const char *p = memmem(data, size, key, sizeof(key) - 1), *end = data + size;
+	const char *p = tp_args(data, size), *end = data + size;
 	struct tp_lex l = {.end = end};
 
 	if (!p)
 		return NULL;
-	for (l.p = p + sizeof(key) - 1; l.p < end && *l.p;) {
+	for (l.p = p; l.p < end && *l.p;) {
 		const char *q;
 
 		if (*l.p == '"' || *l.p == '\'') { /* literals as libtraceevent reads them */
@@ -317,7 +342,7 @@ static const char *rec_trap(const char *data, uint64_t size)
 		f[nf++] = (struct span){b, (size_t)(e - b)};
 	}
 	qsort(f, nf, sizeof(*f), span_cmp);
-	for (l.p = pf + sizeof(pkey) - 1; l.p < end && *l.p;) {
+	for (l.p = tp_args(data, size); l.p && l.p < end && *l.p;) {
 		struct span k;
 
 		if (*l.p == '"' || *l.p == '\'') { /* literals as libtraceevent reads them */
@@ -422,13 +447,12 @@ static bool tp_operand(struct tp_lex *l)
 
 static const char *noprio_trap(const char *data, uint64_t size)
 {
-	static const char pkey[] = "print fmt:";
-	const char *p = memmem(data, size, pkey, sizeof(pkey) - 1);
+	const char *p = tp_args(data, size);
 	struct tp_lex l = {.end = data + size};
 
 	if (!p)
 		return NULL;
-	for (l.p = p + sizeof(pkey) - 1; l.p < l.end && *l.p;) {
+	for (l.p = p; l.p < l.end && *l.p;) {
 		char c = *l.p;
 
 		if (c == '"' || c == '\'') {

@@ -6,14 +6,16 @@
 #  - deep: print fmt nested 30,000 parentheses deep (overflowed libtraceevent's stack in
 #    dump --raw): no crash, a warning naming HEADER_TRACING_DATA and the limit;
 #  - many: 20,000 event formats: refused past 8192, quickly;
-#  - crash, nofield, bracket, index, ternary, divstr, divline, quote, strcat: formats
+#  - crash, nofield, bracket, index, ternary, divstr, divline, quote, strcat, tab: formats
 #    libtraceevent's parser crashes on (fuzz_sw finds: bytes 0x80 in a field name, a print
 #    fmt naming a field the format does not declare, a format whose text ends in "prev_comm["
 #    followed by a NUL byte, a print fmt with "REC->prev_comm[0];" (an array index then ';':
 #    a SEGV in its parser), the same after "? A : B", 1/"" (SIGFPE in its constant folding),
 #    1 then a newline then %0 (the same on the print fmt's second line), a quote in a field's
 #    declaration (its tokenizer reads on over the next ones: a field named later goes
-#    undeclared), a ternary's third operand of two strings (one token to it) then ';'):
+#    undeclared), a ternary's third operand of two strings (one token to it) then ';', the
+#    same with a tab inside the string (its tokenizer ends a string at a tab: "R<TAB>" ";"
+#    reads as "R " then ';'):
 #    refused before libtraceevent sees them (the child-process probe of backends/sw/sw_tp.c
 #    stays for crashes not known yet): dump goes on, every sample printed, a warning names
 #    the reason;
@@ -43,7 +45,7 @@ check "20000 formats: refused past 8192" grep -q "beyond 8192 formats" "$TMP/err
 check "20000 formats: in under 20 s ($ms ms)" [ "$ms" -lt 20000 ]
 
 n_ok=$("$HWS_BIN" dump -i "$TMP/tp.data" 2>/dev/null | wc -l)
-for mode in crash nofield bracket index ternary divstr divline quote strcat; do
+for mode in crash nofield bracket index ternary divstr divline quote strcat tab; do
 	python3 "$gen" "$TMP/tp.data" "$TMP/$mode.data" $mode
 	n=$(timeout 60 "$HWS_BIN" dump --raw --json -i "$TMP/$mode.data" 2>"$TMP/err" | wc -l)
 	eq "$mode: dump --raw exit" "${PIPESTATUS[0]}" 0
@@ -52,7 +54,8 @@ for mode in crash nofield bracket index ternary divstr divline quote strcat; do
 	crash) why="is not ASCII text" ;;
 	bracket) why="is cut short after a '\\[' (an array size with nothing after it)" ;;
 	index) why="is using an array index followed by an operator libtraceevent cannot parse" ;;
-	ternary | strcat) why="is using a ternary followed by an operator libtraceevent cannot parse" ;;
+	ternary | strcat | tab)
+		why="is using a ternary followed by an operator libtraceevent cannot parse" ;;
 	divstr) why="is dividing by an expression" ;;
 	divline) why="is dividing by zero" ;;
 	quote) why="is quoting in its field declarations" ;;

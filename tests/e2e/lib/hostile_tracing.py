@@ -28,6 +28,8 @@ usage: hostile_tracing.py IN OUT MODE
           __print_flags(REC->prev_state ...) dereferences NULL (the eighth)
   strcat  sched_switch's print fmt with ': "R" "";' for ': "R",': the ternary's third
           operand two strings, which its tokenizer joins into one, then ';' (the ninth)
+  tab     the same with ': "R<TAB>" ";",': its tokenizer ends "R at the tab, joins " " to
+          it and goes on with ';' (found reading its tokenizer, not by the fuzzer)
 The data section and every other feature section are kept byte for byte (offsets moved).
 """
 import struct
@@ -45,6 +47,7 @@ REPLACE = {
     "divline": (b"REC->prev_prio,", b"REC->prev_prio, 1\n%0,"),
     "quote": (b"char prev_comm[16]", b"char prev_comm[16']"),
     "strcat": (b': "R",', b': "R" "";'),
+    "tab": (b': "R",', b': "R\t" ";",'),
 }
 
 HOSTILE = b'ev"il\\\x1b[31m\x07<!--<script>alert(1)</script>,\xff\xfe\r\nX'
