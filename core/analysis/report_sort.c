@@ -602,7 +602,7 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 							   : NULL;
 		if (!comm) {
 			/* perf's ":TID" comm: named later (comm_fixup()) */
-			snprintf(b, sizeof(b), ":%u", s->tid);
+			snprintf(b, sizeof(b), ":%d", (int)s->tid); /* -1 as perf */
 			comm = b;
 			if (s->fields & HWS_SF_PID) {
 				v[1] = COMM_PENDING;
@@ -748,10 +748,11 @@ static uint32_t key_col(struct hws_hist *h, struct ctx *c, int key, const uint64
 				       ? hws_symbols__pid_comm(c->syms, s->pid)
 				       : NULL;
 
+		/* signed as perf's (pid -1), an unknown comm as perf's ":TID" */
 		if (comm)
-			snprintf(b, sizeof(b), "%7u:%s", s->tid, comm);
+			snprintf(b, sizeof(b), "%7d:%s", (int)s->tid, comm);
 		else
-			snprintf(b, sizeof(b), "%7u:", s->tid);
+			snprintf(b, sizeof(b), "%7d::%d", (int)s->tid, (int)s->tid);
 		break;
 	}
 	case K_DSO:
@@ -1804,7 +1805,7 @@ static int cell(const struct hws_hist *h, struct hws_symbols *syms, const struct
 
 		if (comm) {
 			struct hws_strbuf esc = HWS_STRBUF_INIT;
-			int n = snprintf(b, sz, "%7u:%s", (uint32_t)r->k[j * KV],
+			int n = snprintf(b, sz, "%7d:%s", (int)(uint32_t)r->k[j * KV],
 					 hws__text(&esc, comm));
 
 			hws_strbuf__release(&esc);
