@@ -792,7 +792,7 @@ int hws_unwind__user(struct hws_unwinder *u, uint32_t pid, uint64_t regs_abi, ui
 	uint32_t flags = 0;
 	struct uw_proc *p;
 	Dwfl_Module *mod;
-	uint64_t ip = 0, sp = 0;
+	uint64_t ip = 0, sp = 0, inlined;
 	int machine = EM_NONE, ret;
 
 	if (!u || !out || max < 0 || (nr_regs && !regs) || (stack_size && !stack))
@@ -850,8 +850,12 @@ int hws_unwind__user(struct hws_unwinder *u, uint32_t pid, uint64_t regs_abi, ui
 	    machine == EM_X86_64 && p->attached && !u->o.no_fast ? fast_walk(u, p, ip) : FAST_BAIL;
 	if (ret == FAST_BAIL)
 		proc_eager(u, p);
+	inlined = u->st.inlined;
 	for (int tries = 0; ret == FAST_BAIL || tries; tries++) {
+		/* a walk stopped for a file to report is walked again: its frames, and their
+		 * inlined ones, count once (fast_walk() does the same when it bails) */
 		u->n = 0;
+		u->st.inlined = inlined;
 		u->phys = 0;
 		u->timeout = u->full = u->read_fail = false;
 		u->pending = 0;
