@@ -301,10 +301,8 @@ int hws__c2c_names_line(struct hws_c2c *c, struct line *l, struct hws_symbols *s
 	for (k = 0; k < l->nr_fields; k++) {
 		struct nfield *f = &nm->fields[l->first_field + k];
 
-		if (f->nw > 1)
-			hws__qsort(f->w, f->nw, sizeof(*f->w), cmp_u32);
-		if (f->nr > 1)
-			hws__qsort(f->r, f->nr, sizeof(*f->r), cmp_u32);
+		hws__qsort(f->w, f->nw, sizeof(*f->w), cmp_u32);
+		hws__qsort(f->r, f->nr, sizeof(*f->r), cmp_u32);
 	}
 	if (l->cls == HWS_C2C_FALSE_SHARING || l->cls == HWS_C2C_MIXED)
 		sharing_part(&sb, nm, l->first_field, l->nr_fields, true);

@@ -2103,7 +2103,7 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 		for (size_t i = 0; i < sec->nr; i++)
 			ord[i] = (uint32_t)i;
 		g_sort_sec = sec;
-		if (!h->hierarchy && sec->nr)
+		if (!h->hierarchy)
 			hws__qsort(ord, sec->nr, sizeof(*ord), row_cmp);
 		for (int j = 0; j < h->nkeys; j++) {
 			w[j] = (int)strlen(header_of(h->keys[j]));

@@ -348,8 +348,7 @@ static struct hws_objrec *expand_packed(struct hws_objects *o, struct hws_objrec
 	for (size_t i = 0; i < *n; i++)
 		if (copy[i].type == HWS_OBJREC_SITE)
 			sites[ns++] = &copy[i];
-	if (ns)
-		hws__qsort(sites, ns, sizeof(*sites), cmp_site);
+	hws__qsort(sites, ns, sizeof(*sites), cmp_site);
 	for (size_t i = 0; i < *n; i++) {
 		const struct hws_objrec *r = &copy[i], *site;
 		uint64_t w[2 * FREES_MAX];
@@ -512,8 +511,7 @@ static int cmp_obj(const void *a, const void *b)
 /* exec: a process image's objects end when the next image of its pid starts */
 static void end_images(struct hws_objects *o)
 {
-	if (o->nfiles)
-		hws__qsort(o->files, o->nfiles, sizeof(*o->files), cmp_file);
+	hws__qsort(o->files, o->nfiles, sizeof(*o->files), cmp_file);
 	for (size_t i = 0; i + 1 < o->nfiles; i++) {
 		const struct ofile *f = &o->files[i], *next = &o->files[i + 1];
 
@@ -528,8 +526,7 @@ static void end_images(struct hws_objects *o)
 static int finish(struct hws_objects *o)
 {
 	end_images(o);
-	if (o->nr)
-		hws__qsort(o->objs, o->nr, sizeof(*o->objs), cmp_obj);
+	hws__qsort(o->objs, o->nr, sizeof(*o->objs), cmp_obj);
 	o->pmax = malloc((o->nr ? o->nr : 1) * sizeof(*o->pmax));
 	if (!o->pmax)
 		return -ENOMEM;
@@ -657,8 +654,7 @@ struct hws_objects *hws_objects__from_dir(const char *dir)
 			nn++;
 	}
 	closedir(d);
-	if (nn)
-		hws__qsort(names, nn, sizeof(*names), cmp_name);
+	hws__qsort(names, nn, sizeof(*names), cmp_name);
 	for (size_t i = 0; i < nn && !err; i++) {
 		char path[4096];
 		struct hws_objfile fh;

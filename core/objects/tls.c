@@ -141,8 +141,7 @@ static void read_file(struct tls_syms *t, struct tfile *f)
 		}
 		f->syms[f->n++] = (struct tsym){es.st_value, es.st_size, name};
 	}
-	if (f->n)
-		hws__qsort(f->syms, f->n, sizeof(*f->syms), cmp_tsym);
+	hws__qsort(f->syms, f->n, sizeof(*f->syms), cmp_tsym);
 	if (elf)
 		elf_end(elf);
 	close(fd);

@@ -621,8 +621,7 @@ static int globals_load(struct dfile *f)
 			err = globals_walk(f, &cu, &alloc, 0);
 		off = next;
 	}
-	if (f->nglobals)
-		hws__qsort(f->globals, f->nglobals, sizeof(*f->globals), global_cmp);
+	hws__qsort(f->globals, f->nglobals, sizeof(*f->globals), global_cmp);
 	return err;
 }
 
@@ -699,8 +698,7 @@ static int funcs_load(struct dfile *f)
 		}
 		off = next;
 	}
-	if (f->nfuncs)
-		hws__qsort(f->funcs, f->nfuncs, sizeof(*f->funcs), global_cmp);
+	hws__qsort(f->funcs, f->nfuncs, sizeof(*f->funcs), global_cmp);
 	return err;
 }
 
