@@ -171,8 +171,7 @@ int hws_folded__add(struct hws_folded *f, struct hws_symbols *syms, const struct
 	bool chain = (s->fields & HWS_SF_CALLCHAIN) && s->nr_callchain;
 	uint32_t n = chain ? s->nr_callchain : 1;
 	const struct hws_frame *cc = s->callchain;
-	const char *comm =
-	    syms && (s->fields & HWS_SF_PID) ? hws_symbols__pid_comm(syms, s->pid) : NULL;
+	const char *comm = hws_symbols__sample_comm(syms, s);
 	size_t k = 1;
 	char b[64];
 

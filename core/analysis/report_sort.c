@@ -597,9 +597,7 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 			v[0] = ce->id;
 			return 0;
 		}
-		/* a sample without a pid (an SPE record without CONTEXT) names no process */
-		comm = c->syms && (s->fields & HWS_SF_PID) ? hws_symbols__pid_comm(c->syms, s->pid)
-							   : NULL;
+		comm = hws_symbols__sample_comm(c->syms, s);
 		if (!comm) {
 			/* perf's ":TID" comm: named later (comm_fixup()) */
 			snprintf(b, sizeof(b), ":%d", (int)s->tid); /* -1 as perf */
@@ -744,9 +742,7 @@ static uint32_t key_col(struct hws_hist *h, struct ctx *c, int key, const uint64
 		return (uint32_t)v[0];
 	case K_PID:
 	case K_TID: {
-		const char *comm = c->syms && (s->fields & HWS_SF_PID)
-				       ? hws_symbols__pid_comm(c->syms, s->pid)
-				       : NULL;
+		const char *comm = hws_symbols__sample_comm(c->syms, s);
 
 		/* signed as perf's (pid -1), an unknown comm as perf's ":TID" */
 		if (comm)

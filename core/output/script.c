@@ -131,9 +131,7 @@ void hws__out_script(struct lb *l, struct hws_output *out, const struct hws_samp
 	int n = 0;
 
 	if (F(COMM)) {
-		const char *c = out->o.syms && (s->fields & HWS_SF_PID)
-				    ? hws_symbols__pid_comm(out->o.syms, s->pid)
-				    : NULL;
+		const char *c = hws_symbols__sample_comm(out->o.syms, s);
 		char tmp[24];
 
 		if (!c) {

@@ -472,9 +472,7 @@ bool hws_filter__match_entry(const struct hws_filter *f, struct hws_symbols *sym
 		return false;
 	if (f->events.n && !has_str(&f->events, s->event))
 		return false;
-	if (f->comms.n &&
-	    !has_str(&f->comms,
-		     syms && (s->fields & HWS_SF_PID) ? hws_symbols__pid_comm(syms, s->pid) : NULL))
+	if (f->comms.n && !has_str(&f->comms, hws_symbols__sample_comm(syms, s)))
 		return false;
 	if (f->dsos.n || f->syms.n) {
 		struct hws_symbol sym = {0};

@@ -321,6 +321,11 @@ const char *hws_symbols__pid_comm(struct hws_symbols *s, uint32_t pid)
 	return pid ? NULL : "swapper";
 }
 
+const char *hws_symbols__sample_comm(struct hws_symbols *s, const struct hws_sample *smp)
+{
+	return s && (smp->fields & HWS_SF_PID) ? hws_symbols__pid_comm(s, smp->pid) : NULL;
+}
+
 /* First map whose end is above @addr. */
 static size_t map_lower(const struct proc *p, uint64_t addr)
 {

@@ -134,6 +134,11 @@ HWS_API int hws_symbols__mmap(struct hws_symbols *syms, uint32_t pid, uint64_t s
  * the idle task), NULL if unknown. Owned by @syms. */
 HWS_API const char *hws_symbols__pid_comm(struct hws_symbols *syms, uint32_t pid);
 
+struct hws_sample;
+/* Comm of @s's process: hws_symbols__pid_comm() of its pid; NULL when @syms is NULL or the
+ * sample carries no pid (HWS_SF_PID: an SPE record without CONTEXT names no process). */
+HWS_API const char *hws_symbols__sample_comm(struct hws_symbols *syms, const struct hws_sample *s);
+
 /**
  * hws_symbols__resolve() - symbolize @addr in process @pid.
  * @data: true for a data address (prefers variables), false for code.
