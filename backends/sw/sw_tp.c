@@ -181,15 +181,16 @@ static void tp_skip_quoted(struct tp_lex *l)
  * stops there, as with maple_tree's formats, whose string a tab ends), so nothing after it
  * can crash it.
  */
-static const char *tp_args(const char *data, uint64_t size)
-{
-	static const char pkey[] = "print fmt:";
-	const char *p = memmem(data, size, pkey, sizeof(pkey) - 1);
-	struct tp_lex l = {.end = data + size};
+#define TP_PRINT_FMT "print fmt:"
 
-	if (!p)
+/* @pf: where "print fmt:" is in the format ending at @end, or NULL */
+static const char *tp_args(const char *pf, const char *end)
+{
+	struct tp_lex l = {.end = end};
+
+	if (!pf)
 		return NULL;
-	l.p = p + sizeof(pkey) - 1;
+	l.p = pf + sizeof(TP_PRINT_FMT) - 1;
 	if (tp_peek(&l) != '"')
 		return NULL;
 	tp_skip_quoted(&l);
@@ -239,14 +240,13 @@ static bool sizeof_known(const char *p, const char *end)
 	return false;
 }
 
-static const char *div_trap(const char *data, uint64_t size)
+/* @args: tp_args() of the format ending at @end */
+static const char *div_trap(const char *args, const char *end)
 {
-	const char *p = tp_args(data, size), *end = data + size;
 	struct tp_lex l = {.end = end};
+	const char *p;
 
-	if (!p)
-		return NULL;
-	for (l.p = p; l.p < end && *l.p;) {
+	for (l.p = args; l.p && l.p < end && *l.p;) {
 		const char *q;
 
 		if (*l.p == '"' || *l.p == '\'') { /* literals as libtraceevent reads them */
@@ -307,10 +307,11 @@ static int span_cmp(const void *a, const void *b)
 	return c ? c : (x->n > y->n) - (x->n < y->n);
 }
 
-static const char *rec_trap(const char *data, uint64_t size)
+/* @pf: "print fmt:" in the format @data ending at @end; @args: tp_args() */
+static const char *rec_trap(const char *data, const char *pf, const char *args, const char *end)
 {
-	static const char fkey[] = "field:", pkey[] = "print fmt:", rkey[] = "REC->";
-	const char *end = data + size, *p = data, *pf = memmem(data, size, pkey, sizeof(pkey) - 1);
+	static const char fkey[] = "field:", rkey[] = "REC->";
+	const char *p = data;
 	struct span *f;
 	size_t nf = 0;
 	const char *why = NULL;
@@ -342,7 +343,7 @@ static const char *rec_trap(const char *data, uint64_t size)
 		f[nf++] = (struct span){b, (size_t)(e - b)};
 	}
 	qsort(f, nf, sizeof(*f), span_cmp);
-	for (l.p = tp_args(data, size); l.p && l.p < end && *l.p;) {
+	for (l.p = args; l.p && l.p < end && *l.p;) {
 		struct span k;
 
 		if (*l.p == '"' || *l.p == '\'') { /* literals as libtraceevent reads them */
@@ -445,14 +446,12 @@ static bool tp_operand(struct tp_lex *l)
 	return true;
 }
 
-static const char *noprio_trap(const char *data, uint64_t size)
+/* @args: tp_args() of the format @data ending at @end */
+static const char *noprio_trap(const char *data, const char *args, const char *end)
 {
-	const char *p = tp_args(data, size);
-	struct tp_lex l = {.end = data + size};
+	struct tp_lex l = {.end = end};
 
-	if (!p)
-		return NULL;
-	for (l.p = p; l.p < l.end && *l.p;) {
+	for (l.p = args; l.p && l.p < l.end && *l.p;) {
 		char c = *l.p;
 
 		if (c == '"' || c == '\'') {
@@ -504,29 +503,27 @@ static bool open_bracket_at_end(const char *data, uint64_t size)
 	return n && data[n - 1] == '[';
 }
 
-/* NULL, or why the format @data can not be handed to libtraceevent */
 /*
- * A quote before "print fmt:". Kernels declare fields without one; libtraceevent reads the
- * declarations with its tokenizer, where a quote opens a string or character token that
+ * A quote before "print fmt:" (@pf, or the end). Kernels declare fields without one; libtraceevent
+ * reads the declarations with its tokenizer, where a quote opens a string or character token that
  * runs on over the following lines, so the fields it sees are not the ones declared (and
  * rec_trap's check of the print fmt's REC->NAME against them misses): a field name quoted
  * that way (field:char prev_comm[16'];) left REC->prev_state undeclared to it, and its
  * __print_flags() on that field dereferenced NULL (found by fuzz_sw).
  */
-static const char *quote_trap(const char *data, uint64_t size)
+static const char *quote_trap(const char *data, const char *pf, const char *end)
 {
-	static const char pkey[] = "print fmt:";
-	const char *pf = memmem(data, size, pkey, sizeof(pkey) - 1);
-	uint64_t n = pf ? (uint64_t)(pf - data) : size;
+	size_t n = (size_t)((pf ? pf : end) - data);
 
 	if (memchr(data, '"', n) || memchr(data, '\'', n))
 		return "quoting in its field declarations (a quote before its print fmt)";
 	return NULL;
 }
 
+/* NULL, or why the format @data can not be handed to libtraceevent */
 static const char *format_bad(const char *data, uint64_t size)
 {
-	const char *why;
+	const char *why, *end = data + size, *pf, *args;
 	int depth = 0;
 
 	if (size > TP_MAX_FORMAT)
@@ -548,10 +545,12 @@ static const char *format_bad(const char *data, uint64_t size)
 			depth--;
 		}
 	}
-	if ((why = quote_trap(data, size)) || (why = div_trap(data, size)) ||
-	    (why = rec_trap(data, size)))
+	pf = memmem(data, size, TP_PRINT_FMT, sizeof(TP_PRINT_FMT) - 1);
+	args = tp_args(pf, end);
+	if ((why = quote_trap(data, pf, end)) || (why = div_trap(args, end)) ||
+	    (why = rec_trap(data, pf, args, end)))
 		return why;
-	return noprio_trap(data, size);
+	return noprio_trap(data, args, end);
 }
 
 /* @data: the format, for its event's name (the "name: " line's identifier), or NULL */
