@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "alloc_bench.h"
+
 int main(int argc, char **argv)
 {
 	long n = (argc > 1 ? atol(argv[1]) : 4) * 1000000L;
@@ -20,16 +22,11 @@ int main(int argc, char **argv)
 		size_t sz;
 		char *p;
 
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		xorshift64(&x);
 		sz = (x & 3) ? 16 + (x >> 8) % 993 : 1024 + (x >> 8) % (15 * 1024);
-		p = malloc(sz);
+		p = alloc_touch(sz, i, &sum);
 		if (!p)
 			return 1;
-		p[0] = (char)i;
-		p[sz - 1] = (char)sz;
-		sum += (uint8_t)p[0];
 		free(live[i & 255]);
 		live[i & 255] = p;
 	}

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "alloc_bench.h"
+
 #define WORKING_SET 1024
 #define MIN_SIZE    4.0f
 #define MAX_SIZE    32768.0f
@@ -22,10 +24,7 @@ static uint64_t rng = 88172645463325252ULL;
 
 static uint32_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng >> 32);
+	return (uint32_t)(xorshift64(&rng) >> 32);
 }
 
 /* inverse square: the inverse of its distribution function at a uniform r in [0, 1] */
@@ -55,12 +54,9 @@ int main(int argc, char **argv)
 		char *p;
 
 		free(blocks[slot]);
-		p = malloc(sz);
+		p = alloc_touch(sz, i, &sum);
 		if (!p)
 			return 1;
-		p[0] = (char)i;
-		p[sz - 1] = (char)sz;
-		sum += (uint8_t)p[0];
 		big += sz >= 1024;
 		blocks[slot] = p;
 	}
