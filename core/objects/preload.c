@@ -590,27 +590,25 @@ static inline __attribute__((always_inline)) void rec_alloc(uint16_t fn, void *p
 	struct hws_objrec *r = allocs;
 	uint64_t f[HWS_OBJ_FRAMES], *w;
 	uint64_t fs = (uint64_t)fn << 32 | site_of(f, chain(f, ra, fp)), t = now();
-	unsigned int n;
+	unsigned int n = 0;
 
-	/* the entry's words stored one by one, not copied from an array on the stack (its
-	 * 16-byte loads stall on the 8-byte stores that filled it) */
-	if (r && (n = r->nframes) < ALLOCS_MAX) {
-		w = (uint64_t *)((uint8_t *)r + offsetof(struct hws_objrec, time)) + 4 * n;
-		w[0] = t;
-		w[1] = (uint64_t)(uintptr_t)p;
-		w[2] = size;
-		w[3] = fs;
-		__atomic_store_n(&r->nframes, (uint8_t)(n + 1), __ATOMIC_RELEASE);
-		return;
+	/* the next entry of this thread's ALLOCS record, or the first of a new one */
+	if (r && r->nframes < ALLOCS_MAX) {
+		n = r->nframes;
+	} else {
+		if (!(r = reserve()))
+			return;
+		r->tid = (uint32_t)my_tid;
 	}
-	if (!(r = reserve()))
-		return;
-	r->tid = (uint32_t)my_tid;
-	w = (uint64_t *)((uint8_t *)r + offsetof(struct hws_objrec, time));
+	w = (uint64_t *)((uint8_t *)r + offsetof(struct hws_objrec, time)) + 4 * n;
 	w[0] = t;
 	w[1] = (uint64_t)(uintptr_t)p;
 	w[2] = size;
 	w[3] = fs;
+	if (n) {
+		__atomic_store_n(&r->nframes, (uint8_t)(n + 1), __ATOMIC_RELEASE);
+		return;
+	}
 	r->nframes = 1;
 	publish(r, HWS_OBJREC_ALLOCS);
 	allocs = r;
