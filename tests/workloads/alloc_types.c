@@ -33,6 +33,11 @@ struct grid { /* 12 KiB */
 };
 
 #define NOINLINE __attribute__((noinline))
+#if defined(__clang__) /* the fuzz builds: clang has no optimize attribute */
+#define AT_O0 __attribute__((optnone))
+#else
+#define AT_O0 __attribute__((optimize("O0")))
+#endif
 #define FIELD(site, type, f)                                                                       \
 	printf("field %s %s %s %zu %zu\n", site, #type, #f, offsetof(type, f),                     \
 	       offsetof(type, f) + sizeof(((type *)0)->f))
@@ -49,7 +54,7 @@ NOINLINE static struct table *make_table(void)
 	return t;
 }
 
-NOINLINE __attribute__((optimize("O0"))) static struct grid *make_grid(void)
+NOINLINE AT_O0 static struct grid *make_grid(void)
 {
 	struct grid *g = malloc(sizeof(*g));
 
