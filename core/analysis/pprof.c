@@ -134,7 +134,7 @@ struct hws_pprof {
 	bool have_lat;
 	uint64_t t_first, t_last;
 	/* caches of the last comm and event strings */
-	uint32_t comm_pid, comm_sid;
+	uint32_t comm_tid, comm_sid; /* the last sample's thread and its comm's string */
 	const char *ev_ptr;
 	uint32_t ev_sid;
 	/* the labels of recent data types: the type's strings are opts.types' (stable) */
@@ -299,7 +299,7 @@ struct hws_pprof *hws_pprof__new(const struct hws_pprof_opts *opts)
 		}
 		p->comment = (uint32_t)c;
 	}
-	p->comm_pid = KPID;
+	p->comm_tid = KPID;
 	return p;
 }
 
@@ -578,13 +578,13 @@ int hws_pprof__add(struct hws_pprof *p, const struct hws_sample *s)
 		k.pid = s->pid;
 		k.tid = s->tid;
 		if (p->o.syms) {
-			const char *c = hws_symbols__pid_comm(p->o.syms, s->pid);
+			const char *c = hws_symbols__sample_comm(p->o.syms, s); /* as perf */
 
-			if (c && !(p->comm_pid == s->pid && !strcmp(p->str[p->comm_sid], c))) {
+			if (c && !(p->comm_tid == s->tid && !strcmp(p->str[p->comm_sid], c))) {
 				int64_t id = intern(p, c);
 				if (id < 0)
 					return (int)id;
-				p->comm_pid = s->pid;
+				p->comm_tid = s->tid;
 				p->comm_sid = (uint32_t)id;
 			}
 			if (c) {

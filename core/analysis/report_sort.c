@@ -604,7 +604,7 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 			comm = b;
 			if (s->fields & HWS_SF_PID) {
 				v[1] = COMM_PENDING;
-				v[2] = s->pid;
+				v[2] = s->tid;
 			}
 		}
 		v[0] = intern(h, comm);
@@ -615,7 +615,7 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 	case K_PID:
 	case K_TID:
 		v[0] = s->tid;
-		v[1] = s->pid; /* for the name, printed at the end: perf shows the latest comm */
+		v[1] = s->pid; /* named at the end by v[0]: the thread's latest comm, as perf */
 		v[2] = !(s->fields & HWS_SF_PID); /* no process to name */
 		return 0;
 	case K_DSO:
@@ -1796,7 +1796,7 @@ static int cell(const struct hws_hist *h, struct hws_symbols *syms, const struct
 	case K_PID:
 	case K_TID: {
 		const char *comm = syms && !r->k[j * KV + 2]
-				       ? hws_symbols__pid_comm(syms, (uint32_t)r->k[j * KV + 1])
+				       ? hws_symbols__tid_comm(syms, (uint32_t)r->k[j * KV])
 				       : NULL;
 
 		if (comm) {
@@ -1995,7 +1995,7 @@ static int render_hierarchy(struct hws_hist *h, struct hws_symbols *syms, struct
  * perf names a thread's samples taken before its first COMM by the comm that COMM sets: the
  * thread's default ":TID" comm is overwritten in place (comm__override()), and the hist
  * collapse then merges those rows, call graphs included, with the rows of that name. Same
- * here: rows keyed by a pending ":TID" take the comm their process has now and merge.
+ * here: rows keyed by a pending ":TID" take the comm their thread has now and merge.
  */
 static int comm_fixup(struct hws_hist *h, struct hws_symbols *syms, struct section *sec)
 {
@@ -2011,7 +2011,7 @@ static int comm_fixup(struct hws_hist *h, struct hws_symbols *syms, struct secti
 
 			if (h->keys[j] != K_COMM || v[1] != COMM_PENDING)
 				continue;
-			comm = hws_symbols__pid_comm(syms, (uint32_t)v[2]);
+			comm = hws_symbols__tid_comm(syms, (uint32_t)v[2]);
 			if (!comm)
 				continue;
 			v[0] = intern(h, comm);

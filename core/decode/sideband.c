@@ -186,12 +186,14 @@ void dec_sideband(struct hws_decoder *d, const struct hws_perf_record *rec)
 		return;
 	}
 	case PERF_RECORD_FORK: {
-		uint32_t ppid;
+		uint32_t ppid, ptid;
 		if (size < 24)
 			return;
 		memcpy(&pid, p + 8, 4);
 		memcpy(&ppid, p + 12, 4);
-		hws_symbols__fork(d->syms, pid, ppid);
+		memcpy(&tid, p + 16, 4);
+		memcpy(&ptid, p + 20, 4);
+		hws_symbols__fork_thread(d->syms, pid, ppid, tid, ptid);
 		return;
 	}
 	default:

@@ -670,8 +670,8 @@ json_planned(char *p, struct out_memo *m, const struct hws_sample *s, bool close
 	if (f & HWS_SF_CPU)
 		p = seg_long(hws_fmt__u32(p, s->cpu), pl, PI_CPU);
 	if (f & HWS_SF_PID) {
-		p = seg(hws_fmt__u32(p, s->pid), pl, PI_PID);
-		p = seg_long(hws_fmt__u32(p, s->tid), pl, PI_TID);
+		p = seg(hws_fmt__pid(p, s->pid), pl, PI_PID);
+		p = seg_long(hws_fmt__pid(p, s->tid), pl, PI_TID);
 	}
 	if (f & HWS_SF_PERIOD) {
 		/* periods are mostly fixed per event: the digits of the last one */
@@ -856,8 +856,11 @@ bool hws__out_json_fast(struct lb *l, struct hws_output *out, const struct hws_s
 		char *h0 = p;
 
 		if (f & HWS_SF_PID) {
-			NUM32(C_PID, s->pid);
-			NUM32(C_TID, s->tid);
+			p = w_key(p, C_PID, first);
+			first = 0;
+			p = hws_fmt__pid(p, s->pid);
+			p = w_key(p, C_TID, first);
+			p = hws_fmt__pid(p, s->tid);
 		}
 		if (evbe) {
 			/* copied in 32-byte steps: the snippet is zero-padded to a multiple */
@@ -987,9 +990,9 @@ bool hws__out_csv_fast(struct lb *l, struct hws_output *out, const struct hws_sa
 		p = hws_fmt__u64(p, s->cpu);
 	*p++ = ',';
 	if (f & HWS_SF_PID) {
-		p = hws_fmt__u32(p, s->pid);
+		p = hws_fmt__pid(p, s->pid);
 		*p++ = ',';
-		p = hws_fmt__u32(p, s->tid);
+		p = hws_fmt__pid(p, s->tid);
 	} else {
 		*p++ = ',';
 	}

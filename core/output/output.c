@@ -76,6 +76,13 @@ static void lb_u64(struct lb *l, uint64_t v)
 	l->p = hws_fmt__u64(l->p, v);
 }
 
+static void lb_pid(struct lb *l, uint32_t v)
+{
+	if (!lb_reserve(l, HWS_FMT_U64_MAX))
+		return;
+	l->p = hws_fmt__pid(l->p, v);
+}
+
 static void lb_hex(struct lb *l, uint64_t v)
 {
 	if (!lb_reserve(l, HWS_FMT_HEX_MAX))
@@ -149,10 +156,10 @@ static void put_col(struct lb *l, const struct hws_sample *s, int c, int fmt)
 		lb_u64(l, s->cpu);
 		return;
 	case C_PID:
-		lb_u64(l, s->pid);
+		lb_pid(l, s->pid);
 		return;
 	case C_TID:
-		lb_u64(l, s->tid);
+		lb_pid(l, s->tid);
 		return;
 	case C_PERIOD:
 		lb_u64(l, s->period);

@@ -135,7 +135,7 @@ void hws__out_script(struct lb *l, struct hws_output *out, const struct hws_samp
 		char tmp[24];
 
 		if (!c) {
-			snprintf(tmp, sizeof(tmp), ":%u", s->pid);
+			snprintf(tmp, sizeof(tmp), ":%d", (int)s->tid); /* perf's ":TID" */
 			c = tmp;
 		} else if (!hws_strbuf__text_plain(c)) {
 			hws_strbuf__reset(&out->scratch);

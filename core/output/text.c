@@ -167,13 +167,13 @@ static void put_callchain_text(struct lb *l, struct hws_output *out, const struc
 /* "%16s " of the process's comm, perf script's first column; control characters escaped */
 static void put_comm_text(struct lb *l, struct hws_output *out, const struct hws_sample *s)
 {
-	const char *c = hws_symbols__pid_comm(out->o.syms, s->pid);
-	char tmp[16];
+	const char *c = hws_symbols__sample_comm(out->o.syms, s);
+	char tmp[24];
 	size_t n;
 
-	if (!c) { /* perf's name of a thread without COMM */
+	if (!c) { /* perf's name of a thread without COMM: ":TID" (signed, as perf's -1) */
 		tmp[0] = ':';
-		*hws_fmt__u32(tmp + 1, s->pid) = 0;
+		*hws_fmt__pid(tmp + 1, s->tid) = 0;
 		c = tmp;
 	}
 	n = strlen(c);
@@ -217,9 +217,9 @@ void hws__out_text(struct lb *l, struct hws_output *out, const struct hws_sample
 		LIT("] ");
 	}
 	if (f & HWS_SF_PID) {
-		p = hws_fmt__u32(p, s->pid);
+		p = hws_fmt__pid(p, s->pid);
 		*p++ = '/';
-		p = hws_fmt__u32(p, s->tid);
+		p = hws_fmt__pid(p, s->tid);
 		*p++ = ' ';
 	}
 	if (__builtin_expect(!e->tplain, 0)) {

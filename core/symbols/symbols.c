@@ -110,6 +110,7 @@ void hws_symbols__delete(struct hws_symbols *s)
 		}
 	}
 	kallsyms__drop(s);
+	free(s->thr);
 	free(s->procs);
 	free(s->dsos);
 	free(s->loaded);
@@ -170,6 +171,52 @@ static struct proc *proc_get(struct hws_symbols *s, uint32_t pid)
 	s->nr_procs++;
 	s->st.procs++;
 	return p;
+}
+
+static struct thr *thr_find(struct hws_symbols *s, uint32_t tid)
+{
+	size_t m = s->thr_size - 1;
+
+	if (!s->thr)
+		return NULL;
+	for (size_t i = hash_u32(tid) & m; s->thr[i].used; i = (i + 1) & m)
+		if (s->thr[i].tid == tid)
+			return &s->thr[i];
+	return NULL;
+}
+
+/* thread @tid, added (unnamed) if new; NULL: no memory */
+static struct thr *thr_get(struct hws_symbols *s, uint32_t tid)
+{
+	struct thr *t = thr_find(s, tid);
+	size_t i, m;
+
+	if (t)
+		return t;
+	if ((s->nr_thr + 1) * 2 > s->thr_size) {
+		size_t ns = s->thr_size ? s->thr_size * 2 : 256;
+		struct thr *n = calloc(ns, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t j = 0; j < s->thr_size; j++) {
+			if (!s->thr[j].used)
+				continue;
+			for (i = hash_u32(s->thr[j].tid) & (ns - 1); n[i].used;
+			     i = (i + 1) & (ns - 1))
+				;
+			n[i] = s->thr[j];
+		}
+		free(s->thr);
+		s->thr = n;
+		s->thr_size = ns;
+	}
+	m = s->thr_size - 1;
+	for (i = hash_u32(tid) & m; s->thr[i].used; i = (i + 1) & m)
+		;
+	s->nr_thr++;
+	s->thr[i] = (struct thr){.tid = tid, .used = true};
+	return &s->thr[i];
 }
 
 static bool special_path(const char *path)
@@ -250,10 +297,14 @@ int hws_symbols__comm(struct hws_symbols *s, uint32_t pid, uint32_t tid, const c
 		      bool exec)
 {
 	struct proc *p = proc_get(s, pid);
+	struct thr *t = thr_get(s, tid);
 
-	if (!p)
+	if (!p || !t)
 		return -ENOMEM;
 	p->pstate = ++s->state; /* the comm a pid shows may change */
+	t->pid = pid;
+	t->set = true;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
 	if (exec && pid == tid) {
 		/* exec replaced the address space: the new MMAP records follow */
 		p->maps_gen = ++s->maps_serial;
@@ -280,6 +331,25 @@ int hws_symbols__comm(struct hws_symbols *s, uint32_t pid, uint32_t tid, const c
 	if (pid == tid || !p->comm[0])
 		snprintf(p->comm, sizeof(p->comm), "%s", comm);
 	return 0;
+}
+
+int hws_symbols__fork_thread(struct hws_symbols *s, uint32_t pid, uint32_t ppid, uint32_t tid,
+			     uint32_t ptid)
+{
+	struct thr *t = thr_get(s, tid), n = {.tid = tid, .pid = pid, .used = true};
+	const struct thr *pt = thr_find(s, ptid); /* after thr_get(), which may move them */
+
+	if (!t)
+		return -ENOMEM;
+	/* perf (machine__process_fork_event(), thread__fork()): a new thread, whatever had
+	 * this tid before, named as the thread that made it if that one has a name */
+	s->state++;
+	if (pt && pt->set) {
+		n.set = true;
+		memcpy(n.comm, pt->comm, sizeof(n.comm));
+	}
+	*t = n;
+	return hws_symbols__fork(s, pid, ppid);
 }
 
 int hws_symbols__fork(struct hws_symbols *s, uint32_t pid, uint32_t ppid)
@@ -321,9 +391,18 @@ const char *hws_symbols__pid_comm(struct hws_symbols *s, uint32_t pid)
 	return pid ? NULL : "swapper";
 }
 
+const char *hws_symbols__tid_comm(struct hws_symbols *s, uint32_t tid)
+{
+	const struct thr *t = thr_find(s, tid);
+
+	if (t && t->set)
+		return t->comm;
+	return tid ? NULL : "swapper"; /* as hws_symbols__pid_comm() */
+}
+
 const char *hws_symbols__sample_comm(struct hws_symbols *s, const struct hws_sample *smp)
 {
-	return s && (smp->fields & HWS_SF_PID) ? hws_symbols__pid_comm(s, smp->pid) : NULL;
+	return s && (smp->fields & HWS_SF_PID) ? hws_symbols__tid_comm(s, smp->tid) : NULL;
 }
 
 /* First map whose end is above @addr. */

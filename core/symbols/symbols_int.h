@@ -89,6 +89,14 @@ struct proc {
 
 #define MAX_EXEC_IMAGES 8
 
+/* a thread as perf keeps one (struct thread): its comm is its own (COMM records of its tid,
+ * inherited at FORK from the thread that created it), not its process's */
+struct thr {
+	uint32_t tid, pid;
+	bool used, set; /* set: a COMM (or the parent's comm at FORK) named it */
+	char comm[32];
+};
+
 /* Direct-mapped cache of lookups, keyed by (pid, address, data): the dump path resolves
  * every sample and most samples repeat a recent address. An entry is valid while its
  * generation is the table's: any side-band change (mmap, exec, fork) and any file unload
@@ -123,6 +131,8 @@ struct hws_symbols {
 	struct hws_symbols_opts opts;
 	struct proc **procs;
 	size_t nr_procs, proc_buckets;
+	struct thr *thr; /* open addressing by tid, thr_size slots (a power of 2) */
+	size_t nr_thr, thr_size;
 	struct dso **dsos;
 	size_t nr_dsos, dso_buckets;
 	struct dso **loaded; /* max_files entries */

@@ -262,6 +262,16 @@ static inline __attribute__((always_inline)) char *hws_fmt__u32(char *p, uint32_
 	return p + n;
 }
 
+/* a pid or tid as perf prints a pid_t: signed (a task the kernel could not name is -1) */
+static inline __attribute__((always_inline)) char *hws_fmt__pid(char *p, uint32_t v)
+{
+	if (__builtin_expect((int32_t)v < 0, 0)) {
+		*p++ = '-';
+		v = 0u - v;
+	}
+	return hws_fmt__u32(p, v);
+}
+
 /* @v in decimal with a '-' when negative (printf "%" PRId64) */
 static inline __attribute__((always_inline)) char *hws_fmt__i64(char *p, int64_t v)
 {

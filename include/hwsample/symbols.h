@@ -124,6 +124,13 @@ HWS_API int hws_symbols__comm(struct hws_symbols *syms, uint32_t pid, uint32_t t
 			      const char *comm, bool exec);
 HWS_API int hws_symbols__fork(struct hws_symbols *syms, uint32_t pid, uint32_t ppid);
 /**
+ * hws_symbols__fork_thread() - a FORK record whole: thread @tid of process @pid made by
+ * thread @ptid of @ppid. As hws_symbols__fork(), and the new thread takes @ptid's comm (a
+ * thread's comm is its own: perf's thread__fork()); a thread's COMM names only that thread.
+ */
+HWS_API int hws_symbols__fork_thread(struct hws_symbols *syms, uint32_t pid, uint32_t ppid,
+				     uint32_t tid, uint32_t ptid);
+/**
  * hws_symbols__mmap() - a mapping of @pid (MMAP / MMAP2). A new mapping replaces the parts
  * of older ones it overlaps, as in the kernel. @pid (u32)-1 means the kernel map.
  */
@@ -134,9 +141,15 @@ HWS_API int hws_symbols__mmap(struct hws_symbols *syms, uint32_t pid, uint64_t s
  * the idle task), NULL if unknown. Owned by @syms. */
 HWS_API const char *hws_symbols__pid_comm(struct hws_symbols *syms, uint32_t pid);
 
+/* Comm of thread @tid as perf names it: its last COMM, else the comm of the thread that made
+ * it (hws_symbols__fork_thread()); "swapper" for tid 0 without one; NULL if unknown (perf
+ * shows ":TID"). Owned by @syms. */
+HWS_API const char *hws_symbols__tid_comm(struct hws_symbols *syms, uint32_t tid);
+
 struct hws_sample;
-/* Comm of @s's process: hws_symbols__pid_comm() of its pid; NULL when @syms is NULL or the
- * sample carries no pid (HWS_SF_PID: an SPE record without CONTEXT names no process). */
+/* Comm of @s's thread: hws_symbols__tid_comm() of its tid, as perf script and perf report
+ * show it; NULL when @syms is NULL or the sample carries no pid (HWS_SF_PID: an SPE record
+ * without CONTEXT names no process). */
 HWS_API const char *hws_symbols__sample_comm(struct hws_symbols *syms, const struct hws_sample *s);
 
 /**

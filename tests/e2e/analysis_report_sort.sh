@@ -90,6 +90,36 @@ if perf record -q -e sched:sched_switch,sched:sched_waking -a -o "$TMP/sw.data" 
 		echo "note: no sample of the idle task in this recording: its name not compared"
 	fi
 fi
+# a thread's comm is its own (pthread_setname_np: a COMM of its tid; a new thread inherits its
+# creator's): thread_names runs threads named hot-a, hot-b, phase-1 then phase-2, and one
+# unnamed. Rows, filters and dump's comm column as perf's, on perf's and hwsample's recordings
+TN=${HWS_WORKLOADS:-}/thread_names
+if [ -x "$TN" ]; then
+	perf record -q -e cpu-clock -c 250000 -o "$TMP/tn.data" -- "$TN" >/dev/null 2>&1
+	"$HWS_BIN" record -q -b sw -e cpu-clock -c 250000 -o "$TMP/tn-h.data" -- "$TN" >/dev/null 2>&1
+	for f in tn tn-h; do
+		[ -s "$TMP/$f.data" ] || { check "$f: recorded" false; continue; }
+		same "named threads ($f) --sort comm" "$TMP/$f.data" "--sort comm" \
+			"--no-children --sort comm"
+		for c in hot-a hot-b phase-1 phase-2 thread_names; do
+			check "named threads ($f): a row for $c" grep -q "% *$c *\$" "$TMP/h.txt"
+		done
+		for k in pid comm,sym; do
+			same "named threads ($f) --sort $k" "$TMP/$f.data" "--sort $k" "--no-children --sort $k"
+		done
+		flt="--sort comm,sym --comms hot-a,phase-2"
+		same "named threads ($f) $flt" "$TMP/$f.data" "$flt" "--no-children $flt"
+		perf script -i "$TMP/$f.data" -F comm,tid 2>/dev/null | awk '{print $1, $2}' | sort |
+			uniq -c >"$TMP/tn-p.txt"
+		"$HWS_BIN" dump -i "$TMP/$f.data" 2>/dev/null |
+			awk '{for (i = 2; i <= NF; i++) if ($i ~ /^-?[0-9]+\/-?[0-9]+$/) {
+				split($i, a, "/"); print $1, a[2]; break }}' | sort | uniq -c >"$TMP/tn-h.txt"
+		check "named threads ($f): dump's comm and tid per sample as perf script's" \
+			cmp -s "$TMP/tn-p.txt" "$TMP/tn-h.txt"
+	done
+else
+	echo "note: $TN not built: thread comms not compared"
+fi
 # CPU filters need samples with CPU numbers: hwsample's recording has them, perf's of one
 # program not (perf refuses -C there: "File does not contain CPU events"; so does hwsample)
 if [ -f "$TMP/hw.data" ]; then

@@ -88,9 +88,9 @@ static void ref_json(const struct hws_sample *s, char *b, size_t len)
 	}
 	if (f & HWS_SF_PID) {
 		KEY("pid");
-		ADD("%u", s->pid);
+		ADD("%d", (int)s->pid); /* signed, as perf prints a pid_t */
 		KEY("tid");
-		ADD("%u", s->tid);
+		ADD("%d", (int)s->tid);
 	}
 	if (s->event) {
 		KEY("event");
@@ -193,7 +193,7 @@ static void ref_csv(const struct hws_sample *s, char *b, size_t len)
 		ADD("%u", s->cpu);
 	ADD(",");
 	if (f & HWS_SF_PID)
-		ADD("%u,%u", s->pid, s->tid);
+		ADD("%d,%d", (int)s->pid, (int)s->tid);
 	else
 		ADD(",");
 	ADD(",");
@@ -280,7 +280,7 @@ static void ref_text(const struct hws_sample *s, char *b, size_t len)
 	if (f & HWS_SF_CPU)
 		ADD("[%03u] ", s->cpu);
 	if (f & HWS_SF_PID)
-		ADD("%u/%u ", s->pid, s->tid);
+		ADD("%d/%d ", (int)s->pid, (int)s->tid);
 	ADD("%s:", s->event ? text_str(s->event) : "?");
 	if (f & HWS_SF_PERIOD)
 		ADD(" %" PRIu64, s->period);
@@ -367,7 +367,7 @@ static void check_syms(void)
 		if (!f.buf)
 			continue;
 		named += sym.name != NULL;
-		/* text: the comm column (":7": no COMM for pid 7, as perf script), the line
+		/* text: the comm column (":7": no COMM for thread 7, as perf script), the line
 		 * without symbols, " sym" inserted before the newline */
 		n = (size_t)snprintf(ref, sizeof(ref), "%16s ", ":7");
 		ref_text(&s, ref + n, sizeof(ref) - n);

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <hwsample/sample.h>
 #include <hwsample/symbols.h>
 
 #include "tests.h"
@@ -398,6 +399,50 @@ static void test_maps(void)
 	hws_symbols__delete(syms);
 }
 
+/* comms are per thread, as perf's: a thread's COMM names it alone, a new thread takes the
+ * comm of the thread that made it, a reused tid starts afresh */
+static void test_thread_comms(void)
+{
+	struct hws_symbols *syms = hws_symbols__new(NULL);
+	struct hws_sample s = {.fields = HWS_SF_PID, .pid = 300, .tid = 301};
+
+	__T("thread syms", syms != NULL);
+	if (!syms)
+		return;
+	hws_symbols__comm(syms, 300, 300, "server", true);
+	hws_symbols__fork_thread(syms, 300, 300, 301, 300);
+	T_EQ_STR("new thread: its creator's comm", hws_symbols__tid_comm(syms, 301), "server");
+	hws_symbols__comm(syms, 300, 301, "worker", false);
+	T_EQ_STR("thread COMM: the thread's", hws_symbols__tid_comm(syms, 301), "worker");
+	T_EQ_STR("thread COMM: not the process's", hws_symbols__pid_comm(syms, 300), "server");
+	T_EQ_STR("main thread keeps its own", hws_symbols__tid_comm(syms, 300), "server");
+	T_EQ_STR("a sample: its thread's comm", hws_symbols__sample_comm(syms, &s), "worker");
+	hws_symbols__fork_thread(syms, 300, 300, 302, 301);
+	T_EQ_STR("made by a named thread", hws_symbols__tid_comm(syms, 302), "worker");
+	hws_symbols__fork_thread(syms, 300, 300, 303, 999);
+	__T("made by an unknown thread: unnamed (perf's :TID)",
+	    hws_symbols__tid_comm(syms, 303) == NULL);
+	s.tid = 304;
+	__T("a sample of an unknown thread: unnamed", hws_symbols__sample_comm(syms, &s) == NULL);
+	s.tid = (uint32_t)-1;
+	__T("tid -1: unnamed (not its process's)", hws_symbols__sample_comm(syms, &s) == NULL);
+	hws_symbols__fork_thread(syms, 400, 300, 301, 300);
+	T_EQ_STR("reused tid: named by its new creator", hws_symbols__tid_comm(syms, 301),
+		 "server");
+	T_EQ_STR("the idle task", hws_symbols__tid_comm(syms, 0), "swapper");
+	/* enough threads to grow the table while a fork reads its creator's entry */
+	int bad = 0;
+	for (uint32_t t = 1000; t < 1600; t++) {
+		hws_symbols__fork_thread(syms, 300, 300, t, t - 1 >= 1000 ? t - 1 : 301);
+		bad += !hws_symbols__tid_comm(syms, t) ||
+		       strcmp(hws_symbols__tid_comm(syms, t), "server");
+	}
+	T_EQ_U64("600 threads, each made by the last: all named as the first", bad, 0);
+	s.fields = 0;
+	__T("no pid in the sample: no comm", hws_symbols__sample_comm(syms, &s) == NULL);
+	hws_symbols__delete(syms);
+}
+
 static void test_kallsyms(void)
 {
 	struct hws_symbols *syms = hws_symbols__new(NULL);
@@ -541,6 +586,7 @@ int main(void)
 	test_srcline(pie);
 	test_live(pie);
 	test_maps();
+	test_thread_comms();
 	test_kallsyms();
 	test_kallsyms_big();
 	test_lru(nopie, pie);
