@@ -338,12 +338,15 @@ int hws_symbols__fork_thread(struct hws_symbols *s, uint32_t pid, uint32_t ppid,
 {
 	struct thr *t = thr_get(s, tid), n = {.tid = tid, .pid = pid, .used = true};
 	const struct thr *pt = thr_find(s, ptid); /* after thr_get(), which may move them */
+	struct proc *p;
 
 	if (!t)
 		return -ENOMEM;
 	/* perf (machine__process_fork_event(), thread__fork()): a new thread, whatever had
 	 * this tid before, named as the thread that made it if that one has a name */
 	s->state++;
+	if ((p = proc_find(s, pid))) /* its samples' names may change (hws_symbols__pid_state()) */
+		p->pstate = s->state;
 	if (pt && pt->set) {
 		n.set = true;
 		memcpy(n.comm, pt->comm, sizeof(n.comm));

@@ -116,9 +116,45 @@ static void test_rows(void)
 	free(t);
 }
 
+/* a tid made anew (FORK) in the same process takes its new creator's comm: a sample at the
+ * same ip as the old thread's must not get the old thread's row from the row cache */
+static void test_tid_reused(void)
+{
+	struct hws_symbols_opts so = {.sz = sizeof(so), .no_elf = true};
+	struct hws_symbols *syms = hws_symbols__new(&so);
+	struct hws_hist *h = hws_hist__new("comm", false, NULL);
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	struct hws_sample s = {.sz = sizeof(s)};
+
+	CHECK(syms && h);
+	if (!syms || !h)
+		return;
+	s.fields = HWS_SF_PID | HWS_SF_IP | HWS_SF_PERIOD;
+	s.pid = 500;
+	s.tid = 501;
+	s.ip = 0x403000;
+	s.period = 100;
+	CHECK(hws_symbols__comm(syms, 500, 500, "srv", true) == 0);
+	CHECK(hws_symbols__fork_thread(syms, 500, 500, 502, 500) == 0);
+	CHECK(hws_symbols__comm(syms, 500, 502, "new", false) == 0);
+	CHECK(hws_symbols__fork_thread(syms, 500, 500, 501, 500) == 0);
+	CHECK(hws_symbols__comm(syms, 500, 501, "old", false) == 0);
+	CHECK(hws_hist__add(h, syms, &s, true) == 0);
+	CHECK(hws_symbols__fork_thread(syms, 500, 500, 501, 502) == 0);
+	CHECK(hws_hist__add(h, syms, &s, true) == 0);
+	CHECK(hws_hist__render(h, syms, "comm", &sb) == 0);
+	CHECK(sb.buf && strstr(sb.buf, "50.00%  old") && strstr(sb.buf, "50.00%  new"));
+	if (sb.buf && !strstr(sb.buf, "50.00%  new"))
+		fprintf(stderr, "%s\n", sb.buf);
+	hws_strbuf__release(&sb);
+	hws_hist__delete(h);
+	hws_symbols__delete(syms);
+}
+
 int main(void)
 {
 	test_rows();
+	test_tid_reused();
 	test_same_as_known();
 	printf("%d checks, %d failed\n", tests_run, tests_failed);
 	return tests_failed ? 1 : 0;
