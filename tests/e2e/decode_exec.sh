@@ -19,8 +19,9 @@ W=${HWS_WORKLOADS:-}
 eq "record exit code" "$?" 0
 
 # 1. dump against perf script, sample by sample ("ip sym+off" pairs, in order)
+# (a sample at a function's first byte: perf's "NAME+0x0" is hwsample's "NAME")
 perf script -i "$TMP/e.data" -F ip,sym,symoff 2>/dev/null |
-	awk '$1 !~ /^ffff/ {print $1, $2}' >"$TMP/perf.txt"
+	awk '$1 !~ /^ffff/ {sub(/\+0x0$/, "", $2); print $1, $2}' >"$TMP/perf.txt"
 "$HWS_BIN" dump -i "$TMP/e.data" 2>/dev/null |
 	awk '{for (i = 1; i < NF; i++) if ($i == "ip") {sub(/^0x/, "", $(i + 1)); print $(i + 1), $(i + 2); break}}' |
 	awk '$1 !~ /^ffff/' >"$TMP/hws.txt"
