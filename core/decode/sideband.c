@@ -24,6 +24,7 @@
 #define AUX_FLAG_COLLISION 0x08
 
 #define MISC_COMM_EXEC (1U << 13)
+#define MISC_MMAP_DATA (1U << 13) /* the same bit, in MMAP records */
 
 /*
  * Kernel symbols: from the kallsyms of the kernel the file was recorded on.
@@ -175,14 +176,20 @@ void dec_sideband(struct hws_decoder *d, const struct hws_perf_record *rec)
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2: {
 		size_t fo = type == PERF_RECORD_MMAP ? 40 : 72;
+		uint32_t prot;
 		if (size < fo)
 			return;
 		memcpy(&pid, p + 8, 4);
 		memcpy(&addr, p + 16, 8);
 		memcpy(&len, p + 24, 8);
 		memcpy(&pgoff, p + 32, 8);
-		hws_symbols__mmap(d->syms, pid, addr, len, pgoff,
-				  rec_str(rec, fo, name, sizeof(name)));
+		/* perf: an MMAP is executable unless marked data; an MMAP2 says its prot */
+		if (type == PERF_RECORD_MMAP2)
+			memcpy(&prot, p + 64, 4);
+		else
+			prot = (rec->hdr->misc & MISC_MMAP_DATA) ? 0 : HWS_PROT_EXEC;
+		hws_symbols__mmap_prot(d->syms, pid, addr, len, pgoff, prot,
+				       rec_str(rec, fo, name, sizeof(name)));
 		return;
 	}
 	case PERF_RECORD_FORK: {

@@ -628,6 +628,71 @@ static void make_room(struct hws_symbols *s)
 	s->loaded[victim] = s->loaded[--s->nr_loaded];
 }
 
+#define PERFMAP_MAX ((off_t)1 << 30) /* bytes of a JIT's map file read at most */
+
+/*
+ * A JIT's symbols from its perf map (d->path, "/tmp/perf-PID.map"), as perf reads them
+ * (dso__load_perf_map()): lines "START SIZE NAME", START and SIZE hex (strtoull), one
+ * separator after each, NAME the rest of the line; a line whose name would be under three
+ * bytes is skipped, and so is a symbol of size 0 (perf's lookup never finds one). Addresses
+ * are the process's own. Whoever owns it (perf 6.1 reads a map of a process of another
+ * user, as when root profiles a service), but only a regular file, never through a symlink,
+ * and at most PERFMAP_MAX bytes. 0, or -ENOENT.
+ */
+static int perfmap_load(struct dso *d)
+{
+	const struct hws_symbols_opts raw = {.sz = sizeof(raw), .no_demangle = true};
+	size_t cap = 0, alloc_names = 0;
+	char *buf = NULL, *p, *end;
+	struct stat st;
+	ssize_t got = 0;
+	int fd = open(d->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > PERFMAP_MAX) {
+		if (fd >= 0)
+			close(fd);
+		return -ENOENT;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	while (buf && got < st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)(st.st_size - got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	close(fd);
+	if (!buf)
+		return -ENOENT;
+	buf[got] = 0;
+	for (p = buf; p < buf + got; p = end + 1) {
+		unsigned long long start, size;
+		char *q, *name;
+
+		end = memchr(p, '\n', (size_t)(buf + got - p));
+		if (!end)
+			end = buf + got;
+		*end = 0;
+		start = strtoull(p, &q, 16);
+		if (q + 3 >= end) /* the separator, then a name of three bytes or more */
+			continue;
+		size = strtoull(q + 1, &name, 16);
+		if (name + 3 >= end || !size || start + size < start)
+			continue;
+		if (d->nr_syms >= MAX_SYMS ||
+		    sym_add(d, &cap, &alloc_names, start, size, HWS_SYM_FUNC, SYM_BIND_GLOBAL,
+			    name + 1, &raw)) {
+			free(buf);
+			return -ENOENT;
+		}
+	}
+	free(buf);
+	dso__finish_syms(d, 0, false);
+	return 0;
+}
+
 int dso__load(struct hws_symbols *s, struct dso *d)
 {
 	char bid[128], dbg[512];
@@ -635,6 +700,14 @@ int dso__load(struct hws_symbols *s, struct dso *d)
 	size_t nph;
 
 	make_room(s);
+	if (d->perfmap) {
+		if (perfmap_load(d))
+			goto fail;
+		d->state = DSO_LOADED;
+		s->loaded[s->nr_loaded++] = d;
+		s->st.files_loaded++;
+		return 0;
+	}
 	d->elf = open_elf(d->path, &d->fd);
 	/* the file recorded, as perf finds it: the one at its path when its build-id is the
 	 * recorded one, else perf's build-id cache copy; never another file of that name */

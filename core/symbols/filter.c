@@ -9,6 +9,8 @@
  *  - CPUs are a bitmap of HWS_FILTER_MAX_CPU bits; CPUs above never match a CPU list.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,12 +36,48 @@ struct hws_filter {
 	char *time_str;
 };
 
+/* perf's short names of JIT maps, "[JIT] tid PID" (dso__set_basename()): made once per pid,
+ * kept for the program's life (the names are shown as long as anything holds the path) */
+struct jit_name {
+	struct jit_name *next;
+	int pid;
+	char name[24];
+};
+
+static struct jit_name *jit_names;
+static pthread_mutex_t jit_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *jit_short_name(const char *path)
+{
+	const char *r = NULL;
+	struct jit_name *j;
+	int pid, n = 0;
+
+	if (sscanf(path, "/tmp/perf-%d.map%n", &pid, &n) != 1 || !n || path[n])
+		return NULL;
+	pthread_mutex_lock(&jit_mu);
+	for (j = jit_names; j && j->pid != pid; j = j->next)
+		;
+	if (!j && (j = malloc(sizeof(*j)))) {
+		j->pid = pid;
+		snprintf(j->name, sizeof(j->name), "[JIT] tid %d", pid);
+		j->next = jit_names;
+		jit_names = j;
+	}
+	if (j)
+		r = j->name;
+	pthread_mutex_unlock(&jit_mu);
+	return r;
+}
+
 const char *hws_dso__short_name(const char *path)
 {
 	const char *b;
 
 	if (!path)
 		return "[unknown]";
+	if (path[0] == '/' && path[1] == 't' && (b = jit_short_name(path)))
+		return b;
 	if (!strcmp(path, "[kernel]") || !strncmp(path, "[kernel.kallsyms]", 17))
 		return "[kernel.kallsyms]";
 	if (path[0] == '[')

@@ -423,8 +423,40 @@ static size_t map_lower(const struct proc *p, uint64_t addr)
 	return lo;
 }
 
+/* memory perf gives a JIT's perf map when it is executable (map__new(): is_anon_memory(),
+ * is_no_dso_memory()) */
+static bool jit_memory(const char *f)
+{
+	return !strcmp(f, "//anon") || !strncmp(f, "/dev/zero", 9) ||
+	       !strncmp(f, "/anon_hugepage", 14) || !strncmp(f, "[stack", 6) ||
+	       !strncmp(f, "/SYSV", 5) || !strcmp(f, "[heap]");
+}
+
+static int mmap_add(struct hws_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
+		    uint64_t pgoff, const char *filename, bool perfmap);
+
+int hws_symbols__mmap_prot(struct hws_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
+			   uint64_t pgoff, uint32_t prot, const char *filename)
+{
+	char jit[40];
+
+	if (!filename || !*filename)
+		filename = "//anon";
+	if ((prot & HWS_PROT_EXEC) && pid != KERNEL_PID && jit_memory(filename)) {
+		snprintf(jit, sizeof(jit), "/tmp/perf-%d.map", (int)pid);
+		return mmap_add(s, pid, start, len, pgoff, jit, true);
+	}
+	return mmap_add(s, pid, start, len, pgoff, filename, false);
+}
+
 int hws_symbols__mmap(struct hws_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
 		      uint64_t pgoff, const char *filename)
+{
+	return mmap_add(s, pid, start, len, pgoff, filename, false);
+}
+
+static int mmap_add(struct hws_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
+		    uint64_t pgoff, const char *filename, bool perfmap)
 {
 	struct map nm, left = {0}, right = {0};
 	bool has_left = false, has_right = false;
@@ -445,6 +477,8 @@ int hws_symbols__mmap(struct hws_symbols *s, uint32_t pid, uint64_t start, uint6
 	nm.dso = dso_get(s, filename && *filename ? filename : "//anon");
 	if (!nm.dso)
 		return -ENOMEM;
+	if (perfmap && !nm.dso->perfmap && nm.dso->state == DSO_UNLOADED)
+		nm.dso->perfmap = true;
 
 	i = map_lower(p, nm.start);
 	for (j = i; j < p->nr && p->maps[j].start < nm.end; j++) {
@@ -921,7 +955,14 @@ static int resolve_in(struct hws_symbols *s, const struct proc *p, uint64_t addr
 	if (dso_load(s, m->dso)) {
 		*lo = m->start; /* never loads: the map's name for all of it */
 		*hi = m->end - 1;
+		if (m->dso->perfmap)
+			out->dso_addr = addr; /* perf: identity__map_ip() */
 		return 0;
+	}
+	if (m->dso->perfmap) { /* a JIT's map: its symbols are at the process's addresses */
+		out->dso_addr = addr;
+		fill_sym(s, m->dso, addr, data, out, &vlo, &vhi);
+		return out->name != NULL;
 	}
 	if (!map_to_vaddr_first(m->dso, m, addr, &out->dso_addr, &first))
 		return 0;

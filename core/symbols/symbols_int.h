@@ -67,6 +67,8 @@ struct dso {
 	 * cache copy of it (NULL if none), read when the file at path is another */
 	char *bid, *bid_copy;
 	int8_t bid_match; /* the file at path has bid: 0 not checked yet, 1 yes, -1 no */
+	bool perfmap;	  /* a JIT's perf map ("/tmp/perf-PID.map"): symbols at the process's
+			   * own addresses (hws_symbols__mmap_prot()) */
 };
 
 struct map {

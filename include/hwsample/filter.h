@@ -100,7 +100,8 @@ HWS_API size_t hws_filter__list_len(const struct hws_filter *f, const char *what
 /* The --time string of @f as given, or NULL. */
 HWS_API const char *hws_filter__time_str(const struct hws_filter *f);
 
-/* perf's short name of a DSO path: "[kernel]" -> "[kernel.kallsyms]", else the base name. */
+/* perf's short name of a DSO path: "[kernel]" -> "[kernel.kallsyms]", a JIT's perf map
+ * "/tmp/perf-PID.map" -> "[JIT] tid PID", else the base name. */
 HWS_API const char *hws_dso__short_name(const char *path);
 
 #ifdef __cplusplus

@@ -137,6 +137,19 @@ HWS_API int hws_symbols__fork_thread(struct hws_symbols *syms, uint32_t pid, uin
 HWS_API int hws_symbols__mmap(struct hws_symbols *syms, uint32_t pid, uint64_t start, uint64_t len,
 			      uint64_t pgoff, const char *filename);
 
+#define HWS_PROT_EXEC 0x4 /* PROT_EXEC */
+/**
+ * hws_symbols__mmap_prot() - hws_symbols__mmap() with the mapping's protection (an MMAP2's
+ * prot; an MMAP's is HWS_PROT_EXEC unless marked data). As perf, executable anonymous
+ * memory ("//anon", "/dev/zero", "/anon_hugepage", "[stack", "[heap]", "/SYSV") is a JIT's:
+ * it is named by "/tmp/perf-PID.map" (lines "START SIZE NAME", hex, the process's own
+ * addresses), read at the first lookup when it is a regular file (not through a symlink),
+ * and shown as perf's "[JIT] tid PID" (hws_dso__short_name()).
+ */
+HWS_API int hws_symbols__mmap_prot(struct hws_symbols *syms, uint32_t pid, uint64_t start,
+				   uint64_t len, uint64_t pgoff, uint32_t prot,
+				   const char *filename);
+
 /* Comm of @pid (its main thread's last COMM; "swapper" for pid 0 without one, as perf names
  * the idle task), NULL if unknown. Owned by @syms. */
 HWS_API const char *hws_symbols__pid_comm(struct hws_symbols *syms, uint32_t pid);

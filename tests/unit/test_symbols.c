@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <hwsample/filter.h>
 #include <hwsample/sample.h>
 #include <hwsample/symbols.h>
 
@@ -561,6 +562,57 @@ static void test_lru(const char *a, const char *b)
 	hws_symbols__delete(syms);
 }
 
+/* executable anonymous memory is a JIT's, named by its perf map (perf's map__new()); other
+ * memory is not */
+static void test_jit_maps(void)
+{
+	struct hws_symbols *syms = hws_symbols__new(NULL);
+	struct hws_symbol sym;
+	char path[64];
+	FILE *f;
+	/* a pid no test process has: the map file is this test's */
+	uint32_t pid = 4190000 + (uint32_t)(getpid() % 1000);
+
+	__T("jit syms", syms != NULL);
+	if (!syms)
+		return;
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	f = fopen(path, "w");
+	__T("map file", f != NULL);
+	if (!f) {
+		hws_symbols__delete(syms);
+		return;
+	}
+	/* good, a name under three bytes, size 0, a 0x prefix, a last line without '\n' */
+	fprintf(f, "7f0000001000 40 jit_a\n7f0000002000 10 ab\n7f0000003000 0 zero\n"
+		   "0x7f0000004000 0x20 with 0x\n7f0000005000 8 last");
+	fclose(f);
+	hws_symbols__mmap_prot(syms, pid, 0x7f0000000000, 0x10000, 0x7f0000000000, HWS_PROT_EXEC,
+			       "//anon");
+	hws_symbols__mmap_prot(syms, pid, 0x7f0000100000, 0x10000, 0, 0x3, "//anon");
+	hws_symbols__resolve(syms, pid, 0x7f0000001010, false, &sym);
+	T_EQ_STR("jit: named by the map", sym.name, "jit_a");
+	T_EQ_U64("jit: offset", sym.offset, 0x10);
+	T_EQ_U64("jit: the process's own address", sym.dso_addr, 0x7f0000001010);
+	T_EQ_STR("jit: the map's path", sym.dso, path);
+	hws_symbols__resolve(syms, pid, 0x7f0000002004, false, &sym);
+	__T("jit: a two-byte name skipped (as perf)", sym.name == NULL);
+	hws_symbols__resolve(syms, pid, 0x7f0000003000, false, &sym);
+	__T("jit: a size-0 entry names nothing", sym.name == NULL);
+	hws_symbols__resolve(syms, pid, 0x7f0000004010, false, &sym);
+	T_EQ_STR("jit: 0x prefixes (strtoull)", sym.name, "with 0x");
+	hws_symbols__resolve(syms, pid, 0x7f0000005004, false, &sym);
+	T_EQ_STR("jit: a last line without a newline", sym.name, "last");
+	hws_symbols__resolve(syms, pid, 0x7f0000100010, true, &sym);
+	T_EQ_STR("not executable: plain anonymous memory", sym.dso, "//anon");
+	unlink(path);
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", 77);
+	T_EQ_STR("short name of a JIT map", hws_dso__short_name(path), "[JIT] tid 77");
+	T_EQ_STR("same again", hws_dso__short_name(path), "[JIT] tid 77");
+	T_EQ_STR("not a JIT map", hws_dso__short_name("/tmp/perf-77.map.old"), "perf-77.map.old");
+	hws_symbols__delete(syms);
+}
+
 int main(void)
 {
 	char src[300], nopie[300], pie[300], cmd[1600];
@@ -587,6 +639,7 @@ int main(void)
 	test_live(pie);
 	test_maps();
 	test_thread_comms();
+	test_jit_maps();
 	test_kallsyms();
 	test_kallsyms_big();
 	test_lru(nopie, pie);
