@@ -713,7 +713,8 @@ static const struct sym *sym_find(const struct dso *d, uint64_t addr, bool data)
 static void fill_sym(struct hws_symbols *s, struct dso *d, uint64_t vaddr, bool data,
 		     struct hws_symbol *out, uint64_t *vlo, uint64_t *vhi)
 {
-	const struct sym *y = d->last[data], *end = d->syms + d->nr_syms;
+	/* no symbols (an empty perf map): no table, and NULL + 0 is undefined */
+	const struct sym *y = d->last[data], *end = d->syms ? d->syms + d->nr_syms : NULL;
 
 	*vlo = *vhi = vaddr;
 	/* consecutive samples mostly hit the symbol of the previous one */
