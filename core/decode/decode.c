@@ -406,29 +406,6 @@ static inline int dispatch_fast(struct hws_decoder *d, struct hws_perf_record *r
 }
 
 /*
- * The @i-th record of @win in time order. What win_add() kept in place (w->hdr, w->payload
- * non-NULL) is the reader's stable memory and keeps its HWS_PERF_REC_*_STABLE flag, so
- * aux_hold() holds such a payload without copying it; a copy in wbuf lives only as long as
- * the window and has no flag.
- */
-static inline struct hws_perf_record win_record(const struct window *win, size_t i)
-{
-	const struct win_rec *w = &win->wrec[win->wkey[i].idx];
-
-	return (struct hws_perf_record){
-	    .hdr = w->hdr ? w->hdr : (const void *)(win->wbuf + w->off),
-	    .file_offset = w->file_offset,
-	    .payload = !w->payload_size ? NULL
-		       : w->payload	? w->payload
-					: win->wbuf + w->payload_off,
-	    .payload_size = w->payload_size,
-	    .attr_idx = w->attr_idx,
-	    .flags = (w->hdr ? HWS_PERF_REC_HDR_STABLE : 0) |
-		     (w->payload_size && w->payload ? HWS_PERF_REC_PAYLOAD_STABLE : 0),
-	};
-}
-
-/*
  * Unordered delivery (opts.unordered): samples go to the callback in file order, as the
  * reader hands them out, without passing through the window; every other record (sideband,
  * loss, user records) still goes through the window d->win[0], one round at a time, and is
@@ -456,7 +433,7 @@ static int side_flush(struct hws_decoder *d, uint64_t upto)
 
 	dec_sort_window(side, 0, side->wn);
 	for (size_t i = 0; i < side->wn && !rc; i++) {
-		struct hws_perf_record rec = win_record(side, i);
+		struct hws_perf_record rec = dec_win_record(side, i);
 
 		rc = dispatch(d, &rec, NULL, NULL); /* no samples here: no callback */
 	}
@@ -525,8 +502,8 @@ int hws_decoder__run(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 	for (;;) {
 		struct window *win = d->cur;
 
-		if (win && d->wpos < win->wn) {
-			struct hws_perf_record rec = win_record(win, d->wpos++);
+		if (win && d->wpos < win->wn_out) {
+			struct hws_perf_record rec = dec_win_record(win, d->wpos++);
 
 			rc = dispatch_fast(d, &rec, fn, ctx);
 			if (rc)

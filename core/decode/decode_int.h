@@ -151,6 +151,8 @@ struct window {
 			* dec_sort_window()'s */
 	size_t nruns;
 	size_t wn, wcapn;
+	size_t wn_out; /* keys [0, wn_out) are dispatched; [wn_out, wn), records after perf's
+			* round limit, go into the next window (order.c: hold_back()) */
 	bool eof;
 	int rc;	 /* order.c's fill_window(): 0 or -ENOMEM */
 	int err; /* reader error met while filling: reported once the window is out */
@@ -226,6 +228,9 @@ struct hws_decoder {
 	size_t wpos;	    /* next record of cur */
 	int cur_k;	    /* index of cur in win[] */
 	bool threaded;	    /* read-ahead thread in use (decided at the first run) */
+	/* perf's ordered events (order.c: hold_back()): at a round's end only records up to
+	 * the largest time of the rounds before it are dispatched */
+	uint64_t oe_limit, oe_max;
 	struct readahead ra;
 	/* unordered delivery (decode.c: run_direct()) */
 	bool direct_checked, direct; /* decided, in use */
@@ -262,6 +267,29 @@ void dec_record_ev_cpu(struct hws_decoder *d, const struct hws_perf_record *rec,
 int dec_next_window(struct hws_decoder *d);
 /* Sort keys [from, to) of @win: one round. */
 void dec_sort_window(struct window *win, size_t from, size_t to);
+/*
+ * The @i-th record of @win in time order. What win_add() kept in place (w->hdr, w->payload
+ * non-NULL) is the reader's stable memory and keeps its HWS_PERF_REC_*_STABLE flag, so
+ * aux_hold() holds such a payload without copying it; a copy in wbuf lives only as long as
+ * the window and has no flag.
+ */
+static inline struct hws_perf_record dec_win_record(const struct window *win, size_t i)
+{
+	const struct win_rec *w = &win->wrec[win->wkey[i].idx];
+
+	return (struct hws_perf_record){
+	    .hdr = w->hdr ? w->hdr : (const void *)(win->wbuf + w->off),
+	    .file_offset = w->file_offset,
+	    .payload = !w->payload_size ? NULL
+		       : w->payload	? w->payload
+					: win->wbuf + w->payload_off,
+	    .payload_size = w->payload_size,
+	    .attr_idx = w->attr_idx,
+	    .flags = (w->hdr ? HWS_PERF_REC_HDR_STABLE : 0) |
+		     (w->payload_size && w->payload ? HWS_PERF_REC_PAYLOAD_STABLE : 0),
+	};
+}
+
 /* Append @rec to @win with its sort key (*last_time: the round's last record time so far):
  * 0 or -ENOMEM. */
 int dec_win_add(struct hws_decoder *d, struct window *win, const struct hws_perf_record *rec,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Time order (perf's ordered events): the records of one round (up to FINISHED_ROUND) read
- * into a window and sorted by time, and the optional read-ahead thread that fills the next
- * window while the current one is dispatched.
+ * into a window and sorted by time, with the records past perf's round limit held for the
+ * next window (hold_back(), carry_in()), and the optional read-ahead thread that fills the
+ * next window while the current one is dispatched (it sorts each round on its own).
  *
  * Invariants:
  *  - a window holds at most WINDOW_MAX_BYTES of records; records the reader hands out in
@@ -164,7 +165,7 @@ static inline __attribute__((always_inline)) void win_key_set(struct hws_decoder
 {
 	uint64_t t = record_time(d, r);
 
-	if (!i)
+	if (r->file_offset < win->first_off) /* records held from the window before come first */
 		win->first_off = r->file_offset;
 	if (t == UINT64_MAX) {
 		t = *last_time;
@@ -172,6 +173,8 @@ static inline __attribute__((always_inline)) void win_key_set(struct hws_decoder
 		if (t < *last_time)
 			win->wruns[1 + win->nruns++] = i;
 		*last_time = t;
+		if (t > d->oe_max)
+			d->oe_max = t;
 	}
 	win->wkey[i] = (struct win_key){.time = t, .idx = i};
 }
@@ -260,6 +263,67 @@ static void barrier(struct hws_decoder *d)
 }
 
 /*
+ * perf's ordered events hold records back a round: at a round's end (FINISHED_ROUND) only
+ * the records up to the largest time seen before the previous round's end are delivered
+ * (Linux tools/perf/util/ordered-events.c: OE_FLUSH__ROUND, next_flush); the others wait
+ * for the next round, so a record a CPU's ring delivered a round late still comes at its
+ * time. Same here, after the round's sort: keys [0, wn_out) go now, the rest into the next
+ * window (carry_in()). Not for files with AUX data (decoded one round late already:
+ * aux_stream.c) nor with read-ahead (several rounds per window); at the end, a reader error
+ * or a full window, all go.
+ */
+static void hold_back(struct hws_decoder *d, struct window *win, bool round_end)
+{
+	size_t lo = 0, hi = win->wn;
+
+	if (round_end && !d->threaded && dec_aux_event(d) < 0) {
+		while (lo < hi) { /* the first key past the limit (the keys are sorted) */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (win->wkey[mid].time <= d->oe_limit)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		win->wn_out = lo;
+	} else {
+		win->wn_out = win->wn;
+	}
+	d->oe_limit = d->oe_max;
+}
+
+/* the records the other window held back (hold_back()) as the first of @win, in their order;
+ * 0 or -ENOMEM */
+static int carry_in(struct hws_decoder *d, struct window *win, uint64_t *last_time)
+{
+	struct window *prev = &d->win[win == &d->win[0]];
+
+	for (size_t i = prev->wn_out; i < prev->wn; i++) {
+		const struct win_key *k = &prev->wkey[i];
+		const struct win_rec *w = &prev->wrec[k->idx];
+		struct hws_perf_record rec;
+		size_t j;
+
+		/* in the reader's memory (nearly all): the entry as it is, with its time */
+		if (w->hdr && (!w->payload_size || w->payload) && win->wn < win->wcapn) {
+			j = win->wn++;
+			win->wrec[j] = *w;
+			win->wkey[j] = (struct win_key){.time = k->time, .idx = j};
+			/* not counted in wref: at most the window before's bytes more */
+			if (w->file_offset < win->first_off)
+				win->first_off = w->file_offset;
+			*last_time = k->time; /* the held keys are in time order */
+			continue;
+		}
+		rec = dec_win_record(prev, i);
+		if (win_add(d, win, &rec, last_time))
+			return -ENOMEM;
+	}
+	prev->wn_out = prev->wn = 0;
+	return 0;
+}
+
+/*
  * Read one round into the window: up to and including FINISHED_ROUND, the end, a reader
  * error (kept for after the window), or WINDOW_MAX_BYTES; then sort it by time. Records the
  * reader hands out in place (a mapped file: HWS_PERF_REC_*_STABLE) are kept as pointers;
@@ -272,11 +336,14 @@ static int fill_window(struct hws_decoder *d, struct window *win)
 	uint64_t last_time = 0;
 	struct hws_perf_record rec;
 	size_t seg = 0; /* first record of the round being read */
+	bool round_end = false;
 	int rc;
 
-	win->wlen = win->wn = win->wref = win->nruns = 0;
+	win->wlen = win->wn = win->wn_out = win->wref = win->nruns = 0;
 	win->first_off = UINT64_MAX;
 	if (dec_ensure_events(d))
+		return -ENOMEM;
+	if (!d->threaded && carry_in(d, win, &last_time))
 		return -ENOMEM;
 	while (win->wlen + win->wref < WINDOW_MAX_BYTES) {
 		if (d->threaded) {
@@ -314,11 +381,14 @@ static int fill_window(struct hws_decoder *d, struct window *win)
 			dec_sort_window(win, seg, win->wn);
 			seg = win->wn;
 			if (!d->threaded || win->wlen + win->wref >= RA_WINDOW_BYTES ||
-			    !plain_record(hws_perf_reader__peek_type(d->r)))
+			    !plain_record(hws_perf_reader__peek_type(d->r))) {
+				round_end = !d->threaded;
 				break;
+			}
 		}
 	}
 	dec_sort_window(win, seg, win->wn);
+	hold_back(d, win, round_end);
 	return 0;
 }
 

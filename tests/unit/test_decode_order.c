@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * The decoder processes records in time order within each round (between FINISHED_ROUND
- * records), as perf's ordered events do: with per-CPU rings a file holds one ring's
- * records before another's, so a sample can precede, in the file, the side-band that
- * came before it in time. Rounds stay barriers: nothing crosses a FINISHED_ROUND. Also
- * resuming after the callback stops in the middle of a round.
+ * The decoder processes records in time order as perf's ordered events do: with per-CPU
+ * rings a file holds one ring's records before another's, so a sample can precede, in the
+ * file, the side-band that came before it in time; at a FINISHED_ROUND only the records up to
+ * the largest time seen before the previous one go out, the rest wait a round, so a record a
+ * ring delivered a round late still comes at its time, and one later than that does not.
+ * The expected order is perf 6.1's on the same records (perf script -F time). Also resuming
+ * after the callback stops in the middle of a round.
  * Unordered delivery (opts.unordered, used by report and c2c): samples in file order, side-band
  * still applied in time order (the last COMM by time names the process, not the last in the
  * file); a pipe ignores the option and stays in time order.
@@ -98,9 +100,18 @@ static void write_records(const char *path, bool pipe)
 	comm(w, "late", 50);
 	sample(w, 200, 1);
 	round_end(w);
-	/* round 2: an earlier time than round 1 stays after it (rounds are barriers) */
+	/* round 2: times before round 1's come first (perf held round 1 back a round) */
 	sample(w, 40, 1);
 	sample(w, 30, 0);
+	sample(w, 500, 0);
+	round_end(w);
+	sample(w, 600, 0);
+	round_end(w);
+	/* the end: 450 and 20 are earlier than 500, which went out at round 3's end, so they
+	 * come after it (20 after 500 as in perf), then 600 and 700 in time order */
+	sample(w, 450, 1);
+	sample(w, 20, 1);
+	sample(w, 700, 0);
 	__T("close", hws_perf_writer__close(w) == 0);
 }
 
@@ -140,8 +151,8 @@ int main(void)
 
 	for (int mode = 0; mode < 3; mode++) {
 		/* 0: time order; 1: unordered; 2: unordered, read from a pipe (time order) */
-		static const uint64_t sorted[5] = {100, 200, 300, 30, 40};
-		static const uint64_t in_file[5] = {300, 100, 200, 40, 30};
+		static const uint64_t sorted[10] = {30, 40, 100, 200, 300, 500, 20, 450, 600, 700};
+		static const uint64_t in_file[10] = {300, 100, 200, 40, 30, 500, 600, 450, 20, 700};
 		const uint64_t *want = mode == 1 ? in_file : sorted;
 
 		for (int stop = 0; stop <= 2; stop++) {
@@ -161,10 +172,10 @@ int main(void)
 			while ((rc = hws_decoder__run(d, cb, &g)) > 0)
 				; /* callback stopped: resume */
 			T_EQ_U64("run ends cleanly", rc, 0);
-			T_EQ_U64("samples", g.n, 5);
-			for (int i = 0; i < 5; i++)
-				T_EQ_U64(mode == 1 ? "file order" : "time order within rounds",
-					 g.t[i], want[i]);
+			T_EQ_U64("samples", g.n, 10);
+			for (int i = 0; i < 10; i++)
+				T_EQ_U64(mode == 1 ? "file order" : "perf's time order", g.t[i],
+					 want[i]);
 			T_EQ_STR("comm of pid 7: the later by time",
 				 hws_symbols__pid_comm(hws_decoder__symbols(d), 7), "newest");
 			hws_decoder__delete(d);
