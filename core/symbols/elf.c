@@ -703,10 +703,7 @@ int dso__load(struct hws_symbols *s, struct dso *d)
 	if (d->perfmap) {
 		if (perfmap_load(d))
 			goto fail;
-		d->state = DSO_LOADED;
-		s->loaded[s->nr_loaded++] = d;
-		s->st.files_loaded++;
-		return 0;
+		goto loaded;
 	}
 	d->elf = open_elf(d->path, &d->fd);
 	/* the file recorded, as perf finds it: the one at its path when its build-id is the
@@ -744,6 +741,7 @@ int dso__load(struct hws_symbols *s, struct dso *d)
 		      d->dbg_elf && has_section(d->dbg_elf, SHT_SYMTAB, NULL) ? d->dbg_elf
 									      : d->elf))
 		goto fail;
+loaded:
 	d->state = DSO_LOADED;
 	s->loaded[s->nr_loaded++] = d;
 	s->st.files_loaded++;

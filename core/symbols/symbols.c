@@ -173,23 +173,28 @@ static struct proc *proc_get(struct hws_symbols *s, uint32_t pid)
 	return p;
 }
 
+/* the slot of @tid in @tab (@size slots, a power of 2): its entry, or the free slot where it
+ * goes */
+static size_t thr_slot(const struct thr *tab, size_t size, uint32_t tid)
+{
+	size_t i = hash_u32(tid) & (size - 1);
+
+	while (tab[i].used && tab[i].tid != tid)
+		i = (i + 1) & (size - 1);
+	return i;
+}
+
 static struct thr *thr_find(struct hws_symbols *s, uint32_t tid)
 {
-	size_t m = s->thr_size - 1;
+	struct thr *t = s->thr ? &s->thr[thr_slot(s->thr, s->thr_size, tid)] : NULL;
 
-	if (!s->thr)
-		return NULL;
-	for (size_t i = hash_u32(tid) & m; s->thr[i].used; i = (i + 1) & m)
-		if (s->thr[i].tid == tid)
-			return &s->thr[i];
-	return NULL;
+	return t && t->used ? t : NULL;
 }
 
 /* thread @tid, added (unnamed) if new; NULL: no memory */
 static struct thr *thr_get(struct hws_symbols *s, uint32_t tid)
 {
 	struct thr *t = thr_find(s, tid);
-	size_t i, m;
 
 	if (t)
 		return t;
@@ -199,24 +204,17 @@ static struct thr *thr_get(struct hws_symbols *s, uint32_t tid)
 
 		if (!n)
 			return NULL;
-		for (size_t j = 0; j < s->thr_size; j++) {
-			if (!s->thr[j].used)
-				continue;
-			for (i = hash_u32(s->thr[j].tid) & (ns - 1); n[i].used;
-			     i = (i + 1) & (ns - 1))
-				;
-			n[i] = s->thr[j];
-		}
+		for (size_t j = 0; j < s->thr_size; j++)
+			if (s->thr[j].used)
+				n[thr_slot(n, ns, s->thr[j].tid)] = s->thr[j];
 		free(s->thr);
 		s->thr = n;
 		s->thr_size = ns;
 	}
-	m = s->thr_size - 1;
-	for (i = hash_u32(tid) & m; s->thr[i].used; i = (i + 1) & m)
-		;
+	t = &s->thr[thr_slot(s->thr, s->thr_size, tid)];
 	s->nr_thr++;
-	s->thr[i] = (struct thr){.tid = tid, .used = true};
-	return &s->thr[i];
+	*t = (struct thr){.tid = tid, .used = true};
+	return t;
 }
 
 static bool special_path(const char *path)
@@ -423,38 +421,7 @@ static size_t map_lower(const struct proc *p, uint64_t addr)
 	return lo;
 }
 
-/* memory perf gives a JIT's perf map when it is executable (map__new(): is_anon_memory(),
- * is_no_dso_memory()) */
-static bool jit_memory(const char *f)
-{
-	return !strcmp(f, "//anon") || !strncmp(f, "/dev/zero", 9) ||
-	       !strncmp(f, "/anon_hugepage", 14) || !strncmp(f, "[stack", 6) ||
-	       !strncmp(f, "/SYSV", 5) || !strcmp(f, "[heap]");
-}
-
-static int mmap_add(struct hws_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
-		    uint64_t pgoff, const char *filename, bool perfmap);
-
-int hws_symbols__mmap_prot(struct hws_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
-			   uint64_t pgoff, uint32_t prot, const char *filename)
-{
-	char jit[40];
-
-	if (!filename || !*filename)
-		filename = "//anon";
-	if ((prot & HWS_PROT_EXEC) && pid != KERNEL_PID && jit_memory(filename)) {
-		snprintf(jit, sizeof(jit), "/tmp/perf-%d.map", (int)pid);
-		return mmap_add(s, pid, start, len, pgoff, jit, true);
-	}
-	return mmap_add(s, pid, start, len, pgoff, filename, false);
-}
-
-int hws_symbols__mmap(struct hws_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
-		      uint64_t pgoff, const char *filename)
-{
-	return mmap_add(s, pid, start, len, pgoff, filename, false);
-}
-
+/* a mapping of @filename (@perfmap: a JIT's perf map, looked up at the process's addresses) */
 static int mmap_add(struct hws_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
 		    uint64_t pgoff, const char *filename, bool perfmap)
 {
@@ -477,7 +444,7 @@ static int mmap_add(struct hws_symbols *s, uint32_t pid, uint64_t start, uint64_
 	nm.dso = dso_get(s, filename && *filename ? filename : "//anon");
 	if (!nm.dso)
 		return -ENOMEM;
-	if (perfmap && !nm.dso->perfmap && nm.dso->state == DSO_UNLOADED)
+	if (perfmap && nm.dso->state == DSO_UNLOADED)
 		nm.dso->perfmap = true;
 
 	i = map_lower(p, nm.start);
@@ -519,6 +486,35 @@ static int mmap_add(struct hws_symbols *s, uint32_t pid, uint64_t start, uint64_
 	p->maps_gen = ++s->maps_serial;
 	s->st.maps++;
 	return 0;
+}
+
+/* memory perf gives a JIT's perf map when it is executable (map__new(): is_anon_memory(),
+ * is_no_dso_memory()) */
+static bool jit_memory(const char *f)
+{
+	return !strcmp(f, "//anon") || !strncmp(f, "/dev/zero", 9) ||
+	       !strncmp(f, "/anon_hugepage", 14) || !strncmp(f, "[stack", 6) ||
+	       !strncmp(f, "/SYSV", 5) || !strcmp(f, "[heap]");
+}
+
+int hws_symbols__mmap_prot(struct hws_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
+			   uint64_t pgoff, uint32_t prot, const char *filename)
+{
+	char jit[40];
+
+	if (!filename || !*filename)
+		filename = "//anon";
+	if ((prot & HWS_PROT_EXEC) && pid != KERNEL_PID && jit_memory(filename)) {
+		snprintf(jit, sizeof(jit), "/tmp/perf-%d.map", (int)pid);
+		return mmap_add(s, pid, start, len, pgoff, jit, true);
+	}
+	return mmap_add(s, pid, start, len, pgoff, filename, false);
+}
+
+int hws_symbols__mmap(struct hws_symbols *s, uint32_t pid, uint64_t start, uint64_t len,
+		      uint64_t pgoff, const char *filename)
+{
+	return mmap_add(s, pid, start, len, pgoff, filename, false);
 }
 
 /* whether the file at @d's path is the one recorded (its build-id is @d->bid), checked once
