@@ -590,18 +590,16 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 		struct comm_ent *ce = &h->cc[s->pid & (ARRAY_SIZE(h->cc) - 1)];
 		uint64_t state = c->syms ? hws_symbols__state(c->syms) : 0;
 		const char *comm;
-		char b[32];
+		char b[HWS_COMM_TID_LEN];
 
 		if (c->syms && ce->id && ce->pid == s->pid && ce->tid == s->tid &&
 		    ce->state == state) {
 			v[0] = ce->id;
 			return 0;
 		}
-		comm = hws_symbols__sample_comm(c->syms, s);
-		if (!comm) {
+		comm = hws_symbols__comm_or_tid(c->syms, s, b);
+		if (comm == b) {
 			/* perf's ":TID" comm: named later (comm_fixup()) */
-			snprintf(b, sizeof(b), ":%d", (int)s->tid); /* -1 as perf */
-			comm = b;
 			if (s->fields & HWS_SF_PID) {
 				v[1] = COMM_PENDING;
 				v[2] = s->tid;
@@ -742,13 +740,11 @@ static uint32_t key_col(struct hws_hist *h, struct ctx *c, int key, const uint64
 		return (uint32_t)v[0];
 	case K_PID:
 	case K_TID: {
-		const char *comm = hws_symbols__sample_comm(c->syms, s);
+		char t[HWS_COMM_TID_LEN];
 
 		/* signed as perf's (pid -1), an unknown comm as perf's ":TID" */
-		if (comm)
-			snprintf(b, sizeof(b), "%7d:%s", (int)s->tid, comm);
-		else
-			snprintf(b, sizeof(b), "%7d::%d", (int)s->tid, (int)s->tid);
+		snprintf(b, sizeof(b), "%7d:%s", (int)s->tid,
+			 hws_symbols__comm_or_tid(c->syms, s, t));
 		break;
 	}
 	case K_DSO:

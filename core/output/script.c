@@ -19,6 +19,7 @@
 #include <hwsample/symbols.h>
 
 #include "output/output_int.h"
+#include "symbols/symbols_core.h"
 
 static const char *const field_names[] = {
     [HWS_OUTF_COMM] = "comm",
@@ -131,13 +132,10 @@ void hws__out_script(struct lb *l, struct hws_output *out, const struct hws_samp
 	int n = 0;
 
 	if (F(COMM)) {
-		const char *c = hws_symbols__sample_comm(out->o.syms, s);
-		char tmp[24];
+		char tmp[HWS_COMM_TID_LEN];
+		const char *c = hws_symbols__comm_or_tid(out->o.syms, s, tmp);
 
-		if (!c) {
-			snprintf(tmp, sizeof(tmp), ":%d", (int)s->tid); /* perf's ":TID" */
-			c = tmp;
-		} else if (!hws_strbuf__text_plain(c)) {
+		if (c != tmp && !hws_strbuf__text_plain(c)) {
 			hws_strbuf__reset(&out->scratch);
 			c = hws_strbuf__add_text_str(&out->scratch, c) || !out->scratch.buf
 				? "?"

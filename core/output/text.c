@@ -17,6 +17,7 @@
 #include <hwsample/symbols.h>
 
 #include "output/output_int.h"
+#include "symbols/symbols_core.h"
 
 /* " sym" of the text format: hws_symbol__format() without printf in the common case */
 static void put_sym_text(struct lb *l, struct hws_output *out, const struct hws_sample *s,
@@ -167,16 +168,10 @@ static void put_callchain_text(struct lb *l, struct hws_output *out, const struc
 /* "%16s " of the process's comm, perf script's first column; control characters escaped */
 static void put_comm_text(struct lb *l, struct hws_output *out, const struct hws_sample *s)
 {
-	const char *c = hws_symbols__sample_comm(out->o.syms, s);
-	char tmp[24];
-	size_t n;
+	char tmp[HWS_COMM_TID_LEN];
+	const char *c = hws_symbols__comm_or_tid(out->o.syms, s, tmp);
+	size_t n = strlen(c);
 
-	if (!c) { /* perf's name of a thread without COMM: ":TID" (signed, as perf's -1) */
-		tmp[0] = ':';
-		*hws_fmt__pid(tmp + 1, s->tid) = 0;
-		c = tmp;
-	}
-	n = strlen(c);
 	if (!lb_reserve(l, 20))
 		return;
 	for (; n < 16; n++)

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include <hwsample/errors.h>
+#include <hwsample/fmt.h>
 #include <hwsample/sample.h>
 #include <hwsample/symbols.h>
 
@@ -404,6 +405,19 @@ const char *hws_symbols__tid_comm(struct hws_symbols *s, uint32_t tid)
 const char *hws_symbols__sample_comm(struct hws_symbols *s, const struct hws_sample *smp)
 {
 	return s && (smp->fields & HWS_SF_PID) ? hws_symbols__tid_comm(s, smp->tid) : NULL;
+}
+
+const char *hws_symbols__comm_or_tid(struct hws_symbols *s, const struct hws_sample *smp,
+				     char buf[HWS_COMM_TID_LEN])
+{
+	const char *c = hws_symbols__sample_comm(s, smp);
+
+	if (c)
+		return c;
+	buf[0] = ':'; /* without printf: dump's text line takes this for every sample of a file
+		       * without COMM records */
+	*hws_fmt__pid(buf + 1, smp->tid) = 0;
+	return buf;
 }
 
 /* First map whose end is above @addr. */

@@ -55,6 +55,13 @@ uint64_t hws_symbols__pid_state(struct hws_symbols *s, uint32_t pid);
 void *hws_symbols__touched(const struct hws_symbols *s);
 void hws_symbols__touch(struct hws_symbols *s, void *file);
 
+struct hws_sample;
+#define HWS_COMM_TID_LEN 16
+/* @smp's comm as perf shows it: hws_symbols__sample_comm(), or for a thread without one
+ * perf's ":TID" (signed: ":-1") written into @buf; never NULL (@buf when no comm) */
+const char *hws_symbols__comm_or_tid(struct hws_symbols *s, const struct hws_sample *smp,
+				     char buf[HWS_COMM_TID_LEN]);
+
 /*
  * A file a recording names (a map's path), opened for reading the way core/symbols does it:
  * never blocking on a FIFO, never becoming the controlling terminal, and only a regular file
