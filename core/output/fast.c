@@ -815,6 +815,12 @@ bool hws__out_json_fast(struct lb *l, struct hws_output *out, const struct hws_s
 		first = 0;                                                                         \
 		p = hws_fmt__u32(p, v);                                                            \
 	} while (0)
+#define PID32(c, v) /* signed, as perf prints a pid_t */                                           \
+	do {                                                                                       \
+		p = w_key(p, c, first);                                                            \
+		first = 0;                                                                         \
+		p = hws_fmt__pid(p, v);                                                            \
+	} while (0)
 #define HEX(c, v)                                                                                  \
 	do {                                                                                       \
 		p = w_key(p, c, first);                                                            \
@@ -856,11 +862,8 @@ bool hws__out_json_fast(struct lb *l, struct hws_output *out, const struct hws_s
 		char *h0 = p;
 
 		if (f & HWS_SF_PID) {
-			p = w_key(p, C_PID, first);
-			first = 0;
-			p = hws_fmt__pid(p, s->pid);
-			p = w_key(p, C_TID, first);
-			p = hws_fmt__pid(p, s->tid);
+			PID32(C_PID, s->pid);
+			PID32(C_TID, s->tid);
 		}
 		if (evbe) {
 			/* copied in 32-byte steps: the snippet is zero-padded to a multiple */
@@ -946,6 +949,7 @@ bool hws__out_json_fast(struct lb *l, struct hws_output *out, const struct hws_s
 		HEX(C_BRANCH, s->branch_target);
 #undef NUM
 #undef NUM32
+#undef PID32
 #undef HEX
 #undef STR
 #undef ENUM
