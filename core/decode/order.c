@@ -276,7 +276,7 @@ static void hold_back(struct hws_decoder *d, struct window *win, bool round_end)
 {
 	size_t lo = 0, hi = win->wn;
 
-	if (round_end && !d->threaded && dec_aux_event(d) < 0) {
+	if (round_end && dec_aux_event(d) < 0) { /* round_end: never with read-ahead */
 		while (lo < hi) { /* the first key past the limit (the keys are sorted) */
 			size_t mid = lo + (hi - lo) / 2;
 
