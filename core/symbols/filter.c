@@ -76,7 +76,7 @@ const char *hws_dso__short_name(const char *path)
 
 	if (!path)
 		return "[unknown]";
-	if (path[0] == '/' && path[1] == 't' && (b = jit_short_name(path)))
+	if (!strncmp(path, "/tmp/perf-", 10) && (b = jit_short_name(path)))
 		return b;
 	if (!strcmp(path, "[kernel]") || !strncmp(path, "[kernel.kallsyms]", 17))
 		return "[kernel.kallsyms]";
