@@ -58,6 +58,12 @@ static inline __attribute__((always_inline)) void hws_zero(void *p, size_t n)
 		b[i] = 0;
 }
 
+/* core/util/mem.c: ask for transparent huge pages for the 2 MiB-aligned part of a large
+ * buffer about to be filled (fewer first-touch faults); a hint, nothing if it fails */
+void hws__huge_hint(void *p, size_t len);
+/* malloc(@len) for such a buffer: from 1 MiB on, 2 MiB-aligned and hinted (free() it) */
+void *hws__huge_alloc(size_t len);
+
 struct hws_strbuf;
 /* @s (a name from a file) for a text line: @s itself when hws_strbuf__text_plain(), else
  * escaped by hws_strbuf__add_text_str() into @b (reset first), "?" without memory */
