@@ -21,7 +21,9 @@
  *    its mem-loads-aux group leader, as the kernel demands (intel_pmu_hw_config).
  */
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,13 +51,67 @@ struct pebs_pfm_arg {
 
 /* ------------------------------------------------------------------ libpfm4 state */
 
+/*
+ * libpfm4 is opened when an event name needs it (pfm_ensure()), not linked: its 41,000
+ * relocations would otherwise be paid at every load of this backend, i.e. by every hwsample
+ * command (1.5 ms on the development VM), while only recording and listing PEBS events use
+ * it. Every libpfm4 4.x has the SONAME libpfm.so.4.
+ */
+#define PFM_LIB_NAME "libpfm.so.4"
+
+static struct {
+	pfm_err_t (*initialize)(void);
+	void (*terminate)(void);
+	int (*get_version)(void);
+	const char *(*strerror)(int);
+	pfm_err_t (*get_os_event_encoding)(const char *, int, pfm_os_t, void *);
+	pfm_err_t (*get_pmu_info)(pfm_pmu_t, pfm_pmu_info_t *);
+	pfm_err_t (*get_event_info)(int, pfm_os_t, pfm_event_info_t *);
+	pfm_err_t (*get_event_attr_info)(int, int, pfm_os_t, pfm_event_attr_info_t *);
+	int (*get_event_next)(int);
+	bool tried, ok;
+	char err[160];
+} lp;
+
+static bool pfm_load(void)
+{
+	void *h;
+
+	if (lp.tried)
+		return lp.ok;
+	lp.tried = true;
+	h = dlopen(PFM_LIB_NAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(lp.err, sizeof(lp.err), "%s", dlerror());
+		return false;
+	}
+	*(void **)&lp.initialize = dlsym(h, "pfm_initialize");
+	*(void **)&lp.terminate = dlsym(h, "pfm_terminate");
+	*(void **)&lp.get_version = dlsym(h, "pfm_get_version");
+	*(void **)&lp.strerror = dlsym(h, "pfm_strerror");
+	*(void **)&lp.get_os_event_encoding = dlsym(h, "pfm_get_os_event_encoding");
+	*(void **)&lp.get_pmu_info = dlsym(h, "pfm_get_pmu_info");
+	*(void **)&lp.get_event_info = dlsym(h, "pfm_get_event_info");
+	*(void **)&lp.get_event_attr_info = dlsym(h, "pfm_get_event_attr_info");
+	*(void **)&lp.get_event_next = dlsym(h, "pfm_get_event_next");
+	lp.ok = lp.initialize && lp.terminate && lp.get_version && lp.strerror &&
+		lp.get_os_event_encoding && lp.get_pmu_info && lp.get_event_info &&
+		lp.get_event_attr_info && lp.get_event_next;
+	if (!lp.ok) {
+		snprintf(lp.err, sizeof(lp.err), "%s lacks a function this backend uses",
+			 PFM_LIB_NAME);
+		dlclose(h);
+	}
+	return lp.ok;
+}
+
 static int pfm_ready;
 static char pfm_force[64];
 
 /*
- * LIBPFM_FORCE_PMU is libpfm4's own variable: libpfm4 reads it in pfm_initialize(). This
+ * LIBPFM_FORCE_PMU is libpfm4's own variable: libpfm4 reads it in lp.initialize(). This
  * backend reads it too, as the only way to learn what libpfm4 was told: libpfm4 has no call
- * that names the forced PMU, and after pfm_terminate() it still reports earlier forced PMUs
+ * that names the forced PMU, and after lp.terminate() it still reports earlier forced PMUs
  * present, so the name qualifies events (pfm_core_pmu()) and a change means initialising
  * again. It is not a hwsample setting (the library reads no environment); a plugin may read
  * the variables of the libraries it uses.
@@ -65,14 +121,16 @@ static int pfm_ensure(void)
 	const char *f = getenv("LIBPFM_FORCE_PMU");
 	int ret;
 
+	if (!pfm_load())
+		return HWS_E_UNSUPPORTED;
 	if (!f)
 		f = "";
 	if (pfm_ready && !strcmp(f, pfm_force))
 		return 0;
 	if (pfm_ready)
-		pfm_terminate();
+		lp.terminate();
 	pfm_ready = 0;
-	ret = pfm_initialize();
+	ret = lp.initialize();
 	if (ret != PFM_SUCCESS)
 		return HWS_E_UNSUPPORTED;
 	snprintf(pfm_force, sizeof(pfm_force), "%s", f);
@@ -83,7 +141,7 @@ static int pfm_ensure(void)
 /*
  * libpfm4 PMU that names the events of this core: LIBPFM_FORCE_PMU, else the first present
  * core PMU. Names are always qualified with it ("skl::MEM_..."): libpfm4 4.13's
- * pfm_terminate() leaves earlier forced PMUs active, so an unqualified name could resolve
+ * lp.terminate() leaves earlier forced PMUs active, so an unqualified name could resolve
  * on a model tested before. NULL when libpfm4 knows no core PMU here.
  */
 static const char *pfm_core_pmu(char *buf, size_t len)
@@ -98,7 +156,7 @@ static const char *pfm_core_pmu(char *buf, size_t len)
 	for (pm = PFM_PMU_NONE; pm < PFM_PMU_MAX; pm++) {
 		memset(&pi, 0, sizeof(pi));
 		pi.size = sizeof(pi);
-		if (pfm_get_pmu_info((pfm_pmu_t)pm, &pi) == PFM_SUCCESS && pi.name &&
+		if (lp.get_pmu_info((pfm_pmu_t)pm, &pi) == PFM_SUCCESS && pi.name &&
 		    pi.is_present && pi.type == PFM_PMU_TYPE_CORE) {
 			snprintf(buf, len, "%s", pi.name);
 			return buf;
@@ -110,7 +168,7 @@ static const char *pfm_core_pmu(char *buf, size_t len)
 void pebs_pfm_release(void)
 {
 	if (pfm_ready)
-		pfm_terminate();
+		lp.terminate();
 	pfm_ready = 0;
 }
 
@@ -382,19 +440,19 @@ static void for_each_pfm_name(const char *pfm_pmu,
 
 		memset(&pinfo, 0, sizeof(pinfo));
 		pinfo.size = sizeof(pinfo);
-		if (pfm_get_pmu_info((pfm_pmu_t)pmu, &pinfo) != PFM_SUCCESS || !pinfo.name)
+		if (lp.get_pmu_info((pfm_pmu_t)pmu, &pinfo) != PFM_SUCCESS || !pinfo.name)
 			continue;
 		if (pfm_pmu ? strcmp(pinfo.name, pfm_pmu) : !pinfo.is_present)
 			continue;
 		if (pinfo.type != PFM_PMU_TYPE_CORE)
 			continue;
-		for (e = pinfo.first_event; e != -1; e = pfm_get_event_next(e)) {
+		for (e = pinfo.first_event; e != -1; e = lp.get_event_next(e)) {
 			pfm_event_info_t ei;
 			int a, nu = 0;
 
 			memset(&ei, 0, sizeof(ei));
 			ei.size = sizeof(ei);
-			if (pfm_get_event_info(e, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
+			if (lp.get_event_info(e, PFM_OS_PERF_EVENT_EXT, &ei) != PFM_SUCCESS)
 				continue;
 			for (a = 0; a < ei.nattrs; a++) {
 				pfm_event_attr_info_t ai;
@@ -402,7 +460,7 @@ static void for_each_pfm_name(const char *pfm_pmu,
 
 				memset(&ai, 0, sizeof(ai));
 				ai.size = sizeof(ai);
-				if (pfm_get_event_attr_info(e, a, PFM_OS_PERF_EVENT_EXT, &ai) !=
+				if (lp.get_event_attr_info(e, a, PFM_OS_PERF_EVENT_EXT, &ai) !=
 					PFM_SUCCESS ||
 				    ai.type != PFM_ATTR_UMASK)
 					continue;
@@ -527,7 +585,7 @@ static int pfm_encode(const char *name, struct hws_perf_event_attr *attr, char *
 	arg.size = sizeof(arg);
 	arg.attr = attr;
 	arg.fstr = fstr;
-	ret = pfm_get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
+	ret = lp.get_os_event_encoding(name, PFM_PLM0 | PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg);
 	attr->size = sizeof(*attr);
 	return ret;
 }
@@ -682,7 +740,13 @@ static int encode_one(struct pebs_priv *p, const struct hws_event_request *req, 
 	} else {
 		ret = pfm_ensure();
 		if (ret) {
-			snprintf(err, errlen, "intel_pebs: libpfm4 failed to initialise");
+			if (!lp.ok)
+				snprintf(err, errlen,
+					 "intel_pebs: libpfm4 cannot be loaded (%s): install it "
+					 "(apt-get install libpfm4)",
+					 lp.err);
+			else
+				snprintf(err, errlen, "intel_pebs: libpfm4 failed to initialise");
 			return ret;
 		}
 		if (pc->hybrid) {
@@ -693,8 +757,8 @@ static int encode_one(struct pebs_priv *p, const struct hws_event_request *req, 
 			for (pm = PFM_PMU_NONE; qual && pm < PFM_PMU_MAX; pm++) {
 				memset(&pi, 0, sizeof(pi));
 				pi.size = sizeof(pi);
-				if (pfm_get_pmu_info((pfm_pmu_t)pm, &pi) == PFM_SUCCESS &&
-				    pi.name && !strcmp(pi.name, qual))
+				if (lp.get_pmu_info((pfm_pmu_t)pm, &pi) == PFM_SUCCESS && pi.name &&
+				    !strcmp(pi.name, qual))
 					found = 1;
 			}
 			if (!found) {
@@ -702,8 +766,8 @@ static int encode_one(struct pebs_priv *p, const struct hws_event_request *req, 
 					 "intel_pebs: %s: libpfm4 %d.%d has no model for this "
 					 "core type (%s); use mem-loads / mem-stores, or a "
 					 "libpfm4 that knows it",
-					 pc->name, PFM_MAJ_VERSION(pfm_get_version()),
-					 PFM_MIN_VERSION(pfm_get_version()),
+					 pc->name, PFM_MAJ_VERSION(lp.get_version()),
+					 PFM_MIN_VERSION(lp.get_version()),
 					 qual ? qual : pc->pmu_name);
 				return HWS_E_UNSUPPORTED;
 			}
@@ -715,8 +779,8 @@ static int encode_one(struct pebs_priv *p, const struct hws_event_request *req, 
 					 "intel_pebs: libpfm4 %d.%d knows no core PMU for this CPU "
 					 "(%s); use mem-loads / mem-stores, or a libpfm4 that "
 					 "knows it",
-					 PFM_MAJ_VERSION(pfm_get_version()),
-					 PFM_MIN_VERSION(pfm_get_version()), pc->pmu_name);
+					 PFM_MAJ_VERSION(lp.get_version()),
+					 PFM_MIN_VERSION(lp.get_version()), pc->pmu_name);
 				return HWS_E_UNSUPPORTED;
 			}
 		}
@@ -744,7 +808,7 @@ static int encode_one(struct pebs_priv *p, const struct hws_event_request *req, 
 				 "intel_pebs: event '%s' unknown on this core (%s; libpfm4%s%s: %s)"
 				 "%s%s%s%s%s%s",
 				 ev, pc->pmu_name, qual ? " " : "", qual ? qual : "",
-				 pfm_strerror(ret), sc.best[0][0] ? "; closest: " : "", sc.best[0],
+				 lp.strerror(ret), sc.best[0][0] ? "; closest: " : "", sc.best[0],
 				 sc.best[1][0] ? ", " : "", sc.best[1], sc.best[2][0] ? ", " : "",
 				 sc.best[2]);
 			return HWS_E_UNKNOWN_EVENT;
@@ -823,7 +887,7 @@ static int encode_one(struct pebs_priv *p, const struct hws_event_request *req, 
 		ret = pfm_encode(enc, &attr, NULL);
 		if (ret != PFM_SUCCESS) {
 			snprintf(err, errlen, "intel_pebs: libpfm4 cannot encode %s: %s", enc,
-				 pfm_strerror(ret));
+				 lp.strerror(ret));
 			return HWS_E_UNKNOWN_EVENT;
 		}
 		if (pc->hybrid || attr.type == PERF_TYPE_RAW)

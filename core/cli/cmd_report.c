@@ -356,8 +356,8 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 			} else if (strstr(optarg, "ty") && !hws_datatypes__available()) {
 				fprintf(stderr,
 					"hwsample report: --sort %s: type profiling needs "
-					"capstone: install libcapstone-dev (scripts/deps.sh) "
-					"and rebuild hwsample\n",
+					"capstone: install libcapstone-dev (scripts/deps.sh); a "
+					"hwsample built without it must be rebuilt\n",
 					optarg);
 				return HWS_EXIT_UNSUPPORTED;
 			} else {

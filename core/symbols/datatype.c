@@ -32,6 +32,8 @@
 
 #ifdef HWS_HAVE_CAPSTONE
 #include <capstone/capstone.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #endif
 
 #include <hwsample/datatype.h>
@@ -107,10 +109,59 @@ struct operand {
 	uint64_t next_pc; /* of the instruction after */
 };
 
+#ifdef HWS_HAVE_CAPSTONE
+/*
+ * capstone is opened at the first use of type profiling, not linked: its library carries
+ * 77,000 relocations (4.0.2), whose pages every hwsample command would otherwise fault in at
+ * start (2 ms on the development VM, for commands that never decode an instruction). The
+ * library of the major version built against (its SONAME: libcapstone.so.<CS_API_MAJOR>).
+ */
+#define CS_STR_(x)  #x
+#define CS_STR(x)   CS_STR_(x)
+#define CS_LIB_NAME "libcapstone.so." CS_STR(CS_API_MAJOR)
+
+static struct {
+	cs_err (*open)(cs_arch, cs_mode, csh *);
+	cs_err (*close)(csh *);
+	cs_err (*option)(csh, cs_opt_type, size_t);
+	cs_insn *(*malloc)(csh);
+	void (*free)(cs_insn *, size_t);
+	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
+	bool ok;
+} capstone;
+static pthread_once_t capstone_once = PTHREAD_ONCE_INIT;
+
+static void capstone_load(void)
+{
+	void *h = dlopen(CS_LIB_NAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		pr_warn("datatype: %s: %s: type profiling off (install capstone: "
+			"apt-get install libcapstone-dev)\n",
+			CS_LIB_NAME, dlerror());
+		return;
+	}
+	*(void **)&capstone.open = dlsym(h, "cs_open");
+	*(void **)&capstone.close = dlsym(h, "cs_close");
+	*(void **)&capstone.option = dlsym(h, "cs_option");
+	*(void **)&capstone.malloc = dlsym(h, "cs_malloc");
+	*(void **)&capstone.free = dlsym(h, "cs_free");
+	*(void **)&capstone.disasm_iter = dlsym(h, "cs_disasm_iter");
+	capstone.ok = capstone.open && capstone.close && capstone.option && capstone.malloc &&
+		      capstone.free && capstone.disasm_iter;
+	if (!capstone.ok) {
+		pr_warn("datatype: %s lacks a function hwsample uses: type profiling off\n",
+			CS_LIB_NAME);
+		dlclose(h);
+	}
+}
+#endif
+
 bool hws_datatypes__available(void)
 {
 #ifdef HWS_HAVE_CAPSTONE
-	return true;
+	pthread_once(&capstone_once, capstone_load);
+	return capstone.ok;
 #else
 	return false;
 #endif
@@ -469,7 +520,7 @@ static void file_close(struct dfile *f)
 {
 #ifdef HWS_HAVE_CAPSTONE
 	if (f->cs_open)
-		cs_close(&f->cs);
+		capstone.close(&f->cs);
 #endif
 	if (f->cfi)
 		dwarf_cfi_end(f->cfi);
@@ -502,17 +553,19 @@ static void file_open(struct dfile *f)
 		return;
 	f->cfi = dwarf_getcfi_elf(f->elf);
 #ifdef HWS_HAVE_CAPSTONE
+	if (!hws_datatypes__available())
+		return;
 	if (f->machine == EM_X86_64) {
-		if (cs_open(CS_ARCH_X86, CS_MODE_64, &f->cs) != CS_ERR_OK)
+		if (capstone.open(CS_ARCH_X86, CS_MODE_64, &f->cs) != CS_ERR_OK)
 			return;
 	} else if (f->machine == EM_AARCH64) {
-		if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &f->cs) != CS_ERR_OK)
+		if (capstone.open(CS_ARCH_ARM64, CS_MODE_ARM, &f->cs) != CS_ERR_OK)
 			return;
 	} else {
 		return;
 	}
 	f->cs_open = true;
-	cs_option(f->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	capstone.option(f->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	f->bad = false;
 #endif
 }
@@ -1406,7 +1459,7 @@ static int walk(struct query *q, Dwarf_Die *fn, uint64_t start, uint64_t end)
 		free(vr);
 		return -ENOMEM;
 	}
-	in = cs_malloc(q->f->cs);
+	in = capstone.malloc(q->f->cs);
 	if (!in) {
 		free(vr);
 		return -ENOMEM;
@@ -1419,7 +1472,7 @@ static int walk(struct query *q, Dwarf_Die *fn, uint64_t start, uint64_t end)
 		int dst;
 
 		vars_at(q, vr, nvr, addr, regs);
-		if (!cs_disasm_iter(q->f->cs, &code, &len, &addr, in))
+		if (!capstone.disasm_iter(q->f->cs, &code, &len, &addr, in))
 			break;
 		r = track_answer(q, regs, in);
 		if (r > 0)
@@ -1493,7 +1546,7 @@ static int walk(struct query *q, Dwarf_Die *fn, uint64_t start, uint64_t end)
 			break;
 		}
 	}
-	cs_free(in, 1);
+	capstone.free(in, 1);
 	free(vr);
 	return err;
 }
@@ -1605,16 +1658,16 @@ static long find_insn(struct hws_datatypes *dt, struct dfile *f, uint32_t fidx, 
 	code = code_at(f, pc, &len);
 	if (!code)
 		return 0;
-	in = cs_malloc(f->cs);
+	in = capstone.malloc(f->cs);
 	if (!in)
 		return -ENOMEM;
-	mem = cs_disasm_iter(f->cs, &code, &len, &a, in);
+	mem = capstone.disasm_iter(f->cs, &code, &len, &a, in);
 	if (mem && stack_op(f, in)) {
-		cs_free(in, 1);
+		capstone.free(in, 1);
 		return stackop_res(dt);
 	}
 	mem = mem && mem_operand(f, in, &q.op);
-	cs_free(in, 1);
+	capstone.free(in, 1);
 	if (!mem)
 		return 0;
 	/* a global at a PC-relative or absolute address */
@@ -1700,10 +1753,10 @@ static bool alloc_pointee(struct query *q, Dwarf_Die *out, const char **var)
 	if (alloc_var(q, q->pc, 0, false, 0, out, var))
 		return true;
 	code = code_at(f, q->pc, &len);
-	in = code ? cs_malloc(f->cs) : NULL;
+	in = code ? capstone.malloc(f->cs) : NULL;
 	if (!in)
 		return false;
-	if (!cs_disasm_iter(f->cs, &code, &len, &a, in))
+	if (!capstone.disasm_iter(f->cs, &code, &len, &a, in))
 		goto out;
 	if (f->machine == EM_X86_64) {
 		const cs_x86 *x = &in->detail->x86;
@@ -1736,7 +1789,7 @@ static bool alloc_pointee(struct query *q, Dwarf_Die *out, const char **var)
 				       r->operands[1].mem.disp, out, var);
 	}
 out:
-	cs_free(in, 1);
+	capstone.free(in, 1);
 	return ok;
 }
 

@@ -114,4 +114,13 @@ HWS_SYSFS_ROOT=$S/intel-skl LIBPFM_FORCE_PMU=skl "$HWS_BIN" --dry-run -b intel_p
 eq "-e with pmu/.../ terms: events ($(head -5 "$TMP/split"))" "$(grep -c '^event ' "$TMP/split")" 2
 check "-e with pmu/.../ terms: the loads first" grep -q '^event 0: cpu/mem-loads,ldlat=30/' "$TMP/split"
 check "-e with pmu/.../ terms: ldlat kept" grep -q '^  config1 *0x1e$' "$TMP/split"
+# libpfm4 is opened by the backend when an event name needs it, not linked: other commands
+# (which load every backend) never map it
+check "the intel_pebs backend does not link libpfm4" \
+	bash -c "! readelf -d '$(dirname "$HWS_BIN")/backends/hws-intel_pebs.so' | grep -q libpfm"
+LD_DEBUG=files "$HWS_BIN" list >/dev/null 2>"$TMP/ld"
+check "hwsample list does not load libpfm4" [ "$(grep -c 'file=libpfm' "$TMP/ld")" = 0 ]
+HWS_SYSFS_ROOT=$S/intel-skl LIBPFM_FORCE_PMU=skl LD_DEBUG=files "$HWS_BIN" record -b intel_pebs \
+	-e MEM_LOAD_RETIRED.L3_MISS --dry-run -- true >/dev/null 2>"$TMP/ld"
+check "encoding a libpfm4 event name loads it" grep -q 'file=libpfm' "$TMP/ld"
 finish

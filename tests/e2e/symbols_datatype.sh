@@ -22,6 +22,13 @@ fi
 "$HWS_BIN" record -b sw -e page-faults -c 1 -d -o "$f" -- "$WL" >"$TMP/expect" 2>"$TMP/err"
 eq "record exit" "$?" 0
 check "the workload printed its design" [ "$(grep -c '^expect ' "$TMP/expect")" -eq 6 ]
+# capstone is opened at the first instruction decoded, not linked: other commands never load
+# its library (77,000 relocations at start)
+check "hwsample does not link capstone" bash -c "! readelf -d '$HWS_BIN' | grep -q capstone"
+LD_DEBUG=files "$HWS_BIN" report -i "$f" --stdio --sort sym >/dev/null 2>"$TMP/ld"
+check "report --sort sym does not load capstone" [ "$(grep -c 'file=libcapstone' "$TMP/ld")" = 0 ]
+LD_DEBUG=files "$HWS_BIN" report -i "$f" --stdio --sort typeoff >/dev/null 2>"$TMP/ld"
+check "report --sort typeoff loads it" grep -q 'file=libcapstone' "$TMP/ld"
 "$HWS_BIN" dump -i "$f" --json --sym >"$TMP/d.json" 2>"$TMP/err"
 eq "dump --json --sym exit" "$?" 0
 check "every touching sample has the design's type, offset and field" \
