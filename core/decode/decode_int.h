@@ -130,11 +130,23 @@ struct win_rec {
 	int attr_idx;
 };
 
-/* sort key: the record's time (or the previous timed record's), then its place in the file */
+/*
+ * Sort key: the record's time (or the previous timed record's) and the record itself. Nearly
+ * every record lies in the reader's mapping, has no payload and a small event index: its key
+ * says all (WK_DIRECT: its address, 8-byte aligned, below 2^48, with attr_idx + 1 in the top
+ * 16 bits; its file offset is its address less the window's base), so filling, sorting and
+ * carrying a window over (a round's records after perf's limit wait one round: most of them
+ * with per-CPU rings) moves 16 bytes per record and no win_rec. Others (copied records,
+ * payloads, pipes): bit 0 set, the rest the index of their win_rec.
+ */
 struct win_key {
 	uint64_t time;
-	size_t idx;
+	uint64_t ref;
 };
+
+#define WK_PTR_BITS 48
+#define WK_PTR_MASK ((UINT64_C(1) << WK_PTR_BITS) - 1)
+#define WK_REC(i)   ((uint64_t)(i) << 1 | 1) /* the win_rec at index i */
 
 struct task_hist; /* aux_stream.c */
 
@@ -144,6 +156,7 @@ struct window {
 	size_t wlen, wcap;
 	size_t wref;	    /* bytes of stable records referenced in place (not in wbuf) */
 	uint64_t first_off; /* file offset of the first record, UINT64_MAX if none */
+	uintptr_t base;	    /* a direct key's record address less its file offset (win_key) */
 	struct win_rec *wrec;
 	struct win_key *wkey, *wtmp; /* [wcapn]: the order to process wrec in, merge scratch */
 	size_t *wruns; /* [wcapn + 2]: starts of the ascending runs of the round being read:
@@ -275,8 +288,20 @@ void dec_sort_window(struct window *win, size_t from, size_t to);
  */
 static inline struct hws_perf_record dec_win_record(const struct window *win, size_t i)
 {
-	const struct win_rec *w = &win->wrec[win->wkey[i].idx];
+	uint64_t ref = win->wkey[i].ref;
+	const struct win_rec *w;
 
+	if (!(ref & 1)) { /* a direct key (struct win_key) */
+		uintptr_t hdr = (uintptr_t)(ref & WK_PTR_MASK);
+
+		return (struct hws_perf_record){
+		    .hdr = (const void *)hdr,
+		    .file_offset = hdr - win->base,
+		    .attr_idx = (int)(ref >> WK_PTR_BITS) - 1,
+		    .flags = HWS_PERF_REC_HDR_STABLE,
+		};
+	}
+	w = &win->wrec[ref >> 1];
 	return (struct hws_perf_record){
 	    .hdr = w->hdr ? w->hdr : (const void *)(win->wbuf + w->off),
 	    .file_offset = w->file_offset,

@@ -176,7 +176,22 @@ static inline __attribute__((always_inline)) void win_key_set(struct hws_decoder
 		if (t > d->oe_max)
 			d->oe_max = t;
 	}
-	win->wkey[i] = (struct win_key){.time = t, .idx = i};
+	win->wkey[i].time = t;
+}
+
+/* @r's direct key (struct win_key), or 0 when it needs a win_rec */
+static inline uint64_t direct_ref(struct window *win, const struct hws_perf_record *r)
+{
+	uintptr_t a = (uintptr_t)r->hdr;
+
+	if (!(r->flags & HWS_PERF_REC_HDR_STABLE) || r->payload || (a & 7) ||
+	    (uint64_t)a > WK_PTR_MASK || r->attr_idx < -1 || r->attr_idx >= 0xfffe)
+		return 0;
+	if (__builtin_expect(!win->base, 0))
+		win->base = a - (uintptr_t)r->file_offset;
+	if (a - (uintptr_t)r->file_offset != win->base)
+		return 0;
+	return (uint64_t)a | (uint64_t)(r->attr_idx + 1) << WK_PTR_BITS;
 }
 
 /* Append @rec to @win with its sort key: in place when the reader says it stays (stable),
@@ -196,6 +211,7 @@ static __attribute__((noinline)) int win_add_slow(struct hws_decoder *d, struct 
 	if (win_reserve(win, need))
 		return -ENOMEM;
 	win_key_set(d, win, r, win->wn, last_time);
+	win->wkey[win->wn].ref = WK_REC(win->wn);
 	w = &win->wrec[win->wn++];
 	w->file_offset = r->file_offset;
 	w->attr_idx = r->attr_idx;
@@ -227,20 +243,14 @@ static inline __attribute__((always_inline)) int win_add(struct hws_decoder *d, 
 							 const struct hws_perf_record *r,
 							 uint64_t *last_time)
 {
-	struct win_rec *w;
+	uint64_t ref;
 	size_t i;
 
-	if (__builtin_expect(
-		!(r->flags & HWS_PERF_REC_HDR_STABLE) || r->payload || win->wn >= win->wcapn, 0))
+	if (__builtin_expect(win->wn >= win->wcapn || !(ref = direct_ref(win, r)), 0))
 		return win_add_slow(d, win, r, last_time);
 	i = win->wn++;
 	win_key_set(d, win, r, i, last_time);
-	w = &win->wrec[i];
-	w->hdr = r->hdr;
-	w->payload = NULL;
-	w->file_offset = r->file_offset;
-	w->payload_size = 0;
-	w->attr_idx = r->attr_idx;
+	win->wkey[i].ref = ref;
 	win->wref += r->hdr->size;
 	return 0;
 }
@@ -298,17 +308,29 @@ static int carry_in(struct hws_decoder *d, struct window *win, uint64_t *last_ti
 {
 	struct window *prev = &d->win[win == &d->win[0]];
 
+	win->base = prev->base;
 	for (size_t i = prev->wn_out; i < prev->wn; i++) {
 		const struct win_key *k = &prev->wkey[i];
-		const struct win_rec *w = &prev->wrec[k->idx];
+		const struct win_rec *w;
 		struct hws_perf_record rec;
 		size_t j;
 
-		/* in the reader's memory (nearly all): the entry as it is, with its time */
-		if (w->hdr && (!w->payload_size || w->payload) && win->wn < win->wcapn) {
+		/* a direct key (nearly all): as it is (the same base) */
+		if (!(k->ref & 1) && win->wn < win->wcapn) {
+			uint64_t off = (uintptr_t)(k->ref & WK_PTR_MASK) - prev->base;
+
+			win->wkey[win->wn++] = *k;
+			if (off < win->first_off)
+				win->first_off = off;
+			*last_time = k->time;
+			continue;
+		}
+		w = (k->ref & 1) ? &prev->wrec[k->ref >> 1] : NULL;
+		/* in the reader's memory: the entry as it is, with its time */
+		if (w && w->hdr && (!w->payload_size || w->payload) && win->wn < win->wcapn) {
 			j = win->wn++;
 			win->wrec[j] = *w;
-			win->wkey[j] = (struct win_key){.time = k->time, .idx = j};
+			win->wkey[j] = (struct win_key){.time = k->time, .ref = WK_REC(j)};
 			/* not counted in wref: at most the window before's bytes more */
 			if (w->file_offset < win->first_off)
 				win->first_off = w->file_offset;
