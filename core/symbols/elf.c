@@ -160,19 +160,26 @@ static int build_id_hex(Elf *elf, char *out, size_t len)
 	return 0;
 }
 
-int hws_symbols__open_input(const char *path, long long min_size)
+/* hws_symbols__open_input() with more open(2) @flags, and the file's stat in *st */
+static int open_regular(const char *path, int flags, long long min_size, struct stat *st)
 {
 	/* names come from the recording: never block on a FIFO or read a device */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | flags);
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < min_size) {
+	if (fstat(fd, st) || !S_ISREG(st->st_mode) || st->st_size < min_size) {
 		close(fd);
 		return -1;
 	}
 	return fd;
+}
+
+int hws_symbols__open_input(const char *path, long long min_size)
+{
+	struct stat st;
+
+	return open_regular(path, 0, min_size, &st);
 }
 
 static Elf *open_elf(const char *path, int *fdp)
@@ -646,11 +653,12 @@ static int perfmap_load(struct dso *d)
 	char *buf = NULL, *p, *end;
 	struct stat st;
 	ssize_t got = 0;
-	int fd = open(d->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	int fd = open_regular(d->path, O_NOFOLLOW, 0, &st);
 
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > PERFMAP_MAX) {
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0)
+		return -ENOENT;
+	if (st.st_size > PERFMAP_MAX) {
+		close(fd);
 		return -ENOENT;
 	}
 	buf = malloc((size_t)st.st_size + 1);
