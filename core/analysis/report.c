@@ -431,12 +431,26 @@ static inline unsigned int log2_bucket(uint64_t v)
 
 int hws_report__add(struct hws_report *r, const struct hws_sample *s)
 {
-	struct tally v = {1, (s->fields & HWS_SF_PERIOD) ? s->period : 1, 0};
-	unsigned int cpu = (s->fields & HWS_SF_CPU) ? s->cpu % LAST_CPUS : 0;
+	struct tally v;
+	unsigned int cpu;
 	int err = 0;
 
 	if (s->fields & HWS_SF_CALLCHAIN)
 		r->any_chain = true;
+	if (r->hist) {
+		const struct hws_filter *f = r->opts.filter;
+
+		/* perf report: samples out of --time/--cpu are not counted; those of other pids,
+		 * comms, dsos, symbols count in the totals but show no row */
+		if (f && !hws_filter__match_time_cpu(f, s))
+			return 0;
+		r->nr_samples++;
+		r->total_period += (s->fields & HWS_SF_PERIOD) ? s->period : 1;
+		return hws_hist__add(r->hist, r->opts.syms, s,
+				     !f || hws_filter__match_entry(f, r->opts.syms, s));
+	}
+	v = (struct tally){1, (s->fields & HWS_SF_PERIOD) ? s->period : 1, 0};
+	cpu = (s->fields & HWS_SF_CPU) ? s->cpu % LAST_CPUS : 0;
 	if (r->folded) {
 		if (r->opts.filter && !hws_filter__match(r->opts.filter, r->opts.syms, s))
 			return 0;
@@ -447,16 +461,6 @@ int hws_report__add(struct hws_report *r, const struct hws_sample *s)
 				       : r->opts.folded == HWS_REPORT_FOLDED_LATENCY
 					   ? ((s->fields & HWS_SF_LAT_TOTAL) ? s->lat_total : 0)
 					   : 1);
-	}
-	if (r->hist) {
-		/* perf report: samples out of --time/--cpu are not counted; those of other pids,
-		 * comms, dsos, symbols count in the totals but show no row */
-		if (!hws_filter__match_time_cpu(r->opts.filter, s))
-			return 0;
-		r->nr_samples++;
-		r->total_period += v.period;
-		return hws_hist__add(r->hist, r->opts.syms, s,
-				     hws_filter__match_entry(r->opts.filter, r->opts.syms, s));
 	}
 	if (r->opts.filter && !hws_filter__match(r->opts.filter, r->opts.syms, s))
 		return 0;
