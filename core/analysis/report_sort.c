@@ -1437,9 +1437,15 @@ static struct rc_ent *rc_slot(struct hws_hist *h, const struct hws_sample *s)
 static bool rc_hit(const struct hws_hist *h, const struct rc_ent *e, const struct hws_sample *s,
 		   uint64_t state)
 {
-	return e->valid && e->ip == s->ip && e->pid == s->pid && e->tid == s->tid &&
-	       e->state == state && e->attr_idx == s->attr_idx && e->event == s->event &&
-	       e->cpumode == s->cpumode && (!h->rc_cpu || e->cpu == s->cpu);
+	/* one test of all fields (no branch per field: a hit compares them all anyway) */
+	uint64_t d =
+	    (e->ip ^ s->ip) | (e->state ^ state) |
+	    ((uint64_t)(e->pid ^ s->pid) << 32 | (e->tid ^ s->tid)) |
+	    ((uint64_t)(e->attr_idx ^ s->attr_idx) << 32 | (uint32_t)(e->cpumode ^ s->cpumode)) |
+	    ((uintptr_t)e->event ^ (uintptr_t)s->event) |
+	    (h->rc_cpu ? (uint64_t)(e->cpu ^ s->cpu) : 0);
+
+	return e->valid && !d;
 }
 
 int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws_sample *s,
@@ -1471,17 +1477,17 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 		}
 		e = rc_slot(h, s);
 		state = hws_symbols__pid_state(syms, s->pid);
-		if (!rc_hit(h, e, s, state)) {
+		bool hit = rc_hit(h, e, s, state);
+
+		if (!hit) {
 			struct rc_ent t = e[0];
 
-			if (rc_hit(h, &e[1], s, state)) { /* most recent first */
+			hit = rc_hit(h, &e[1], s, state);
+			if (hit) /* most recent first */
 				e[0] = e[1];
-				e[1] = t;
-			} else {
-				e[1] = t; /* the miss below refills e[0] */
-			}
+			e[1] = t; /* on a miss, the one below refills e[0] */
 		}
-		if (rc_hit(h, e, s, state)) {
+		if (hit) {
 			bool cg = chain && s->nr_callchain && h->cg_on;
 
 			sec = &h->secs[e->sec];
