@@ -8,9 +8,10 @@
 #     fractal, flat, folded, a 0.1 threshold, --sort sym (perf leaves out the first entry);
 #  2. dwarf recordings (callchain_nofp, --call-graph dwarf) by both: with perf's default
 #     (inlined functions of DWARF-unwound frames, "NAME (inlined)") and with --no-inline
-#     on both sides; libc's sysinfo and *_erms entries and ld.so's mprotect are left out
-#     (addr2line, which perf 6.1 runs, names them by an ELF alias of the DWARF function,
-#     e.g. "__GI_mprotect (inlined)" where hwsample says "__mprotect": not emulated), and with
+#     on both sides; libc's sysinfo and *_erms entries and ld.so's mprotect, munmap and mmap
+#     are left out (addr2line, which perf 6.1 runs, names them by an ELF alias of the DWARF
+#     function, e.g. "__GI_munmap (inlined)" where hwsample says "__munmap": not emulated;
+#     a sample lands in one of them now and then), and with
 #     --children the two rows perf names "msort_with_tmp (inlined)" (same text, one per
 #     function it is inlined in, which the comparison cannot pair);
 #  3. --max-stack 3: rows and graphs as perf's --max-stack 3; on the dwarf recordings with
@@ -38,7 +39,8 @@ CMP=$HWS_SOURCE_DIR/tests/e2e/analysis_report_cg_cmp.py
 # equal share in a graph do come in perf's order: descending dso, then address)
 IGN='vdso|_dl_start_user|^0x|\] 0x[0-9a-f]+$|\] 0+$|^0$|^$|clock_gettime|cpu_seconds|@plt( #[0-9]+)?$|\] _init( #[0-9]+)?$|^asm_sysvec_'
 IGN0=$IGN
-ALIASED='sysinfo|_erms|mprotect' # dwarf recordings: named by addr2line's ELF alias (above)
+# dwarf recordings: named by addr2line's ELF alias (above)
+ALIASED='sysinfo|_erms|mprotect|munmap \(inlined\)$|mmap(64)? \(inlined\)$'
 
 same() { # what file "args" [perf-only args]
 	local what=$1 f=$2 a=$3 pa=${4:-}
