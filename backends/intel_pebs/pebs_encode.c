@@ -54,8 +54,8 @@ struct pebs_pfm_arg {
 /*
  * libpfm4 is opened when an event name needs it (pfm_ensure()), not linked: its 41,000
  * relocations would otherwise be paid at every load of this backend, i.e. by every hwsample
- * command (1.5 ms on the development VM), while only recording and listing PEBS events use
- * it. Every libpfm4 4.x has the SONAME libpfm.so.4.
+ * command (1.5 ms on the development VM), while only encoding a libpfm4 event name (record,
+ * --dry-run) uses it. Every libpfm4 4.x has the SONAME libpfm.so.4.
  */
 #define PFM_LIB_NAME "libpfm.so.4"
 

@@ -58,10 +58,9 @@ static inline __attribute__((always_inline)) void hws_zero(void *p, size_t n)
 		b[i] = 0;
 }
 
-/* core/util/mem.c: ask for transparent huge pages for the 2 MiB-aligned part of a large
- * buffer about to be filled (fewer first-touch faults); a hint, nothing if it fails */
-void hws__huge_hint(void *p, size_t len);
-/* malloc(@len) for such a buffer: from 1 MiB on, 2 MiB-aligned and hinted (free() it) */
+/* core/util/mem.c: malloc(@len) for a large buffer about to be filled: from 1 MiB on,
+ * 2 MiB-aligned and in transparent huge pages where it can (fewer first-touch faults; a hint,
+ * nothing if it fails). free() it. */
 void *hws__huge_alloc(size_t len);
 
 struct hws_strbuf;

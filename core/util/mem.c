@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Memory hints for the few large buffers a command fills once (kallsyms text and its symbol
- * table, decode windows): on a VM every 4 KiB first-touch fault costs microseconds (EPT), so
- * a 5 MB kallsyms copy read into fresh pages cost more than parsing it. Transparent huge
- * pages (THP in "madvise" mode, Debian's default) fault such a buffer in 2 MiB at a time.
- * Hints only: where madvise fails (THP off, old kernel) nothing changes.
+ * Large buffers a command fills once (the kallsyms text and its symbol table): on a VM every
+ * 4 KiB first-touch fault costs microseconds (EPT), so a 5 MB kallsyms copy read into fresh
+ * pages cost more than parsing it. Transparent huge pages (THP in "madvise" mode, Debian's
+ * default) fault such a buffer in 2 MiB at a time. Hints only: where madvise fails (THP off,
+ * old kernel) nothing changes.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,7 +14,8 @@
 
 #define HUGE_SZ ((uintptr_t)2 << 20)
 
-void hws__huge_hint(void *p, size_t len)
+/* ask for huge pages for the 2 MiB-aligned part of [p, p + len) */
+static void huge_hint(void *p, size_t len)
 {
 #ifdef MADV_HUGEPAGE
 	uintptr_t lo = ((uintptr_t)p + HUGE_SZ - 1) & ~(HUGE_SZ - 1);
@@ -37,6 +38,6 @@ void *hws__huge_alloc(size_t len)
 	len = (len + HUGE_SZ - 1) & ~(HUGE_SZ - 1);
 	if (posix_memalign(&p, HUGE_SZ, len))
 		return NULL;
-	hws__huge_hint(p, len);
+	huge_hint(p, len);
 	return p;
 }
