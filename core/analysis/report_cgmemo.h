@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A memo of call chains for report -g (report_sort.c): the samples' chains as they come
+ * A memo of call chains for report -g (report_chain.c): the samples' chains as they come
  * (key: their raw words), each met once, with the period of every sample that had it and
  * a payload the caller fills when it first meets the chain (its resolved frames). A chain
  * seen again costs a hash of its words instead of a symbol lookup, a row lookup and a tree

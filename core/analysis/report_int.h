@@ -41,7 +41,7 @@ void hws_hist__set_full_source_path(struct hws_hist *h, bool on);
  * walks its chain from there), else the innermost; of the unwound ones, the @max innermost
  * either way (the unwinder walks from the innermost frame). Inlined functions shown at a frame
  * do not count. *@out: @chain, or *@buf (grown, *@abuf frames) when the kept frames are two
- * runs. Return: how many are kept, or -ENOMEM. (report_sort.c)
+ * runs. Return: how many are kept, or -ENOMEM. (report_chain.c)
  */
 int hws_chain__max_stack(const struct hws_frame *chain, uint32_t n, uint32_t max, bool caller,
 			 struct hws_frame **buf, size_t *abuf, const struct hws_frame **out);

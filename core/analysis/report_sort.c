@@ -40,43 +40,10 @@
 
 #include "analysis/report_cg.h"
 #include "analysis/report_cgmemo.h"
+#include "analysis/report_hist.h"
 #include "analysis/report_int.h"
 #include "symbols/symbols_core.h"
 #include "util/internal.h"
-
-#define MAX_KEYS 16
-#define KV	 3 /* numbers per key */
-
-enum key_id {
-	K_COMM,
-	K_PID,
-	K_TID,
-	K_DSO,
-	K_SYM,
-	K_SYMOFF,
-	K_SRCLINE,
-	K_CPU,
-	K_EVENT,
-	K_DADDR, /* symbol_daddr */
-	K_DSO_DADDR,
-	K_MEM,
-	K_SNOOP,
-	K_TLB,
-	K_LOCKED,
-	K_BLOCKED,
-	K_OP,
-	K_DCACHELINE,
-	K_DATA_PAGE,
-	K_LOCAL_WEIGHT,
-	K_LOCAL_INS_LAT,
-	K_OBJECT,     /* the data object (include/hwsample/objects.h) */
-	K_OBJOFF,     /* the offset of the data address in it */
-	K_TYPE,	      /* the data type accessed (include/hwsample/datatype.h) */
-	K_TYPEOFF,    /* the type, offset and field */
-	K_SAMPLE_COL, /* "Samples" column (perf's sample), not a key */
-	K_WEIGHT_COL, /* total weight of the row (perf's weight) */
-	K_AVG_WEIGHT, /* average weight */
-};
 
 /* perf's sort key names, in perf's order of lookup (a prefix picks the first match) */
 static const struct {
@@ -116,38 +83,17 @@ static const struct {
 };
 
 /* perf mem report's default --sort (what x86 shows; p_stage_cyc is Power only) */
-static const char mem_default[] =
+const char hist__mem_default[] =
     "local_weight,mem,sym,dso,symbol_daddr,dso_daddr,snoop,tlb,locked,blocked,local_ins_lat";
-
-struct hrow {
-	uint64_t *k; /* nkeys * KV key numbers (in hws_hist's arena) */
-	uint64_t samples, period, weight;
-	uint64_t acc;	  /* --children: period of the samples with the row in their chain */
-	uint32_t cg_root; /* its call-graph tree in hws_hist::cg_tree, 0 = none */
-	uint32_t *col;	  /* nkeys interned printed columns (in hws_hist's arena) */
-};
-
-struct section {
-	char *event;
-	uint32_t attr_idx;
-	uint64_t samples, period, weight;
-	struct hrow *rows;
-	size_t nr, alloc;
-	uint32_t *slot;	 /* row index + 1 */
-	uint32_t *shash; /* the low bits of the hash of that row's keys */
-	size_t size;
-};
 
 /*
  * The row a sample went to, by what decides it when every key is a function of the sample's
  * pid, tid, ip, cpumode, event (and cpu) and of the symbol tables' state: a sample that
  * repeats one of those while the state is the same (hws_symbols__state()) goes to the same
  * row without a lookup. Direct-mapped. A sample with a call chain (report -g) takes that way
- * only when its chain is in the memo too (chain_find()): it then costs no lookup at all.
+ * only when its chain is in the memo too (hist__chain_find()): it then costs no lookup at all.
  */
 #define RC_BITS 13
-/* a column's text: C++ template names run to thousands of bytes, and perf prints them whole */
-#define TEXT_MAX 8192
 
 struct rc_ent {
 	uint64_t ip, state;
@@ -156,66 +102,6 @@ struct rc_ent {
 	uint32_t pid, tid, cpu, attr_idx;
 	uint32_t sec, row;
 	uint8_t cpumode, valid;
-};
-
-struct hws_hist {
-	int keys[MAX_KEYS];
-	int nkeys;
-	bool mem;
-	bool hierarchy; /* perf report --hierarchy's layout */
-	bool needs_code, needs_data, needs_srcline, needs_object, needs_type;
-	bool rc_noaddr; /* the row cache serves samples without a data address only */
-	const struct hws_objects *objects;
-	struct hws_datatypes *types; /* --sort type, typeoff: owned */
-	char *time_str;		     /* --time, shown in the section headers */
-	struct section *secs;
-	size_t nsecs;
-	size_t last_sec;
-	/* call graphs (hws_hist__set_callgraph()) */
-	struct cg_params cg;
-	int children;	    /* 1 --children, -1 --no-children, 0 perf's default */
-	bool any_chain;	    /* a sample had PERF_SAMPLE_CALLCHAIN */
-	bool sym_first;	    /* the sort order starts with "sym" */
-	bool cg_on;	    /* call chains are kept */
-	uint32_t max_stack; /* frames used per chain, 0 = all */
-	int inline_mode;    /* enum hws_inline_mode */
-	bool full_src;	    /* srcline: the source file's whole path (perf's --full-source-path) */
-	struct xframe *xf;  /* the current sample's frames, inlined ones added */
-	size_t axf;
-	/* a chain cut to max_stack (hws_chain__max_stack()) */
-	struct hws_frame *cut;
-	size_t acut;
-	struct cg_tree *tree; /* the rows' call graphs */
-	struct cg_frame *fr;  /* the current sample's frames */
-	struct cg_memo *memo; /* chains not in the trees yet (add_chain()) */
-	uint64_t *ckey;	      /* the current chain's memo key */
-	uint32_t *frow;	      /* their rows (--children) */
-	uint32_t *seen;	      /* the rows the sample has counted in (perf's he_cache) */
-	size_t afr;
-	/* the rows' keys and columns: blocks that never move */
-	char **blk;
-	size_t nblk, blk_used, blk_size;
-	/* the interned comm of a pid (and tid: the name of a pid without one) while the
-	 * symbol tables' state holds */
-	struct comm_ent {
-		uint32_t pid, tid, id;
-		uint64_t state;
-	} cc[64];
-	/* file names to their interned short names, by address */
-	struct dso_ent {
-		const char *dso;
-		uint32_t id;
-	} dc[64];
-	/* the row cache (struct rc_ent) */
-	struct rc_ent *rc;
-	bool rc_on;  /* every key is one the cache covers */
-	bool rc_cpu; /* the cpu is a key */
-	/* interned strings */
-	char **strs;
-	size_t nstrs, astrs;
-	uint32_t *stab;
-	size_t ssize;
-	struct hws_strbuf esc; /* a name being interned, escaped */
 };
 
 /* ---------------------------------------------------------------- keys */
@@ -269,7 +155,7 @@ static uint64_t str_hash(const char *s)
 	return h;
 }
 
-static uint32_t intern(struct hws_hist *h, const char *s)
+uint32_t hist__intern(struct hws_hist *h, const char *s)
 {
 	uint64_t hv;
 	size_t i;
@@ -315,207 +201,12 @@ static uint32_t intern(struct hws_hist *h, const char *s)
 	return h->stab[i];
 }
 
-static const char *str_of(const struct hws_hist *h, uint32_t id)
+const char *hist__str(const struct hws_hist *h, uint32_t id)
 {
 	return id && id <= h->nstrs ? h->strs[id - 1] : "";
 }
 
-/* ---------------------------------------------------------------- perf's data-source names */
-
-#define DS_OP(d)     ((d)&0x1f)
-#define DS_LVL(d)    (((d) >> 5) & 0x3fff)
-#define DS_SNOOP(d)  (((d) >> 19) & 0x1f)
-#define DS_LOCK(d)   (((d) >> 24) & 0x3)
-#define DS_DTLB(d)   (((d) >> 26) & 0x7f)
-#define DS_LVLNUM(d) (((d) >> 33) & 0xf)
-#define DS_REMOTE(d) (((d) >> 37) & 0x1)
-#define DS_SNOOPX(d) (((d) >> 38) & 0x3)
-#define DS_BLK(d)    (((d) >> 40) & 0x7)
-
-static void cat(char *out, size_t sz, const char *s)
-{
-	size_t l = strlen(out);
-
-	snprintf(out + l, sz - l, "%s", s);
-}
-
-static void mem_lvl_str(uint64_t ds, bool have, char *out, size_t sz)
-{
-	static const char *const lvl[] = {
-	    "N/A",
-	    "HIT",
-	    "MISS",
-	    "L1",
-	    "LFB/MAB",
-	    "L2",
-	    "L3",
-	    "Local RAM",
-	    "Remote RAM (1 hop)",
-	    "Remote RAM (2 hops)",
-	    "Remote Cache (1 hop)",
-	    "Remote Cache (2 hops)",
-	    "I/O",
-	    "Uncached",
-	};
-	uint64_t m = have ? DS_LVL(ds) : 0;
-	bool hit, miss;
-	int printed = 0;
-
-	out[0] = 0;
-	if (!m)
-		m = 1; /* PERF_MEM_LVL_NA */
-	hit = m & 2;
-	miss = m & 4;
-	m &= ~6ULL;
-	if (have && DS_REMOTE(ds))
-		cat(out, sz, "Remote ");
-	for (unsigned int i = 0; m && i < ARRAY_SIZE(lvl); i++, m >>= 1) {
-		if (!(m & 1))
-			continue;
-		if (printed++)
-			cat(out, sz, " or ");
-		cat(out, sz, lvl[i]);
-	}
-	if (have && DS_LVLNUM(ds)) {
-		unsigned int n = (unsigned int)DS_LVLNUM(ds);
-		char b[16];
-
-		if (printed++)
-			cat(out, sz, " or ");
-		switch (n) {
-		case 0x0b:
-			cat(out, sz, "Any cache");
-			break;
-		case 0x0c:
-			cat(out, sz, "LFB/MAB");
-			break;
-		case 0x0d:
-			cat(out, sz, "RAM");
-			break;
-		case 0x0e:
-			cat(out, sz, "PMEM");
-			break;
-		case 0x0f:
-			cat(out, sz, "N/A");
-			break;
-		default:
-			snprintf(b, sizeof(b), "L%u", n);
-			cat(out, sz, b);
-		}
-	}
-	if (!out[0])
-		cat(out, sz, "N/A");
-	if (hit)
-		cat(out, sz, " hit");
-	if (miss)
-		cat(out, sz, " miss");
-}
-
-static void snoop_str(uint64_t ds, bool have, char *out, size_t sz)
-{
-	static const char *const sn[] = {"N/A", "None", "Hit", "Miss", "HitM"};
-	static const char *const snx[] = {"Fwd", "Peer"};
-	uint64_t m = have ? DS_SNOOP(ds) : 0;
-
-	out[0] = 0;
-	for (unsigned int i = 0; m && i < ARRAY_SIZE(sn); i++, m >>= 1) {
-		if (!(m & 1))
-			continue;
-		if (out[0])
-			cat(out, sz, " or ");
-		cat(out, sz, sn[i]);
-	}
-	m = have ? DS_SNOOPX(ds) : 0;
-	for (unsigned int i = 0; m && i < ARRAY_SIZE(snx); i++, m >>= 1) {
-		if (!(m & 1))
-			continue;
-		if (out[0])
-			cat(out, sz, " or ");
-		cat(out, sz, snx[i]);
-	}
-	if (!out[0])
-		cat(out, sz, "N/A");
-}
-
-static void tlb_str(uint64_t ds, bool have, char *out, size_t sz)
-{
-	static const char *const tl[] = {"N/A", "HIT", "MISS", "L1", "L2", "Walker", "Fault"};
-	uint64_t m = have ? DS_DTLB(ds) : 0;
-	bool hit, miss;
-
-	out[0] = 0;
-	if (!m)
-		m = 1;
-	hit = m & 2;
-	miss = m & 4;
-	m &= ~6ULL;
-	for (unsigned int i = 0; m && i < ARRAY_SIZE(tl); i++, m >>= 1) {
-		if (!(m & 1))
-			continue;
-		if (out[0])
-			cat(out, sz, " or ");
-		cat(out, sz, tl[i]);
-	}
-	if (!out[0])
-		cat(out, sz, "N/A");
-	if (hit)
-		cat(out, sz, " hit");
-	if (miss)
-		cat(out, sz, " miss");
-}
-
-static const char *lock_str(uint64_t ds, bool have)
-{
-	uint64_t m = have ? DS_LOCK(ds) : 1;
-
-	return (m & 1) ? "N/A" : (m & 2) ? "Yes" : "No";
-}
-
-static void blk_str(uint64_t ds, bool have, char *out, size_t sz)
-{
-	uint64_t m = have ? DS_BLK(ds) : 0;
-
-	out[0] = 0;
-	if (!m || (m & 1)) {
-		cat(out, sz, "N/A");
-		return;
-	}
-	if (m & 2)
-		cat(out, sz, "Data");
-	if (m & 4)
-		cat(out, sz, out[0] ? " Addr" : "Addr");
-}
-
-static const char *op_str(uint64_t ds, bool have)
-{
-	uint64_t m = have ? DS_OP(ds) : 1;
-
-	if (m & 2)
-		return "Load";
-	if (m & 4)
-		return "Store";
-	if (m & 8)
-		return "Prefetch";
-	if (m & 16)
-		return "Exec";
-	return "N/A";
-}
-
 /* ---------------------------------------------------------------- per sample */
-
-struct ctx {
-	const struct hws_sample *s;
-	struct hws_symbols *syms;
-	struct hws_symbol code, data;
-	struct hws_object obj;
-	uint32_t obj_col; /* the object's printed column, interned */
-	struct hws_datatype type;
-	uint32_t type_id; /* the type's name, interned (0: unknown) */
-	bool code_ok, data_ok, have_ds, have_addr;
-	uint32_t dso_id;
-	uint32_t inl; /* an inlined function's "NAME (inlined)" (interned) at code, else 0 */
-	char level;
-};
 
 static char level_of(const struct hws_sample *s)
 {
@@ -571,16 +262,13 @@ static const char *srcline_text(struct hws_hist *h, const struct ctx *c, char *b
 	} else if (sym->name) {
 		snprintf(b, sz, "%s+%" PRIu64, sym->name, sym->offset);
 	} else {
-		snprintf(b, sz, "%s[%" PRIx64 "]", str_of(h, c->dso_id),
+		snprintf(b, sz, "%s[%" PRIx64 "]", hist__str(h, c->dso_id),
 			 anon_dso(sym->dso) ? c->s->ip : sym->dso_addr);
 	}
 	return b;
 }
 
-/* K_COMM's v[1] of a sample whose thread had no comm yet (v[2]: its pid) */
-#define COMM_PENDING 1
-
-static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
+int hist__key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 {
 	const struct hws_sample *s = c->s;
 
@@ -605,7 +293,7 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 				v[2] = s->tid;
 			}
 		}
-		v[0] = intern(h, comm);
+		v[0] = hist__intern(h, comm);
 		if (!v[1]) /* a pending ":TID" is not cached: its row keys carry the pid */
 			*ce = (struct comm_ent){s->pid, s->tid, (uint32_t)v[0], state};
 		return v[0] ? 0 : -ENOMEM;
@@ -625,7 +313,7 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 		if (key == K_SRCLINE) { /* perf compares the text */
 			char b[TEXT_MAX];
 
-			v[0] = intern(h, srcline_text(h, c, b, sizeof(b)));
+			v[0] = hist__intern(h, srcline_text(h, c, b, sizeof(b)));
 			return v[0] ? 0 : -ENOMEM;
 		}
 		if (key == K_SYMOFF) {
@@ -651,8 +339,9 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 		v[0] = c->have_addr ? s->addr : 0;
 		return 0;
 	case K_DSO_DADDR:
-		v[0] =
-		    c->have_addr && c->data.dso ? intern(h, hws_dso__short_name(c->data.dso)) : 0;
+		v[0] = c->have_addr && c->data.dso
+			   ? hist__intern(h, hws_dso__short_name(c->data.dso))
+			   : 0;
 		return 0;
 	case K_MEM: /* perf compares mem_lvl only; the row shows its first sample's text */
 		v[0] = c->have_ds ? DS_LVL(s->data_src) + 1 : 0;
@@ -678,7 +367,7 @@ static int key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 		v[0] = map_addr(c, &c->data, s->addr) & ~63ULL;
 		/* anonymous memory of different processes differs */
 		v[1] = anon_dso(c->data.dso) && (int64_t)s->addr >= 0 ? s->pid : 0;
-		v[2] = c->data.dso ? intern(h, c->data.dso) : 0;
+		v[2] = c->data.dso ? hist__intern(h, c->data.dso) : 0;
 		return 0;
 	case K_DATA_PAGE:
 		if (!c->have_addr)
@@ -771,25 +460,25 @@ static uint32_t key_col(struct hws_hist *h, struct ctx *c, int key, const uint64
 			snprintf(b, sizeof(b), "[%c] 0x%016" PRIx64, c->level, (uint64_t)0);
 		break;
 	case K_DSO_DADDR:
-		snprintf(b, sizeof(b), "%s", v[0] ? str_of(h, (uint32_t)v[0]) : "[unknown]");
+		snprintf(b, sizeof(b), "%s", v[0] ? hist__str(h, (uint32_t)v[0]) : "[unknown]");
 		break;
 	case K_MEM:
-		mem_lvl_str(s->data_src, c->have_ds, b, sizeof(b));
+		hist__mem_lvl_str(s->data_src, c->have_ds, b, sizeof(b));
 		break;
 	case K_SNOOP:
-		snoop_str(s->data_src, c->have_ds, b, sizeof(b));
+		hist__snoop_str(s->data_src, c->have_ds, b, sizeof(b));
 		break;
 	case K_TLB:
-		tlb_str(s->data_src, c->have_ds, b, sizeof(b));
+		hist__tlb_str(s->data_src, c->have_ds, b, sizeof(b));
 		break;
 	case K_LOCKED:
-		snprintf(b, sizeof(b), "%s", lock_str(s->data_src, c->have_ds));
+		snprintf(b, sizeof(b), "%s", hist__lock_str(s->data_src, c->have_ds));
 		break;
 	case K_BLOCKED:
-		blk_str(s->data_src, c->have_ds, b, sizeof(b));
+		hist__blk_str(s->data_src, c->have_ds, b, sizeof(b));
 		break;
 	case K_OP:
-		snprintf(b, sizeof(b), "%s", op_str(s->data_src, c->have_ds));
+		snprintf(b, sizeof(b), "%s", hist__op_str(s->data_src, c->have_ds));
 		break;
 	case K_DCACHELINE:
 	case K_DATA_PAGE: {
@@ -819,7 +508,7 @@ static uint32_t key_col(struct hws_hist *h, struct ctx *c, int key, const uint64
 			hws_strbuf__release(&sb);
 			return 0;
 		}
-		id = intern(h, sb.buf);
+		id = hist__intern(h, sb.buf);
 		hws_strbuf__release(&sb);
 		return id;
 	}
@@ -832,7 +521,7 @@ static uint32_t key_col(struct hws_hist *h, struct ctx *c, int key, const uint64
 	default:
 		return 0;
 	}
-	return intern(h, b);
+	return hist__intern(h, b);
 }
 
 static struct section *section_of(struct hws_hist *h, const struct hws_sample *s)
@@ -865,7 +554,7 @@ static struct section *section_of(struct hws_hist *h, const struct hws_sample *s
 	return sec;
 }
 
-static uint64_t vec_hash(const uint64_t *k, size_t n)
+uint64_t hist__vec_hash(const uint64_t *k, size_t n)
 {
 	uint64_t x = 0x9E3779B97F4A7C15ULL;
 
@@ -916,11 +605,11 @@ static int object_col(struct hws_hist *h, struct ctx *c)
 	int err = 0;
 
 	if (!hws_objects__attribute(h->objects, c->syms, c->s, o)) {
-		c->obj_col = intern(h, "[unknown]");
+		c->obj_col = hist__intern(h, "[unknown]");
 		return c->obj_col ? 0 : -ENOMEM;
 	}
 	err = hws_object__label(o, c->syms, c->s->pid, true, &sb);
-	c->obj_col = err ? 0 : intern(h, sb.buf);
+	c->obj_col = err ? 0 : hist__intern(h, sb.buf);
 	hws_strbuf__release(&sb);
 	return c->obj_col ? 0 : -ENOMEM;
 }
@@ -962,16 +651,16 @@ static int type_of_sample(struct hws_hist *h, struct ctx *c)
 					    c->code_ok ? &c->code : NULL, &c->type);
 	if (err < 0)
 		return err;
-	c->type_id = c->type.name ? intern(h, c->type.name) : 0;
+	c->type_id = c->type.name ? hist__intern(h, c->type.name) : 0;
 	return c->type.name && !c->type_id ? -ENOMEM : 0;
 }
 
 /* the row of key vector @k in @sec (added with the columns of @c when new): its index, or
  * -ENOMEM */
-static long row_of(struct hws_hist *h, struct section *sec, const uint64_t *k, struct ctx *c)
+long hist__row_of(struct hws_hist *h, struct section *sec, const uint64_t *k, struct ctx *c)
 {
 	size_t nk = (size_t)h->nkeys * KV, i;
-	uint32_t hv = (uint32_t)vec_hash(k, nk);
+	uint32_t hv = (uint32_t)hist__vec_hash(k, nk);
 	struct hrow *row;
 
 	if ((sec->nr + 1) * 2 > sec->size && sec_grow(sec))
@@ -1013,14 +702,14 @@ static uint32_t dso_id_of(struct hws_hist *h, const char *dso)
 
 	if (!d->id || d->dso != dso) {
 		d->dso = dso;
-		d->id = intern(h, hws_dso__short_name(dso));
+		d->id = hist__intern(h, hws_dso__short_name(dso));
 	}
 	return d->id;
 }
 
 /* the code side of a lookup of @ip (a sample's or a frame's) into @c */
-static int code_of(struct hws_hist *h, struct ctx *c, struct hws_symbols *syms, uint32_t pid,
-		   uint64_t ip, bool have_ip)
+int hist__code_of(struct hws_hist *h, struct ctx *c, struct hws_symbols *syms, uint32_t pid,
+		  uint64_t ip, bool have_ip)
 {
 	memset(&c->code, 0, sizeof(c->code));
 	c->code_ok = false;
@@ -1032,384 +721,9 @@ static int code_of(struct hws_hist *h, struct ctx *c, struct hws_symbols *syms, 
 	return c->dso_id ? 0 : -ENOMEM;
 }
 
-static bool code_key(int key)
+bool hist__code_key(int key)
 {
 	return key == K_DSO || key == K_SYM || key == K_SYMOFF || key == K_SRCLINE;
-}
-
-static char level_of_ctx(uint8_t ctx, char dflt)
-{
-	switch (ctx) {
-	case HWS_CTX_KERNEL:
-		return 'k';
-	case HWS_CTX_USER:
-		return '.';
-	case HWS_CTX_HV:
-		return 'H';
-	case HWS_CTX_GUEST_KERNEL:
-		return 'g';
-	case HWS_CTX_GUEST_USER:
-		return 'u';
-	default:
-		return dflt;
-	}
-}
-
-static const char *name_of(const void *ctx, uint32_t id)
-{
-	return str_of(ctx, id);
-}
-
-/* a frame of the chain perf walks: a call-chain frame, or a function inlined at it */
-struct xframe {
-	const struct hws_frame *fr;
-	uint32_t inl; /* "NAME (inlined)" interned; 0: the frame itself */
-};
-
-/*
- * The @n frames of @chain into h->xf, each one that shows its inline stack (h->inline_mode)
- * replaced by that stack as perf's append_inlines() adds it: the inlined functions
- * innermost first, then the frame itself when DWARF names its ELF symbol. *n: the count.
- */
-static int expand_inlines(struct hws_hist *h, struct hws_symbols *syms, uint32_t pid,
-			  const struct hws_frame *chain, uint32_t *n)
-{
-	size_t k = 0;
-
-	for (uint32_t i = 0; i < *n; i++) {
-		const struct hws_inline_frame *in = NULL;
-		int m = 0;
-
-		if (syms && h->inline_mode != HWS_INLINE_NONE &&
-		    hws_inline__wanted(h->inline_mode, chain[i].flags, chain[i].ctx)) {
-			m = hws_symbols__inlines(syms, pid, chain[i].ip, &in);
-			if (m < 0)
-				return m;
-		}
-		if (k + (size_t)(m ? m : 1) > h->axf) {
-			size_t na = h->axf ? h->axf * 2 : 256;
-			struct xframe *v;
-
-			while (na < k + (size_t)(m ? m : 1))
-				na *= 2;
-			if (na > UINT32_MAX)
-				return -ENOMEM;
-			v = realloc(h->xf, na * sizeof(*v));
-			if (!v)
-				return -ENOMEM;
-			h->xf = v;
-			h->axf = na;
-		}
-		if (!m)
-			h->xf[k++] = (struct xframe){&chain[i], 0};
-		for (int j = 0; j < m; j++) {
-			uint32_t inl = 0;
-
-			if (in[j].inlined) {
-				char b[TEXT_MAX];
-
-				snprintf(b, sizeof(b), "%s (inlined)", in[j].name);
-				inl = intern(h, b);
-				if (!inl)
-					return -ENOMEM;
-			}
-			h->xf[k++] = (struct xframe){&chain[i], inl};
-		}
-	}
-	*n = (uint32_t)k;
-	return 0;
-}
-
-/*
- * The call chain of a sample: its frames (perf's function key and name), added to the row's
- * tree and, with --children, to the tree of every other row its frames fall in (once per
- * row: perf's he_cache), as perf's hist_entry_iter for cumulative entries.
- *
- * A chain met before (same section, row, process, ips and contexts, while the symbols give
- * the same answers) only adds its period to its memo entry (report_cgmemo.h); the trees get
- * each entry once, at chain_flush(), in the order the chains were first met.
- */
-
-/* a memo entry's payload: the head, n frames, then n + 1 rows (row 0 unused) */
-struct chain_head {
-	uint32_t sec, self, n, pad;
-};
-
-#define CHAIN_MEMO_MAX (64u << 20) /* bytes of memo before it is flushed */
-
-/* add a resolved chain (@fr, @frow as add_chain() leaves h->fr, h->frow) to the trees */
-static int chain_commit(struct hws_hist *h, struct section *sec, uint32_t self,
-			const struct cg_frame *fr, const uint32_t *frow, uint32_t n,
-			uint64_t period)
-{
-	bool caller, children = h->children >= 0 && !h->mem;
-	uint32_t nseen = 0;
-	int err;
-
-	caller = h->cg.order_set ? h->cg.caller : children;
-	if (!h->tree) {
-		h->tree = cg_tree__new();
-		if (!h->tree)
-			return -ENOMEM;
-	}
-	if (children)
-		h->seen[nseen++] = self;
-	if (!sec->rows[self].cg_root) {
-		sec->rows[self].cg_root = cg_tree__root(h->tree);
-		if (!sec->rows[self].cg_root)
-			return -ENOMEM;
-	}
-	err = cg_tree__add(h->tree, sec->rows[self].cg_root, caller ? &fr[n - 1] : fr, n,
-			   caller ? -1 : 1, period);
-	if (err || !children)
-		return err;
-	/* the frames in the order of the chain perf walks (its cursor's) */
-	for (uint32_t j = 0; j < n; j++) {
-		uint32_t i = caller ? n - 1 - j : j, r = frow[i + 1];
-		struct hrow *row = &sec->rows[r];
-		bool dup = false;
-
-		for (uint32_t q = 0; q < nseen && !dup; q++)
-			dup = h->seen[q] == r;
-		if (dup)
-			continue;
-		h->seen[nseen++] = r;
-		row->acc += period;
-		if (!row->cg_root) {
-			row->cg_root = cg_tree__root(h->tree);
-			if (!row->cg_root)
-				return -ENOMEM;
-		}
-		err = cg_tree__add(h->tree, row->cg_root, &fr[i], caller ? i + 1 : n - i,
-				   caller ? -1 : 1, period);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/* every chain of the memo into the trees, in the order they were first met */
-static int chain_flush(struct hws_hist *h)
-{
-	size_t nr = cg_memo__nr(h->memo);
-	int err = 0;
-
-	for (size_t id = 0; !err && id < nr; id++) {
-		const struct chain_head *hd = cg_memo__payload(h->memo, (long)id);
-		const struct cg_frame *fr = (const void *)(hd + 1);
-
-		err =
-		    chain_commit(h, &h->secs[hd->sec], hd->self, fr, (const uint32_t *)(fr + hd->n),
-				 hd->n, *cg_memo__value(h->memo, (long)id));
-	}
-	cg_memo__clear(h->memo);
-	return err;
-}
-
-/* the memo key of a chain: where it is counted, what resolves it, its ips and contexts */
-static uint32_t chain_key(struct hws_hist *h, struct section *sec, const struct ctx *c, long self,
-			  const struct hws_frame *chain, uint32_t n)
-{
-	uint64_t *k = h->ckey;
-	uint32_t w = 0;
-
-	k[w++] = (uint64_t)(sec - h->secs) << 32 | (uint32_t)self;
-	k[w++] = (uint64_t)c->s->pid << 8 | (uint8_t)c->level;
-	k[w++] = hws_symbols__answers_gen(c->syms);
-	for (uint32_t i = 0; i < n; i++)
-		k[w++] = chain[i].ip;
-	for (uint32_t i = 0; i < n; i += 8) {
-		uint64_t x = 0;
-
-		for (uint32_t j = i; j < n && j < i + 8; j++)
-			x |= (uint64_t)chain[j].ctx << (8 * (j - i));
-		k[w++] = x;
-	}
-	return w;
-}
-
-/* room for @n frames of a chain in the per-sample scratch arrays */
-static int grow_frames(struct hws_hist *h, uint32_t n)
-{
-	struct cg_frame *f;
-	uint32_t *r;
-	uint64_t *ck;
-
-	if (n <= h->afr)
-		return 0;
-	f = realloc(h->fr, n * sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	h->fr = f;
-	r = realloc(h->frow, (n + 1) * sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	h->frow = r;
-	r = realloc(h->seen, (n + 1) * sizeof(*r));
-	if (!r)
-		return -ENOMEM;
-	h->seen = r;
-	ck = realloc(h->ckey, (3 + n + n / 8 + 1) * sizeof(*ck));
-	if (!ck)
-		return -ENOMEM;
-	h->ckey = ck;
-	h->afr = n;
-	return 0;
-}
-
-int hws_chain__max_stack(const struct hws_frame *chain, uint32_t n, uint32_t max, bool caller,
-			 struct hws_frame **buf, size_t *abuf, const struct hws_frame **out)
-{
-	uint32_t k = 0, kk, ku, ks;
-
-	*out = chain;
-	while (k < n && !(chain[k].flags & HWS_FRAME_UNWOUND))
-		k++;
-	kk = k < max ? k : max;
-	ku = n - k < max ? n - k : max;
-	if (!max || (kk == k && ku == n - k))
-		return (int)n;
-	ks = caller ? k - kk : 0;
-	*out = chain + ks;
-	if (ks + kk == k)
-		return (int)(kk + ku); /* the kept frames are one run */
-	if (*abuf < (size_t)kk + ku) {
-		struct hws_frame *v = realloc(*buf, ((size_t)kk + ku) * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		*buf = v;
-		*abuf = (size_t)kk + ku;
-	}
-	memcpy(*buf, chain + ks, kk * sizeof(**buf));
-	memcpy(*buf + kk, chain + k, ku * sizeof(**buf));
-	*out = *buf;
-	return (int)(kk + ku);
-}
-
-/*
- * The memo entry of @c's chain counted in row @self of @sec: *id, -1 when there is none yet
- * (then h->ckey holds its key, *nk words, and *chain, *n the frames perf walks). 0 or -ENOMEM.
- */
-static int chain_find(struct hws_hist *h, struct section *sec, const struct ctx *c, long self,
-		      const struct hws_frame **chain, uint32_t *n, uint32_t *nk, long *id)
-{
-	bool caller, children = h->children >= 0 && !h->mem;
-	int err;
-
-	*chain = c->s->callchain;
-	*n = c->s->nr_callchain;
-	caller = h->cg.order_set ? h->cg.caller : children;
-	/* perf's --max-stack takes the frames in the order it walks them */
-	if (h->max_stack) {
-		int m = hws_chain__max_stack(*chain, *n, h->max_stack, caller, &h->cut, &h->acut,
-					     chain);
-
-		if (m < 0)
-			return m;
-		*n = (uint32_t)m;
-	}
-	if (!h->memo) {
-		h->memo = cg_memo__new();
-		if (!h->memo)
-			return -ENOMEM;
-	}
-	/* the memo is keyed by the chain as recorded: its inlined entries follow from it */
-	err = grow_frames(h, *n);
-	if (err)
-		return err;
-	*nk = chain_key(h, sec, c, self, *chain, *n);
-	*id = cg_memo__find(h->memo, h->ckey, *nk);
-	return 0;
-}
-
-static int add_chain(struct hws_hist *h, struct section *sec, struct ctx *c, const uint64_t *k,
-		     long self, uint64_t period)
-{
-	const struct hws_sample *s = c->s;
-	const struct hws_frame *chain;
-	const struct xframe *xf;
-	uint32_t n, nk;
-	bool children = h->children >= 0 && !h->mem;
-	struct chain_head *hd;
-	void *pl;
-	long id;
-	int err;
-
-	err = chain_find(h, sec, c, self, &chain, &n, &nk, &id);
-	if (err)
-		return err;
-	if (id >= 0) {
-		*cg_memo__value(h->memo, id) += period;
-		return 0;
-	}
-	err = expand_inlines(h, c->syms, s->pid, chain, &n);
-	if (!err)
-		err = grow_frames(h, n);
-	if (err)
-		return err;
-	xf = h->xf;
-	for (uint32_t i = 0; i < n; i++) {
-		const struct hws_frame *fr = xf[i].fr;
-		struct ctx fc = *c;
-		struct hws_sample fs = *s;
-		struct cg_frame *f = &h->fr[i];
-		uint64_t fk[MAX_KEYS * KV];
-		char b[32];
-		long r;
-
-		fs.ip = fr->ip;
-		fc.s = &fs;
-		fc.level = level_of_ctx(fr->ctx, c->level);
-		err = code_of(h, &fc, c->syms, s->pid, fr->ip, true);
-		if (err)
-			return err;
-		fc.inl = xf[i].inl;
-		if (fc.inl) { /* perf merges inlined entries by name */
-			fc.code.name = str_of(h, fc.inl);
-			f->k0 = 1ULL << 62;
-			f->k1 = fc.inl;
-			f->name = fc.inl;
-		} else if (fc.code.name) {
-			f->k0 = fc.dso_id;
-			f->k1 = fc.code.dso_addr - fc.code.offset;
-			f->name = intern(h, fc.code.name);
-		} else {
-			f->k0 = fc.dso_id | 1ULL << 63;
-			f->k1 = fr->ip;
-			snprintf(b, sizeof(b), "%#" PRIx64, fr->ip);
-			f->name = intern(h, b);
-		}
-		if (!f->name)
-			return -ENOMEM;
-		if (!children)
-			continue;
-		memcpy(fk, k, (size_t)h->nkeys * KV * sizeof(*k));
-		for (int j = 0; j < h->nkeys; j++) {
-			if (!code_key(h->keys[j]))
-				continue;
-			err = key_vals(h, &fc, h->keys[j], &fk[j * KV]);
-			if (err)
-				return err;
-		}
-		r = row_of(h, sec, fk, &fc);
-		if (r < 0)
-			return (int)r;
-		h->frow[i + 1] = (uint32_t)r;
-	}
-	id = cg_memo__add(h->memo, h->ckey, nk,
-			  sizeof(*hd) + n * sizeof(*h->fr) + (n + 1) * sizeof(*h->frow), &pl);
-	if (id < 0)
-		return (int)id;
-	hd = pl;
-	h->frow[0] = (uint32_t)self;
-	*hd = (struct chain_head){(uint32_t)(sec - h->secs), (uint32_t)self, n, 0};
-	memcpy(hd + 1, h->fr, n * sizeof(*h->fr));
-	memcpy((struct cg_frame *)(hd + 1) + n, h->frow, (n + 1) * sizeof(*h->frow));
-	*cg_memo__value(h->memo, id) = period;
-	if (cg_memo__bytes(h->memo) > CHAIN_MEMO_MAX)
-		return chain_flush(h);
-	return 0;
 }
 
 static inline void tally(struct section *sec, struct hrow *row, uint64_t period, uint64_t weight)
@@ -1501,7 +815,7 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 				c.s = s;
 				c.syms = syms;
 				c.level = level_of(s);
-				err = chain_find(h, sec, &c, e->row, &cf, &n, &nk, &r);
+				err = hist__chain_find(h, sec, &c, e->row, &cf, &n, &nk, &r);
 				if (err)
 					return err;
 				if (r >= 0)
@@ -1530,7 +844,7 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 	c.have_ds = s->fields & HWS_SF_DATA_SRC;
 	c.have_addr = (s->fields & HWS_SF_ADDR) != 0;
 	if (h->needs_code || chain) {
-		err = code_of(h, &c, syms, s->pid, s->ip, (s->fields & HWS_SF_IP) != 0);
+		err = hist__code_of(h, &c, syms, s->pid, s->ip, (s->fields & HWS_SF_IP) != 0);
 		if (err)
 			return err;
 	}
@@ -1551,11 +865,11 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 			return err;
 	}
 	for (int j = 0; j < h->nkeys; j++) {
-		err = key_vals(h, &c, h->keys[j], &k[j * KV]);
+		err = hist__key_vals(h, &c, h->keys[j], &k[j * KV]);
 		if (err)
 			return err;
 	}
-	r = row_of(h, sec, k, &c);
+	r = hist__row_of(h, sec, k, &c);
 	if (r < 0)
 		return (int)r;
 	tally(sec, &sec->rows[r], period, weight);
@@ -1575,7 +889,7 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 				     .valid = 1};
 	}
 	if (chain && s->nr_callchain && h->cg_on)
-		return add_chain(h, sec, &c, k, r, period);
+		return hist__add_chain(h, sec, &c, k, r, period);
 	return 0;
 }
 
@@ -1609,7 +923,7 @@ struct hws_hist *hws_hist__new(const char *keys, bool mem, const struct hws_filt
 	int elided[MAX_KEYS], nelided = 0;
 
 	if (dflt)
-		keys = mem ? mem_default : "comm,dso,sym";
+		keys = mem ? hist__mem_default : "comm,dso,sym";
 	if (hws_report__parse_sort(keys, NULL, 0))
 		return errno = EINVAL, NULL;
 	h = calloc(1, sizeof(*h));
@@ -1745,457 +1059,10 @@ int hws_hist__set_hierarchy(struct hws_hist *h, bool on)
 	return 0;
 }
 
-/* ---------------------------------------------------------------- render */
-
-static const char *header_of(int id)
+const char *hist__header(int id)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(key_defs); i++)
 		if (key_defs[i].id == id)
 			return key_defs[i].header;
 	return "?";
-}
-
-static const struct hws_hist *g_sort_hist; /* qsort has no context argument */
-static bool g_by_weight, g_by_acc;
-
-static const struct section *g_sort_sec;
-
-/* row indices of g_sort_sec by perf's order: overhead, then the printed columns; ties in
- * insertion order (as a stable sort of the rows would leave them) */
-static int row_cmp(const void *a, const void *b)
-{
-	uint32_t ix = *(const uint32_t *)a, iy = *(const uint32_t *)b;
-	const struct hrow *x = &g_sort_sec->rows[ix], *y = &g_sort_sec->rows[iy];
-	uint64_t vx = g_by_weight ? x->weight : x->period, vy = g_by_weight ? y->weight : y->period;
-
-	if (g_by_acc && x->acc != y->acc)
-		return x->acc > y->acc ? -1 : 1;
-	if (vx != vy)
-		return vx > vy ? -1 : 1;
-	for (int j = 0; j < g_sort_hist->nkeys; j++) {
-		int c;
-
-		if (x->col[j] == y->col[j])
-			continue;
-		c = strcmp(str_of(g_sort_hist, x->col[j]), str_of(g_sort_hist, y->col[j]));
-		if (c)
-			return c;
-	}
-	return ix < iy ? -1 : ix > iy;
-}
-
-static int sec_cmp(const void *a, const void *b)
-{
-	const struct section *x = a, *y = b;
-
-	return x->attr_idx < y->attr_idx ? -1 : x->attr_idx > y->attr_idx;
-}
-
-static int cell(const struct hws_hist *h, struct hws_symbols *syms, const struct hrow *r, int j,
-		char *b, size_t sz)
-{
-	switch (h->keys[j]) {
-	case K_PID:
-	case K_TID: {
-		const char *comm = syms && !r->k[j * KV + 2]
-				       ? hws_symbols__tid_comm(syms, (uint32_t)r->k[j * KV])
-				       : NULL;
-
-		if (comm) {
-			struct hws_strbuf esc = HWS_STRBUF_INIT;
-			int n = snprintf(b, sz, "%7d:%s", (int)(uint32_t)r->k[j * KV],
-					 hws__text(&esc, comm));
-
-			hws_strbuf__release(&esc);
-			return n;
-		}
-		return snprintf(b, sz, "%s", str_of(h, r->col[j]));
-	}
-	case K_SAMPLE_COL:
-		return snprintf(b, sz, "%" PRIu64, r->samples);
-	case K_WEIGHT_COL:
-		return snprintf(b, sz, "%" PRIu64, r->weight);
-	case K_AVG_WEIGHT:
-		return snprintf(b, sz, "%.1f",
-				r->samples ? (double)r->weight / (double)r->samples : 0.0);
-	default:
-		return snprintf(b, sz, "%s", str_of(h, r->col[j]));
-	}
-}
-
-static bool right_aligned(int id)
-{
-	return id == K_SAMPLE_COL || id == K_WEIGHT_COL || id == K_AVG_WEIGHT;
-}
-
-/* a column printed as its interned string (cell()'s default case) */
-static bool str_cell(int id)
-{
-	return id != K_PID && id != K_TID && !right_aligned(id);
-}
-
-/* "  " and @s (@len bytes) in a column of width @w, as "  %-*s" / "  %*s" print it */
-static int add_cell(struct hws_strbuf *sb, const char *s, size_t len, int w, bool right)
-{
-	static const char sp[] = "                                                                ";
-	size_t pad = (size_t)w > len ? (size_t)w - len : 0;
-	int err = hws_strbuf__add(sb, sp, 2);
-
-	if (!err && !right)
-		err = hws_strbuf__add(sb, s, len);
-	for (size_t n; !err && pad; pad -= n) {
-		n = pad < sizeof(sp) - 1 ? pad : sizeof(sp) - 1;
-		err = hws_strbuf__add(sb, sp, n);
-	}
-	if (!err && right)
-		err = hws_strbuf__add(sb, s, len);
-	return err;
-}
-
-/* ---------------------------------------------------------------- --hierarchy */
-
-/*
- * perf report --hierarchy: the rows of level d are the groups of the rows of their parent
- * that agree on key d, by overhead (then name); each is named by its first sample's row (the
- * one added first) and its line is "INDENT  PCT%" with 3 columns of indent per level, then
- * the indent of the deepest level after it and the name, left-aligned in its column
- * (perf's hist_entry__hierarchy_fprintf).
- */
-#define HIER_INDENT 3
-
-struct hier_ctx {
-	struct hws_hist *h;
-	struct hws_symbols *syms;
-	const struct section *sec;
-	const int *w;
-	uint64_t total;
-	struct hws_strbuf *sb;
-};
-
-struct hgroup {
-	uint32_t first; /* row index of its first row (insertion order) */
-	size_t start, n;
-	uint64_t val;
-	char *name;
-};
-
-static const struct section *g_hsec;
-static int g_hdepth;
-
-/* row indices by key g_hdepth, then by index (so insertion order within a group) */
-static int hidx_cmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const uint64_t *kx = &g_hsec->rows[x].k[g_hdepth * KV],
-		       *ky = &g_hsec->rows[y].k[g_hdepth * KV];
-
-	for (int i = 0; i < KV; i++)
-		if (kx[i] != ky[i])
-			return kx[i] < ky[i] ? -1 : 1;
-	return x < y ? -1 : x > y;
-}
-
-static int hgroup_cmp(const void *a, const void *b)
-{
-	const struct hgroup *x = a, *y = b;
-
-	if (x->val != y->val)
-		return x->val > y->val ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
-static int hier_level(struct hier_ctx *hc, uint32_t *idx, size_t n, int d)
-{
-	struct hws_hist *h = hc->h;
-	struct hgroup *g;
-	size_t ng = 0;
-	char b[TEXT_MAX];
-	int err = 0;
-
-	g_hsec = hc->sec;
-	g_hdepth = d;
-	hws__qsort(idx, n, sizeof(*idx), hidx_cmp);
-	g = calloc(n, sizeof(*g));
-	if (!g)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		const struct hrow *r = &hc->sec->rows[idx[i]];
-
-		if (!ng || memcmp(hc->sec->rows[g[ng - 1].first].k + d * KV, r->k + d * KV,
-				  KV * sizeof(*r->k))) {
-			g[ng].first = idx[i];
-			g[ng].start = i;
-			ng++;
-		}
-		g[ng - 1].n++;
-		g[ng - 1].val += h->mem ? r->weight : r->period;
-	}
-	for (size_t i = 0; i < ng && !err; i++) {
-		cell(h, hc->syms, &hc->sec->rows[g[i].first], d, b, sizeof(b));
-		/* perf left-aligns every level: leading spaces ("%7u:comm") dropped */
-		g[i].name = strdup(b + strspn(b, " "));
-		if (!g[i].name)
-			err = -ENOMEM;
-	}
-	if (!err)
-		hws__qsort(g, ng, sizeof(*g), hgroup_cmp);
-	for (size_t i = 0; i < ng && !err; i++) {
-		err =
-		    hws_strbuf__addf(hc->sb, "%*s  %7.2f%%%*s  %-*s\n", d * HIER_INDENT, "",
-				     hc->total ? 100.0 * (double)g[i].val / (double)hc->total : 0.0,
-				     (h->nkeys - 1) * HIER_INDENT, "", hc->w[d], g[i].name);
-		if (!err && d + 1 < h->nkeys)
-			err = hier_level(hc, idx + g[i].start, g[i].n, d + 1);
-	}
-	for (size_t i = 0; i < ng; i++)
-		free(g[i].name);
-	free(g);
-	return err;
-}
-
-/* the column headers and the rows of one section in perf's --hierarchy layout */
-static int render_hierarchy(struct hws_hist *h, struct hws_symbols *syms, struct section *sec,
-			    const int *w, uint64_t total, struct hws_strbuf *sb)
-{
-	struct hier_ctx hc = {h, syms, sec, w, total, sb};
-	int gap = (h->nkeys - 1) * HIER_INDENT, hw = 0, err;
-	uint32_t *idx;
-
-	err = hws_strbuf__addf(sb, "#\n# %*sOverhead  ", gap, "");
-	for (int j = 0; !err && j < h->nkeys; j++) {
-		const char *name = header_of(h->keys[j]);
-
-		err = hws_strbuf__addf(sb, "%s%s", j ? " / " : "", name);
-		hw += (int)strlen(name) + (j ? 3 : 0);
-	}
-	for (int j = 0; j < h->nkeys; j++)
-		if (j * HIER_INDENT + w[j] > hw)
-			hw = j * HIER_INDENT + w[j];
-	if (!err)
-		err = hws_strbuf__addstr(sb, "\n# ");
-	for (int d = 0; !err && d < gap + 8; d++)
-		err = hws_strbuf__addstr(sb, ".");
-	if (!err)
-		err = hws_strbuf__addstr(sb, "  ");
-	for (int d = 0; !err && d < hw; d++)
-		err = hws_strbuf__addstr(sb, ".");
-	if (!err)
-		err = hws_strbuf__addstr(sb, "\n#\n");
-	if (err || !sec->nr)
-		return err;
-	idx = malloc(sec->nr * sizeof(*idx));
-	if (!idx)
-		return -ENOMEM;
-	for (size_t i = 0; i < sec->nr; i++)
-		idx[i] = (uint32_t)i;
-	err = hier_level(&hc, idx, sec->nr, 0);
-	free(idx);
-	return err;
-}
-
-/*
- * perf names a thread's samples taken before its first COMM by the comm that COMM sets: the
- * thread's default ":TID" comm is overwritten in place (comm__override()), and the hist
- * collapse then merges those rows, call graphs included, with the rows of that name. Same
- * here: rows keyed by a pending ":TID" take the comm their thread has now and merge.
- */
-static int comm_fixup(struct hws_hist *h, struct hws_symbols *syms, struct section *sec)
-{
-	size_t nk = (size_t)h->nkeys * KV, nr = 0;
-	bool renamed = false;
-
-	for (size_t i = 0; i < sec->nr; i++) {
-		struct hrow *r = &sec->rows[i];
-
-		for (int j = 0; j < h->nkeys; j++) {
-			uint64_t *v = &r->k[j * KV];
-			const char *comm;
-
-			if (h->keys[j] != K_COMM || v[1] != COMM_PENDING)
-				continue;
-			comm = hws_symbols__tid_comm(syms, (uint32_t)v[2]);
-			if (!comm)
-				continue;
-			v[0] = intern(h, comm);
-			if (!v[0])
-				return -ENOMEM;
-			v[1] = v[2] = 0;
-			r->col[j] = (uint32_t)v[0];
-			renamed = true;
-		}
-	}
-	if (!renamed)
-		return 0;
-	memset(sec->slot, 0, sec->size * sizeof(*sec->slot));
-	for (size_t i = 0; i < sec->nr; i++) {
-		struct hrow *r = &sec->rows[i], *d;
-		size_t x;
-
-		uint32_t hv = (uint32_t)vec_hash(r->k, nk);
-
-		for (x = hv & (sec->size - 1); sec->slot[x]; x = (x + 1) & (sec->size - 1)) {
-			if (sec->shash[x] == hv &&
-			    !memcmp(sec->rows[sec->slot[x] - 1].k, r->k, nk * sizeof(*r->k)))
-				break;
-		}
-		if (!sec->slot[x]) {
-			if (nr != i)
-				sec->rows[nr] = *r;
-			sec->slot[x] = (uint32_t)++nr;
-			sec->shash[x] = hv;
-			continue;
-		}
-		d = &sec->rows[sec->slot[x] - 1];
-		d->samples += r->samples;
-		d->period += r->period;
-		d->acc += r->acc;
-		d->weight += r->weight;
-		if (r->cg_root && !d->cg_root) {
-			d->cg_root = r->cg_root;
-		} else if (r->cg_root) {
-			int err = cg_tree__merge(h->tree, d->cg_root, r->cg_root);
-
-			if (err)
-				return err;
-		}
-	}
-	sec->nr = nr;
-	return 0;
-}
-
-int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *sort_str,
-		     struct hws_strbuf *sb)
-{
-	int err = 0;
-	bool children = !h->mem && (h->children > 0 || (!h->children && h->any_chain));
-	bool graph = h->cg_on && h->any_chain && h->cg.mode != CG_NONE;
-	uint32_t *ord = NULL;
-
-	err = chain_flush(h);
-	if (err)
-		return err;
-	free(h->rc); /* rows and sections move below */
-	h->rc = NULL;
-	g_sort_hist = h;
-	g_by_weight = h->mem;
-	g_by_acc = children;
-	hws__qsort(h->secs, h->nsecs, sizeof(*h->secs), sec_cmp);
-	for (size_t si = 0; !err && si < h->nsecs; si++) {
-		struct section *sec = &h->secs[si];
-		int w[MAX_KEYS];
-		uint64_t n = sec->samples, total = h->mem ? sec->weight : sec->period;
-		char unit = ' ', b[TEXT_MAX];
-
-		if (syms)
-			err = comm_fixup(h, syms, sec);
-		if (err)
-			break;
-		/* --hierarchy names its groups by their first rows: insertion order kept;
-		 * rows is NULL without any */
-		free(ord);
-		ord = malloc((sec->nr ? sec->nr : 1) * sizeof(*ord));
-		if (!ord) {
-			err = -ENOMEM;
-			break;
-		}
-		for (size_t i = 0; i < sec->nr; i++)
-			ord[i] = (uint32_t)i;
-		g_sort_sec = sec;
-		if (!h->hierarchy)
-			hws__qsort(ord, sec->nr, sizeof(*ord), row_cmp);
-		for (int j = 0; j < h->nkeys; j++) {
-			w[j] = (int)strlen(header_of(h->keys[j]));
-			for (size_t i = 0; i < sec->nr; i++) {
-				int l = str_cell(h->keys[j])
-					    ? (int)strlen(str_of(h, sec->rows[i].col[j]))
-					    : cell(h, syms, &sec->rows[i], j, b, sizeof(b));
-
-				if (l > w[j])
-					w[j] = l;
-			}
-		}
-		if (n > 1000) {
-			n /= 1000;
-			unit = 'K';
-		}
-		if (n > 1000) {
-			n /= 1000;
-			unit = 'M';
-		}
-		if (n > 1000) {
-			n /= 1000;
-			unit = 'G';
-		}
-		err = hws_strbuf__addf(sb, "%s#\n# Samples: %" PRIu64 "%c of event '%s'",
-				       si ? "\n\n" : "", n, unit, hws__text(&h->esc, sec->event));
-		if (!err && h->time_str)
-			err = hws_strbuf__addf(sb, " (time slices: %s)", h->time_str);
-		if (!err)
-			err = hws_strbuf__addstr(sb, "\n");
-		if (!err && h->mem)
-			err = hws_strbuf__addf(
-			    sb, "# Total weight : %" PRIu64 "\n# Sort order   : %s\n", sec->weight,
-			    sort_str ? sort_str : mem_default);
-		else if (!err)
-			err = hws_strbuf__addf(sb, "# Event count (approx.): %" PRIu64 "\n",
-					       sec->period);
-		if (h->hierarchy) {
-			if (!err)
-				err = render_hierarchy(h, syms, sec, w, total, sb);
-			continue;
-		}
-		if (!err)
-			err = hws_strbuf__addstr(sb, children ? "#\n# Children      Self"
-							      : "#\n# Overhead");
-		for (int j = 0; !err && j < h->nkeys; j++)
-			err = hws_strbuf__addf(sb, right_aligned(h->keys[j]) ? "  %*s" : "  %-*s",
-					       w[j], header_of(h->keys[j]));
-		if (!err)
-			err = hws_strbuf__addstr(sb, children ? "\n# ........  ........"
-							      : "\n# ........");
-		for (int j = 0; !err && j < h->nkeys; j++) {
-			err = hws_strbuf__addstr(sb, "  ");
-			for (int d = 0; !err && d < w[j]; d++)
-				err = hws_strbuf__addstr(sb, ".");
-		}
-		if (!err)
-			err = hws_strbuf__addstr(sb, "\n#\n");
-		for (size_t i = 0; !err && i < sec->nr; i++) {
-			const struct hrow *r = &sec->rows[ord[i]];
-			uint64_t v = h->mem ? r->weight : r->period;
-
-			if (children)
-				err = hws_strbuf__addf(
-				    sb, "  %7.2f%%",
-				    total ? 100.0 * (double)r->acc / (double)total : 0.0);
-			if (!err)
-				err = hws_strbuf__addf(sb, "  %7.2f%%",
-						       total ? 100.0 * (double)v / (double)total
-							     : 0.0);
-			for (int j = 0; !err && j < h->nkeys; j++) {
-				const char *str = b;
-				size_t len;
-
-				if (str_cell(h->keys[j])) {
-					/* cell() would cut it to its buffer */
-					str = str_of(h, r->col[j]);
-					len = strnlen(str, sizeof(b) - 1);
-				} else {
-					cell(h, syms, r, j, b, sizeof(b));
-					len = strlen(b);
-				}
-				err = add_cell(sb, str, len, w[j], right_aligned(h->keys[j]));
-			}
-			if (!err)
-				err = hws_strbuf__addstr(sb, "\n");
-			if (!err && graph && r->cg_root)
-				err = cg_tree__render(h->tree, r->cg_root, &h->cg, sec->period,
-						      children ? r->acc : r->period, h->sym_first,
-						      name_of, h, sb);
-		}
-	}
-	free(ord);
-	if (!err)
-		err = hws_strbuf__addstr(sb, "\n\n");
-	return err;
 }

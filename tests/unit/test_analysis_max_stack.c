@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * perf's --max-stack on decoded chains (core/analysis/report_sort.c, hws_chain__max_stack(),
+ * perf's --max-stack on decoded chains (core/analysis/report_chain.c, hws_chain__max_stack(),
  * used by report's graphs and --folded): a frame-pointer chain keeps its N innermost frames
  * (callee order) or N outermost (caller order); a --call-graph dwarf chain (kernel frames,
  * then unwound user frames flagged HWS_FRAME_UNWOUND) is cut in its two parts apart, as perf

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * perf report's comm of samples taken before a thread's first COMM (core/analysis/
- * report_sort.c, comm_fixup()): perf overwrites the thread's default ":TID" comm in place, so
+ * report_render.c, comm_fixup()): perf overwrites the thread's default ":TID" comm in place, so
  * those samples count under the comm the thread gets, merged with that comm's rows and call
  * graphs. A hist fed samples before and after the COMM must print exactly what a hist fed the
  * same samples with the comm known from the start prints; a thread that never gets a comm
