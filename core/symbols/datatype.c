@@ -16,6 +16,11 @@
  *  - a file that cannot be read (no ELF, no DWARF, unknown machine) is remembered as such
  *    and costs a hash lookup afterwards;
  *  - result strings are owned by the struct and never move (each its own allocation).
+ *
+ * The parts (what they share: datatype_int.h): DWARF types, variables' locations and the
+ * per-file indexes in datatype_dwarf.c, registers followed through a function in
+ * datatype_track.c; capstone, the instruction's operand, the answers, their cache, the files
+ * and the public API here.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,76 +43,9 @@
 
 #include <hwsample/datatype.h>
 
+#include "symbols/datatype_int.h"
 #include "symbols/symbols_core.h"
 #include "util/internal.h"
-
-#define MAX_CHAIN 64	/* typedef / qualifier links followed */
-#define MAX_NEST  16	/* member nesting named */
-#define MAX_INSNS 65536 /* instructions followed from a function's start */
-#define MAX_CACHE (1u << 20)
-#define NREGS	  32
-#define TRACK_TAG (1ULL << 62) /* cache key: a followed register's answer at a PC */
-#define WALK_TAG  (1ULL << 61) /* cache key: the function starting there was followed */
-#define REG_NONE  (-1)
-#define REG_PC	  (-2)
-#define ALLOC_TAG (1ULL << 60) /* cache key: a heap block's type at an offset (daddr) */
-
-struct res {
-	char *name, *field, *var;
-	int64_t offset;
-	uint64_t size;
-	bool pseudo; /* perf's pseudo types ("(stack operation)"): the name alone */
-};
-
-struct global {
-	uint64_t start, size;
-	Dwarf_Off die;
-};
-
-struct dfile {
-	char *path;
-	int fd;
-	Elf *elf;
-	Dwarf *dw;
-	Dwarf_CFI *cfi;
-	int machine;
-	bool bad;
-	struct global *globals;
-	size_t nglobals;
-	bool globals_done;
-	struct global *funcs; /* functions' address ranges, sorted: scopes without a CU walk */
-	size_t nfuncs;
-	bool funcs_done;
-#ifdef HWS_HAVE_CAPSTONE
-	csh cs;
-	bool cs_open;
-#endif
-};
-
-struct centry {
-	uint64_t pc, daddr;
-	uint32_t file; /* index + 1; 0 = empty slot */
-	uint32_t res;  /* index + 1 into results; 0 = unknown */
-};
-
-struct hws_datatypes {
-	struct dfile *files;
-	size_t nfiles;
-	struct centry *cache;
-	size_t csize, cused;
-	struct res *res;
-	size_t nres, ares;
-	uint32_t last_file; /* index + 1 of the last file looked up by path */
-	uint32_t stackop;   /* the "(stack operation)" answer, index + 1 */
-	struct hws_datatypes_stats st;
-};
-
-/* an operand: base + index * scale + disp, registers in DWARF numbering */
-struct operand {
-	int base, index;
-	int64_t disp;
-	uint64_t next_pc; /* of the instruction after */
-};
 
 #ifdef HWS_HAVE_CAPSTONE
 /*
@@ -120,15 +58,7 @@ struct operand {
 #define CS_STR(x)   CS_STR_(x)
 #define CS_LIB_NAME "libcapstone.so." CS_STR(CS_API_MAJOR)
 
-static struct {
-	cs_err (*open)(cs_arch, cs_mode, csh *);
-	cs_err (*close)(csh *);
-	cs_err (*option)(csh, cs_opt_type, size_t);
-	cs_insn *(*malloc)(csh);
-	void (*free)(cs_insn *, size_t);
-	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
-	bool ok;
-} capstone;
+struct dt_capstone hws__dt_capstone;
 static pthread_once_t capstone_once = PTHREAD_ONCE_INIT;
 
 static void capstone_load(void)
@@ -141,15 +71,16 @@ static void capstone_load(void)
 			CS_LIB_NAME, dlerror());
 		return;
 	}
-	*(void **)&capstone.open = dlsym(h, "cs_open");
-	*(void **)&capstone.close = dlsym(h, "cs_close");
-	*(void **)&capstone.option = dlsym(h, "cs_option");
-	*(void **)&capstone.malloc = dlsym(h, "cs_malloc");
-	*(void **)&capstone.free = dlsym(h, "cs_free");
-	*(void **)&capstone.disasm_iter = dlsym(h, "cs_disasm_iter");
-	capstone.ok = capstone.open && capstone.close && capstone.option && capstone.malloc &&
-		      capstone.free && capstone.disasm_iter;
-	if (!capstone.ok) {
+	*(void **)&hws__dt_capstone.open = dlsym(h, "cs_open");
+	*(void **)&hws__dt_capstone.close = dlsym(h, "cs_close");
+	*(void **)&hws__dt_capstone.option = dlsym(h, "cs_option");
+	*(void **)&hws__dt_capstone.malloc = dlsym(h, "cs_malloc");
+	*(void **)&hws__dt_capstone.free = dlsym(h, "cs_free");
+	*(void **)&hws__dt_capstone.disasm_iter = dlsym(h, "cs_disasm_iter");
+	hws__dt_capstone.ok = hws__dt_capstone.open && hws__dt_capstone.close &&
+			      hws__dt_capstone.option && hws__dt_capstone.malloc &&
+			      hws__dt_capstone.free && hws__dt_capstone.disasm_iter;
+	if (!hws__dt_capstone.ok) {
 		pr_warn("datatype: %s lacks a function hwsample uses: type profiling off\n",
 			CS_LIB_NAME);
 		dlclose(h);
@@ -161,213 +92,11 @@ bool hws_datatypes__available(void)
 {
 #ifdef HWS_HAVE_CAPSTONE
 	pthread_once(&capstone_once, capstone_load);
-	return capstone.ok;
+	return hws__dt_capstone.ok;
 #else
 	return false;
 #endif
 }
-
-/* ---------------------------------------------------------------- DWARF types */
-
-/* the type of @die (a variable, member, pointer ...) without qualifiers (perf's
- * __die_get_real_type) */
-static Dwarf_Die *type_of(Dwarf_Die *die, Dwarf_Die *out)
-{
-	Dwarf_Attribute a;
-	Dwarf_Die cur = *die;
-
-	for (int i = 0; i < MAX_CHAIN; i++) {
-		int tag;
-
-		if (!dwarf_attr_integrate(&cur, DW_AT_type, &a) || !dwarf_formref_die(&a, out))
-			return NULL;
-		tag = dwarf_tag(out);
-		if (tag != DW_TAG_const_type && tag != DW_TAG_volatile_type &&
-		    tag != DW_TAG_restrict_type && tag != DW_TAG_atomic_type &&
-		    tag != DW_TAG_shared_type)
-			return out;
-		cur = *out;
-	}
-	return NULL;
-}
-
-/* @die without typedefs and qualifiers (perf's die_get_real_type) */
-static Dwarf_Die *real_type(Dwarf_Die *die, Dwarf_Die *out)
-{
-	*out = *die;
-	for (int i = 0; i < MAX_CHAIN; i++) {
-		int tag = dwarf_tag(out);
-		Dwarf_Die next;
-
-		if (tag != DW_TAG_typedef && tag != DW_TAG_const_type &&
-		    tag != DW_TAG_volatile_type && tag != DW_TAG_restrict_type &&
-		    tag != DW_TAG_atomic_type && tag != DW_TAG_shared_type)
-			return out;
-		if (!type_of(out, &next))
-			return NULL;
-		*out = next;
-	}
-	return NULL;
-}
-
-static bool type_size(Dwarf_Die *t, uint64_t *size)
-{
-	Dwarf_Die r;
-	Dwarf_Word w;
-
-	if (!real_type(t, &r) || dwarf_aggregate_size(&r, &w) < 0)
-		return false;
-	*size = w;
-	return true;
-}
-
-#ifdef HWS_HAVE_CAPSTONE
-static bool is_pointer(Dwarf_Die *t)
-{
-	Dwarf_Die r;
-	int tag;
-
-	if (!real_type(t, &r))
-		return false;
-	tag = dwarf_tag(&r);
-	return tag == DW_TAG_pointer_type || tag == DW_TAG_array_type;
-}
-
-/* what pointer (or array) type @t points to; NULL for void* */
-static Dwarf_Die *pointee(Dwarf_Die *t, Dwarf_Die *out)
-{
-	Dwarf_Die r;
-
-	if (!real_type(t, &r))
-		return NULL;
-	return type_of(&r, out);
-}
-
-#endif
-
-/* perf's die_get_typename_from_type(): "struct x", "union x", "enum x", a typedef's or base
- * type's name, "T*", "T[]", "(function_type)" */
-static int type_name(Dwarf_Die *t, struct hws_strbuf *sb, int depth)
-{
-	int tag = dwarf_tag(t);
-	const char *name = dwarf_diename(t), *suffix;
-	Dwarf_Die next;
-	int err;
-
-	if (depth > MAX_CHAIN)
-		return -ENOENT;
-	switch (tag) {
-	case DW_TAG_pointer_type:
-	case DW_TAG_reference_type:
-	case DW_TAG_rvalue_reference_type:
-		suffix = "*";
-		break;
-	case DW_TAG_array_type:
-		suffix = "[]";
-		break;
-	case DW_TAG_subroutine_type:
-		return hws_strbuf__addstr(sb, "(function_type)");
-	case DW_TAG_structure_type:
-	case DW_TAG_class_type:
-		return hws_strbuf__addf(sb, "struct %s", name ? name : "");
-	case DW_TAG_union_type:
-		return hws_strbuf__addf(sb, "union %s", name ? name : "");
-	case DW_TAG_enumeration_type:
-		return hws_strbuf__addf(sb, "enum %s", name ? name : "");
-	case DW_TAG_const_type:
-	case DW_TAG_volatile_type:
-	case DW_TAG_restrict_type:
-	case DW_TAG_atomic_type:
-		if (!type_of(t, &next))
-			return -ENOENT;
-		return type_name(&next, sb, depth + 1);
-	default:
-		return name ? hws_strbuf__addstr(sb, name) : -ENOENT;
-	}
-	if (!type_of(t, &next))
-		return tag == DW_TAG_pointer_type ? hws_strbuf__addstr(sb, "void*") : -ENOENT;
-	err = type_name(&next, sb, depth + 1);
-	return err ? err : hws_strbuf__addstr(sb, suffix);
-}
-
-static bool member_loc(Dwarf_Die *m, uint64_t *loc)
-{
-	Dwarf_Attribute a;
-	Dwarf_Word w;
-
-	*loc = 0;
-	if (!dwarf_attr_integrate(m, DW_AT_data_member_location, &a))
-		return true; /* a union's members */
-	if (dwarf_formudata(&a, &w))
-		return false; /* a location expression: not a constant offset */
-	*loc = w;
-	return true;
-}
-
-/* the member of struct/union @t at @off (nested: "a.b"), as perf's fill_member_name() */
-static int field_name(Dwarf_Die *t, uint64_t off, struct hws_strbuf *sb, int depth)
-{
-	Dwarf_Die r, m;
-
-	if (depth > MAX_NEST || !real_type(t, &r))
-		return 0;
-	if (dwarf_tag(&r) != DW_TAG_structure_type && dwarf_tag(&r) != DW_TAG_union_type &&
-	    dwarf_tag(&r) != DW_TAG_class_type)
-		return 0;
-	if (dwarf_child(&r, &m))
-		return 0;
-	do {
-		Dwarf_Die mt;
-		uint64_t loc, size;
-		const char *name;
-		int err;
-
-		if (dwarf_tag(&m) != DW_TAG_member || !member_loc(&m, &loc) || !type_of(&m, &mt) ||
-		    !type_size(&mt, &size))
-			continue;
-		if (off < loc || off - loc >= size)
-			continue;
-		name = dwarf_diename(&m);
-		if (name) { /* anonymous structs and unions add no name */
-			err = hws_strbuf__addf(sb, "%s%s", sb->len ? "." : "", name);
-			if (err)
-				return err;
-		}
-		return field_name(&mt, off - loc, sb, depth + 1);
-	} while (dwarf_siblingof(&m, &m) == 0);
-	return 0;
-}
-
-#ifdef HWS_HAVE_CAPSTONE
-/* the type of the member of @t containing @off (perf's die_get_member_type()), with the
- * offset left in it; false when @t is no struct/union or nothing covers @off */
-static bool member_type(Dwarf_Die *t, int64_t *off, Dwarf_Die *out)
-{
-	Dwarf_Die r, m;
-
-	if (*off < 0 || !real_type(t, &r))
-		return false;
-	if (dwarf_tag(&r) != DW_TAG_structure_type && dwarf_tag(&r) != DW_TAG_union_type)
-		return false;
-	if (dwarf_child(&r, &m))
-		return false;
-	do {
-		Dwarf_Die mt;
-		uint64_t loc, size;
-
-		if (dwarf_tag(&m) != DW_TAG_member || !member_loc(&m, &loc) || !type_of(&m, &mt) ||
-		    !type_size(&mt, &size))
-			continue;
-		if ((uint64_t)*off < loc || (uint64_t)*off - loc >= size)
-			continue;
-		*off -= (int64_t)loc;
-		*out = mt;
-		return true;
-	} while (dwarf_siblingof(&m, &m) == 0);
-	return false;
-}
-
-#endif
 
 /* ---------------------------------------------------------------- results */
 
@@ -380,7 +109,7 @@ static void res_free(struct res *r)
 
 /* the answer for type @t at @off (arrays become their element), found through @var; its
  * index + 1, 0 when @off is outside the type, or -ENOMEM */
-static long res_add(struct hws_datatypes *dt, Dwarf_Die *t, int64_t off, const char *var)
+long hws__dt_res_add(struct hws_datatypes *dt, Dwarf_Die *t, int64_t off, const char *var)
 {
 	struct hws_strbuf sb = HWS_STRBUF_INIT;
 	Dwarf_Die cur = *t, r;
@@ -391,14 +120,15 @@ static long res_add(struct hws_datatypes *dt, Dwarf_Die *t, int64_t off, const c
 		Dwarf_Die elem;
 		uint64_t esize;
 
-		if (!real_type(&cur, &r) || dwarf_tag(&r) != DW_TAG_array_type)
+		if (!hws__dt_real_type(&cur, &r) || dwarf_tag(&r) != DW_TAG_array_type)
 			break;
-		if (!type_of(&r, &elem) || !type_size(&elem, &esize) || !esize || off < 0)
+		if (!hws__dt_type_of(&r, &elem) || !hws__dt_type_size(&elem, &esize) || !esize ||
+		    off < 0)
 			break;
 		off %= (int64_t)esize;
 		cur = elem;
 	}
-	if (!type_size(&cur, &size) || off < 0 || (uint64_t)off >= size)
+	if (!hws__dt_type_size(&cur, &size) || off < 0 || (uint64_t)off >= size)
 		return 0;
 	if (dt->nres == dt->ares) {
 		size_t na = dt->ares ? dt->ares * 2 : 64;
@@ -413,11 +143,11 @@ static long res_add(struct hws_datatypes *dt, Dwarf_Die *t, int64_t off, const c
 	memset(x, 0, sizeof(*x));
 	x->offset = off;
 	x->size = size;
-	if (type_name(&cur, &sb, 0) == -ENOMEM)
+	if (hws__dt_type_name(&cur, &sb, 0) == -ENOMEM)
 		goto nomem;
 	x->name = strdup(sb.len ? sb.buf : "(unknown type)");
 	hws_strbuf__reset(&sb);
-	if (field_name(&cur, (uint64_t)off, &sb, 0))
+	if (hws__dt_field_name(&cur, (uint64_t)off, &sb, 0))
 		goto nomem;
 	x->field = sb.len ? strdup(sb.buf) : NULL;
 	x->var = var ? strdup(var) : NULL;
@@ -436,11 +166,11 @@ nomem:
 /* a pointer's displacement past the end of the type it points to: an element of an array
  * of it (p[3].x), so the offset in one element (perf takes only displacements inside the
  * type) */
-static int64_t wrap(Dwarf_Die *t, int64_t off)
+int64_t hws__dt_wrap(Dwarf_Die *t, int64_t off)
 {
 	uint64_t size;
 
-	if (off > 0 && type_size(t, &size) && size && (uint64_t)off >= size)
+	if (off > 0 && hws__dt_type_size(t, &size) && size && (uint64_t)off >= size)
 		return off % (int64_t)size;
 	return off;
 }
@@ -455,8 +185,8 @@ static uint64_t ckey(uint32_t file, uint64_t pc, uint64_t daddr)
 	return x ^ (x >> 31);
 }
 
-static struct centry *cache_slot(struct hws_datatypes *dt, uint32_t file, uint64_t pc,
-				 uint64_t daddr, bool *found)
+struct centry *hws__dt_cache_slot(struct hws_datatypes *dt, uint32_t file, uint64_t pc,
+				  uint64_t daddr, bool *found)
 {
 	size_t i;
 
@@ -475,8 +205,8 @@ static struct centry *cache_slot(struct hws_datatypes *dt, uint32_t file, uint64
 	return &dt->cache[i];
 }
 
-static int cache_put(struct hws_datatypes *dt, uint32_t file, uint64_t pc, uint64_t daddr,
-		     uint32_t res)
+int hws__dt_cache_put(struct hws_datatypes *dt, uint32_t file, uint64_t pc, uint64_t daddr,
+		      uint32_t res)
 {
 	struct centry *e;
 	bool found;
@@ -500,14 +230,15 @@ static int cache_put(struct hws_datatypes *dt, uint32_t file, uint64_t pc, uint6
 			for (size_t i = 0; i < os; i++) {
 				if (!old[i].file)
 					continue;
-				e = cache_slot(dt, old[i].file, old[i].pc, old[i].daddr, &found);
+				e = hws__dt_cache_slot(dt, old[i].file, old[i].pc, old[i].daddr,
+						       &found);
 				*e = old[i];
 				dt->cused++;
 			}
 			free(old);
 		}
 	}
-	e = cache_slot(dt, file, pc, daddr, &found);
+	e = hws__dt_cache_slot(dt, file, pc, daddr, &found);
 	if (!found)
 		dt->cused++;
 	*e = (struct centry){.pc = pc, .daddr = daddr, .file = file, .res = res};
@@ -520,7 +251,7 @@ static void file_close(struct dfile *f)
 {
 #ifdef HWS_HAVE_CAPSTONE
 	if (f->cs_open)
-		capstone.close(&f->cs);
+		hws__dt_capstone.close(&f->cs);
 #endif
 	if (f->cfi)
 		dwarf_cfi_end(f->cfi);
@@ -556,16 +287,16 @@ static void file_open(struct dfile *f)
 	if (!hws_datatypes__available())
 		return;
 	if (f->machine == EM_X86_64) {
-		if (capstone.open(CS_ARCH_X86, CS_MODE_64, &f->cs) != CS_ERR_OK)
+		if (hws__dt_capstone.open(CS_ARCH_X86, CS_MODE_64, &f->cs) != CS_ERR_OK)
 			return;
 	} else if (f->machine == EM_AARCH64) {
-		if (capstone.open(CS_ARCH_ARM64, CS_MODE_ARM, &f->cs) != CS_ERR_OK)
+		if (hws__dt_capstone.open(CS_ARCH_ARM64, CS_MODE_ARM, &f->cs) != CS_ERR_OK)
 			return;
 	} else {
 		return;
 	}
 	f->cs_open = true;
-	capstone.option(f->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	hws__dt_capstone.option(f->cs, CS_OPT_DETAIL, CS_OPT_ON);
 	f->bad = false;
 #endif
 }
@@ -602,226 +333,10 @@ static struct dfile *file_of(struct hws_datatypes *dt, const char *path, uint32_
 	return f;
 }
 
-static int global_cmp(const void *a, const void *b)
-{
-	const struct global *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-static int globals_add(struct dfile *f, Dwarf_Die *v, size_t *alloc)
-{
-	Dwarf_Attribute a;
-	Dwarf_Op *ops;
-	size_t nops;
-	Dwarf_Die t;
-	uint64_t size;
-
-	if (!dwarf_attr_integrate(v, DW_AT_location, &a) || dwarf_getlocation(&a, &ops, &nops) ||
-	    nops != 1 || ops[0].atom != DW_OP_addr || !type_of(v, &t) || !type_size(&t, &size) ||
-	    !size)
-		return 0;
-	if (f->nglobals == *alloc) {
-		size_t na = *alloc ? *alloc * 2 : 64;
-		struct global *g = realloc(f->globals, na * sizeof(*g));
-
-		if (!g)
-			return -ENOMEM;
-		f->globals = g;
-		*alloc = na;
-	}
-	f->globals[f->nglobals++] =
-	    (struct global){.start = ops[0].number, .size = size, .die = dwarf_dieoffset(v)};
-	return 0;
-}
-
-/* the variables of @die's children with a fixed address (globals, static locals) */
-static int globals_walk(struct dfile *f, Dwarf_Die *die, size_t *alloc, int depth)
-{
-	Dwarf_Die c;
-	int err = 0;
-
-	if (depth > MAX_NEST || dwarf_child(die, &c))
-		return 0;
-	do {
-		switch (dwarf_tag(&c)) {
-		case DW_TAG_variable:
-			err = globals_add(f, &c, alloc);
-			break;
-		case DW_TAG_subprogram:
-		case DW_TAG_lexical_block:
-		case DW_TAG_namespace:
-			err = globals_walk(f, &c, alloc, depth + 1);
-			break;
-		default:
-			break;
-		}
-	} while (!err && dwarf_siblingof(&c, &c) == 0);
-	return err;
-}
-
-static int globals_load(struct dfile *f)
-{
-	Dwarf_Off off = 0, next;
-	size_t hsize, alloc = 0;
-	int err = 0;
-
-	f->globals_done = true;
-	while (!err && dwarf_nextcu(f->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu;
-
-		if (dwarf_offdie(f->dw, off + hsize, &cu))
-			err = globals_walk(f, &cu, &alloc, 0);
-		off = next;
-	}
-	hws__qsort(f->globals, f->nglobals, sizeof(*f->globals), global_cmp);
-	return err;
-}
-
-/* the variable with a fixed address covering @addr: its DIE and @addr's offset in it */
-static bool global_at(struct dfile *f, uint64_t addr, Dwarf_Die *var, int64_t *off)
-{
-	size_t lo = 0, hi;
-
-	if (!f->globals_done && globals_load(f))
-		return false;
-	hi = f->nglobals;
-	while (lo < hi) { /* the last start <= addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->globals[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* variables may nest (a static local inside nothing else, aliases): look back a few */
-	for (size_t i = lo, n = 0; i-- > 0 && n < 8; n++) {
-		const struct global *g = &f->globals[i];
-
-		if (addr - g->start < g->size) {
-			*off = (int64_t)(addr - g->start);
-			return dwarf_offdie(f->dw, g->die, var) != NULL;
-		}
-	}
-	return false;
-}
-
 #ifdef HWS_HAVE_CAPSTONE
-static int funcs_add(struct dfile *f, Dwarf_Die *fn, size_t *alloc, int depth)
-{
-	Dwarf_Addr base, lo, hi;
-	ptrdiff_t off = 0;
-	int k = 0;
-
-	while (k++ < 64 && (off = dwarf_ranges(fn, off, &base, &lo, &hi)) > 0) {
-		if (hi <= lo)
-			continue;
-		if (f->nfuncs == *alloc) {
-			size_t na = *alloc ? *alloc * 2 : 256;
-			struct global *g = realloc(f->funcs, na * sizeof(*g));
-
-			if (!g)
-				return -ENOMEM;
-			f->funcs = g;
-			*alloc = na;
-		}
-		f->funcs[f->nfuncs++] =
-		    (struct global){.start = lo, .size = hi - lo, .die = dwarf_dieoffset(fn)};
-	}
-	(void)depth;
-	return 0;
-}
-
-static int funcs_load(struct dfile *f)
-{
-	Dwarf_Off off = 0, next;
-	size_t hsize, alloc = 0;
-	int err = 0;
-
-	f->funcs_done = true;
-	while (!err && dwarf_nextcu(f->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu, c;
-
-		if (dwarf_offdie(f->dw, off + hsize, &cu) && !dwarf_child(&cu, &c)) {
-			do {
-				/* C++ namespaces are not indexed: libdw's walk finds those */
-				if (dwarf_tag(&c) == DW_TAG_subprogram)
-					err = funcs_add(f, &c, &alloc, 0);
-			} while (!err && dwarf_siblingof(&c, &c) == 0);
-		}
-		off = next;
-	}
-	hws__qsort(f->funcs, f->nfuncs, sizeof(*f->funcs), global_cmp);
-	return err;
-}
-
-/* the scopes of @pc, innermost first, the CU last (dwarf_getscopes() without walking the
- * whole CU: the function from the index, then its blocks); count or <= 0 */
-static int scopes_at(struct dfile *f, uint64_t pc, Dwarf_Die **out)
-{
-	Dwarf_Die fn, cu, cur, *v;
-	size_t lo = 0, hi, n = 0;
-	bool found = false;
-
-	*out = NULL;
-	if (!f->funcs_done && funcs_load(f))
-		return -ENOMEM;
-	hi = f->nfuncs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->funcs[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo && pc - f->funcs[lo - 1].start < f->funcs[lo - 1].size)
-		found = dwarf_offdie(f->dw, f->funcs[lo - 1].die, &fn) != NULL;
-	/* not indexed (C++ namespaces, odd DWARF): no scopes; libdw 0.188's dwarf_getscopes()
-	 * leaks on damaged DWARF (fuzz_datatype) */
-	if (!found)
-		return 0;
-	if (!dwarf_diecu(&fn, &cu, NULL, NULL))
-		return 0;
-	v = malloc((MAX_NEST + 2) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	v[n++] = fn;
-	cur = fn;
-	while (n < MAX_NEST) { /* the innermost block containing pc */
-		Dwarf_Die c;
-		bool deeper = false;
-
-		if (dwarf_child(&cur, &c))
-			break;
-		do {
-			int tag = dwarf_tag(&c);
-
-			if ((tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine) &&
-			    dwarf_haspc(&c, pc) == 1) {
-				v[n++] = c;
-				cur = c;
-				deeper = true;
-				break;
-			}
-		} while (dwarf_siblingof(&c, &c) == 0);
-		if (!deeper)
-			break;
-	}
-	for (size_t i = 0; i < n / 2; i++) { /* innermost first */
-		Dwarf_Die t = v[i];
-
-		v[i] = v[n - 1 - i];
-		v[n - 1 - i] = t;
-	}
-	v[n++] = cu;
-	*out = v;
-	return (int)n;
-}
-
 /* ---------------------------------------------------------------- instructions */
 
-static int x86_dwarf_reg(unsigned int r)
+int hws__dt_x86_dwarf_reg(unsigned int r)
 {
 	switch (r) {
 	case X86_REG_RAX:
@@ -898,7 +413,7 @@ static int arm64_dwarf_reg(unsigned int r)
 }
 
 /* the bytes of the code at @pc: a pointer into the file's section, NULL if none */
-static const uint8_t *code_at(struct dfile *f, uint64_t pc, size_t *len)
+const uint8_t *hws__dt_code_at(struct dfile *f, uint64_t pc, size_t *len)
 {
 	Elf_Scn *scn = NULL;
 
@@ -920,7 +435,7 @@ static const uint8_t *code_at(struct dfile *f, uint64_t pc, size_t *len)
 }
 
 /* the memory operand of the instruction @in, if it has one */
-static bool mem_operand(struct dfile *f, const cs_insn *in, struct operand *op)
+bool hws__dt_mem_operand(struct dfile *f, const cs_insn *in, struct operand *op)
 {
 	op->next_pc = in->address + in->size;
 	if (f->machine == EM_X86_64) {
@@ -932,8 +447,8 @@ static bool mem_operand(struct dfile *f, const cs_insn *in, struct operand *op)
 			/* fs/gs: thread-local or per-CPU data: not followed */
 			if (x->operands[i].mem.segment != X86_REG_INVALID)
 				return false;
-			op->base = x86_dwarf_reg(x->operands[i].mem.base);
-			op->index = x86_dwarf_reg(x->operands[i].mem.index);
+			op->base = hws__dt_x86_dwarf_reg(x->operands[i].mem.base);
+			op->index = hws__dt_x86_dwarf_reg(x->operands[i].mem.index);
 			op->disp = x->operands[i].mem.disp;
 			/* lea computes an address: no access */
 			return in->id != X86_INS_LEA && in->id != X86_INS_NOP;
@@ -958,28 +473,15 @@ static bool mem_operand(struct dfile *f, const cs_insn *in, struct operand *op)
 
 #endif
 
-struct query {
-	struct hws_datatypes *dt;
-	struct dfile *f;
-	uint32_t fidx; /* the file's index + 1 (cache keys) */
-	uint64_t pc;
-	struct operand op;
-	Dwarf_Die *scopes; /* innermost first, the CU last */
-	int nscopes;
-	int fb_reg;
-	int64_t fb_off;
-	bool have_fb;
-};
-
 static long by_global(struct query *q, uint64_t addr, uint64_t *hits)
 {
 	Dwarf_Die v, t;
 	int64_t off;
 	long r;
 
-	if (!global_at(q->f, addr, &v, &off) || !type_of(&v, &t))
+	if (!hws__dt_global_at(q->f, addr, &v, &off) || !hws__dt_type_of(&v, &t))
 		return 0;
-	r = res_add(q->dt, &t, off, dwarf_diename(&v));
+	r = hws__dt_res_add(q->dt, &t, off, dwarf_diename(&v));
 	if (r > 0)
 		(*hits)++;
 	return r;
@@ -987,218 +489,6 @@ static long by_global(struct query *q, uint64_t addr, uint64_t *hits)
 
 #ifdef HWS_HAVE_CAPSTONE
 /* ---------------------------------------------------------------- variables at a PC */
-
-static bool is_var(Dwarf_Die *d)
-{
-	return dwarf_tag(d) == DW_TAG_variable || dwarf_tag(d) == DW_TAG_formal_parameter;
-}
-
-/* ULEB128 at *@p (below @end) into *@v; false if it runs past @end or has > 10 bytes */
-static bool uleb(const unsigned char **p, const unsigned char *end, uint64_t *v)
-{
-	uint64_t r = 0;
-
-	for (int sh = 0; sh < 70 && *p < end; sh += 7) {
-		unsigned char b = *(*p)++;
-
-		r |= sh < 64 ? (uint64_t)(b & 0x7f) << sh : 0;
-		if (!(b & 0x80)) {
-			*v = r;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* the data of section @name of the ELF file of @dw, NULL if none */
-static Elf_Data *dw_section(Dwarf *dw, const char *name)
-{
-	Elf *elf = dw ? dwarf_getelf(dw) : NULL;
-	GElf_Shdr sh;
-	Elf_Scn *scn = elf ? hws_elf__section(elf, name, &sh) : NULL;
-
-	return scn && sh.sh_type != SHT_NOBITS ? elf_getdata(scn, NULL) : NULL;
-}
-
-/*
- * Whether the location list of attribute @a can be handed to libdw. libdw 0.188 reads a
- * DWARF 5 list's entries checking each expression's ULEB128 length as a signed value: a huge
- * length wraps its read pointer below the section end, and the next read faults (found by
- * fuzz_datatype; input in its corpus). So a list in .debug_loclists is walked here first,
- * every read bounds-checked and at most 65536 entries; anything malformed means "no
- * location". Expressions and DWARF 2-4 lists (.debug_loc: 2-byte lengths) need no check.
- */
-static bool loclist_ok(Dwarf_Attribute *a)
-{
-	Dwarf_Die cu;
-	Dwarf_Half version;
-	uint8_t asize, osize;
-	Dwarf_Word off;
-	Elf_Data *d;
-	const unsigned char *p, *end;
-
-	if (a->form != DW_FORM_sec_offset && a->form != DW_FORM_loclistx)
-		return true;
-	if (!dwarf_cu_die(a->cu, &cu, &version, NULL, &asize, &osize, NULL, NULL))
-		return false;
-	if (version < 5)
-		return true;
-	d = dw_section(dwarf_cu_getdwarf(a->cu), ".debug_loclists");
-	if (!d || !d->d_buf || (asize != 4 && asize != 8) || (osize != 4 && osize != 8))
-		return false;
-	if (a->form == DW_FORM_loclistx) {
-		Dwarf_Attribute ba;
-		Dwarf_Word base = osize == 8 ? 20 : 12, idx, at;
-		const unsigned char *q = a->valp;
-		uint64_t v = 0;
-
-		if (dwarf_attr(&cu, DW_AT_loclists_base, &ba) && dwarf_formudata(&ba, &base))
-			return false;
-		/* the index: a ULEB128 in the DIE (libdw checked the DIE's bounds) */
-		if (!uleb(&q, q + 10, &idx) || idx > d->d_size / osize || base > d->d_size ||
-		    (at = base + idx * osize) > d->d_size - osize)
-			return false;
-		memcpy(&v, (const unsigned char *)d->d_buf + at, osize); /* host = file order */
-		if (v > d->d_size - base)
-			return false;
-		off = base + v;
-	} else if (dwarf_formudata(a, &off)) {
-		return false;
-	}
-	if (off >= d->d_size)
-		return false;
-	p = (const unsigned char *)d->d_buf + off;
-	end = (const unsigned char *)d->d_buf + d->d_size;
-	for (int n = 0; n < 65536; n++) {
-		uint64_t x, len;
-		unsigned int addrs = 0, ulebs = 0;
-		bool expr = true;
-
-		if (p >= end)
-			return false;
-		switch (*p++) {
-		case DW_LLE_end_of_list:
-			return true;
-		case DW_LLE_base_addressx:
-			ulebs = 1, expr = false;
-			break;
-		case DW_LLE_startx_endx:
-		case DW_LLE_startx_length:
-		case DW_LLE_offset_pair:
-			ulebs = 2;
-			break;
-		case DW_LLE_default_location:
-			break;
-		case DW_LLE_base_address:
-			addrs = 1, expr = false;
-			break;
-		case DW_LLE_start_end:
-			addrs = 2;
-			break;
-		case DW_LLE_start_length:
-			addrs = 1, ulebs = 1;
-			break;
-		case DW_LLE_GNU_view_pair:
-			ulebs = 2, expr = false;
-			break;
-		default:
-			return false;
-		}
-		if ((size_t)(end - p) < (size_t)addrs * asize)
-			return false;
-		p += addrs * asize;
-		for (unsigned int i = 0; i < ulebs; i++)
-			if (!uleb(&p, end, &x))
-				return false;
-		if (expr && (!uleb(&p, end, &len) || len > (uint64_t)(end - p)))
-			return false;
-		if (expr)
-			p += len;
-	}
-	return false;
-}
-
-/* the frame base of function @fn at @pc as (register, offset) */
-static bool frame_base(struct dfile *f, Dwarf_Die *fn, uint64_t pc, int *reg, int64_t *off)
-{
-	Dwarf_Attribute a;
-	Dwarf_Op *ops;
-	size_t nops;
-
-	if (!dwarf_attr_integrate(fn, DW_AT_frame_base, &a) || !loclist_ok(&a) ||
-	    dwarf_getlocation_addr(&a, pc, &ops, &nops, 1) != 1 || nops != 1)
-		return false;
-	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
-		*reg = ops[0].atom - DW_OP_reg0;
-		*off = 0;
-		return true;
-	}
-	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
-		*reg = ops[0].atom - DW_OP_breg0;
-		*off = (int64_t)ops[0].number;
-		return true;
-	}
-	if (ops[0].atom == DW_OP_call_frame_cfa && f->cfi) {
-		Dwarf_Frame *fr = NULL;
-		Dwarf_Op *c;
-		size_t nc;
-		bool ok = false;
-
-		if (dwarf_cfi_addrframe(f->cfi, pc, &fr) || !fr)
-			return false;
-		if (!dwarf_frame_cfa(fr, &c, &nc) && nc == 1) {
-			if (c[0].atom == DW_OP_bregx) {
-				*reg = (int)c[0].number;
-				*off = (int64_t)c[0].number2;
-				ok = true;
-			} else if (c[0].atom >= DW_OP_breg0 && c[0].atom <= DW_OP_breg31) {
-				*reg = c[0].atom - DW_OP_breg0;
-				*off = (int64_t)c[0].number;
-				ok = true;
-			}
-		}
-		free(fr);
-		return ok;
-	}
-	return false;
-}
-
-/* where variable @v is at @pc: kind 1 = in register @reg, 2 = in memory at @reg + @off,
- * 3 = its value is @reg + @off, 4 = at frame base + @off; 0 = none of these */
-static int var_loc(Dwarf_Die *v, uint64_t pc, int *reg, int64_t *off)
-{
-	Dwarf_Attribute a;
-	Dwarf_Op *ops;
-	size_t nops;
-	unsigned int at;
-
-	if (!dwarf_attr_integrate(v, DW_AT_location, &a) || !loclist_ok(&a) ||
-	    dwarf_getlocation_addr(&a, pc, &ops, &nops, 1) != 1 || !nops)
-		return 0;
-	at = ops[0].atom;
-	*off = 0;
-	if (nops == 1 && at >= DW_OP_reg0 && at <= DW_OP_reg31) {
-		*reg = (int)(at - DW_OP_reg0);
-		return 1;
-	}
-	if (nops == 1 && at == DW_OP_regx) {
-		*reg = (int)ops[0].number;
-		return 1;
-	}
-	if (at == DW_OP_fbreg && nops == 1) {
-		*off = (int64_t)ops[0].number;
-		return 4;
-	}
-	if ((at >= DW_OP_breg0 && at <= DW_OP_breg31) || at == DW_OP_bregx) {
-		*reg = at == DW_OP_bregx ? (int)ops[0].number : (int)(at - DW_OP_breg0);
-		*off = (int64_t)(at == DW_OP_bregx ? ops[0].number2 : ops[0].number);
-		if (nops == 1)
-			return 2;
-		if (nops == 2 && ops[1].atom == DW_OP_stack_value)
-			return 3;
-	}
-	return 0;
-}
 
 /* a variable of the scopes that @reg + @disp accesses at the PC (perf's
  * die_find_variable_by_reg() + check_variable()): its answer, 0 none, -ENOMEM */
@@ -1216,24 +506,25 @@ static long by_variable(struct query *q, int reg, int64_t disp)
 			uint64_t size;
 			long r;
 
-			if (!is_var(&v))
+			if (!hws__dt_is_var(&v))
 				continue;
-			k = var_loc(&v, q->pc, &vreg, &voff);
-			if (!k || !type_of(&v, &t))
+			k = hws__dt_var_loc(&v, q->pc, &vreg, &voff);
+			if (!k || !hws__dt_type_of(&v, &t))
 				continue;
 			if ((k == 1 && vreg == reg) || (k == 3 && vreg == reg)) {
 				/* a pointer in the register: what it points to */
-				if (!is_pointer(&t) || !pointee(&t, &pt))
+				if (!hws__dt_is_pointer(&t) || !hws__dt_pointee(&t, &pt))
 					continue;
 				in = disp - (k == 3 ? voff : 0);
-				r = res_add(q->dt, &pt, wrap(&pt, in), dwarf_diename(&v));
+				r = hws__dt_res_add(q->dt, &pt, hws__dt_wrap(&pt, in),
+						    dwarf_diename(&v));
 			} else if ((k == 2 && vreg == reg) ||
 				   (k == 4 && q->have_fb && reg == q->fb_reg)) {
 				/* the variable itself, in memory at a register or the frame base */
 				in = k == 2 ? disp - voff : disp - q->fb_off - voff;
-				if (!type_size(&t, &size) || in < 0 || (uint64_t)in >= size)
+				if (!hws__dt_type_size(&t, &size) || in < 0 || (uint64_t)in >= size)
 					continue;
-				r = res_add(q->dt, &t, in, dwarf_diename(&v));
+				r = hws__dt_res_add(q->dt, &t, in, dwarf_diename(&v));
 			} else {
 				continue;
 			}
@@ -1244,346 +535,7 @@ static long by_variable(struct query *q, int reg, int64_t disp)
 	return 0;
 }
 
-/* ---------------------------------------------------------------- following registers */
-
-enum { TR_NONE, TR_TYPE, TR_PTR }; /* a value of the type / the address of it + off */
-
-struct treg {
-	uint8_t kind;
-	Dwarf_Off type;
-	int64_t off;
-};
-
-static void treg_set(struct treg *r, int kind, Dwarf_Die *t, int64_t off)
-{
-	r->kind = (uint8_t)kind;
-	r->type = dwarf_dieoffset(t);
-	r->off = off;
-}
-
-/* the subprogram DIE starting at @target among the children of @die (namespaces and classes
- * followed, @depth levels) */
-static bool sub_at(Dwarf_Die *die, uint64_t target, int depth, Dwarf_Die *out)
-{
-	Dwarf_Die c;
-
-	if (depth <= 0 || dwarf_child(die, &c) != 0)
-		return false;
-	do {
-		int tag = dwarf_tag(&c);
-		Dwarf_Addr lo;
-
-		if (tag == DW_TAG_subprogram && !dwarf_lowpc(&c, &lo) && lo == target) {
-			*out = c;
-			return true;
-		}
-		if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
-		     tag == DW_TAG_structure_type) &&
-		    sub_at(&c, target, depth - 1, out))
-			return true;
-	} while (dwarf_siblingof(&c, &c) == 0);
-	return false;
-}
-
-/*
- * the return type of the function starting at @target: its subprogram found by walking the
- * unit's DIEs (libdw 0.188's dwarf_getscopes() leaks on damaged DWARF: fuzz_datatype)
- */
-static bool ret_type(struct dfile *f, uint64_t target, Dwarf_Die *out)
-{
-	Dwarf_Die cu, sub;
-
-	if (!dwarf_addrdie(f->dw, target, &cu))
-		return false;
-	return sub_at(&cu, target, 8, &sub) && type_of(&sub, out) != NULL;
-}
-
-/* where a variable of the scopes is held in a register: [lo, hi) */
-struct vreg {
-	uint64_t lo, hi;
-	int reg;
-	Dwarf_Off type;
-};
-
-static int vreg_add(struct vreg **v, size_t *n, size_t *alloc, uint64_t lo, uint64_t hi,
-		    const Dwarf_Op *ops, size_t nops, Dwarf_Die *t)
-{
-	int reg;
-
-	if (nops != 1)
-		return 0;
-	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
-		reg = ops[0].atom - DW_OP_reg0;
-	else if (ops[0].atom == DW_OP_regx && ops[0].number < NREGS)
-		reg = (int)ops[0].number;
-	else
-		return 0;
-	if (*n == *alloc) {
-		size_t na = *alloc ? *alloc * 2 : 32;
-		struct vreg *x = realloc(*v, na * sizeof(*x));
-
-		if (!x)
-			return -ENOMEM;
-		*v = x;
-		*alloc = na;
-	}
-	(*v)[(*n)++] = (struct vreg){.lo = lo, .hi = hi, .reg = reg, .type = dwarf_dieoffset(t)};
-	return 0;
-}
-
-/* the register locations of the variables of @die and its blocks (inlined ones too), read
- * once per walk (looking each variable up at every instruction costs more than the walk) */
-static int vregs_of(Dwarf_Die *die, struct vreg **v, size_t *n, size_t *alloc, int depth)
-{
-	Dwarf_Die d;
-	int err = 0;
-
-	if (depth > MAX_NEST || dwarf_child(die, &d))
-		return 0;
-	do {
-		Dwarf_Addr base, lo, hi;
-		Dwarf_Attribute a;
-		Dwarf_Op *ops;
-		size_t nops;
-		Dwarf_Die t;
-		ptrdiff_t off = 0;
-		int k = 0;
-
-		if (dwarf_tag(&d) == DW_TAG_lexical_block ||
-		    dwarf_tag(&d) == DW_TAG_inlined_subroutine) {
-			err = vregs_of(&d, v, n, alloc, depth + 1);
-			continue;
-		}
-		if (!is_var(&d) || !dwarf_attr_integrate(&d, DW_AT_location, &a) ||
-		    !loclist_ok(&a) || !type_of(&d, &t))
-			continue;
-		if (!dwarf_getlocation(&a, &ops, &nops)) { /* one for the whole scope */
-			err = vreg_add(v, n, alloc, 0, UINT64_MAX, ops, nops, &t);
-			continue;
-		}
-		while (!err && k++ < 4096 &&
-		       (off = dwarf_getlocations(&a, off, &base, &lo, &hi, &ops, &nops)) > 0)
-			err = vreg_add(v, n, alloc, lo, hi, ops, nops, &t);
-	} while (!err && dwarf_siblingof(&d, &d) == 0);
-	return err;
-}
-
-/* the variables held in registers at @pc set their registers' types */
-static void vars_at(struct query *q, const struct vreg *v, size_t n, uint64_t pc, struct treg *regs)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (pc >= v[i].lo && pc < v[i].hi && v[i].reg < NREGS) {
-			regs[v[i].reg].kind = TR_TYPE;
-			regs[v[i].reg].type = v[i].type;
-			regs[v[i].reg].off = 0;
-		}
-	}
-}
-
-/* the type a load from @op gives, as perf's update_insn_state() for x86 mov */
-static bool load_type(struct query *q, struct treg *regs, const struct operand *op, Dwarf_Die *out)
-{
-	Dwarf_Die t, v;
-	int64_t off = op->disp;
-
-	if (op->base == REG_PC) {
-		if (!global_at(q->f, op->next_pc + (uint64_t)op->disp, &v, &off) ||
-		    !type_of(&v, &t))
-			return false;
-	} else if (op->base >= 0 && op->base < NREGS && regs[op->base].kind == TR_TYPE) {
-		Dwarf_Die pt;
-
-		if (!dwarf_offdie(q->f->dw, regs[op->base].type, &pt) || !is_pointer(&pt) ||
-		    !pointee(&pt, &t))
-			return false;
-	} else {
-		return false;
-	}
-	/* the member holding the loaded value, down to the innermost */
-	for (int i = 0; i < MAX_NEST; i++) {
-		Dwarf_Die m;
-
-		if (!member_type(&t, &off, &m))
-			break;
-		t = m;
-	}
-	if (off)
-		return false;
-	*out = t;
-	return true;
-}
-
-/* the answer at instruction @in from the registers' types */
-static long track_answer(struct query *q, struct treg *regs, const cs_insn *in)
-{
-	struct operand op;
-	Dwarf_Die t;
-	long r = 0;
-
-	if (!mem_operand(q->f, in, &op))
-		return 0;
-	for (int pass = 0; pass < 2 && !r; pass++) {
-		int reg = pass ? op.index : op.base;
-		struct treg *tr;
-
-		if (reg < 0 || reg >= NREGS)
-			continue;
-		tr = &regs[reg];
-		if (!tr->kind || !dwarf_offdie(q->f->dw, tr->type, &t))
-			continue;
-		if (tr->kind == TR_PTR)
-			r = res_add(q->dt, &t, tr->off + op.disp, NULL);
-		else if (is_pointer(&t) && pointee(&t, &t))
-			r = res_add(q->dt, &t, wrap(&t, op.disp), NULL);
-	}
-	return r;
-}
-
-/* the registers' types followed from the function's start through [start, end), once per
- * function: the answer of each memory access goes into the cache (key TRACK_TAG) */
-static int walk(struct query *q, Dwarf_Die *fn, uint64_t start, uint64_t end)
-{
-	struct treg regs[NREGS] = {{0}};
-	const uint8_t *code;
-	struct vreg *vr = NULL;
-	uint64_t addr;
-	size_t len, nvr = 0, alloc = 0;
-	cs_insn *in;
-	Dwarf_Die t;
-	int err = 0;
-
-	code = code_at(q->f, start, &len);
-	if (!code)
-		return 0;
-	if (vregs_of(fn, &vr, &nvr, &alloc, 0)) {
-		free(vr);
-		return -ENOMEM;
-	}
-	in = capstone.malloc(q->f->cs);
-	if (!in) {
-		free(vr);
-		return -ENOMEM;
-	}
-	addr = start;
-	for (int n = 0; n < MAX_INSNS && addr < end && !err; n++) {
-		const cs_x86 *x;
-		struct operand op;
-		long r;
-		int dst;
-
-		vars_at(q, vr, nvr, addr, regs);
-		if (!capstone.disasm_iter(q->f->cs, &code, &len, &addr, in))
-			break;
-		r = track_answer(q, regs, in);
-		if (r > 0)
-			err = cache_put(q->dt, q->fidx, in->address, TRACK_TAG, (uint32_t)r);
-		else if (r < 0)
-			err = (int)r;
-		x = &in->detail->x86;
-		if (in->id == X86_INS_CALL) {
-			static const int clobbered[] = {0, 1, 2, 4, 5, 8, 9, 10, 11};
-
-			for (size_t i = 0; i < ARRAY_SIZE(clobbered); i++)
-				regs[clobbered[i]].kind = TR_NONE;
-			if (x->op_count == 1 && x->operands[0].type == X86_OP_IMM &&
-			    ret_type(q->f, (uint64_t)x->operands[0].imm, &t))
-				treg_set(&regs[0], TR_TYPE, &t, 0);
-			continue;
-		}
-		if (x->op_count != 2 || x->operands[0].type != X86_OP_REG)
-			continue;
-		dst = x86_dwarf_reg(x->operands[0].reg);
-		if (dst < 0 || dst >= NREGS)
-			continue;
-		switch (in->id) {
-		case X86_INS_MOV:
-		case X86_INS_MOVZX:
-		case X86_INS_MOVSX:
-		case X86_INS_MOVSXD:
-			if (x->operands[1].type == X86_OP_REG) {
-				int src = x86_dwarf_reg(x->operands[1].reg);
-
-				regs[dst] = src >= 0 && src < NREGS ? regs[src] : (struct treg){0};
-			} else if (x->operands[1].type == X86_OP_MEM &&
-				   x->operands[1].mem.segment == X86_REG_INVALID) {
-				op.base = x86_dwarf_reg(x->operands[1].mem.base);
-				op.index = x86_dwarf_reg(x->operands[1].mem.index);
-				op.disp = x->operands[1].mem.disp;
-				op.next_pc = addr;
-				regs[dst].kind = TR_NONE;
-				if (op.index == REG_NONE && load_type(q, regs, &op, &t))
-					treg_set(&regs[dst], TR_TYPE, &t, 0);
-			} else {
-				regs[dst].kind = TR_NONE;
-			}
-			break;
-		case X86_INS_LEA: {
-			int b = x86_dwarf_reg(x->operands[1].mem.base);
-			int ix = x86_dwarf_reg(x->operands[1].mem.index);
-			int64_t d = x->operands[1].mem.disp, off;
-			Dwarf_Die v;
-
-			if (b == REG_PC && ix == REG_NONE &&
-			    global_at(q->f, addr + (uint64_t)d, &v, &off) && type_of(&v, &t)) {
-				treg_set(&regs[dst], TR_PTR, &t, off);
-			} else if (b >= 0 && b < NREGS && regs[b].kind == TR_TYPE &&
-				   ix == REG_NONE && dwarf_offdie(q->f->dw, regs[b].type, &t) &&
-				   is_pointer(&t) && pointee(&t, &t)) {
-				treg_set(&regs[dst], TR_PTR, &t, d);
-			} else if (b >= 0 && b < NREGS && ix != REG_NONE && regs[b].kind) {
-				regs[dst] = regs[b]; /* an element of the same array */
-			} else {
-				regs[dst].kind = TR_NONE;
-			}
-			break;
-		}
-		case X86_INS_XOR:
-			if (x->operands[1].type == X86_OP_REG &&
-			    x86_dwarf_reg(x->operands[1].reg) == dst)
-				regs[dst].kind = TR_NONE;
-			break;
-		default: /* arithmetic keeps a pointer's type, as perf */
-			break;
-		}
-	}
-	capstone.free(in, 1);
-	free(vr);
-	return err;
-}
-
-/* the registers' types followed through the function (x86-64), as perf's
- * find_data_type_block(); here in code order from the function's start, once per function */
-static long by_tracking(struct query *q)
-{
-	Dwarf_Addr base, start = 0, end = 0;
-	Dwarf_Die *fn = NULL;
-	struct centry *e;
-	bool found;
-	int err;
-
-	if (q->f->machine != EM_X86_64)
-		return 0;
-	for (int i = q->nscopes - 2; i >= 0 && !fn; i--)
-		if (dwarf_tag(&q->scopes[i]) == DW_TAG_subprogram)
-			fn = &q->scopes[i];
-	if (!fn)
-		return 0;
-	for (ptrdiff_t o = 0; (o = dwarf_ranges(fn, o, &base, &start, &end)) > 0;)
-		if (q->pc >= start && q->pc < end)
-			break;
-	if (q->pc < start || q->pc >= end)
-		return 0;
-	cache_slot(q->dt, q->fidx, start, WALK_TAG, &found);
-	if (!found) {
-		err = walk(q, fn, start, end);
-		if (!err)
-			err = cache_put(q->dt, q->fidx, start, WALK_TAG, 0);
-		if (err)
-			return err;
-	}
-	e = cache_slot(q->dt, q->fidx, q->pc, TRACK_TAG, &found);
-	return found ? e->res : 0;
-}
+/* ---------------------------------------------------------------- the answer at a PC */
 
 /* push, pop, call, ret: perf's is_stack_operation() (x86), typed "(stack operation)" */
 static bool stack_op(struct dfile *f, const cs_insn *in)
@@ -1629,7 +581,7 @@ static long stackop_res(struct hws_datatypes *dt)
 /* the scopes at @q's PC and its function's frame base: 1, 0 if there are none, -ENOMEM */
 static long query_scopes(struct query *q)
 {
-	q->nscopes = scopes_at(q->f, q->pc, &q->scopes);
+	q->nscopes = hws__dt_scopes_at(q->f, q->pc, &q->scopes);
 	if (q->nscopes <= 0) {
 		free(q->scopes);
 		q->scopes = NULL;
@@ -1637,7 +589,8 @@ static long query_scopes(struct query *q)
 	}
 	for (int i = 0; i < q->nscopes; i++) {
 		if (dwarf_tag(&q->scopes[i]) == DW_TAG_subprogram) {
-			q->have_fb = frame_base(q->f, &q->scopes[i], q->pc, &q->fb_reg, &q->fb_off);
+			q->have_fb =
+			    hws__dt_frame_base(q->f, &q->scopes[i], q->pc, &q->fb_reg, &q->fb_off);
 			break;
 		}
 	}
@@ -1655,19 +608,19 @@ static long find_insn(struct hws_datatypes *dt, struct dfile *f, uint32_t fidx, 
 	bool mem;
 	long r = 0;
 
-	code = code_at(f, pc, &len);
+	code = hws__dt_code_at(f, pc, &len);
 	if (!code)
 		return 0;
-	in = capstone.malloc(f->cs);
+	in = hws__dt_capstone.malloc(f->cs);
 	if (!in)
 		return -ENOMEM;
-	mem = capstone.disasm_iter(f->cs, &code, &len, &a, in);
+	mem = hws__dt_capstone.disasm_iter(f->cs, &code, &len, &a, in);
 	if (mem && stack_op(f, in)) {
-		capstone.free(in, 1);
+		hws__dt_capstone.free(in, 1);
 		return stackop_res(dt);
 	}
-	mem = mem && mem_operand(f, in, &q.op);
-	capstone.free(in, 1);
+	mem = mem && hws__dt_mem_operand(f, in, &q.op);
+	hws__dt_capstone.free(in, 1);
 	if (!mem)
 		return 0;
 	/* a global at a PC-relative or absolute address */
@@ -1689,7 +642,7 @@ static long find_insn(struct hws_datatypes *dt, struct dfile *f, uint32_t fidx, 
 	if (r > 0)
 		dt->st.by_var++;
 	if (!r) {
-		r = by_tracking(&q);
+		r = hws__dt_by_tracking(&q);
 		if (r > 0)
 			dt->st.by_tracking++;
 	}
@@ -1717,16 +670,16 @@ static bool alloc_var(struct query *q, uint64_t pc, int reg, bool mem, int64_t d
 			int vreg = REG_NONE, k;
 			int64_t voff;
 
-			if (!is_var(&v))
+			if (!hws__dt_is_var(&v))
 				continue;
-			k = var_loc(&v, pc, &vreg, &voff);
-			if (!k || !type_of(&v, &t) || !is_pointer(&t))
+			k = hws__dt_var_loc(&v, pc, &vreg, &voff);
+			if (!k || !hws__dt_type_of(&v, &t) || !hws__dt_is_pointer(&t))
 				continue;
 			if ((!mem && k == 1 && vreg == reg) ||
 			    (mem && k == 2 && vreg == reg && voff == disp) ||
 			    (mem && k == 4 && q->have_fb && reg == q->fb_reg &&
 			     disp - q->fb_off == voff)) {
-				if (!pointee(&t, out))
+				if (!hws__dt_pointee(&t, out))
 					return false; /* void *: nothing to say */
 				*var = dwarf_diename(&v);
 				return true;
@@ -1752,25 +705,27 @@ static bool alloc_pointee(struct query *q, Dwarf_Die *out, const char **var)
 
 	if (alloc_var(q, q->pc, 0, false, 0, out, var))
 		return true;
-	code = code_at(f, q->pc, &len);
-	in = code ? capstone.malloc(f->cs) : NULL;
+	code = hws__dt_code_at(f, q->pc, &len);
+	in = code ? hws__dt_capstone.malloc(f->cs) : NULL;
 	if (!in)
 		return false;
-	if (!capstone.disasm_iter(f->cs, &code, &len, &a, in))
+	if (!hws__dt_capstone.disasm_iter(f->cs, &code, &len, &a, in))
 		goto out;
 	if (f->machine == EM_X86_64) {
 		const cs_x86 *x = &in->detail->x86;
 
 		/* mov %rax, dst (Intel operand order: destination first) */
 		if (in->id != X86_INS_MOV || x->op_count != 2 ||
-		    x->operands[1].type != X86_OP_REG || x86_dwarf_reg(x->operands[1].reg) != 0)
+		    x->operands[1].type != X86_OP_REG ||
+		    hws__dt_x86_dwarf_reg(x->operands[1].reg) != 0)
 			goto out;
 		if (x->operands[0].type == X86_OP_REG)
-			ok = alloc_var(q, a, x86_dwarf_reg(x->operands[0].reg), false, 0, out, var);
+			ok = alloc_var(q, a, hws__dt_x86_dwarf_reg(x->operands[0].reg), false, 0,
+				       out, var);
 		else if (x->operands[0].type == X86_OP_MEM &&
 			 x->operands[0].mem.index == X86_REG_INVALID &&
 			 x->operands[0].mem.segment == X86_REG_INVALID)
-			ok = alloc_var(q, a, x86_dwarf_reg(x->operands[0].mem.base), true,
+			ok = alloc_var(q, a, hws__dt_x86_dwarf_reg(x->operands[0].mem.base), true,
 				       x->operands[0].mem.disp, out, var);
 	} else {
 		const cs_arm64 *r = &in->detail->arm64;
@@ -1789,7 +744,7 @@ static bool alloc_pointee(struct query *q, Dwarf_Die *out, const char **var)
 				       r->operands[1].mem.disp, out, var);
 	}
 out:
-	capstone.free(in, 1);
+	hws__dt_capstone.free(in, 1);
 	return ok;
 }
 
@@ -1805,7 +760,7 @@ static long find_alloc(struct hws_datatypes *dt, struct dfile *f, uint64_t pc, u
 	r = 0;
 	/* a block of N elements: the offset in one (wrap), as for p[i].x */
 	if (alloc_pointee(&q, &t, &var) && offset <= INT64_MAX)
-		r = res_add(dt, &t, wrap(&t, (int64_t)offset), var);
+		r = hws__dt_res_add(dt, &t, hws__dt_wrap(&t, (int64_t)offset), var);
 	free(q.scopes);
 	return r;
 }
@@ -1829,7 +784,7 @@ int hws_datatypes__alloc(struct hws_datatypes *dt, const char *path, uint64_t re
 		return -ENOMEM;
 	if (f->bad)
 		return 0;
-	e = cache_slot(dt, idx, ret_pc, offset | ALLOC_TAG, &found);
+	e = hws__dt_cache_slot(dt, idx, ret_pc, offset | ALLOC_TAG, &found);
 	if (found) {
 		r = e->res;
 	} else {
@@ -1838,7 +793,7 @@ int hws_datatypes__alloc(struct hws_datatypes *dt, const char *path, uint64_t re
 #endif
 		if (r < 0)
 			return (int)r;
-		err = cache_put(dt, idx, ret_pc, offset | ALLOC_TAG, (uint32_t)r);
+		err = hws__dt_cache_put(dt, idx, ret_pc, offset | ALLOC_TAG, (uint32_t)r);
 		if (err)
 			return err;
 	}
@@ -1879,7 +834,7 @@ int hws_datatypes__find(struct hws_datatypes *dt, const char *path, uint64_t pc,
 	if (f->bad)
 		return 0;
 	/* the instruction's answer, then (when it has none) the data address's */
-	e = cache_slot(dt, idx, pc, 0, &found);
+	e = hws__dt_cache_slot(dt, idx, pc, 0, &found);
 	if (found) {
 		dt->st.cached++;
 		r = e->res;
@@ -1889,12 +844,12 @@ int hws_datatypes__find(struct hws_datatypes *dt, const char *path, uint64_t pc,
 #endif
 		if (r < 0)
 			return (int)r;
-		err = cache_put(dt, idx, pc, 0, (uint32_t)r);
+		err = hws__dt_cache_put(dt, idx, pc, 0, (uint32_t)r);
 		if (err)
 			return err;
 	}
 	if (!r && daddr) {
-		e = cache_slot(dt, idx, pc, daddr | 1ULL << 63, &found);
+		e = hws__dt_cache_slot(dt, idx, pc, daddr | 1ULL << 63, &found);
 		if (found) {
 			r = e->res;
 		} else {
@@ -1903,7 +858,7 @@ int hws_datatypes__find(struct hws_datatypes *dt, const char *path, uint64_t pc,
 			r = by_global(&q, daddr, &dt->st.by_daddr);
 			if (r < 0)
 				return (int)r;
-			err = cache_put(dt, idx, pc, daddr | 1ULL << 63, (uint32_t)r);
+			err = hws__dt_cache_put(dt, idx, pc, daddr | 1ULL << 63, (uint32_t)r);
 			if (err)
 				return err;
 		}
