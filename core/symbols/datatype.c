@@ -487,6 +487,9 @@ static long by_global(struct query *q, uint64_t addr, uint64_t *hits)
 	return r;
 }
 
+/* a result as the public struct (the answer of every lookup, capstone or not) */
+static void fill(const struct hws_datatypes *dt, uint32_t res, struct hws_datatype *out);
+
 #ifdef HWS_HAVE_CAPSTONE
 /* ---------------------------------------------------------------- variables at a PC */
 
@@ -651,8 +654,6 @@ static long find_insn(struct hws_datatypes *dt, struct dfile *f, uint32_t fidx, 
 }
 
 /* ---------------------------------------------------------------- allocation sites */
-
-static void fill(const struct hws_datatypes *dt, uint32_t res, struct hws_datatype *out);
 
 /* a variable of @scopes (innermost first, the CU left out) that holds a pointer at @pc in
  * register @reg (@mem false) or in memory at @reg + @disp (@mem true; frame base: @q): the
