@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,6 +236,9 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	const char *html = NULL;
 	char ebuf[256];
 
+	/* the text report holds every row, as perf prints every row: no cap but memory (the
+	 * rows it is made of are in memory already); a 1 M-sample report --mem is ~200 MB */
+	hws_strbuf__init(&sb, SIZE_MAX);
 	hws_cli__with_filter_options(own, opts, 64);
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "i:s:t:e:hC:g::", opts, NULL)) != -1) {
