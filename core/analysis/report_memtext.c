@@ -12,11 +12,15 @@
 
 /* ---------------------------------------------------------------- perf's data-source names */
 
+/* @s appended to @out (@sz bytes), cut as snprintf would (no printf: a row per sample) */
 static void cat(char *out, size_t sz, const char *s)
 {
-	size_t l = strlen(out);
+	size_t l = strlen(out), n = strlen(s); /* not strnlen: gcc's -Wstringop-overread */
 
-	snprintf(out + l, sz - l, "%s", s);
+	if (n > sz - l - 1)
+		n = sz - l - 1;
+	memcpy(out + l, s, n);
+	out[l + n] = 0;
 }
 
 void hist__mem_lvl_str(uint64_t ds, bool have, char *out, size_t sz)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hwsample/fmt.h>
 #include <hwsample/report.h>
 #include <hwsample/strbuf.h>
 #include <hwsample/symbols.h>
@@ -66,6 +67,8 @@ static int sec_cmp(const void *a, const void *b)
 static int cell(const struct hws_hist *h, struct hws_symbols *syms, const struct hrow *r, int j,
 		char *b, size_t sz)
 {
+	char *e;
+
 	switch (h->keys[j]) {
 	case K_PID:
 	case K_TID: {
@@ -83,10 +86,12 @@ static int cell(const struct hws_hist *h, struct hws_symbols *syms, const struct
 		}
 		return snprintf(b, sz, "%s", hist__str(h, r->col[j]));
 	}
-	case K_SAMPLE_COL:
-		return snprintf(b, sz, "%" PRIu64, r->samples);
+	case K_SAMPLE_COL: /* b: TEXT_MAX bytes, HWS_FMT_SLACK to spare */
+		*(e = hws_fmt__u64(b, r->samples)) = 0;
+		return (int)(e - b);
 	case K_WEIGHT_COL:
-		return snprintf(b, sz, "%" PRIu64, r->weight);
+		*(e = hws_fmt__u64(b, r->weight)) = 0;
+		return (int)(e - b);
 	case K_AVG_WEIGHT:
 		return snprintf(b, sz, "%.1f",
 				r->samples ? (double)r->weight / (double)r->samples : 0.0);

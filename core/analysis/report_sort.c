@@ -35,6 +35,7 @@
 
 #include <hwsample/datatype.h>
 #include <hwsample/filter.h>
+#include <hwsample/fmt.h>
 #include <hwsample/report.h>
 #include <hwsample/symbols.h>
 
@@ -404,16 +405,44 @@ int hist__key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 	}
 }
 
+/* snprintf(out, sz, "%s", s) without printf (a new row formats several columns: with
+ * distinct data addresses, as PEBS and IBS samples have, that is every sample) */
+static void put_str(char *out, size_t sz, const char *s)
+{
+	size_t n = strlen(s); /* not strnlen: gcc's -Wstringop-overread on literals */
+
+	if (n > sz - 1)
+		n = sz - 1;
+	memcpy(out, s, n);
+	out[n] = 0;
+}
+
+/* perf's unresolved address, "[%c] 0x%016" PRIx64, in @out (at least 23 bytes) */
+static void put_addr16(char *out, char level, uint64_t addr)
+{
+	uint64_t hi = hws_fmt__hex8((uint32_t)(addr >> 32)), lo = hws_fmt__hex8((uint32_t)addr);
+
+	memcpy(out, "[?] 0x", 6);
+	out[1] = level;
+	memcpy(out + 6, &hi, 8);
+	memcpy(out + 14, &lo, 8);
+	out[22] = 0;
+}
+
+/* @out: TEXT_MAX bytes */
 static void fmt_sym(char *out, size_t sz, char level, const struct hws_symbol *sym, uint64_t addr,
 		    bool off)
 {
 	if (sym->name) {
-		if (off || sym->kind == HWS_SYM_OBJECT)
+		if (off || sym->kind == HWS_SYM_OBJECT) {
 			snprintf(out, sz, "[%c] %s+0x%" PRIx64, level, sym->name, sym->offset);
-		else
-			snprintf(out, sz, "[%c] %s", level, sym->name);
+		} else {
+			memcpy(out, "[?] ", 4);
+			out[1] = level;
+			put_str(out + 4, sz - 4, sym->name);
+		}
 	} else {
-		snprintf(out, sz, "[%c] 0x%016" PRIx64, level, addr);
+		put_addr16(out, level, addr);
 	}
 }
 
@@ -451,16 +480,16 @@ static uint32_t key_col(struct hws_hist *h, struct ctx *c, int key, const uint64
 		snprintf(b, sizeof(b), "%3.3d", (s->fields & HWS_SF_CPU) ? (int)s->cpu : -1);
 		break;
 	case K_EVENT:
-		snprintf(b, sizeof(b), "%s", s->event ? s->event : "?");
+		put_str(b, sizeof(b), s->event ? s->event : "?");
 		break;
 	case K_DADDR:
 		if (c->have_addr)
 			fmt_sym(b, sizeof(b), c->level, &c->data, s->addr, false);
 		else
-			snprintf(b, sizeof(b), "[%c] 0x%016" PRIx64, c->level, (uint64_t)0);
+			put_addr16(b, c->level, 0);
 		break;
 	case K_DSO_DADDR:
-		snprintf(b, sizeof(b), "%s", v[0] ? hist__str(h, (uint32_t)v[0]) : "[unknown]");
+		put_str(b, sizeof(b), v[0] ? hist__str(h, (uint32_t)v[0]) : "[unknown]");
 		break;
 	case K_MEM:
 		hist__mem_lvl_str(s->data_src, c->have_ds, b, sizeof(b));
@@ -472,30 +501,30 @@ static uint32_t key_col(struct hws_hist *h, struct ctx *c, int key, const uint64
 		hist__tlb_str(s->data_src, c->have_ds, b, sizeof(b));
 		break;
 	case K_LOCKED:
-		snprintf(b, sizeof(b), "%s", hist__lock_str(s->data_src, c->have_ds));
+		put_str(b, sizeof(b), hist__lock_str(s->data_src, c->have_ds));
 		break;
 	case K_BLOCKED:
 		hist__blk_str(s->data_src, c->have_ds, b, sizeof(b));
 		break;
 	case K_OP:
-		snprintf(b, sizeof(b), "%s", hist__op_str(s->data_src, c->have_ds));
+		put_str(b, sizeof(b), hist__op_str(s->data_src, c->have_ds));
 		break;
 	case K_DCACHELINE:
 	case K_DATA_PAGE: {
 		char lv = c->level;
 
 		if (!c->have_addr) {
-			snprintf(b, sizeof(b), "[%c] 0x%016" PRIx64, lv, (uint64_t)0);
+			put_addr16(b, lv, 0);
 			break;
 		}
 		if (!c->data.dso)
 			lv = 'X';
-		snprintf(b, sizeof(b), "[%c] 0x%016" PRIx64, lv, v[0]);
+		put_addr16(b, lv, v[0]);
 		break;
 	}
 	case K_LOCAL_WEIGHT:
 	case K_LOCAL_INS_LAT:
-		snprintf(b, sizeof(b), "%" PRIu64, v[0]);
+		*hws_fmt__u64(b, v[0]) = 0; /* b has HWS_FMT_SLACK past the digits */
 		break;
 	case K_OBJECT:
 		return c->obj_col;
