@@ -111,6 +111,24 @@ static bool str_cell(int id)
 	return id != K_PID && id != K_TID && !right_aligned(id);
 }
 
+/* "  %7.2f%%" of @pct (a row's overhead), without printf where fmt.h can (a row per sample
+ * in report --mem of PEBS or IBS data) */
+static int add_pct(struct hws_strbuf *sb, double pct)
+{
+#ifdef HWS_FMT_HAVE_FIXED2
+	if (pct >= 0 && pct < 1e7) {
+		char t[HWS_FMT_PCT_MAX], o[32];
+		size_t n = (size_t)(hws_fmt__fixed2(t, pct) - t), pad = n < 7 ? 7 - n : 0;
+
+		memset(o, ' ', 2 + pad);
+		memcpy(o + 2 + pad, t, n);
+		o[2 + pad + n] = '%';
+		return hws_strbuf__add(sb, o, 3 + pad + n);
+	}
+#endif
+	return hws_strbuf__addf(sb, "  %7.2f%%", pct);
+}
+
 /* "  " and @s (@len bytes) in a column of width @w, as "  %-*s" / "  %*s" print it */
 static int add_cell(struct hws_strbuf *sb, const char *s, size_t len, int w, bool right)
 {
@@ -442,13 +460,10 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 			uint64_t v = h->mem ? r->weight : r->period;
 
 			if (children)
-				err = hws_strbuf__addf(
-				    sb, "  %7.2f%%",
-				    total ? 100.0 * (double)r->acc / (double)total : 0.0);
+				err = add_pct(sb,
+					      total ? 100.0 * (double)r->acc / (double)total : 0.0);
 			if (!err)
-				err = hws_strbuf__addf(sb, "  %7.2f%%",
-						       total ? 100.0 * (double)v / (double)total
-							     : 0.0);
+				err = add_pct(sb, total ? 100.0 * (double)v / (double)total : 0.0);
 			for (int j = 0; !err && j < h->nkeys; j++) {
 				const char *str = b;
 				size_t len;

@@ -17,6 +17,7 @@
 #ifndef HWSAMPLE_FMT_H
 #define HWSAMPLE_FMT_H
 
+#include <float.h>
 #include <stdint.h>
 #include <string.h>
 #if defined(__SSE2__) && defined(__x86_64__) /* 64-bit moves to and from xmm */
@@ -28,6 +29,7 @@
 #define HWS_FMT_U64_MAX (20 + HWS_FMT_SLACK)
 #define HWS_FMT_I64_MAX (20 + HWS_FMT_SLACK) /* '-' and 19 digits */
 #define HWS_FMT_HEX_MAX (18 + HWS_FMT_SLACK)
+#define HWS_FMT_PCT_MAX (11 + HWS_FMT_SLACK) /* 7 digits, '.', 2 digits */
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "hwsample/fmt.h assumes a little-endian host"
@@ -364,5 +366,29 @@ static inline __attribute__((always_inline)) char *hws_fmt__hex(char *p, uint64_
 	p[1] = 'x';
 	return hws_fmt__hex_digits(p + 2, v);
 }
+
+#if LDBL_MANT_DIG >= 64
+#define HWS_FMT_HAVE_FIXED2 1
+/*
+ * "%.2f" of 0 <= @v < 10^7 (perf's percentages), as printf rounds it: the exact binary value to
+ * the nearest hundredth, ties to even. @v * 100 is exact in long double (53 significant bits
+ * times 100's 5 fit its 64 on x86-64, 113 on arm64). Callers check @v's range; hosts without
+ * such a long double (no HWS_FMT_HAVE_FIXED2) use printf.
+ */
+static inline char *hws_fmt__fixed2(char *p, double v)
+{
+	long double y = (long double)v * 100;
+	uint64_t n = (uint64_t)y;
+	long double f = y - (long double)n;
+
+	if (f > 0.5L || (f == 0.5L && (n & 1)))
+		n++;
+	p = hws_fmt__u64(p, n / 100);
+	p[0] = '.';
+	p[1] = (char)('0' + n % 100 / 10);
+	p[2] = (char)('0' + n % 10);
+	return p + 3;
+}
+#endif
 
 #endif

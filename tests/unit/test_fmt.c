@@ -13,6 +13,7 @@
  * 10^4-block edge below 10^8 are included.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -96,6 +97,22 @@ static void check(uint64_t v)
 	expect("hex_swar", want + 2, got, e);
 }
 
+#ifdef HWS_FMT_HAVE_FIXED2
+static unsigned long n_fixed2;
+
+/* hws_fmt__fixed2 against "%.2f" */
+static void check_fixed2(double v)
+{
+	char want[64], got[HWS_FMT_PCT_MAX + 8], *e;
+
+	memset(got, '#', sizeof(got));
+	snprintf(want, sizeof(want), "%.2f", v);
+	e = hws_fmt__fixed2(got, v);
+	expect("fixed2", want, got, e);
+	n_fixed2++;
+}
+#endif
+
 int main(void)
 {
 	uint64_t p = 1;
@@ -149,6 +166,30 @@ int main(void)
 	}
 	for (int i = 0; i < 1000000; i++, n++)
 		check(next_rand() >> (next_rand() & 63));
+#ifdef HWS_FMT_HAVE_FIXED2
+	/* percentages as report computes them (100 * part / total), every tie (odd eighths:
+	 * x.125, x.375 ... round to even), binary fractions, hundredths and their neighbours,
+	 * and the whole range up to 10^7 */
+	for (uint64_t k = 0; k < 80000; k++) {
+		check_fixed2((double)k / 8);
+		check_fixed2((double)k / 1024);
+		check_fixed2((double)k / 100);
+		check_fixed2(nextafter((double)k / 100, 0));
+		check_fixed2(nextafter((double)k / 100, 1e9));
+		check_fixed2((double)k / 100 + 0.005);
+	}
+	for (int i = 0; i < 1000000; i++) {
+		uint64_t total = (next_rand() >> (next_rand() & 63)) | 1,
+			 part = next_rand() % total;
+
+		check_fixed2(100.0 * (double)part / (double)total);
+	}
+	for (int i = 0; i < 100000; i++)
+		check_fixed2((double)(next_rand() % 1000000000) / 100.0 + 1e-3 * (i & 7));
+	check_fixed2(9999999.994);
+	check_fixed2(9999999.995);
+	__T("fixed2 checked on many", n_fixed2 > 1000000);
+#endif
 	T_EQ_U64("values formatted unlike snprintf", bad, 0);
 	__T("checked more than a million values", n > 1000000);
 	__T("u32 writer checked on most of them", n_u32 > 100000);
