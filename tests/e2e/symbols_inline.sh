@@ -75,13 +75,18 @@ for f in p h; do
 		cmp -s "$TMP/ds.txt" "$TMP/fs.txt" || diff "$TMP/ds.txt" "$TMP/fs.txt" | head -5
 done
 
-"$HWS_BIN" -q -b sw -e cpu-clock -c 1000000 -g -o "$TMP/fp.data" -- "$WL/callchain" 0.2 \
-	>/dev/null 2>"$TMP/err" || die "hwsample -g: $(head -c 300 "$TMP/err")"
+# up to five recordings of 200 samples: the frame below (cc_mix inlined into cc_leaf) is in
+# 1-15% of them (2 to 29 of 200 in six recordings here), and a fresh-clone run once had none
+for try in 1 2 3 4 5; do
+	"$HWS_BIN" -q -b sw -e cpu-clock -c 1000000 -g -o "$TMP/fp.data" -- "$WL/callchain" 0.2 \
+		>/dev/null 2>"$TMP/err" || die "hwsample -g: $(head -c 300 "$TMP/err")"
+	"$HWS_BIN" dump -i "$TMP/fp.data" --inline >"$TMP/fpi.txt" 2>/dev/null
+	next_line "$TMP/fpi.txt" "cc_mix\+0x[0-9a-f]+ \(inlined\)$" " cc_leaf\+0x" && break
+done
 eq "-g chains: no inlined frames (perf 6.1)" \
 	"$("$HWS_BIN" dump -i "$TMP/fp.data" 2>/dev/null | grep -c "(inlined)")" 0
 eq "-g chains: none in perf script either" \
 	"$(perf script -i "$TMP/fp.data" 2>/dev/null | grep -c "(inlined)")" 0
-"$HWS_BIN" dump -i "$TMP/fp.data" --inline >"$TMP/fpi.txt" 2>/dev/null
 check "-g chains with --inline: cc_mix (inlined) before cc_leaf" next_line "$TMP/fpi.txt" \
 	"cc_mix\+0x[0-9a-f]+ \(inlined\)$" " cc_leaf\+0x"
 
