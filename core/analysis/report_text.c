@@ -546,17 +546,6 @@ out:
 	return err;
 }
 
-/* @s (a name from the file) for the terminal: as it is, or escaped into @b */
-static const char *text_name(struct hws_strbuf *b, const char *s)
-{
-	if (!s || hws_strbuf__text_plain(s))
-		return s;
-	hws_strbuf__reset(b);
-	if (hws_strbuf__add_text_str(b, s) || !b->buf)
-		return "?";
-	return b->buf;
-}
-
 static int render_counts(struct hws_report *r, struct hws_strbuf *sb)
 {
 	struct hws_decode_counts tot = {0};
@@ -608,8 +597,8 @@ static int render_counts(struct hws_report *r, struct hws_strbuf *sb)
 		    sb,
 		    "%-*.*s %-10.10s %4s %10" PRIu64 " %14" PRIu64 " %8" PRIu64 " %7" PRIu64
 		    " %9" PRIu64 " %9" PRIu64 " %8" PRIu64 " %8" PRIu64,
-		    ew, ew, row ? text_name(&esc, row->event) : "total",
-		    row ? text_name(&esc2, row->backend) : "", cpu, c->samples, c->period,
+		    ew, ew, row ? hws__text(&esc, row->event) : "total",
+		    row ? hws__text(&esc2, row->backend) : "", cpu, c->samples, c->period,
 		    c->skipped, c->errors, c->lost, c->lost_samples, c->throttle, c->unthrottle);
 		if (!err && aux)
 			err = hws_strbuf__addf(
