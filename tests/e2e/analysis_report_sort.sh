@@ -33,10 +33,11 @@ same() { # what file "hwsample args" "perf args" [perf command]
 	[ -z "${PSED:-}" ] || sed -i "$PSED" "$TMP/p.txt"
 	# shellcheck disable=SC2086
 	"$HWS_BIN" report -i "$f" --stdio $h >"$TMP/h.txt" 2>"$TMP/h.err"
-	# a sample in libc's PLT: perf 6.1 names some of its entries "@plt" (by their place in
-	# .rela.plt, which IRELATIVE entries do not follow), hwsample as newer perf does
-	# (e2e/symbols_plt compares PLT names): such rows are left out on both sides
-	sed -i '/\[\.\] [^ ]*@plt *$/d' "$TMP/p.txt" "$TMP/h.txt"
+	# a sample in a PLT: perf 6.1 names some of its entries "@plt" (by their place in
+	# .rela.plt, which IRELATIVE entries do not follow) and a program's own "_init" (the
+	# symbol before .plt), hwsample NAME@plt as newer perf does (e2e/symbols_plt compares
+	# PLT names): such rows are left out on both sides (scripts/bench-report does the same)
+	sed -i -E '/\[\.\] ([^ ]*@plt|_init) *$/d' "$TMP/p.txt" "$TMP/h.txt"
 	if python3 "$CMP" "$TMP/p.txt" "$TMP/h.txt" >"$TMP/cmp.txt"; then
 		check "$what: $(tail -1 "$TMP/cmp.txt")" true
 	else
