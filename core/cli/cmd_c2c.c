@@ -429,12 +429,9 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 		hws_perf_reader__close(r);
 		return ret;
 	}
-	if (sfilter) {
-		/* names at each sample's time: samples in time order, side-band kept */
-		dopts.unordered = false;
-		if (hws_filter__needs_symbols(sfilter))
-			dopts.no_sideband = false;
-	}
+	/* names at each sample's time: side-band kept */
+	if (sfilter && hws_filter__needs_symbols(sfilter))
+		dopts.no_sideband = false;
 	if (!copts.line_size) {
 		copts.line_size = file_line_size(r);
 		copts.line_size_source = "file host L1d (CACHE header)";

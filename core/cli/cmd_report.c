@@ -423,9 +423,6 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 				strstr(ropts.sort_keys, "ty")))
 		objects = hws_cli__objects("hwsample report", path, r);
 	ropts.objects = objects;
-	/* symbols as they are at each sample's time: samples in time order */
-	if (rc_ctx.hist || filter)
-		dopts.unordered = false;
 	d = hws_decoder__new(r, hws_cli__registry(cli), &dopts);
 	ropts.filter = filter;
 	ropts.syms = d && !nosym ? hws_decoder__symbols(d) : NULL;

@@ -407,78 +407,96 @@ static inline int dispatch_fast(struct hws_decoder *d, struct hws_perf_record *r
 
 /*
  * Unordered delivery (opts.unordered): samples go to the callback in file order, as the
- * reader hands them out, without passing through the window; every other record (sideband,
- * loss, user records) still goes through the window d->win[0], one round at a time, and is
- * dispatched sorted by time at the round's end (or the end of the data, or before a reader
- * error), so the symbol tables end in the same state as in time order. Only for files
- * without AUX data (whose decoding follows context switches in time) and not for pipes
- * (whose events may only be known later).
+ * reader hands them out, without passing through a window, when the symbol tables are as
+ * they were at the sample's time (struct lookahead in decode_int.h: no sideband record with
+ * a later time applied yet, none with an earlier one still to come). Every other record, and
+ * the few samples that fail that check (those near a sideband record in time), wait in the
+ * held window (d->win[d->q_k]) and go sorted by time at the round's end, up to perf's round
+ * limit, as in the ordered path; so each sample sees the tables the ordered path shows it.
+ * Only for files without AUX data (whose decoding follows context switches in time), not
+ * for pipes (whose events may only be known later) and only where every record has a time.
  */
 static bool direct_mode(struct hws_decoder *d)
 {
 	if (!d->direct_checked) {
 		d->direct_checked = true;
 		d->direct = d->opts.unordered && !hws_perf_reader__is_pipe(d->r) &&
-			    !dec_ensure_events(d) && dec_aux_event(d) < 0;
+			    !dec_ensure_events(d) && dec_aux_event(d) < 0 && !dec_la_start(d);
 	}
 	return d->direct;
 }
 
-/* dispatch the held non-sample records of the direct mode in time order, then let the reader
- * drop what lies before @upto (nothing before it is referenced any more) */
-static int side_flush(struct hws_decoder *d, uint64_t upto)
+/* the time of a SAMPLE record; la.t_none when its event has none (or is not known) */
+static inline uint64_t sample_time(const struct hws_decoder *d, const struct hws_perf_record *rec)
 {
-	struct window *side = &d->win[0];
-	int rc = 0;
+	size_t es = (size_t)(rec->attr_idx + 1), off;
+	uint64_t t;
 
-	dec_sort_window(side, 0, side->wn);
-	for (size_t i = 0; i < side->wn && !rc; i++) {
-		struct hws_perf_record rec = dec_win_record(side, i);
-
-		rc = dispatch(d, &rec, NULL, NULL); /* no samples here: no callback */
-	}
-	side->wlen = side->wn = side->wref = side->nruns = 0;
-	side->first_off = UINT64_MAX;
-	d->side_last = 0;
-	hws_perf_reader__release(d->r, upto);
-	return rc;
+	if (es >= d->la.nr_t)
+		return d->la.t_none;
+	off = d->la.t_smp[es];
+	if (off + 8 > rec->hdr->size) /* also UINT16_MAX: none */
+		return d->la.t_none;
+	memcpy(&t, (const uint8_t *)rec->hdr + off, 8);
+	return t;
 }
 
-static int run_direct(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
+/* dispatch the held window's keys [q_pos, wn_out), then hold the others in the other window;
+ * after a callback stop, the next run goes on from q_pos */
+static int q_drain(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 {
-	struct window *side = &d->win[0];
-	struct hws_perf_record rec;
-	int rc, frc;
+	struct window *q = &d->win[d->q_k];
+	int rc;
 
-	while ((rc = hws_perf_reader__next(d->r, &rec)) > 0) {
-		if (rec.hdr->type == PERF_RECORD_SAMPLE) {
-			rc = dispatch_fast(d, &rec, fn, ctx);
-			if (rc)
-				return rc;
-			if (!(++d->direct_n & 0xffff))
-				hws_perf_reader__release(d->r, side->wn ? side->first_off
-									: rec.file_offset);
-			continue;
-		}
-		if (rec.hdr->type == HWS_RECORD_HEADER_BUILD_ID) /* before the samples after it */
-			dec_build_id_record(d, &rec);
-		/* only user records add events (pipe-mode HEADER_ATTR) */
-		if ((rec.hdr->type >= HWS_RECORD_HEADER_ATTR && dec_ensure_events(d)) ||
-		    dec_win_add(d, side, &rec, &d->side_last)) {
-			rc = -ENOMEM;
-			break;
-		}
-		if (rec.hdr->type == HWS_RECORD_FINISHED_ROUND ||
-		    side->wlen + side->wref >= WINDOW_MAX_BYTES) {
-			rc = side_flush(d, rec.file_offset);
-			if (rc)
-				return rc;
-		}
+	while (d->q_pos < q->wn_out) {
+		size_t i = d->q_pos++;
+		struct hws_perf_record rec = dec_win_record(q, i);
+
+		if (dec_sb_type(d, rec.hdr->type) && q->wkey[i].time > d->la.lo)
+			d->la.lo = q->wkey[i].time;
+		rc = dispatch_fast(d, &rec, fn, ctx);
+		if (rc)
+			return rc;
 	}
-	/* the end, or an error: what was read before it is applied first */
-	frc = side_flush(d, UINT64_MAX);
-	if (frc)
-		return frc;
+	d->q_draining = false;
+	if (dec_q_next(d)) {
+		d->dead = true;
+		set_err(d, -ENOMEM, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* a round's end (@round_end; else a full window, the end of the data or a reader error):
+ * the held records up to perf's round limit (all of them unless @round_end) go in time
+ * order; then the reader may drop what lies before @upto and before what is still held */
+static int q_flush(struct hws_decoder *d, bool round_end, uint64_t upto, hws_sample_fn fn,
+		   void *ctx)
+{
+	struct window *q;
+	int rc;
+
+	dec_q_sort(d, round_end);
+	d->q_pos = 0;
+	d->q_draining = true;
+	rc = q_drain(d, fn, ctx);
+	if (rc)
+		return rc;
+	q = &d->win[d->q_k];
+	hws_perf_reader__release(d->r, q->wn && q->first_off < upto ? q->first_off : upto);
+	return 0;
+}
+
+/* the end of the data (@rc 0) or a reader error (< 0), once what was read before is out */
+static int direct_end(struct hws_decoder *d, int rc)
+{
+	d->q_last = false;
+	pr_debug("decode: unordered: %" PRIu64 " samples went at once, %" PRIu64
+		 " held for time order (near sideband in time)%s\n",
+		 d->nr_records[PERF_RECORD_SAMPLE] - d->direct_held, d->direct_held,
+		 !d->la.on  ? ", no sideband"
+		 : d->la.ok ? ""
+			    : ", look-ahead stopped (all held since)");
 	if (rc < 0) {
 		d->dead = true;
 		if (rc == -ENOMEM)
@@ -487,6 +505,97 @@ static int run_direct(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 			set_err(d, rc, "%s", hws_perf_reader__errmsg(d->r));
 	}
 	return rc;
+}
+
+static int run_direct(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
+{
+	struct lookahead *la = &d->la;
+	struct hws_perf_record rec;
+	int rc;
+
+	if (d->q_draining) { /* a callback stopped the last run inside a held window */
+		rc = q_drain(d, fn, ctx);
+		if (rc)
+			return rc;
+		if (d->q_last)
+			return direct_end(d, d->q_last_rc);
+	}
+	while ((rc = hws_perf_reader__next(d->r, &rec)) > 0) {
+		struct window *q;
+
+		if (rec.hdr->type == PERF_RECORD_SAMPLE) {
+			uint64_t t = sample_time(d, &rec);
+
+			/* (no time: UINT64_MAX never passes, hi is at most that) */
+			if (__builtin_expect(t >= la->lo && t < la->hi, 1)) {
+				if (t > d->oe_max)
+					d->oe_max = t;
+				rc = dispatch_fast(d, &rec, fn, ctx);
+				if (rc)
+					return rc;
+				if (!(++d->direct_n & 0xffff)) {
+					q = &d->win[d->q_k];
+					hws_perf_reader__release(d->r, q->wn ? q->first_off
+									     : rec.file_offset);
+				}
+				continue;
+			}
+			/* near a sideband record in time: in time order with it */
+			q = &d->win[d->q_k];
+			d->direct_held++;
+			if (t > d->oe_max && t != UINT64_MAX)
+				d->oe_max = t;
+			if (dec_win_add(d, q, &rec, &d->side_last)) {
+				rc = -ENOMEM;
+				break;
+			}
+		} else {
+			q = &d->win[d->q_k];
+			/* before the samples after it */
+			if (rec.hdr->type == HWS_RECORD_HEADER_BUILD_ID)
+				dec_build_id_record(d, &rec);
+			/* only user records add events (pipe-mode HEADER_ATTR) */
+			if (rec.hdr->type >= HWS_RECORD_HEADER_ATTR && dec_ensure_events(d)) {
+				rc = -ENOMEM;
+				break;
+			}
+			if (rec.hdr->type == HWS_RECORD_FINISHED_ROUND) {
+				/* nothing to dispatch but its count; the look-ahead first: a
+				 * callback stop in the flush comes back to the drain only */
+				d->nr_records[HWS_RECORD_FINISHED_ROUND]++;
+				if (dec_la_fill(d, ++la->rounds_read + 2)) {
+					rc = -ENOMEM;
+					break;
+				}
+				if (!q->wn) { /* nothing held (the usual round): only the limit */
+					d->oe_limit = d->oe_max;
+					continue;
+				}
+				rc = q_flush(d, true, rec.file_offset, fn, ctx);
+				if (rc)
+					return rc;
+				continue;
+			}
+			if (la->on && dec_sb_type(d, rec.hdr->type))
+				dec_la_pass(d, &rec, dec_record_time(d, &rec));
+			if (dec_win_add(d, q, &rec, &d->side_last)) {
+				rc = -ENOMEM;
+				break;
+			}
+		}
+		if (q->wlen + q->wref >= WINDOW_MAX_BYTES) {
+			rc = q_flush(d, false, rec.file_offset, fn, ctx);
+			if (rc)
+				return rc;
+		}
+	}
+	/* the end, or an error: what was read before it goes first */
+	d->q_last = true;
+	d->q_last_rc = rc;
+	rc = q_flush(d, false, UINT64_MAX, fn, ctx);
+	if (rc)
+		return rc;
+	return direct_end(d, d->q_last_rc);
 }
 
 int hws_decoder__run(struct hws_decoder *d, hws_sample_fn fn, void *ctx)

@@ -207,6 +207,40 @@ struct aux_pend {
 	int ev;
 };
 
+/*
+ * Exact unordered delivery (decode.c: run_direct()): a sample goes to the callback as the
+ * reader hands it out when the symbol tables are as they were at its time: no record that
+ * changes them (COMM, MMAP, MMAP2, FORK: sideband) with a later time has been applied, none
+ * with its time or an earlier one is still to come (lo <= time < hi); other samples wait in
+ * the held window with the sideband and go in time order at a round's end, as in the ordered
+ * path. perf's rounds bound what is still to come: a record in round R + 2 is later than
+ * every record of round R (order.c: hold_back()), so the look-ahead (order.c: dec_la_fill())
+ * knows the sideband of the reader's round and the next one.
+ */
+struct la_ent {
+	uint64_t off, time; /* file offset, time of a sideband record ahead of the reader */
+};
+
+struct lookahead {
+	bool on;	      /* the checks apply (off: no sideband, every sample is delivered) */
+	bool ok;	      /* the scan is complete up to where it is (else: hi = 0, all wait) */
+	bool end;	      /* the scan reached the end of the data */
+	uint64_t pos;	      /* file offset the scan goes on from */
+	uint64_t rounds;      /* FINISHED_ROUNDs the scan has passed */
+	uint64_t rounds_read; /* FINISHED_ROUNDs the reader has passed */
+	struct la_ent *ent;   /* [head, n): sideband ahead of the reader, in file order */
+	size_t head, n, cap;
+	size_t *mq; /* [mq_head, mq_n): indexes into ent, times ascending: ent[mq[mq_head]] is the
+		     * earliest (a monotonic queue: entries leave at the head as they came) */
+	size_t mq_head, mq_n;
+	uint16_t *t_smp; /* [nr_t]: per event slot, where its samples carry TIME (UINT16_MAX:
+			  * nowhere), a copy of ev_state.t_smp kept close for run_direct() */
+	size_t nr_t;
+	uint64_t t_none; /* the time of a sample without one: UINT64_MAX (held), or 0 when off */
+	uint64_t q_min;	 /* earliest sideband time held in the window */
+	uint64_t lo, hi;
+};
+
 struct hws_decoder {
 	struct hws_decoder_opts opts;
 	struct hws_perf_reader *r;
@@ -249,7 +283,14 @@ struct hws_decoder {
 	bool direct_checked, direct; /* decided, in use */
 	uint64_t side_last;	     /* its window's previous record time */
 	uint64_t direct_n;	     /* samples it delivered */
-	struct aux_pend *pend;	     /* [npend] in dispatch order */
+	uint64_t direct_held;	     /* samples it held for time order */
+	struct lookahead la;
+	int q_k;	 /* the held window: win[q_k] */
+	size_t q_pos;	 /* next key of a held window being dispatched */
+	bool q_draining; /* keys [q_pos, wn_out) of win[q_k] are still to go (callback stop) */
+	bool q_last;	 /* that drain is the last one (the end or a reader error) */
+	int q_last_rc;	 /* the reader's value at that end */
+	struct aux_pend *pend; /* [npend] in dispatch order */
 	size_t npend, cappend;
 	uint64_t gen;		  /* windows started */
 	struct dec_cc cc;	  /* callchain.c */
@@ -319,6 +360,30 @@ static inline struct hws_perf_record dec_win_record(const struct window *win, si
  * 0 or -ENOMEM. */
 int dec_win_add(struct hws_decoder *d, struct window *win, const struct hws_perf_record *rec,
 		uint64_t *last_time);
+/* Exact unordered delivery (struct lookahead, decode.c: run_direct()). */
+/* Does record @type change the symbol tables (sideband)? */
+static inline bool dec_sb_type(const struct hws_decoder *d, uint32_t type)
+{
+	return !d->opts.no_sideband && (type == PERF_RECORD_COMM || type == PERF_RECORD_MMAP ||
+					type == PERF_RECORD_MMAP2 || type == PERF_RECORD_FORK);
+}
+/* Can the files' records be checked (every event's samples and sideband carry TIME)? Sets
+ * d->la.on, .ok; then the look-ahead of the first two rounds. 0 or -ENOMEM. */
+int dec_la_start(struct hws_decoder *d);
+/* Scan on until the look-ahead has passed @rounds FINISHED_ROUNDs (or the end); lo and hi
+ * again. 0 or -ENOMEM. */
+int dec_la_fill(struct hws_decoder *d, uint64_t rounds);
+/* The reader handed out sideband record @rec: it leaves the look-ahead (it is held now). */
+void dec_la_pass(struct hws_decoder *d, const struct hws_perf_record *rec, uint64_t time);
+/* Time of record @rec as the kernel wrote it, or UINT64_MAX when it has none. */
+uint64_t dec_record_time(struct hws_decoder *d, const struct hws_perf_record *rec);
+/* Sort the held window (one round when @round_end, then only the keys up to perf's round
+ * limit go: [0, wn_out)) and return it. */
+struct window *dec_q_sort(struct hws_decoder *d, bool round_end);
+/* After keys [0, wn_out) of the held window went: the others into the other window, which
+ * is held from now on; the look-ahead's hi again. 0 or -ENOMEM. */
+int dec_q_next(struct hws_decoder *d);
+
 /* Stop the read-ahead thread and free the windows. */
 void dec_order_free(struct hws_decoder *d);
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "decode/decode_int.h"
+#include "perfdata/perfdata_int.h"
 
 #define RA_WINDOW_BYTES ((size_t)512 << 10) /* read-ahead: rounds per hand-off, in bytes */
 
@@ -516,6 +517,166 @@ int dec_win_add(struct hws_decoder *d, struct window *win, const struct hws_perf
 	return win_add(d, win, rec, last_time);
 }
 
+uint64_t dec_record_time(struct hws_decoder *d, const struct hws_perf_record *rec)
+{
+	return record_time(d, rec);
+}
+
+/* ---- exact unordered delivery (struct lookahead; decode.c: run_direct()) ---- */
+
+/* hi again: the earliest sideband record held or ahead (none to check against when off,
+ * every sample waits when the look-ahead is incomplete) */
+static void la_bounds(struct hws_decoder *d)
+{
+	struct lookahead *la = &d->la;
+	uint64_t ahead = la->mq_head < la->mq_n ? la->ent[la->mq[la->mq_head]].time : UINT64_MAX;
+
+	if (!la->on)
+		la->hi = UINT64_MAX;
+	else if (!la->ok)
+		la->hi = 0;
+	else
+		la->hi = ahead < la->q_min ? ahead : la->q_min;
+}
+
+static int la_push(struct lookahead *la, uint64_t off, uint64_t time)
+{
+	size_t i;
+
+	if (la->n == la->cap && la->head) { /* the passed entries make room */
+		memmove(la->ent, la->ent + la->head, (la->n - la->head) * sizeof(*la->ent));
+		for (i = la->mq_head; i < la->mq_n; i++)
+			la->mq[i - la->mq_head] = la->mq[i] - la->head;
+		la->mq_n -= la->mq_head;
+		la->mq_head = 0;
+		la->n -= la->head;
+		la->head = 0;
+	}
+	if (la->n == la->cap) {
+		size_t cap = la->cap ? la->cap * 2 : 256;
+		struct la_ent *e = realloc(la->ent, cap * sizeof(*e));
+		size_t *q;
+
+		if (!e)
+			return -ENOMEM;
+		la->ent = e;
+		q = realloc(la->mq, cap * sizeof(*q));
+		if (!q)
+			return -ENOMEM;
+		la->mq = q;
+		la->cap = cap;
+	}
+	i = la->n++;
+	la->ent[i] = (struct la_ent){.off = off, .time = time};
+	while (la->mq_n > la->mq_head && la->ent[la->mq[la->mq_n - 1]].time >= time)
+		la->mq_n--;
+	la->mq[la->mq_n++] = i;
+	return 0;
+}
+
+int dec_la_fill(struct hws_decoder *d, uint64_t rounds)
+{
+	struct lookahead *la = &d->la;
+	struct hws_perf_record rec;
+
+	while (la->on && la->ok && !la->end && la->rounds < rounds) {
+		int rc = pd_reader_scan(d->r, &la->pos, &rec);
+		uint64_t t;
+
+		if (rc <= 0) {
+			la->end = !rc;
+			la->ok = !rc;
+			break;
+		}
+		if (rec.hdr->type == HWS_RECORD_FINISHED_ROUND) {
+			la->rounds++;
+			continue;
+		}
+		if (!dec_sb_type(d, rec.hdr->type))
+			continue;
+		t = record_time(d, &rec);
+		if (t == UINT64_MAX) {
+			la->ok = false;
+			break;
+		}
+		if (la_push(la, rec.file_offset, t))
+			return -ENOMEM;
+	}
+	la_bounds(d);
+	return 0;
+}
+
+int dec_la_start(struct hws_decoder *d)
+{
+	struct lookahead *la = &d->la;
+
+	la->on = !d->opts.no_sideband;
+	la->ok = true;
+	la->lo = 0;
+	la->q_min = UINT64_MAX;
+	la->pos = UINT64_MAX; /* from the reader's position */
+	/* a record without a time keeps its place after the timed one before it: only the
+	 * ordered path knows that place */
+	for (size_t i = 1; la->on && i < d->nr_evs; i++)
+		if (!d->evs[i].t_smp || !d->evs[i].t_back)
+			return 1;
+	la->t_smp = malloc(d->nr_evs * sizeof(*la->t_smp));
+	if (!la->t_smp)
+		return -ENOMEM;
+	la->nr_t = d->nr_evs;
+	la->t_none = la->on ? UINT64_MAX : 0;
+	for (size_t i = 0; i < d->nr_evs; i++)
+		la->t_smp[i] = d->evs[i].t_smp ? d->evs[i].t_smp : UINT16_MAX;
+	return dec_la_fill(d, 2);
+}
+
+void dec_la_pass(struct hws_decoder *d, const struct hws_perf_record *rec, uint64_t time)
+{
+	struct lookahead *la = &d->la;
+
+	if (la->head < la->n && la->ent[la->head].off == rec->file_offset) {
+		if (la->mq_head < la->mq_n && la->mq[la->mq_head] == la->head)
+			la->mq_head++;
+		if (++la->head == la->n)
+			la->head = la->n = la->mq_head = la->mq_n = 0;
+	} else {
+		la->ok = false; /* not seen by the scan (it stopped): nothing is known ahead */
+	}
+	if (time < la->q_min)
+		la->q_min = time;
+	la_bounds(d);
+}
+
+struct window *dec_q_sort(struct hws_decoder *d, bool round_end)
+{
+	struct window *q = &d->win[d->q_k];
+
+	dec_sort_window(q, 0, q->wn);
+	hold_back(d, q, round_end);
+	return q;
+}
+
+int dec_q_next(struct hws_decoder *d)
+{
+	struct window *q = &d->win[d->q_k ^ 1];
+	int rc;
+
+	q->wlen = q->wn = q->wn_out = q->wref = q->nruns = 0;
+	q->first_off = UINT64_MAX;
+	d->side_last = 0;
+	rc = carry_in(d, q, &d->side_last);
+	d->q_k ^= 1;
+	d->la.q_min = UINT64_MAX;
+	for (size_t i = 0; i < q->wn; i++) {
+		struct hws_perf_record rec = dec_win_record(q, i);
+
+		if (dec_sb_type(d, rec.hdr->type) && q->wkey[i].time < d->la.q_min)
+			d->la.q_min = q->wkey[i].time;
+	}
+	la_bounds(d);
+	return rc;
+}
+
 void dec_order_free(struct hws_decoder *d)
 {
 	if (d->ra.started) {
@@ -535,4 +696,7 @@ void dec_order_free(struct hws_decoder *d)
 		free(d->win[i].wtmp);
 		free(d->win[i].wruns);
 	}
+	free(d->la.ent);
+	free(d->la.mq);
+	free(d->la.t_smp);
 }

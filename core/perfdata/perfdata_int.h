@@ -154,6 +154,10 @@ static inline uint64_t pd_read_size(uint64_t read_format, uint64_t nr)
 
 /* ---- core/perfdata/swap.c: in-place byte swapping ---- */
 
+/* perfdata_read.c: the next non-SAMPLE record from file offset *pos on, without moving the
+ * reader (the decoder's look-ahead): 1, 0 at the end, -1 when not possible from there */
+int pd_reader_scan(struct hws_perf_reader *r, uint64_t *pos, struct hws_perf_record *out);
+
 /*
  * Byte-swap a record body in place: into host order when @to_host (reader), else from host
  * into the other order (test helper that makes big-endian files). The 8-byte header must

@@ -1174,6 +1174,16 @@ int hws_perf_reader__next(struct hws_perf_reader *r, struct hws_perf_record *out
 			r->pos += hp->size;
 			return 1;
 		}
+		/* a round's end (as many as one per few samples in perf's system-wide
+		 * recordings): a bare header, nothing to read */
+		if (hp->type == HWS_RECORD_FINISHED_ROUND && hp->size == sizeof(*hp)) {
+			*out = (struct hws_perf_record){.hdr = hp,
+							.file_offset = r->pos,
+							.flags = HWS_PERF_REC_HDR_STABLE,
+							.attr_idx = -1};
+			r->pos += sizeof(*hp);
+			return 1;
+		}
 	}
 	rc = next_long(r, out);
 	fast_state(r);
@@ -1311,6 +1321,61 @@ end:
 	if (r->unf && !r->cut_known)
 		cut_here(r);
 	return 0;
+}
+
+/*
+ * The look-ahead of the decoder's exact unordered delivery (core/decode/decode.c:
+ * run_direct()): from file offset *pos on, the next record that is not a SAMPLE, as
+ * __next() would hand it out in the mapped file, without moving the reader; *pos moves past
+ * it (UINT64_MAX: from the reader's position). Only kernel records and FINISHED_ROUND (user records
+ * that carry nothing but their header) are handed out; others are stepped over. 1: one found, 0:
+ * the end of the data, -1: no look-ahead from here (the file is not mapped whole or not in host
+ * byte order, a record carries bytes past its size (AUXTRACE, TRACING_DATA) or is compressed, or
+ * looks damaged: __next() says what is wrong when it gets there).
+ */
+int pd_reader_scan(struct hws_perf_reader *r, uint64_t *pos, struct hws_perf_record *out)
+{
+	uint64_t p = *pos == UINT64_MAX ? r->pos : *pos, end = r->data_end;
+
+	if (!r->map || r->swap || r->err || end > r->map_len || r->dc.pos < r->dc.len || (p & 7))
+		return -1;
+	for (;;) {
+		const struct perf_event_header *hp;
+		struct perf_event_header h;
+		uint16_t sz;
+
+		/* samples (nearly all records) in short: only a size of 0 would not move on; one
+		 * that runs past the end, or is no multiple of 8, is stopped below (__next() says
+		 * what is wrong with it) */
+		while (p + sizeof(h) <= end) {
+			memcpy(&h, r->map + p, sizeof(h));
+			if (h.type != PERF_RECORD_SAMPLE || !h.size)
+				break;
+			p += h.size;
+		}
+		if (p + sizeof(h) > end)
+			break;
+		sz = h.size;
+		if ((p & 7) || (sz & 7) || sz < sizeof(h) || sz > end - p ||
+		    h.type >= HWS_RECORD__MAX || h.type == HWS_RECORD_AUXTRACE ||
+		    h.type == HWS_RECORD_HEADER_TRACING_DATA || h.type == HWS_RECORD_COMPRESSED ||
+		    h.type == HWS_RECORD_COMPRESSED2)
+			return -1;
+		if (h.type >= HWS_RECORD_HEADER_ATTR && h.type != HWS_RECORD_FINISHED_ROUND) {
+			p += sz;
+			continue;
+		}
+		hp = (const void *)(r->map + p);
+		memset(out, 0, sizeof(*out));
+		out->hdr = hp;
+		out->file_offset = p;
+		out->flags = HWS_PERF_REC_HDR_STABLE;
+		out->attr_idx = record_attr(r, (const uint8_t *)hp);
+		*pos = p + sz;
+		return 1;
+	}
+	*pos = p;
+	return p == end ? 0 : -1;
 }
 
 int hws_perf_reader__peek_type(struct hws_perf_reader *r)

@@ -58,8 +58,10 @@ struct hws_decoder_opts {
 			       * NULL: /proc/kallsyms on that kernel, else perf's build-id cache */
 	uint32_t max_files;   /* symbols: ELF files kept loaded (0 = default) */
 	/* samples may come in file order rather than time order (faster): for callers that
-	 * only aggregate and look symbols up after the run (report, c2c). Sideband records are
-	 * still applied in time order. Ignored for pipes and files with AUX data. */
+	 * only aggregate (report, c2c). Each sample still sees the symbol tables (COMM, MMAP,
+	 * FORK) as they were at its time; those near such a record in time come in time order
+	 * with it. Ignored for pipes, files with AUX data and files with records without a
+	 * time (all in time order). */
 	bool unordered;
 	/* perf's build-id cache, for kallsyms copies; NULL: ~/.debug of the user's home (a
 	 * program honouring $PERF_BUILDID_DIR, as perf does, passes it); "": none */

@@ -1,12 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # `report` and `c2c report` take samples in file order (the decoder's unordered delivery:
-# they only aggregate, and look symbols up at the end), with side-band still applied in time
-# order. HWS_DECODE_ORDERED=1 forces time order. Both must print the same report, the same
-# stderr and exit with the same code: on every fixture, on generated PEBS / IBS / Intel c2c
-# files, on an SPE AUX file (which always decodes in time order), on a system-wide perf
-# recording here (COMM/MMAP/FORK from several CPUs' rings), and on truncated and bit-flipped
-# copies (the same records before the same error).
+# they only aggregate), each sample seeing the side-band as in time order (those near a
+# COMM/MMAP/FORK in time wait and go in time order). HWS_DECODE_ORDERED=1 forces time order.
+# Both must print the same report, the same stderr and exit with the same code: on every
+# fixture, on generated PEBS / IBS / Intel c2c files, on an SPE AUX file (which always decodes
+# in time order), on a system-wide perf recording here (COMM/MMAP/FORK from several CPUs'
+# rings, a process started every few ms: sort keys and filters that name processes, DSOs and
+# symbols at each sample's time), and on truncated and bit-flipped copies (the same records
+# before the same error).
 # hws-test: static-too
 . "$(dirname "$0")/lib/common.sh"
 need_gen intel_pebs c2c arm_spe
@@ -18,9 +20,26 @@ B=$HWS_GEN
 "$B/gen_arm_spe" -o "$TMP/spe.data" -n 5000 -c 2 -s 4 --switches >/dev/null || fail "spe gen"
 files="$TMP/pebs.data $TMP/c2c.data $TMP/ibs.data $TMP/spe.data"
 if command -v perf >/dev/null 2>&1 &&
-	perf record -q -a -e cpu-clock -c 100000 -o "$TMP/sys.data" -- \
-		sh -c 'for i in 1 2 3 4; do ls -R /usr/lib >/dev/null; done' >/dev/null 2>&1; then
+	# small rings (-m 4): a round every few ms, as in a busy machine's recording
+	perf record -q -a -m 4 -e cpu-clock -c 50000 -o "$TMP/sys.data" -- \
+		sh -c 'for i in $(seq 60); do ls -R /usr/lib/x86_64-linux-gnu >/dev/null; done' \
+		>/dev/null 2>&1; then
 	files="$files $TMP/sys.data"
+	for cmd in "report --stdio --sort comm,dso,sym" "report --stdio --sort pid,sym --comm ls" \
+		"report --stdio --sort sym --dso libc.so.6" "report --stdio --hierarchy --sort comm,dso"; do
+		# shellcheck disable=SC2086
+		HWS_LOG_LEVEL=9 "$HWS_BIN" $cmd -i "$TMP/sys.data" >"$TMP/u" 2>"$TMP/u.err"
+		r1=$?
+		# shellcheck disable=SC2086
+		HWS_DECODE_ORDERED=1 "$HWS_BIN" $cmd -i "$TMP/sys.data" >"$TMP/o" 2>/dev/null
+		eq "sys.data $cmd: exit code" "$r1" "$?"
+		check "sys.data $cmd: same report" cmp -s "$TMP/u" "$TMP/o"
+	done
+	# both ways were taken: most samples at once, those near a process's start held
+	line=$(grep -o 'unordered: [0-9]* samples went at once, [0-9]* held' "$TMP/u.err")
+	set -- $line
+	check "sys.data: samples delivered at once ($line)" [ "${2:-0}" -gt 0 ]
+	check "sys.data: samples held for time order ($line)" [ "${7:-0}" -gt 0 ]
 else
 	echo "note: perf record -a not possible here: system-wide recording not compared"
 fi

@@ -2,7 +2,8 @@
 /*
  * Fuzz target: the whole dump/report pipeline on arbitrary bytes. The input is opened as a
  * perf.data (memfd, file mode) and decoded with every statically linked backend; each
- * sample is formatted as text, JSON (with symbols and raw vendor fields) and CSV, and fed
+ * sample (in time order, or, for odd-sized inputs, unordered as report and c2c take them) is
+ * formatted as text, JSON (with symbols and raw vendor fields) and CSV, and fed
  * to a report which is rendered at the end (also after a reader error), and to a c2c analysis
  * keeping call chains, rendered as JSON (with its call paths) at the end. Any crash,
  * sanitizer report, hang or unbounded allocation is a bug.
@@ -75,7 +76,10 @@ static struct hws_registry *registry(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct hws_decoder_opts dopts = {.sz = sizeof(dopts), .no_kallsyms = true, .max_files = 4};
+	/* inputs of odd size take the unordered delivery (report's and c2c's), even ones the
+	 * time order (dump's) */
+	struct hws_decoder_opts dopts = {
+	    .sz = sizeof(dopts), .no_kallsyms = true, .max_files = 4, .unordered = size & 1};
 	struct hws_report_opts ropts = {.sz = sizeof(ropts), .max_keys = 4096, .top = 5};
 	struct hws_c2c_opts copts = {.sz = sizeof(copts), .callchain = true, .top = 5};
 	struct hws_perf_reader *r;
