@@ -429,9 +429,12 @@ static int c2c_report(struct hws_cli *cli, int argc, char **argv)
 		hws_perf_reader__close(r);
 		return ret;
 	}
-	/* names at each sample's time: side-band kept */
+	/* names at each sample's time: side-band kept; else c2c names its lines, objects and
+	 * call paths after the run */
 	if (sfilter && hws_filter__needs_symbols(sfilter))
 		dopts.no_sideband = false;
+	else
+		dopts.lookup_after_run = true;
 	if (!copts.line_size) {
 		copts.line_size = file_line_size(r);
 		copts.line_size_source = "file host L1d (CACHE header)";

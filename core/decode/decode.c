@@ -494,7 +494,7 @@ static int direct_end(struct hws_decoder *d, int rc)
 	pr_debug("decode: unordered: %" PRIu64 " samples went at once, %" PRIu64
 		 " held for time order (near sideband in time)%s\n",
 		 d->nr_records[PERF_RECORD_SAMPLE] - d->direct_held, d->direct_held,
-		 !d->la.on  ? ", no sideband"
+		 !d->la.on  ? ", no checks (no sideband, or names looked up after the run)"
 		 : d->la.ok ? ""
 			    : ", look-ahead stopped (all held since)");
 	if (rc < 0) {

@@ -611,6 +611,14 @@ int dec_la_start(struct hws_decoder *d)
 	struct lookahead *la = &d->la;
 
 	la->on = !d->opts.no_sideband;
+	/* names looked up after the run need no look-ahead, but unwinding a --call-graph dwarf
+	 * sample reads the maps of its time */
+	for (size_t i = 1; la->on && d->opts.lookup_after_run && i < d->nr_evs; i++)
+		if (!d->evs[i].ea ||
+		    (d->evs[i].ea->attr.sample_type & DEC_DWARF_BITS) == DEC_DWARF_BITS)
+			break;
+		else if (i + 1 == d->nr_evs)
+			la->on = false;
 	la->ok = true;
 	la->lo = 0;
 	la->q_min = UINT64_MAX;

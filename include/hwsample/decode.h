@@ -76,6 +76,10 @@ struct hws_decoder_opts {
 	bool no_demangle;  /* symbols: C++ / Rust names as in the file (perf --no-demangle) */
 	bool exec_history; /* symbols: keep maps across exec() for lookups after the run
 			    * (struct hws_symbols_opts.exec_history) */
+	/* with unordered: the caller looks names up only after the run (c2c, report's plain
+	 * tables), so samples need not see the symbol tables as at their time: no look-ahead,
+	 * every sample at once (sideband still applied in time order, round by round) */
+	bool lookup_after_run;
 };
 
 /* Counters of one (event, CPU) pair. Sums over CPUs/events via HWS_DECODE_ALL. */
