@@ -9,7 +9,8 @@
  *
  * Invariants:
  *  - calls between the parts go decode.c -> order.c, aux_stream.c, sideband.c, events.c;
- *    order.c -> events.c; aux_stream.c -> events.c; sideband.c -> events.c, aux_stream.c;
+ *    order.c -> events.c (and the reader's pd_reader_scan()); aux_stream.c -> events.c;
+ *    sideband.c -> events.c, aux_stream.c;
  *    events.c calls none of them;
  *  - what runs once per record or sample across files is static inline here (cpu_counts(),
  *    counts_or_dummy(), file_info()); the out-of-line parts they fall back to (dec_counts())

@@ -3,7 +3,9 @@
  * Time order (perf's ordered events): the records of one round (up to FINISHED_ROUND) read
  * into a window and sorted by time, with the records past perf's round limit held for the
  * next window (hold_back(), carry_in()), and the optional read-ahead thread that fills the
- * next window while the current one is dispatched (it sorts each round on its own).
+ * next window while the current one is dispatched (it sorts each round on its own). Also
+ * the parts of the exact unordered delivery (decode.c: run_direct()): the look-ahead over the
+ * sideband of the next rounds (dec_la_*) and the held window (dec_q_*).
  *
  * Invariants:
  *  - a window holds at most WINDOW_MAX_BYTES of records; records the reader hands out in
@@ -12,7 +14,8 @@
  *    a time keeps its place after the previous timed one;
  *  - with read-ahead, the reader thread waits (barrier()) before any record that changes
  *    what dispatching reads, so every record sees the state it would see in one thread;
- *  - calls events.c only (dec_ensure_events(), dec_rematch_events()).
+ *  - calls events.c only (dec_ensure_events(), dec_rematch_events()), and the reader's
+ *    look-ahead (pd_reader_scan()) for the exact unordered delivery (dec_la_fill()).
  */
 #include <errno.h>
 #include <pthread.h>
