@@ -473,9 +473,13 @@ static int q_drain(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 static int q_flush(struct hws_decoder *d, bool round_end, uint64_t upto, hws_sample_fn fn,
 		   void *ctx)
 {
-	struct window *q;
+	struct window *q = &d->win[d->q_k];
 	int rc;
 
+	if (!q->wn) { /* nothing held (most rounds): only perf's limit moves on */
+		d->oe_limit = d->oe_max;
+		return 0;
+	}
 	dec_q_sort(d, round_end);
 	d->q_pos = 0;
 	d->q_draining = true;
@@ -566,10 +570,6 @@ static int run_direct(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 				if (dec_la_fill(d, ++la->rounds_read + 2)) {
 					rc = -ENOMEM;
 					break;
-				}
-				if (!q->wn) { /* nothing held (the usual round): only the limit */
-					d->oe_limit = d->oe_max;
-					continue;
 				}
 				rc = q_flush(d, true, rec.file_offset, fn, ctx);
 				if (rc)

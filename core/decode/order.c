@@ -306,6 +306,13 @@ static void hold_back(struct hws_decoder *d, struct window *win, bool round_end)
 	d->oe_limit = d->oe_max;
 }
 
+/* @win holds nothing (before it is filled: fill_window(), dec_q_next()) */
+static void win_empty(struct window *win)
+{
+	win->wlen = win->wn = win->wn_out = win->wref = win->nruns = 0;
+	win->first_off = UINT64_MAX;
+}
+
 /* the records the other window held back (hold_back()) as the first of @win, in their order;
  * 0 or -ENOMEM */
 static int carry_in(struct hws_decoder *d, struct window *win, uint64_t *last_time)
@@ -365,8 +372,7 @@ static int fill_window(struct hws_decoder *d, struct window *win)
 	bool round_end = false;
 	int rc;
 
-	win->wlen = win->wn = win->wn_out = win->wref = win->nruns = 0;
-	win->first_off = UINT64_MAX;
+	win_empty(win);
 	if (dec_ensure_events(d))
 		return -ENOMEM;
 	if (!d->threaded && carry_in(d, win, &last_time))
@@ -672,8 +678,7 @@ int dec_q_next(struct hws_decoder *d)
 	struct window *q = &d->win[d->q_k ^ 1];
 	int rc;
 
-	q->wlen = q->wn = q->wn_out = q->wref = q->nruns = 0;
-	q->first_off = UINT64_MAX;
+	win_empty(q);
 	d->side_last = 0;
 	rc = carry_in(d, q, &d->side_last);
 	d->q_k ^= 1;
