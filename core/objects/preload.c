@@ -81,6 +81,9 @@ static int state;
 static struct hws_objfile *hdr;
 static uint8_t *recs;
 static uint64_t min_size = 1024;
+/* free()'s test on x86-64: the smallest glibc chunk size word (the header's 8 bytes and the
+ * low flag bits included) of a block of min_size bytes, a multiple of 8 */
+static uint64_t free_min = 1032;
 static unsigned int depth = HWS_OBJ_FRAMES;
 static pid_t my_pid;
 static uint64_t tsc_hz, clock_every, last_clock; /* ticks; 0: times are nanoseconds */
@@ -419,6 +422,7 @@ static void init(void)
 					 __ATOMIC_ACQUIRE))
 		return;
 	min_size = env_u64("HWS_OBJECTS_MIN", 1024);
+	free_min = min_size > UINT64_MAX / 2 ? UINT64_MAX : (min_size + sizeof(size_t) + 7) & ~7ULL;
 	depth = (unsigned int)env_u64("HWS_OBJECTS_DEPTH", HWS_OBJ_FRAMES);
 	if (depth < 1 || depth > HWS_OBJ_FRAMES)
 		depth = HWS_OBJ_FRAMES;
@@ -616,11 +620,12 @@ static inline __attribute__((always_inline)) void rec_alloc(uint16_t fn, void *p
 
 /* whether @p's block may have been recorded: its size reaches the threshold (glibc: the
  * chunk size word before the block, the header included, as malloc_usable_size reads it;
- * no memory tagging on x86-64) */
+ * no memory tagging on x86-64). The word's flag bits (its low 3) need no mask: against a
+ * multiple of 8, word >= free_min exactly when (word & ~7) >= free_min. */
 static inline bool maybe_recorded(void *p)
 {
 #if defined(__x86_64__)
-	return (((const size_t *)p)[-1] & ~(size_t)7) >= min_size + sizeof(size_t);
+	return ((const size_t *)p)[-1] >= free_min;
 #else
 	return malloc_usable_size(p) >= min_size;
 #endif
