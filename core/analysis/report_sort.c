@@ -99,11 +99,23 @@ const char hist__mem_default[] =
 struct rc_ent {
 	uint64_t ip, state;
 	const char *event;
-	void *file; /* the file the lookup used (kept recently used on a hit) */
-	uint32_t pid, tid, cpu, attr_idx;
+	uint64_t pidtid; /* rc_key's: pid | tid << 32 */
+	uint64_t misc;	 /* rc_key's: attr_idx, cpumode, and a set top bit (0: an empty entry) */
+	void *file;	 /* the file the lookup used (kept recently used on a hit) */
+	uint32_t cpu;
 	uint32_t sec, row;
-	uint8_t cpumode, valid;
 };
+
+/* the sample's side of an entry: what rc_hit() compares, each worked out once */
+struct rc_key {
+	uint64_t pidtid, misc;
+};
+
+static inline struct rc_key rc_key(const struct hws_sample *s)
+{
+	return (struct rc_key){.pidtid = s->pid | (uint64_t)s->tid << 32,
+			       .misc = s->attr_idx | (uint64_t)s->cpumode << 32 | 1ULL << 63};
+}
 
 /* ---------------------------------------------------------------- keys */
 
@@ -769,26 +781,24 @@ static inline void tally(struct section *sec, struct hrow *row, uint64_t period,
 /* @s's entry of the row cache (h->rc_on) */
 /* the row cache is 2-way: the pair of entries a sample may be in (the most recent first);
  * events of one file sampling the same ip (loads and stores) get different pairs */
-static struct rc_ent *rc_slot(struct hws_hist *h, const struct hws_sample *s)
+static struct rc_ent *rc_slot(struct hws_hist *h, const struct hws_sample *s,
+			      const struct rc_key *k)
 {
-	uint64_t x = (s->ip ^ ((uint64_t)s->tid << 32) ^ s->pid ^ (uint64_t)s->attr_idx << 52) *
-		     0x9E3779B97F4A7C15ULL;
+	uint64_t x =
+	    (s->ip ^ (k->pidtid << 32 | k->pidtid >> 32) ^ k->misc << 52) * 0x9E3779B97F4A7C15ULL;
 
 	return &h->rc[((x ^ (x >> 29)) >> (64 - RC_BITS)) & ~(uint64_t)1];
 }
 
 static bool rc_hit(const struct hws_hist *h, const struct rc_ent *e, const struct hws_sample *s,
-		   uint64_t state)
+		   const struct rc_key *k, uint64_t state)
 {
-	/* one test of all fields (no branch per field: a hit compares them all anyway) */
-	uint64_t d =
-	    (e->ip ^ s->ip) | (e->state ^ state) |
-	    ((uint64_t)(e->pid ^ s->pid) << 32 | (e->tid ^ s->tid)) |
-	    ((uint64_t)(e->attr_idx ^ s->attr_idx) << 32 | (uint32_t)(e->cpumode ^ s->cpumode)) |
-	    ((uintptr_t)e->event ^ (uintptr_t)s->event) |
-	    (h->rc_cpu ? (uint64_t)(e->cpu ^ s->cpu) : 0);
+	/* one test of all fields (no branch per field: a hit compares them all anyway); an
+	 * empty entry's misc is 0, never a key's */
+	uint64_t d = (e->ip ^ s->ip) | (e->state ^ state) | (e->pidtid ^ k->pidtid) |
+		     (e->misc ^ k->misc) | ((uintptr_t)e->event ^ (uintptr_t)s->event);
 
-	return e->valid && !d;
+	return !d && (!h->rc_cpu || e->cpu == s->cpu);
 }
 
 int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws_sample *s,
@@ -808,6 +818,7 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 	int err;
 
 	struct rc_ent *e = NULL;
+	struct rc_key key;
 	uint64_t state = 0;
 
 	if (chain)
@@ -818,14 +829,15 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 			if (!h->rc)
 				return -ENOMEM;
 		}
-		e = rc_slot(h, s);
+		key = rc_key(s);
+		e = rc_slot(h, s, &key);
 		state = hws_symbols__pid_state(syms, s->pid);
-		bool hit = rc_hit(h, e, s, state);
+		bool hit = rc_hit(h, e, s, &key, state);
 
 		if (!hit) {
 			struct rc_ent t = e[0];
 
-			hit = rc_hit(h, &e[1], s, state);
+			hit = rc_hit(h, &e[1], s, &key, state);
 			if (hit) /* most recent first */
 				e[0] = e[1];
 			e[1] = t; /* on a miss, the one below refills e[0] */
@@ -907,15 +919,12 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 		*e = (struct rc_ent){.ip = s->ip,
 				     .state = hws_symbols__pid_state(syms, s->pid),
 				     .event = s->event,
+				     .pidtid = key.pidtid,
+				     .misc = key.misc,
 				     .file = c.code_ok ? hws_symbols__touched(syms) : NULL,
-				     .pid = s->pid,
-				     .tid = s->tid,
 				     .cpu = s->cpu,
-				     .attr_idx = s->attr_idx,
 				     .sec = (uint32_t)(sec - h->secs),
-				     .row = (uint32_t)r,
-				     .cpumode = s->cpumode,
-				     .valid = 1};
+				     .row = (uint32_t)r};
 	}
 	if (chain && s->nr_callchain && h->cg_on)
 		return hist__add_chain(h, sec, &c, k, r, period);

@@ -62,6 +62,7 @@ struct hws_symbols *hws_symbols__new(const struct hws_symbols_opts *opts)
 	}
 	s->gen = 1;
 	s->ks_fd = -1;
+	s->ps_at = UINT64_MAX; /* no answer yet */
 	if (!s->opts.max_files)
 		s->opts.max_files = 64;
 	s->proc_buckets = 256;
@@ -1171,10 +1172,18 @@ uint64_t hws_symbols__state(const struct hws_symbols *s)
 
 uint64_t hws_symbols__pid_state(struct hws_symbols *s, uint32_t pid)
 {
-	const struct proc *p = proc_find(s, pid);
+	const struct proc *p;
 
+	/* every change of either bumps s->state (a new process starts with no state of its
+	 * own): the last answer holds for its pid until then */
+	if (pid == s->ps_pid && s->state == s->ps_at)
+		return s->ps_val;
+	p = proc_find(s, pid);
+	s->ps_pid = pid;
+	s->ps_at = s->state;
 	/* both are values s->state took: the larger changes with either, and never repeats */
-	return p && p->pstate > s->gstate ? p->pstate : s->gstate;
+	s->ps_val = p && p->pstate > s->gstate ? p->pstate : s->gstate;
+	return s->ps_val;
 }
 
 void *hws_symbols__touched(const struct hws_symbols *s)

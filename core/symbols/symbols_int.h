@@ -163,6 +163,9 @@ struct hws_symbols {
 	uint64_t answers_gen;	 /* bumped with gen, never wraps (hws_symbols__answers_gen()) */
 	uint64_t state;		 /* hws_symbols__state(): bumped with gen and by every comm */
 	uint64_t gstate;	 /* s->state at the last change not of one process's own */
+	/* the last hws_symbols__pid_state() answer: for ps_pid while s->state is ps_at */
+	uint64_t ps_at, ps_val;
+	uint32_t ps_pid;
 };
 
 /* every cached lookup is stale from now on (@p: the one process whose maps changed, whose
