@@ -20,22 +20,33 @@ for min in 1024 1500; do
 	HWS_OBJECTS_DIR=$TMP/o HWS_OBJECTS_MIN=$min LD_PRELOAD=$LIB "$WL" 1 >"$TMP/out"
 	eq "alloc_churn with the recorder (min $min): exit" "$?" 0
 	check "min $min: one records file" [ "$(ls "$TMP/o" | wc -l)" = 1 ]
-	check "min $min: blocks and frees as the threshold says" python3 - "$TMP"/o/*.objs "$min" <<'PY'
-import struct, sys
-path, lo = sys.argv[1], int(sys.argv[2])
+	check "min $min: blocks and frees as the threshold says" python3 - "$TMP"/o/*.objs "$min" "$TMP/sizes" <<'PY'
+import array, os, struct, sys
+path, lo, cache = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 M = (1 << 64) - 1
-# alloc_churn's sizes (tests/workloads/alloc_churn.c, alloc_bench.h's xorshift64)
-x, sizes = 88172645463325252, []
-for i in range(1000000):
-    x ^= (x << 13) & M
-    x ^= x >> 7
-    x ^= (x << 17) & M
-    sizes.append(16 + (x >> 8) % 993 if x & 3 else 1024 + (x >> 8) % (15 * 1024))
+# alloc_churn's sizes (tests/workloads/alloc_churn.c, alloc_bench.h's xorshift64), worked
+# out by the first run
+sizes = array.array("I")
+if os.path.exists(cache):
+    with open(cache, "rb") as f:
+        sizes.fromfile(f, 1000000)
+else:
+    x = 88172645463325252
+    for i in range(1000000):
+        x ^= (x << 13) & M
+        x ^= x >> 7
+        x ^= (x << 17) & M
+        sizes.append(16 + (x >> 8) % 993 if x & 3 else 1024 + (x >> 8) % (15 * 1024))
+    with open(cache, "wb") as f:
+        sizes.tofile(f)
+sizes = sizes.tolist()
 chunk = lambda n: (n + 8 + 15) & ~15  # glibc x86-64: the request and its header, 16-aligned
 need = ((lo + 8 + 7) & ~7)
-data = open(path, "rb").read()
-rec_size, = struct.unpack_from("<I", data, 12)
-used, = struct.unpack_from("<Q", data, 40)
+with open(path, "rb") as f:  # the header, then the records used (the file is sparse, 1 GiB)
+    data = f.read(128)
+    rec_size, = struct.unpack_from("<I", data, 12)
+    used, = struct.unpack_from("<Q", data, 40)
+    data += f.read(used)
 allocs, frees = [], []
 for off in range(128, 128 + used, rec_size):
     t, n = data[off], data[off + 1]
