@@ -49,7 +49,8 @@ have:
 	if (hws_objects__nr_dropped(o))
 		fprintf(stderr,
 			"%s: %s: %llu allocations were not recorded (the recorder's file was "
-			"full): some addresses stay unattributed\n",
+			"full, or its file system had no room left): some addresses stay "
+			"unattributed\n",
 			cmd, hws_cli__text(path), (unsigned long long)hws_objects__nr_dropped(o));
 	return o;
 }

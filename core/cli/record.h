@@ -116,6 +116,7 @@ struct record {
 	char objects_old_preload[4096];
 	bool objects_env_saved, objects_keep_dir;
 	uint64_t objects_recs, objects_dropped;
+	bool objects_nospace; /* a process's records met a full file system (some dropped) */
 	size_t objects_procs;
 	struct sigaction saved_sa[8]; /* dispositions of the handled signals at start */
 	bool sa_saved;

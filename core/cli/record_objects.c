@@ -227,7 +227,7 @@ static int cmp_str(const void *a, const void *b)
 
 /* append file @path's header and records to @buf */
 static int add_file(const char *path, uint8_t **buf, size_t *len, size_t *alloc, uint64_t *nrec,
-		    uint64_t *dropped)
+		    uint64_t *dropped, bool *nospace)
 {
 	struct hws_objfile fh;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -287,6 +287,8 @@ static int add_file(const char *path, uint8_t **buf, size_t *len, size_t *alloc,
 	memcpy(*buf + *len + offsetof(struct hws_objfile, used), &used, sizeof(used));
 	*len += sizeof(fh) + (size_t)used;
 	*dropped += fh.dropped;
+	if (fh.flags & HWS_OBJFILE_F_NOSPACE)
+		*nospace = true;
 	close(fd);
 	return 0;
 }
@@ -332,7 +334,8 @@ int record__objects_finish(struct record *r)
 		if (snprintf(path, sizeof(path), "%s/%s", r->objects_dir, names[i]) >=
 		    (int)sizeof(path))
 			continue;
-		err = add_file(path, &buf, &len, &alloc, &r->objects_recs, &r->objects_dropped);
+		err = add_file(path, &buf, &len, &alloc, &r->objects_recs, &r->objects_dropped,
+			       &r->objects_nospace);
 	}
 	r->objects_procs = nn;
 	for (size_t i = 0; i < nn; i++)
@@ -361,13 +364,19 @@ void record__objects_done(struct record *r, bool file_ok)
 	if (file_ok && !r->objects_keep_dir)
 		remove_dir(r->objects_dir);
 	if (!r->quiet && file_ok)
-		fprintf(stderr,
-			"  objects: %llu allocation records from %zu process image%s (threshold "
-			"%llu bytes)%s\n",
-			(unsigned long long)r->objects_recs, r->objects_procs,
-			r->objects_procs == 1 ? "" : "s",
-			(unsigned long long)(r->objects_min ? r->objects_min : 1024),
-			r->objects_dropped ? ", some dropped: the 1 GiB per process was full" : "");
+		fprintf(
+		    stderr,
+		    "  objects: %llu allocation records from %zu process image%s (threshold "
+		    "%llu bytes)%s\n",
+		    (unsigned long long)r->objects_recs, r->objects_procs,
+		    r->objects_procs == 1 ? "" : "s",
+		    (unsigned long long)(r->objects_min ? r->objects_min : 1024),
+		    !r->objects_dropped ? ""
+		    : r->objects_nospace
+			? ", some dropped: no space left on the output's file system (free space "
+			  "there or record to another one with -o; a larger --objects=min= records "
+			  "fewer)"
+			: ", some dropped: the 1 GiB per process was full");
 }
 
 void record__objects_abandon(struct record *r)

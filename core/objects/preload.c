@@ -17,6 +17,11 @@
  *    (release): a reader sees whole records or type 0 (also the unused rest of a chunk).
  *    Records live in the page cache as soon as they are written: a kill of the program or
  *    of hwsample loses at most the record being written.
+ *  - A full file system drops records, never kills the program: the file's space is
+ *    allocated (fallocate) a MiB ahead of the records stored into it (a store to a page of
+ *    a sparse file the file system has no room for raises SIGBUS); once it has no room, the
+ *    header says so (HWS_OBJFILE_F_NOSPACE) and later records count as dropped. Without
+ *    room for the first MiB the process records nothing.
  *  - Frees go four to a record (HWS_OBJREC_FREES, each published by the record's count),
  *    heap blocks two to a record (HWS_OBJREC_ALLOCS) with the number of their call chain:
  *    each thread keeps the chains it has seen in a small direct-mapped cache (SITES) and
@@ -60,6 +65,7 @@
 #define EXPORT	   __attribute__((visibility("default")))
 #define CAPACITY   (1ULL << 30) /* sparse: only written pages take space */
 #define CHUNK_RECS 64		/* records a thread reserves at once */
+#define SPACE_STEP (1ULL << 20) /* bytes of the file given room at once (fallocate) */
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
@@ -80,6 +86,11 @@ enum { ST_NONE, ST_INIT, ST_ON, ST_OFF };
 static int state;
 static struct hws_objfile *hdr;
 static uint8_t *recs;
+/* the file stays open to allocate its space ahead of the records (space_for()): a store to a
+ * page the file system has no room for would kill the program with SIGBUS */
+static int rec_fd = -1;
+static uint64_t space_end; /* bytes of records the file system has given room for */
+static int nospace;	   /* it had no room for more: later records are dropped */
 static uint64_t min_size = 1024;
 /* free()'s test on x86-64: the smallest glibc chunk size word (the header's 8 bytes and the
  * low flag bits included) of a block of min_size bytes, a multiple of 8 */
@@ -261,9 +272,27 @@ static int open_file(void)
 	}
 	m = mmap(NULL, sizeof(*hdr) + CAPACITY, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
 		 fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
+	if (m == MAP_FAILED) {
+		close(fd);
 		return -1;
+	}
+	/* room for the header and the first records now, or no recording: without it the
+	 * program's first store could meet a full file system (SIGBUS); a file system without
+	 * fallocate (EOPNOTSUPP) is written as before, unguarded */
+	space_end = SPACE_STEP;
+	nospace = 0;
+	if (fallocate(fd, 0, 0, (off_t)(sizeof(*hdr) + SPACE_STEP))) {
+		if (errno != EOPNOTSUPP && errno != ENOSYS) {
+			syscall(SYS_munmap, m, sizeof(*hdr) + CAPACITY);
+			unlink(path);
+			close(fd);
+			return -1;
+		}
+		close(fd);
+		fd = -1;
+		space_end = UINT64_MAX;
+	}
+	rec_fd = fd;
 	/* the first write to the sparse file reads it around (read_ahead_kb: 8 MiB here, zeroed
 	 * in the program's time: 2 ms a process); the first MiB without read-around costs a
 	 * program that records little less, and the rest keeps the large folios of read-around
@@ -290,15 +319,46 @@ static int open_file(void)
 	return 0;
 }
 
+/* whether the file system has room for the records before @end (bytes of records), given
+ * SPACE_STEP at a time; once it has none, HWS_OBJFILE_F_NOSPACE and no more records. Threads
+ * racing here may allocate the same range: fallocate() of allocated space does nothing. */
+static bool space_for(uint64_t end)
+{
+	uint64_t have = __atomic_load_n(&space_end, __ATOMIC_ACQUIRE), to;
+	int e = errno; /* the program's, which a successful malloc() leaves alone */
+
+	if (end <= have)
+		return true;
+	if (__atomic_load_n(&nospace, __ATOMIC_RELAXED))
+		return false;
+	to = (end + SPACE_STEP - 1) & ~(SPACE_STEP - 1);
+	if (fallocate(rec_fd, 0, (off_t)(sizeof(*hdr) + have), (off_t)(to - have))) {
+		__atomic_store_n(&nospace, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_or(&hdr->flags, HWS_OBJFILE_F_NOSPACE, __ATOMIC_RELAXED);
+		errno = e;
+		return false;
+	}
+	while (have < to && !__atomic_compare_exchange_n(&space_end, &have, to, true,
+							 __ATOMIC_RELEASE, __ATOMIC_ACQUIRE))
+		;
+	errno = e;
+	return true;
+}
+
 static struct hws_objrec *reserve(void)
 {
 	uint64_t off;
 
 	if (__builtin_expect(chunk != chunk_end, 1))
 		return chunk++;
+	if (__atomic_load_n(&nospace, __ATOMIC_RELAXED)) {
+		__atomic_fetch_add(&hdr->dropped, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
 	off = __atomic_fetch_add(&hdr->used, CHUNK_RECS * sizeof(struct hws_objrec),
 				 __ATOMIC_RELAXED);
-	if (off + CHUNK_RECS * sizeof(struct hws_objrec) > hdr->capacity) {
+	if (off + CHUNK_RECS * sizeof(struct hws_objrec) > hdr->capacity ||
+	    !space_for(off + CHUNK_RECS * sizeof(struct hws_objrec))) {
 		__atomic_fetch_add(&hdr->dropped, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
@@ -446,6 +506,9 @@ static void child_after_fork(void)
 	state = ST_INIT;
 	syscall(SYS_munmap, hdr, sizeof(*hdr) + CAPACITY);
 	hdr = NULL;
+	if (rec_fd >= 0)
+		close(rec_fd);
+	rec_fd = -1;
 	my_pid = getpid();
 	my_tid = 0;
 	stack_lo = stack_hi = 0;

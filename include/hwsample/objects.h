@@ -57,7 +57,7 @@ struct hws_objfile {
 	uint64_t min_size;   /* allocations of at least this many bytes are recorded */
 	uint64_t used;	     /* bytes of records reserved (may pass capacity: then dropped) */
 	uint64_t capacity;   /* bytes of records the file holds */
-	uint64_t dropped;    /* records not written: the file was full */
+	uint64_t dropped;    /* records not written: the file was full (see also @flags) */
 	int32_t clockid;     /* clock of the times (CLOCK_MONOTONIC) */
 	uint32_t depth;	     /* frames recorded per allocation, at most HWS_OBJ_FRAMES */
 	/* version 2: with @tsc_hz, record times are time-stamp counter ticks (x86-64 rdtsc),
@@ -66,8 +66,14 @@ struct hws_objfile {
 	 * past the last pair). 0: times are @clockid nanoseconds. */
 	uint64_t tsc0;
 	uint64_t tsc_hz;
-	uint64_t reserved[5];
+	uint64_t flags; /* HWS_OBJFILE_F_* (0 in files written before it was defined) */
+	uint64_t reserved[4];
 };
+
+/* hws_objfile.flags */
+#define HWS_OBJFILE_F_NOSPACE                                                                      \
+	1ULL /* the file system had no room for more records: those after                          \
+	      * were dropped (counted in @dropped) */
 
 enum hws_objrec_type {
 	HWS_OBJREC_NONE = 0, /* not written (the process died while writing it) */

@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# A full file system under hws-objects.so's records: the program it is preloaded into runs to
+# its end with the output it has alone (it died of SIGBUS when a store met a page of the
+# sparse records file that the file system had no room for), the file's header says
+# HWS_OBJFILE_F_NOSPACE and counts the dropped records, and the records written before are
+# whole: the blocks recorded are the first of alloc_churn's known sequence of sizes. On a
+# 4 MiB tmpfs and a 16 MiB ext4 image (both mounted here: skipped without mount rights);
+# then hwsample report reads a recording whose records filled its file system and says that
+# allocations were not recorded.
+. "$(dirname "$0")/lib/common.sh"
+LIB=$HWS_BUILD_DIR/hws-objects.so
+WL=$HWS_WORKLOADS/alloc_churn
+[ -f "$LIB" ] && [ -x "$WL" ] || { echo "objects_nospace: $LIB or $WL not built" >&2; exit 1; }
+mkdir -p "$TMP/fs"
+trap 'umount "$TMP/fs" 2>/dev/null; rm -rf "$TMP"' EXIT
+mount -t tmpfs -o size=4m tmpfs "$TMP/fs" 2>/dev/null || skip "cannot mount a 4 MiB tmpfs here (not root?)"
+umount "$TMP/fs"
+"$WL" 1 >"$TMP/bare.out"
+eq "alloc_churn alone: exit" "$?" 0
+
+# a fresh small file system on $TMP/fs: tmpfs or ext4
+small() {
+	if [ "$1" = tmpfs ]; then
+		mount -t tmpfs -o size=4m tmpfs "$TMP/fs"
+	else
+		truncate -s 16M "$TMP/e4.img" && mkfs.ext4 -q -F "$TMP/e4.img" &&
+			mount -o loop "$TMP/e4.img" "$TMP/fs"
+	fi
+}
+
+for fs in tmpfs ext4; do
+	if ! small $fs 2>"$TMP/err"; then
+		echo "note: no $fs file system mounted here ($(head -c 200 "$TMP/err")): not checked"
+		continue
+	fi
+	mkdir "$TMP/fs/o"
+	HWS_OBJECTS_DIR=$TMP/fs/o LD_PRELOAD=$LIB "$WL" 1 >"$TMP/out" 2>"$TMP/err"
+	eq "$fs full: the program's exit" "$?" 0
+	check "$fs full: the program's output as alone" cmp -s "$TMP/out" "$TMP/bare.out"
+	check "$fs full: header flag, dropped records, the first blocks whole" \
+		python3 - "$TMP"/fs/o/*.objs <<'PY'
+import struct, sys
+M = (1 << 64) - 1
+with open(sys.argv[1], "rb") as f:
+    h = f.read(128)
+    used, cap, dropped = struct.unpack_from("<QQQ", h, 40)
+    flags, = struct.unpack_from("<Q", h, 88)
+    data = f.read(min(used, cap))
+sizes, x = [], 88172645463325252
+for i in range(1000000):  # alloc_churn's blocks of 1 KiB or more, in order
+    x ^= (x << 13) & M
+    x ^= x >> 7
+    x ^= (x << 17) & M
+    if not x & 3:
+        sizes.append(1024 + (x >> 8) % (15 * 1024))
+got = []
+for off in range(0, len(data) - 79, 80):
+    if data[off] == 11:  # ALLOCS
+        got += [struct.unpack_from("<Q", data, off + 8 + 32 * j + 16)[0]
+                for j in range(data[off + 1])]
+print("flags %d, dropped %d, %d blocks recorded of %d" % (flags, dropped, len(got), len(sizes)))
+ok = flags & 1 and dropped > 0 and 0 < len(got) < len(sizes) and got == sizes[:len(got)]
+sys.exit(0 if ok else 1)
+PY
+	umount "$TMP/fs"
+done
+
+# a recording whose records filled the file system: the records stay beside the output, and
+# report says allocations were not recorded (and the recorder named the full disk)
+if small tmpfs 2>/dev/null; then
+	"$HWS_BIN" record -b sw -e cpu-clock -c 100000000 --objects -o "$TMP/fs/x.data" -- "$WL" 1 \
+		>"$TMP/out" 2>"$TMP/err"
+	check "record: the program's output as alone" cmp -s "$TMP/out" "$TMP/bare.out"
+	check "record names the full file system" grep -q "no space left on device" "$TMP/err"
+	"$HWS_BIN" report -i "$TMP/fs/x.data" --sort object >/dev/null 2>"$TMP/err"
+	check "report: allocations not recorded, the file system had no room" \
+		grep -q "allocations were not recorded.*no room left" "$TMP/err"
+	umount "$TMP/fs"
+fi
+finish
