@@ -373,9 +373,9 @@ void record__objects_done(struct record *r, bool file_ok)
 		    (unsigned long long)(r->objects_min ? r->objects_min : 1024),
 		    !r->objects_dropped ? ""
 		    : r->objects_nospace
-			? ", some dropped: no space left on the output's file system (free space "
-			  "there or record to another one with -o; a larger --objects=min= records "
-			  "fewer)"
+			? ", some dropped: no space left on the output's file system (the records "
+			  "leave 64 MiB free there for the samples: free space there or record to "
+			  "another one with -o; a larger --objects=min= records fewer)"
 			: ", some dropped: the 1 GiB per process was full");
 }
 

@@ -6,7 +6,8 @@
  *
  * Environment (set by hwsample record): HWS_OBJECTS_DIR (where each process creates its
  * file, PID.N.objs; unset: record nothing), HWS_OBJECTS_MIN (smallest block recorded,
- * default 1024), HWS_OBJECTS_DEPTH (frames per allocation, 1..HWS_OBJ_FRAMES, default all).
+ * default 1024), HWS_OBJECTS_DEPTH (frames per allocation, 1..HWS_OBJ_FRAMES, default all),
+ * HWS_OBJECTS_KEEP_FREE (bytes of that file system records leave free, default 64 MiB).
  *
  * Invariants:
  *  - Never allocates: the real allocators are glibc's __libc_* entry points (no dlsym), the
@@ -19,9 +20,10 @@
  *    of hwsample loses at most the record being written.
  *  - A full file system drops records, never kills the program: the file's space is
  *    allocated (fallocate) a MiB ahead of the records stored into it (a store to a page of
- *    a sparse file the file system has no room for raises SIGBUS); once it has no room, the
- *    header says so (HWS_OBJFILE_F_NOSPACE) and later records count as dropped. Without
- *    room for the first MiB the process records nothing.
+ *    a sparse file the file system has no room for raises SIGBUS), and only while that
+ *    leaves HWS_OBJECTS_KEEP_FREE bytes (default 64 MiB) free there for hwsample's samples;
+ *    once it cannot, the header says so (HWS_OBJFILE_F_NOSPACE) and later records count as
+ *    dropped. Without room for the header the process records nothing.
  *  - Frees go four to a record (HWS_OBJREC_FREES, each published by the record's count),
  *    heap blocks two to a record (HWS_OBJREC_ALLOCS) with the number of their call chain:
  *    each thread keeps the chains it has seen in a small direct-mapped cache (SITES) and
@@ -56,6 +58,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,8 +92,9 @@ static uint8_t *recs;
 /* the file stays open to allocate its space ahead of the records (space_for()): a store to a
  * page the file system has no room for would kill the program with SIGBUS */
 static int rec_fd = -1;
-static uint64_t space_end; /* bytes of records the file system has given room for */
-static int nospace;	   /* it had no room for more: later records are dropped */
+static uint64_t space_end;		 /* bytes of records the file system has given room for */
+static uint64_t keep_free = 64ULL << 20; /* bytes left free on it (HWS_OBJECTS_KEEP_FREE) */
+static int nospace;			 /* it had no room for more: later records are dropped */
 static uint64_t min_size = 1024;
 /* free()'s test on x86-64: the smallest glibc chunk size word (the header's 8 bytes and the
  * low flag bits included) of a block of min_size bytes, a multiple of 8 */
@@ -276,12 +280,12 @@ static int open_file(void)
 		close(fd);
 		return -1;
 	}
-	/* room for the header and the first records now, or no recording: without it the
-	 * program's first store could meet a full file system (SIGBUS); a file system without
-	 * fallocate (EOPNOTSUPP) is written as before, unguarded */
-	space_end = SPACE_STEP;
+	/* room for the header now, or no recording: without it the program's first store could
+	 * meet a full file system (SIGBUS); a file system without fallocate (EOPNOTSUPP) is
+	 * written as before, unguarded */
+	space_end = 0; /* the records' room comes with the first (space_for()) */
 	nospace = 0;
-	if (fallocate(fd, 0, 0, (off_t)(sizeof(*hdr) + SPACE_STEP))) {
+	if (fallocate(fd, 0, 0, (off_t)sizeof(*hdr))) {
 		if (errno != EOPNOTSUPP && errno != ENOSYS) {
 			syscall(SYS_munmap, m, sizeof(*hdr) + CAPACITY);
 			unlink(path);
@@ -326,13 +330,17 @@ static bool space_for(uint64_t end)
 {
 	uint64_t have = __atomic_load_n(&space_end, __ATOMIC_ACQUIRE), to;
 	int e = errno; /* the program's, which a successful malloc() leaves alone */
+	struct statfs st;
 
 	if (end <= have)
 		return true;
 	if (__atomic_load_n(&nospace, __ATOMIC_RELAXED))
 		return false;
 	to = (end + SPACE_STEP - 1) & ~(SPACE_STEP - 1);
-	if (fallocate(rec_fd, 0, (off_t)(sizeof(*hdr) + have), (off_t)(to - have))) {
+	/* keep_free bytes stay free for what else is written there (hwsample's samples) */
+	if ((keep_free && (fstatfs(rec_fd, &st) ||
+			   (uint64_t)st.f_bavail * (uint64_t)st.f_bsize < to - have + keep_free)) ||
+	    fallocate(rec_fd, 0, (off_t)(sizeof(*hdr) + have), (off_t)(to - have))) {
 		__atomic_store_n(&nospace, 1, __ATOMIC_RELAXED);
 		__atomic_fetch_or(&hdr->flags, HWS_OBJFILE_F_NOSPACE, __ATOMIC_RELAXED);
 		errno = e;
@@ -482,6 +490,7 @@ static void init(void)
 					 __ATOMIC_ACQUIRE))
 		return;
 	min_size = env_u64("HWS_OBJECTS_MIN", 1024);
+	keep_free = env_u64("HWS_OBJECTS_KEEP_FREE", 64ULL << 20);
 	free_min = min_size > UINT64_MAX / 2 ? UINT64_MAX : (min_size + sizeof(size_t) + 7) & ~7ULL;
 	depth = (unsigned int)env_u64("HWS_OBJECTS_DEPTH", HWS_OBJ_FRAMES);
 	if (depth < 1 || depth > HWS_OBJ_FRAMES)

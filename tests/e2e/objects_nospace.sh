@@ -5,9 +5,11 @@
 # sparse records file that the file system had no room for), the file's header says
 # HWS_OBJFILE_F_NOSPACE and counts the dropped records, and the records written before are
 # whole: the blocks recorded are the first of alloc_churn's known sequence of sizes. On a
-# 4 MiB tmpfs and a 16 MiB ext4 image (both mounted here: skipped without mount rights);
-# then hwsample report reads a recording whose records filled its file system and says that
-# allocations were not recorded.
+# 4 MiB tmpfs and a 16 MiB ext4 image (both mounted here: skipped without mount rights), with
+# HWS_OBJECTS_KEEP_FREE=0 (records may fill it); with the default (64 MiB left free for the
+# samples) nothing is recorded there and the program runs the same. hwsample record on such a
+# file system: the samples are written (exit 0), its summary names the full file system and
+# report says that allocations were not recorded.
 . "$(dirname "$0")/lib/common.sh"
 LIB=$HWS_BUILD_DIR/hws-objects.so
 WL=$HWS_WORKLOADS/alloc_churn
@@ -19,27 +21,9 @@ umount "$TMP/fs"
 "$WL" 1 >"$TMP/bare.out"
 eq "alloc_churn alone: exit" "$?" 0
 
-# a fresh small file system on $TMP/fs: tmpfs or ext4
-small() {
-	if [ "$1" = tmpfs ]; then
-		mount -t tmpfs -o size=4m tmpfs "$TMP/fs"
-	else
-		truncate -s 16M "$TMP/e4.img" && mkfs.ext4 -q -F "$TMP/e4.img" &&
-			mount -o loop "$TMP/e4.img" "$TMP/fs"
-	fi
-}
-
-for fs in tmpfs ext4; do
-	if ! small $fs 2>"$TMP/err"; then
-		echo "note: no $fs file system mounted here ($(head -c 200 "$TMP/err")): not checked"
-		continue
-	fi
-	mkdir "$TMP/fs/o"
-	HWS_OBJECTS_DIR=$TMP/fs/o LD_PRELOAD=$LIB "$WL" 1 >"$TMP/out" 2>"$TMP/err"
-	eq "$fs full: the program's exit" "$?" 0
-	check "$fs full: the program's output as alone" cmp -s "$TMP/out" "$TMP/bare.out"
-	check "$fs full: header flag, dropped records, the first blocks whole" \
-		python3 - "$TMP"/fs/o/*.objs <<'PY'
+# FILE some|none: the header's flag and dropped count; the blocks recorded are the first of
+# alloc_churn's sequence (some of them, or none)
+cat >"$TMP/check.py" <<'PY'
 import struct, sys
 M = (1 << 64) - 1
 with open(sys.argv[1], "rb") as f:
@@ -60,19 +44,56 @@ for off in range(0, len(data) - 79, 80):
         got += [struct.unpack_from("<Q", data, off + 8 + 32 * j + 16)[0]
                 for j in range(data[off + 1])]
 print("flags %d, dropped %d, %d blocks recorded of %d" % (flags, dropped, len(got), len(sizes)))
-ok = flags & 1 and dropped > 0 and 0 < len(got) < len(sizes) and got == sizes[:len(got)]
+some = (0 < len(got) < len(sizes)) if sys.argv[2] == "some" else not got
+ok = flags & 1 and dropped > 0 and some and got == sizes[:len(got)]
 sys.exit(0 if ok else 1)
 PY
+
+# a fresh small file system on $TMP/fs: tmpfs or ext4
+small() {
+	if [ "$1" = tmpfs ]; then
+		mount -t tmpfs -o size=4m tmpfs "$TMP/fs"
+	else
+		truncate -s 16M "$TMP/e4.img" && mkfs.ext4 -q -F "$TMP/e4.img" &&
+			mount -o loop "$TMP/e4.img" "$TMP/fs"
+	fi
+}
+
+for fs in tmpfs ext4; do
+	if ! small $fs 2>"$TMP/err"; then
+		echo "note: no $fs file system mounted here ($(head -c 200 "$TMP/err")): not checked"
+		continue
+	fi
+	mkdir "$TMP/fs/o"
+	HWS_OBJECTS_KEEP_FREE=0 HWS_OBJECTS_DIR=$TMP/fs/o LD_PRELOAD=$LIB "$WL" 1 >"$TMP/out" \
+		2>"$TMP/err"
+	eq "$fs full: the program's exit" "$?" 0
+	check "$fs full: the program's output as alone" cmp -s "$TMP/out" "$TMP/bare.out"
+	check "$fs full: header flag, dropped records, the first blocks whole" \
+		python3 "$TMP/check.py" "$TMP"/fs/o/*.objs some
+	if [ $fs = tmpfs ]; then
+		rm -rf "$TMP/fs/o" && mkdir "$TMP/fs/o"
+		HWS_OBJECTS_DIR=$TMP/fs/o LD_PRELOAD=$LIB "$WL" 1 >"$TMP/out" 2>"$TMP/err"
+		eq "less than 64 MiB free: the program's exit" "$?" 0
+		check "less than 64 MiB free: the program's output as alone" \
+			cmp -s "$TMP/out" "$TMP/bare.out"
+		check "less than 64 MiB free: nothing recorded, the header says why" \
+			python3 "$TMP/check.py" "$TMP"/fs/o/*.objs none
+	fi
 	umount "$TMP/fs"
 done
 
-# a recording whose records filled the file system: the records stay beside the output, and
-# report says allocations were not recorded (and the recorder named the full disk)
+# hwsample record with its output on that small file system: the records leave 64 MiB free
+# there, so none are kept, the samples are written (exit 0), and record and report say why
 if small tmpfs 2>/dev/null; then
-	"$HWS_BIN" record -b sw -e cpu-clock -c 100000000 --objects -o "$TMP/fs/x.data" -- "$WL" 1 \
+	"$HWS_BIN" record -b sw -e cpu-clock -c 1000000 --objects -o "$TMP/fs/x.data" -- "$WL" 1 \
 		>"$TMP/out" 2>"$TMP/err"
+	eq "record: exit" "$?" 0
 	check "record: the program's output as alone" cmp -s "$TMP/out" "$TMP/bare.out"
-	check "record names the full file system" grep -q "no space left on device" "$TMP/err"
+	check "record's summary names the full file system" \
+		grep -q "objects: .*some dropped: no space left on the output's file system" "$TMP/err"
+	check "record: samples written" grep -q "cpu-clock" \
+		<("$HWS_BIN" report -i "$TMP/fs/x.data" --stdio 2>/dev/null)
 	"$HWS_BIN" report -i "$TMP/fs/x.data" --sort object >/dev/null 2>"$TMP/err"
 	check "report: allocations not recorded, the file system had no room" \
 		grep -q "allocations were not recorded.*no room left" "$TMP/err"
