@@ -621,13 +621,15 @@ int dec_la_start(struct hws_decoder *d)
 
 	la->on = !d->opts.no_sideband;
 	/* names looked up after the run need no look-ahead, but unwinding a --call-graph dwarf
-	 * sample reads the maps of its time */
-	for (size_t i = 1; la->on && d->opts.lookup_after_run && i < d->nr_evs; i++)
-		if (!d->evs[i].ea ||
-		    (d->evs[i].ea->attr.sample_type & DEC_DWARF_BITS) == DEC_DWARF_BITS)
-			break;
-		else if (i + 1 == d->nr_evs)
-			la->on = false;
+	 * sample (or one of an event not known yet) reads the maps of its time */
+	if (la->on && d->opts.lookup_after_run && d->nr_evs > 1) {
+		size_t i = 1;
+
+		while (i < d->nr_evs && d->evs[i].ea &&
+		       (d->evs[i].ea->attr.sample_type & DEC_DWARF_BITS) != DEC_DWARF_BITS)
+			i++;
+		la->on = i < d->nr_evs;
+	}
 	la->ok = true;
 	la->lo = 0;
 	la->q_min = UINT64_MAX;
