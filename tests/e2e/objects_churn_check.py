@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """hws-objects.so's records of tests/workloads/alloc_churn (1 million blocks) against the
-workload's known sequence of sizes (e2e/objects_preload_frees.sh, e2e/objects_nospace.sh).
+workload's known sequence of sizes (tests/e2e/objects_preload_frees.sh and
+tests/e2e/objects_nospace.sh).
 
   objects_churn_check.py frees FILE MIN CACHE
       the heap blocks recorded are exactly those of at least MIN bytes, in order, with their

@@ -9,45 +9,19 @@
 # HWS_OBJECTS_KEEP_FREE=0 (records may fill it); with the default (64 MiB left free for the
 # samples) nothing is recorded there and the program runs the same. hwsample record on such a
 # file system: the samples are written (exit 0), its summary names the full file system and
-# report says that allocations were not recorded.
+# report says that allocations were not recorded (checks: tests/e2e/objects_churn_check.py).
 . "$(dirname "$0")/lib/common.sh"
 LIB=$HWS_BUILD_DIR/hws-objects.so
 WL=$HWS_WORKLOADS/alloc_churn
+CHECK=$HWS_SOURCE_DIR/tests/e2e/objects_churn_check.py
 [ -f "$LIB" ] && [ -x "$WL" ] || { echo "objects_nospace: $LIB or $WL not built" >&2; exit 1; }
 mkdir -p "$TMP/fs"
 trap 'umount "$TMP/fs" 2>/dev/null; rm -rf "$TMP"' EXIT
-mount -t tmpfs -o size=4m tmpfs "$TMP/fs" 2>/dev/null || skip "cannot mount a 4 MiB tmpfs here (not root?)"
+mount -t tmpfs -o size=4m tmpfs "$TMP/fs" 2>/dev/null ||
+	skip "cannot mount a 4 MiB tmpfs here (not root?)"
 umount "$TMP/fs"
 "$WL" 1 >"$TMP/bare.out"
 eq "alloc_churn alone: exit" "$?" 0
-
-# FILE some|none: the header's flag and dropped count; the blocks recorded are the first of
-# alloc_churn's sequence (some of them, or none)
-cat >"$TMP/check.py" <<'PY'
-import struct, sys
-M = (1 << 64) - 1
-with open(sys.argv[1], "rb") as f:
-    h = f.read(128)
-    used, cap, dropped = struct.unpack_from("<QQQ", h, 40)
-    flags, = struct.unpack_from("<Q", h, 88)
-    data = f.read(min(used, cap))
-sizes, x = [], 88172645463325252
-for i in range(1000000):  # alloc_churn's blocks of 1 KiB or more, in order
-    x ^= (x << 13) & M
-    x ^= x >> 7
-    x ^= (x << 17) & M
-    if not x & 3:
-        sizes.append(1024 + (x >> 8) % (15 * 1024))
-got = []
-for off in range(0, len(data) - 79, 80):
-    if data[off] == 11:  # ALLOCS
-        got += [struct.unpack_from("<Q", data, off + 8 + 32 * j + 16)[0]
-                for j in range(data[off + 1])]
-print("flags %d, dropped %d, %d blocks recorded of %d" % (flags, dropped, len(got), len(sizes)))
-some = (0 < len(got) < len(sizes)) if sys.argv[2] == "some" else not got
-ok = flags & 1 and dropped > 0 and some and got == sizes[:len(got)]
-sys.exit(0 if ok else 1)
-PY
 
 # a fresh small file system on $TMP/fs: tmpfs or ext4
 small() {
@@ -70,7 +44,7 @@ for fs in tmpfs ext4; do
 	eq "$fs full: the program's exit" "$?" 0
 	check "$fs full: the program's output as alone" cmp -s "$TMP/out" "$TMP/bare.out"
 	check "$fs full: header flag, dropped records, the first blocks whole" \
-		python3 "$TMP/check.py" "$TMP"/fs/o/*.objs some
+		python3 "$CHECK" nospace "$TMP"/fs/o/*.objs some
 	if [ $fs = tmpfs ]; then
 		rm -rf "$TMP/fs/o" && mkdir "$TMP/fs/o"
 		HWS_OBJECTS_DIR=$TMP/fs/o LD_PRELOAD=$LIB "$WL" 1 >"$TMP/out" 2>"$TMP/err"
@@ -78,7 +52,7 @@ for fs in tmpfs ext4; do
 		check "less than 64 MiB free: the program's output as alone" \
 			cmp -s "$TMP/out" "$TMP/bare.out"
 		check "less than 64 MiB free: nothing recorded, the header says why" \
-			python3 "$TMP/check.py" "$TMP"/fs/o/*.objs none
+			python3 "$CHECK" nospace "$TMP"/fs/o/*.objs none
 	fi
 	umount "$TMP/fs"
 done
