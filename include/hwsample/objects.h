@@ -70,10 +70,9 @@ struct hws_objfile {
 	uint64_t reserved[4];
 };
 
-/* hws_objfile.flags */
-#define HWS_OBJFILE_F_NOSPACE                                                                      \
-	1ULL /* the file system had no room for more records: those after                          \
-	      * were dropped (counted in @dropped) */
+/* hws_objfile.flags: the file system had no room for more records, or no more than the recorder
+ * leaves free there (HWS_OBJECTS_KEEP_FREE): those after were dropped (counted in @dropped) */
+#define HWS_OBJFILE_F_NOSPACE 1ULL
 
 enum hws_objrec_type {
 	HWS_OBJREC_NONE = 0, /* not written (the process died while writing it) */
