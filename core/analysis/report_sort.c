@@ -313,8 +313,10 @@ int hist__key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 	}
 	case K_PID:
 	case K_TID:
+		/* perf's thread key is the tid alone: the samples of exited threads (tid -1) of
+		 * several processes are one row; named at the end by v[0]: the thread's latest
+		 * comm, as perf */
 		v[0] = s->tid;
-		v[1] = s->pid; /* named at the end by v[0]: the thread's latest comm, as perf */
 		v[2] = !(s->fields & HWS_SF_PID); /* no process to name */
 		return 0;
 	case K_DSO:

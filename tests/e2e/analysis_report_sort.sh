@@ -77,9 +77,21 @@ pid=$(perf report -i "$TMP/cc.data" --stdio --no-children --sort pid 2>/dev/null
 for flt in "--pid $pid" "--tid $pid"; do
 	same "filter $flt" "$TMP/cc.data" "--sort comm,dso $flt" "--no-children --sort comm,dso $flt"
 done
-# the idle task: a system-wide recording has no COMM for pid 0, perf names it "swapper"
+# the idle task: a system-wide recording has no COMM for pid 0, perf names it "swapper"; and
+# threads switched out after their exit: the kernel gives them tid -1 in their process (pid
+# N/-1), and perf's thread row is the tid's alone, one `-1::-1` row for all such processes:
+# two processes start and join threads throughout the recording
+churn='import threading, time
+end = time.time() + 1.5
+while time.time() < end:
+    t = threading.Thread(target=lambda: None); t.start(); t.join()'
+python3 -c "$churn" & c1=$!
+python3 -c "$churn" & c2=$!
 if perf record -q -e sched:sched_switch,sched:sched_waking -a -o "$TMP/sw.data" -- sleep 0.5 \
 	>/dev/null 2>&1; then
+	n=$(perf script -i "$TMP/sw.data" -F pid,tid 2>/dev/null | awk '/\/-1 *$/ {print $1}' |
+		sort -u | wc -l)
+	echo "note: $n processes with samples of exited threads (tid -1)"
 	for k in comm pid comm,dso,sym; do
 		same "system-wide sched events --sort $k" "$TMP/sw.data" "--sort $k" \
 			"--no-children --sort $k"
@@ -91,6 +103,7 @@ if perf record -q -e sched:sched_switch,sched:sched_waking -a -o "$TMP/sw.data" 
 		echo "note: no sample of the idle task in this recording: its name not compared"
 	fi
 fi
+wait $c1 $c2
 # a thread's comm is its own (pthread_setname_np: a COMM of its tid; a new thread inherits its
 # creator's): thread_names runs threads named hot-a, hot-b, phase-1 then phase-2, and one
 # unnamed. Rows, filters and dump's comm column as perf's, on perf's and hwsample's recordings
