@@ -75,7 +75,8 @@ static inline void tests_machine(const char *root, const char *cpuinfo)
 	HWS_OPTS(hws_host_opts, o, .sysfs_root = root, .proc_cpuinfo = cpuinfo);
 
 	if (hws_host__configure(&o)) {
-		fprintf(stderr, "hws_host__configure(%s, %s) failed\n", root, cpuinfo);
+		fprintf(stderr, "hws_host__configure(%s, %s) failed\n", root ? root : "real sysfs",
+			cpuinfo ? cpuinfo : "default cpuinfo");
 		exit(1);
 	}
 }

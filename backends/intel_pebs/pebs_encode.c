@@ -685,15 +685,24 @@ static int emit(struct hws_event_desc *out, int *n, int max, const struct hws_pe
 		const char *pmu, const char *name, int leader, char *err, size_t errlen)
 {
 	struct hws_event_desc *d;
+	size_t nl = strlen(name);
 
 	if (*n >= max) {
 		snprintf(err, errlen, "intel_pebs: too many events (max %d)", max);
 		return HWS_E_TOO_BIG;
 	}
+	if (nl >= sizeof(d->name)) { /* the name perf.data's event description carries */
+		snprintf(
+		    err, errlen,
+		    "intel_pebs: event name %.40s... is %zu bytes, at most %zu: name the event "
+		    "by a shorter alias or raw code",
+		    name, nl, sizeof(d->name) - 1);
+		return HWS_E_TOO_BIG;
+	}
 	d = &out[(*n)++];
 	memset(d, 0, sizeof(*d));
 	d->attr = *attr;
-	snprintf(d->name, sizeof(d->name), "%s", name);
+	memcpy(d->name, name, nl + 1);
 	snprintf(d->pmu, sizeof(d->pmu), "%s", pmu);
 	d->group_leader = leader;
 	return 0;

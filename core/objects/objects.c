@@ -173,7 +173,7 @@ static int open_block(struct hws_objects *o, struct live *l, const struct hws_ob
 {
 	struct obj *b;
 	bool found;
-	size_t i;
+	size_t i = 0; /* set and read for heap and TLS blocks only */
 
 	if (!r->size || r->addr + r->size < r->addr)
 		return o->bad++, 0;

@@ -101,7 +101,7 @@ static const char *keep_name(struct tls_syms *t, const char *name)
 static void read_file(struct tls_syms *t, struct tfile *f)
 {
 	Elf_Scn *scn = NULL, *use = NULL;
-	GElf_Shdr sh, use_sh;
+	GElf_Shdr sh, use_sh = {0}; /* = {0}: read only with @use set (gcc -O3 cannot see it) */
 	Elf_Data *data;
 	size_t n, cap = 0;
 	Elf *elf;

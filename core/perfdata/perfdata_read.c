@@ -98,6 +98,7 @@ static int fetch(struct hws_perf_reader *r, uint64_t off, size_t len, const uint
 		 size_t *got)
 {
 	*got = 0;
+	*p = NULL; /* set on success; gcc -O3 does not see that -errno is never 0 there */
 	if (r->map) {
 		if (off >= r->map_len)
 			return HWS_E_TRUNCATED;

@@ -394,6 +394,7 @@ static void module_name(const char *mod, char *buf, size_t len)
 	size_t ml = strlen(mod);
 	struct utsname u;
 	FILE *f;
+	int w;
 
 	snprintf(buf, len, "[%s]", mod);
 	if (uname(&u))
@@ -420,10 +421,13 @@ static void module_name(const char *mod, char *buf, size_t len)
 			same = (base[i] == '-' ? '_' : base[i]) == (mod[i] == '-' ? '_' : mod[i]);
 		if (!same)
 			continue;
+		/* a path too long for @buf keeps the "[mod]" name (a cut one names no file) */
 		if (line[0] == '/')
-			snprintf(buf, len, "%s", line);
+			w = snprintf(path, sizeof(path), "%s", line);
 		else
-			snprintf(buf, len, "/lib/modules/%s/%s", u.release, line);
+			w = snprintf(path, sizeof(path), "/lib/modules/%s/%s", u.release, line);
+		if (w > 0 && (size_t)w < sizeof(path) && (size_t)w < len)
+			memcpy(buf, path, (size_t)w + 1);
 		break;
 	}
 	if (f)
