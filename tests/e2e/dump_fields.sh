@@ -21,6 +21,15 @@ same() { # same FILE FIELDS [FILTER]: perf script -F and dump -F print the same 
 	local f=$1 fl=$2 flt=${3:-.}
 	perf script -i "$f" -F "$fl" 2>/dev/null | grep -E -- "$flt" >"$TMP/p.txt"
 	"$HWS_BIN" dump -i "$f" -F "$fl" 2>/dev/null | grep -E -- "$flt" >"$TMP/h.txt"
+	# a sample in a PLT entry: hwsample names it NAME@plt as newer perf does, perf 6.1 shows
+	# _init+OFF there (its _init covers the PLT: e2e/symbols_plt); such line pairs dropped
+	if [ "$(wc -l <"$TMP/p.txt")" = "$(wc -l <"$TMP/h.txt")" ]; then
+		awk 'NR == FNR {p[FNR] = $0; next}
+		     !(/@plt[+ ]/ && p[FNR] ~ / _init[+ ]/) {print p[FNR] > P; print > H}' \
+			P="$TMP/p2.txt" H="$TMP/h2.txt" "$TMP/p.txt" "$TMP/h.txt"
+		mv "$TMP/p2.txt" "$TMP/p.txt"
+		mv "$TMP/h2.txt" "$TMP/h.txt"
+	fi
 	check "-F $fl: perf script printed lines" test -s "$TMP/p.txt"
 	check "-F $fl ($(wc -l <"$TMP/p.txt") lines${3:+ matching $3}) equals perf script" \
 		cmp -s "$TMP/p.txt" "$TMP/h.txt" ||
