@@ -357,26 +357,51 @@ int record__objects_finish(struct record *r)
 	return 0;
 }
 
+/* the headroom the recorder kept free (hws-objects.so's HWS_OBJECTS_KEEP_FREE: decimal
+ * bytes, anything else the default), as "64 MiB" or "N bytes" into @b */
+static void keep_free_text(char *b, size_t len)
+{
+	const char *v = getenv("HWS_OBJECTS_KEEP_FREE");
+	unsigned long long n = 0;
+
+	if (v && *v && v[strspn(v, "0123456789")] == 0) {
+		for (; *v; v++)
+			n = n * 10 + (unsigned long long)(*v - '0');
+		if (n % (1ULL << 20) || !n) {
+			snprintf(b, len, "%llu bytes", n);
+			return;
+		}
+	} else {
+		n = 64ULL << 20;
+	}
+	snprintf(b, len, "%llu MiB", n >> 20);
+}
+
 void record__objects_done(struct record *r, bool file_ok)
 {
+	char keep[32], why[320] = "";
+
 	if (r->objects <= 0 || !r->objects_dir[0])
 		return;
 	if (file_ok && !r->objects_keep_dir)
 		remove_dir(r->objects_dir);
-	if (!r->quiet && file_ok)
-		fprintf(
-		    stderr,
-		    "  objects: %llu allocation records from %zu process image%s (threshold "
-		    "%llu bytes)%s\n",
-		    (unsigned long long)r->objects_recs, r->objects_procs,
-		    r->objects_procs == 1 ? "" : "s",
-		    (unsigned long long)(r->objects_min ? r->objects_min : 1024),
-		    !r->objects_dropped ? ""
-		    : r->objects_nospace
-			? ", some dropped: no space left on the output's file system (the records "
-			  "leave 64 MiB free there for the samples: free space there or record to "
-			  "another one with -o; a larger --objects=min= records fewer)"
-			: ", some dropped: the 1 GiB per process was full");
+	if (r->quiet || !file_ok)
+		return;
+	keep_free_text(keep, sizeof(keep));
+	if (r->objects_dropped && r->objects_nospace)
+		snprintf(why, sizeof(why),
+			 ", some dropped: no space left on the output's file system (the records "
+			 "leave %s free there for the samples: free space there or record to "
+			 "another one with -o; a larger --objects=min= records fewer)",
+			 keep);
+	else if (r->objects_dropped)
+		snprintf(why, sizeof(why), ", some dropped: the 1 GiB per process was full");
+	fprintf(stderr,
+		"  objects: %llu allocation records from %zu process image%s (threshold %llu "
+		"bytes)%s\n",
+		(unsigned long long)r->objects_recs, r->objects_procs,
+		r->objects_procs == 1 ? "" : "s",
+		(unsigned long long)(r->objects_min ? r->objects_min : 1024), why);
 }
 
 void record__objects_abandon(struct record *r)

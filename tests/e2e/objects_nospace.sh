@@ -66,11 +66,18 @@ if small tmpfs 2>/dev/null; then
 	check "record: the program's output as alone" cmp -s "$TMP/out" "$TMP/bare.out"
 	check "record's summary names the full file system" \
 		grep -q "objects: .*some dropped: no space left on the output's file system" "$TMP/err"
+	check "record's summary names the default headroom" grep -q "leave 64 MiB free there" "$TMP/err"
 	check "record: samples written" grep -q "cpu-clock" \
 		<("$HWS_BIN" report -i "$TMP/fs/x.data" --stdio 2>/dev/null)
 	"$HWS_BIN" report -i "$TMP/fs/x.data" --sort object >/dev/null 2>"$TMP/err"
 	check "report: allocations not recorded, the file system had no room" \
 		grep -q "allocations were not recorded.*no room left" "$TMP/err"
+	# another headroom (3 MiB of the 4): some records kept, the rest dropped, and named so
+	rm -f "$TMP/fs/x.data"
+	HWS_OBJECTS_KEEP_FREE=3145728 "$HWS_BIN" record -b sw -e cpu-clock -c 1000000 --objects \
+		-o "$TMP/fs/x.data" -- "$WL" 1 >"$TMP/out" 2>"$TMP/err"
+	eq "record, 3 MiB headroom: exit" "$?" 0
+	check "record's summary names the headroom set" grep -q "leave 3 MiB free there" "$TMP/err"
 	umount "$TMP/fs"
 fi
 finish
