@@ -358,7 +358,7 @@ int record__objects_finish(struct record *r)
 }
 
 /* the headroom the recorder kept free (hws-objects.so's HWS_OBJECTS_KEEP_FREE: decimal
- * bytes, anything else the default), as "64 MiB" or "N bytes" into @b */
+ * bytes, anything else the default, as its env_u64() reads it), as "N MiB" or "N bytes" */
 static void keep_free_text(char *b, size_t len)
 {
 	const char *v = getenv("HWS_OBJECTS_KEEP_FREE");
@@ -372,7 +372,7 @@ static void keep_free_text(char *b, size_t len)
 			return;
 		}
 	} else {
-		n = 64ULL << 20;
+		n = HWS_OBJECTS_KEEP_FREE_DEFAULT;
 	}
 	snprintf(b, len, "%llu MiB", n >> 20);
 }

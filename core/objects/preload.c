@@ -92,9 +92,9 @@ static uint8_t *recs;
 /* the file stays open to allocate its space ahead of the records (space_for()): a store to a
  * page the file system has no room for would kill the program with SIGBUS */
 static int rec_fd = -1;
-static uint64_t space_end;		 /* bytes of records the file system has given room for */
-static uint64_t keep_free = 64ULL << 20; /* bytes left free on it (HWS_OBJECTS_KEEP_FREE) */
-static int nospace;			 /* it had no room for more: later records are dropped */
+static uint64_t space_end; /* bytes of records the file system has given room for */
+static uint64_t keep_free = HWS_OBJECTS_KEEP_FREE_DEFAULT; /* bytes left free on it */
+static int nospace; /* it had no room for more: later records are dropped */
 static uint64_t min_size = 1024;
 /* free()'s test on x86-64: the smallest glibc chunk size word (the header's 8 bytes and the
  * low flag bits included) of a block of min_size bytes, a multiple of 8 */
@@ -490,7 +490,7 @@ static void init(void)
 					 __ATOMIC_ACQUIRE))
 		return;
 	min_size = env_u64("HWS_OBJECTS_MIN", 1024);
-	keep_free = env_u64("HWS_OBJECTS_KEEP_FREE", 64ULL << 20);
+	keep_free = env_u64("HWS_OBJECTS_KEEP_FREE", HWS_OBJECTS_KEEP_FREE_DEFAULT);
 	free_min = min_size > UINT64_MAX / 2 ? UINT64_MAX : (min_size + sizeof(size_t) + 7) & ~7ULL;
 	depth = (unsigned int)env_u64("HWS_OBJECTS_DEPTH", HWS_OBJ_FRAMES);
 	if (depth < 1 || depth > HWS_OBJ_FRAMES)

@@ -73,6 +73,9 @@ struct hws_objfile {
 /* hws_objfile.flags: the file system had no room for more records, or no more than the recorder
  * leaves free there (HWS_OBJECTS_KEEP_FREE): those after were dropped (counted in @dropped) */
 #define HWS_OBJFILE_F_NOSPACE 1ULL
+/* bytes the recorder leaves free on its records' file system unless HWS_OBJECTS_KEEP_FREE
+ * (decimal bytes) says otherwise */
+#define HWS_OBJECTS_KEEP_FREE_DEFAULT (64ULL << 20)
 
 enum hws_objrec_type {
 	HWS_OBJREC_NONE = 0, /* not written (the process died while writing it) */
