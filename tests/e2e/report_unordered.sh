@@ -33,10 +33,10 @@ if command -v perf >/dev/null 2>&1 &&
 		# shellcheck disable=SC2086
 		HWS_DECODE_ORDERED=1 "$HWS_BIN" $cmd -i "$TMP/sys.data" >"$TMP/o" 2>/dev/null
 		eq "sys.data $cmd: exit code" "$r1" "$?"
-		# a system-wide recording names the files of other processes (a parallel ctest's
-		# programs in their temporary directories) as they are when reported: one deleted
-		# between two reports changes the names. Unordered again after: a difference of
-		# the order is one from both unordered reports
+		# a system-wide recording names other processes' code as it is when reported: a
+		# parallel ctest's e2e/symbols_jit removes its /tmp/perf-PID.map (jit_hot becomes
+		# an address), other tests write to the build-id cache. Unordered again after: a
+		# difference of the order is one from both unordered reports
 		# shellcheck disable=SC2086
 		"$HWS_BIN" $cmd -i "$TMP/sys.data" >"$TMP/u2" 2>/dev/null
 		cmp -s "$TMP/u" "$TMP/u2" ||

@@ -99,8 +99,8 @@ if [ -n "$st" ] && [ "$st" != 0000000000000000 ] && [ -n "$et" ]; then
 	HWS_SYSFS_ROOT=$fs "$HWS_BIN" record -q -b sw -e cpu-clock -o "$TMP/m2.data" -- "${W[@]}" >/dev/null 2>&1
 	eq "fake module not in modules.dep: listed as [fake_mod]" \
 		"$(perf buildid-list -i "$TMP/m2.data" 2>/dev/null | awk '$2 == "[fake_mod]" {print $1}')" "$mid"
-	# a modules.dep path too long for a file name (4080 bytes under /lib/modules/<release>):
-	# [name] too, not a cut path
+	# a modules.dep path too long for a file name (4089 bytes, then /lib/modules/<release>/
+	# before it): [name] too, not a cut path
 	long=$(printf 'kernel/%04070d/fake_mod.ko' 0)
 	printf '%s:\n' "$long" >"$fs/modules.dep"
 	HWS_SYSFS_ROOT=$fs "$HWS_BIN" record -q -b sw -e cpu-clock -o "$TMP/m3.data" -- "${W[@]}" >/dev/null 2>&1
