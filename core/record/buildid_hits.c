@@ -14,6 +14,10 @@
  * "modules" and "modules.dep" files.
  * Pipe mode (hws_buildid_hits__next_record()): the same entries as HEADER_BUILD_ID records,
  * each made when its file is first hit, so the writer sends it before the sample that hit.
+ * Records come as record drains its per-CPU rings, not in time order (perf sorts them before
+ * it marks hits): the maps are kept by their records' time (sample_id_all), so an exec's COMM
+ * or a FORK drained after later records of the same task drops or copies only what it did
+ * then, and a sample takes only a map its process had at the sample's time.
  *
  * Invariants:
  *  - entries are laid out as perf writes them: u32 type 0, u16 misc (USER or KERNEL, with
@@ -46,10 +50,12 @@
 #define MISC_COMM_EXEC	   (1U << 13)
 #define MISC_MMAP_BUILD_ID (1U << 14)
 #define MISC_BUILD_ID_SIZE (1U << 15)
+#define MARK_EXEC	   0xffffffffu
 
 struct hmap {
-	uint32_t pid, name;
+	uint32_t pid, name; /* name MARK_EXEC: the pid's exec at @time (start = end = 0) */
 	uint64_t start, end;
+	uint64_t time; /* of the MMAP (sample_id_all), the FORK of a copy, or 0: unknown */
 };
 
 struct hname {
@@ -64,7 +70,8 @@ struct hws_buildid_hits {
 	uint64_t *ids[MAX_ATTRS];
 	size_t nr_ids[MAX_ATTRS];
 	int nr_attrs;
-	struct hmap *maps; /* in the order they came; a later one covers an earlier one */
+	struct hmap *maps; /* by time (unknown: 0, else the order they came); a later one covers
+			    * an earlier one */
 	size_t nr_maps, alloc_maps;
 	struct hname *names;
 	size_t nr_names, alloc_names;
@@ -164,9 +171,12 @@ static int name_index(struct hws_buildid_hits *h, const char *path, uint32_t *id
 	return 0;
 }
 
-static int add_map(struct hws_buildid_hits *h, uint32_t pid, uint64_t start, uint64_t end,
-		   uint32_t name)
+/* in time order: records come in the order record drains its per-CPU rings, so a task that
+ * moved between CPUs can have its MMAP after a later one */
+static int add_map(struct hws_buildid_hits *h, const struct hmap *m)
 {
+	size_t i;
+
 	if (h->nr_maps >= MAX_MAPS)
 		return -ENOSPC;
 	if (h->nr_maps == h->alloc_maps) {
@@ -178,7 +188,10 @@ static int add_map(struct hws_buildid_hits *h, uint32_t pid, uint64_t start, uin
 		h->maps = t;
 		h->alloc_maps = n;
 	}
-	h->maps[h->nr_maps++] = (struct hmap){pid, name, start, end};
+	for (i = h->nr_maps++; i > 0 && h->maps[i - 1].time > m->time; i--)
+		h->maps[i] = h->maps[i - 1];
+	h->maps[i] = *m;
+	h->last = 0;
 	return 0;
 }
 
@@ -188,6 +201,18 @@ static bool trackable(const char *path)
 	return (path[0] == '/' && strncmp(path, "//anon", 6) && strncmp(path, "/dev/", 5) &&
 		strncmp(path, "/memfd:", 7) && strncmp(path, "/SYSV", 5)) ||
 	       !strcmp(path, "[vdso]");
+}
+
+/* the time of non-sample record @rec (its sample_id_all trailer), or 0 */
+static uint64_t record_time(const struct hws_buildid_hits *h, const void *rec, size_t size)
+{
+	const struct hws_perf_event_attr *attr = attr_of(h, rec, size);
+	struct hws_sample_id sid;
+
+	if (!attr || !attr->sample_id_all || !(attr->sample_type & PERF_SAMPLE_TIME) ||
+	    hws_sample_id__parse(attr, rec, size, &sid) || !(sid.fields & HWS_SF_TIME))
+		return 0;
+	return sid.time;
 }
 
 static int on_mmap(struct hws_buildid_hits *h, const uint8_t *p, uint32_t type, uint16_t misc,
@@ -217,31 +242,51 @@ static int on_mmap(struct hws_buildid_hits *h, const uint8_t *p, uint32_t type, 
 		h->names[idx].bid_len = p[40];
 		memcpy(h->names[idx].bid, p + 44, p[40]);
 	}
-	return err ? err : add_map(h, pid, start, start + len, idx);
+	if (err)
+		return err;
+	return add_map(h, &(struct hmap){pid, idx, start, start + len, record_time(h, p, size)});
 }
 
-/* @child starts with the maps of @parent (a new process; threads share theirs) */
-static int on_fork(struct hws_buildid_hits *h, uint32_t child, uint32_t parent)
+/* @child starts at @time (0: unknown) with the maps @parent had then (a new process; threads
+ * share theirs), unless it has exec()ed since: its exec may come first when the two sit in
+ * different CPUs' rings */
+static int on_fork(struct hws_buildid_hits *h, uint32_t child, uint32_t parent, uint64_t time)
 {
-	size_t n = h->nr_maps;
+	struct hmap *copy;
+	size_t n = 0;
 	int err = 0;
 
+	for (size_t i = 0; i < h->nr_maps; i++)
+		if (h->maps[i].pid == child && h->maps[i].name == MARK_EXEC &&
+		    h->maps[i].time >= time)
+			return 0;
+	copy = malloc(h->nr_maps * sizeof(*copy) + 1);
+	if (!copy)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->nr_maps; i++) {
+		const struct hmap *m = &h->maps[i];
+
+		if (m->pid == parent && m->name != MARK_EXEC && (!time || m->time <= time))
+			copy[n++] = (struct hmap){child, m->name, m->start, m->end, time};
+	}
 	for (size_t i = 0; !err && i < n; i++)
-		if (h->maps[i].pid == parent)
-			err = add_map(h, child, h->maps[i].start, h->maps[i].end, h->maps[i].name);
+		err = add_map(h, &copy[i]);
+	free(copy);
 	return err;
 }
 
-/* exec: the process's maps before it are gone */
-static void on_exec(struct hws_buildid_hits *h, uint32_t pid)
+/* exec at @time (0: unknown): the process's maps from before it are gone; the ones after it
+ * (its new image's, when their CPU's ring was drained first) stay */
+static int on_exec(struct hws_buildid_hits *h, uint32_t pid, uint64_t time)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < h->nr_maps; i++)
-		if (h->maps[i].pid != pid)
+		if (h->maps[i].pid != pid || (time && h->maps[i].time > time))
 			h->maps[k++] = h->maps[i];
 	h->nr_maps = k;
 	h->last = 0;
+	return time ? add_map(h, &(struct hmap){pid, MARK_EXEC, 0, 0, time}) : 0;
 }
 
 static void enqueue(struct hws_buildid_hits *h, uint32_t item)
@@ -291,6 +336,13 @@ static void on_kernel_sample(struct hws_buildid_hits *h, uint64_t ip)
 	h->kernel_hit = true;
 }
 
+/* @m is where sample @s's ip was: its process's, mapped by the sample's time when known */
+static bool covers(const struct hmap *m, const struct hws_record_sample *s)
+{
+	return m->pid == s->pid && s->ip >= m->start && s->ip < m->end &&
+	       (!(s->sample_type & PERF_SAMPLE_TIME) || m->time <= s->time);
+}
+
 static void on_sample(struct hws_buildid_hits *h, const void *rec, size_t size)
 {
 	const struct hws_perf_event_attr *attr = attr_of(h, rec, size);
@@ -315,16 +367,12 @@ static void on_sample(struct hws_buildid_hits *h, const void *rec, size_t size)
 	}
 	if (mode != PERF_RECORD_MISC_USER)
 		return;
-	if (h->last) {
-		const struct hmap *m = &h->maps[h->last - 1];
-
-		if (m->pid == s.pid && s.ip >= m->start && s.ip < m->end)
-			return; /* marked already */
-	}
+	if (h->last && covers(&h->maps[h->last - 1], &s))
+		return; /* marked already */
 	for (size_t i = h->nr_maps; i-- > 0;) {
 		const struct hmap *m = &h->maps[i];
 
-		if (m->pid == s.pid && s.ip >= m->start && s.ip < m->end) {
+		if (covers(m, &s)) {
 			if (!h->names[m->name].hit)
 				enqueue(h, m->name);
 			h->names[m->name].hit = true;
@@ -339,6 +387,7 @@ int hws_buildid_hits__record(struct hws_buildid_hits *h, const void *rec)
 	const struct perf_event_header *eh = rec;
 	const uint8_t *p = rec;
 	uint32_t a, b;
+	uint64_t t;
 	int err = 0;
 
 	if (!h || !rec)
@@ -350,15 +399,17 @@ int hws_buildid_hits__record(struct hws_buildid_hits *h, const void *rec)
 	case PERF_RECORD_MMAP:
 	case PERF_RECORD_MMAP2:
 		err = on_mmap(h, p, eh->type, eh->misc, eh->size);
-		h->last = 0;
 		break;
 	case PERF_RECORD_FORK:
 		if (eh->size < 24)
 			break;
 		memcpy(&a, p + 8, 4);
 		memcpy(&b, p + 12, 4);
+		t = 0;
+		if (eh->size >= 32)
+			memcpy(&t, p + 24, 8);
 		if (a != b)
-			err = on_fork(h, a, b);
+			err = on_fork(h, a, b, t);
 		break;
 	case PERF_RECORD_COMM:
 		if (eh->size < 16 || !(eh->misc & MISC_COMM_EXEC))
@@ -366,7 +417,7 @@ int hws_buildid_hits__record(struct hws_buildid_hits *h, const void *rec)
 		memcpy(&a, p + 8, 4);
 		memcpy(&b, p + 12, 4);
 		if (a == b)
-			on_exec(h, a);
+			err = on_exec(h, a, record_time(h, rec, eh->size));
 		break;
 	default:
 		break;
