@@ -17,7 +17,8 @@
  * Records come as record drains its per-CPU rings, not in time order (perf sorts them before
  * it marks hits): the maps are kept by their records' time (sample_id_all), so an exec's COMM
  * or a FORK drained after later records of the same task drops or copies only what it did
- * then, and a sample takes only a map its process had at the sample's time.
+ * then, a sample takes only a map its process had at the sample's time, and the latest
+ * NR_MISSES samples no map took wait for a late MMAP or FORK (their CPU's ring came first).
  *
  * Invariants:
  *  - entries are laid out as perf writes them: u32 type 0, u16 misc (USER or KERNEL, with
@@ -51,11 +52,19 @@
 #define MISC_MMAP_BUILD_ID (1U << 14)
 #define MISC_BUILD_ID_SIZE (1U << 15)
 #define MARK_EXEC	   0xffffffffu
+#define NR_MISSES	   256 /* user samples no map took yet, kept for a late MMAP or FORK */
 
 struct hmap {
 	uint32_t pid, name; /* name MARK_EXEC: the pid's exec at @time (start = end = 0) */
 	uint64_t start, end;
 	uint64_t time; /* of the MMAP (sample_id_all), the FORK of a copy, or 0: unknown */
+};
+
+/* a user sample's place: the process, the ip, its time when @timed */
+struct hit {
+	uint32_t pid;
+	bool timed;
+	uint64_t ip, time;
 };
 
 struct hname {
@@ -87,6 +96,8 @@ struct hws_buildid_hits {
 	bool vdso_tried;
 	uint64_t t_first, t_last; /* the samples' earliest and latest time (have_time) */
 	bool have_time;
+	struct hit misses[NR_MISSES]; /* the latest timed misses (pid 0: none), a ring */
+	size_t miss_next;
 };
 
 struct hws_buildid_hits *hws_buildid_hits__new(void)
@@ -171,8 +182,11 @@ static int name_index(struct hws_buildid_hits *h, const char *path, uint32_t *id
 	return 0;
 }
 
+static bool mark(struct hws_buildid_hits *h, const struct hit *s);
+
 /* in time order: records come in the order record drains its per-CPU rings, so a task that
- * moved between CPUs can have its MMAP after a later one */
+ * moved between CPUs can have its MMAP after a later one; a sample of the map drained before
+ * it (a miss then) is taken now */
 static int add_map(struct hws_buildid_hits *h, const struct hmap *m)
 {
 	size_t i;
@@ -192,6 +206,13 @@ static int add_map(struct hws_buildid_hits *h, const struct hmap *m)
 		h->maps[i] = h->maps[i - 1];
 	h->maps[i] = *m;
 	h->last = 0;
+	for (size_t k = 0; m->name != MARK_EXEC && k < NR_MISSES; k++) {
+		struct hit *x = &h->misses[k];
+
+		if (x->pid == m->pid && x->ip >= m->start && x->ip < m->end && x->time >= m->time &&
+		    mark(h, x))
+			x->pid = 0;
+	}
 	return 0;
 }
 
@@ -337,16 +358,36 @@ static void on_kernel_sample(struct hws_buildid_hits *h, uint64_t ip)
 }
 
 /* @m is where sample @s's ip was: its process's, mapped by the sample's time when known */
-static bool covers(const struct hmap *m, const struct hws_record_sample *s)
+static bool covers(const struct hmap *m, const struct hit *s)
 {
 	return m->pid == s->pid && s->ip >= m->start && s->ip < m->end &&
-	       (!(s->sample_type & PERF_SAMPLE_TIME) || m->time <= s->time);
+	       (!s->timed || m->time <= s->time);
+}
+
+/* mark the file of @s's map hit: whether a map took it */
+static bool mark(struct hws_buildid_hits *h, const struct hit *s)
+{
+	if (h->last && covers(&h->maps[h->last - 1], s))
+		return true; /* marked already */
+	for (size_t i = h->nr_maps; i-- > 0;) {
+		const struct hmap *m = &h->maps[i];
+
+		if (covers(m, s)) {
+			if (!h->names[m->name].hit)
+				enqueue(h, m->name);
+			h->names[m->name].hit = true;
+			h->last = i + 1;
+			return true;
+		}
+	}
+	return false;
 }
 
 static void on_sample(struct hws_buildid_hits *h, const void *rec, size_t size)
 {
 	const struct hws_perf_event_attr *attr = attr_of(h, rec, size);
 	struct hws_record_sample s;
+	struct hit x;
 	uint16_t mode;
 
 	if (!attr || hws_sample__parse(attr, rec, size, &s))
@@ -367,19 +408,9 @@ static void on_sample(struct hws_buildid_hits *h, const void *rec, size_t size)
 	}
 	if (mode != PERF_RECORD_MISC_USER)
 		return;
-	if (h->last && covers(&h->maps[h->last - 1], &s))
-		return; /* marked already */
-	for (size_t i = h->nr_maps; i-- > 0;) {
-		const struct hmap *m = &h->maps[i];
-
-		if (covers(m, &s)) {
-			if (!h->names[m->name].hit)
-				enqueue(h, m->name);
-			h->names[m->name].hit = true;
-			h->last = i + 1;
-			return;
-		}
-	}
+	x = (struct hit){s.pid, (s.sample_type & PERF_SAMPLE_TIME) != 0, s.ip, s.time};
+	if (!mark(h, &x) && x.timed && x.pid)
+		h->misses[h->miss_next++ % NR_MISSES] = x;
 }
 
 int hws_buildid_hits__record(struct hws_buildid_hits *h, const void *rec)

@@ -11,7 +11,9 @@
  * image's MMAPs keeps them and still drops the old image's; the usual order too; a FORK after
  * the child's exec copies none of the parent's maps into it, a FORK in order does; a map
  * takes no samples from before its MMAP; of two maps of one address the later in time wins
- * when it came first; and without times (no sample_id_all) the drain order rules as before.
+ * when it came first; a sample drained before its map's MMAP, or before its process's FORK,
+ * is taken when that comes (not when it is from before the map), and one of another process
+ * is not; and without times (no sample_id_all) the drain order rules as before.
  */
 #include <errno.h>
 #include <string.h>
@@ -209,6 +211,29 @@ static void map_order(void)
 	hws_buildid_hits__delete(h);
 }
 
+static void late_maps(void)
+{
+	struct hws_buildid_hits *h = start();
+
+	/* samples drained before the MMAP of their map */
+	sample(h, 700, 0x3010, 50);
+	sample(h, 701, 0x3010, 50); /* another process: not its map */
+	sample(h, 700, 0x6010, 20); /* from before the map below */
+	T_EQ_STR("samples without a map yet", hits(h), "");
+	mmap2(h, 700, 0x3000, "/late/h", 40);
+	T_EQ_STR("their map's late MMAP takes them", hits(h), "/late/h ");
+	mmap2(h, 700, 0x6000, "/late/i", 30);
+	T_EQ_STR("not a sample from before the map", hits(h), "");
+
+	/* a child's sample drained before its FORK */
+	mmap2(h, 710, 0x1000, "/par/j", 5);
+	sample(h, 711, 0x1010, 60);
+	T_EQ_STR("a child's sample before its FORK", hits(h), "");
+	fork_rec(h, 711, 710, 55);
+	T_EQ_STR("the FORK's copies take it", hits(h), "/par/j ");
+	hws_buildid_hits__delete(h);
+}
+
 static void no_times(void)
 {
 	struct hws_buildid_hits *h;
@@ -231,6 +256,7 @@ int main(void)
 	exec_order();
 	fork_order();
 	map_order();
+	late_maps();
 	no_times();
 	printf("%d checks, %d failed\n", tests_run, tests_failed);
 	return tests_failed ? 1 : 0;
