@@ -803,74 +803,47 @@ static bool rc_hit(const struct hws_hist *h, const struct rc_ent *e, const struc
 	return !d && (!h->rc_cpu || e->cpu == s->cpu);
 }
 
-int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws_sample *s,
-		  bool shown)
+/* a row cache hit with a call chain (h->cg_on): the chain's memo entry, if it has one (1),
+ * else 0 (the whole way, hist_add_slow()) */
+static __attribute__((noinline)) int
+hist_add_chain_hit(struct hws_hist *h, struct hws_symbols *syms, const struct hws_sample *s,
+		   const struct rc_ent *e, uint64_t period, uint64_t weight)
 {
+	struct section *sec = &h->secs[e->sec];
+	const struct hws_frame *cf;
 	struct ctx c;
-	uint64_t k[MAX_KEYS * KV];
-	uint64_t period = (s->fields & HWS_SF_PERIOD) ? s->period : 1;
-	uint64_t weight = (s->fields & HWS_SF_WEIGHT) ? (uint32_t)s->weight : 0;
-	bool chain = (s->fields & HWS_SF_CALLCHAIN) != 0;
+	uint32_t n, nk;
+	long r = -1;
+	int err;
 
-	/* perf's mem mode: the period of a sample is its weight, 1 when it has none */
-	if (h->mem)
-		weight = weight ? weight : 1;
+	memset(&c, 0, sizeof(c));
+	c.s = s;
+	c.syms = syms;
+	c.level = level_of(s);
+	err = hist__chain_find(h, sec, &c, e->row, &cf, &n, &nk, &r);
+	if (err)
+		return err;
+	if (r < 0)
+		return 0;
+	*cg_memo__value(h->memo, r) += period;
+	hws_symbols__touch(syms, e->file);
+	tally(sec, &sec->rows[e->row], period, weight);
+	return 1;
+}
+
+/* a sample the row cache did not take: its keys, its row (and its cache entry @e, if any) */
+static __attribute__((noinline)) int hist_add_slow(struct hws_hist *h, struct hws_symbols *syms,
+						   const struct hws_sample *s, bool shown,
+						   struct rc_ent *e, const struct rc_key *key,
+						   uint64_t period, uint64_t weight)
+{
+	bool chain = (s->fields & HWS_SF_CALLCHAIN) != 0;
+	uint64_t k[MAX_KEYS * KV];
 	struct section *sec;
+	struct ctx c;
 	long r;
 	int err;
 
-	struct rc_ent *e = NULL;
-	struct rc_key key;
-	uint64_t state = 0;
-
-	if (chain)
-		h->any_chain = true;
-	if (h->rc_on && shown && syms && !(h->rc_noaddr && (s->fields & HWS_SF_ADDR))) {
-		if (!h->rc) {
-			h->rc = calloc(1u << RC_BITS, sizeof(*h->rc));
-			if (!h->rc)
-				return -ENOMEM;
-		}
-		key = rc_key(s);
-		e = rc_slot(h, s, &key);
-		state = hws_symbols__pid_state(syms, s->pid);
-		bool hit = rc_hit(h, e, s, &key, state);
-
-		if (!hit) {
-			struct rc_ent t = e[0];
-
-			hit = rc_hit(h, &e[1], s, &key, state);
-			if (hit) /* most recent first */
-				e[0] = e[1];
-			e[1] = t; /* on a miss, the one below refills e[0] */
-		}
-		if (hit) {
-			bool cg = chain && s->nr_callchain && h->cg_on;
-
-			sec = &h->secs[e->sec];
-			r = -1;
-			/* a call chain: only when the memo has it (else the whole way below) */
-			if (cg) {
-				const struct hws_frame *cf;
-				uint32_t n, nk;
-
-				memset(&c, 0, sizeof(c));
-				c.s = s;
-				c.syms = syms;
-				c.level = level_of(s);
-				err = hist__chain_find(h, sec, &c, e->row, &cf, &n, &nk, &r);
-				if (err)
-					return err;
-				if (r >= 0)
-					*cg_memo__value(h->memo, r) += period;
-			}
-			if (!cg || r >= 0) {
-				hws_symbols__touch(syms, e->file);
-				tally(sec, &sec->rows[e->row], period, weight);
-				return 0;
-			}
-		}
-	}
 	sec = section_of(h, s);
 	if (!sec)
 		return -ENOMEM;
@@ -921,8 +894,8 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 		*e = (struct rc_ent){.ip = s->ip,
 				     .state = hws_symbols__pid_state(syms, s->pid),
 				     .event = s->event,
-				     .pidtid = key.pidtid,
-				     .misc = key.misc,
+				     .pidtid = key->pidtid,
+				     .misc = key->misc,
 				     .file = c.code_ok ? hws_symbols__touched(syms) : NULL,
 				     .cpu = s->cpu,
 				     .sec = (uint32_t)(sec - h->secs),
@@ -931,6 +904,60 @@ int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws
 	if (chain && s->nr_callchain && h->cg_on)
 		return hist__add_chain(h, sec, &c, k, r, period);
 	return 0;
+}
+
+int hws_hist__add(struct hws_hist *h, struct hws_symbols *syms, const struct hws_sample *s,
+		  bool shown)
+{
+	uint64_t period = (s->fields & HWS_SF_PERIOD) ? s->period : 1;
+	uint64_t weight = (s->fields & HWS_SF_WEIGHT) ? (uint32_t)s->weight : 0;
+	bool chain = (s->fields & HWS_SF_CALLCHAIN) != 0;
+	struct rc_ent *e = NULL;
+	struct rc_key key = {0};
+
+	/* perf's mem mode: the period of a sample is its weight, 1 when it has none */
+	if (h->mem)
+		weight = weight ? weight : 1;
+	if (chain)
+		h->any_chain = true;
+	if (h->rc_on && shown && syms && !(h->rc_noaddr && (s->fields & HWS_SF_ADDR))) {
+		uint64_t state;
+		bool hit;
+
+		if (!h->rc) {
+			h->rc = calloc(1u << RC_BITS, sizeof(*h->rc));
+			if (!h->rc)
+				return -ENOMEM;
+		}
+		key = rc_key(s);
+		e = rc_slot(h, s, &key);
+		state = hws_symbols__pid_state(syms, s->pid);
+		hit = rc_hit(h, e, s, &key, state);
+		if (!hit) {
+			struct rc_ent t = e[0];
+
+			hit = rc_hit(h, &e[1], s, &key, state);
+			if (hit) /* most recent first */
+				e[0] = e[1];
+			e[1] = t; /* on a miss, the one below refills e[0] */
+		}
+		if (hit) {
+			/* a call chain: only when the memo has it (else the whole way below) */
+			if (chain && s->nr_callchain && h->cg_on) {
+				int rc = hist_add_chain_hit(h, syms, s, e, period, weight);
+
+				if (rc)
+					return rc < 0 ? rc : 0;
+			} else {
+				struct section *sec = &h->secs[e->sec];
+
+				hws_symbols__touch(syms, e->file);
+				tally(sec, &sec->rows[e->row], period, weight);
+				return 0;
+			}
+		}
+	}
+	return hist_add_slow(h, syms, s, shown, e, &key, period, weight);
 }
 
 void hws_hist__set_inline(struct hws_hist *h, int mode)

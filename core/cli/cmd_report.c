@@ -112,8 +112,8 @@ static int report_cb(void *ctx, const struct hws_sample *s)
 	c->seen++;
 	if (c->event && (!s->event || strcmp(s->event, c->event)))
 		return 0;
-	if (c->hist)
-		return hws_report__add(c->rep, s) ? -ENOMEM : 0;
+	if (c->hist) /* 0 or a negative errno: the decoder stops with it */
+		return hws_report__add(c->rep, s);
 	if (c->c2c && hws_c2c__add(c->c2c, s))
 		return -ENOMEM;
 	return hws_report__sample_fn(c->rep, s);

@@ -263,8 +263,8 @@ static inline void fill_fixed(struct ev_state *e, const uint8_t *p, uint16_t mis
 	}
 }
 
-static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, hws_sample_fn fn,
-		     void *ctx)
+static inline __attribute__((always_inline)) int
+sample_body(struct hws_decoder *d, const struct hws_perf_record *rec, hws_sample_fn fn, void *ctx)
 {
 	const struct hws_perf_evattr *ea;
 	const struct hws_record_sample *rsp;
@@ -340,6 +340,12 @@ static int do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, h
 	c->samples++;
 	c->period += (s.fields & HWS_SF_PERIOD) ? s.period : 1;
 	return fn ? fn(ctx, &s) : 0;
+}
+
+static __attribute__((noinline)) int
+do_sample(struct hws_decoder *d, const struct hws_perf_record *rec, hws_sample_fn fn, void *ctx)
+{
+	return sample_body(d, rec, fn, ctx);
 }
 
 /* a record's dispatch failed (@rc < 0): the run cannot go on */
@@ -524,7 +530,7 @@ static int run_direct(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 		if (d->q_last)
 			return direct_end(d, d->q_last_rc);
 	}
-	while ((rc = hws_perf_reader__next(d->r, &rec)) > 0) {
+	while ((rc = pd_reader_next(d->r, &rec)) > 0) {
 		struct window *q;
 
 		if (rec.hdr->type == PERF_RECORD_SAMPLE) {
@@ -534,9 +540,11 @@ static int run_direct(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 			if (__builtin_expect(t >= la->lo && t < la->hi, 1)) {
 				if (t > d->oe_max)
 					d->oe_max = t;
-				rc = dispatch_fast(d, &rec, fn, ctx);
+				/* dispatch_fast() of a SAMPLE, inline in the loop of nearly all */
+				d->nr_records[PERF_RECORD_SAMPLE]++;
+				rc = sample_body(d, &rec, fn, ctx);
 				if (rc)
-					return rc;
+					return rc < 0 ? dispatch_err(d, &rec, rc) : rc;
 				if (!(++d->direct_n & 0xffff)) {
 					q = &d->win[d->q_k];
 					hws_perf_reader__release(d->r, q->wn ? q->first_off

@@ -154,6 +154,11 @@ static inline uint64_t pd_read_size(uint64_t read_format, uint64_t nr)
 
 /* ---- core/perfdata/swap.c: in-place byte swapping ---- */
 
+/* perfdata_read.c: hws_perf_reader__next() without its argument checks, for the decoder's
+ * loop of nearly all samples (decode.c: run_direct(), its only caller, so that link-time
+ * optimization inlines the short path there) */
+int pd_reader_next(struct hws_perf_reader *r, struct hws_perf_record *out);
+
 /* perfdata_read.c: the next non-SAMPLE record from file offset *pos on, without moving the
  * reader (the decoder's look-ahead): 1, 0 at the end, -1 when not possible from there */
 int pd_reader_scan(struct hws_perf_reader *r, uint64_t *pos, struct hws_perf_record *out);

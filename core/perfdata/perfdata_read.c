@@ -1152,12 +1152,11 @@ static inline int sample_attr(struct hws_perf_reader *r, const struct perf_event
 	return record_attr(r, (const uint8_t *)hp);
 }
 
-int hws_perf_reader__next(struct hws_perf_reader *r, struct hws_perf_record *out)
+static inline __attribute__((always_inline)) int reader_next(struct hws_perf_reader *r,
+							     struct hws_perf_record *out)
 {
 	int rc;
 
-	if (!r || !out)
-		return -EINVAL;
 	if (r->pos + sizeof(struct perf_event_header) <= r->fast_end && !(r->pos & 7)) {
 		/* the common case in short: a kernel record in place in the mapped file */
 		const struct perf_event_header *hp = (const void *)(r->map + r->pos);
@@ -1189,6 +1188,18 @@ int hws_perf_reader__next(struct hws_perf_reader *r, struct hws_perf_record *out
 	rc = next_long(r, out);
 	fast_state(r);
 	return rc;
+}
+
+int hws_perf_reader__next(struct hws_perf_reader *r, struct hws_perf_record *out)
+{
+	if (!r || !out)
+		return -EINVAL;
+	return reader_next(r, out);
+}
+
+int pd_reader_next(struct hws_perf_reader *r, struct hws_perf_record *out)
+{
+	return reader_next(r, out);
 }
 
 /* An unfinished file: the record at r->pos is cut short or is not one, and ends the data
