@@ -182,11 +182,8 @@ static int name_index(struct hws_buildid_hits *h, const char *path, uint32_t *id
 	return 0;
 }
 
-static bool mark(struct hws_buildid_hits *h, const struct hit *s);
-
 /* in time order: records come in the order record drains its per-CPU rings, so a task that
- * moved between CPUs can have its MMAP after a later one; a sample of the map drained before
- * it (a miss then) is taken now */
+ * moved between CPUs can have its MMAP after a later one */
 static int add_map(struct hws_buildid_hits *h, const struct hmap *m)
 {
 	size_t i;
@@ -206,14 +203,22 @@ static int add_map(struct hws_buildid_hits *h, const struct hmap *m)
 		h->maps[i] = h->maps[i - 1];
 	h->maps[i] = *m;
 	h->last = 0;
-	for (size_t k = 0; m->name != MARK_EXEC && k < NR_MISSES; k++) {
+	return 0;
+}
+
+static bool mark(struct hws_buildid_hits *h, const struct hit *s);
+
+/* the misses of @pid (within [@start, @end) from @time on) a new map may take: those of its
+ * samples that came before their map (their CPU's ring was drained first) */
+static void retry_misses(struct hws_buildid_hits *h, uint32_t pid, uint64_t start, uint64_t end,
+			 uint64_t time)
+{
+	for (size_t k = 0; k < NR_MISSES; k++) {
 		struct hit *x = &h->misses[k];
 
-		if (x->pid == m->pid && x->ip >= m->start && x->ip < m->end && x->time >= m->time &&
-		    mark(h, x))
+		if (x->pid == pid && x->ip >= start && x->ip < end && x->time >= time && mark(h, x))
 			x->pid = 0;
 	}
-	return 0;
 }
 
 /* what a file's name must look like to get an entry: a path, or the vDSO */
@@ -241,7 +246,7 @@ static int on_mmap(struct hws_buildid_hits *h, const uint8_t *p, uint32_t type, 
 {
 	size_t fo = type == PERF_RECORD_MMAP ? 40 : 72, n;
 	char path[NAME_MAX_LEN];
-	uint64_t start, len;
+	uint64_t start, len, t;
 	uint32_t pid, idx;
 	int err;
 
@@ -265,7 +270,17 @@ static int on_mmap(struct hws_buildid_hits *h, const uint8_t *p, uint32_t type, 
 	}
 	if (err)
 		return err;
-	return add_map(h, &(struct hmap){pid, idx, start, start + len, record_time(h, p, size)});
+	t = record_time(h, p, size);
+	err = add_map(h, &(struct hmap){pid, idx, start, start + len, t});
+	if (!err)
+		retry_misses(h, pid, start, start + len, t);
+	return err;
+}
+
+/* whether a child forked by @parent at @time (0: unknown) has map @m */
+static bool inherited(const struct hmap *m, uint32_t parent, uint64_t time)
+{
+	return m->pid == parent && m->name != MARK_EXEC && (!time || m->time <= time);
 }
 
 /* @child starts at @time (0: unknown) with the maps @parent had then (a new process; threads
@@ -277,22 +292,28 @@ static int on_fork(struct hws_buildid_hits *h, uint32_t child, uint32_t parent, 
 	size_t n = 0;
 	int err = 0;
 
-	for (size_t i = 0; i < h->nr_maps; i++)
+	/* copied aside first: each add_map() may move the maps from after @time */
+	for (size_t i = 0; i < h->nr_maps; i++) {
 		if (h->maps[i].pid == child && h->maps[i].name == MARK_EXEC &&
 		    h->maps[i].time >= time)
 			return 0;
-	copy = malloc(h->nr_maps * sizeof(*copy) + 1);
+		n += inherited(&h->maps[i], parent, time);
+	}
+	copy = malloc(n * sizeof(*copy) + 1);
 	if (!copy)
 		return -ENOMEM;
+	n = 0;
 	for (size_t i = 0; i < h->nr_maps; i++) {
 		const struct hmap *m = &h->maps[i];
 
-		if (m->pid == parent && m->name != MARK_EXEC && (!time || m->time <= time))
+		if (inherited(m, parent, time))
 			copy[n++] = (struct hmap){child, m->name, m->start, m->end, time};
 	}
 	for (size_t i = 0; !err && i < n; i++)
 		err = add_map(h, &copy[i]);
 	free(copy);
+	if (!err && n)
+		retry_misses(h, child, 0, UINT64_MAX, time);
 	return err;
 }
 
