@@ -433,7 +433,7 @@ int hws_report__add(struct hws_report *r, const struct hws_sample *s)
 
 int hws_report__sample_fn(void *ctx, const struct hws_sample *s)
 {
-	return hws_report__add(ctx, s) ? -ENOMEM : 0;
+	return hws_report__add(ctx, s); /* 0 or -ENOMEM: a tail call */
 }
 
 int hws_report__add_counts(struct hws_report *r, const char *event, const char *backend, int cpu,

@@ -457,7 +457,17 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 		ret = HWS_EXIT_USAGE;
 		goto out;
 	}
-	rc = hws_decoder__run(d, report_cb, &rc_ctx);
+	if (rc_ctx.hist && !rc_ctx.event) {
+		/* the table of every event: the library's adapter is the callback (a call less a
+		 * sample), and the samples seen are the decoder's count of them */
+		struct hws_decode_counts all;
+
+		rc = hws_decoder__run(d, hws_report__sample_fn, rep);
+		if (!hws_decoder__counts(d, HWS_DECODE_ALL, HWS_DECODE_ALL, &all))
+			rc_ctx.seen = all.samples;
+	} else {
+		rc = hws_decoder__run(d, report_cb, &rc_ctx);
+	}
 	if (rc == 0 && !hws_cli__event_known("report", path, d, rc_ctx.event)) {
 		ret = HWS_EXIT_USAGE;
 		goto out;

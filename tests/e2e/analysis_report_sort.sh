@@ -166,6 +166,14 @@ if "$HWS_BIN" record -q -b sw -e page-faults -c 1000000000 -o "$TMP/empty.data" 
 		check "no samples, report $a: says so" grep -q "empty.data has no samples" "$TMP/e.err"
 	done
 fi
+# and a file with samples does not say so (the table of every event counts them through the
+# decoder's counts, -e through report's own callback)
+for a in "" "-e $(perf evlist -i "$TMP/m.data" 2>/dev/null | head -1)"; do
+	# shellcheck disable=SC2086
+	"$HWS_BIN" report -i "$TMP/m.data" --sort comm --stdio $a >/dev/null 2>"$TMP/e.err"
+	eq "samples, report $a: exit 0" "$?" 0
+	check "samples, report $a: no 'has no samples'" not grep -q "has no samples" "$TMP/e.err"
+done
 "$HWS_BIN" report -i "$TMP/m.data" --sort bogus >/dev/null 2>"$TMP/e.err"
 eq "unknown sort key: usage error" "$?" 2
 check "unknown sort key named" grep -q "'bogus'" "$TMP/e.err"
