@@ -398,17 +398,27 @@ static int dispatch(struct hws_decoder *d, struct hws_perf_record *rec, hws_samp
 	return rc < 0 ? dispatch_err(d, rec, rc) : rc;
 }
 
+/* dispatch() of a SAMPLE record: counted, decoded, given to @fn; @inl: the sample's decoding
+ * inline in the caller (run_direct()'s loop of nearly all samples), else do_sample() */
+static inline __attribute__((always_inline)) int dispatch_sample(struct hws_decoder *d,
+								 struct hws_perf_record *rec,
+								 hws_sample_fn fn, void *ctx,
+								 bool inl)
+{
+	int rc;
+
+	d->nr_records[PERF_RECORD_SAMPLE]++;
+	rc = inl ? sample_body(d, rec, fn, ctx) : do_sample(d, rec, fn, ctx);
+	return rc < 0 ? dispatch_err(d, rec, rc) : rc;
+}
+
 /* dispatch(), with SAMPLE records (nearly all of them) taken before its switch */
 static inline int dispatch_fast(struct hws_decoder *d, struct hws_perf_record *rec,
 				hws_sample_fn fn, void *ctx)
 {
-	int rc;
-
 	if (__builtin_expect(rec->hdr->type != PERF_RECORD_SAMPLE, 0))
 		return dispatch(d, rec, fn, ctx);
-	d->nr_records[PERF_RECORD_SAMPLE]++;
-	rc = do_sample(d, rec, fn, ctx);
-	return rc < 0 ? dispatch_err(d, rec, rc) : rc;
+	return dispatch_sample(d, rec, fn, ctx, false);
 }
 
 /*
@@ -540,11 +550,9 @@ static int run_direct(struct hws_decoder *d, hws_sample_fn fn, void *ctx)
 			if (__builtin_expect(t >= la->lo && t < la->hi, 1)) {
 				if (t > d->oe_max)
 					d->oe_max = t;
-				/* dispatch_fast() of a SAMPLE, inline in the loop of nearly all */
-				d->nr_records[PERF_RECORD_SAMPLE]++;
-				rc = sample_body(d, &rec, fn, ctx);
+				rc = dispatch_sample(d, &rec, fn, ctx, true);
 				if (rc)
-					return rc < 0 ? dispatch_err(d, &rec, rc) : rc;
+					return rc;
 				if (!(++d->direct_n & 0xffff)) {
 					q = &d->win[d->q_k];
 					hws_perf_reader__release(d->r, q->wn ? q->first_off
