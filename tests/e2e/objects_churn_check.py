@@ -8,6 +8,9 @@ tests/e2e/objects_nospace.sh).
       the heap blocks recorded are exactly those of at least MIN bytes, in order, with their
       sizes (stdio's buffer may follow them); every one's free is recorded after it; the
       number of frees lies within glibc's chunk rule. CACHE keeps the sizes between runs.
+  objects_churn_check.py threads FILE THREADS CACHE
+      alloc_churn 1 THREADS: each of THREADS threads other than the main one recorded exactly
+      the sequence's blocks of 1 KiB or more, in order, and none was dropped.
   objects_churn_check.py nospace FILE some|none
       the header says the file system had no room (HWS_OBJFILE_F_NOSPACE) and counts dropped
       records; the blocks recorded are the first of the sequence's blocks of 1 KiB or more
@@ -43,8 +46,9 @@ def churn_sizes(cache=None):
     return sizes.tolist()
 
 
-def read_objs(path):
-    """the header's fields and the (time, addr, size) blocks and (time, addr) frees recorded;
+def read_objs(path, tids=None):
+    """the header's fields and the (time, addr, size) blocks and (time, addr) frees recorded
+    (with @tids a dict: each block's thread id appended to the list of its size there);
     only the header and the records used are read (the file is sparse, 1 GiB)"""
     with open(path, "rb") as f:
         data = f.read(HDR)
@@ -56,13 +60,16 @@ def read_objs(path):
     for off in range(HDR, len(data) - rec_size + 1, rec_size):
         t, n = data[off], data[off + 1]
         if t == 11:  # ALLOCS: (time, addr, size, fn << 32 | site) each
+            tid, = struct.unpack_from("<I", data, off + 4)
             for j in range(n):
                 allocs.append(struct.unpack_from("<QQQQ", data, off + 8 + 32 * j)[:3])
+                if tids is not None:
+                    tids.setdefault(tid, []).append(allocs[-1][2])
         elif t == 8:  # FREES: (time, addr) each
             for j in range(n):
                 frees.append(struct.unpack_from("<QQ", data, off + 8 + 16 * j))
-        elif t in (1, 2, 3):
-            sys.exit("unexpected single ALLOC/FREE/REALLOC record %d" % t)
+        elif t in (1, 3):  # heap blocks go in ALLOCS, frees in FREES (a FREE: a TLS end)
+            sys.exit("unexpected single ALLOC/REALLOC record %d" % t)
     return {"flags": flags, "dropped": dropped}, allocs, frees
 
 
@@ -101,6 +108,23 @@ def check_frees(path, lo, cache):
     return ok and not left and in_rule
 
 
+def check_threads(path, nthreads, cache):
+    want = [s for s in churn_sizes(cache) if s >= 1024]
+    tids = {}
+    hdr, _, _ = read_objs(path, tids)
+    pid, = struct.unpack_from("<I", open(path, "rb").read(HDR), 16)
+    threads = {t: v for t, v in tids.items() if t != pid}
+    same = sum(1 for v in threads.values() if v == want)
+    print("%d threads recorded blocks, %d of them exactly the sequence's %d; dropped %d, "
+          "flags %d" % (len(threads), same, len(want), hdr["dropped"], hdr["flags"]))
+    for t, v in threads.items():
+        if v != want:
+            i = next((i for i, (a, b) in enumerate(zip(v, want)) if a != b), min(len(v), len(want)))
+            print("thread %d: %d blocks, differ from the sequence at %d" % (t, len(v), i))
+    return len(threads) == nthreads and same == nthreads and not hdr["dropped"] and \
+        not hdr["flags"]
+
+
 def check_nospace(path, how):
     sizes = [s for s in churn_sizes() if s >= 1024]
     hdr, allocs, _ = read_objs(path)
@@ -114,6 +138,8 @@ def check_nospace(path, how):
 if __name__ == "__main__":
     if len(sys.argv) == 5 and sys.argv[1] == "frees":
         ok = check_frees(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+    elif len(sys.argv) == 5 and sys.argv[1] == "threads":
+        ok = check_threads(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     elif len(sys.argv) == 4 and sys.argv[1] == "nospace" and sys.argv[3] in ("some", "none"):
         ok = check_nospace(sys.argv[2], sys.argv[3])
     else:

@@ -26,4 +26,12 @@ for min in 1024 1500; do
 	check "min $min: blocks and frees as the threshold says" \
 		python3 "$CHECK" frees "$TMP"/o/*.objs "$min" "$TMP/sizes"
 done
+# four threads making the sequence at once (on this machine's CPUs, more threads than CPUs):
+# they reserve the file's records together and wait for each other where the zeros written
+# ahead of the records end; no record of any is lost or overwritten
+rm -rf "$TMP/o" && mkdir "$TMP/o"
+HWS_OBJECTS_DIR=$TMP/o LD_PRELOAD=$LIB "$WL" 1 4 >"$TMP/out"
+eq "alloc_churn, 4 threads, with the recorder: exit" "$?" 0
+check "4 threads: every thread's blocks recorded, whole and in order" \
+	python3 "$CHECK" threads "$TMP"/o/*.objs 4 "$TMP/sizes"
 finish
