@@ -845,11 +845,11 @@ static SLOW void free_rec(void *p)
 
 EXPORT FAST void free(void *p)
 {
-	if (__builtin_expect(!p || !maybe_recorded(p), 1)) {
-		__libc_free(p);
+	if (__builtin_expect(p != NULL, 1) && __builtin_expect(maybe_recorded(p), 0)) {
+		free_rec(p);
 		return;
 	}
-	free_rec(p);
+	__libc_free(p);
 }
 
 EXPORT void cfree(void *p)
