@@ -109,11 +109,12 @@ static void res_free(struct res *r)
 
 /* the answer for type @t at @off (arrays become their element), found through @var; its
  * index + 1, 0 when @off is outside the type, or -ENOMEM */
-long hws__dt_res_add(struct hws_datatypes *dt, Dwarf_Die *t, int64_t off, const char *var)
+/* the type @t at offset @off names: an array's element at the offset in it (@cur, @off,
+ * and its @size), or false when the offset lies outside the type or it has no size */
+static bool res_type(Dwarf_Die *t, int64_t *poff, Dwarf_Die *pcur, uint64_t *psize)
 {
-	struct hws_strbuf sb = HWS_STRBUF_INIT;
 	Dwarf_Die cur = *t, r;
-	struct res *x;
+	int64_t off = *poff;
 	uint64_t size;
 
 	for (int i = 0; i < MAX_CHAIN; i++) { /* an array: its element */
@@ -129,6 +130,29 @@ long hws__dt_res_add(struct hws_datatypes *dt, Dwarf_Die *t, int64_t off, const 
 		cur = elem;
 	}
 	if (!hws__dt_type_size(&cur, &size) || off < 0 || (uint64_t)off >= size)
+		return false;
+	*poff = off;
+	*pcur = cur;
+	*psize = size;
+	return true;
+}
+
+bool hws__dt_res_valid(Dwarf_Die *t, int64_t off)
+{
+	Dwarf_Die cur;
+	uint64_t size;
+
+	return res_type(t, &off, &cur, &size);
+}
+
+long hws__dt_res_add(struct hws_datatypes *dt, Dwarf_Die *t, int64_t off, const char *var)
+{
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	Dwarf_Die cur;
+	struct res *x;
+	uint64_t size;
+
+	if (!res_type(t, &off, &cur, &size))
 		return 0;
 	if (dt->nres == dt->ares) {
 		size_t na = dt->ares ? dt->ares * 2 : 64;
@@ -219,6 +243,7 @@ int hws__dt_cache_put(struct hws_datatypes *dt, uint32_t file, uint64_t pc, uint
 		if (ns > MAX_CACHE * 2) { /* bounded: start again */
 			memset(dt->cache, 0, dt->csize * sizeof(*dt->cache));
 			dt->cused = 0;
+			dt->npend = 0; /* no entry refers to them now */
 		} else {
 			dt->cache = calloc(ns, sizeof(*dt->cache));
 			if (!dt->cache) {
@@ -263,6 +288,7 @@ static void file_close(struct dfile *f)
 		close(f->fd);
 	free(f->globals);
 	free(f->funcs);
+	free(f->lcache);
 	free(f->path);
 }
 
@@ -511,7 +537,7 @@ static long by_variable(struct query *q, int reg, int64_t disp)
 
 			if (!hws__dt_is_var(&v))
 				continue;
-			k = hws__dt_var_loc(&v, q->pc, &vreg, &voff);
+			k = hws__dt_var_loc(q->f, &v, q->pc, &vreg, &voff);
 			if (!k || !hws__dt_type_of(&v, &t))
 				continue;
 			if ((k == 1 && vreg == reg) || (k == 3 && vreg == reg)) {
@@ -673,7 +699,7 @@ static bool alloc_var(struct query *q, uint64_t pc, int reg, bool mem, int64_t d
 
 			if (!hws__dt_is_var(&v))
 				continue;
-			k = hws__dt_var_loc(&v, pc, &vreg, &voff);
+			k = hws__dt_var_loc(q->f, &v, pc, &vreg, &voff);
 			if (!k || !hws__dt_type_of(&v, &t) || !hws__dt_is_pointer(&t))
 				continue;
 			if ((!mem && k == 1 && vreg == reg) ||
@@ -966,6 +992,7 @@ void hws_datatypes__delete(struct hws_datatypes *dt)
 	for (size_t i = 0; i < dt->nres; i++)
 		res_free(&dt->res[i]);
 	free(dt->res);
+	free(dt->pend);
 	free(dt->cache);
 	free(dt);
 }

@@ -262,77 +262,6 @@ static int globals_add(struct dfile *f, Dwarf_Die *v, size_t *alloc)
 	return 0;
 }
 
-/* the variables of @die's children with a fixed address (globals, static locals) */
-static int globals_walk(struct dfile *f, Dwarf_Die *die, size_t *alloc, int depth)
-{
-	Dwarf_Die c;
-	int err = 0;
-
-	if (depth > MAX_NEST || dwarf_child(die, &c))
-		return 0;
-	do {
-		switch (dwarf_tag(&c)) {
-		case DW_TAG_variable:
-			err = globals_add(f, &c, alloc);
-			break;
-		case DW_TAG_subprogram:
-		case DW_TAG_lexical_block:
-		case DW_TAG_namespace:
-			err = globals_walk(f, &c, alloc, depth + 1);
-			break;
-		default:
-			break;
-		}
-	} while (!err && dwarf_siblingof(&c, &c) == 0);
-	return err;
-}
-
-static int globals_load(struct dfile *f)
-{
-	Dwarf_Off off = 0, next;
-	size_t hsize, alloc = 0;
-	int err = 0;
-
-	f->globals_done = true;
-	while (!err && dwarf_nextcu(f->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu;
-
-		if (dwarf_offdie(f->dw, off + hsize, &cu))
-			err = globals_walk(f, &cu, &alloc, 0);
-		off = next;
-	}
-	hws__qsort(f->globals, f->nglobals, sizeof(*f->globals), global_cmp);
-	return err;
-}
-
-/* the variable with a fixed address covering @addr: its DIE and @addr's offset in it */
-bool hws__dt_global_at(struct dfile *f, uint64_t addr, Dwarf_Die *var, int64_t *off)
-{
-	size_t lo = 0, hi;
-
-	if (!f->globals_done && globals_load(f))
-		return false;
-	hi = f->nglobals;
-	while (lo < hi) { /* the last start <= addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->globals[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* variables may nest (a static local inside nothing else, aliases): look back a few */
-	for (size_t i = lo, n = 0; i-- > 0 && n < 8; n++) {
-		const struct global *g = &f->globals[i];
-
-		if (addr - g->start < g->size) {
-			*off = (int64_t)(addr - g->start);
-			return dwarf_offdie(f->dw, g->die, var) != NULL;
-		}
-	}
-	return false;
-}
-
 #ifdef HWS_HAVE_CAPSTONE
 static int funcs_add(struct dfile *f, Dwarf_Die *fn, size_t *alloc, int depth)
 {
@@ -359,27 +288,115 @@ static int funcs_add(struct dfile *f, Dwarf_Die *fn, size_t *alloc, int depth)
 	return 0;
 }
 
-static int funcs_load(struct dfile *f)
+#endif
+
+/* the variables of @die's children with a fixed address (globals, static locals); with
+ * @falloc (a unit's children), its functions' ranges too (C++ namespaces are not indexed:
+ * libdw's walk finds those) */
+static int globals_walk(struct dfile *f, Dwarf_Die *die, size_t *alloc, size_t *falloc, int depth)
 {
-	Dwarf_Off off = 0, next;
-	size_t hsize, alloc = 0;
+	Dwarf_Die c;
 	int err = 0;
 
-	f->funcs_done = true;
-	while (!err && dwarf_nextcu(f->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu, c;
-
-		if (dwarf_offdie(f->dw, off + hsize, &cu) && !dwarf_child(&cu, &c)) {
-			do {
-				/* C++ namespaces are not indexed: libdw's walk finds those */
-				if (dwarf_tag(&c) == DW_TAG_subprogram)
-					err = funcs_add(f, &c, &alloc, 0);
-			} while (!err && dwarf_siblingof(&c, &c) == 0);
+	if (depth > MAX_NEST || dwarf_child(die, &c))
+		return 0;
+	do {
+		switch (dwarf_tag(&c)) {
+		case DW_TAG_variable:
+			err = globals_add(f, &c, alloc);
+			break;
+		case DW_TAG_subprogram:
+#ifdef HWS_HAVE_CAPSTONE
+			if (falloc)
+				err = funcs_add(f, &c, falloc, 0);
+#endif
+			if (!err)
+				err = globals_walk(f, &c, alloc, NULL, depth + 1);
+			break;
+		case DW_TAG_lexical_block:
+		case DW_TAG_namespace:
+			err = globals_walk(f, &c, alloc, NULL, depth + 1);
+			break;
+		default:
+			break;
 		}
+	} while (!err && dwarf_siblingof(&c, &c) == 0);
+	return err;
+}
+
+/* the file's indexes, in one walk of its units: the variables with a fixed address and the
+ * functions' ranges (the second walk of the same DIEs cost report --sort typeoff 5%) */
+static int index_load(struct dfile *f)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize, alloc = 0, falloc = 0;
+	int err = 0;
+
+	f->globals_done = f->funcs_done = true;
+	while (!err && dwarf_nextcu(f->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(f->dw, off + hsize, &cu))
+			err = globals_walk(f, &cu, &alloc, &falloc, 0);
 		off = next;
 	}
+	hws__qsort(f->globals, f->nglobals, sizeof(*f->globals), global_cmp);
 	hws__qsort(f->funcs, f->nfuncs, sizeof(*f->funcs), global_cmp);
 	return err;
+}
+
+/* the variable with a fixed address covering @addr: its DIE and @addr's offset in it */
+bool hws__dt_global_at(struct dfile *f, uint64_t addr, Dwarf_Die *var, int64_t *off)
+{
+	size_t lo = 0, hi;
+
+	if (!f->globals_done && index_load(f))
+		return false;
+	hi = f->nglobals;
+	while (lo < hi) { /* the last start <= addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->globals[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* variables may nest (a static local inside nothing else, aliases): look back a few */
+	for (size_t i = lo, n = 0; i-- > 0 && n < 8; n++) {
+		const struct global *g = &f->globals[i];
+
+		if (addr - g->start < g->size) {
+			*off = (int64_t)(addr - g->start);
+			return dwarf_offdie(f->dw, g->die, var) != NULL;
+		}
+	}
+	return false;
+}
+
+#ifdef HWS_HAVE_CAPSTONE
+/* the function that starts at @pc, from the index: of the indexed subprograms whose low PC
+ * it is, the first in DIE order (as a walk of the unit's DIEs meets them) */
+bool hws__dt_func_starting(struct dfile *f, uint64_t pc, Dwarf_Die *out)
+{
+	size_t lo = 0, hi, best = SIZE_MAX;
+	Dwarf_Addr low;
+
+	if (!f->funcs_done && index_load(f))
+		return false;
+	hi = f->nfuncs;
+	while (lo < hi) { /* the first entry starting at or after pc */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->funcs[mid].start < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < f->nfuncs && f->funcs[lo].start == pc; lo++)
+		if (best == SIZE_MAX || f->funcs[lo].die < f->funcs[best].die)
+			best = lo;
+	return best != SIZE_MAX && dwarf_offdie(f->dw, f->funcs[best].die, out) &&
+	       !dwarf_lowpc(out, &low) && low == pc;
 }
 
 /* the scopes of @pc, innermost first, the CU last (dwarf_getscopes() without walking the
@@ -391,7 +408,7 @@ int hws__dt_scopes_at(struct dfile *f, uint64_t pc, Dwarf_Die **out)
 	bool found = false;
 
 	*out = NULL;
-	if (!f->funcs_done && funcs_load(f))
+	if (!f->funcs_done && index_load(f))
 		return -ENOMEM;
 	hi = f->nfuncs;
 	while (lo < hi) {
@@ -482,55 +499,10 @@ static Elf_Data *dw_section(Dwarf *dw, const char *name)
 	return scn && sh.sh_type != SHT_NOBITS ? elf_getdata(scn, NULL) : NULL;
 }
 
-/*
- * Whether the location list of attribute @a can be handed to libdw. libdw 0.188 reads a
- * DWARF 5 list's entries checking each expression's ULEB128 length as a signed value: a huge
- * length wraps its read pointer below the section end, and the next read faults (found by
- * fuzz_datatype; input in its corpus). So a list in .debug_loclists is walked here first,
- * every read bounds-checked and at most 65536 entries; anything malformed means "no
- * location". Expressions and DWARF 2-4 lists (.debug_loc: 2-byte lengths) need no check.
- */
-bool hws__dt_loclist_ok(Dwarf_Attribute *a)
+/* the DWARF 5 location list at @p (section end @end, addresses of @asize bytes): whether
+ * every entry up to its end reads within the section (hws__dt_loclist_ok()) */
+static bool loclist_walk(const unsigned char *p, const unsigned char *end, uint8_t asize)
 {
-	Dwarf_Die cu;
-	Dwarf_Half version;
-	uint8_t asize, osize;
-	Dwarf_Word off;
-	Elf_Data *d;
-	const unsigned char *p, *end;
-
-	if (a->form != DW_FORM_sec_offset && a->form != DW_FORM_loclistx)
-		return true;
-	if (!dwarf_cu_die(a->cu, &cu, &version, NULL, &asize, &osize, NULL, NULL))
-		return false;
-	if (version < 5)
-		return true;
-	d = dw_section(dwarf_cu_getdwarf(a->cu), ".debug_loclists");
-	if (!d || !d->d_buf || (asize != 4 && asize != 8) || (osize != 4 && osize != 8))
-		return false;
-	if (a->form == DW_FORM_loclistx) {
-		Dwarf_Attribute ba;
-		Dwarf_Word base = osize == 8 ? 20 : 12, idx, at;
-		const unsigned char *q = a->valp;
-		uint64_t v = 0;
-
-		if (dwarf_attr(&cu, DW_AT_loclists_base, &ba) && dwarf_formudata(&ba, &base))
-			return false;
-		/* the index: a ULEB128 in the DIE (libdw checked the DIE's bounds) */
-		if (!uleb(&q, q + 10, &idx) || idx > d->d_size / osize || base > d->d_size ||
-		    (at = base + idx * osize) > d->d_size - osize)
-			return false;
-		memcpy(&v, (const unsigned char *)d->d_buf + at, osize); /* host = file order */
-		if (v > d->d_size - base)
-			return false;
-		off = base + v;
-	} else if (dwarf_formudata(a, &off)) {
-		return false;
-	}
-	if (off >= d->d_size)
-		return false;
-	p = (const unsigned char *)d->d_buf + off;
-	end = (const unsigned char *)d->d_buf + d->d_size;
 	for (int n = 0; n < 65536; n++) {
 		uint64_t x, len;
 		unsigned int addrs = 0, ulebs = 0;
@@ -580,6 +552,69 @@ bool hws__dt_loclist_ok(Dwarf_Attribute *a)
 	return false;
 }
 
+/*
+ * Whether the location list of attribute @a can be handed to libdw. libdw 0.188 reads a
+ * DWARF 5 list's entries checking each expression's ULEB128 length as a signed value: a huge
+ * length wraps its read pointer below the section end, and the next read faults (found by
+ * fuzz_datatype; input in its corpus). So a list in .debug_loclists is walked here first,
+ * every read bounds-checked and at most 65536 entries; anything malformed means "no
+ * location". Expressions and DWARF 2-4 lists (.debug_loc: 2-byte lengths) need no check.
+ */
+bool hws__dt_loclist_ok(struct dfile *f, Dwarf_Attribute *a)
+{
+	Dwarf_Die cu;
+	Dwarf_Half version;
+	uint8_t asize, osize;
+	Dwarf_Word off;
+	Elf_Data *d;
+	const unsigned char *p, *end;
+	struct lcent *e;
+
+	if (a->form != DW_FORM_sec_offset && a->form != DW_FORM_loclistx)
+		return true;
+	if (!dwarf_cu_die(a->cu, &cu, &version, NULL, &asize, &osize, NULL, NULL))
+		return false;
+	if (version < 5)
+		return true;
+	d = dw_section(dwarf_cu_getdwarf(a->cu), ".debug_loclists");
+	if (!d || !d->d_buf || (asize != 4 && asize != 8) || (osize != 4 && osize != 8))
+		return false;
+	if (a->form == DW_FORM_loclistx) {
+		Dwarf_Attribute ba;
+		Dwarf_Word base = osize == 8 ? 20 : 12, idx, at;
+		const unsigned char *q = a->valp;
+		uint64_t v = 0;
+
+		if (dwarf_attr(&cu, DW_AT_loclists_base, &ba) && dwarf_formudata(&ba, &base))
+			return false;
+		/* the index: a ULEB128 in the DIE (libdw checked the DIE's bounds) */
+		if (!uleb(&q, q + 10, &idx) || idx > d->d_size / osize || base > d->d_size ||
+		    (at = base + idx * osize) > d->d_size - osize)
+			return false;
+		memcpy(&v, (const unsigned char *)d->d_buf + at, osize); /* host = file order */
+		if (v > d->d_size - base)
+			return false;
+		off = base + v;
+	} else if (dwarf_formudata(a, &off)) {
+		return false;
+	}
+	if (off >= d->d_size)
+		return false;
+	p = (const unsigned char *)d->d_buf + off;
+	end = (const unsigned char *)d->d_buf + d->d_size;
+	/* a list is walked once: variables' lists are asked for at every sampled PC */
+	if (!f->lcache)
+		f->lcache = calloc(LCACHE, sizeof(*f->lcache));
+	if (!f->lcache)
+		return loclist_walk(p, end, asize);
+	e = &f->lcache[(((uintptr_t)p * 0x9E3779B97F4A7C15ULL) >> 40) & (LCACHE - 1)];
+	if (e->p != p) {
+		e->p = p;
+		e->ok = loclist_walk(p, end, asize);
+	}
+	return e->ok;
+}
+
 /* the frame base of function @fn at @pc as (register, offset) */
 bool hws__dt_frame_base(struct dfile *f, Dwarf_Die *fn, uint64_t pc, int *reg, int64_t *off)
 {
@@ -587,7 +622,7 @@ bool hws__dt_frame_base(struct dfile *f, Dwarf_Die *fn, uint64_t pc, int *reg, i
 	Dwarf_Op *ops;
 	size_t nops;
 
-	if (!dwarf_attr_integrate(fn, DW_AT_frame_base, &a) || !hws__dt_loclist_ok(&a) ||
+	if (!dwarf_attr_integrate(fn, DW_AT_frame_base, &a) || !hws__dt_loclist_ok(f, &a) ||
 	    dwarf_getlocation_addr(&a, pc, &ops, &nops, 1) != 1 || nops != 1)
 		return false;
 	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31) {
@@ -627,14 +662,14 @@ bool hws__dt_frame_base(struct dfile *f, Dwarf_Die *fn, uint64_t pc, int *reg, i
 
 /* where variable @v is at @pc: kind 1 = in register @reg, 2 = in memory at @reg + @off,
  * 3 = its value is @reg + @off, 4 = at frame base + @off; 0 = none of these */
-int hws__dt_var_loc(Dwarf_Die *v, uint64_t pc, int *reg, int64_t *off)
+int hws__dt_var_loc(struct dfile *f, Dwarf_Die *v, uint64_t pc, int *reg, int64_t *off)
 {
 	Dwarf_Attribute a;
 	Dwarf_Op *ops;
 	size_t nops;
 	unsigned int at;
 
-	if (!dwarf_attr_integrate(v, DW_AT_location, &a) || !hws__dt_loclist_ok(&a) ||
+	if (!dwarf_attr_integrate(v, DW_AT_location, &a) || !hws__dt_loclist_ok(f, &a) ||
 	    dwarf_getlocation_addr(&a, pc, &ops, &nops, 1) != 1 || !nops)
 		return 0;
 	at = ops[0].atom;

@@ -33,6 +33,8 @@
 #define REG_NONE  (-1)
 #define REG_PC	  (-2)
 #define ALLOC_TAG (1ULL << 60) /* cache key: a heap block's type at an offset (daddr) */
+#define LCACHE	  4096	       /* location lists' checks kept per file */
+#define PEND_BIT  (1u << 31)   /* centry.res: an index into hws_datatypes.pend */
 
 struct res {
 	char *name, *field, *var;
@@ -57,6 +59,11 @@ struct dfile {
 	struct global *globals;
 	size_t nglobals;
 	bool globals_done;
+	/* location lists checked (hws__dt_loclist_ok()), by their start: LCACHE, direct-mapped */
+	struct lcent {
+		const unsigned char *p;
+		bool ok;
+	} * lcache;
 	struct global *funcs; /* functions' address ranges, sorted: scopes without a CU walk */
 	size_t nfuncs;
 	bool funcs_done;
@@ -79,6 +86,13 @@ struct hws_datatypes {
 	size_t csize, cused;
 	struct res *res;
 	size_t nres, ares;
+	/* answers of a walk's memory accesses not asked for yet (datatype_track.c): the cache
+	 * entry's res is PEND_BIT | index here; named (hws__dt_res_add()) when asked for */
+	struct pend {
+		Dwarf_Off die;
+		int64_t off;
+	} * pend;
+	size_t npend, apend;
 	uint32_t last_file; /* index + 1 of the last file looked up by path */
 	uint32_t stackop;   /* the "(stack operation)" answer, index + 1 */
 	struct hws_datatypes_stats st;
@@ -120,6 +134,8 @@ struct query {
 
 /* datatype.c: answers, the cache, instructions */
 long hws__dt_res_add(struct hws_datatypes *dt, Dwarf_Die *t, int64_t off, const char *var);
+/* whether hws__dt_res_add() would give an answer (not 0) for @t at @off */
+bool hws__dt_res_valid(Dwarf_Die *t, int64_t off);
 struct centry *hws__dt_cache_slot(struct hws_datatypes *dt, uint32_t file, uint64_t pc,
 				  uint64_t daddr, bool *found);
 int hws__dt_cache_put(struct hws_datatypes *dt, uint32_t file, uint64_t pc, uint64_t daddr,
@@ -146,11 +162,12 @@ bool hws__dt_member_type(Dwarf_Die *t, int64_t *off, Dwarf_Die *out);
 bool hws__dt_global_at(struct dfile *f, uint64_t addr, Dwarf_Die *var, int64_t *off);
 #ifdef HWS_HAVE_CAPSTONE
 int hws__dt_scopes_at(struct dfile *f, uint64_t pc, Dwarf_Die **out);
+bool hws__dt_func_starting(struct dfile *f, uint64_t pc, Dwarf_Die *out);
 /* datatype_dwarf.c: locations */
 bool hws__dt_is_var(Dwarf_Die *d);
-bool hws__dt_loclist_ok(Dwarf_Attribute *a);
+bool hws__dt_loclist_ok(struct dfile *f, Dwarf_Attribute *a);
 bool hws__dt_frame_base(struct dfile *f, Dwarf_Die *fn, uint64_t pc, int *reg, int64_t *off);
-int hws__dt_var_loc(Dwarf_Die *v, uint64_t pc, int *reg, int64_t *off);
+int hws__dt_var_loc(struct dfile *f, Dwarf_Die *v, uint64_t pc, int *reg, int64_t *off);
 
 /* datatype_track.c */
 long hws__dt_by_tracking(struct query *q);

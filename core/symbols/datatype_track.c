@@ -67,13 +67,17 @@ static bool sub_at(Dwarf_Die *die, uint64_t target, int depth, Dwarf_Die *out)
 }
 
 /*
- * the return type of the function starting at @target: its subprogram found by walking the
- * unit's DIEs (libdw 0.188's dwarf_getscopes() leaks on damaged DWARF: fuzz_datatype)
+ * the return type of the function starting at @target: its subprogram from the file's index
+ * of functions, else (a function inside a namespace or class) found by walking the unit's
+ * DIEs (libdw 0.188's dwarf_getscopes() leaks on damaged DWARF: fuzz_datatype). The walk for
+ * every call made report --sort typeoff spend a third of its time in dwarf_siblingof().
  */
 static bool ret_type(struct dfile *f, uint64_t target, Dwarf_Die *out)
 {
 	Dwarf_Die cu, sub;
 
+	if (hws__dt_func_starting(f, target, &sub))
+		return hws__dt_type_of(&sub, out) != NULL;
 	if (!dwarf_addrdie(f->dw, target, &cu))
 		return false;
 	return sub_at(&cu, target, 8, &sub) && hws__dt_type_of(&sub, out) != NULL;
@@ -114,7 +118,8 @@ static int vreg_add(struct vreg **v, size_t *n, size_t *alloc, uint64_t lo, uint
 
 /* the register locations of the variables of @die and its blocks (inlined ones too), read
  * once per walk (looking each variable up at every instruction costs more than the walk) */
-static int vregs_of(Dwarf_Die *die, struct vreg **v, size_t *n, size_t *alloc, int depth)
+static int vregs_of(struct dfile *f, Dwarf_Die *die, struct vreg **v, size_t *n, size_t *alloc,
+		    int depth)
 {
 	Dwarf_Die d;
 	int err = 0;
@@ -132,11 +137,11 @@ static int vregs_of(Dwarf_Die *die, struct vreg **v, size_t *n, size_t *alloc, i
 
 		if (dwarf_tag(&d) == DW_TAG_lexical_block ||
 		    dwarf_tag(&d) == DW_TAG_inlined_subroutine) {
-			err = vregs_of(&d, v, n, alloc, depth + 1);
+			err = vregs_of(f, &d, v, n, alloc, depth + 1);
 			continue;
 		}
 		if (!hws__dt_is_var(&d) || !dwarf_attr_integrate(&d, DW_AT_location, &a) ||
-		    !hws__dt_loclist_ok(&a) || !hws__dt_type_of(&d, &t))
+		    !hws__dt_loclist_ok(f, &a) || !hws__dt_type_of(&d, &t))
 			continue;
 		if (!dwarf_getlocation(&a, &ops, &nops)) { /* one for the whole scope */
 			err = vreg_add(v, n, alloc, 0, UINT64_MAX, ops, nops, &t);
@@ -149,16 +154,82 @@ static int vregs_of(Dwarf_Die *die, struct vreg **v, size_t *n, size_t *alloc, i
 	return err;
 }
 
-/* the variables held in registers at @pc set their registers' types */
-static void vars_at(struct query *q, const struct vreg *v, size_t n, uint64_t pc, struct treg *regs)
+/*
+ * The variables held in registers at each PC of a walk, its PCs rising: @order the locations
+ * by start, @next the first not yet begun, @live those begun and not ended, in the order
+ * vregs_of() found them (a later one of a register wins, as it did when every instruction
+ * looked at every location: that cost report --sort typeoff a sixth of its time).
+ */
+struct vsweep {
+	const struct vreg *v;
+	struct vstart {
+		uint64_t lo;
+		uint32_t i;
+	} * order;
+	uint32_t *live;
+	size_t n, next, nlive;
+};
+
+static int vstart_cmp(const void *a, const void *b)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (pc >= v[i].lo && pc < v[i].hi && v[i].reg < NREGS) {
-			regs[v[i].reg].kind = TR_TYPE;
-			regs[v[i].reg].type = v[i].type;
-			regs[v[i].reg].off = 0;
+	const struct vstart *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static int vsweep_init(struct vsweep *w, const struct vreg *v, size_t n)
+{
+	*w = (struct vsweep){.v = v, .n = n};
+	if (!n)
+		return 0;
+	w->order = malloc(n * sizeof(*w->order));
+	w->live = malloc(n * sizeof(*w->live));
+	if (!w->order || !w->live) {
+		free(w->order);
+		free(w->live);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		w->order[i] = (struct vstart){.lo = v[i].lo, .i = (uint32_t)i};
+	hws__qsort(w->order, n, sizeof(*w->order), vstart_cmp);
+	return 0;
+}
+
+static void vsweep_free(struct vsweep *w)
+{
+	free(w->order);
+	free(w->live);
+}
+
+/* the variables held in registers at @pc (rising from call to call) set their types */
+static void vars_at(struct vsweep *w, uint64_t pc, struct treg *regs)
+{
+	const struct vreg *v = w->v;
+	size_t k = 0;
+
+	for (; w->next < w->n && w->order[w->next].lo <= pc; w->next++) {
+		uint32_t i = w->order[w->next].i;
+		size_t j = w->nlive++;
+
+		for (; j && w->live[j - 1] > i; j--) /* kept in the order found */
+			w->live[j] = w->live[j - 1];
+		w->live[j] = i;
+	}
+	for (size_t j = 0; j < w->nlive; j++) {
+		const struct vreg *x = &v[w->live[j]];
+
+		if (pc >= x->hi)
+			continue; /* ended: dropped */
+		w->live[k++] = w->live[j];
+		if (x->reg < NREGS) {
+			regs[x->reg].kind = TR_TYPE;
+			regs[x->reg].type = x->type;
+			regs[x->reg].off = 0;
 		}
 	}
+	w->nlive = k;
 }
 
 /* the type a load from @op gives, as perf's update_insn_state() for x86 mov */
@@ -194,18 +265,19 @@ static bool load_type(struct query *q, struct treg *regs, const struct operand *
 	return true;
 }
 
-/* the answer at instruction @in from the registers' types */
-static long track_answer(struct query *q, struct treg *regs, const cs_insn *in)
+/* the answer at instruction @in from the registers' types: the type and offset to name (in
+ * @out), if they name one */
+static bool track_answer(struct query *q, struct treg *regs, const cs_insn *in, struct pend *out)
 {
 	struct operand op;
 	Dwarf_Die t;
-	long r = 0;
 
 	if (!hws__dt_mem_operand(q->f, in, &op))
-		return 0;
-	for (int pass = 0; pass < 2 && !r; pass++) {
+		return false;
+	for (int pass = 0; pass < 2; pass++) {
 		int reg = pass ? op.index : op.base;
 		struct treg *tr;
+		int64_t off;
 
 		if (reg < 0 || reg >= NREGS)
 			continue;
@@ -213,11 +285,50 @@ static long track_answer(struct query *q, struct treg *regs, const cs_insn *in)
 		if (!tr->kind || !dwarf_offdie(q->f->dw, tr->type, &t))
 			continue;
 		if (tr->kind == TR_PTR)
-			r = hws__dt_res_add(q->dt, &t, tr->off + op.disp, NULL);
+			off = tr->off + op.disp;
 		else if (hws__dt_is_pointer(&t) && hws__dt_pointee(&t, &t))
-			r = hws__dt_res_add(q->dt, &t, hws__dt_wrap(&t, op.disp), NULL);
+			off = hws__dt_wrap(&t, op.disp);
+		else
+			continue;
+		if (hws__dt_res_valid(&t, off)) {
+			*out = (struct pend){.die = dwarf_dieoffset(&t), .off = off};
+			return true;
+		}
 	}
-	return r;
+	return false;
+}
+
+/* the answer of the memory access at @pc, named only when a sample asks for it (naming every
+ * access of every function walked took a quarter of a walk): a pending entry of the cache */
+static int pend_put(struct query *q, uint64_t pc, const struct pend *p)
+{
+	struct hws_datatypes *dt = q->dt;
+	struct centry *e;
+	bool found;
+	int err;
+
+	/* the entry first: the cache, when full, starts again, pending answers too */
+	err = hws__dt_cache_put(dt, q->fidx, pc, TRACK_TAG, 0);
+	if (err)
+		return err;
+	if (dt->npend == dt->apend) {
+		size_t na = dt->apend ? dt->apend * 2 : 256;
+		struct pend *v;
+
+		if (na >= PEND_BIT)
+			return 0; /* left unknown */
+		v = realloc(dt->pend, na * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		dt->pend = v;
+		dt->apend = na;
+	}
+	e = hws__dt_cache_slot(dt, q->fidx, pc, TRACK_TAG, &found);
+	if (found) {
+		dt->pend[dt->npend] = *p;
+		e->res = PEND_BIT | (uint32_t)dt->npend++;
+	}
+	return 0;
 }
 
 /* the registers' types followed from the function's start through [start, end), once per
@@ -226,6 +337,7 @@ static int walk(struct query *q, Dwarf_Die *fn, uint64_t start, uint64_t end)
 {
 	struct treg regs[NREGS] = {{0}};
 	const uint8_t *code;
+	struct vsweep sw;
 	struct vreg *vr = NULL;
 	uint64_t addr;
 	size_t len, nvr = 0, alloc = 0;
@@ -236,12 +348,13 @@ static int walk(struct query *q, Dwarf_Die *fn, uint64_t start, uint64_t end)
 	code = hws__dt_code_at(q->f, start, &len);
 	if (!code)
 		return 0;
-	if (vregs_of(fn, &vr, &nvr, &alloc, 0)) {
+	if (vregs_of(q->f, fn, &vr, &nvr, &alloc, 0) || vsweep_init(&sw, vr, nvr)) {
 		free(vr);
 		return -ENOMEM;
 	}
 	in = hws__dt_capstone.malloc(q->f->cs);
 	if (!in) {
+		vsweep_free(&sw);
 		free(vr);
 		return -ENOMEM;
 	}
@@ -249,18 +362,14 @@ static int walk(struct query *q, Dwarf_Die *fn, uint64_t start, uint64_t end)
 	for (int n = 0; n < MAX_INSNS && addr < end && !err; n++) {
 		const cs_x86 *x;
 		struct operand op;
-		long r;
+		struct pend pd;
 		int dst;
 
-		vars_at(q, vr, nvr, addr, regs);
+		vars_at(&sw, addr, regs);
 		if (!hws__dt_capstone.disasm_iter(q->f->cs, &code, &len, &addr, in))
 			break;
-		r = track_answer(q, regs, in);
-		if (r > 0)
-			err =
-			    hws__dt_cache_put(q->dt, q->fidx, in->address, TRACK_TAG, (uint32_t)r);
-		else if (r < 0)
-			err = (int)r;
+		if (track_answer(q, regs, in, &pd))
+			err = pend_put(q, in->address, &pd);
 		x = &in->detail->x86;
 		if (in->id == X86_INS_CALL) {
 			static const int clobbered[] = {0, 1, 2, 4, 5, 8, 9, 10, 11};
@@ -330,6 +439,7 @@ static int walk(struct query *q, Dwarf_Die *fn, uint64_t start, uint64_t end)
 		}
 	}
 	hws__dt_capstone.free(in, 1);
+	vsweep_free(&sw);
 	free(vr);
 	return err;
 }
@@ -365,6 +475,22 @@ long hws__dt_by_tracking(struct query *q)
 			return err;
 	}
 	e = hws__dt_cache_slot(q->dt, q->fidx, q->pc, TRACK_TAG, &found);
-	return found ? e->res : 0;
+	if (!found)
+		return 0;
+	if (e->res & PEND_BIT) { /* named now, once */
+		struct pend p = q->dt->pend[e->res & ~PEND_BIT];
+		Dwarf_Die t;
+		long r = 0;
+
+		if (dwarf_offdie(q->f->dw, p.die, &t))
+			r = hws__dt_res_add(q->dt, &t, p.off, NULL);
+		if (r < 0)
+			return r;
+		e = hws__dt_cache_slot(q->dt, q->fidx, q->pc, TRACK_TAG, &found);
+		if (found)
+			e->res = (uint32_t)r;
+		return r;
+	}
+	return e->res;
 }
 #endif
