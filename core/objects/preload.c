@@ -360,10 +360,11 @@ static bool fill(uint64_t have, uint64_t to)
 		size_t n = to - have < sizeof(zeros) ? (size_t)(to - have) : sizeof(zeros);
 		ssize_t w = pwrite(rec_fd, zeros, n, (off_t)(sizeof(*hdr) + have));
 
-		if (w <= 0 && errno != EINTR)
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
 			return false;
-		if (w > 0)
-			have += (uint64_t)w;
+		have += (uint64_t)w;
 	}
 	return true;
 }

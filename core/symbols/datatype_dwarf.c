@@ -236,6 +236,22 @@ static int global_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* @g appended to the index @v (@n entries, room for @alloc) */
+static int global_push(struct global **v, size_t *n, size_t *alloc, struct global g)
+{
+	if (*n == *alloc) {
+		size_t na = *alloc ? *alloc * 2 : 64;
+		struct global *x = realloc(*v, na * sizeof(*x));
+
+		if (!x)
+			return -ENOMEM;
+		*v = x;
+		*alloc = na;
+	}
+	(*v)[(*n)++] = g;
+	return 0;
+}
+
 static int globals_add(struct dfile *f, Dwarf_Die *v, size_t *alloc)
 {
 	Dwarf_Attribute a;
@@ -248,43 +264,29 @@ static int globals_add(struct dfile *f, Dwarf_Die *v, size_t *alloc)
 	    nops != 1 || ops[0].atom != DW_OP_addr || !hws__dt_type_of(v, &t) ||
 	    !hws__dt_type_size(&t, &size) || !size)
 		return 0;
-	if (f->nglobals == *alloc) {
-		size_t na = *alloc ? *alloc * 2 : 64;
-		struct global *g = realloc(f->globals, na * sizeof(*g));
-
-		if (!g)
-			return -ENOMEM;
-		f->globals = g;
-		*alloc = na;
-	}
-	f->globals[f->nglobals++] =
-	    (struct global){.start = ops[0].number, .size = size, .die = dwarf_dieoffset(v)};
-	return 0;
+	return global_push(
+	    &f->globals, &f->nglobals, alloc,
+	    (struct global){.start = ops[0].number, .size = size, .die = dwarf_dieoffset(v)});
 }
 
 #ifdef HWS_HAVE_CAPSTONE
-static int funcs_add(struct dfile *f, Dwarf_Die *fn, size_t *alloc, int depth)
+static int funcs_add(struct dfile *f, Dwarf_Die *fn, size_t *alloc)
 {
 	Dwarf_Addr base, lo, hi;
 	ptrdiff_t off = 0;
 	int k = 0;
 
 	while (k++ < 64 && (off = dwarf_ranges(fn, off, &base, &lo, &hi)) > 0) {
+		int err;
+
 		if (hi <= lo)
 			continue;
-		if (f->nfuncs == *alloc) {
-			size_t na = *alloc ? *alloc * 2 : 256;
-			struct global *g = realloc(f->funcs, na * sizeof(*g));
-
-			if (!g)
-				return -ENOMEM;
-			f->funcs = g;
-			*alloc = na;
-		}
-		f->funcs[f->nfuncs++] =
-		    (struct global){.start = lo, .size = hi - lo, .die = dwarf_dieoffset(fn)};
+		err = global_push(
+		    &f->funcs, &f->nfuncs, alloc,
+		    (struct global){.start = lo, .size = hi - lo, .die = dwarf_dieoffset(fn)});
+		if (err)
+			return err;
 	}
-	(void)depth;
 	return 0;
 }
 
@@ -308,7 +310,7 @@ static int globals_walk(struct dfile *f, Dwarf_Die *die, size_t *alloc, size_t *
 		case DW_TAG_subprogram:
 #ifdef HWS_HAVE_CAPSTONE
 			if (falloc)
-				err = funcs_add(f, &c, falloc, 0);
+				err = funcs_add(f, &c, falloc);
 #endif
 			if (!err)
 				err = globals_walk(f, &c, alloc, NULL, depth + 1);
