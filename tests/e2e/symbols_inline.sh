@@ -97,7 +97,10 @@ check "JSON: inlined entry with srcline, then its frame" grep -qE \
 eq "JSON --no-inline: no inlined entries" \
 	"$("$HWS_BIN" dump -i "$TMP/h.data" --json --sym --no-inline 2>/dev/null | grep -c '"inlined"')" 0
 
-check "--folded: cc_mix under cc_leaf" grep -q ";cc_leaf;cc_mix [0-9]" \
+# cc_mix is inlined into cc_leaf, cc_cmp and main: 200 samples may hold it under any of them
+# (a fresh-clone run once had it under cc_cmp and main only)
+check "--folded: cc_mix under a function it is inlined into" \
+	grep -qE "(^|;)(cc_leaf|cc_cmp|main);cc_mix [0-9]" \
 	<("$HWS_BIN" report -i "$TMP/h.data" --folded 2>/dev/null)
 eq "--folded --no-inline: no cc_mix" \
 	"$("$HWS_BIN" report -i "$TMP/h.data" --folded --no-inline 2>/dev/null | grep -c cc_mix)" 0
