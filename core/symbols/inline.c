@@ -180,6 +180,17 @@ static void walk_scopes(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int *n
 			continue;
 		if (dwarf_haspc(&c, pc) != 1)
 			continue;
+		if (func) {
+			/* aliases: GNU as gives each name of an assembler function (__munmap,
+			 * __GI_munmap, ...) a subprogram of the same range, one after another;
+			 * binutils' addr2line, which perf 6.1 asks, names the last (of equal
+			 * ranges, the DIE read last) */
+			Dwarf_Die nx = c;
+
+			while (!dwarf_siblingof(&nx, &nx) && dwarf_tag(&nx) == tag &&
+			       dwarf_haspc(&nx, pc) == 1)
+				c = nx;
+		}
 		if (func && *n < max)
 			out[(*n)++] = c;
 		walk_scopes(&c, pc, out, n, max, depth + 1);
