@@ -94,8 +94,9 @@ enum { ST_NONE, ST_INIT, ST_ON, ST_OFF };
 static int state;
 static struct hws_objfile *hdr;
 static uint8_t *recs;
-/* the file stays open to allocate its space ahead of the records (space_for()): a store to a
- * page the file system has no room for would kill the program with SIGBUS */
+/* the file stays open to allocate its space and write its pages ahead of the records
+ * (space_for()): a store to a page the file system has no room for would kill the program
+ * with SIGBUS */
 static int rec_fd = -1;
 static uint64_t room_end; /* bytes of records the file system has given room for */
 /* bytes of records whose pages are in the page cache, written with zeros (space_for()): a

@@ -107,8 +107,6 @@ static void res_free(struct res *r)
 	free(r->var);
 }
 
-/* the answer for type @t at @off (arrays become their element), found through @var; its
- * index + 1, 0 when @off is outside the type, or -ENOMEM */
 /* the type @t at offset @off names: an array's element at the offset in it (@cur, @off,
  * and its @size), or false when the offset lies outside the type or it has no size */
 static bool res_type(Dwarf_Die *t, int64_t *poff, Dwarf_Die *pcur, uint64_t *psize)
@@ -145,6 +143,8 @@ bool hws__dt_res_valid(Dwarf_Die *t, int64_t off)
 	return res_type(t, &off, &cur, &size);
 }
 
+/* the answer for type @t at @off (arrays become their element), found through @var; its
+ * index + 1, 0 when @off is outside the type, or -ENOMEM */
 long hws__dt_res_add(struct hws_datatypes *dt, Dwarf_Die *t, int64_t off, const char *var)
 {
 	struct hws_strbuf sb = HWS_STRBUF_INIT;

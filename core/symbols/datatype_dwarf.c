@@ -347,22 +347,30 @@ static int index_load(struct dfile *f)
 	return err;
 }
 
-/* the variable with a fixed address covering @addr: its DIE and @addr's offset in it */
-bool hws__dt_global_at(struct dfile *f, uint64_t addr, Dwarf_Die *var, int64_t *off)
+/* the entries of index @v (@n, sorted by start) that start at or before @addr: their count */
+static size_t global_upto(const struct global *v, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t lo = 0, hi = n;
 
-	if (!f->globals_done && index_load(f))
-		return false;
-	hi = f->nglobals;
-	while (lo < hi) { /* the last start <= addr */
+	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (f->globals[mid].start <= addr)
+		if (v[mid].start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* the variable with a fixed address covering @addr: its DIE and @addr's offset in it */
+bool hws__dt_global_at(struct dfile *f, uint64_t addr, Dwarf_Die *var, int64_t *off)
+{
+	size_t lo;
+
+	if (!f->globals_done && index_load(f))
+		return false;
+	lo = global_upto(f->globals, f->nglobals, addr);
 	/* variables may nest (a static local inside nothing else, aliases): look back a few */
 	for (size_t i = lo, n = 0; i-- > 0 && n < 8; n++) {
 		const struct global *g = &f->globals[i];
@@ -380,23 +388,14 @@ bool hws__dt_global_at(struct dfile *f, uint64_t addr, Dwarf_Die *var, int64_t *
  * it is, the first in DIE order (as a walk of the unit's DIEs meets them) */
 bool hws__dt_func_starting(struct dfile *f, uint64_t pc, Dwarf_Die *out)
 {
-	size_t lo = 0, hi, best = SIZE_MAX;
+	size_t i, best = SIZE_MAX;
 	Dwarf_Addr low;
 
 	if (!f->funcs_done && index_load(f))
 		return false;
-	hi = f->nfuncs;
-	while (lo < hi) { /* the first entry starting at or after pc */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->funcs[mid].start < pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < f->nfuncs && f->funcs[lo].start == pc; lo++)
-		if (best == SIZE_MAX || f->funcs[lo].die < f->funcs[best].die)
-			best = lo;
+	for (i = global_upto(f->funcs, f->nfuncs, pc); i > 0 && f->funcs[i - 1].start == pc; i--)
+		if (best == SIZE_MAX || f->funcs[i - 1].die < f->funcs[best].die)
+			best = i - 1;
 	return best != SIZE_MAX && dwarf_offdie(f->dw, f->funcs[best].die, out) &&
 	       !dwarf_lowpc(out, &low) && low == pc;
 }
@@ -406,21 +405,13 @@ bool hws__dt_func_starting(struct dfile *f, uint64_t pc, Dwarf_Die *out)
 int hws__dt_scopes_at(struct dfile *f, uint64_t pc, Dwarf_Die **out)
 {
 	Dwarf_Die fn, cu, cur, *v;
-	size_t lo = 0, hi, n = 0;
+	size_t lo, n = 0;
 	bool found = false;
 
 	*out = NULL;
 	if (!f->funcs_done && index_load(f))
 		return -ENOMEM;
-	hi = f->nfuncs;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->funcs[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = global_upto(f->funcs, f->nfuncs, pc);
 	if (lo && pc - f->funcs[lo - 1].start < f->funcs[lo - 1].size)
 		found = dwarf_offdie(f->dw, f->funcs[lo - 1].die, &fn) != NULL;
 	/* not indexed (C++ namespaces, odd DWARF): no scopes; libdw 0.188's dwarf_getscopes()
