@@ -97,11 +97,16 @@ check "JSON: inlined entry with srcline, then its frame" grep -qE \
 eq "JSON --no-inline: no inlined entries" \
 	"$("$HWS_BIN" dump -i "$TMP/h.data" --json --sym --no-inline 2>/dev/null | grep -c '"inlined"')" 0
 
-# cc_mix is inlined into cc_leaf, cc_cmp and main: 200 samples may hold it under any of them
-# (a fresh-clone run once had it under cc_cmp and main only)
-check "--folded: cc_mix under a function it is inlined into" \
-	grep -qE "(^|;)(cc_leaf|cc_cmp|main);cc_mix [0-9]" \
-	<("$HWS_BIN" report -i "$TMP/h.data" --folded 2>/dev/null)
+# cc_mix is inlined into cc_leaf, cc_cmp and main, and 200 samples need not have one in cc_leaf
+# (a fresh-clone run had none): up to four more recordings, as for fp.data above
+cp "$TMP/h.data" "$TMP/hf.data"
+for try in 1 2 3 4 5; do
+	"$HWS_BIN" report -i "$TMP/hf.data" --folded >"$TMP/hf.txt" 2>/dev/null
+	grep -q ";cc_leaf;cc_mix [0-9]" "$TMP/hf.txt" && break
+	[ $try = 5 ] || "$HWS_BIN" -q -b sw -e cpu-clock -c 1000000 --call-graph dwarf \
+		-o "$TMP/hf.data" -- "$WL/callchain_nofp" 0.2 >/dev/null 2>&1
+done
+check "--folded: cc_mix under cc_leaf" grep -q ";cc_leaf;cc_mix [0-9]" "$TMP/hf.txt"
 eq "--folded --no-inline: no cc_mix" \
 	"$("$HWS_BIN" report -i "$TMP/h.data" --folded --no-inline 2>/dev/null | grep -c cc_mix)" 0
 "$HWS_BIN" report -i "$TMP/h.data" --folded >"$TMP/fo.txt" 2>/dev/null
