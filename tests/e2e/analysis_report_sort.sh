@@ -6,6 +6,7 @@
 #     in combinations (comm, pid, dso, sym, cpu, comm,dso,sym, pid,sym, dso,sym);
 #  2. a multi-process recording (cpu-clock + page-faults with -d: two sections, two units):
 #     comm, pid, dso, cpu, comm,dso (symbol names of libraries are the names half of issue 20);
+#     data_page against the samples' own pages (analysis_report_page_check.py);
 #  3. filters on it: --comms, --pid, --tid, --dsos, --symbols, --time (slices, ranges), and
 #     --time percentages on hwsample's recording (its HEADER_SAMPLE_TIME);
 #  4. memory keys with --mem-mode on the perf_data_converter PEBS recording and generated
@@ -67,6 +68,18 @@ perf record -q -e cpu-clock,page-faults -c 20000 -d -o "$TMP/m.data" -- \
 check "two events: two sections" test "$("$HWS_BIN" report -i "$TMP/m.data" --sort comm | grep -c '^# Samples:')" = 2
 for k in comm pid dso comm,dso; do
 	same "two events --sort $k" "$TMP/m.data" "--sort $k" "--no-children --sort $k"
+done
+# --sort data_page (perf 6.1 has no page key): the rows are the samples' data pages (by process
+# below the kernel's half) with their share of the period (analysis_report_page_check.py), on
+# that file and on one of every page fault of memdemo, where some pages take several samples
+perf record -q -e page-faults -c 1 -d -o "$TMP/pf.data" -- sh -c "$W >/dev/null" \
+	>/dev/null 2>"$TMP/rec.err" || skip "perf record failed: $(head -c 300 "$TMP/rec.err")"
+for f in m pf; do
+	perf script -i "$TMP/$f.data" -F pid,period,event,addr >"$TMP/$f.script" 2>/dev/null
+	"$HWS_BIN" report -i "$TMP/$f.data" --sort data_page --stdio >"$TMP/$f.page" 2>/dev/null
+	check "$f.data --sort data_page: the samples' pages and shares" \
+		python3 "$HWS_SOURCE_DIR/tests/e2e/analysis_report_page_check.py" "$TMP/$f.script" \
+		"$TMP/$f.page"
 done
 for flt in "--comms memdemo" "--comms memdemo,ls" "--dsos memdemo" \
 	"--comms memdemo --dsos memdemo" "--time 10%/2" "--time 0%-50%"; do
