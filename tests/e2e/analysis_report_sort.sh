@@ -12,7 +12,8 @@
 #  4. memory keys with --mem-mode on the perf_data_converter PEBS recording and generated
 #     PEBS files (Skylake, Sapphire Rapids, Alder Lake): mem, snoop, tlb, locked, blocked,
 #     symbol_daddr, dso_daddr, dcacheline, local_weight, combinations, and the default
-#     `perf mem report` view;
+#     `perf mem report` view; the statistics columns sample, weight and avg_weight against
+#     the samples (analysis_report_stats_check.py);
 #  5. srcline as perf 6.1 prints it (the file's last component, "SYM+OFFSET" without a line,
 #     "DSO[VADDR]" without a symbol) on the memdemo recording and on a stripped non-PIE
 #     program built here (no symbols: sym and srcline give the map-relative address and the
@@ -232,5 +233,12 @@ for f in "${files[@]}"; do
 		same "$(basename "$f") --mem --sort $k" "$f" "--mem --sort $k" "--no-children --mem-mode --sort $k"
 	done
 	same "$(basename "$f") --mem (perf mem report)" "$f" "--mem" "" mem\ report
+	# the statistics columns (samples, total and average weight of a row) against the samples
+	perf script -i "$f" -F cpu,event,weight >"$TMP/w.script" 2>/dev/null
+	"$HWS_BIN" report -i "$f" --mem --stdio --sort cpu,sample,weight,avg_weight \
+		>"$TMP/w.txt" 2>/dev/null
+	check "$(basename "$f") --sort cpu,sample,weight,avg_weight: the samples' counts and weights" \
+		python3 "$HWS_SOURCE_DIR/tests/e2e/analysis_report_stats_check.py" "$TMP/w.script" \
+		"$TMP/w.txt"
 done
 finish
