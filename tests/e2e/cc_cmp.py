@@ -8,14 +8,19 @@ workload or the kernel (libc/ld.so symbols have aliases that each tool may pick 
 Prints a summary; exit 1 on any difference, with the first few shown.
 usage: cc_cmp.py PERF_SCRIPT_OUT HWS_DUMP_OUT WORKLOAD_PATH [MIN_DEEP]
 MIN_DEEP: at least this many samples must have a frame in the workload below main (a chain
-that went through several workload functions)."""
+that went through several workload functions). perf 6.1's `_init+0xOFF` for an address in a
+PLT entry is first turned into the entry's name (lib/perf61_plt.py), which hwsample gives."""
+import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+from perf61_plt import rewrite_line  # noqa: E402
 
-def parse(path):
+
+def parse(path, fix=lambda line: line):
     samples = []
     for line in open(path, errors="replace"):
-        line = line.rstrip("\n")
+        line = fix(line.rstrip("\n"))
         if not line:
             continue
         if line.startswith("\t"):
@@ -30,7 +35,7 @@ def parse(path):
 
 
 def main():
-    a, b, wl = parse(sys.argv[1]), parse(sys.argv[2]), sys.argv[3]
+    a, b, wl = parse(sys.argv[1], rewrite_line), parse(sys.argv[2]), sys.argv[3]
     min_deep = int(sys.argv[4]) if len(sys.argv) > 4 else 0
     bad = []
     if len(a) != len(b):

@@ -23,6 +23,13 @@ perf script -i "$TMP/b.data" -F ip,dso 2>/dev/null >"$TMP/p.txt"
 "$HWS_BIN" dump -i "$TMP/b.data" -F ip,dso 2>/dev/null >"$TMP/h.txt"
 check "perf script has the 2000 breakpoint samples" test "$(wc -l <"$TMP/p.txt")" -ge 2000
 check "dump -F ip,dso equals perf script" cmp -s "$TMP/p.txt" "$TMP/h.txt"
+# perf 6.1's names through tests/e2e/lib/perf61_plt.py (its _init+0xOFF made the entry objdump
+# labels there, as the e2e tests comparing names with perf script do) equal dump's
+perf script -i "$TMP/b.data" -F ip,sym,symoff,dso 2>/dev/null |
+	python3 "$HWS_SOURCE_DIR/tests/e2e/lib/perf61_plt.py" >"$TMP/pn.txt"
+"$HWS_BIN" dump -i "$TMP/b.data" -F ip,sym,symoff,dso 2>/dev/null >"$TMP/hn.txt"
+check "perf script's _init+0xOFF names, made the PLT entry's, equal dump -F ip,sym,symoff,dso" \
+	cmp -s "$TMP/pn.txt" "$TMP/hn.txt"
 "$HWS_BIN" dump -i "$TMP/b.data" -F ip,sym,symoff 2>/dev/null | sort | uniq -c >"$TMP/names"
 eq "every sample named strlen@plt+0x0" "$(awk '{print $1, $3}' "$TMP/names")" \
 	"$(wc -l <"$TMP/p.txt") strlen@plt+0x0"
