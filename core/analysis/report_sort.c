@@ -261,15 +261,19 @@ static bool anon_dso(const char *dso)
 
 /*
  * perf 6.1's srcline column (Linux tools/perf/util/srcline.c): "FILE:LINE", FILE's last component
- * unless whole paths were asked; without a line, "SYM+OFFSET" (decimal); without a symbol either,
- * "DSO[ADDR]", ADDR as objdump shows it (the ELF vaddr). In @b; returns the text.
+ * unless whole paths were asked; without a line, what addr2line gives in an ELF function
+ * symbol, "FILE:0" (hws_symbols__a2l_file()); else "SYM+OFFSET" (decimal); without a symbol
+ * either, "DSO[ADDR]", ADDR as objdump shows it (the ELF vaddr). In @b; returns the text.
  */
 static const char *srcline_text(struct hws_hist *h, const struct ctx *c, char *b, size_t sz)
 {
 	const struct hws_symbol *sym = &c->code;
+	const char *f = sym->srcfile;
 
-	if (sym->srcfile) {
-		const char *f = sym->srcfile, *base = strrchr(f, '/');
+	if (!f && c->syms && !anon_dso(sym->dso))
+		f = hws_symbols__a2l_file(c->syms, sym->dso, sym->dso_addr);
+	if (f) {
+		const char *base = strrchr(f, '/');
 
 		snprintf(b, sz, "%s:%u", h->full_src || !base ? f : base + 1, sym->line);
 	} else if (sym->name) {

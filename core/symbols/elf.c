@@ -46,6 +46,10 @@ void dso__unload(struct dso *d)
 		close(d->fd);
 	free(d->syms);
 	free(d->names);
+	free(d->a2l);
+	d->a2l = NULL;
+	d->nr_a2l = 0;
+	d->a2l_state = 0;
 	d->dw = NULL;
 	d->dbg_elf = d->elf = NULL;
 	d->dbg_fd = d->fd = -1;
@@ -781,4 +785,116 @@ void dso__srcline(struct dso *d, uint64_t vaddr, struct hws_symbol *out)
 			out->line = line > 0 ? (uint32_t)line : 0;
 		}
 	}
+}
+
+/* a function symbol as binutils' addr2line sees it (dso__a2l_file()) */
+struct a2l_sym {
+	uint64_t start, size;
+	const char *file; /* the STT_FILE before a local symbol; NULL for others */
+	size_t shndx, idx;
+};
+
+static int a2l_cmp(const void *a, const void *b)
+{
+	const struct a2l_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static Elf *a2l_elf(const struct dso *d)
+{
+	return d->dbg_elf && has_section(d->dbg_elf, SHT_SYMTAB, NULL) ? d->dbg_elf : d->elf;
+}
+
+static int a2l_read(struct dso *d)
+{
+	Elf *e = a2l_elf(d);
+	const char *file = NULL;
+	size_t n, cap = 0;
+	Elf_Data *data;
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (!e || !has_section(e, 0, ".debug_line") || !(scn = find_symtab(e, &sh)) ||
+	    !sh.sh_entsize || !(data = elf_getdata(scn, NULL)))
+		return -1;
+	n = sh.sh_size / sh.sh_entsize;
+	for (size_t i = 0; i < n && i < MAX_SYMS; i++) {
+		GElf_Sym es;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &es))
+			break;
+		type = GELF_ST_TYPE(es.st_info);
+		if (type == STT_FILE) {
+			file = elf_strptr(e, sh.sh_link, es.st_name);
+			continue;
+		}
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || es.st_shndx == SHN_UNDEF ||
+		    es.st_shndx >= SHN_LORESERVE)
+			continue;
+		if (d->nr_a2l == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			struct a2l_sym *t = realloc(d->a2l, nc * sizeof(*t));
+
+			if (!t)
+				return -1;
+			d->a2l = t;
+			cap = nc;
+		}
+		d->a2l[d->nr_a2l++] = (struct a2l_sym){
+		    es.st_value, es.st_size, GELF_ST_BIND(es.st_info) == STB_LOCAL ? file : NULL,
+		    es.st_shndx, i};
+	}
+	if (!d->nr_a2l)
+		return -1;
+	qsort(d->a2l, d->nr_a2l, sizeof(*d->a2l), a2l_cmp);
+	return 1;
+}
+
+const char *dso__a2l_file(struct dso *d, uint64_t vaddr)
+{
+	Elf *e = a2l_elf(d);
+	Elf_Scn *scn = NULL;
+	const struct a2l_sym *best = NULL;
+	size_t lo = 0, hi;
+	GElf_Shdr sh;
+
+	if (!d->a2l_state)
+		d->a2l_state = a2l_read(d);
+	if (d->a2l_state < 0)
+		return NULL;
+	/* the first allocated section holding it, as addr2line looks through them */
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_ALLOC) &&
+		    vaddr - sh.sh_addr < sh.sh_size)
+			break;
+	if (!scn)
+		return NULL;
+	hi = d->nr_a2l;
+	while (lo < hi) { /* lo: the first symbol starting above vaddr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->a2l[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the nearest of that section at or below vaddr, whatever its size (of equal starts,
+	 * the first of the largest size) */
+	for (size_t k = lo; k-- > 0 && d->a2l[k].start >= sh.sh_addr;) {
+		const struct a2l_sym *y = &d->a2l[k];
+
+		if (y->shndx != elf_ndxscn(scn))
+			continue;
+		if (best && y->start != best->start)
+			break;
+		if (!best || y->size >= best->size)
+			best = y;
+	}
+	if (!best)
+		return NULL;
+	return best->file ? best->file : "??";
 }

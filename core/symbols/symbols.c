@@ -1098,6 +1098,15 @@ int hws_symbols__resolve_file(struct hws_symbols *s, const char *path, uint64_t 
 	return out->name != NULL;
 }
 
+const char *hws_symbols__a2l_file(struct hws_symbols *s, const char *path, uint64_t vaddr)
+{
+	struct dso *d;
+
+	if (special_path(path) || !(d = dso_get(s, path)) || dso_load(s, d))
+		return NULL;
+	return dso__a2l_file(d, vaddr);
+}
+
 int hws_symbols__inlines(struct hws_symbols *s, uint32_t pid, uint64_t addr,
 			 const struct hws_inline_frame **frames)
 {

@@ -63,6 +63,18 @@ const char *hws_symbols__comm_or_tid(struct hws_symbols *s, const struct hws_sam
 				     char buf[HWS_COMM_TID_LEN]);
 
 /*
+ * perf 6.1's srcline for an address no line table covers comes from binutils' addr2line,
+ * which still "finds" an ELF function symbol there: the nearest STT_FUNC at or below
+ * @vaddr in the section holding it, whatever its size (padding after a function too). It then
+ * prints "FILE:?", FILE the STT_FILE before a local symbol or "??" for another, which perf
+ * shows as "FILE:0"; finding nothing it prints "??:0", which perf takes as failure (and shows
+ * SYM+OFFSET). perf runs addr2line only on a file with .debug_line: the one its symbols
+ * come from, as core/symbols reads them. @path: a file as hws_symbol.dso names it.
+ * Return: FILE, "??", or NULL (nothing found, no line tables, not an ELF file).
+ */
+const char *hws_symbols__a2l_file(struct hws_symbols *s, const char *path, uint64_t vaddr);
+
+/*
  * A file a recording names (a map's path), opened for reading the way core/symbols does it:
  * never blocking on a FIFO, never becoming the controlling terminal, and only a regular file
  * of at least @min_size bytes (no devices like /dev/zero). Return: the descriptor, or -1.

@@ -67,8 +67,13 @@ struct dso {
 	 * cache copy of it (NULL if none), read when the file at path is another */
 	char *bid, *bid_copy;
 	int8_t bid_match; /* the file at path has bid: 0 not checked yet, 1 yes, -1 no */
-	bool perfmap;	  /* a JIT's perf map ("/tmp/perf-PID.map"): symbols at the process's
-			   * own addresses (hws_symbols__mmap_prot()) */
+	/* dso__a2l_file(): the function symbols binutils' addr2line reads, by start (0 not
+	 * read yet, 1 read, -1 none: no line tables or no symbols); freed by dso__unload() */
+	struct a2l_sym *a2l;
+	size_t nr_a2l;
+	int8_t a2l_state;
+	bool perfmap; /* a JIT's perf map ("/tmp/perf-PID.map"): symbols at the process's
+		       * own addresses (hws_symbols__mmap_prot()) */
 };
 
 struct map {
@@ -208,6 +213,9 @@ void dso__unload(struct dso *d);
 void dso__free(struct dso *d);
 /* file:line of @vaddr in loaded @d into @out (srcfile, line), if its DWARF has it */
 void dso__srcline(struct dso *d, uint64_t vaddr, struct hws_symbol *out);
+/* binutils' addr2line's file for @vaddr of loaded @d where no line covers it (see
+ * hws_symbols__a2l_file()): the file name, "??", or NULL when it finds nothing */
+const char *dso__a2l_file(struct dso *d, uint64_t vaddr);
 
 /* ---- inline.c ---- */
 

@@ -21,7 +21,7 @@ int nd_global(int x);
 int main(int argc, char **argv)
 {
 	int r = nd_global(argc);
-	return r + (int)strlen(argv[0]);
+	return r + (int)strlen(argv[0]) < 0;
 }
 EOF
 cat >"$TMP/nodbg.c" <<'EOF'
@@ -56,7 +56,7 @@ M=$(second main)
 perf record -q -e "mem:$M:x" -c 1 -o "$TMP/m.data" -- "$TMP/prog" >/dev/null 2>"$TMP/rec.err" ||
 	die "perf record of a breakpoint in main: $(head -c 200 "$TMP/rec.err")"
 
-rows() { grep -E '^#( Samples|$)|^ +[0-9]' | sed 's/ *$//'; }
+rows() { grep -E '^# Samples|^ +[0-9]' | sed 's/ *$//'; }
 for f in b m; do
 	perf report -i "$TMP/$f.data" --stdio --no-children --sort srcline 2>/dev/null | rows >"$TMP/$f.p"
 	"$HWS_BIN" report -i "$TMP/$f.data" --stdio --sort srcline 2>/dev/null | rows >"$TMP/$f.h"

@@ -6,7 +6,8 @@
  * run time. For every byte address from _init to the end of _fini that addr2line gives no
  * line for, addr2line's answer decides: "FILE:?" (it found a function symbol) must be FILE
  * (the unit's name for the static function, "??" for the global one and _init), "??:0" (it
- * found nothing: the PLT, padding past a sized function) must be NULL. Each of the three
+ * found nothing: the PLT, a gap between sections) must be NULL; the padding after a function
+ * is still that function's, whatever its size, as addr2line has it. Each of the three
  * answers must be seen; a file without .debug_line gives NULL everywhere (perf does not ask).
  */
 #include <inttypes.h>
@@ -161,7 +162,7 @@ int main(void)
 	syms = hws_symbols__new(NULL);
 	__T("symbols table", syms);
 	if (!syms)
-		return TEST_END;
+		TEST_END();
 	init = nm_addr(bin, "_init");
 	fini = nm_addr(bin, "_fini");
 	__T("_init and _fini found", init && fini > init);
@@ -187,5 +188,5 @@ int main(void)
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	run(cmd);
-	return TEST_END;
+	TEST_END();
 }
