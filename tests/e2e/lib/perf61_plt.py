@@ -12,7 +12,8 @@ of FILE labels that address NAME@plt (the entry: from its label up to the next l
 other line is returned as it is. Used on perf's side only, so hwsample's lines must equal the
 result: a hwsample that printed _init+0xOFF there would differ.
 
-As a filter: perf61_plt.py < perf-script-output > rewritten"""
+As a filter: perf61_plt.py < perf-script-output > rewritten; with --srcline FILE, perf
+report --sort srcline's `_init+OFF` rows of FILE (rewrite_srcline())."""
 import re
 import subprocess
 import sys
@@ -39,24 +40,44 @@ def _labels(path):
     return _cache[path]
 
 
-def rewrite_line(line):
-    m = _PAT.search(line)
-    if not m:
-        return line
-    labels = _labels(m.group(2))
+def _entry(path, init_off):
+    """(NAME@plt, offset in it) of the address _init + @init_off of @path, or None"""
+    labels = _labels(path)
     if not labels:
-        return line
+        return None
     init = next(a for a, n in labels if n == "_init")
-    addr = init + int(m.group(1), 16)
+    addr = init + init_off
     for (start, name), nxt in zip(labels, labels[1:] + [(None, None)]):
         if start <= addr < (start + 16 if nxt[0] is None else nxt[0]):
-            if name.endswith("@plt"):
-                return line[:m.start()] + f"{name}+0x{addr - start:x} ({m.group(2)})"
-            return line
-    return line
+            return (name, addr - start) if name.endswith("@plt") else None
+    return None
+
+
+def rewrite_line(line):
+    m = _PAT.search(line)
+    e = m and _entry(m.group(2), int(m.group(1), 16))
+    if not e:
+        return line
+    return line[:m.start()] + f"{e[0]}+0x{e[1]:x} ({m.group(2)})"
+
+
+_SRCLINE = re.compile(r"(?<=\s)_init\+([0-9]+)(\s*)$")
+
+
+def rewrite_srcline(line, path):
+    """perf report --sort srcline's row `_init+OFF` (decimal: perf's SYM+OFFSET where addr2line
+    finds nothing) of a file @path as `NAME@plt+OFF2` where objdump labels the entry"""
+    m = _SRCLINE.search(line)
+    e = m and _entry(path, int(m.group(1)))
+    if not e:
+        return line
+    return line[:m.start()] + f"{e[0]}+{e[1]}" + m.group(2)
 
 
 if __name__ == "__main__":
+    # perf61_plt.py [--srcline FILE] < perf output > rewritten
+    src = sys.argv[2] if len(sys.argv) > 2 and sys.argv[1] == "--srcline" else None
     for ln in sys.stdin:
         end = "\n" if ln.endswith("\n") else ""
-        sys.stdout.write(rewrite_line(ln.rstrip("\n")) + end)
+        ln = ln.rstrip("\n")
+        sys.stdout.write((rewrite_srcline(ln, src) if src else rewrite_line(ln)) + end)
