@@ -22,6 +22,7 @@
 #include <hwsample/symbols.h>
 
 #include "tests.h"
+#include "tests_tools.h"
 
 static char dir[] = "/tmp/hws-test-symbols-XXXXXX";
 
@@ -48,13 +49,6 @@ static const char prog_src[] =
     "		pause();\n"
     "	return f_one(argc) + (int)f_two(argc);\n"
     "}\n";
-
-static int run(const char *cmd)
-{
-	int rc = system(cmd);
-
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
 
 /* Resolve every sized FUNC/OBJECT nm lists, in the middle of its range. */
 static void check_against_nm(struct hws_symbols *syms, const char *bin, int *nfunc, int *nobj)
@@ -104,25 +98,6 @@ static void check_against_nm(struct hws_symbols *syms, const char *bin, int *nfu
 	pclose(f);
 }
 
-static uint64_t nm_addr(const char *bin, const char *want)
-{
-	char cmd[512], line[512];
-	uint64_t r = 0;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "nm --defined-only %s", bin);
-	f = popen(cmd, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long long a;
-		char type, name[256];
-		if (sscanf(line, "%llx %c %255s", &a, &type, name) == 3 && !strcmp(name, want))
-			r = a;
-	}
-	if (f)
-		pclose(f);
-	return r;
-}
-
 static void test_nm(const char *bin)
 {
 	struct hws_symbols *syms = hws_symbols__new(NULL);
@@ -138,7 +113,7 @@ static void test_srcline(const char *bin)
 {
 	struct hws_symbols_opts o = {.sz = sizeof(o), .srcline = true};
 	struct hws_symbols *syms = hws_symbols__new(&o);
-	uint64_t a = nm_addr(bin, "f_two");
+	uint64_t a = tests_nm_addr(bin, "f_two");
 	char cmd[512], want[512] = "", got[600];
 	struct hws_symbol sym;
 	FILE *f;
@@ -326,14 +301,14 @@ static void test_cache_lru(const char *nopie)
 {
 	struct hws_symbols_opts o = {.sz = sizeof(o), .max_files = 1};
 	struct hws_symbols *syms = hws_symbols__new(&o);
-	uint64_t fa = nm_addr(nopie, "f_one"), fb = nm_addr(nopie, "f_two");
+	uint64_t fa = tests_nm_addr(nopie, "f_one"), fb = tests_nm_addr(nopie, "f_two");
 	char copy[320], cmd[700];
 	struct hws_symbols_stats st;
 	struct hws_symbol sym;
 
 	snprintf(copy, sizeof(copy), "%s_copy", nopie);
 	snprintf(cmd, sizeof(cmd), "cp %s %s", nopie, copy);
-	__T("copy", run(cmd) == 0);
+	__T("copy", tests_shell(cmd) == 0);
 	hws_symbols__mmap(syms, 5, 0x400000, 0x100000, 0, nopie);
 	hws_symbols__mmap(syms, 6, 0x400000, 0x100000, 0, copy);
 	for (int i = 0; i < 4; i++) {
@@ -545,7 +520,7 @@ static void test_lru(const char *a, const char *b)
 {
 	struct hws_symbols_opts o = {.sz = sizeof(o), .max_files = 1};
 	struct hws_symbols *syms = hws_symbols__new(&o);
-	uint64_t fa = nm_addr(a, "f_one"), fb = nm_addr(b, "f_two");
+	uint64_t fa = tests_nm_addr(a, "f_one"), fb = tests_nm_addr(b, "f_two");
 	struct hws_symbols_stats st;
 	struct hws_symbol sym;
 
@@ -629,7 +604,7 @@ int main(void)
 	snprintf(cmd, sizeof(cmd),
 		 "cc -g -O1 -fno-pie -no-pie -o %s %s && cc -g -O1 -fPIE -pie -o %s %s", nopie, src,
 		 pie, src);
-	if (run(cmd))
+	if (tests_shell(cmd))
 		TEST_SKIP("no C compiler");
 
 	test_nm(nopie);
@@ -646,6 +621,6 @@ int main(void)
 	test_cache_lru(nopie);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	run(cmd);
+	tests_shell(cmd);
 	TEST_END();
 }

@@ -21,6 +21,7 @@
 
 #include "symbols/symbols_core.h"
 #include "tests.h"
+#include "tests_tools.h"
 
 static char dir[] = "/tmp/hws-test-symbols-a2l-XXXXXX";
 
@@ -42,34 +43,6 @@ static const char nodbg_src[] = "static __attribute__((noinline)) int nd_local(i
 				"{\n"
 				"	return nd_local(x) + 1;\n"
 				"}\n";
-
-static int run(const char *cmd)
-{
-	int rc = system(cmd);
-
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-/* address of symbol @want (nm) */
-static uint64_t nm_addr(const char *bin, const char *want)
-{
-	char cmd[700], line[512];
-	uint64_t a = 0;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "nm --defined-only %s", bin);
-	f = popen(cmd, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long long v;
-		char type, name[256];
-
-		if (sscanf(line, "%llx %c %255s", &v, &type, name) == 3 && !strcmp(name, want))
-			a = v;
-	}
-	if (f)
-		pclose(f);
-	return a;
-}
 
 static bool write_file(const char *path, const char *text)
 {
@@ -140,8 +113,8 @@ int main(void)
 	uint64_t init, fini;
 	int seen[3] = {0}, none[3] = {0};
 
-	if (run("command -v cc >/dev/null 2>&1 && command -v addr2line >/dev/null 2>&1 && "
-		"command -v nm >/dev/null 2>&1"))
+	if (tests_shell("command -v cc >/dev/null 2>&1 && command -v addr2line >/dev/null 2>&1 && "
+			"command -v nm >/dev/null 2>&1"))
 		TEST_SKIP("cc, addr2line or nm not installed");
 	if (!mkdtemp(dir))
 		TEST_SKIP("mkdtemp failed");
@@ -156,15 +129,15 @@ int main(void)
 		 "cc -O1 -c -o %s %s && cc -O1 -g -fno-builtin -o %s %s %s && "
 		 "cc -O1 -fno-builtin -o %s %s %s",
 		 nobj, nsrc, bin, dsrc, nobj, bin_nodbg, dsrc, nobj);
-	if (run(cmd))
+	if (tests_shell(cmd))
 		TEST_SKIP("the C compiler failed");
 
 	syms = hws_symbols__new(NULL);
 	__T("symbols table", syms);
 	if (!syms)
 		TEST_END();
-	init = nm_addr(bin, "_init");
-	fini = nm_addr(bin, "_fini");
+	init = tests_nm_addr(bin, "_init");
+	fini = tests_nm_addr(bin, "_fini");
 	__T("_init and _fini found", init && fini > init);
 	if (init && fini > init)
 		compare(syms, bin, init, fini + 16, seen, false);
@@ -173,13 +146,13 @@ int main(void)
 	__T("the static function of the unit without lines named by its unit", seen[0] > 0);
 	__T("a global function without lines (and _init) gives \"??\"", seen[1] > 0);
 	__T("addresses in no function symbol give nothing", seen[2] > 0);
-	T_EQ_STR("nd_local's unit", hws_symbols__a2l_file(syms, bin, nm_addr(bin, "nd_local")),
-		 "nodbg.c");
+	T_EQ_STR("nd_local's unit",
+		 hws_symbols__a2l_file(syms, bin, tests_nm_addr(bin, "nd_local")), "nodbg.c");
 	T_EQ_STR("_init", hws_symbols__a2l_file(syms, bin, init + 1), "??");
 
 	/* no .debug_line: perf never runs addr2line there */
-	init = nm_addr(bin_nodbg, "_init");
-	fini = nm_addr(bin_nodbg, "_fini");
+	init = tests_nm_addr(bin_nodbg, "_init");
+	fini = tests_nm_addr(bin_nodbg, "_fini");
 	if (init && fini > init)
 		compare(syms, bin_nodbg, init, fini + 16, none, true);
 	__T("a file without line tables: none", !hws_symbols__a2l_file(syms, bin_nodbg, init + 1));
@@ -187,6 +160,6 @@ int main(void)
 	hws_symbols__delete(syms);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	run(cmd);
+	tests_shell(cmd);
 	TEST_END();
 }
