@@ -6,6 +6,10 @@ TMP=$(mktemp -d /tmp/hws-e2e.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 FAILS=0
 CHECKS=0
+# python3 as the build found it (tests/CMakeLists.txt: HWS_PYTHON), not through PATH's shims
+if [ -n "${HWS_PYTHON:-}" ] && [ -x "$HWS_PYTHON" ]; then
+	python3() { "$HWS_PYTHON" "$@"; }
+fi
 
 fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
 # check and eq count one check each and return non-zero when it fails (check ... || return)
