@@ -51,7 +51,7 @@ void dso__unload(struct dso *d)
 	d->nr_a2l = 0;
 	d->a2l_state = 0;
 	d->dw = NULL;
-	d->dbg_elf = d->elf = NULL;
+	d->dbg_elf = d->elf = d->sym_elf = NULL;
 	d->dbg_fd = d->fd = -1;
 	d->syms = NULL;
 	d->names = NULL;
@@ -749,9 +749,8 @@ int dso__load(struct hws_symbols *s, struct dso *d)
 		snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug", bid, bid + 2);
 		d->dbg_elf = open_elf(dbg, &d->dbg_fd);
 	}
-	if (read_syms(s, d,
-		      d->dbg_elf && has_section(d->dbg_elf, SHT_SYMTAB, NULL) ? d->dbg_elf
-									      : d->elf))
+	d->sym_elf = d->dbg_elf && has_section(d->dbg_elf, SHT_SYMTAB, NULL) ? d->dbg_elf : d->elf;
+	if (read_syms(s, d, d->sym_elf))
 		goto fail;
 loaded:
 	d->state = DSO_LOADED;
@@ -803,14 +802,9 @@ static int a2l_cmp(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-static Elf *a2l_elf(const struct dso *d)
-{
-	return d->dbg_elf && has_section(d->dbg_elf, SHT_SYMTAB, NULL) ? d->dbg_elf : d->elf;
-}
-
 static int a2l_read(struct dso *d)
 {
-	Elf *e = a2l_elf(d);
+	Elf *e = d->sym_elf;
 	const char *file = NULL;
 	size_t n, cap = 0;
 	Elf_Data *data;
@@ -856,7 +850,7 @@ static int a2l_read(struct dso *d)
 
 const char *dso__a2l_file(struct dso *d, uint64_t vaddr)
 {
-	Elf *e = a2l_elf(d);
+	Elf *e = d->sym_elf;
 	Elf_Scn *scn = NULL;
 	const struct a2l_sym *best = NULL;
 	size_t lo = 0, hi;

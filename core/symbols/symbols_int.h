@@ -59,6 +59,8 @@ struct dso {
 	int nr_loads;
 	int fd, dbg_fd;
 	Elf *elf, *dbg_elf;
+	Elf *sym_elf; /* the one of the two the symbols were read from (dbg_elf when it has a
+		       * symtab), while loaded */
 	Dwarf *dw;
 	int dw_state;		   /* 0 not tried, 1 open, -1 none */
 	struct inl_cache *inl;	   /* inline.c: inline stacks by address, while loaded */
