@@ -12,12 +12,23 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "tests.h"
+
 /* system(@cmd): its exit status, or -1 if it did not exit */
 static inline int tests_shell(const char *cmd)
 {
 	int rc = system(cmd);
 
 	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/* exit 77 (skipped) unless cc, addr2line and nm are installed: tests that build a program at run
+ * time and ask binutils about it */
+static inline void tests_need_cc_binutils(void)
+{
+	if (tests_shell("command -v cc >/dev/null 2>&1 && command -v addr2line >/dev/null 2>&1 && "
+			"command -v nm >/dev/null 2>&1"))
+		TEST_SKIP("cc, addr2line or nm not installed");
 }
 
 /* the address nm gives symbol @want of @bin (the last of that name), 0 if none */

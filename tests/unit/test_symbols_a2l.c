@@ -113,9 +113,7 @@ int main(void)
 	uint64_t init, fini;
 	int seen[3] = {0}, none[3] = {0};
 
-	if (tests_shell("command -v cc >/dev/null 2>&1 && command -v addr2line >/dev/null 2>&1 && "
-			"command -v nm >/dev/null 2>&1"))
-		TEST_SKIP("cc, addr2line or nm not installed");
+	tests_need_cc_binutils();
 	if (!mkdtemp(dir))
 		TEST_SKIP("mkdtemp failed");
 	snprintf(dsrc, sizeof(dsrc), "%s/dbg.c", dir);

@@ -22,6 +22,7 @@
 #include <hwsample/symbols.h>
 
 #include "tests.h"
+#include "tests_tools.h"
 
 #define PID  4242
 #define BASE 0x555555554000ULL /* where the PIE is mapped: its address v is at BASE + v */
@@ -80,13 +81,6 @@ static uint32_t line_of(const char *mark)
 	for (const char *q = prog_src; p && q < p; q++)
 		n += *q == '\n';
 	return p ? n : 0;
-}
-
-static int run(const char *cmd)
-{
-	int rc = system(cmd);
-
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
 /* start and size of function @name (nm -S) */
@@ -269,9 +263,7 @@ int main(void)
 	FILE *f;
 	int n;
 
-	if (run("command -v cc >/dev/null 2>&1 && command -v addr2line >/dev/null 2>&1 && "
-		"command -v nm >/dev/null 2>&1"))
-		TEST_SKIP("cc, addr2line or nm not installed");
+	tests_need_cc_binutils();
 	if (!mkdtemp(dir))
 		TEST_SKIP("mkdtemp failed");
 	snprintf(src, sizeof(src), "%s/inl.c", dir);
@@ -284,7 +276,7 @@ int main(void)
 	if (!f || fputs(alias_src, f) < 0 || fclose(f))
 		TEST_SKIP("cannot write the test program");
 	snprintf(cmd, sizeof(cmd), "cc -O2 -g -fPIE -pie -o %s %s %s 2>/dev/null", bin, src, asrc);
-	if (run(cmd))
+	if (tests_shell(cmd))
 		TEST_SKIP("cannot compile the test program");
 
 	syms = hws_symbols__new(NULL);
@@ -301,7 +293,7 @@ int main(void)
 	snprintf(cmd, sizeof(cmd),
 		 "readelf --debug-dump=info %s 2>/dev/null | grep -q 'DW_AT_name.*asm_alias_c'",
 		 bin);
-	if (run(cmd)) {
+	if (tests_shell(cmd)) {
 		printf(
 		    "note: this assembler gives the aliases no DWARF subprograms: not checked\n");
 	} else {
@@ -339,6 +331,6 @@ int main(void)
 	hws_symbols__delete(syms);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	run(cmd);
+	tests_shell(cmd);
 	TEST_END();
 }

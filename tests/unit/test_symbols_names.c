@@ -19,6 +19,7 @@
 
 #include "symbols/symbols_int.h"
 #include "tests.h"
+#include "tests_tools.h"
 
 static char dir[] = "/tmp/hws-test-symnames-XXXXXX";
 
@@ -40,13 +41,6 @@ static const char cxx_src[] =
     "v.size());\n"
     "	return 0;\n"
     "}\n";
-
-static int run(const char *cmd)
-{
-	int rc = system(cmd);
-
-	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
 
 static void test_rust(void)
 {
@@ -249,7 +243,7 @@ static void test_aliases(void)
 	fputs(alias_asm, f);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd), "gcc -shared -nostdlib -o %s %s 2>/dev/null", so, src);
-	if (run(cmd)) {
+	if (tests_shell(cmd)) {
 		printf("note: alias object not built (gcc -shared -nostdlib)\n");
 		return;
 	}
@@ -296,7 +290,7 @@ int main(void)
 		snprintf(bin, sizeof(bin), "%s/prog_%s", dir, variants[i][0]);
 		snprintf(cmd, sizeof(cmd), "g++ -g -O1 %s -o %s %s 2>/dev/null", variants[i][1],
 			 bin, src);
-		if (run(cmd)) {
+		if (tests_shell(cmd)) {
 			if (!i)
 				TEST_SKIP("no C++ compiler (g++)");
 			printf("note: %s variant not built here\n", variants[i][0]);
@@ -319,6 +313,6 @@ int main(void)
 		T_EQ_U64("demangled PLT entries", test_plt(bin, true), n);
 	}
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	run(cmd);
+	tests_shell(cmd);
 	TEST_END();
 }
