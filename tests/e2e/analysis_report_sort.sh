@@ -201,9 +201,8 @@ check "unknown sort key named" grep -q "'bogus'" "$TMP/e.err"
 # glibc sysdeps/x86/dl-cacheinfo.h's line 321).
 # A sample in a PLT entry: perf 6.1's SYM+OFFSET there may be _init+OFF (its _init covers the
 # PLT), made the entry's name as objdump labels it (lib/perf61_plt.py); hwsample gives NAME@plt.
-PSED='s/<artificial>:/memdemo.c:/' PFILT="python3 $HWS_SOURCE_DIR/tests/e2e/lib/perf61_plt.py \
---srcline $W" same "srcline (memdemo)" "$TMP/cc.data" \
-	"--sort srcline --dsos memdemo" "--no-children --sort srcline --dsos memdemo"
+PSED='s/<artificial>:/memdemo.c:/' PFILT="perf61_plt --srcline $W" same "srcline (memdemo)" \
+	"$TMP/cc.data" "--sort srcline --dsos memdemo" "--no-children --sort srcline --dsos memdemo"
 same "srcline (kernel: SYM+OFFSET)" "$TMP/cc.data" "--sort srcline --dsos [kernel.kallsyms]" \
 	"--no-children --sort srcline --dsos [kernel.kallsyms]"
 if command -v cc >/dev/null; then

@@ -72,8 +72,7 @@ S=$(($(second strlen@plt) - P))
 check "the PLT entry: perf's _init+$((P - I + S)) or strlen@plt+$S" \
 	grep -qE " (_init\+$((P - I + S))|strlen@plt\+$S)$" "$TMP/b.p"
 check "the PLT entry: hwsample's strlen@plt+$S" grep -qE " strlen@plt\+$S$" "$TMP/b.h"
-python3 "$HWS_SOURCE_DIR/tests/e2e/lib/perf61_plt.py" --srcline "$TMP/prog" <"$TMP/b.p" \
-	>"$TMP/b.p2"
+perf61_plt --srcline "$TMP/prog" <"$TMP/b.p" >"$TMP/b.p2"
 # perf's _init+OFF made the entry's name (lib/perf61_plt.py)
 check "report --sort srcline equals perf report's (its PLT name made the entry's)" \
 	cmp -s "$TMP/b.p2" "$TMP/b.h" || diff "$TMP/b.p2" "$TMP/b.h" >&2

@@ -20,12 +20,11 @@ need_sw_events
 command -v g++ >/dev/null || skip "g++ not installed (scripts/deps.sh installs it)"
 g++ -O1 -g -o "$TMP/cxx_names" "$HWS_SOURCE_DIR/tests/workloads/cxx_names.cc" || skip "g++ failed"
 
-PLT61="python3 $HWS_SOURCE_DIR/tests/e2e/lib/perf61_plt.py"
 "$HWS_BIN" record -q -b sw -e cpu-clock -c 250000 -o "$TMP/c.data" -- "$TMP/cxx_names" >/dev/null 2>&1
 eq "record exit code" "$?" 0
 for dm in "" --no-demangle; do
 	# perf 6.1's _init+0xOFF for a PLT address becomes the entry's name (lib/perf61_plt.py)
-	perf script -i "$TMP/c.data" -F ip,sym,symoff,dso $dm 2>/dev/null | $PLT61 |
+	perf script -i "$TMP/c.data" -F ip,sym,symoff,dso $dm 2>/dev/null | perf61_plt |
 		grep "cxx_names)$" >"$TMP/p.txt"
 	"$HWS_BIN" dump -i "$TMP/c.data" -F ip,sym,symoff,dso $dm 2>/dev/null | grep "cxx_names)$" >"$TMP/h.txt"
 	check "perf script ${dm:-(demangled)}: samples in the workload" test -s "$TMP/p.txt"

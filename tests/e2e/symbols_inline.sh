@@ -38,12 +38,11 @@ perf record -q -e cpu-clock -c 1000000 --call-graph dwarf -o "$TMP/p.data" -- \
 # hwsample names each by its GOT slot, as newer perf (symbols_plt.sh): both become "PLT". In
 # the workload perf 6.1 may say _init+0xOFF for a PLT entry: first made the entry's name
 # (lib/perf61_plt.py, perf's side only)
-PLT61="python3 $HWS_SOURCE_DIR/tests/e2e/lib/perf61_plt.py"
 frames() { grep -P '^\t' | grep -Ev "$IGN" | sed -E 's/ [^ ]*@plt\+0x/ PLT+0x/'; }
 for f in p h; do
 	for o in "" --no-inline; do
 		# shellcheck disable=SC2086
-		perf script -i "$TMP/$f.data" $o 2>/dev/null | $PLT61 | frames >"$TMP/ps.txt"
+		perf script -i "$TMP/$f.data" $o 2>/dev/null | perf61_plt | frames >"$TMP/ps.txt"
 		# shellcheck disable=SC2086
 		"$HWS_BIN" dump -i "$TMP/$f.data" $o 2>/dev/null | frames >"$TMP/hs.txt"
 		check "$f.data dump ${o:-(default)}: frames equal perf script ${o:-(default)}" \
@@ -61,7 +60,7 @@ stacks() { awk '
 	END {if (st != "") c[st]++; for (k in c) print k, c[k]}' | sort; }
 for f in p h; do
 	for n in 1 3; do
-		perf script -i "$TMP/$f.data" --max-stack $n 2>/dev/null | $PLT61 | frames >"$TMP/ps.txt"
+		perf script -i "$TMP/$f.data" --max-stack $n 2>/dev/null | perf61_plt | frames >"$TMP/ps.txt"
 		"$HWS_BIN" dump -i "$TMP/$f.data" --max-stack $n 2>/dev/null >"$TMP/hd.txt"
 		frames <"$TMP/hd.txt" >"$TMP/hs.txt"
 		k=$(grep -cP '^\tffff' "$TMP/hd.txt")

@@ -25,8 +25,7 @@ check "perf script has the 2000 breakpoint samples" test "$(wc -l <"$TMP/p.txt")
 check "dump -F ip,dso equals perf script" cmp -s "$TMP/p.txt" "$TMP/h.txt"
 # perf 6.1's names through tests/e2e/lib/perf61_plt.py (its _init+0xOFF made the entry objdump
 # labels there, as the e2e tests comparing names with perf script do) equal dump's
-perf script -i "$TMP/b.data" -F ip,sym,symoff,dso 2>/dev/null |
-	python3 "$HWS_SOURCE_DIR/tests/e2e/lib/perf61_plt.py" >"$TMP/pn.txt"
+perf script -i "$TMP/b.data" -F ip,sym,symoff,dso 2>/dev/null | perf61_plt >"$TMP/pn.txt"
 "$HWS_BIN" dump -i "$TMP/b.data" -F ip,sym,symoff,dso 2>/dev/null >"$TMP/hn.txt"
 check "perf script's _init+0xOFF names, made the PLT entry's, equal dump -F ip,sym,symoff,dso" \
 	cmp -s "$TMP/pn.txt" "$TMP/hn.txt"

@@ -10,6 +10,9 @@ CHECKS=0
 if [ -n "${HWS_PYTHON:-}" ] && [ -x "$HWS_PYTHON" ]; then
 	python3() { "$HWS_PYTHON" "$@"; }
 fi
+# perf 6.1's _init+OFF for a PLT entry made the entry's name, on perf's output only: a filter
+# (tests/e2e/lib/perf61_plt.py; --srcline FILE for perf report --sort srcline's rows)
+perf61_plt() { python3 "$HWS_SOURCE_DIR/tests/e2e/lib/perf61_plt.py" "$@"; }
 
 fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
 # check and eq count one check each and return non-zero when it fails (check ... || return)
