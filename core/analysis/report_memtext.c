@@ -41,13 +41,11 @@ void hist__mem_lvl_str(uint64_t ds, bool have, char *out, size_t sz)
 	    "I/O",
 	    "Uncached",
 	};
-	uint64_t m = have ? DS_LVL(ds) : 0;
+	uint64_t m = have ? DS_LVL(ds) : 1; /* no data source: PERF_MEM_LVL_NA */
 	bool hit, miss;
 	int printed = 0;
 
 	out[0] = 0;
-	if (!m)
-		m = 1; /* PERF_MEM_LVL_NA */
 	hit = m & 2;
 	miss = m & 4;
 	m &= ~6ULL;

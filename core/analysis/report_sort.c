@@ -356,6 +356,10 @@ int hist__key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 		return 0;
 	case K_DADDR:
 		v[0] = c->have_addr ? s->addr : 0;
+		/* an address without a symbol prints the sample's level ("[k] 0x..."): one row
+		 * per level, as perf 6.1 shows them (it compares the addresses alone, but as
+		 * (int64_t)(r - l), which leaves a user and a kernel sample's 0 apart) */
+		v[1] = c->have_addr && c->data.name ? 0 : (uint64_t)(unsigned char)c->level;
 		return 0;
 	case K_DSO_DADDR:
 		v[0] = c->have_addr && c->data.dso
@@ -381,11 +385,15 @@ int hist__key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 		v[0] = c->have_ds ? DS_OP(s->data_src) + 1 : 0;
 		return 0;
 	case K_DCACHELINE:
+		/* perf's sort__dcacheline_cmp(): the sample's cpumode first, then the file, the
+		 * process for anonymous user memory (with a map only), then the line */
+		v[1] = (uint64_t)s->cpumode << 32;
 		if (!c->have_addr)
 			return 0;
 		v[0] = map_addr(c, &c->data, s->addr) & ~63ULL;
-		/* anonymous memory of different processes differs */
-		v[1] = anon_dso(c->data.dso) && (int64_t)s->addr >= 0 ? s->pid : 0;
+		if (c->data.dso && anon_dso(c->data.dso) && s->cpumode != 1 /* KERNEL */ &&
+		    (int64_t)s->addr >= 0)
+			v[1] |= s->pid;
 		v[2] = c->data.dso ? hist__intern(h, c->data.dso) : 0;
 		return 0;
 	case K_DATA_PAGE:
@@ -436,15 +444,17 @@ static void put_str(char *out, size_t sz, const char *s)
 }
 
 /* perf's unresolved address, "[%c] 0x%016" PRIx64, in @out (at least 23 bytes) */
+/* "[L] 0x%016x" as perf's "%-#.*llx" (16 digits): 0 without the "0x", as printf's '#' */
 static void put_addr16(char *out, char level, uint64_t addr)
 {
 	uint64_t hi = hws_fmt__hex8((uint32_t)(addr >> 32)), lo = hws_fmt__hex8((uint32_t)addr);
+	size_t p = addr ? 6 : 4;
 
 	memcpy(out, "[?] 0x", 6);
 	out[1] = level;
-	memcpy(out + 6, &hi, 8);
-	memcpy(out + 14, &lo, 8);
-	out[22] = 0;
+	memcpy(out + p, &hi, 8);
+	memcpy(out + p + 8, &lo, 8);
+	out[p + 16] = 0;
 }
 
 /* @out: TEXT_MAX bytes */

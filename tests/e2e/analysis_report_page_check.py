@@ -51,7 +51,8 @@ def main():
             continue
         got = []
         for pct, cols in sec["rows"]:
-            m = re.match(r"^\[[.kX]\] 0x([0-9a-f]{16})$", cols)
+            # perf's "%-#.*llx": page 0 without the 0x
+            m = re.match(r"^\[[.kX]\] (?:0x)?([0-9a-f]{16})$", cols)
             if not m:
                 print("%s: row %r is not a page" % (event, cols))
                 ok = False
