@@ -593,7 +593,15 @@ rec_to_sample(const struct spe_record *r, int table, struct hws_sample *s, struc
 		s->snoop = (uint8_t)sn;
 	}
 	s->op_flags = flags | dm->op_flags;
-	s->fields = fields | dm->fields;
+	/* the events perf makes of the record (its arm_spe_sample()): by the EVENTS bits, and
+	 * "memory" for a load or store (perf: data_src not 0) */
+	s->synth =
+	    (uint32_t)(((ev >> SPE_EV_L1D_REFILL) & 1) | ((ev >> SPE_EV_L1D_ACCESS) & 1) << 1 |
+		       ((ev >> SPE_EV_LLC_REFILL) & 1) << 2 | ((ev >> SPE_EV_LLC_ACCESS) & 1) << 3 |
+		       ((ev >> SPE_EV_TLB_WALK) & 1) << 4 | ((ev >> SPE_EV_TLB_ACCESS) & 1) << 5 |
+		       ((ev >> SPE_EV_MISPRED) & 1) << 6 | ((ev >> SPE_EV_REMOTE) & 1) << 7) |
+	    (dm->data_src ? HWS_SYNTH_MEMORY : 0);
+	s->fields = fields | dm->fields | HWS_SF_SYNTH;
 }
 
 void spe_record__to_sample(const struct spe_record *r, uint64_t midr, struct hws_sample *s,

@@ -44,6 +44,71 @@ const struct report_lat_field report__lat_fields[NR_LAT] = {
     {HWS_SF_LAT_INS, "lat_ins", offsetof(struct hws_sample, lat_ins)},
 };
 
+/* perf's names of the events it synthesizes from AUX-trace records, by enum hws_synth bit */
+static const char *const synth_names[HWS_SYNTH__NR] = {
+    "l1d-miss",	  "l1d-access",	 "llc-miss",	  "llc-access", "tlb-miss",
+    "tlb-access", "branch-miss", "remote-access", "memory",
+};
+
+/* the synthesized events' sections come after the file's own events', in perf's order */
+#define SYNTH_ATTR_IDX 0xffff0000U
+
+int hws_report__parse_itrace(const char *opts, uint32_t *mask, char *bad, size_t len)
+{
+	/* perf's --itrace letters (tools/perf/Documentation/itrace.txt) */
+	static const char known[] = "iybcrxwpoedfmtaMAqZsgGlLT";
+	uint32_t m = 0;
+	const char *p = opts ? opts : "fmtbaM";
+	int err = 0;
+
+	if (!opts)
+		m = (1U << HWS_SYNTH__NR) - 1;
+	while (!err && opts && *p) {
+		const char *at = p;
+		char c = *p++;
+
+		if (c == '+' || c == '-') { /* a flag of the letter before: +e, -o, ... */
+			if (!*p)
+				err = -EINVAL;
+			else
+				p++;
+			continue;
+		}
+		if (c >= '0' && c <= '9') /* a period or a size of the letter before */
+			continue;
+		if (!strchr(known, c) || (c == 'i' && !*p)) {
+			err = c == 'i' ? -ENOTSUP : -EINVAL;
+		} else if (c == 'i' || c == 'y') {
+			/* perf's period: digits and a unit (i, t, ms, us, ns) */
+			err = c == 'i' ? -ENOTSUP : 0;
+			while (!err && *p && strchr("0123456789", *p))
+				p++;
+			if (!err &&
+			    (!strncmp(p, "ms", 2) || !strncmp(p, "us", 2) || !strncmp(p, "ns", 2)))
+				p += 2;
+			else if (!err && (*p == 'i' || *p == 't'))
+				p++;
+		} else if (c == 'f') {
+			m |= HWS_SYNTH_L1D_MISS | HWS_SYNTH_L1D_ACCESS;
+		} else if (c == 'm') {
+			m |= HWS_SYNTH_LLC_MISS | HWS_SYNTH_LLC_ACCESS;
+		} else if (c == 't') {
+			m |= HWS_SYNTH_TLB_MISS | HWS_SYNTH_TLB_ACCESS;
+		} else if (c == 'b') {
+			m |= HWS_SYNTH_BRANCH_MISS;
+		} else if (c == 'a') {
+			m |= HWS_SYNTH_REMOTE_ACCESS;
+		} else if (c == 'M') {
+			m |= HWS_SYNTH_MEMORY;
+		}
+		if (err && bad && len)
+			snprintf(bad, len, "%s", at);
+	}
+	if (!err && mask)
+		*mask = m;
+	return err;
+}
+
 struct hws_report *hws_report__new(const struct hws_report_opts *opts)
 {
 	struct hws_report *r = calloc(1, sizeof(*r));
@@ -55,6 +120,10 @@ struct hws_report *hws_report__new(const struct hws_report_opts *opts)
 	if (err) {
 		free(r);
 		return errno = -err, NULL;
+	}
+	if (hws_report__parse_itrace(r->opts.itrace, &r->synth, NULL, 0)) {
+		free(r);
+		return errno = EINVAL, NULL;
 	}
 	if (!r->opts.top)
 		r->opts.top = 20;
@@ -343,6 +412,38 @@ static inline unsigned int log2_bucket(uint64_t v)
 	return b < HWS_REPORT_LAT_BUCKETS - 1 ? b : HWS_REPORT_LAT_BUCKETS - 1;
 }
 
+/*
+ * A record of an AUX-trace event in perf report's view: a sample of each event perf makes of
+ * it (its arm_spe__synth_mem_sample() and _branch_sample()), as they are shown (hws_hist__add).
+ */
+static int add_synth(struct hws_report *r, const struct hws_sample *s, bool shown)
+{
+	uint32_t m = s->synth & r->synth;
+	struct hws_sample t;
+	int err = 0;
+
+	while (m && !err) {
+		unsigned int k = (unsigned int)__builtin_ctz(m);
+
+		m &= m - 1;
+		t = *s;
+		t.event = synth_names[k];
+		t.attr_idx = SYNTH_ATTR_IDX + k;
+		t.period = 1;
+		t.fields |= HWS_SF_PERIOD | HWS_SF_ADDR | HWS_SF_DATA_SRC | HWS_SF_WEIGHT;
+		t.weight = (s->fields & HWS_SF_LAT_TOTAL) ? s->lat_total : 0;
+		if ((1U << k) == HWS_SYNTH_BRANCH_MISS) {
+			t.addr = (s->fields & HWS_SF_BRANCH) ? s->branch_target : 0;
+			t.data_src = 0;
+		} else {
+			t.addr = (s->fields & HWS_SF_ADDR) ? s->addr : 0;
+			t.data_src = (s->fields & HWS_SF_DATA_SRC) ? s->data_src : 0;
+		}
+		err = hws_hist__add(r->hist, r->opts.syms, &t, shown);
+	}
+	return err;
+}
+
 int hws_report__add(struct hws_report *r, const struct hws_sample *s)
 {
 	struct tally v;
@@ -360,6 +461,8 @@ int hws_report__add(struct hws_report *r, const struct hws_sample *s)
 			return 0;
 		r->nr_samples++;
 		r->total_period += (s->fields & HWS_SF_PERIOD) ? s->period : 1;
+		if (s->fields & HWS_SF_SYNTH && s->sz >= offsetof(struct hws_sample, reserved3))
+			return add_synth(r, s, !f || hws_filter__match_entry(f, r->opts.syms, s));
 		return hws_hist__add(r->hist, r->opts.syms, s,
 				     !f || hws_filter__match_entry(f, r->opts.syms, s));
 	}

@@ -89,6 +89,7 @@ struct hws_report {
 	uint64_t lvl_lat[HWS_MEM__MAX][HWS_REPORT_LAT_BUCKETS], lvl_n[HWS_MEM__MAX],
 	    lvl_sum[HWS_MEM__MAX];
 	struct hws_heat *heat;
+	uint32_t synth; /* opts.itrace: the synthesized events (enum hws_synth) kept */
 };
 
 /* the latency fields the report keeps a histogram of */

@@ -31,7 +31,7 @@ static const char report_usage[] =
     "                       [FILTERS] [--hierarchy] [--no-demangle]\n"
     "                       [-g [MODE,THRESHOLD,ORDER]] [--children|--no-children]\n"
     "                       [--max-stack N] [--folded[=samples|period|latency]]\n"
-    "                       [--[no-]inline]\n"
+    "                       [--[no-]inline] [--itrace[=OPTS]]\n"
     "\n"
     "Summarize a perf.data file: samples and loss per event and CPU, top functions and\n"
     "code addresses, top data objects and addresses, data-source (level x snoop, TLB, op)\n"
@@ -78,6 +78,11 @@ static const char report_usage[] =
     "                     default frames found by DWARF unwinding show them, as perf 6.1\n"
     "      --inline       every user-space frame shows them (frame-pointer chains too)\n"
     "      --full-source-path  the srcline key shows source files' whole paths\n"
+    "      --itrace[=fmtbaM]  Arm SPE records in the --sort view: each a sample of the\n"
+    "                     events perf makes of it, a section each: f l1d-miss and\n"
+    "                     l1d-access, m llc-miss and llc-access, t tlb-miss and\n"
+    "                     tlb-access, b branch-miss, a remote-access, M memory (the\n"
+    "                     default: all, as perf)\n"
     "      --folded[=samples|period|latency]  folded stacks instead of a report:\n"
     "                     \"comm;outer;...;inner N\" per stack, as stackcollapse-perf.pl\n"
     "                     (for flamegraph.pl, inferno, speedscope)\n"
@@ -215,6 +220,7 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	    {"inline", no_argument, NULL, 0x2100},
 	    {"no-inline", no_argument, NULL, 0x2101},
 	    {"full-source-path", no_argument, NULL, 0x2102},
+	    {"itrace", optional_argument, NULL, 0x2103},
 	    {NULL, 0, NULL, 0},
 	};
 	struct option opts[64];
@@ -279,6 +285,24 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 			break;
 		case 0x2102:
 			ropts.full_source_path = true;
+			break;
+		case 0x2103:
+			rc = hws_report__parse_itrace(optarg, NULL, ebuf, sizeof(ebuf));
+			if (rc) {
+				fprintf(
+				    stderr,
+				    rc == -ENOTSUP
+					? "hwsample report: --itrace: instruction samples ('%s') "
+					  "are not made here; the SPE events: f (l1d), m (llc), "
+					  "t (tlb), b (branch-miss), a (remote-access), M "
+					  "(memory)\n"
+					: "hwsample report: --itrace: bad '%s': perf's letters, "
+					  "e.g. "
+					  "--itrace=fmtbaM (SPE events; the default: all)\n",
+				    hws_cli__text(ebuf));
+				return HWS_EXIT_USAGE;
+			}
+			ropts.itrace = optarg;
 			break;
 		case 'X': {
 			char *end;

@@ -218,7 +218,7 @@ HWS_ABI_OFF(hws_aux_chunk, gap, 44);
 HWS_ABI_OFF(hws_aux_chunk, attr, 48);
 
 /* struct hws_sample (<hwsample/sample.h>) */
-HWS_ABI_SIZE(hws_sample, 208);
+HWS_ABI_SIZE(hws_sample, 216);
 HWS_ABI_OFF(hws_sample, sz, 0);
 HWS_ABI_OFF(hws_sample, attr_idx, 4);
 HWS_ABI_OFF(hws_sample, fields, 8);
@@ -260,6 +260,8 @@ HWS_ABI_OFF(hws_sample, reserved2, 188);
 HWS_ABI_OFF(hws_sample, callchain, 192);
 HWS_ABI_OFF(hws_sample, nr_callchain, 200);
 HWS_ABI_OFF(hws_sample, callchain_flags, 204);
+HWS_ABI_OFF(hws_sample, synth, 208); /* sz >= 216 */
+HWS_ABI_OFF(hws_sample, reserved3, 212);
 
 /* struct hws_frame (<hwsample/sample.h>) */
 HWS_ABI_SIZE(hws_frame, 16);

@@ -111,6 +111,17 @@ struct hws_report_opts {
 	/* the srcline key shows each source file's whole path, not its last component (perf
 	 * report's --full-source-path) */
 	bool full_source_path;
+	/*
+	 * perf's --itrace for the records of AUX-trace events (Arm SPE) in perf report's view:
+	 * each record counts as a sample of every event perf synthesizes of it (struct
+	 * hws_sample::synth), one section per event after the file's own, as perf: l1d-miss,
+	 * l1d-access (letter f), llc-miss, llc-access (m), tlb-miss, tlb-access (t),
+	 * branch-miss (b: addr the branch target, data source 0), remote-access
+	 * (a), memory (M: loads and stores); period 1, weight the total latency. NULL: perf's
+	 * default, all of them; else only those of its letters (checked by
+	 * hws_report__parse_itrace()). Other views count the records as they are.
+	 */
+	const char *itrace;
 };
 
 enum hws_report_folded {
@@ -134,6 +145,16 @@ HWS_API bool hws_report__has_callchains(const struct hws_report *rep);
  * Return: 0, or -EINVAL with the first unknown key copied to @bad (@len bytes).
  */
 HWS_API int hws_report__parse_sort(const char *keys, char *bad, size_t len);
+
+/**
+ * hws_report__parse_itrace() - check a perf --itrace argument for hws_report_opts::itrace
+ * and say which synthesized events it picks (enum hws_synth bits, to @mask when not NULL).
+ * perf's letters and their periods and flags are accepted; those of other tracers (Intel PT's
+ * instructions, calls, ...) pick nothing.
+ * Return: 0; -EINVAL for a letter perf does not know, -ENOTSUP for 'i' (instruction samples
+ * with a period: not made here), the offending text copied to @bad (@len bytes).
+ */
+HWS_API int hws_report__parse_itrace(const char *opts, uint32_t *mask, char *bad, size_t len);
 
 /* Number of log2 latency buckets: bucket 0 holds 0, bucket k holds [2^(k-1), 2^k). */
 #define HWS_REPORT_LAT_BUCKETS 33

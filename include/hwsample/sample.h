@@ -48,6 +48,25 @@ enum hws_sample_field {
 	HWS_SF_RAW = 1ULL << 19,       /* raw/raw_size point at the vendor record */
 	HWS_SF_NODE = 1ULL << 20,      /* NUMA node of the data, when the hardware says */
 	HWS_SF_CALLCHAIN = 1ULL << 21, /* callchain/nr_callchain: the code path to the sample */
+	HWS_SF_SYNTH = 1ULL << 22,     /* synth: the events perf makes of the record */
+};
+
+/*
+ * struct hws_sample::synth: the events perf synthesizes from an AUX-trace record (Arm SPE:
+ * perf's arm_spe_sample(), in the order perf creates them; --itrace letters f, m, t, b, a,
+ * M), which perf-style reports show as one section each (hws_report_opts::itrace).
+ */
+enum hws_synth {
+	HWS_SYNTH_L1D_MISS = 1U << 0,	   /* "l1d-miss": the L1D refill event */
+	HWS_SYNTH_L1D_ACCESS = 1U << 1,	   /* "l1d-access" */
+	HWS_SYNTH_LLC_MISS = 1U << 2,	   /* "llc-miss" */
+	HWS_SYNTH_LLC_ACCESS = 1U << 3,	   /* "llc-access" */
+	HWS_SYNTH_TLB_MISS = 1U << 4,	   /* "tlb-miss": a translation walk */
+	HWS_SYNTH_TLB_ACCESS = 1U << 5,	   /* "tlb-access" */
+	HWS_SYNTH_BRANCH_MISS = 1U << 6,   /* "branch-miss": a mispredicted branch */
+	HWS_SYNTH_REMOTE_ACCESS = 1U << 7, /* "remote-access" */
+	HWS_SYNTH_MEMORY = 1U << 8,	   /* "memory": a load or store (data_src not 0) */
+	HWS_SYNTH__NR = 9,
 };
 
 /* Where a call-chain frame's address runs (perf's PERF_CONTEXT_* markers, without them). */
@@ -210,6 +229,10 @@ struct hws_sample {
 	const struct hws_frame *callchain;
 	uint32_t nr_callchain;
 	uint32_t callchain_flags; /* HWS_CC_* */
+
+	/* ---- appended in version 4 (test @sz: offsetof + sizeof) ---- */
+	uint32_t synth; /* HWS_SF_SYNTH: enum hws_synth bits */
+	uint32_t reserved3;
 };
 
 /* Callback used by readers and decoders to hand out samples. Return 0 to go on,

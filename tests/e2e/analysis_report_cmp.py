@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 """
 Compare `hwsample report --stdio --sort ...` with `perf report --stdio --no-children --sort ...`:
-  analysis_report_cmp.py PERF_OUT HWS_OUT [--tol 0.01]
+  analysis_report_cmp.py PERF_OUT HWS_OUT [--tol 0.01] [--merge-same]
 Per section (`# Samples: N of event 'E'`): the sample count line, and the rows as a multiset
 of (percentage, key columns) with whitespace normalized; percentages must agree to --tol.
 Rows of equal percentage may come in any order (ties are perf's hash order). A perf column
@@ -10,6 +10,10 @@ cut to a prefix of hwsample's (perf sizes a column when an entry is added) still
 Linear in the rows: exact matches by dict lookup first, then the rest of perf's rows against
 hwsample's unmatched ones indexed by their words less one (a cut column). Prints the first
 differences and exits 1 when the outputs differ or perf's has no section, 0 when they agree.
+--merge-same: rows of equal text in a section are one row on each side, their percentages
+summed (to --tol plus 0.005 for each row summed past the first, each rounded): perf 6.1 orders
+data addresses by (int64_t)(r - l), which is no order across kernel, user and zero addresses,
+so its tree can leave one address (0 above all: SPE records without one) in several rows.
 """
 import re
 import sys
@@ -95,7 +99,23 @@ def main():
         i = args.index("--tol")
         tol = float(args[i + 1])
         del args[i : i + 2]
+    merge = "--merge-same" in args
+    if merge:
+        args.remove("--merge-same")
     perf, hws = sections(args[0]), sections(args[1])
+    slack = {}
+    if merge:
+        for secs in (perf, hws):
+            for ev, sec in secs.items():
+                m = {}
+                for pct, cols in sec["rows"]:
+                    t = m.setdefault(cols, [0.0, 0])
+                    t[0] += pct
+                    t[1] += 1
+                sec["rows"] = [(t[0], cols) for cols, t in m.items()]
+                for cols, t in m.items():
+                    k = (ev, cols)
+                    slack[k] = max(slack.get(k, 0.0), 0.005 * (t[1] - 1))
     if not perf:  # nothing compared: both failing alike is not agreement
         print("perf's output has no section (`# Samples: ... of event`): nothing to compare")
         return 1
@@ -114,7 +134,7 @@ def main():
         for pct, cols in p["rows"]:
             got = hp.get(cols)
             if got:
-                take(errs, ev, cols, pct, got, tol)
+                take(errs, ev, cols, pct, got, tol + slack.get((ev, cols), 0.0))
             else:
                 left.append((pct, cols))
         if left:

@@ -58,12 +58,16 @@ for v in intel ibs spe; do
 	st=$?
 	check "$v: dump: every object and type is the truth's: $(tail -1 "$TMP/cmp") $(head -3 "$TMP/cmp" | tr '\n' ' ')" \
 		[ "$st" = 0 ]
-	"$HWS_BIN" report -i "$f" --sort sample,object,offset --stdio >"$TMP/rep" 2>"$TMP/err"
+	# SPE: each record is a sample of every event perf makes of it (l1d-access, memory, ...):
+	# the memory event's has each load and store once
+	itr=
+	[ "$v" = spe ] && itr=--itrace=M
+	"$HWS_BIN" report -i "$f" --sort sample,object,offset --stdio $itr >"$TMP/rep" 2>"$TMP/err"
 	eq "$v: report --sort sample,object,offset exit" "$?" 0
 	$PY report "$TMP/truth" "$TMP/rep" object >"$TMP/cmp" 2>&1
 	st=$?
 	check "$v: report --sort object,offset: $(tail -1 "$TMP/cmp")" [ "$st" = 0 ]
-	"$HWS_BIN" report -i "$f" --sort sample,type,typeoff --stdio >"$TMP/rep" 2>"$TMP/err"
+	"$HWS_BIN" report -i "$f" --sort sample,type,typeoff --stdio $itr >"$TMP/rep" 2>"$TMP/err"
 	eq "$v: report --sort sample,type,typeoff exit" "$?" 0
 	$PY report "$TMP/truth" "$TMP/rep" type >"$TMP/cmp" 2>&1
 	st=$?

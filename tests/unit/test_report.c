@@ -5,6 +5,7 @@
  * latency buckets, the key bound, bar drawing, the loss table, sort orders and symbol
  * grouping in the rendered text.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -492,6 +493,66 @@ static void test_bar(void)
 	hws_strbuf__release(&sb);
 }
 
+/* perf's --itrace letters and the sections of the events perf makes of an SPE record */
+static void test_itrace(void)
+{
+	struct hws_report_opts o = {.sz = sizeof(o), .sort_keys = "mem", .mem = true};
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	struct hws_sample s;
+	uint32_t m = 0;
+	char bad[32];
+	struct hws_report *r;
+	const char *p, *q;
+
+	__T("itrace: default is every event",
+	    !hws_report__parse_itrace(NULL, &m, NULL, 0) && m == (1U << HWS_SYNTH__NR) - 1);
+	__T("itrace fm", !hws_report__parse_itrace("fm", &m, NULL, 0) &&
+			     m == (HWS_SYNTH_L1D_MISS | HWS_SYNTH_L1D_ACCESS | HWS_SYNTH_LLC_MISS |
+				   HWS_SYNTH_LLC_ACCESS));
+	/* flags after e and d are not the letters f and m; Intel PT's letters pick nothing */
+	__T("itrace e+f d+m b",
+	    !hws_report__parse_itrace("e+fd+mb", &m, NULL, 0) && m == HWS_SYNTH_BRANCH_MISS);
+	__T("itrace y10us g32 M",
+	    !hws_report__parse_itrace("y10usg32M", &m, NULL, 0) && m == HWS_SYNTH_MEMORY);
+	__T("itrace i1i: not made",
+	    hws_report__parse_itrace("i1i", &m, bad, sizeof(bad)) == -ENOTSUP &&
+		!strcmp(bad, "i1i"));
+	__T("itrace unknown letter",
+	    hws_report__parse_itrace("fk", &m, bad, sizeof(bad)) == -EINVAL && !strcmp(bad, "k"));
+	o.itrace = "k";
+	__T("report with a bad itrace: EINVAL", !hws_report__new(&o) && errno == EINVAL);
+
+	/* a load with L1D and TLB events (2 sections), a branch (1), a record of no event */
+	o.itrace = "ftb";
+	r = hws_report__new(&o);
+	__T("report with itrace", r != NULL);
+	if (!r)
+		return;
+	s = mk(1, 0x1000, 0x5000, 40, 0, 0);
+	s.sz = sizeof(s);
+	s.fields |= HWS_SF_SYNTH | HWS_SF_DATA_SRC;
+	s.data_src = 0x2 | 0x0aULL << 5; /* load (mem_op 2); mem_lvl L1 (8) | HIT (2) */
+	s.synth = HWS_SYNTH_L1D_ACCESS | HWS_SYNTH_TLB_ACCESS | HWS_SYNTH_MEMORY;
+	hws_report__add(r, &s);
+	s.synth = HWS_SYNTH_BRANCH_MISS;
+	hws_report__add(r, &s);
+	s.synth = 0;
+	hws_report__add(r, &s);
+	hws_report__render(r, NULL, &sb);
+	p = strstr(sb.buf, "of event 'l1d-access'");
+	q = strstr(sb.buf, "of event 'tlb-access'");
+	__T("l1d-access, then tlb-access (perf's order)", p && q && p < q);
+	__T("branch-miss last", q && strstr(q, "of event 'branch-miss'"));
+	__T("memory: not picked", !strstr(sb.buf, "'memory'"));
+	__T("three sections", count_lines_with(sb.buf, "# Samples: 1 ") == 3);
+	/* the branch's data source is 0: N/A */
+	q = q ? strstr(q, "of event 'branch-miss'") : NULL;
+	__T("branch-miss: N/A", q && strstr(q, "100.00%  N/A"));
+	__T("l1d-access: L1 hit", p && strstr(p, "100.00%  L1 hit"));
+	hws_report__delete(r);
+	hws_strbuf__release(&sb);
+}
+
 int main(void)
 {
 	test_aggregation();
@@ -501,5 +562,6 @@ int main(void)
 	test_many();
 	test_cpus();
 	test_bar();
+	test_itrace();
 	TEST_END();
 }
