@@ -150,7 +150,8 @@ struct ctx {
 	uint32_t obj_col; /* the object's printed column, interned */
 	struct hws_datatype type;
 	uint32_t type_id; /* the type's name, interned (0: unknown) */
-	bool code_ok, data_ok, have_ds, have_addr;
+	bool code_ok, data_ok, have_addr;
+	uint64_t ds; /* the sample's data source, DS_NONE without one */
 	uint32_t dso_id;
 	uint32_t inl; /* an inlined function's "NAME (inlined)" (interned) at code, else 0 */
 	char level;
@@ -164,6 +165,9 @@ struct ctx {
 #define DS_DTLB(d)   (((d) >> 26) & 0x7f)
 #define DS_LVLNUM(d) (((d) >> 33) & 0xf)
 #define DS_REMOTE(d) (((d) >> 37) & 0x1)
+/* perf's PERF_MEM_DATA_SRC_NONE: op, level, snoop, lock and TLB N/A */
+#define DS_NONE	     0x5080021ULL
+#define DS_HOPS(d)   (((d) >> 43) & 0x7)
 #define DS_SNOOPX(d) (((d) >> 38) & 0x3)
 #define DS_BLK(d)    (((d) >> 40) & 0x7)
 
@@ -192,12 +196,12 @@ int hist__chain_flush(struct hws_hist *h);
 int hist__chain_find(struct hws_hist *h, struct section *sec, const struct ctx *c, long self,
 		     const struct hws_frame **chain, uint32_t *n, uint32_t *nk, long *id);
 
-/* report_memtext.c: perf's names of a data source's fields (@have: the sample has one) */
-void hist__mem_lvl_str(uint64_t ds, bool have, char *out, size_t sz);
-void hist__snoop_str(uint64_t ds, bool have, char *out, size_t sz);
-void hist__tlb_str(uint64_t ds, bool have, char *out, size_t sz);
-const char *hist__lock_str(uint64_t ds, bool have);
-void hist__blk_str(uint64_t ds, bool have, char *out, size_t sz);
-const char *hist__op_str(uint64_t ds, bool have);
+/* report_memtext.c: perf's names of a data source's fields (DS_NONE: a sample without one) */
+void hist__mem_lvl_str(uint64_t ds, char *out, size_t sz);
+void hist__snoop_str(uint64_t ds, char *out, size_t sz);
+void hist__tlb_str(uint64_t ds, char *out, size_t sz);
+const char *hist__lock_str(uint64_t ds);
+void hist__blk_str(uint64_t ds, char *out, size_t sz);
+const char *hist__op_str(uint64_t ds);
 
 #endif

@@ -23,7 +23,7 @@ static void cat(char *out, size_t sz, const char *s)
 	out[l + n] = 0;
 }
 
-void hist__mem_lvl_str(uint64_t ds, bool have, char *out, size_t sz)
+void hist__mem_lvl_str(uint64_t ds, char *out, size_t sz)
 {
 	static const char *const lvl[] = {
 	    "N/A",
@@ -41,7 +41,12 @@ void hist__mem_lvl_str(uint64_t ds, bool have, char *out, size_t sz)
 	    "I/O",
 	    "Uncached",
 	};
-	uint64_t m = have ? DS_LVL(ds) : 1; /* no data source: PERF_MEM_LVL_NA */
+	/* perf 6.1's mem_hops[] */
+	static const char *const hops[] = {
+	    "N/A", "core, same node", "node, same socket", "socket, same board", "board",
+	};
+	uint64_t m = DS_LVL(ds);
+	uint64_t h = DS_HOPS(ds);
 	bool hit, miss;
 	int printed = 0;
 
@@ -49,8 +54,13 @@ void hist__mem_lvl_str(uint64_t ds, bool have, char *out, size_t sz)
 	hit = m & 2;
 	miss = m & 4;
 	m &= ~6ULL;
-	if (have && DS_REMOTE(ds))
+	if (DS_REMOTE(ds))
 		cat(out, sz, "Remote ");
+	if (h) { /* perf: the hops instead of the level bits */
+		cat(out, sz, h < ARRAY_SIZE(hops) ? hops[h] : "N/A");
+		cat(out, sz, " ");
+		m = 0;
+	}
 	for (unsigned int i = 0; m && i < ARRAY_SIZE(lvl); i++, m >>= 1) {
 		if (!(m & 1))
 			continue;
@@ -58,13 +68,19 @@ void hist__mem_lvl_str(uint64_t ds, bool have, char *out, size_t sz)
 			cat(out, sz, " or ");
 		cat(out, sz, lvl[i]);
 	}
-	if (have && DS_LVLNUM(ds)) {
+	if (DS_LVLNUM(ds)) {
 		unsigned int n = (unsigned int)DS_LVLNUM(ds);
 		char b[16];
 
 		if (printed++)
 			cat(out, sz, " or ");
 		switch (n) {
+		case 0x09:
+			cat(out, sz, "CXL");
+			break;
+		case 0x0a:
+			cat(out, sz, "I/O");
+			break;
 		case 0x0b:
 			cat(out, sz, "Any cache");
 			break;
@@ -93,11 +109,11 @@ void hist__mem_lvl_str(uint64_t ds, bool have, char *out, size_t sz)
 		cat(out, sz, " miss");
 }
 
-void hist__snoop_str(uint64_t ds, bool have, char *out, size_t sz)
+void hist__snoop_str(uint64_t ds, char *out, size_t sz)
 {
 	static const char *const sn[] = {"N/A", "None", "Hit", "Miss", "HitM"};
 	static const char *const snx[] = {"Fwd", "Peer"};
-	uint64_t m = have ? DS_SNOOP(ds) : 0;
+	uint64_t m = DS_SNOOP(ds);
 
 	out[0] = 0;
 	for (unsigned int i = 0; m && i < ARRAY_SIZE(sn); i++, m >>= 1) {
@@ -107,7 +123,7 @@ void hist__snoop_str(uint64_t ds, bool have, char *out, size_t sz)
 			cat(out, sz, " or ");
 		cat(out, sz, sn[i]);
 	}
-	m = have ? DS_SNOOPX(ds) : 0;
+	m = DS_SNOOPX(ds);
 	for (unsigned int i = 0; m && i < ARRAY_SIZE(snx); i++, m >>= 1) {
 		if (!(m & 1))
 			continue;
@@ -119,10 +135,10 @@ void hist__snoop_str(uint64_t ds, bool have, char *out, size_t sz)
 		cat(out, sz, "N/A");
 }
 
-void hist__tlb_str(uint64_t ds, bool have, char *out, size_t sz)
+void hist__tlb_str(uint64_t ds, char *out, size_t sz)
 {
 	static const char *const tl[] = {"N/A", "HIT", "MISS", "L1", "L2", "Walker", "Fault"};
-	uint64_t m = have ? DS_DTLB(ds) : 0;
+	uint64_t m = DS_DTLB(ds);
 	bool hit, miss;
 
 	out[0] = 0;
@@ -146,16 +162,16 @@ void hist__tlb_str(uint64_t ds, bool have, char *out, size_t sz)
 		cat(out, sz, " miss");
 }
 
-const char *hist__lock_str(uint64_t ds, bool have)
+const char *hist__lock_str(uint64_t ds)
 {
-	uint64_t m = have ? DS_LOCK(ds) : 1;
+	uint64_t m = DS_LOCK(ds);
 
 	return (m & 1) ? "N/A" : (m & 2) ? "Yes" : "No";
 }
 
-void hist__blk_str(uint64_t ds, bool have, char *out, size_t sz)
+void hist__blk_str(uint64_t ds, char *out, size_t sz)
 {
-	uint64_t m = have ? DS_BLK(ds) : 0;
+	uint64_t m = DS_BLK(ds);
 
 	out[0] = 0;
 	if (!m || (m & 1)) {
@@ -168,9 +184,9 @@ void hist__blk_str(uint64_t ds, bool have, char *out, size_t sz)
 		cat(out, sz, out[0] ? " Addr" : "Addr");
 }
 
-const char *hist__op_str(uint64_t ds, bool have)
+const char *hist__op_str(uint64_t ds)
 {
-	uint64_t m = have ? DS_OP(ds) : 1;
+	uint64_t m = DS_OP(ds);
 
 	if (m & 2)
 		return "Load";

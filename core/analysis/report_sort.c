@@ -367,22 +367,22 @@ int hist__key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 			   : 0;
 		return 0;
 	case K_MEM: /* perf compares mem_lvl only; the row shows its first sample's text */
-		v[0] = c->have_ds ? DS_LVL(s->data_src) + 1 : 0;
+		v[0] = DS_LVL(c->ds) + 1;
 		return 0;
 	case K_SNOOP: /* perf compares mem_snoop only */
-		v[0] = c->have_ds ? DS_SNOOP(s->data_src) + 1 : 0;
+		v[0] = DS_SNOOP(c->ds) + 1;
 		return 0;
 	case K_TLB:
-		v[0] = c->have_ds ? DS_DTLB(s->data_src) + 1 : 0;
+		v[0] = DS_DTLB(c->ds) + 1;
 		return 0;
 	case K_LOCKED:
-		v[0] = c->have_ds ? DS_LOCK(s->data_src) + 1 : 0;
+		v[0] = DS_LOCK(c->ds) + 1;
 		return 0;
 	case K_BLOCKED:
-		v[0] = c->have_ds ? DS_BLK(s->data_src) + 1 : 0;
+		v[0] = DS_BLK(c->ds) + 1;
 		return 0;
 	case K_OP:
-		v[0] = c->have_ds ? DS_OP(s->data_src) + 1 : 0;
+		v[0] = DS_OP(c->ds) + 1;
 		return 0;
 	case K_DCACHELINE:
 		/* perf's sort__dcacheline_cmp(): the sample's cpumode first, then the file, the
@@ -405,8 +405,8 @@ int hist__key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v)
 	case K_LOCAL_WEIGHT:
 		v[0] = (s->fields & HWS_SF_WEIGHT) ? (uint32_t)s->weight : 0;
 		return 0;
-	case K_LOCAL_INS_LAT:
-		v[0] = (s->fields & HWS_SF_LAT_INS) ? s->lat_ins : 0;
+	case K_LOCAL_INS_LAT: /* perf's ins_lat: the weight's var2_w (WEIGHT_STRUCT, x86) */
+		v[0] = (s->fields & HWS_SF_WEIGHT) ? (s->weight >> 32) & 0xffff : 0;
 		return 0;
 	case K_OBJECT: /* kind, then its printed name (site and size, symbol, file ...) */
 		v[0] = (uint64_t)c->obj.kind;
@@ -520,29 +520,29 @@ static uint32_t key_col(struct hws_hist *h, struct ctx *c, int key, const uint64
 		put_str(b, sizeof(b), v[0] ? hist__str(h, (uint32_t)v[0]) : "[unknown]");
 		break;
 	case K_MEM:
-		hist__mem_lvl_str(s->data_src, c->have_ds, b, sizeof(b));
+		hist__mem_lvl_str(c->ds, b, sizeof(b));
 		break;
 	case K_SNOOP:
-		hist__snoop_str(s->data_src, c->have_ds, b, sizeof(b));
+		hist__snoop_str(c->ds, b, sizeof(b));
 		break;
 	case K_TLB:
-		hist__tlb_str(s->data_src, c->have_ds, b, sizeof(b));
+		hist__tlb_str(c->ds, b, sizeof(b));
 		break;
 	case K_LOCKED:
-		put_str(b, sizeof(b), hist__lock_str(s->data_src, c->have_ds));
+		put_str(b, sizeof(b), hist__lock_str(c->ds));
 		break;
 	case K_BLOCKED:
-		hist__blk_str(s->data_src, c->have_ds, b, sizeof(b));
+		hist__blk_str(c->ds, b, sizeof(b));
 		break;
 	case K_OP:
-		put_str(b, sizeof(b), hist__op_str(s->data_src, c->have_ds));
+		put_str(b, sizeof(b), hist__op_str(c->ds));
 		break;
 	case K_DCACHELINE:
 	case K_DATA_PAGE: {
 		char lv = c->level;
 
-		if (!c->have_addr) {
-			put_addr16(b, lv, 0);
+		if (!c->have_addr) { /* dcacheline: perf's 'X', no map */
+			put_addr16(b, key == K_DCACHELINE ? 'X' : lv, 0);
 			break;
 		}
 		if (!c->data.dso)
@@ -871,7 +871,9 @@ static __attribute__((noinline)) int hist_add_slow(struct hws_hist *h, struct hw
 	c.s = s;
 	c.syms = syms;
 	c.level = level_of(s);
-	c.have_ds = s->fields & HWS_SF_DATA_SRC;
+	/* a sample without a data source has perf's PERF_MEM_DATA_SRC_NONE (what perf reads for
+	 * it; the kernel's PERF_MEM_NA for an IBS op that is no load or store): one N/A row */
+	c.ds = (s->fields & HWS_SF_DATA_SRC) ? s->data_src : DS_NONE;
 	c.have_addr = (s->fields & HWS_SF_ADDR) != 0;
 	if (h->needs_code || chain) {
 		err = hist__code_of(h, &c, syms, s->pid, s->ip, (s->fields & HWS_SF_IP) != 0);
