@@ -5,7 +5,7 @@
 # records them for perf mem. perf 6.1 makes no memory data of IBS RAW samples, so
 # lib/ibs_memfile.py writes each generated file again with PERF_SAMPLE_ADDR, DATA_SRC and
 # WEIGHT_STRUCT in every sample, their values from the registers perf -D prints by the kernel's
-# rules (arch/x86/events/amd/ibs.c: data source with Zen 4's codes, remote nodes and hops,
+# rules (Linux arch/x86/events/amd/ibs.c: data source with Zen 4's codes, remote nodes and hops,
 # errata #1293 and CacheHitSt, dTLB page-size capability; weight DcMissLat with TagToRetCtr as
 # var2; address IbsDCLinAd). Then for Zen 2, 3, 4 and 5 and two seeds each: hwsample report
 # --mem --sort KEY on the RAW file equals perf report --mem-mode --sort KEY on the rewritten one

@@ -6,9 +6,8 @@
 (FAMILY, MODEL: the header's cpuid; ZEN4 1 with zen4_ibs_extensions=1)
 
 perf 6.1 makes no memory data of IBS RAW samples; the kernel does when a recording asks for
-PERF_SAMPLE_ADDR, DATA_SRC and WEIGHT_STRUCT (arch/x86/events/amd/ibs.c,
-perf_ibs_parse_ld_st_data(); ../shared/reference/perf-facts.md "IBS -> perf_mem_data_src /
-weight"). This writes IN with those three fields added to every sample, their values made here
+PERF_SAMPLE_ADDR, DATA_SRC and WEIGHT_STRUCT (Linux arch/x86/events/amd/ibs.c,
+perf_ibs_parse_ld_st_data(), the rules below). This writes IN with those three fields added to every sample, their values made here
 from the registers perf -D prints (data3's fields by their bits, checked against the values perf
 prints beside them; data2's DataSrc, RmtNode and CacheHitSt by their bits), so that perf
 report --mem-mode on OUT shows what perf
@@ -34,7 +33,7 @@ ADDR, DATA_SRC, WEIGHT_STRUCT = 1 << 3, 1 << 15, 1 << 24
 # the generator's sample_type: IDENTIFIER | IP | TID | TIME | CPU | PERIOD | RAW
 EXPECT = (1 << 16) | (1 << 0) | (1 << 1) | (1 << 2) | (1 << 7) | (1 << 8) | (1 << 10)
 
-# union perf_mem_data_src (include/uapi/linux/perf_event.h)
+# union perf_mem_data_src (Linux include/uapi/linux/perf_event.h)
 OP_LOAD, OP_STORE = 0x02, 0x04
 LVL = {"NA": 0x01, "HIT": 0x02, "L1": 0x08, "LFB": 0x10, "L2": 0x20, "L3": 0x40,
        "LOC_RAM": 0x80, "REM_RAM1": 0x100, "REM_CCE1": 0x400, "REM_CCE2": 0x800,
