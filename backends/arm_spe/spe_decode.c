@@ -528,6 +528,20 @@ static inline uint64_t addr_code(uint64_t v)
 }
 
 /*
+ * enum hws_synth bits of the EVENTS bits 2-10 (L1D access, refill, TLB access, walk, not taken,
+ * mispredicted, LLC access, refill, remote): perf's record types l1d-access/-miss, tlb-access/
+ * -miss, branch-miss, llc-access/-miss, remote-access (arm_spe_sample()), one load per record
+ */
+#define SYN(i)                                                                                     \
+	(((i) >> 1 & 1) | ((i)&1) << 1 | ((i) >> 7 & 1) << 2 | ((i) >> 6 & 1) << 3 |               \
+	 ((i) >> 3 & 1) << 4 | ((i) >> 2 & 1) << 5 | ((i) >> 5 & 1) << 6 | ((i) >> 8 & 1) << 7)
+#define SYN4(i)	  SYN(i), SYN((i) + 1), SYN((i) + 2), SYN((i) + 3)
+#define SYN16(i)  SYN4(i), SYN4((i) + 4), SYN4((i) + 8), SYN4((i) + 12)
+#define SYN64(i)  SYN16(i), SYN16((i) + 16), SYN16((i) + 32), SYN16((i) + 48)
+#define SYN256(i) SYN64(i), SYN64((i) + 64), SYN64((i) + 128), SYN64((i) + 192)
+static const uint16_t synth_tab[512] = {SYN256(0), SYN256(256)};
+
+/*
  * The sample's fields from one record, without branches on the packets present (the
  * random-looking mix of real SPE data would mispredict them). Every member set here is
  * written whether or not its packet came (so @s can be reused from record to record);
@@ -595,12 +609,8 @@ rec_to_sample(const struct spe_record *r, int table, struct hws_sample *s, struc
 	s->op_flags = flags | dm->op_flags;
 	/* the events perf makes of the record (its arm_spe_sample()): by the EVENTS bits, and
 	 * "memory" for a load or store (perf: data_src not 0) */
-	s->synth =
-	    (uint32_t)(((ev >> SPE_EV_L1D_REFILL) & 1) | ((ev >> SPE_EV_L1D_ACCESS) & 1) << 1 |
-		       ((ev >> SPE_EV_LLC_REFILL) & 1) << 2 | ((ev >> SPE_EV_LLC_ACCESS) & 1) << 3 |
-		       ((ev >> SPE_EV_TLB_WALK) & 1) << 4 | ((ev >> SPE_EV_TLB_ACCESS) & 1) << 5 |
-		       ((ev >> SPE_EV_MISPRED) & 1) << 6 | ((ev >> SPE_EV_REMOTE) & 1) << 7) |
-	    (dm->data_src ? HWS_SYNTH_MEMORY : 0);
+	s->synth = synth_tab[(ev >> SPE_EV_L1D_ACCESS) & 0x1ff] |
+		   (HWS_SYNTH_MEMORY & (uint32_t) - (uint32_t)(dm->data_src != 0));
 	s->fields = fields | dm->fields | HWS_SF_SYNTH;
 }
 
