@@ -610,7 +610,7 @@ rec_to_sample(const struct spe_record *r, int table, struct hws_sample *s, struc
 	/* the events perf makes of the record (its arm_spe_sample()): by the EVENTS bits, and
 	 * "memory" for a load or store (perf: data_src not 0) */
 	s->synth = synth_tab[(ev >> SPE_EV_L1D_ACCESS) & 0x1ff] |
-		   (HWS_SYNTH_MEMORY & (uint32_t) - (uint32_t)(dm->data_src != 0));
+		   (uint32_t)(dm->data_src != 0) * HWS_SYNTH_MEMORY;
 	s->fields = fields | dm->fields | HWS_SF_SYNTH;
 }
 

@@ -58,12 +58,12 @@ int hws_report__parse_itrace(const char *opts, uint32_t *mask, char *bad, size_t
 	/* perf's --itrace letters (tools/perf/Documentation/itrace.txt) */
 	static const char known[] = "iybcrxwpoedfmtaMAqZsgGlLT";
 	uint32_t m = 0;
-	const char *p = opts ? opts : "fmtbaM";
+	const char *p = opts;
 	int err = 0;
 
-	if (!opts)
+	if (!opts || !*opts) /* perf's default (also of an empty --itrace=) */
 		m = (1U << HWS_SYNTH__NR) - 1;
-	while (!err && opts && *p) {
+	while (!err && p && *p) {
 		const char *at = p;
 		char c = *p++;
 
@@ -76,17 +76,17 @@ int hws_report__parse_itrace(const char *opts, uint32_t *mask, char *bad, size_t
 		}
 		if (c >= '0' && c <= '9') /* a period or a size of the letter before */
 			continue;
-		if (!strchr(known, c) || (c == 'i' && !*p)) {
-			err = c == 'i' ? -ENOTSUP : -EINVAL;
-		} else if (c == 'i' || c == 'y') {
+		if (!strchr(known, c)) {
+			err = -EINVAL;
+		} else if (c == 'i') {
+			err = -ENOTSUP;
+		} else if (c == 'y') {
 			/* perf's period: digits and a unit (i, t, ms, us, ns) */
-			err = c == 'i' ? -ENOTSUP : 0;
-			while (!err && *p && strchr("0123456789", *p))
+			while (*p >= '0' && *p <= '9')
 				p++;
-			if (!err &&
-			    (!strncmp(p, "ms", 2) || !strncmp(p, "us", 2) || !strncmp(p, "ns", 2)))
+			if (!strncmp(p, "ms", 2) || !strncmp(p, "us", 2) || !strncmp(p, "ns", 2))
 				p += 2;
-			else if (!err && (*p == 'i' || *p == 't'))
+			else if (*p == 'i' || *p == 't')
 				p++;
 		} else if (c == 'f') {
 			m |= HWS_SYNTH_L1D_MISS | HWS_SYNTH_L1D_ACCESS;

@@ -165,11 +165,11 @@ struct ctx {
 #define DS_DTLB(d)   (((d) >> 26) & 0x7f)
 #define DS_LVLNUM(d) (((d) >> 33) & 0xf)
 #define DS_REMOTE(d) (((d) >> 37) & 0x1)
-/* perf's PERF_MEM_DATA_SRC_NONE: op, level, snoop, lock and TLB N/A */
-#define DS_NONE	     0x5080021ULL
-#define DS_HOPS(d)   (((d) >> 43) & 0x7)
 #define DS_SNOOPX(d) (((d) >> 38) & 0x3)
 #define DS_BLK(d)    (((d) >> 40) & 0x7)
+#define DS_HOPS(d)   (((d) >> 43) & 0x7)
+/* perf's PERF_MEM_DATA_SRC_NONE: op, level, snoop, lock and TLB N/A */
+#define DS_NONE 0x5080021ULL
 
 extern const char hist__mem_default[];
 

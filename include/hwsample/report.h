@@ -117,8 +117,8 @@ struct hws_report_opts {
 	 * hws_sample::synth), one section per event after the file's own, as perf: l1d-miss,
 	 * l1d-access (letter f), llc-miss, llc-access (m), tlb-miss, tlb-access (t),
 	 * branch-miss (b: addr the branch target, data source 0), remote-access
-	 * (a), memory (M: loads and stores); period 1, weight the total latency. NULL: perf's
-	 * default, all of them; else only those of its letters (checked by
+	 * (a), memory (M: loads and stores); period 1, weight the total latency. NULL or "":
+	 * perf's default, all of them; else only those of its letters (checked by
 	 * hws_report__parse_itrace()). Other views count the records as they are.
 	 */
 	const char *itrace;

@@ -15,10 +15,9 @@
 # merge rows of equal text (--merge-same: perf 6.1 orders data addresses by (int64_t)(r - l),
 # which leaves address 0 in several rows).
 . "$(dirname "$0")/lib/common.sh"
-need_perf
+need_perf_runs
 need_python3
 need_gen amd_ibs
-perf version >/dev/null 2>&1 || skip "perf does not run"
 CMP=$HWS_SOURCE_DIR/tests/e2e/analysis_report_cmp.py
 MEMFILE=$HWS_SOURCE_DIR/tests/e2e/lib/ibs_memfile.py
 KEYS="mem snoop tlb locked blocked symbol_daddr dso_daddr dcacheline local_weight local_ins_lat

@@ -13,9 +13,8 @@
 #  4. op,tid on generated IBS op samples of Zen 2 and Zen 4 (perf 6.1 has no data_src for
 #     IBS: the op from ibs_op_data3's LdOp and StOp as perf -D decodes them).
 . "$(dirname "$0")/lib/common.sh"
-need_perf
+need_perf_runs
 need_python3
-perf version >/dev/null 2>&1 || skip "perf does not run"
 W=${HWS_WORKLOADS:-}/memdemo
 [ -x "$W" ] || skip "workload $W not built"
 CMP=$HWS_SOURCE_DIR/tests/e2e/analysis_report_cmp.py

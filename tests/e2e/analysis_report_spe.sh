@@ -24,10 +24,9 @@
 # (int64_t)(r - l), no order across kernel, user and zero addresses, so its tree leaves one
 # address in several rows.
 . "$(dirname "$0")/lib/common.sh"
-need_perf
+need_perf_runs
 need_python3
 need_gen arm_spe
-perf version >/dev/null 2>&1 || skip "perf does not run"
 CMP=$HWS_SOURCE_DIR/tests/e2e/analysis_report_cmp.py
 ROWS=$HWS_SOURCE_DIR/tests/e2e/lib/script_rows.py
 

@@ -506,6 +506,8 @@ static void test_itrace(void)
 
 	__T("itrace: default is every event",
 	    !hws_report__parse_itrace(NULL, &m, NULL, 0) && m == (1U << HWS_SYNTH__NR) - 1);
+	__T("itrace empty: the default",
+	    !hws_report__parse_itrace("", &m, NULL, 0) && m == (1U << HWS_SYNTH__NR) - 1);
 	__T("itrace fm", !hws_report__parse_itrace("fm", &m, NULL, 0) &&
 			     m == (HWS_SYNTH_L1D_MISS | HWS_SYNTH_L1D_ACCESS | HWS_SYNTH_LLC_MISS |
 				   HWS_SYNTH_LLC_ACCESS));
