@@ -493,6 +493,46 @@ static const char *const sw_names[] = {
     "emulation-faults", "dummy",	"bpf-output",	"cgroup-switches",
 };
 
+/*
+ * perf's modifiers of a generated name (Linux tools/perf/util/evsel.c evsel__add_modifiers()):
+ * ":" then k, u, h for the contexts counted when one is excluded, p per precise_ip level, and
+ * H, G for host and guest when exclude_host is set or exclude_guest differs from its default
+ * (set when a context is excluded or precise_ip is): "cycles:ppH" for perf record -e
+ * cycles:pp.
+ */
+static void add_modifiers(const struct hws_perf_event_attr *at, char *buf, size_t len)
+{
+	char m[16];
+	size_t n = 0;
+	bool guest_default = false;
+
+	if (at->exclude_kernel || at->exclude_user || at->exclude_hv) {
+		if (!at->exclude_kernel)
+			m[n++] = 'k';
+		if (!at->exclude_user)
+			m[n++] = 'u';
+		if (!at->exclude_hv)
+			m[n++] = 'h';
+		guest_default = true;
+	}
+	for (unsigned int i = 0; i < at->precise_ip; i++)
+		m[n++] = 'p';
+	if (at->precise_ip)
+		guest_default = true;
+	if (at->exclude_host || at->exclude_guest == guest_default) {
+		if (!at->exclude_host)
+			m[n++] = 'H';
+		if (!at->exclude_guest)
+			m[n++] = 'G';
+	}
+	m[n] = 0;
+	if (n) {
+		size_t l = strlen(buf);
+
+		snprintf(buf + l, len > l ? len - l : 0, ":%s", m);
+	}
+}
+
 void hws__attr_default_name(const struct hws_perf_event_attr *at, const char *pmu, char *buf,
 			    size_t len)
 {
@@ -506,4 +546,7 @@ void hws__attr_default_name(const struct hws_perf_event_attr *at, const char *pm
 		snprintf(buf, len, "%s/config=%#llx/", pmu, (unsigned long long)at->config);
 	else
 		snprintf(buf, len, "raw %#llx", (unsigned long long)at->config);
+	if (at->type == PERF_TYPE_HARDWARE || at->type == PERF_TYPE_SOFTWARE ||
+	    at->type == PERF_TYPE_RAW)
+		add_modifiers(at, buf, len);
 }

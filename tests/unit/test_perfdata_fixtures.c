@@ -238,10 +238,10 @@ static void test_lost_samples(const char *fix, bool pipe)
 			 * report --stats attributes them */
 			if (ev && lost == 0)
 				T_EQ_STR("first lost", ev->name,
-					 pipe ? "instructions" : "cycles:pp");
+					 pipe ? "instructions:ppH" : "cycles:pp");
 			if (ev && lost == 1)
 				T_EQ_STR("second lost", ev->name,
-					 pipe ? "branches" : "branch-instructions:pp");
+					 pipe ? "branches:ppH" : "branch-instructions:pp");
 			lost++;
 		}
 	}

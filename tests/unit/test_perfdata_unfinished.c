@@ -226,7 +226,7 @@ static void test_layout(void)
 	__T("open file reads", o.opened && o.ret == 0);
 	T_EQ_U64("open file: unfinished, no features", o.unf, HWS_UNFINISHED_NO_FEATURES);
 	T_EQ_U64("open file: both events", o.nr_attrs, 2);
-	T_EQ_STR("open file: name made from the attr (no EVENT_DESC yet)", o.name0, "cpu-clock");
+	T_EQ_STR("open file: name made from the attr (no EVENT_DESC yet)", o.name0, "cpu-clock:HG");
 	T_EQ_U64("open file: records", o.records, 4);
 	T_EQ_U64("open file: samples, both events known", o.samples * 10 + o.unknown_attr, 20);
 	__T("open file: read to the end of the file",

@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# report --sort on the real recordings of tests/fixtures/perf_data_converter against perf report
+# (analysis_report_cmp.py: sections, sample counts, rows, percentages to 0.01): comm, pid, dso,
+# sym, cpu and combinations on the hybrid Alder Lake recording, the PEBS weight_struct one, the
+# perf 4.4 lost-samples recording in pipe mode (events named by their attrs, "cycles:ppH" as
+# perf does; a kernel-mode PEBS sample at a user address is in no map for perf) and the perf
+# 6.12 pipe-mode one (no kernel MMAP: perf has no kernel map, its kernel samples are in
+# [unknown]). Both with --kallsyms of an empty file: these kernels are not this machine's, and
+# perf 6.1 names their addresses from this machine's /proc/kallsyms when the file has no build-id
+# to refuse it by (hwsample names them by address); and without, where a file's kernel samples
+# are few enough to leave out (the [kernel.kallsyms] rows).
+# Not compared: perf.data.intel_pt-4.14 (perf decodes Intel PT into events hwsample does not
+# make: its cycles section is the same), perf.data.lost_samples-4.4 (an event group: perf shows
+# the group's events side by side, which hwsample does not).
+. "$(dirname "$0")/lib/common.sh"
+need_perf_runs
+need_python3
+F=${HWS_FIXTURES:-}/perf_data_converter
+[ -d "$F" ] || skip "fixtures not found"
+CMP=$HWS_SOURCE_DIR/tests/e2e/analysis_report_cmp.py
+: >"$TMP/empty.kallsyms"
+
+for name in hybrid_topology weight_struct piped.lost_samples-4.4 \
+	piped.header_features_aligned-6.12; do
+	f=$F/perf.data.$name
+	[ -f "$f" ] || { check "$name present" false; continue; }
+	for k in comm pid dso sym cpu comm,dso,sym dso,sym; do
+		for ks in "--kallsyms $TMP/empty.kallsyms" ""; do
+			# shellcheck disable=SC2086
+			case $name in
+			piped.*)
+				perf report -i - $ks --stdio --no-children --sort $k <"$f" >"$TMP/p.txt" 2>/dev/null
+				"$HWS_BIN" report -i - $ks --stdio --sort $k <"$f" >"$TMP/h.txt" 2>"$TMP/h.err"
+				;;
+			*)
+				perf report -i "$f" $ks --stdio --no-children --sort $k >"$TMP/p.txt" 2>/dev/null
+				"$HWS_BIN" report -i "$f" $ks --stdio --sort $k >"$TMP/h.txt" 2>"$TMP/h.err"
+				;;
+			esac
+			# without --kallsyms: the kernel's symbols are perf's guesses (see above)
+			[ -n "$ks" ] || sed -i '/\[k\] /d' "$TMP/p.txt" "$TMP/h.txt"
+			what="$name --sort $k${ks:+ --kallsyms (empty)}"
+			if python3 "$CMP" "$TMP/p.txt" "$TMP/h.txt" >"$TMP/cmp.txt"; then
+				check "$what: $(tail -1 "$TMP/cmp.txt")" true
+			else
+				check "$what: $(head -3 "$TMP/cmp.txt" | tr '\n' ' ') $(head -c 200 "$TMP/h.err")" false
+			fi
+		done
+	done
+done
+# the names perf gives events from their attrs (a pipe file of perf 4.4 has no event names)
+"$HWS_BIN" report -i - --stdio --sort comm <"$F/perf.data.piped.lost_samples-4.4" >"$TMP/h.txt" 2>&1
+for e in cycles:ppH instructions:ppH branches:ppH; do
+	check "pipe file of perf 4.4: event $e" grep -q "of event '$e'" "$TMP/h.txt"
+done
+finish
