@@ -336,7 +336,7 @@ int hist__add_chain(struct hws_hist *h, struct section *sec, struct ctx *c, cons
 		fs.ip = fr->ip;
 		fc.s = &fs;
 		fc.level = level_of_ctx(fr->ctx, c->level);
-		err = hist__code_of(h, &fc, c->syms, s->pid, fr->ip, true);
+		err = hist__code_of(h, &fc, c->syms, s->pid, fr->ip, true, 0);
 		if (err)
 			return err;
 		fc.inl = xf[i].inl;

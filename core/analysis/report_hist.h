@@ -181,8 +181,10 @@ const char *hist__str(const struct hws_hist *h, uint32_t id);
 uint64_t hist__vec_hash(const uint64_t *k, size_t n);
 int hist__key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v);
 long hist__row_of(struct hws_hist *h, struct section *sec, const uint64_t *k, struct ctx *c);
+/* @cpumode: the sample's (its ip is looked up in that mode's maps, as perf), 0 for a chain's
+ * frames (looked up by address) */
 int hist__code_of(struct hws_hist *h, struct ctx *c, struct hws_symbols *syms, uint32_t pid,
-		  uint64_t ip, bool have_ip);
+		  uint64_t ip, bool have_ip, uint8_t cpumode);
 bool hist__code_key(int key);
 
 /* report_chain.c: a sample's call chain into the memo and the trees */

@@ -766,10 +766,16 @@ static uint32_t dso_id_of(struct hws_hist *h, const char *dso)
 
 /* the code side of a lookup of @ip (a sample's or a frame's) into @c */
 int hist__code_of(struct hws_hist *h, struct ctx *c, struct hws_symbols *syms, uint32_t pid,
-		  uint64_t ip, bool have_ip)
+		  uint64_t ip, bool have_ip, uint8_t cpumode)
 {
 	memset(&c->code, 0, sizeof(c->code));
 	c->code_ok = false;
+	/* perf looks a sample's ip up in the maps of its mode (thread__find_map()): a kernel
+	 * sample at a user address (PEBS skid past a syscall) or a user one at a kernel address
+	 * is in none */
+	if ((cpumode == 1 /* KERNEL */ && (int64_t)ip >= 0) ||
+	    (cpumode == 2 /* USER */ && (int64_t)ip < 0))
+		have_ip = false;
 	if (syms && have_ip)
 		c->code_ok = hws_symbols__resolve(syms, pid, ip, false, &c->code) >= 0;
 	if (c->code.dso && (int64_t)ip < 0 && !hws_symbols__in_kernel_map(syms, ip))
@@ -876,7 +882,8 @@ static __attribute__((noinline)) int hist_add_slow(struct hws_hist *h, struct hw
 	c.ds = (s->fields & HWS_SF_DATA_SRC) ? s->data_src : DS_NONE;
 	c.have_addr = (s->fields & HWS_SF_ADDR) != 0;
 	if (h->needs_code || chain) {
-		err = hist__code_of(h, &c, syms, s->pid, s->ip, (s->fields & HWS_SF_IP) != 0);
+		err = hist__code_of(h, &c, syms, s->pid, s->ip, (s->fields & HWS_SF_IP) != 0,
+				    s->cpumode);
 		if (err)
 			return err;
 	}

@@ -1215,7 +1215,7 @@ bool hws_symbols__in_kernel_map(struct hws_symbols *s, uint64_t addr)
 
 	if ((int64_t)addr >= 0)
 		return false;
-	if (p && p->nr) /* perf's kernel map runs from the kernel MMAP's start to the top */
-		return addr >= p->maps[0].start;
-	return addr >= 0xffffffff80000000ULL; /* no kernel MMAP: the kernel text region */
+	/* perf's kernel map runs from the kernel MMAP's start to the top; a file without one
+	 * gives perf no kernel map (it makes it when it reads that MMAP) */
+	return p && p->nr && addr >= p->maps[0].start;
 }

@@ -191,7 +191,7 @@ HWS_API int hws_symbols__resolve_range(struct hws_symbols *syms, uint32_t pid, u
 
 /**
  * hws_symbols__in_kernel_map() - is kernel address @addr inside the kernel map as perf sees
- * it (from the recording's kernel MMAP start upwards; without one, the kernel text region)?
+ * it (from the recording's kernel MMAP start upwards; a recording without one has none)?
  * perf names the DSO of kernel addresses outside it "[unknown]".
  */
 HWS_API bool hws_symbols__in_kernel_map(struct hws_symbols *syms, uint64_t addr);
