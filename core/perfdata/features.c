@@ -317,6 +317,57 @@ static int parse_event_desc(struct hws_perf_reader *r, const struct rfeat *f)
 	return 0;
 }
 
+static void free_groups(struct hws_perf_reader *r)
+{
+	for (size_t i = 0; i < r->nr_groups; i++)
+		free((char *)r->groups[i].name);
+	free(r->groups);
+	r->groups = NULL;
+	r->nr_groups = 0;
+}
+
+/* GROUP_DESC: u32 nr; per group a perf string (its name, "{anon_group}" for none), u32 leader
+ * index, u32 nr_members (the leader's and its members' attrs follow each other) */
+static int parse_group_desc(struct hws_perf_reader *r, const struct rfeat *f)
+{
+	struct rcur c = {f->data, f->len};
+	uint32_t nr;
+
+	if (r_u32(&c, &nr) || nr > c.left / 12)
+		return HWS_E_BADREC;
+	free_groups(r);
+	r->groups = calloc(nr ? nr : 1, sizeof(*r->groups));
+	if (!r->groups)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < nr; i++) {
+		struct hws_perf_group *g = &r->groups[r->nr_groups];
+		const char *s;
+		size_t n;
+
+		if (r_str(&c, &s, &n) || r_u32(&c, &g->leader) || r_u32(&c, &g->nr_members))
+			return HWS_E_BADREC;
+		/* a group the attrs cannot hold is left out (perf refuses the file) */
+		if (g->nr_members < 2 || g->leader >= (uint32_t)r->nr_attrs ||
+		    g->nr_members > (uint32_t)r->nr_attrs - g->leader)
+			continue;
+		if (n && strncmp(s, "{anon_group}", n)) {
+			g->name = strndup(s, n);
+			if (!g->name)
+				return -ENOMEM;
+		}
+		r->nr_groups++;
+	}
+	return 0;
+}
+
+size_t hws_perf_reader__groups(const struct hws_perf_reader *r,
+			       const struct hws_perf_group **groups)
+{
+	if (groups)
+		*groups = r ? r->groups : NULL;
+	return r ? r->nr_groups : 0;
+}
+
 static void free_pmus(struct hws_perf_reader *r)
 {
 	for (size_t i = 0; i < r->nr_pmus; i++)
@@ -368,6 +419,9 @@ void pd_digest_features(struct hws_perf_reader *r)
 	if (r->feats[HWS_FEAT_EVENT_DESC].data &&
 	    parse_event_desc(r, &r->feats[HWS_FEAT_EVENT_DESC]))
 		pr_debug("perfdata: malformed EVENT_DESC\n");
+	if (r->feats[HWS_FEAT_GROUP_DESC].data && !r->groups &&
+	    parse_group_desc(r, &r->feats[HWS_FEAT_GROUP_DESC]))
+		pr_debug("perfdata: malformed GROUP_DESC\n");
 	if (r->feats[HWS_FEAT_TRACING_DATA].data && !r->tracing) { /* re-pointed each time */
 		r->fi.tracing_data = r->feats[HWS_FEAT_TRACING_DATA].data;
 		r->fi.tracing_data_size = r->feats[HWS_FEAT_TRACING_DATA].len;
@@ -394,6 +448,8 @@ int pd_header_feature(struct hws_perf_reader *r, const uint8_t *rec, size_t sz)
 		free_caps(r);
 	if (feat == HWS_FEAT_PMU_MAPPINGS)
 		free_pmus(r);
+	if (feat == HWS_FEAT_GROUP_DESC)
+		free_groups(r);
 	pd_digest_features(r);
 	return 0;
 }
@@ -454,6 +510,7 @@ void pd_free_features(struct hws_perf_reader *r)
 		free(r->feats[f].data);
 	free_pmus(r);
 	free_caps(r);
+	free_groups(r);
 	free(r->cpu_node);
 }
 

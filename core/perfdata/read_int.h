@@ -125,6 +125,8 @@ struct hws_perf_reader {
 	size_t nr_pmus;
 	struct pmu_cap *caps;
 	size_t nr_caps;
+	struct hws_perf_group *groups; /* GROUP_DESC (names owned) */
+	size_t nr_groups;
 	int16_t *cpu_node;
 	int nr_cpu_node;
 

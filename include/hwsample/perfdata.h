@@ -354,6 +354,17 @@ HWS_API int hws_perf_build_id__parse(const void *entry, size_t sz, const char **
 HWS_API int hws_perf_reader__nr_cpus(const struct hws_perf_reader *r, uint32_t *online);
 /* PMU_MAPPINGS name of a PMU type, or NULL. */
 HWS_API const char *hws_perf_reader__pmu_name(const struct hws_perf_reader *r, uint32_t type);
+/* One event group of the file (HEADER_GROUP_DESC): its events are the attrs leader ..
+ * leader + nr_members - 1; name is NULL for perf's "{anon_group}". */
+struct hws_perf_group {
+	const char *name;
+	uint32_t leader;
+	uint32_t nr_members;
+};
+/* The file's event groups (*@groups: valid while @r is open and no more records are read),
+ * 0 when it has none. */
+HWS_API size_t hws_perf_reader__groups(const struct hws_perf_reader *r,
+				       const struct hws_perf_group **groups);
 /* PMU_CAPS: value of @cap for PMU @pmu, or NULL. */
 HWS_API const char *hws_perf_reader__pmu_cap(const struct hws_perf_reader *r, const char *pmu,
 					     const char *cap);

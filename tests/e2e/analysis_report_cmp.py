@@ -24,7 +24,8 @@ def sections(path):
     cur = None
     for line in open(path, errors="replace"):
         line = line.rstrip("\n")
-        m = re.match(r"# Samples: (\S+)\s*of event '(.*)'( \(time slices: .*\))?$", line)
+        # "of events": a group's leader or its events side by side (perf's group view)
+        m = re.match(r"# Samples: (\S+)\s*of events? '(.*)'( \(time slices: .*\))?$", line)
         if m:
             count = m.group(1) + (m.group(3) or "")
             cur = secs.setdefault(m.group(2), {"samples": count, "rows": []})

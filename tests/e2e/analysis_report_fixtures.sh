@@ -10,9 +10,12 @@
 # perf 6.1 names their addresses from this machine's /proc/kallsyms when the file has no build-id
 # to refuse it by (hwsample names them by address); and without, where a file's kernel samples
 # are few enough to leave out (the [kernel.kallsyms] rows).
+# The perf 4.4 lost-samples recording is an event group ({cycles:pp,instructions:pp,
+# branch-instructions:pp}): perf shows its events side by side, an overhead column each
+# ("of events 'anon group { ... }'"), and with --no-group a section each (the leader's "of
+# events"); both compared, and the same on a group of software events recorded here.
 # Not compared: perf.data.intel_pt-4.14 (perf decodes Intel PT into events hwsample does not
-# make: its cycles section is the same), perf.data.lost_samples-4.4 (an event group: perf shows
-# the group's events side by side, which hwsample does not).
+# make: its cycles section is the same).
 . "$(dirname "$0")/lib/common.sh"
 need_perf_runs
 need_python3
@@ -21,12 +24,21 @@ F=${HWS_FIXTURES:-}/perf_data_converter
 CMP=$HWS_SOURCE_DIR/tests/e2e/analysis_report_cmp.py
 : >"$TMP/empty.kallsyms"
 
+W=${HWS_WORKLOADS:-}/memdemo
+if [ -x "$W" ] && perf record -q -e '{cpu-clock,page-faults}' -c 20000 -o "$TMP/group.data" \
+	-- "$W" >/dev/null 2>&1; then
+fi
 for name in hybrid_topology weight_struct piped.lost_samples-4.4 \
-	piped.header_features_aligned-6.12; do
+	piped.header_features_aligned-6.12 lost_samples-4.4 lost_samples-4.4:--no-group \
+	group:--no-group group; do
+	grp=${name#*:}
+	[ "$grp" = "$name" ] && grp=
+	name=${name%%:*}
 	f=$F/perf.data.$name
+	[ "$name" = group ] && f=$TMP/group.data
 	[ -f "$f" ] || { check "$name present" false; continue; }
 	for k in comm pid dso sym cpu comm,dso,sym dso,sym; do
-		for ks in "--kallsyms $TMP/empty.kallsyms" ""; do
+		for ks in "--kallsyms $TMP/empty.kallsyms $grp" "$grp"; do
 			# shellcheck disable=SC2086
 			case $name in
 			piped.*)
@@ -39,8 +51,8 @@ for name in hybrid_topology weight_struct piped.lost_samples-4.4 \
 				;;
 			esac
 			# without --kallsyms: the kernel's symbols are perf's guesses (see above)
-			[ -n "$ks" ] || sed -i '/\[k\] /d' "$TMP/p.txt" "$TMP/h.txt"
-			what="$name --sort $k${ks:+ --kallsyms (empty)}"
+			case $ks in --kallsyms*) ;; *) sed -i '/\[k\] /d' "$TMP/p.txt" "$TMP/h.txt" ;; esac
+			what="$name --sort $k ${ks/$TMP\/empty.kallsyms/(empty)}"
 			if python3 "$CMP" "$TMP/p.txt" "$TMP/h.txt" >"$TMP/cmp.txt"; then
 				check "$what: $(tail -1 "$TMP/cmp.txt")" true
 			else
@@ -49,6 +61,12 @@ for name in hybrid_topology weight_struct piped.lost_samples-4.4 \
 		done
 	done
 done
+check "group view: one section of the group's three events" grep -q \
+	"of events 'anon group { cycles:pp, instructions:pp, branch-instructions:pp }'" \
+	<("$HWS_BIN" report -i "$F/perf.data.lost_samples-4.4" --stdio --sort dso 2>/dev/null)
+check "group view: an overhead column per event" grep -qE \
+	'^ +[0-9.]+% +[0-9.]+% +[0-9.]+%  ld-2.23.so' \
+	<("$HWS_BIN" report -i "$F/perf.data.lost_samples-4.4" --stdio --sort dso 2>/dev/null)
 # the names perf gives events from their attrs (a pipe file of perf 4.4 has no event names)
 "$HWS_BIN" report -i - --stdio --sort comm <"$F/perf.data.piped.lost_samples-4.4" >"$TMP/h.txt" 2>&1
 for e in cycles:ppH instructions:ppH branches:ppH; do
