@@ -444,6 +444,14 @@ static int add_synth(struct hws_report *r, const struct hws_sample *s, bool show
 	return err;
 }
 
+int hws_report__set_groups(struct hws_report *r, const struct hws_perf_group *groups, size_t n,
+			   const char *const *names, size_t nnames, bool side_by_side)
+{
+	if (!r || !r->hist)
+		return -EINVAL;
+	return hws_hist__set_groups(r->hist, groups, n, names, nnames, side_by_side);
+}
+
 int hws_report__add(struct hws_report *r, const struct hws_sample *s)
 {
 	struct tally v;

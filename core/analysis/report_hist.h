@@ -13,6 +13,7 @@
 
 #include <hwsample/datatype.h>
 #include <hwsample/objects.h>
+#include <hwsample/perfdata.h>
 #include <hwsample/sample.h>
 #include <hwsample/strbuf.h>
 #include <hwsample/symbols.h>
@@ -76,6 +77,14 @@ struct section {
 	uint32_t *slot;	 /* row index + 1 */
 	uint32_t *shash; /* the low bits of the hash of that row's keys */
 	size_t size;
+	/* perf's group view (set at render): a leader's section holds its members' rows too,
+	 * gper[row * nm + m] the period of event m of the group on the row, gtot[m] its total;
+	 * a member's section is not shown (gmember) */
+	uint32_t nm;
+	bool gmember;
+	bool leader; /* a group's leader (perf: "of events") */
+	uint64_t *gper, *gtot;
+	char *gdesc; /* "anon group { a, b }" */
 };
 
 struct rc_ent;
@@ -93,6 +102,12 @@ struct hws_hist {
 	char *time_str;		     /* --time, shown in the section headers */
 	struct section *secs;
 	size_t nsecs;
+	/* perf's event groups (hws_report__set_groups()); names of the events by attr index */
+	struct hws_perf_group *groups;
+	size_t ngroups;
+	char **gnames;
+	size_t ngnames;
+	bool group_view;
 	size_t last_sec;
 	/* call graphs (hws_hist__set_callgraph()) */
 	struct cg_params cg;

@@ -59,5 +59,8 @@ int hws_folded__add(struct hws_folded *f, struct hws_symbols *syms, const struct
 int hws_folded__render(struct hws_folded *f, struct hws_strbuf *sb);
 /* allocation records for the object and offset keys (may be NULL; must outlive @h) */
 void hws_hist__set_objects(struct hws_hist *h, const struct hws_objects *o);
+/* perf's event groups: copied; @view: side by side (perf's --group), else only named so */
+int hws_hist__set_groups(struct hws_hist *h, const struct hws_perf_group *g, size_t n,
+			 const char *const *names, size_t nnames, bool view);
 
 #endif

@@ -358,6 +358,146 @@ static int comm_fixup(struct hws_hist *h, struct hws_symbols *syms, struct secti
 	return 0;
 }
 
+/* ---------------------------------------------------------------- perf's group view */
+
+static const uint64_t *g_sort_gper;
+static uint32_t g_sort_nm;
+
+/* a group's rows: by each event's period in the group's order (perf's __hpp__sort()), then as
+ * row_cmp() */
+static int grow_cmp(const void *a, const void *b)
+{
+	uint32_t ix = *(const uint32_t *)a, iy = *(const uint32_t *)b;
+	const uint64_t *x = &g_sort_gper[(size_t)ix * g_sort_nm];
+	const uint64_t *y = &g_sort_gper[(size_t)iy * g_sort_nm];
+
+	for (uint32_t m = 0; m < g_sort_nm; m++) {
+		if (x[m] != y[m])
+			return x[m] > y[m] ? -1 : 1;
+	}
+	return row_cmp(a, b);
+}
+
+static struct section *sec_of_attr(struct hws_hist *h, uint32_t idx)
+{
+	for (size_t i = 0; i < h->nsecs; i++) {
+		if (h->secs[i].attr_idx == idx)
+			return &h->secs[i];
+	}
+	return NULL;
+}
+
+/*
+ * Group @g's events into its leader's section (perf's hists__link(): a member's row missing
+ * from the leader's becomes a row of 0 for it): rows by their keys, each event's period on
+ * them and its total, the header's description "anon group { a, b }".
+ */
+static int group_merge(struct hws_hist *h, const struct hws_perf_group *g)
+{
+	struct section *l = sec_of_attr(h, g->leader);
+	size_t nk = (size_t)h->nkeys * KV, cap, tsz = 16;
+	uint32_t nm = g->nr_members, *tab;
+	struct hws_strbuf d = HWS_STRBUF_INIT;
+	int err = 0;
+
+	if (!l) /* no leader samples: each member's own section */
+		return 0;
+	cap = l->nr;
+	for (uint32_t m = 1; m < nm; m++) {
+		struct section *ms = sec_of_attr(h, g->leader + m);
+
+		cap += ms ? ms->nr : 0;
+	}
+	if (cap > l->alloc) {
+		struct hrow *r = realloc(l->rows, cap * sizeof(*r));
+
+		if (!r)
+			return -ENOMEM;
+		l->rows = r;
+		l->alloc = cap;
+	}
+	while (tsz < 2 * cap)
+		tsz *= 2;
+	tab = calloc(tsz, sizeof(*tab));
+	l->gper = calloc(cap ? cap * nm : 1, sizeof(*l->gper));
+	l->gtot = calloc(nm, sizeof(*l->gtot));
+	if (!tab || !l->gper || !l->gtot) {
+		free(tab);
+		return -ENOMEM;
+	}
+	l->nm = nm;
+	l->gtot[0] = l->period;
+	for (uint32_t m = 0; m < nm; m++) {
+		struct section *ms = m ? sec_of_attr(h, g->leader + m) : l;
+		size_t nr = ms ? ms->nr : 0;
+
+		if (!m) /* the leader's rows keep their places: l->nr counts them again */
+			l->nr = 0;
+		if (m && ms) {
+			l->gtot[m] = ms->period;
+			l->samples += ms->samples;
+			l->period += ms->period;
+			ms->gmember = true;
+		}
+		for (size_t i = 0; i < nr; i++) {
+			const struct hrow *r = &ms->rows[i];
+			size_t x = hist__vec_hash(r->k, nk) & (tsz - 1);
+
+			while (tab[x] && memcmp(l->rows[tab[x] - 1].k, r->k, nk * sizeof(*r->k)))
+				x = (x + 1) & (tsz - 1);
+			if (!tab[x]) {
+				struct hrow *n = &l->rows[l->nr];
+
+				if (m) {
+					*n = *r;
+					n->samples = n->period = n->weight = n->acc = 0;
+					n->cg_root = 0;
+				}
+				tab[x] = (uint32_t)++l->nr;
+			}
+			l->gper[(size_t)(tab[x] - 1) * nm + m] += r->period;
+		}
+	}
+	free(tab);
+	err = hws_strbuf__addf(&d, "%s { ", g->name ? g->name : "anon group");
+	for (uint32_t m = 0; !err && m < nm; m++) {
+		struct section *ms = sec_of_attr(h, g->leader + m);
+		const char *n = g->leader + m < h->ngnames ? h->gnames[g->leader + m]
+				: ms			   ? ms->event
+							   : "?";
+
+		err = hws_strbuf__addf(&d, "%s%s", m ? ", " : "", n);
+	}
+	if (!err)
+		err = hws_strbuf__addstr(&d, " }");
+	if (!err) {
+		l->gdesc = strdup(d.buf);
+		if (!l->gdesc)
+			err = -ENOMEM;
+	}
+	hws_strbuf__release(&d);
+	return err;
+}
+
+/* groups side by side (the flat view), or only their leaders named so (perf's "events") */
+static int groups_prepare(struct hws_hist *h, bool flat)
+{
+	for (size_t i = 0; i < h->ngroups; i++) {
+		struct section *l = sec_of_attr(h, h->groups[i].leader);
+		int err;
+
+		if (!l)
+			continue;
+		l->leader = true;
+		if (!flat || !h->group_view)
+			continue;
+		err = group_merge(h, &h->groups[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *sort_str,
 		     struct hws_strbuf *sb)
 {
@@ -375,16 +515,18 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 	g_by_weight = h->mem;
 	g_by_acc = children;
 	hws__qsort(h->secs, h->nsecs, sizeof(*h->secs), sec_cmp);
+	for (size_t si = 0; !err && syms && si < h->nsecs; si++)
+		err = comm_fixup(h, syms, &h->secs[si]);
+	if (!err)
+		err = groups_prepare(h, !h->hierarchy && !children && !graph && !h->mem);
 	for (size_t si = 0; !err && si < h->nsecs; si++) {
 		struct section *sec = &h->secs[si];
 		int w[MAX_KEYS];
 		uint64_t n = sec->samples, total = h->mem ? sec->weight : sec->period;
 		char unit = ' ', b[TEXT_MAX];
 
-		if (syms)
-			err = comm_fixup(h, syms, sec);
-		if (err)
-			break;
+		if (sec->gmember)
+			continue;
 		/* --hierarchy names its groups by their first rows: insertion order kept;
 		 * rows is NULL without any */
 		free(ord);
@@ -396,8 +538,10 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 		for (size_t i = 0; i < sec->nr; i++)
 			ord[i] = (uint32_t)i;
 		g_sort_sec = sec;
+		g_sort_gper = sec->gper;
+		g_sort_nm = sec->nm;
 		if (!h->hierarchy)
-			hws__qsort(ord, sec->nr, sizeof(*ord), row_cmp);
+			hws__qsort(ord, sec->nr, sizeof(*ord), sec->nm ? grow_cmp : row_cmp);
 		for (int j = 0; j < h->nkeys; j++) {
 			w[j] = (int)strlen(hist__header(h->keys[j]));
 			for (size_t i = 0; i < sec->nr; i++) {
@@ -421,8 +565,9 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 			n /= 1000;
 			unit = 'G';
 		}
-		err = hws_strbuf__addf(sb, "%s#\n# Samples: %" PRIu64 "%c of event '%s'",
-				       si ? "\n\n" : "", n, unit, hws__text(&h->esc, sec->event));
+		err = hws_strbuf__addf(sb, "%s#\n# Samples: %" PRIu64 "%c of event%s '%s'",
+				       si ? "\n\n" : "", n, unit, sec->leader ? "s" : "",
+				       hws__text(&h->esc, sec->gdesc ? sec->gdesc : sec->event));
 		if (!err && h->time_str)
 			err = hws_strbuf__addf(sb, " (time slices: %s)", h->time_str);
 		if (!err)
@@ -439,15 +584,22 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 				err = render_hierarchy(h, syms, sec, w, total, sb);
 			continue;
 		}
-		if (!err)
+		if (!err && sec->nm) /* a column of 8 per event, as perf's */
+			err = hws_strbuf__addf(sb, "#\n# %*s", (int)(8 * sec->nm), "Overhead");
+		else if (!err)
 			err = hws_strbuf__addstr(sb, children ? "#\n# Children      Self"
 							      : "#\n# Overhead");
 		for (int j = 0; !err && j < h->nkeys; j++)
 			err = hws_strbuf__addf(sb, right_aligned(h->keys[j]) ? "  %*s" : "  %-*s",
 					       w[j], hist__header(h->keys[j]));
-		if (!err)
+		if (!err && sec->nm) {
+			err = hws_strbuf__addstr(sb, "\n# ");
+			for (uint32_t d = 0; !err && d < 8 * sec->nm; d++)
+				err = hws_strbuf__addstr(sb, ".");
+		} else if (!err) {
 			err = hws_strbuf__addstr(sb, children ? "\n# ........  ........"
 							      : "\n# ........");
+		}
 		for (int j = 0; !err && j < h->nkeys; j++) {
 			err = hws_strbuf__addstr(sb, "  ");
 			for (int d = 0; !err && d < w[j]; d++)
@@ -462,7 +614,14 @@ int hws_hist__render(struct hws_hist *h, struct hws_symbols *syms, const char *s
 			if (children)
 				err = add_pct(sb,
 					      total ? 100.0 * (double)r->acc / (double)total : 0.0);
-			if (!err)
+			for (uint32_t m = 0; !err && m < sec->nm; m++) { /* a group's events */
+				uint64_t t = sec->gtot[m],
+					 p = sec->gper[(size_t)ord[i] * sec->nm + m];
+				double pc = t ? 100.0 * (double)p / (double)t : 0.0;
+
+				err = m ? hws_strbuf__addf(sb, "%7.2f%%", pc) : add_pct(sb, pc);
+			}
+			if (!err && !sec->nm)
 				err = add_pct(sb, total ? 100.0 * (double)v / (double)total : 0.0);
 			for (int j = 0; !err && j < h->nkeys; j++) {
 				const char *str = b;

@@ -1091,6 +1091,52 @@ struct hws_hist *hws_hist__new(const char *keys, bool mem, const struct hws_filt
 	return h;
 }
 
+static void free_groups(struct hws_hist *h)
+{
+	for (size_t i = 0; i < h->ngroups; i++)
+		free((char *)h->groups[i].name);
+	free(h->groups);
+	for (size_t i = 0; i < h->ngnames; i++)
+		free(h->gnames[i]);
+	free(h->gnames);
+	h->groups = NULL;
+	h->gnames = NULL;
+	h->ngroups = h->ngnames = 0;
+}
+
+int hws_hist__set_groups(struct hws_hist *h, const struct hws_perf_group *g, size_t n,
+			 const char *const *names, size_t nnames, bool view)
+{
+	free_groups(h);
+	h->group_view = view;
+	if (!n)
+		return 0;
+	h->groups = calloc(n, sizeof(*h->groups));
+	h->gnames = calloc(nnames ? nnames : 1, sizeof(*h->gnames));
+	if (!h->groups || !h->gnames) {
+		free_groups(h);
+		return -ENOMEM;
+	}
+	h->ngroups = n;
+	h->ngnames = nnames;
+	for (size_t i = 0; i < n; i++) {
+		h->groups[i] = g[i];
+		h->groups[i].name = g[i].name ? strdup(g[i].name) : NULL;
+		if (g[i].name && !h->groups[i].name) {
+			free_groups(h);
+			return -ENOMEM;
+		}
+	}
+	for (size_t i = 0; i < nnames; i++) {
+		h->gnames[i] = strdup(names && names[i] ? names[i] : "?");
+		if (!h->gnames[i]) {
+			free_groups(h);
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 void hws_hist__delete(struct hws_hist *h)
 {
 	if (!h)
@@ -1100,7 +1146,11 @@ void hws_hist__delete(struct hws_hist *h)
 		free(h->secs[i].rows);
 		free(h->secs[i].slot);
 		free(h->secs[i].shash);
+		free(h->secs[i].gper);
+		free(h->secs[i].gtot);
+		free(h->secs[i].gdesc);
 	}
+	free_groups(h);
 	free(h->rc);
 	for (size_t i = 0; i < h->nblk; i++)
 		free(h->blk[i]);

@@ -31,7 +31,7 @@ static const char report_usage[] =
     "                       [FILTERS] [--hierarchy] [--no-demangle]\n"
     "                       [-g [MODE,THRESHOLD,ORDER]] [--children|--no-children]\n"
     "                       [--max-stack N] [--folded[=samples|period|latency]]\n"
-    "                       [--[no-]inline] [--itrace[=OPTS]]\n"
+    "                       [--[no-]inline] [--itrace[=OPTS]] [--[no-]group]\n"
     "\n"
     "Summarize a perf.data file: samples and loss per event and CPU, top functions and\n"
     "code addresses, top data objects and addresses, data-source (level x snoop, TLB, op)\n"
@@ -78,6 +78,9 @@ static const char report_usage[] =
     "                     default frames found by DWARF unwinding show them, as perf 6.1\n"
     "      --inline       every user-space frame shows them (frame-pointer chains too)\n"
     "      --full-source-path  the srcline key shows source files' whole paths\n"
+    "      --group        the events of a group recording side by side in the --sort view\n"
+    "                     (an overhead column each; perf's default for such a file)\n"
+    "      --no-group     each event of a group its own section\n"
     "      --itrace[=fmtbaM]  Arm SPE records in the --sort view: each a sample of the\n"
     "                     events perf makes of it, a section each: f l1d-miss and\n"
     "                     l1d-access, m llc-miss and llc-access, t tlb-miss and\n"
@@ -193,6 +196,24 @@ static int write_html(const char *file, const char *path, struct hws_report *rep
 	return err;
 }
 
+/* the file's event groups side by side (perf's default for a group recording), or not */
+static int set_groups(struct hws_report *rep, const struct hws_perf_reader *r, bool view)
+{
+	const struct hws_perf_group *g;
+	size_t n = hws_perf_reader__groups(r, &g);
+	int na = hws_perf_reader__nr_attrs(r);
+	const char **names = calloc(na > 0 ? (size_t)na : 1, sizeof(*names));
+	int err;
+
+	if (!names)
+		return -ENOMEM;
+	for (int i = 0; i < na; i++)
+		names[i] = hws_perf_reader__attr(r, i)->name;
+	err = hws_report__set_groups(rep, g, n, names, (size_t)(na > 0 ? na : 0), view);
+	free(names);
+	return err;
+}
+
 int cmd_report(struct hws_cli *cli, int argc, char **argv)
 {
 	static const struct option own[] = {
@@ -221,6 +242,8 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	    {"no-inline", no_argument, NULL, 0x2101},
 	    {"full-source-path", no_argument, NULL, 0x2102},
 	    {"itrace", optional_argument, NULL, 0x2103},
+	    {"group", no_argument, NULL, 0x2104},
+	    {"no-group", no_argument, NULL, 0x2105},
 	    {NULL, 0, NULL, 0},
 	};
 	struct option opts[64];
@@ -237,7 +260,7 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 	struct hws_objects *objects = NULL;
 	struct hws_decoder *d = NULL;
 	struct hws_report *rep = NULL;
-	int o, err = 0, rc, ret = HWS_EXIT_OK, bars = -1;
+	int o, err = 0, rc, ret = HWS_EXIT_OK, bars = -1, group = -1;
 	bool nosym = false, cg_given = false, stdio_out = false;
 	const char *html = NULL;
 	char ebuf[256];
@@ -285,6 +308,10 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 			break;
 		case 0x2102:
 			ropts.full_source_path = true;
+			break;
+		case 0x2104:
+		case 0x2105:
+			group = o == 0x2104;
 			break;
 		case 0x2103:
 			rc = hws_report__parse_itrace(optarg, NULL, ebuf, sizeof(ebuf));
@@ -497,6 +524,8 @@ int cmd_report(struct hws_cli *cli, int argc, char **argv)
 		goto out;
 	}
 	err = hws_report__add_decoder_counts(rep, d);
+	if (!err && rc_ctx.hist && hws_perf_reader__groups(r, NULL))
+		err = set_groups(rep, r, group != 0);
 	if (!err && html)
 		err = write_html(html, path, rep, rc_ctx.c2c,
 				 nosym ? NULL : hws_decoder__symbols(d), &ret);

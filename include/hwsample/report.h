@@ -159,6 +159,21 @@ HWS_API int hws_report__parse_itrace(const char *opts, uint32_t *mask, char *bad
 /* Number of log2 latency buckets: bucket 0 holds 0, bucket k holds [2^(k-1), 2^k). */
 #define HWS_REPORT_LAT_BUCKETS 33
 
+struct hws_perf_group;
+/**
+ * hws_report__set_groups() - the file's event groups (hws_perf_reader__groups()) for perf
+ * report's view: with @side_by_side (perf's default for such a file; its --no-group: false) a
+ * group's events are one section, "# Samples: N  of events 'anon group { a, b }'", with an
+ * overhead column per event (its share of that event's total) on the rows of any of them;
+ * else each event its own section, a leader's header saying "events" as perf's. @names: the
+ * file's event names by attr index (@nnames of them). Side by side in the flat view only
+ * (--hierarchy, --children, call graphs and --mem keep a section per event). Copied; call
+ * before rendering. Return: 0, -ENOMEM, -EINVAL without a perf report view.
+ */
+HWS_API int hws_report__set_groups(struct hws_report *rep, const struct hws_perf_group *groups,
+				   size_t n, const char *const *names, size_t nnames,
+				   bool side_by_side);
+
 HWS_API struct hws_report *hws_report__new(const struct hws_report_opts *opts);
 HWS_API void hws_report__delete(struct hws_report *rep); /* NULL-safe */
 

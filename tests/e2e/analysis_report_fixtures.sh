@@ -25,9 +25,8 @@ CMP=$HWS_SOURCE_DIR/tests/e2e/analysis_report_cmp.py
 : >"$TMP/empty.kallsyms"
 
 W=${HWS_WORKLOADS:-}/memdemo
-if [ -x "$W" ] && perf record -q -e '{cpu-clock,page-faults}' -c 20000 -o "$TMP/group.data" \
-	-- "$W" >/dev/null 2>&1; then
-fi
+[ -x "$W" ] && perf record -q -e '{cpu-clock,page-faults}' -c 20000 -o "$TMP/group.data" \
+	-- "$W" >/dev/null 2>&1
 for name in hybrid_topology weight_struct piped.lost_samples-4.4 \
 	piped.header_features_aligned-6.12 lost_samples-4.4 lost_samples-4.4:--no-group \
 	group:--no-group group; do

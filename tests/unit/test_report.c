@@ -555,6 +555,55 @@ static void test_itrace(void)
 	hws_strbuf__release(&sb);
 }
 
+/* perf's group view through the library: two events of a group side by side */
+static void test_groups(void)
+{
+	struct hws_report_opts o = {.sz = sizeof(o), .sort_keys = "sym"};
+	const struct hws_perf_group g = {NULL, 0, 2};
+	const char *names[] = {"cycles", "instructions"};
+	struct hws_strbuf sb = HWS_STRBUF_INIT;
+	struct hws_report *r = hws_report__new(&o);
+	struct hws_sample s;
+
+	__T("report", r != NULL);
+	if (!r)
+		return;
+	/* cycles: 3 at 0x1000, 1 at 0x2000; instructions: 1 at 0x2000, 1 at 0x3000 */
+	for (int i = 0; i < 6; i++) {
+		static const uint64_t ip[] = {0x1000, 0x1000, 0x1000, 0x2000, 0x2000, 0x3000};
+
+		s = mk(1, ip[i], 0, 0, 0, 0);
+		s.attr_idx = i < 4 ? 0 : 1;
+		s.event = names[s.attr_idx];
+		hws_report__add(r, &s);
+	}
+	__T("set_groups", !hws_report__set_groups(r, &g, 1, names, 2, true));
+	hws_report__render(r, NULL, &sb);
+	__T("one section of the group",
+	    strstr(sb.buf, "# Samples: 6  of events 'anon group { cycles, instructions }'") &&
+		!strstr(sb.buf, "of event 'instructions'"));
+	__T("a column per event, a member's row of 0 for the leader",
+	    strstr(sb.buf, "75.00%   0.00%") && strstr(sb.buf, "25.00%  50.00%") &&
+		strstr(sb.buf, "0.00%  50.00%"));
+	hws_strbuf__reset(&sb);
+	__T("set_groups, not side by side", !hws_report__set_groups(r, &g, 1, names, 2, false));
+	hws_report__delete(r);
+	r = hws_report__new(&o);
+	for (int i = 0; r && i < 2; i++) {
+		s = mk(1, 0x1000, 0, 0, 0, 0);
+		s.attr_idx = (uint32_t)i;
+		s.event = names[i];
+		hws_report__add(r, &s);
+	}
+	__T("--no-group", r && !hws_report__set_groups(r, &g, 1, names, 2, false));
+	if (r)
+		hws_report__render(r, NULL, &sb);
+	__T("--no-group: the leader's section says events",
+	    strstr(sb.buf, "of events 'cycles'") && strstr(sb.buf, "of event 'instructions'"));
+	hws_report__delete(r);
+	hws_strbuf__release(&sb);
+}
+
 int main(void)
 {
 	test_aggregation();
@@ -565,5 +614,6 @@ int main(void)
 	test_cpus();
 	test_bar();
 	test_itrace();
+	test_groups();
 	TEST_END();
 }
