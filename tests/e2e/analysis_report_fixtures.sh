@@ -21,7 +21,6 @@ need_perf_runs
 need_python3
 F=${HWS_FIXTURES:-}/perf_data_converter
 [ -d "$F" ] || skip "fixtures not found"
-CMP=$HWS_SOURCE_DIR/tests/e2e/analysis_report_cmp.py
 : >"$TMP/empty.kallsyms"
 
 W=${HWS_WORKLOADS:-}/memdemo
@@ -52,11 +51,7 @@ for name in hybrid_topology weight_struct piped.lost_samples-4.4 \
 			# without --kallsyms: the kernel's symbols are perf's guesses (see above)
 			case $ks in --kallsyms*) ;; *) sed -i '/\[k\] /d' "$TMP/p.txt" "$TMP/h.txt" ;; esac
 			what="$name --sort $k ${ks/$TMP\/empty.kallsyms/(empty)}"
-			if python3 "$CMP" "$TMP/p.txt" "$TMP/h.txt" >"$TMP/cmp.txt"; then
-				check "$what: $(tail -1 "$TMP/cmp.txt")" true
-			else
-				check "$what: $(head -3 "$TMP/cmp.txt" | tr '\n' ' ') $(head -c 200 "$TMP/h.err")" false
-			fi
+			report_same "$what" "$TMP/p.txt" "$TMP/h.txt"
 		done
 	done
 done

@@ -18,7 +18,6 @@
 need_perf_runs
 need_python3
 need_gen amd_ibs
-CMP=$HWS_SOURCE_DIR/tests/e2e/analysis_report_cmp.py
 MEMFILE=$HWS_SOURCE_DIR/tests/e2e/lib/ibs_memfile.py
 KEYS="mem snoop tlb locked blocked symbol_daddr dso_daddr dcacheline local_weight local_ins_lat
 sym,dso,mem"
@@ -49,11 +48,7 @@ for gen in zen2 zen3 zen4 zen5; do
 				"$HWS_BIN" report -i "$f" --stdio --mem --sort $k >"$TMP/h.txt" 2>"$TMP/h.err"
 			fi
 			# shellcheck disable=SC2086
-			if python3 "$CMP" "$TMP/p.txt" "$TMP/h.txt" $opt >"$TMP/cmp.txt"; then
-				check "$gen seed $seed --mem --sort $k: $(tail -1 "$TMP/cmp.txt")" true
-			else
-				check "$gen seed $seed --mem --sort $k: $(head -3 "$TMP/cmp.txt" | tr '\n' ' ') $(head -c 200 "$TMP/h.err")" false
-			fi
+			report_same "$gen seed $seed --mem --sort $k" "$TMP/p.txt" "$TMP/h.txt" $opt
 		done
 		for k in L2 Remote "N/A"; do
 			check "$gen seed $seed: a $k row in mem" grep -q "%  .*$k" "$TMP/h.txt"

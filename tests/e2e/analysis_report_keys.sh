@@ -17,7 +17,6 @@ need_perf_runs
 need_python3
 W=${HWS_WORKLOADS:-}/memdemo
 [ -x "$W" ] || skip "workload $W not built"
-CMP=$HWS_SOURCE_DIR/tests/e2e/analysis_report_cmp.py
 ROWS=$HWS_SOURCE_DIR/tests/e2e/lib/script_rows.py
 F=comm,tid,period,event,data_src,ip,sym,symoff,dso
 
@@ -27,11 +26,7 @@ same() { # what file "keys" [script_rows.py and report options...]
 	python3 "$ROWS" "$k" "$@" <"$TMP/s.txt" >"$TMP/p.txt" 2>"$TMP/p.err" ||
 		{ check "$what: script_rows.py: $(head -c 300 "$TMP/p.err")" false; return; }
 	"$HWS_BIN" report -i "$f" --stdio --sort "$k" "$@" >"$TMP/h.txt" 2>"$TMP/h.err"
-	if python3 "$CMP" "$TMP/p.txt" "$TMP/h.txt" >"$TMP/cmp.txt"; then
-		check "$what --sort $k $*: $(tail -1 "$TMP/cmp.txt")" true
-	else
-		check "$what --sort $k $*: $(head -3 "$TMP/cmp.txt" | tr '\n' ' ') hwsample stderr: $(head -c 300 "$TMP/h.err")" false
-	fi
+	report_same "$what --sort $k $*" "$TMP/p.txt" "$TMP/h.txt"
 }
 
 perf record -q -e cpu-clock,page-faults -c 20000 -d -o "$TMP/m.data" -- \
@@ -83,9 +78,8 @@ if [ -x "$HWS_GEN/gen_amd_ibs" ]; then
 		"$HWS_GEN/gen_amd_ibs" -o "$TMP/ibs-$g.data" -g $g -n 1000 -s 7 --op-only >/dev/null
 		perf report -D -i "$TMP/ibs-$g.data" 2>/dev/null >"$TMP/d.txt"
 		python3 "$ROWS" op,tid --ibs-D <"$TMP/d.txt" >"$TMP/p.txt"
-		"$HWS_BIN" report -i "$TMP/ibs-$g.data" --stdio --sort op,tid >"$TMP/h.txt" 2>&1
-		check "IBS $g --sort op,tid: $(python3 "$CMP" "$TMP/p.txt" "$TMP/h.txt" | tail -1)" \
-			python3 "$CMP" "$TMP/p.txt" "$TMP/h.txt"
+		"$HWS_BIN" report -i "$TMP/ibs-$g.data" --stdio --sort op,tid >"$TMP/h.txt" 2>"$TMP/h.err"
+		report_same "IBS $g --sort op,tid" "$TMP/p.txt" "$TMP/h.txt"
 		for op in Load Store N/A; do
 			check "IBS $g: $op rows" grep -q "%  $op " "$TMP/h.txt"
 		done

@@ -13,6 +13,19 @@ fi
 # perf 6.1's _init+OFF for a PLT entry made the entry's name, on perf's output only: a filter
 # (tests/e2e/lib/perf61_plt.py; --srcline FILE for perf report --sort srcline's rows)
 perf61_plt() { python3 "$HWS_SOURCE_DIR/tests/e2e/lib/perf61_plt.py" "$@"; }
+# report_same WHAT PERF_OUT HWS_OUT [analysis_report_cmp.py options]: one check that the two
+# reports agree (same sections, sample counts, rows, percentages), naming the first differences
+# and hwsample's stderr ($TMP/h.err) when they do not
+report_same() {
+	local what=$1 p=$2 h=$3
+	shift 3
+	if python3 "$HWS_SOURCE_DIR/tests/e2e/analysis_report_cmp.py" "$p" "$h" "$@" \
+		>"$TMP/cmp.txt"; then
+		check "$what: $(tail -1 "$TMP/cmp.txt")" true
+	else
+		check "$what: $(head -3 "$TMP/cmp.txt" | tr '\n' ' ') $(head -c 300 "$TMP/h.err" 2>/dev/null)" false
+	fi
+}
 
 fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
 # check and eq count one check each and return non-zero when it fails (check ... || return)
