@@ -778,8 +778,11 @@ int hist__code_of(struct hws_hist *h, struct ctx *c, struct hws_symbols *syms, u
 		have_ip = false;
 	if (syms && have_ip)
 		c->code_ok = hws_symbols__resolve(syms, pid, ip, false, &c->code) >= 0;
-	if (c->code.dso && (int64_t)ip < 0 && !hws_symbols__in_kernel_map(syms, ip))
-		c->code.dso = NULL; /* perf: outside its kernel map */
+	if (c->code.dso && (int64_t)ip < 0 && !hws_symbols__in_kernel_map(syms, ip)) {
+		/* perf: outside its kernel map, no file and no symbol (even with --kallsyms) */
+		memset(&c->code, 0, sizeof(c->code));
+		c->code_ok = false;
+	}
 	c->dso_id = dso_id_of(h, c->code.dso);
 	return c->dso_id ? 0 : -ENOMEM;
 }

@@ -55,6 +55,18 @@ for name in hybrid_topology weight_struct piped.lost_samples-4.4 \
 		done
 	done
 done
+# a kernel sample outside perf's kernel map (the 6.12 pipe file has no kernel MMAP) has no
+# symbol even when --kallsyms names its address: perf prints the address
+printf 'ffffffff8b000000 T _stext\nffffffff8b001000 T fake_sym\nffffffff8b002000 T _etext\n' \
+	>"$TMP/fake.kallsyms"
+f=$F/perf.data.piped.header_features_aligned-6.12
+perf report -i - --kallsyms "$TMP/fake.kallsyms" --stdio --no-children --sort dso,sym <"$f" \
+	>"$TMP/p.txt" 2>/dev/null
+"$HWS_BIN" report -i - --kallsyms "$TMP/fake.kallsyms" --stdio --sort dso,sym <"$f" \
+	>"$TMP/h.txt" 2>"$TMP/h.err"
+report_same "6.12 pipe file, --kallsyms naming an address outside perf's kernel map" \
+	"$TMP/p.txt" "$TMP/h.txt"
+check "... printed as the address" grep -q '\[unknown\] *\[k\] 0xffffffff8b001280' "$TMP/h.txt"
 check "group view: one section of the group's three events" grep -q \
 	"of events 'anon group { cycles:pp, instructions:pp, branch-instructions:pp }'" \
 	<("$HWS_BIN" report -i "$F/perf.data.lost_samples-4.4" --stdio --sort dso 2>/dev/null)
