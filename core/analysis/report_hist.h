@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <hwsample/datatype.h>
 #include <hwsample/objects.h>
@@ -196,6 +197,23 @@ const char *hist__str(const struct hws_hist *h, uint32_t id);
 uint64_t hist__vec_hash(const uint64_t *k, size_t n);
 int hist__key_vals(struct hws_hist *h, struct ctx *c, int key, uint64_t *v);
 long hist__row_of(struct hws_hist *h, struct section *sec, const uint64_t *k, struct ctx *c);
+/* @k's row in @sec (@hv its hash of @nk words), or -1 with *@slot the table's empty slot for it */
+static inline long hist__row_find(const struct section *sec, const uint64_t *k, size_t nk,
+				  uint32_t hv, size_t *slot)
+{
+	size_t i;
+
+	for (i = hv & (sec->size - 1); sec->slot[i]; i = (i + 1) & (sec->size - 1)) {
+		if (sec->shash[i] == hv &&
+		    !memcmp(sec->rows[sec->slot[i] - 1].k, k, nk * sizeof(*k)))
+			return (long)sec->slot[i] - 1;
+	}
+	*slot = i;
+	return -1;
+}
+/* @src's keys' row in @sec: a row of 0 with @src's keys and columns added when there is none
+ * (perf's hists__link()). Return: its index, or -ENOMEM */
+long hist__row_merge(struct hws_hist *h, struct section *sec, const struct hrow *src);
 /* @cpumode: the sample's (its ip is looked up in that mode's maps, as perf), 0 for a chain's
  * frames (looked up by address) */
 int hist__code_of(struct hws_hist *h, struct ctx *c, struct hws_symbols *syms, uint32_t pid,

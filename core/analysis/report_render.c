@@ -324,23 +324,18 @@ static int comm_fixup(struct hws_hist *h, struct hws_symbols *syms, struct secti
 	memset(sec->slot, 0, sec->size * sizeof(*sec->slot));
 	for (size_t i = 0; i < sec->nr; i++) {
 		struct hrow *r = &sec->rows[i], *d;
-		size_t x;
-
 		uint32_t hv = (uint32_t)hist__vec_hash(r->k, nk);
+		size_t x;
+		long idx = hist__row_find(sec, r->k, nk, hv, &x);
 
-		for (x = hv & (sec->size - 1); sec->slot[x]; x = (x + 1) & (sec->size - 1)) {
-			if (sec->shash[x] == hv &&
-			    !memcmp(sec->rows[sec->slot[x] - 1].k, r->k, nk * sizeof(*r->k)))
-				break;
-		}
-		if (!sec->slot[x]) {
+		if (idx < 0) {
 			if (nr != i)
 				sec->rows[nr] = *r;
 			sec->slot[x] = (uint32_t)++nr;
 			sec->shash[x] = hv;
 			continue;
 		}
-		d = &sec->rows[sec->slot[x] - 1];
+		d = &sec->rows[idx];
 		d->samples += r->samples;
 		d->period += r->period;
 		d->acc += r->acc;
@@ -388,82 +383,56 @@ static struct section *sec_of_attr(struct hws_hist *h, uint32_t idx)
 }
 
 /*
- * Group @g's events into its leader's section (perf's hists__link(): a member's row missing
- * from the leader's becomes a row of 0 for it): rows by their keys, each event's period on
- * them and its total, the header's description "anon group { a, b }".
+ * Group @g's events into its leader's section @l (perf's hists__link(): a member's row missing
+ * from the leader's becomes a row of 0 for it): each event's period on the rows and its
+ * total, the header's description "anon group { a, b }".
  */
-static int group_merge(struct hws_hist *h, const struct hws_perf_group *g)
+static int group_merge(struct hws_hist *h, const struct hws_perf_group *g, struct section *l)
 {
-	struct section *l = sec_of_attr(h, g->leader);
-	size_t nk = (size_t)h->nkeys * KV, cap, tsz = 16;
-	uint32_t nm = g->nr_members, *tab;
+	uint32_t nm = g->nr_members;
+	struct section **ms = calloc(nm, sizeof(*ms));
 	struct hws_strbuf d = HWS_STRBUF_INIT;
+	size_t cap = 0;
 	int err = 0;
 
-	if (!l) /* no leader samples: each member's own section */
-		return 0;
-	cap = l->nr;
-	for (uint32_t m = 1; m < nm; m++) {
-		struct section *ms = sec_of_attr(h, g->leader + m);
-
-		cap += ms ? ms->nr : 0;
+	if (!ms)
+		return -ENOMEM;
+	for (uint32_t m = 0; m < nm; m++) {
+		ms[m] = m ? sec_of_attr(h, g->leader + m) : l;
+		cap += ms[m] ? ms[m]->nr : 0;
 	}
-	if (cap > l->alloc) {
-		struct hrow *r = realloc(l->rows, cap * sizeof(*r));
-
-		if (!r)
-			return -ENOMEM;
-		l->rows = r;
-		l->alloc = cap;
-	}
-	while (tsz < 2 * cap)
-		tsz *= 2;
-	tab = calloc(tsz, sizeof(*tab));
 	l->gper = calloc(cap ? cap * nm : 1, sizeof(*l->gper));
 	l->gtot = calloc(nm, sizeof(*l->gtot));
-	if (!tab || !l->gper || !l->gtot) {
-		free(tab);
+	if (!l->gper || !l->gtot) {
+		free(ms);
 		return -ENOMEM;
 	}
 	l->nm = nm;
 	l->gtot[0] = l->period;
-	for (uint32_t m = 0; m < nm; m++) {
-		struct section *ms = m ? sec_of_attr(h, g->leader + m) : l;
-		size_t nr = ms ? ms->nr : 0;
+	for (size_t i = 0; i < l->nr; i++)
+		l->gper[i * nm] = l->rows[i].period;
+	for (uint32_t m = 1; !err && m < nm; m++) {
+		if (!ms[m])
+			continue;
+		l->gtot[m] = ms[m]->period;
+		l->samples += ms[m]->samples;
+		l->period += ms[m]->period;
+		ms[m]->gmember = true;
+		for (size_t i = 0; i < ms[m]->nr; i++) {
+			long idx = hist__row_merge(h, l, &ms[m]->rows[i]);
 
-		if (!m) /* the leader's rows keep their places: l->nr counts them again */
-			l->nr = 0;
-		if (m && ms) {
-			l->gtot[m] = ms->period;
-			l->samples += ms->samples;
-			l->period += ms->period;
-			ms->gmember = true;
-		}
-		for (size_t i = 0; i < nr; i++) {
-			const struct hrow *r = &ms->rows[i];
-			size_t x = hist__vec_hash(r->k, nk) & (tsz - 1);
-
-			while (tab[x] && memcmp(l->rows[tab[x] - 1].k, r->k, nk * sizeof(*r->k)))
-				x = (x + 1) & (tsz - 1);
-			if (!tab[x]) {
-				struct hrow *n = &l->rows[l->nr];
-
-				if (m) {
-					*n = *r;
-					n->samples = n->period = n->weight = n->acc = 0;
-					n->cg_root = 0;
-				}
-				tab[x] = (uint32_t)++l->nr;
+			if (idx < 0) {
+				err = (int)idx;
+				break;
 			}
-			l->gper[(size_t)(tab[x] - 1) * nm + m] += r->period;
+			l->gper[(size_t)idx * nm + m] += ms[m]->rows[i].period;
 		}
 	}
-	free(tab);
-	err = hws_strbuf__addf(&d, "%s { ", g->name ? g->name : "anon group");
+	if (!err)
+		err = hws_strbuf__addf(&d, "%s { ", g->name ? g->name : "anon group");
 	for (uint32_t m = 0; !err && m < nm; m++) {
-		struct section *ms = sec_of_attr(h, g->leader + m);
 		const char *n = g->leader + m < h->ngnames ? h->gnames[g->leader + m]
-				: ms			   ? ms->event
+				: ms[m]			   ? ms[m]->event
 							   : "?";
 
 		err = hws_strbuf__addf(&d, "%s%s", m ? ", " : "", n);
@@ -476,6 +445,7 @@ static int group_merge(struct hws_hist *h, const struct hws_perf_group *g)
 			err = -ENOMEM;
 	}
 	hws_strbuf__release(&d);
+	free(ms);
 	return err;
 }
 
@@ -486,12 +456,12 @@ static int groups_prepare(struct hws_hist *h, bool flat)
 		struct section *l = sec_of_attr(h, h->groups[i].leader);
 		int err;
 
-		if (!l)
+		if (!l) /* no leader samples: each member's own section */
 			continue;
 		l->leader = true;
 		if (!flat || !h->group_view)
 			continue;
-		err = group_merge(h, &h->groups[i]);
+		err = group_merge(h, &h->groups[i], l);
 		if (err)
 			return err;
 	}

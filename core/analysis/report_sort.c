@@ -443,8 +443,8 @@ static void put_str(char *out, size_t sz, const char *s)
 	out[n] = 0;
 }
 
-/* perf's unresolved address, "[%c] 0x%016" PRIx64, in @out (at least 23 bytes) */
-/* "[L] 0x%016x" as perf's "%-#.*llx" (16 digits): 0 without the "0x", as printf's '#' */
+/* perf's unresolved address, "[%c] " and its "%-#.*llx" of 16 digits (0 without the "0x", as
+ * printf's '#'), in @out (at least 23 bytes) */
 static void put_addr16(char *out, char level, uint64_t addr)
 {
 	uint64_t hi = hws_fmt__hex8((uint32_t)(addr >> 32)), lo = hws_fmt__hex8((uint32_t)addr);
@@ -714,21 +714,11 @@ static int type_of_sample(struct hws_hist *h, struct ctx *c)
 
 /* the row of key vector @k in @sec (added with the columns of @c when new): its index, or
  * -ENOMEM */
-long hist__row_of(struct hws_hist *h, struct section *sec, const uint64_t *k, struct ctx *c)
+/* room in @sec's table and rows for one row more */
+static int sec_reserve(struct section *sec)
 {
-	size_t nk = (size_t)h->nkeys * KV, i;
-	uint32_t hv = (uint32_t)hist__vec_hash(k, nk);
-	struct hrow *row;
-
 	if ((sec->nr + 1) * 2 > sec->size && sec_grow(sec))
 		return -ENOMEM;
-	for (i = hv & (sec->size - 1); sec->slot[i]; i = (i + 1) & (sec->size - 1)) {
-		if (sec->shash[i] != hv)
-			continue;
-		row = &sec->rows[sec->slot[i] - 1];
-		if (!memcmp(row->k, k, nk * sizeof(*k)))
-			return (long)sec->slot[i] - 1;
-	}
 	if (sec->nr == sec->alloc) {
 		size_t na = sec->alloc ? sec->alloc * 2 : 256;
 		struct hrow *r = realloc(sec->rows, na * sizeof(*r));
@@ -738,6 +728,21 @@ long hist__row_of(struct hws_hist *h, struct section *sec, const uint64_t *k, st
 		sec->rows = r;
 		sec->alloc = na;
 	}
+	return 0;
+}
+
+long hist__row_of(struct hws_hist *h, struct section *sec, const uint64_t *k, struct ctx *c)
+{
+	size_t nk = (size_t)h->nkeys * KV, i;
+	uint32_t hv = (uint32_t)hist__vec_hash(k, nk);
+	struct hrow *row;
+	long idx;
+
+	if (sec_reserve(sec))
+		return -ENOMEM;
+	idx = hist__row_find(sec, k, nk, hv, &i);
+	if (idx >= 0)
+		return idx;
 	row = &sec->rows[sec->nr];
 	memset(row, 0, sizeof(*row));
 	row->k = arena_alloc(h, nk * sizeof(*k) + (size_t)h->nkeys * sizeof(*row->col));
@@ -747,6 +752,27 @@ long hist__row_of(struct hws_hist *h, struct section *sec, const uint64_t *k, st
 	memcpy(row->k, k, nk * sizeof(*k));
 	for (int j = 0; j < h->nkeys; j++)
 		row->col[j] = key_col(h, c, h->keys[j], &k[j * KV]);
+	sec->slot[i] = (uint32_t)++sec->nr;
+	sec->shash[i] = hv;
+	return (long)sec->nr - 1;
+}
+
+long hist__row_merge(struct hws_hist *h, struct section *sec, const struct hrow *src)
+{
+	size_t nk = (size_t)h->nkeys * KV, i;
+	uint32_t hv = (uint32_t)hist__vec_hash(src->k, nk);
+	struct hrow *row;
+	long idx;
+
+	if (sec_reserve(sec))
+		return -ENOMEM;
+	idx = hist__row_find(sec, src->k, nk, hv, &i);
+	if (idx >= 0)
+		return idx;
+	row = &sec->rows[sec->nr];
+	*row = *src; /* its keys and columns stay in the arena */
+	row->samples = row->period = row->weight = row->acc = 0;
+	row->cg_root = 0;
 	sec->slot[i] = (uint32_t)++sec->nr;
 	sec->shash[i] = hv;
 	return (long)sec->nr - 1;
