@@ -462,6 +462,7 @@ int hws_report__add(struct hws_report *r, const struct hws_sample *s)
 		r->any_chain = true;
 	if (r->hist) {
 		const struct hws_filter *f = r->opts.filter;
+		bool shown;
 
 		/* perf report: samples out of --time/--cpu are not counted; those of other pids,
 		 * comms, dsos, symbols count in the totals but show no row */
@@ -469,10 +470,10 @@ int hws_report__add(struct hws_report *r, const struct hws_sample *s)
 			return 0;
 		r->nr_samples++;
 		r->total_period += (s->fields & HWS_SF_PERIOD) ? s->period : 1;
+		shown = !f || hws_filter__match_entry(f, r->opts.syms, s);
 		if (s->fields & HWS_SF_SYNTH && s->sz >= offsetof(struct hws_sample, reserved3))
-			return add_synth(r, s, !f || hws_filter__match_entry(f, r->opts.syms, s));
-		return hws_hist__add(r->hist, r->opts.syms, s,
-				     !f || hws_filter__match_entry(f, r->opts.syms, s));
+			return add_synth(r, s, shown);
+		return hws_hist__add(r->hist, r->opts.syms, s, shown);
 	}
 	v = (struct tally){1, (s->fields & HWS_SF_PERIOD) ? s->period : 1, 0};
 	cpu = (s->fields & HWS_SF_CPU) ? s->cpu % LAST_CPUS : 0;

@@ -496,9 +496,9 @@ static const char *const sw_names[] = {
 /*
  * perf's modifiers of a generated name (Linux tools/perf/util/evsel.c evsel__add_modifiers()):
  * ":" then k, u, h for the contexts counted when one is excluded, p per precise_ip level, and
- * H, G for host and guest when exclude_host is set or exclude_guest differs from its default
- * (set when a context is excluded or precise_ip is): "cycles:ppH" for perf record -e
- * cycles:pp.
+ * H, G for the host and guest counted when exclude_host is set or exclude_guest equals its
+ * default (set when a context is excluded or precise_ip is): "cycles:ppH" for perf record -e
+ * cycles:pp, "cpu-clock:HG" for an attr with neither.
  */
 static void add_modifiers(const struct hws_perf_event_attr *at, char *buf, size_t len)
 {
